@@ -1,0 +1,10 @@
+//! safety-dongle: an MCP-AQL server that sits between AI agents and what they
+//! can touch.
+//!
+//! Data flows one way: transport (`server`) -> protocol (parse, validate,
+//! route) -> operation handlers. The `cli` drives it; `config` and
+//! `diagnostics` load and report on the files users write.
+
+#![forbid(unsafe_code)]
+
+pub mod protocol;

@@ -1,0 +1,261 @@
+//! The structured errors of MCP-AQL: a closed set of codes, each with the
+//! message template and `details` keys of `error-codes.md`.
+//!
+//! Every failure an agent can see is an [`AqlError`]. Messages name the
+//! operation and parameter involved and never carry internal detail (no file
+//! paths, no Rust error text, no stack traces): constructors take only the
+//! facts the agent supplied or can act on.
+
+use serde_json::{Map, Value, json};
+
+/// The error codes this server emits. Closed on purpose: a new failure mode
+/// needs a deliberate code, not a free-form string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    ValidationMissingParam,
+    ValidationInvalidType,
+    ValidationInvalidValue,
+    ValidationUnknownParam,
+    ValidationInvalidEncoding,
+    ValidationPayloadTooLarge,
+    ValidationEndpointMismatch,
+    NotFoundOperation,
+    InternalError,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ValidationMissingParam => "VALIDATION_MISSING_PARAM",
+            Self::ValidationInvalidType => "VALIDATION_INVALID_TYPE",
+            Self::ValidationInvalidValue => "VALIDATION_INVALID_VALUE",
+            Self::ValidationUnknownParam => "VALIDATION_UNKNOWN_PARAM",
+            Self::ValidationInvalidEncoding => "VALIDATION_INVALID_ENCODING",
+            Self::ValidationPayloadTooLarge => "VALIDATION_PAYLOAD_TOO_LARGE",
+            Self::ValidationEndpointMismatch => "VALIDATION_ENDPOINT_MISMATCH",
+            Self::NotFoundOperation => "NOT_FOUND_OPERATION",
+            Self::InternalError => "INTERNAL_ERROR",
+        }
+    }
+
+    /// Whether an agent can recover on its own, which decides MCP's `isError`
+    /// (`mcp-integration.md` 4.1.2: recoverable errors travel with
+    /// `isError: false`, everything else with `isError: true`).
+    pub fn is_recoverable(self) -> bool {
+        matches!(
+            self,
+            Self::ValidationMissingParam
+                | Self::ValidationInvalidType
+                | Self::ValidationInvalidValue
+                | Self::NotFoundOperation
+        )
+    }
+}
+
+/// What exceeded a payload limit (spec 4.7.5), with its unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitKind {
+    RequestSize,
+    StringLength,
+    ArrayElements,
+    NestingDepth,
+}
+
+impl LimitKind {
+    fn name(self) -> &'static str {
+        match self {
+            Self::RequestSize => "request_size",
+            Self::StringLength => "string_length",
+            Self::ArrayElements => "array_elements",
+            Self::NestingDepth => "nesting_depth",
+        }
+    }
+
+    fn unit(self) -> &'static str {
+        match self {
+            Self::RequestSize | Self::StringLength => "bytes",
+            Self::ArrayElements => "elements",
+            Self::NestingDepth => "levels",
+        }
+    }
+}
+
+/// A failure to report to the agent as `{success:false, error:{…}}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AqlError {
+    pub code: ErrorCode,
+    pub message: String,
+    pub details: Map<String, Value>,
+}
+
+fn details(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+impl AqlError {
+    pub fn missing_param(operation: &str, param: &str) -> Self {
+        Self {
+            code: ErrorCode::ValidationMissingParam,
+            message: format!("Missing required parameter '{param}' for operation '{operation}'"),
+            details: details(json!({ "param_name": param, "operation": operation })),
+        }
+    }
+
+    pub fn missing_operation() -> Self {
+        Self {
+            code: ErrorCode::ValidationMissingParam,
+            message: "Missing required parameter 'operation'. Use { operation: \"introspect\", params: { query: \"operations\" } } to list operations".into(),
+            details: details(json!({ "param_name": "operation" })),
+        }
+    }
+
+    /// `operation` is `None` for request-level fields such as `operation`
+    /// and `params` themselves. The offending value is echoed back only when
+    /// it is a short scalar, so a huge or secret-bearing value is not
+    /// repeated into the agent's context.
+    pub fn invalid_type(
+        operation: Option<&str>,
+        param: &str,
+        expected: &str,
+        value: &Value,
+    ) -> Self {
+        let actual = json_type_name(value);
+        let mut d = details(json!({
+            "param_name": param,
+            "expected_type": expected,
+            "actual_type": actual,
+        }));
+        if let Some(op) = operation {
+            d.insert("operation".into(), op.into());
+        }
+        if is_short_scalar(value) {
+            d.insert("value".into(), value.clone());
+        }
+        Self {
+            code: ErrorCode::ValidationInvalidType,
+            message: format!("Parameter '{param}' expected '{expected}', got '{actual}'"),
+            details: d,
+        }
+    }
+
+    pub fn invalid_value(operation: &str, param: &str, allowed: &[Value], value: &Value) -> Self {
+        let allowed_text = allowed
+            .iter()
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut d = details(json!({
+            "param_name": param,
+            "operation": operation,
+            "allowed_values": allowed,
+        }));
+        if is_short_scalar(value) {
+            d.insert("value".into(), value.clone());
+        }
+        Self {
+            code: ErrorCode::ValidationInvalidValue,
+            message: format!(
+                "Parameter '{param}' of operation '{operation}' must be one of: {allowed_text}"
+            ),
+            details: d,
+        }
+    }
+
+    pub fn unknown_params(operation: &str, unknown: &[String], valid: &[&str]) -> Self {
+        Self {
+            code: ErrorCode::ValidationUnknownParam,
+            message: format!(
+                "Unknown parameter(s) for operation '{operation}': {}",
+                unknown.join(", ")
+            ),
+            details: details(json!({
+                "operation": operation,
+                "unknown_params": unknown,
+                "valid_params": valid,
+            })),
+        }
+    }
+
+    pub fn invalid_encoding(location: &str, reason: &str, byte_offset: Option<usize>) -> Self {
+        let mut d = details(json!({ "location": location, "reason": reason }));
+        if let Some(offset) = byte_offset {
+            d.insert("byte_offset".into(), offset.into());
+        }
+        Self {
+            code: ErrorCode::ValidationInvalidEncoding,
+            message: format!("Invalid character encoding in request: {reason} at {location}"),
+            details: d,
+        }
+    }
+
+    pub fn payload_too_large(kind: LimitKind, limit: usize, actual: usize) -> Self {
+        Self {
+            code: ErrorCode::ValidationPayloadTooLarge,
+            message: format!("Payload exceeds {} limit of {limit}", kind.name()),
+            details: details(json!({
+                "limit_type": kind.name(),
+                "limit_value": limit,
+                "actual_value": actual,
+                "unit": kind.unit(),
+            })),
+        }
+    }
+
+    pub fn endpoint_mismatch(operation: &str, expected_tool: &str, actual_tool: &str) -> Self {
+        Self {
+            code: ErrorCode::ValidationEndpointMismatch,
+            message: format!(
+                "Operation '{operation}' must be called via {expected_tool}, not {actual_tool}"
+            ),
+            details: details(json!({
+                "operation": operation,
+                "expected_endpoint": expected_tool,
+                "actual_endpoint": actual_tool,
+            })),
+        }
+    }
+
+    pub fn unknown_operation(operation: &str, available: &[&str]) -> Self {
+        Self {
+            code: ErrorCode::NotFoundOperation,
+            message: format!(
+                "Unknown operation: '{operation}'. Use introspect to discover supported operations"
+            ),
+            details: details(json!({ "operation": operation, "available": available })),
+        }
+    }
+
+    /// For failures inside the server. `what` must be a fixed description
+    /// chosen by the caller, never the text of an underlying error.
+    pub fn internal(what: &'static str) -> Self {
+        Self {
+            code: ErrorCode::InternalError,
+            message: format!("Internal error: '{what}'"),
+            details: Map::new(),
+        }
+    }
+}
+
+/// The JSON type name an agent would recognise (`integer` for whole numbers).
+pub fn json_type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn is_short_scalar(value: &Value) -> bool {
+    match value {
+        Value::String(s) => s.len() <= 64,
+        Value::Bool(_) | Value::Number(_) | Value::Null => true,
+        Value::Array(_) | Value::Object(_) => false,
+    }
+}

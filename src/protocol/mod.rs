@@ -1,0 +1,13 @@
+//! MCP-AQL itself, independent of any transport: the operation registry,
+//! request validation, routing, the result envelope and introspection.
+
+pub mod envelope;
+pub mod error;
+pub mod introspect;
+pub mod limits;
+pub mod params;
+pub mod registry;
+pub mod request;
+pub mod router;
+pub mod surface;
+pub mod types;

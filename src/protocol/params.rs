@@ -1,0 +1,126 @@
+//! Parameter definitions: what an operation accepts, as data.
+//!
+//! A [`ParamSpec`] is the single source for both validation and
+//! introspection (`ParameterInfo`), so the two cannot drift apart
+//! (introspection spec 8.1.1).
+
+use serde_json::{Map, Value};
+
+use super::error::AqlError;
+
+/// The JSON types a parameter may declare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamType {
+    String,
+    Integer,
+    Number,
+    Boolean,
+    Object,
+    Array,
+}
+
+impl ParamType {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::String => "string",
+            Self::Integer => "integer",
+            Self::Number => "number",
+            Self::Boolean => "boolean",
+            Self::Object => "object",
+            Self::Array => "array",
+        }
+    }
+
+    /// Whether `value` has this type. A whole number written as a float
+    /// (`5.0`) counts as an integer: JSON does not distinguish them and
+    /// agents produce both.
+    pub fn admits(self, value: &Value) -> bool {
+        match (self, value) {
+            (Self::String, Value::String(_))
+            | (Self::Boolean, Value::Bool(_))
+            | (Self::Object, Value::Object(_))
+            | (Self::Array, Value::Array(_))
+            | (Self::Number, Value::Number(_)) => true,
+            (Self::Integer, Value::Number(n)) => {
+                n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// One accepted parameter of an operation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamSpec {
+    pub name: String,
+    pub ty: ParamType,
+    pub required: bool,
+    pub description: String,
+    pub default: Option<Value>,
+    /// Allowed values; `None` means any value of the type.
+    pub allowed: Option<Vec<Value>>,
+}
+
+impl ParamSpec {
+    pub fn required(name: &str, ty: ParamType, description: &str) -> Self {
+        Self {
+            name: name.into(),
+            ty,
+            required: true,
+            description: description.into(),
+            default: None,
+            allowed: None,
+        }
+    }
+
+    pub fn optional(name: &str, ty: ParamType, description: &str) -> Self {
+        Self {
+            required: false,
+            ..Self::required(name, ty, description)
+        }
+    }
+
+    pub fn with_default(mut self, default: Value) -> Self {
+        self.default = Some(default);
+        self
+    }
+
+    pub fn one_of(mut self, allowed: &[&str]) -> Self {
+        self.allowed = Some(allowed.iter().map(|&s| Value::from(s)).collect());
+        self
+    }
+
+    /// Checks one supplied value against the declared type and allowed set.
+    pub fn check(&self, operation: &str, value: &Value) -> Result<(), AqlError> {
+        if !self.ty.admits(value) {
+            return Err(AqlError::invalid_type(
+                Some(operation),
+                &self.name,
+                self.ty.name(),
+                value,
+            ));
+        }
+        match &self.allowed {
+            Some(allowed) if !allowed.contains(value) => Err(AqlError::invalid_value(
+                operation, &self.name, allowed, value,
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The introspection `ParameterInfo` for this parameter.
+    pub fn info(&self) -> Value {
+        let mut info = Map::new();
+        info.insert("name".into(), self.name.clone().into());
+        info.insert("type".into(), self.ty.name().into());
+        info.insert("required".into(), self.required.into());
+        info.insert("description".into(), self.description.clone().into());
+        if let Some(default) = &self.default {
+            info.insert("default".into(), default.clone());
+        }
+        if let Some(allowed) = &self.allowed {
+            info.insert("enum".into(), allowed.clone().into());
+        }
+        Value::Object(info)
+    }
+}

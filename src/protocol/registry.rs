@@ -1,0 +1,209 @@
+//! The operation registry: every operation the server offers, by name, with
+//! its semantic category, parameters and handler.
+//!
+//! Operations are data plus a handler object, so built-in operations and
+//! those loaded at run time (adapters, downstream servers) register the same
+//! way and pass through the same validation and routing. Registration
+//! rejects duplicate and malformed names, so every operation is reachable
+//! through exactly one semantic endpoint and through `mcp_aql`.
+
+use std::{collections::BTreeMap, fmt, future::Future, pin::Pin, sync::Arc};
+
+use serde_json::{Value, json};
+
+use super::{
+    error::AqlError,
+    params::ParamSpec,
+    request::Params,
+    router::Router,
+    types::{TypeDef, protocol_types},
+};
+
+/// The five standard semantic categories (spec 6.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Category {
+    Create,
+    Read,
+    Update,
+    Delete,
+    Execute,
+}
+
+impl Category {
+    pub const ALL: [Category; 5] = [
+        Self::Create,
+        Self::Read,
+        Self::Update,
+        Self::Delete,
+        Self::Execute,
+    ];
+
+    /// `CREATE`, `READ`, … as introspection reports them.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Create => "CREATE",
+            Self::Read => "READ",
+            Self::Update => "UPDATE",
+            Self::Delete => "DELETE",
+            Self::Execute => "EXECUTE",
+        }
+    }
+
+    /// The lowercase endpoint-family name of the CRUDE profile.
+    pub fn family(self) -> &'static str {
+        match self {
+            Self::Create => "create",
+            Self::Read => "read",
+            Self::Update => "update",
+            Self::Delete => "delete",
+            Self::Execute => "execute",
+        }
+    }
+
+    pub fn read_only(self) -> bool {
+        self == Self::Read
+    }
+
+    /// Spec 6.1: UPDATE, DELETE and EXECUTE may destroy state.
+    pub fn destructive(self) -> bool {
+        matches!(self, Self::Update | Self::Delete | Self::Execute)
+    }
+}
+
+/// The return type of an operation, as introspection's `TypeInfo`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReturnType {
+    pub name: &'static str,
+    pub kind: &'static str,
+    pub description: &'static str,
+}
+
+/// Everything introspection and validation need to know about an operation.
+#[derive(Debug, Clone)]
+pub struct OperationSpec {
+    pub name: String,
+    pub category: Category,
+    pub description: String,
+    pub params: Vec<ParamSpec>,
+    pub returns: ReturnType,
+    /// Example `params` objects, shown by introspection as full requests.
+    pub examples: Vec<(String, Value)>,
+}
+
+impl OperationSpec {
+    pub fn param(&self, name: &str) -> Option<&ParamSpec> {
+        self.params.iter().find(|p| p.name == name)
+    }
+
+    pub fn example_requests(&self) -> Vec<Value> {
+        self.examples
+            .iter()
+            .map(|(description, params)| {
+                json!({
+                    "description": description,
+                    "request": { "operation": self.name, "params": params },
+                })
+            })
+            .collect()
+    }
+}
+
+/// What an operation handler returns: the `data` of a success envelope, or
+/// the error to report.
+pub type OperationResult = Result<Value, AqlError>;
+pub type OperationFuture<'a> = Pin<Box<dyn Future<Output = OperationResult> + Send + 'a>>;
+
+/// A handler for one operation. Its parameters arrive already validated
+/// against its spec, with defaults applied.
+pub trait Operation: Send + Sync {
+    fn spec(&self) -> &OperationSpec;
+    fn invoke<'a>(&'a self, router: &'a Router, params: Params) -> OperationFuture<'a>;
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RegistryError {
+    Duplicate(String),
+    BadName(String),
+}
+
+impl fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Duplicate(name) => write!(f, "operation '{name}' is registered twice"),
+            Self::BadName(name) => {
+                write!(f, "operation name '{name}' does not match ^[a-z][a-z0-9_]*$")
+            }
+        }
+    }
+}
+
+impl std::error::Error for RegistryError {}
+
+/// Operations and named types, iterated in name order so listings are
+/// stable.
+#[derive(Clone)]
+pub struct Registry {
+    operations: BTreeMap<String, Arc<dyn Operation>>,
+    types: BTreeMap<&'static str, TypeDef>,
+}
+
+impl Default for Registry {
+    /// An empty registry that already knows the protocol types.
+    fn default() -> Self {
+        Self {
+            operations: BTreeMap::new(),
+            types: protocol_types().into_iter().map(|t| (t.name, t)).collect(),
+        }
+    }
+}
+
+impl Registry {
+    /// Adds a named type; a later definition of the same name replaces the
+    /// earlier one, so a module can refine a protocol type.
+    pub fn register_type(&mut self, def: TypeDef) {
+        self.types.insert(def.name, def);
+    }
+
+    pub fn types(&self) -> impl Iterator<Item = &TypeDef> {
+        self.types.values()
+    }
+
+    pub fn type_named(&self, name: &str) -> Option<&TypeDef> {
+        self.types.get(name)
+    }
+
+    pub fn register(&mut self, operation: Arc<dyn Operation>) -> Result<(), RegistryError> {
+        let name = operation.spec().name.clone();
+        if !is_snake_case(&name) {
+            return Err(RegistryError::BadName(name));
+        }
+        if self.operations.contains_key(&name) {
+            return Err(RegistryError::Duplicate(name));
+        }
+        self.operations.insert(name, operation);
+        Ok(())
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Operation>> {
+        self.operations.get(name)
+    }
+
+    pub fn specs(&self) -> impl Iterator<Item = &OperationSpec> {
+        self.operations.values().map(|op| op.spec())
+    }
+
+    /// Names of the operations in one category, or all when `None`.
+    pub fn names_in(&self, category: Option<Category>) -> Vec<&str> {
+        self.specs()
+            .filter(|spec| category.is_none_or(|c| spec.category == c))
+            .map(|spec| spec.name.as_str())
+            .collect()
+    }
+}
+
+/// The spec's public naming rule, `^[a-z][a-z0-9_]*$` (section 4.3).
+pub fn is_snake_case(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
