@@ -7,4 +7,6 @@
 
 #![forbid(unsafe_code)]
 
+pub mod diagnostics;
 pub mod protocol;
+pub mod server;

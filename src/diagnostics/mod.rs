@@ -1,0 +1,113 @@
+//! Errors in files users write, located as `file:line:col`.
+//!
+//! Every loader (config, policies, adapter files) reports through
+//! [`Diagnostic`], so `safety-dongle check` prints them all the same way:
+//! the location, the message, then the source line with a caret, as
+//! `visudo -c` does.
+
+pub mod toml_doc;
+
+use std::{
+    fmt,
+    ops::Range,
+    path::{Path, PathBuf},
+};
+
+/// One error at one place in one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub file: PathBuf,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub col: usize,
+    pub message: String,
+    /// The text of the line, for rendering a caret.
+    pub source_line: Option<String>,
+}
+
+impl Diagnostic {
+    /// An error about a file as a whole (unreadable, unsafe permissions).
+    pub fn whole_file(file: &Path, message: impl Into<String>) -> Self {
+        Self { file: file.to_path_buf(), line: 1, col: 1, message: message.into(), source_line: None }
+    }
+
+    /// The location line followed by the source line and a caret.
+    pub fn render(&self) -> String {
+        match &self.source_line {
+            Some(source) => format!(
+                "{self}\n    {source}\n    {caret:>width$}",
+                caret = "^",
+                width = self.col
+            ),
+            None => self.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}: {}", self.file.display(), self.line, self.col, self.message)
+    }
+}
+
+/// A file's text, for turning byte offsets into locations.
+pub struct SourceFile {
+    pub path: PathBuf,
+    pub text: String,
+}
+
+impl SourceFile {
+    pub fn read(path: &Path) -> Result<Self, Diagnostic> {
+        std::fs::read_to_string(path)
+            .map(|text| Self { path: path.to_path_buf(), text })
+            .map_err(|e| Diagnostic::whole_file(path, format!("cannot read file: {}", io_reason(&e))))
+    }
+
+    /// A diagnostic at the start of `span` (clamped to the text).
+    pub fn at(&self, span: Range<usize>, message: impl Into<String>) -> Diagnostic {
+        let offset = self.char_boundary(span.start.min(self.text.len()));
+        let before = &self.text[..offset];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let line_end = self.text[offset..].find('\n').map_or(self.text.len(), |i| offset + i);
+        Diagnostic {
+            file: self.path.clone(),
+            line: before.matches('\n').count() + 1,
+            col: before[line_start..].chars().count() + 1,
+            message: message.into(),
+            source_line: Some(self.text[line_start..line_end].trim_end_matches('\r').to_owned()),
+        }
+    }
+
+    fn char_boundary(&self, mut offset: usize) -> usize {
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        offset
+    }
+}
+
+/// A short, path-free reason for an I/O failure.
+pub fn io_reason(error: &std::io::Error) -> &'static str {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => "no such file",
+        std::io::ErrorKind::PermissionDenied => "permission denied",
+        std::io::ErrorKind::InvalidData => "not valid UTF-8 text",
+        std::io::ErrorKind::IsADirectory => "is a directory",
+        _ => "I/O error",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locations_are_one_based_and_count_characters() {
+        let file = SourceFile { path: "p.toml".into(), text: "a = 1\nbé = \"x\"\n".into() };
+        let d = file.at(10..11, "bad");
+        assert_eq!((d.line, d.col), (2, 4));
+        assert_eq!(d.to_string(), "p.toml:2:4: bad");
+        assert_eq!(d.render(), "p.toml:2:4: bad\n    bé = \"x\"\n       ^");
+    }
+}

@@ -1,0 +1,77 @@
+//! The rmcp `ServerHandler`: MCP's `tools/list` and `tools/call` in terms
+//! of MCP-AQL endpoints and the protocol router.
+//!
+//! Tools are data built once from the registry at start-up, not macros. A
+//! call to a tool this endpoint mode does not expose is an MCP protocol
+//! error (the client named a tool that does not exist); everything about
+//! the request itself is answered as an MCP-AQL envelope.
+
+use std::sync::Arc;
+
+use rmcp::{
+    ErrorData as McpError, ServerHandler,
+    model::{
+        CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+        PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    },
+    service::{RequestContext, RoleServer},
+};
+
+use crate::protocol::router::Router;
+
+use super::tools::{call_tool_result, endpoint_tools};
+
+/// One MCP server instance; cheap to clone, so each HTTP session gets one.
+#[derive(Clone)]
+pub struct DongleServer {
+    router: Arc<Router>,
+    tools: Arc<Vec<Tool>>,
+}
+
+impl DongleServer {
+    pub fn new(router: Arc<Router>) -> Self {
+        let tools = Arc::new(endpoint_tools(router.mode(), router.registry()));
+        Self { router, tools }
+    }
+}
+
+impl ServerHandler for DongleServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
+            Implementation::new("safety-dongle", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let Some(endpoint) = self.router.mode().endpoint_for_tool(&request.name) else {
+            return Err(McpError::invalid_params(
+                format!("Unknown tool '{}': this server exposes {}", request.name, self.tool_names()),
+                None,
+            ));
+        };
+        let arguments = request.arguments.unwrap_or_default();
+        let result = self.router.handle(endpoint, &arguments).await;
+        if let Err(error) = &result {
+            tracing::debug!(tool = %request.name, code = error.code.as_str(), "operation refused");
+        }
+        Ok(call_tool_result(&result).into())
+    }
+}
+
+impl DongleServer {
+    fn tool_names(&self) -> String {
+        self.tools.iter().map(|t| t.name.as_ref()).collect::<Vec<_>>().join(", ")
+    }
+}

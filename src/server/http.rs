@@ -1,0 +1,103 @@
+//! The streamable-HTTP transport, bound to loopback only.
+//!
+//! rmcp's `StreamableHttpService` speaks the protocol; in front of it a
+//! middleware screens every POST body exactly as stdio screens a line, so
+//! both transports refuse the same frames with the same answers. Host and
+//! Origin validation stay on (loopback only), which keeps web pages and DNS
+//! rebinding away from a server that holds an agent's safety state.
+
+use std::{io, net::SocketAddr, sync::Arc};
+
+use axum::{
+    body::Body,
+    extract::{Request, State},
+    http::{Method, StatusCode, header},
+    middleware::{self, Next},
+    response::{IntoResponse, Response},
+};
+use rmcp::transport::{
+    StreamableHttpServerConfig, StreamableHttpService,
+    streamable_http_server::session::local::LocalSessionManager,
+};
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::{limits::Limits, router::Router};
+
+use super::{
+    handler::DongleServer,
+    screen::{Screened, refuse_unparseable},
+    shutdown_signal,
+};
+
+/// The path MCP is served on.
+pub const MCP_PATH: &str = "/mcp";
+
+/// Bytes of an oversized body read (and counted) before giving up on it.
+const MAX_BODY_DRAIN: usize = 64 * 1024 * 1024;
+
+/// Serves MCP over HTTP at `addr` until SIGINT or SIGTERM. Refuses any
+/// address that is not loopback.
+pub async fn serve_http(router: Arc<Router>, addr: SocketAddr) -> io::Result<()> {
+    if !addr.ip().is_loopback() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("refusing to listen on {addr}: only loopback addresses are allowed"),
+        ));
+    }
+    let limits = *router.limits();
+    let cancel = CancellationToken::new();
+    let config = StreamableHttpServerConfig::default()
+        .with_cancellation_token(cancel.child_token())
+        .with_allowed_origins(["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"])
+        .with_max_request_body_bytes(MAX_BODY_DRAIN);
+    let service: StreamableHttpService<DongleServer, LocalSessionManager> =
+        StreamableHttpService::new(
+            move || Ok(DongleServer::new(router.clone())),
+            Default::default(),
+            config,
+        );
+    let app = axum::Router::new()
+        .nest_service(MCP_PATH, service)
+        .layer(middleware::from_fn_with_state(limits, screen_body));
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let bound = listener.local_addr()?;
+    tracing::info!("serving MCP on http://{bound}{MCP_PATH}");
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            cancel.cancel();
+        })
+        .await
+}
+
+async fn screen_body(State(limits): State<Limits>, request: Request, next: Next) -> Response {
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let mut stream = body.into_data_stream();
+    let mut kept: Vec<u8> = Vec::new();
+    let mut total = 0usize;
+    while let Some(chunk) = futures::StreamExt::next(&mut stream).await {
+        let Ok(chunk) = chunk else {
+            return (StatusCode::BAD_REQUEST, "request body could not be read").into_response();
+        };
+        let room = limits.max_request_size.saturating_sub(kept.len());
+        kept.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        total += chunk.len();
+        if total > MAX_BODY_DRAIN {
+            break;
+        }
+    }
+    match refuse_unparseable(&kept, total, &limits) {
+        Some(Screened::Reply(reply)) => match serde_json::to_vec(&reply) {
+            Ok(bytes) => ([(header::CONTENT_TYPE, "application/json")], bytes).into_response(),
+            Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+        },
+        Some(Screened::Ignore) => StatusCode::ACCEPTED.into_response(),
+        Some(Screened::Message(_)) | None => {
+            next.run(Request::from_parts(parts, Body::from(kept))).await
+        }
+    }
+}
+
