@@ -7,6 +7,8 @@
 
 #![forbid(unsafe_code)]
 
+pub mod cli;
+pub mod config;
 pub mod diagnostics;
 pub mod protocol;
 pub mod server;

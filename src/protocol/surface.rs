@@ -11,7 +11,8 @@ use super::registry::Category;
 
 pub const UNIFIED_TOOL: &str = "mcp_aql";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum EndpointMode {
     #[default]
     Semantic,

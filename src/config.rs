@@ -1,0 +1,338 @@
+//! The config file (DESIGN.md 7.2) and how its settings combine with the
+//! environment and the command line.
+//!
+//! Precedence, highest first: command-line flags, environment variables
+//! (`MCP_AQL_ENDPOINT_MODE`, `MCPAQL_SAFETY_LOOP`), the config file, the
+//! defaults. Relative paths in the file are relative to the file's folder.
+//! A bad value anywhere is an error, never a silent fallback: the server
+//! does not start on a configuration it does not understand.
+
+use std::{
+    collections::BTreeMap,
+    path::{Path, PathBuf},
+    str::FromStr,
+};
+
+use serde::Deserialize;
+
+use crate::{
+    diagnostics::{Diagnostic, SourceFile, toml_doc},
+    protocol::surface::EndpointMode,
+};
+
+pub const ENDPOINT_MODE_ENV: &str = "MCP_AQL_ENDPOINT_MODE";
+pub const LOOP_MODE_ENV: &str = "MCPAQL_SAFETY_LOOP";
+
+/// How the execution safety loop treats reported actions (spec 8.6.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LoopMode {
+    #[default]
+    Enforcing,
+    Monitoring,
+    Logging,
+    Disabled,
+}
+
+impl FromStr for LoopMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "enforcing" => Ok(Self::Enforcing),
+            "monitoring" => Ok(Self::Monitoring),
+            "logging" => Ok(Self::Logging),
+            "disabled" => Ok(Self::Disabled),
+            other => Err(format!(
+                "unknown safety-loop mode '{other}' (expected enforcing, monitoring, logging or disabled)"
+            )),
+        }
+    }
+}
+
+/// A channel the verifier may show a request on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Channel {
+    Dialog,
+    Notification,
+    Command,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    data_dir: Option<PathBuf>,
+    mode: Option<LoopMode>,
+    endpoints: Option<EndpointMode>,
+    #[serde(default)]
+    policies: Vec<PathBuf>,
+    #[serde(default)]
+    adapters: Vec<PathBuf>,
+    verifier: Option<toml::Spanned<VerifierSettings>>,
+    #[serde(default)]
+    servers: BTreeMap<String, toml::Spanned<ServerSettings>>,
+}
+
+/// `[verifier]`: how humans are reached.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerifierSettings {
+    pub program: Option<PathBuf>,
+    #[serde(default = "default_channels")]
+    pub channels: Vec<Channel>,
+    pub command: Option<Vec<String>>,
+    #[serde(default = "default_challenge_ttl")]
+    pub challenge_ttl_secs: u64,
+    #[serde(default = "default_approval_timeout")]
+    pub approval_timeout_secs: u64,
+}
+
+fn default_channels() -> Vec<Channel> {
+    vec![Channel::Dialog, Channel::Notification]
+}
+
+fn default_challenge_ttl() -> u64 {
+    300
+}
+
+fn default_approval_timeout() -> u64 {
+    120
+}
+
+impl Default for VerifierSettings {
+    fn default() -> Self {
+        Self {
+            program: None,
+            channels: default_channels(),
+            command: None,
+            challenge_ttl_secs: default_challenge_ttl(),
+            approval_timeout_secs: default_approval_timeout(),
+        }
+    }
+}
+
+/// `[servers.NAME]`: one downstream MCP server, over stdio or HTTP.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerSettings {
+    pub command: Option<String>,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    pub cwd: Option<PathBuf>,
+    pub url: Option<String>,
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+}
+
+/// The settings in force, after file, environment and defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// `None` when the platform has no data folder and none was configured.
+    pub data_dir: Option<PathBuf>,
+    pub mode: LoopMode,
+    pub endpoints: EndpointMode,
+    pub policies: Vec<PathBuf>,
+    pub adapters: Vec<PathBuf>,
+    pub verifier: VerifierSettings,
+    pub servers: BTreeMap<String, ServerSettings>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            data_dir: dirs::data_dir().map(|d| d.join("safety-dongle")),
+            mode: LoopMode::default(),
+            endpoints: EndpointMode::default(),
+            policies: Vec::new(),
+            adapters: Vec::new(),
+            verifier: VerifierSettings::default(),
+            servers: BTreeMap::new(),
+        }
+    }
+}
+
+impl Config {
+    /// Loads the config file if one is given, then applies the environment.
+    pub fn load(path: Option<&Path>) -> Result<Self, Vec<Diagnostic>> {
+        let mut config = match path {
+            Some(path) => Self::from_file(path)?,
+            None => Self::default(),
+        };
+        config.apply_env(|name| std::env::var(name).ok()).map_err(|message| {
+            vec![Diagnostic::whole_file(Path::new("<environment>"), message)]
+        })?;
+        Ok(config)
+    }
+
+    fn from_file(path: &Path) -> Result<Self, Vec<Diagnostic>> {
+        refuse_unsafe_permissions(path).map_err(|d| vec![d])?;
+        let source = SourceFile::read(path).map_err(|d| vec![d])?;
+        let raw: RawConfig = toml_doc::load(&source)?;
+        let errors = validate(&raw, &source);
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let base = path.parent().unwrap_or(Path::new("."));
+        let resolve = |p: &PathBuf| if p.is_absolute() { p.clone() } else { base.join(p) };
+        let defaults = Self::default();
+        Ok(Self {
+            data_dir: raw.data_dir.as_ref().map(resolve).or(defaults.data_dir),
+            mode: raw.mode.unwrap_or_default(),
+            endpoints: raw.endpoints.unwrap_or_default(),
+            policies: raw.policies.iter().map(resolve).collect(),
+            adapters: raw.adapters.iter().map(resolve).collect(),
+            verifier: raw.verifier.map(toml::Spanned::into_inner).unwrap_or_default(),
+            servers: raw.servers.into_iter().map(|(name, s)| (name, s.into_inner())).collect(),
+        })
+    }
+
+    /// Applies environment overrides read through `var`.
+    pub fn apply_env(&mut self, var: impl Fn(&str) -> Option<String>) -> Result<(), String> {
+        if let Some(value) = var(ENDPOINT_MODE_ENV) {
+            self.endpoints = value.parse().map_err(|e| format!("{ENDPOINT_MODE_ENV}: {e}"))?;
+        }
+        if let Some(value) = var(LOOP_MODE_ENV) {
+            self.mode = value.parse().map_err(|e| format!("{LOOP_MODE_ENV}: {e}"))?;
+        }
+        Ok(())
+    }
+}
+
+/// Rules serde cannot express, each reported at the table it concerns.
+fn validate(raw: &RawConfig, source: &SourceFile) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    if let Some(verifier) = &raw.verifier {
+        validate_verifier(verifier.get_ref(), verifier.span(), source, &mut errors);
+    }
+    for (name, server) in &raw.servers {
+        let settings = server.get_ref();
+        let message = match (&settings.command, &settings.url) {
+            (Some(_), Some(_)) => "sets both command and url; choose one transport",
+            (None, None) => "needs either command (stdio) or url (streamable HTTP)",
+            _ => continue,
+        };
+        errors.push(source.at(server.span(), format!("servers.{name} {message}")));
+    }
+    errors
+}
+
+fn validate_verifier(
+    verifier: &VerifierSettings,
+    verifier_at: std::ops::Range<usize>,
+    source: &SourceFile,
+    errors: &mut Vec<Diagnostic>,
+) {
+    if verifier.channels.is_empty() {
+        errors.push(source.at(verifier_at.clone(), "verifier.channels must name at least one channel"));
+    }
+    match &verifier.command {
+        Some(command) if command.is_empty() || command[0].is_empty() => {
+            errors.push(source.at(verifier_at.clone(), "verifier.command must start with a program"));
+        }
+        None if verifier.channels.contains(&Channel::Command) => errors.push(source.at(
+            verifier_at.clone(),
+            "verifier.channels lists \"command\" but verifier.command is not set",
+        )),
+        _ => {}
+    }
+    for (key, value) in [
+        ("challenge_ttl_secs", verifier.challenge_ttl_secs),
+        ("approval_timeout_secs", verifier.approval_timeout_secs),
+    ] {
+        if value == 0 {
+            errors.push(source.at(verifier_at.clone(), format!("verifier.{key} must be at least 1")));
+        }
+    }
+}
+
+/// Refuses files that users other than the owner can write: anyone who can
+/// edit the dongle's configuration can switch its protection off.
+pub fn refuse_unsafe_permissions(path: &Path) -> Result<(), Diagnostic> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let Ok(metadata) = std::fs::metadata(path)
+            && metadata.permissions().mode() & 0o022 != 0
+        {
+            return Err(Diagnostic::whole_file(
+                path,
+                format!(
+                    "refusing a file writable by group or others (mode {:o}); run chmod go-w on it",
+                    metadata.permissions().mode() & 0o777
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    fn write_config(text: &str) -> tempfile::NamedTempFile {
+        let mut file = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+        file.write_all(text.as_bytes()).unwrap();
+        file
+    }
+
+    #[test]
+    fn a_full_config_loads_with_paths_relative_to_the_file() {
+        let file = write_config(
+            "data_dir = \"state\"\nmode = \"monitoring\"\nendpoints = \"all\"\npolicies = [\"p/default.toml\"]\n\
+             [verifier]\nchannels = [\"command\"]\ncommand = [\"/bin/echo\"]\n\
+             [servers.fs]\ncommand = \"npx\"\nargs = [\"-y\", \"x\"]\n",
+        );
+        let config = Config::from_file(file.path()).unwrap();
+        let base = file.path().parent().unwrap();
+        assert_eq!(config.data_dir, Some(base.join("state")));
+        assert_eq!(config.mode, LoopMode::Monitoring);
+        assert_eq!(config.endpoints, EndpointMode::All);
+        assert_eq!(config.policies, vec![base.join("p/default.toml")]);
+        assert_eq!(config.verifier.channels, vec![Channel::Command]);
+        assert_eq!(config.servers["fs"].args, vec!["-y", "x"]);
+    }
+
+    #[test]
+    fn every_error_is_reported_with_its_line() {
+        let file = write_config(
+            "endpoints = \"double\"\nbogus = 1\n[verifier]\nchannels = [\"command\"]\n[servers.a]\nargs = []\n",
+        );
+        let errors = Config::from_file(file.path()).unwrap_err();
+        let lines: Vec<usize> = errors.iter().map(|d| d.line).collect();
+        assert!(lines.contains(&1) && lines.contains(&2), "{errors:#?}");
+        let file = write_config("[verifier]\nchannels = [\"command\"]\n[servers.a]\nargs = []\n");
+        let errors = Config::from_file(file.path()).unwrap_err();
+        assert_eq!(errors.len(), 2, "{errors:#?}");
+        assert!(errors[0].to_string().contains(":1:1: verifier.channels lists \"command\""));
+        assert!(errors[1].to_string().contains(":3:1: servers.a needs either command"));
+    }
+
+    #[test]
+    fn environment_overrides_the_file_and_bad_values_are_errors() {
+        let mut config = Config::default();
+        config
+            .apply_env(|name| (name == ENDPOINT_MODE_ENV).then(|| "single".to_string()))
+            .unwrap();
+        assert_eq!(config.endpoints, EndpointMode::Single);
+        let err = config
+            .apply_env(|name| (name == LOOP_MODE_ENV).then(|| "relaxed".to_string()))
+            .unwrap_err();
+        assert!(err.contains("MCPAQL_SAFETY_LOOP"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn group_writable_files_are_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let file = write_config("mode = \"enforcing\"\n");
+        std::fs::set_permissions(file.path(), std::fs::Permissions::from_mode(0o664)).unwrap();
+        let errors = Config::from_file(file.path()).unwrap_err();
+        assert!(errors[0].message.contains("writable by group or others"));
+    }
+}
