@@ -1,0 +1,91 @@
+//! The same surface over streamable HTTP on loopback: rmcp's client, raw
+//! POSTs for frames a client would not send, and the loopback-only rules.
+
+use serde_json::{Value, json};
+
+use super::{
+    stdio::assert_error_table,
+    support::{HttpServer, dongle_command, envelope_of, introspect},
+};
+
+#[tokio::test]
+async fn http_serves_tools_introspection_and_errors() {
+    let server = HttpServer::start(&["--endpoints", "all"]).await;
+    let client = server.client().await;
+    let tools = client.list_all_tools().await.expect("tools/list");
+    assert_eq!(tools.len(), 6);
+    let data = &introspect(&client, json!({"query": "operations"})).await["data"];
+    assert_eq!(data["_protocol"]["mode"], "all");
+    assert_error_table(&client, |_| {}).await;
+}
+
+#[tokio::test]
+async fn http_sessions_are_independent_and_concurrent() {
+    let server = HttpServer::start(&[]).await;
+    let (a, b) = tokio::join!(server.client(), server.client());
+    let (first, second) = tokio::join!(
+        introspect(&a, json!({"query": "types"})),
+        introspect(&b, json!({"query": "operations"})),
+    );
+    assert!(first["data"]["types"].is_array());
+    assert!(second["data"]["operations"].is_array());
+}
+
+async fn post(url: &str, body: Vec<u8>) -> (u16, Value) {
+    let response = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body)
+        .send()
+        .await
+        .expect("POST");
+    let status = response.status().as_u16();
+    let bytes = response.bytes().await.expect("body");
+    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn http_screens_oversized_and_non_utf8_bodies_like_stdio() {
+    let server = HttpServer::start(&[]).await;
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{{"name":"mcp_aql_read","arguments":{{"operation":"introspect","params":{{"query":"types","name":"{}"}}}}}}}}"#,
+        "x".repeat(2 * 1024 * 1024)
+    );
+    let (status, answer) = post(&server.url, big.clone().into_bytes()).await;
+    assert_eq!(status, 200);
+    assert_eq!(answer["id"], 41);
+    let envelope = envelope_of(&answer);
+    assert_eq!(envelope["error"]["code"], "VALIDATION_PAYLOAD_TOO_LARGE");
+    assert_eq!(envelope["error"]["details"]["limit_type"], "request_size");
+    assert_eq!(envelope["error"]["details"]["actual_value"], big.len());
+
+    let mut bad = br#"{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"mcp_aql_read","arguments":{"operation":"intro"#.to_vec();
+    bad.extend_from_slice(b"\xC0\xAFspect\"}}}");
+    let (_, answer) = post(&server.url, bad).await;
+    assert_eq!(answer["id"], 42);
+    assert_eq!(envelope_of(&answer)["error"]["code"], "VALIDATION_INVALID_ENCODING");
+}
+
+#[tokio::test]
+async fn http_refuses_foreign_origins() {
+    let server = HttpServer::start(&[]).await;
+    let response = reqwest::Client::new()
+        .post(&server.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("origin", "https://evil.example")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}"#)
+        .send()
+        .await
+        .expect("POST");
+    assert_eq!(response.status().as_u16(), 403);
+}
+
+#[tokio::test]
+async fn http_refuses_non_loopback_addresses() {
+    let output = dongle_command(&["serve", "--http", "0.0.0.0:0"]).output().await.expect("run");
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("only loopback addresses are allowed"), "{stderr}");
+}

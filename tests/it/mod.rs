@@ -1,0 +1,6 @@
+mod cli;
+mod http;
+mod robustness;
+mod schema;
+mod stdio;
+mod support;
