@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Every test: the Rust suites (unit and integration, both crates), then the
+# black-box suite that drives the binary with the official Python MCP SDK.
+# Creates the Python venv (.venv) on first use.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cargo build --workspace --locked
+cargo test --workspace --locked
+
+venv=.venv
+if [ ! -x "$venv/bin/python" ] || ! cmp -s tests/python/requirements.txt "$venv/.requirements"; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check -r tests/python/requirements.txt
+    cp tests/python/requirements.txt "$venv/.requirements"
+fi
+SAFETY_DONGLE_BIN="$PWD/target/debug/safety-dongle" "$venv/bin/python" -m pytest tests/python -q
