@@ -61,3 +61,23 @@ async fn the_endpoint_mode_comes_from_the_environment_when_no_flag_is_given() {
     let tools = client.list_all_tools().await.expect("tools/list");
     assert_eq!(tools.iter().map(|t| t.name.as_ref()).collect::<Vec<_>>(), ["mcp_aql"]);
 }
+
+/// Each example MCP-client config starts a working server with exactly the
+/// arguments it gives.
+#[tokio::test]
+async fn the_example_client_configs_start_a_working_server() {
+    use rmcp::{ServiceExt, transport::{ConfigureCommandExt, TokioChildProcess}};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for example in ["examples/claude-desktop/claude_desktop_config.json", "examples/claude-code/mcp.json"] {
+        let text = std::fs::read_to_string(root.join(example)).expect("example exists");
+        let config: serde_json::Value = serde_json::from_str(&text).expect("example is JSON");
+        let server = &config["mcpServers"]["safety-dongle"];
+        assert_eq!(server["command"], "safety-dongle", "{example}");
+        let args: Vec<&str> = server["args"].as_array().expect("args").iter().filter_map(|a| a.as_str()).collect();
+        let command = dongle_command(&args).configure(|c| {
+            c.stderr(std::process::Stdio::null());
+        });
+        let client = ().serve(TokioChildProcess::new(command).expect("spawn")).await.expect("initialize");
+        assert_eq!(client.list_all_tools().await.expect("tools/list").len(), 5, "{example}");
+    }
+}
