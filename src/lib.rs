@@ -8,7 +8,11 @@
 #![forbid(unsafe_code)]
 
 pub mod cli;
+pub mod policy;
 pub mod config;
 pub mod diagnostics;
 pub mod protocol;
+pub mod safety;
 pub mod server;
+pub mod store;
+pub mod verify;

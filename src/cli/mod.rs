@@ -38,6 +38,10 @@ struct ServeArgs {
     /// Folder for the dongle's state; overrides the config file.
     #[arg(long, value_name = "DIR")]
     data_dir: Option<PathBuf>,
+    /// Policy file (TOML); repeat to merge several in order. Replaces the
+    /// config file's list; without any, the embedded default policy applies.
+    #[arg(long = "policy", value_name = "FILE")]
+    policies: Vec<PathBuf>,
     /// Safety-loop mode: enforcing, monitoring, logging or disabled.
     #[arg(long, value_name = "M", value_parser = parse_loop_mode)]
     mode: Option<LoopMode>,

@@ -7,8 +7,14 @@ use serde_json::{Map, Value, json};
 
 use crate::{
     config::Config,
+    policy::CompiledPolicy,
     protocol::{introspect::Introspect, limits::Limits, registry::Registry, router::Router},
+    safety::{
+        engine::{LoopConfig, SafetyLoop, mode_name},
+        operations,
+    },
     server,
+    store::Store,
 };
 
 use super::ServeArgs;
@@ -31,6 +37,9 @@ pub(super) fn run(args: ServeArgs) -> ExitCode {
     }
     if let Some(endpoints) = args.endpoints {
         config.endpoints = endpoints;
+    }
+    if !args.policies.is_empty() {
+        config.policies = args.policies;
     }
     let router = match build_router(&config) {
         Ok(router) => Arc::new(router),
@@ -61,21 +70,43 @@ pub(super) fn run(args: ServeArgs) -> ExitCode {
     }
 }
 
-/// The registry of built-in operations and the router over it.
+/// Everything `serve` needs, assembled from the configuration: the state
+/// store, the compiled policy, the safety loop and the router over every
+/// operation. Errors are for the operator, so they may name files.
 pub fn build_router(config: &Config) -> Result<Router, String> {
+    let safety = Arc::new(build_safety_loop(config)?);
+    let mode = safety.mode();
     let mut registry = Registry::default();
-    registry
-        .register(Arc::new(Introspect::default()))
-        .map_err(|e| e.to_string())?;
-    Ok(Router::new(registry, config.endpoints, Limits::default(), capabilities()))
+    registry.register(Arc::new(Introspect::default())).map_err(|e| e.to_string())?;
+    operations::register(&mut registry, safety).map_err(|e| e.to_string())?;
+    Ok(Router::new(registry, config.endpoints, Limits::default(), capabilities(mode_name(mode))))
 }
 
-/// `_protocol.capabilities`. The safety loop reports "disabled" until its
-/// operations are part of this server: a capability is only claimed once it
-/// is enforced.
-fn capabilities() -> Map<String, Value> {
+/// The policy, the store and the loop over them.
+pub fn build_safety_loop(config: &Config) -> Result<SafetyLoop, String> {
+    let policy = CompiledPolicy::load(&config.policies).map_err(|errors| {
+        errors.iter().map(|e| e.render()).collect::<Vec<_>>().join("\n")
+    })?;
+    let store = open_store(config)?;
+    let loop_config = LoopConfig {
+        mode: config.mode,
+        challenge_ttl_ms: i64::try_from(config.verifier.challenge_ttl_secs.saturating_mul(1000)).unwrap_or(i64::MAX),
+    };
+    Ok(SafetyLoop::new(Arc::new(store), Arc::new(policy), loop_config))
+}
+
+pub fn open_store(config: &Config) -> Result<Store, String> {
+    let data_dir = config
+        .data_dir
+        .as_deref()
+        .ok_or("no data folder: this platform has none by default; pass --data-dir or set data_dir")?;
+    Store::open(data_dir).map_err(|e| e.to_string())
+}
+
+/// `_protocol.capabilities`: only what is enforced is claimed.
+fn capabilities(safety_loop: &str) -> Map<String, Value> {
     match json!({
-        "execution_safety_loop": "disabled",
+        "execution_safety_loop": safety_loop,
         "batch": false,
         "confirmation": false,
         "field_selection": false,

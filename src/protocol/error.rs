@@ -20,6 +20,9 @@ pub enum ErrorCode {
     ValidationPayloadTooLarge,
     ValidationEndpointMismatch,
     NotFoundOperation,
+    NotFoundResource,
+    PermissionDenied,
+    ConflictAlreadyExists,
     InternalError,
 }
 
@@ -34,6 +37,9 @@ impl ErrorCode {
             Self::ValidationPayloadTooLarge => "VALIDATION_PAYLOAD_TOO_LARGE",
             Self::ValidationEndpointMismatch => "VALIDATION_ENDPOINT_MISMATCH",
             Self::NotFoundOperation => "NOT_FOUND_OPERATION",
+            Self::NotFoundResource => "NOT_FOUND_RESOURCE",
+            Self::PermissionDenied => "PERMISSION_DENIED",
+            Self::ConflictAlreadyExists => "CONFLICT_ALREADY_EXISTS",
             Self::InternalError => "INTERNAL_ERROR",
         }
     }
@@ -48,6 +54,8 @@ impl ErrorCode {
                 | Self::ValidationInvalidType
                 | Self::ValidationInvalidValue
                 | Self::NotFoundOperation
+                | Self::NotFoundResource
+                | Self::PermissionDenied
         )
     }
 }
@@ -164,6 +172,16 @@ impl AqlError {
         }
     }
 
+    pub fn duplicate_param(operation: &str, param: &str, first: &str, second: &str) -> Self {
+        Self {
+            code: ErrorCode::ValidationInvalidValue,
+            message: format!(
+                "Parameter '{param}' of operation '{operation}' was given twice, as '{first}' and '{second}'; give it once"
+            ),
+            details: details(json!({ "param_name": param, "operation": operation, "given_as": [first, second] })),
+        }
+    }
+
     pub fn unknown_params(operation: &str, unknown: &[String], valid: &[&str]) -> Self {
         Self {
             code: ErrorCode::ValidationUnknownParam,
@@ -225,6 +243,44 @@ impl AqlError {
                 "Unknown operation: '{operation}'. Use introspect to discover supported operations"
             ),
             details: details(json!({ "operation": operation, "available": available })),
+        }
+    }
+
+    /// A parameter value the operation cannot accept, with why.
+    pub fn bad_value(operation: &str, param: &str, why: &str) -> Self {
+        Self {
+            code: ErrorCode::ValidationInvalidValue,
+            message: format!("Parameter '{param}' of operation '{operation}' {why}"),
+            details: details(json!({ "param_name": param, "operation": operation })),
+        }
+    }
+
+    /// The agent is hard-blocked; only a human can lift it.
+    pub fn agent_blocked(agent: &str, verification_id: &str, reason: &str) -> Self {
+        Self {
+            code: ErrorCode::PermissionDenied,
+            message: format!(
+                "Agent '{agent}' is hard-blocked ({reason}). A human must complete challenge {verification_id} out of band, or an operator must run `safety-dongle unblock {agent}` at a terminal"
+            ),
+            details: details(json!({ "agent": agent, "blocked": true, "verificationId": verification_id })),
+        }
+    }
+
+    pub fn no_active_execution(agent: &str) -> Self {
+        Self {
+            code: ErrorCode::NotFoundResource,
+            message: format!("Agent '{agent}' has no running execution; start one with execute_agent"),
+            details: details(json!({ "agent": agent })),
+        }
+    }
+
+    pub fn execution_exists(agent: &str, execution_id: &str) -> Self {
+        Self {
+            code: ErrorCode::ConflictAlreadyExists,
+            message: format!(
+                "Agent '{agent}' already has a running execution ({execution_id}); complete or abort it first"
+            ),
+            details: details(json!({ "agent": agent, "execution_id": execution_id })),
         }
     }
 

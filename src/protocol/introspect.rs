@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::{
     params::{ParamSpec, ParamType},
-    registry::{Category, Operation, OperationFuture, OperationSpec, ReturnType},
+    registry::{CallContext, Category, Operation, OperationFuture, OperationSpec, ReturnType},
     request::Params,
     router::{PROTOCOL_VERSION, Router},
 };
@@ -52,20 +52,21 @@ impl Operation for Introspect {
         &self.spec
     }
 
-    fn invoke<'a>(&'a self, router: &'a Router, params: Params) -> OperationFuture<'a> {
+    fn invoke<'a>(&'a self, router: &'a Router, call: &'a CallContext, params: Params) -> OperationFuture<'a> {
         let data = match (params.str("query"), params.str("name")) {
             (Some("types"), None) => list_types(router),
             (Some("types"), Some(name)) => type_details(router, name),
-            (_, None) => list_operations(router),
+            (_, None) => list_operations(router, call),
             (_, Some(name)) => operation_details(router, name),
         };
         Box::pin(std::future::ready(Ok(data)))
     }
 }
 
-fn protocol_metadata(router: &Router) -> Value {
+fn protocol_metadata(router: &Router, call: &CallContext) -> Value {
     json!({
         "version": PROTOCOL_VERSION,
+        "session_id": call.session_id,
         "conformance": "level-1",
         "mode": router.mode().name(),
         "capabilities": router.capabilities(),
@@ -74,7 +75,7 @@ fn protocol_metadata(router: &Router) -> Value {
     })
 }
 
-fn list_operations(router: &Router) -> Value {
+fn list_operations(router: &Router, call: &CallContext) -> Value {
     let operations: Vec<Value> = router
         .registry()
         .specs()
@@ -87,7 +88,7 @@ fn list_operations(router: &Router) -> Value {
             })
         })
         .collect();
-    json!({ "_protocol": protocol_metadata(router), "operations": operations })
+    json!({ "_protocol": protocol_metadata(router, call), "operations": operations })
 }
 
 fn operation_details(router: &Router, name: &str) -> Value {

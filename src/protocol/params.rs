@@ -59,6 +59,8 @@ pub struct ParamSpec {
     pub default: Option<Value>,
     /// Allowed values; `None` means any value of the type.
     pub allowed: Option<Vec<Value>>,
+    /// Other names accepted for this parameter (the spec's camelCase forms).
+    pub aliases: Vec<String>,
 }
 
 impl ParamSpec {
@@ -70,6 +72,7 @@ impl ParamSpec {
             description: description.into(),
             default: None,
             allowed: None,
+            aliases: Vec::new(),
         }
     }
 
@@ -83,6 +86,17 @@ impl ParamSpec {
     pub fn with_default(mut self, default: Value) -> Self {
         self.default = Some(default);
         self
+    }
+
+    /// Also accepts the parameter under `alias`.
+    pub fn alias(mut self, alias: &str) -> Self {
+        self.aliases.push(alias.into());
+        self
+    }
+
+    /// Whether `key` names this parameter.
+    pub fn is_named(&self, key: &str) -> bool {
+        self.name == key || self.aliases.iter().any(|a| a == key)
     }
 
     pub fn one_of(mut self, allowed: &[&str]) -> Self {
@@ -114,7 +128,11 @@ impl ParamSpec {
         info.insert("name".into(), self.name.clone().into());
         info.insert("type".into(), self.ty.name().into());
         info.insert("required".into(), self.required.into());
-        info.insert("description".into(), self.description.clone().into());
+        let description = match self.aliases.as_slice() {
+            [] => self.description.clone(),
+            aliases => format!("{} (also accepted as {})", self.description, aliases.join(", ")),
+        };
+        info.insert("description".into(), description.into());
         if let Some(default) = &self.default {
             info.insert("default".into(), default.clone());
         }

@@ -91,8 +91,9 @@ pub struct OperationSpec {
 }
 
 impl OperationSpec {
-    pub fn param(&self, name: &str) -> Option<&ParamSpec> {
-        self.params.iter().find(|p| p.name == name)
+    /// The parameter `key` names, by its name or an alias.
+    pub fn param(&self, key: &str) -> Option<&ParamSpec> {
+        self.params.iter().find(|p| p.is_named(key))
     }
 
     pub fn example_requests(&self) -> Vec<Value> {
@@ -113,11 +114,19 @@ impl OperationSpec {
 pub type OperationResult = Result<Value, AqlError>;
 pub type OperationFuture<'a> = Pin<Box<dyn Future<Output = OperationResult> + Send + 'a>>;
 
+/// Who is calling: facts about the MCP connection a request came through,
+/// established by the server, never taken from the request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallContext {
+    /// Generated when the MCP session starts; one per connection.
+    pub session_id: String,
+}
+
 /// A handler for one operation. Its parameters arrive already validated
 /// against its spec, with defaults applied.
 pub trait Operation: Send + Sync {
     fn spec(&self) -> &OperationSpec;
-    fn invoke<'a>(&'a self, router: &'a Router, params: Params) -> OperationFuture<'a>;
+    fn invoke<'a>(&'a self, router: &'a Router, call: &'a CallContext, params: Params) -> OperationFuture<'a>;
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{error::AqlError, registry::OperationSpec};
+use super::{error::AqlError, params::ParamSpec, registry::OperationSpec};
 
 /// The protocol-level fields of a request, never operation parameters.
 const PROTOCOL_FIELDS: [&str; 2] = ["operation", "params"];
@@ -41,6 +41,24 @@ pub fn operation_name(arguments: &Map<String, Value>) -> Result<&str, AqlError> 
     }
 }
 
+/// The non-null value of `param` at one level of the request, under its
+/// name or an alias. The same parameter under two names is ambiguous.
+fn supplied_value<'a>(
+    spec: &OperationSpec,
+    param: &ParamSpec,
+    level: Option<&'a Map<String, Value>>,
+) -> Result<Option<&'a Value>, AqlError> {
+    let Some(level) = level else { return Ok(None) };
+    let mut found = level
+        .iter()
+        .filter(|(key, value)| param.is_named(key) && !value.is_null());
+    match (found.next(), found.next()) {
+        (Some((_, value)), None) => Ok(Some(value)),
+        (None, _) => Ok(None),
+        (Some((first, _)), Some((second, _))) => Err(AqlError::duplicate_param(&spec.name, &param.name, first, second)),
+    }
+}
+
 /// Resolves and validates the parameters of `spec` from a request.
 pub fn resolve_params(spec: &OperationSpec, arguments: &Map<String, Value>) -> Result<Params, AqlError> {
     let nested = match arguments.get("params") {
@@ -66,10 +84,8 @@ pub fn resolve_params(spec: &OperationSpec, arguments: &Map<String, Value>) -> R
 
     let mut resolved = Map::new();
     for param in &spec.params {
-        let value = nested
-            .and_then(|map| map.get(&param.name))
-            .filter(|v| !v.is_null())
-            .or_else(|| arguments.get(&param.name).filter(|v| !v.is_null()));
+        let value = supplied_value(spec, param, nested)?
+            .or(supplied_value(spec, param, Some(arguments))?);
         match (value, &param.default) {
             (Some(value), _) => {
                 param.check(&spec.name, value)?;
@@ -145,6 +161,17 @@ mod tests {
         assert_eq!(err.code, ErrorCode::ValidationUnknownParam);
         assert_eq!(err.details["unknown_params"], json!(["bogus", "extra"]));
         assert_eq!(err.details["valid_params"], json!(["id", "limit", "order"]));
+    }
+
+    #[test]
+    fn aliases_are_accepted_but_not_twice() {
+        let mut spec = spec();
+        spec.params.push(ParamSpec::optional("next_action_hint", ParamType::String, "hint").alias("nextActionHint"));
+        let map = |v: Value| match v { Value::Object(m) => m, _ => panic!() };
+        let params = resolve_params(&spec, &map(json!({"params": {"id": "a", "nextActionHint": "ls"}}))).unwrap();
+        assert_eq!(params.str("next_action_hint"), Some("ls"));
+        let err = resolve_params(&spec, &map(json!({"params": {"id": "a", "nextActionHint": "ls", "next_action_hint": "rm"}}))).unwrap_err();
+        assert_eq!(err.code, ErrorCode::ValidationInvalidValue);
     }
 
     #[test]

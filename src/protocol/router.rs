@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::{
     error::AqlError,
     limits::Limits,
-    registry::{OperationResult, Registry},
+    registry::{CallContext, OperationResult, Registry},
     request::{operation_name, resolve_params},
     surface::{Endpoint, EndpointMode},
 };
@@ -53,7 +53,12 @@ impl Router {
     }
 
     /// Handles one request that arrived through `endpoint`.
-    pub async fn handle(&self, endpoint: Endpoint, arguments: &Map<String, Value>) -> OperationResult {
+    pub async fn handle(
+        &self,
+        call: &CallContext,
+        endpoint: Endpoint,
+        arguments: &Map<String, Value>,
+    ) -> OperationResult {
         self.limits.check_arguments(arguments)?;
         let name = operation_name(arguments)?;
         let Some(operation) = self.registry.get(name) else {
@@ -66,6 +71,6 @@ impl Router {
             return Err(AqlError::endpoint_mismatch(name, expected, endpoint.tool_name()));
         }
         let params = resolve_params(spec, arguments)?;
-        operation.invoke(self, params).await
+        operation.invoke(self, call, params).await
     }
 }

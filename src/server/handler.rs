@@ -17,21 +17,24 @@ use rmcp::{
     service::{RequestContext, RoleServer},
 };
 
-use crate::protocol::router::Router;
+use crate::protocol::{registry::CallContext, router::Router};
 
 use super::tools::{call_tool_result, endpoint_tools};
 
-/// One MCP server instance; cheap to clone, so each HTTP session gets one.
+/// One MCP session: stdio has one per process, HTTP one per connection
+/// (rmcp's session factory builds a new one for each).
 #[derive(Clone)]
 pub struct DongleServer {
     router: Arc<Router>,
     tools: Arc<Vec<Tool>>,
+    call: Arc<CallContext>,
 }
 
 impl DongleServer {
     pub fn new(router: Arc<Router>) -> Self {
         let tools = Arc::new(endpoint_tools(router.mode(), router.registry()));
-        Self { router, tools }
+        let call = Arc::new(CallContext { session_id: uuid::Uuid::new_v4().to_string() });
+        Self { router, tools, call }
     }
 }
 
@@ -62,7 +65,7 @@ impl ServerHandler for DongleServer {
             ));
         };
         let arguments = request.arguments.unwrap_or_default();
-        let result = self.router.handle(endpoint, &arguments).await;
+        let result = self.router.handle(&self.call, endpoint, &arguments).await;
         if let Err(error) = &result {
             tracing::debug!(tool = %request.name, code = error.code.as_str(), "operation refused");
         }

@@ -1,0 +1,528 @@
+//! Policies: TOML files (`raw`) compiled into one immutable
+//! [`CompiledPolicy`] with a single pattern set, and the question the
+//! evaluator asks of it: which rules match this hint for this agent.
+//!
+//! Several files merge in order. Lists of rules add up. `[defaults]`
+//! scalars can only tighten across files (the smaller
+//! `maxAutonomousSteps`, the more conservative `riskTolerance`). An
+//! `[agents."glob"]` section applies to agents whose `element_name`
+//! matches the glob: its `deny` and `requiresApproval` add to the defaults,
+//! its scalars replace them, and its `autoApprove`, when present, replaces
+//! the defaults' list for those agents. When several sections match, later
+//! ones win. A policy that fails any check has no runtime form: loading
+//! returns every error, located `file:line:col`.
+
+pub mod matcher;
+pub mod raw;
+pub mod text;
+
+use std::{
+    fmt,
+    path::{Path, PathBuf},
+    sync::Arc,
+};
+
+use regex::Regex;
+use sha2::{Digest, Sha256};
+
+use crate::{
+    config::refuse_unsafe_permissions,
+    diagnostics::{Diagnostic, SourceFile, toml_doc},
+};
+
+use matcher::{PatternKind, PatternSet};
+use raw::{RawPolicy, RawSection};
+use text::Variants;
+
+/// The policy used when the configuration names none.
+pub const EMBEDDED_DEFAULT: &str = include_str!("../../policies/default.toml");
+pub const EMBEDDED_DEFAULT_NAME: &str = "default.toml";
+
+/// How much risk an agent may take before stage 5 pauses it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RiskTolerance {
+    Conservative,
+    Moderate,
+    Aggressive,
+}
+
+impl RiskTolerance {
+    /// Scores above this pause the agent (spec 8.7.2, stage 5).
+    pub fn threshold(self) -> u8 {
+        match self {
+            Self::Conservative => 25,
+            Self::Moderate => 50,
+            Self::Aggressive => 75,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Conservative => "conservative",
+            Self::Moderate => "moderate",
+            Self::Aggressive => "aggressive",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        match s {
+            "conservative" => Some(Self::Conservative),
+            "moderate" => Some(Self::Moderate),
+            "aggressive" => Some(Self::Aggressive),
+            _ => None,
+        }
+    }
+}
+
+/// Where a rule was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The policy file's name (not its full path).
+    pub file: Arc<str>,
+    pub line: usize,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "policy {}:{}", self.file, self.line)
+    }
+}
+
+/// What a matching rule does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuleAction {
+    Deny,
+    RequiresApproval,
+    AutoApprove,
+    Risk { score: u8, reason: String },
+}
+
+/// Which agents a rule applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    Defaults,
+    /// The agent section with this index.
+    Agents(usize),
+}
+
+#[derive(Debug, Clone)]
+pub struct Rule {
+    pub action: RuleAction,
+    /// The pattern as written.
+    pub pattern: String,
+    pub kind: PatternKind,
+    pub scope: Scope,
+    pub origin: Origin,
+}
+
+impl Rule {
+    /// `deny pattern 'rm -rf /*' (policy default.toml:12)`.
+    pub fn describe(&self) -> String {
+        let what = match (&self.action, self.kind) {
+            (RuleAction::Deny, _) => "deny pattern",
+            (RuleAction::RequiresApproval, _) => "requiresApproval pattern",
+            (RuleAction::AutoApprove, _) => "autoApprove pattern",
+            (RuleAction::Risk { .. }, PatternKind::Glob) => "risk pattern",
+            (RuleAction::Risk { .. }, PatternKind::Keyword) => "risk keyword",
+        };
+        format!("{what} '{}' ({})", self.pattern, self.origin)
+    }
+}
+
+struct AgentSection {
+    glob: Regex,
+    pattern: String,
+    max_steps: Option<u32>,
+    tolerance: Option<RiskTolerance>,
+    replaces_auto_approve: bool,
+}
+
+/// The settings in force for one agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentSettings {
+    pub max_steps: u32,
+    pub tolerance: RiskTolerance,
+    /// The agent section whose `autoApprove` replaces the defaults', if any.
+    auto_approve_from: Option<usize>,
+    sections: AgentSectionMask,
+}
+
+/// Which agent sections apply, as a bit set (sections beyond 128 are
+/// refused at load time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct AgentSectionMask(u128);
+
+const MAX_AGENT_SECTIONS: usize = 128;
+const DEFAULT_MAX_STEPS: u32 = 50;
+
+/// Rules that matched a hint for an agent, as indices into the policy's
+/// rules, each list in policy order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Matches {
+    pub deny: Vec<usize>,
+    pub requires_approval: Vec<usize>,
+    /// For each segment, the autoApprove rule that covers it; `None` unless
+    /// every segment is covered.
+    pub auto_approve: Option<Vec<usize>>,
+    pub risk: Vec<usize>,
+}
+
+/// All policy files merged and compiled; immutable and shared.
+pub struct CompiledPolicy {
+    rules: Vec<Rule>,
+    patterns: PatternSet,
+    default_max_steps: u32,
+    default_tolerance: RiskTolerance,
+    agent_sections: Vec<AgentSection>,
+    hash: String,
+    sources: Vec<String>,
+}
+
+/// A policy file's name and text.
+pub struct PolicySource {
+    pub path: PathBuf,
+    pub text: String,
+}
+
+impl PolicySource {
+    /// Reads a file, refusing one that group or others can write.
+    pub fn read(path: &Path) -> Result<Self, Diagnostic> {
+        refuse_unsafe_permissions(path)?;
+        SourceFile::read(path).map(|file| Self { path: file.path, text: file.text })
+    }
+
+    pub fn embedded_default() -> Self {
+        Self { path: PathBuf::from(EMBEDDED_DEFAULT_NAME), text: EMBEDDED_DEFAULT.to_owned() }
+    }
+}
+
+impl CompiledPolicy {
+    /// Loads the given files, or the embedded default when there are none.
+    pub fn load(paths: &[PathBuf]) -> Result<Self, Vec<Diagnostic>> {
+        if paths.is_empty() {
+            return Self::compile(&[PolicySource::embedded_default()]);
+        }
+        let mut sources = Vec::new();
+        let mut errors = Vec::new();
+        for path in paths {
+            match PolicySource::read(path) {
+                Ok(source) => sources.push(source),
+                Err(error) => errors.push(error),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        Self::compile(&sources)
+    }
+
+    /// Compiles policy sources, merged in order.
+    pub fn compile(sources: &[PolicySource]) -> Result<Self, Vec<Diagnostic>> {
+        let mut builder = Builder::default();
+        let mut errors = Vec::new();
+        for source in sources {
+            let file = SourceFile { path: source.path.clone(), text: source.text.clone() };
+            match toml_doc::load::<RawPolicy>(&file) {
+                Ok(raw) => builder.add(&file, raw, &mut errors),
+                Err(found) => errors.extend(found),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        builder.finish(sources)
+    }
+
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    pub fn rule(&self, index: usize) -> &Rule {
+        &self.rules[index]
+    }
+
+    /// SHA-256 of the sources, recorded with every audit row.
+    pub fn hash(&self) -> &str {
+        &self.hash
+    }
+
+    /// The names of the files this policy was compiled from.
+    pub fn sources(&self) -> &[String] {
+        &self.sources
+    }
+
+    pub fn default_max_steps(&self) -> u32 {
+        self.default_max_steps
+    }
+
+    /// The settings in force for `agent`.
+    pub fn settings_for(&self, agent: &str) -> AgentSettings {
+        let mut settings = AgentSettings {
+            max_steps: self.default_max_steps,
+            tolerance: self.default_tolerance,
+            auto_approve_from: None,
+            sections: AgentSectionMask::default(),
+        };
+        for (index, section) in self.agent_sections.iter().enumerate() {
+            if !section.glob.is_match(agent) {
+                continue;
+            }
+            settings.sections.0 |= 1 << index;
+            if let Some(steps) = section.max_steps {
+                settings.max_steps = steps;
+            }
+            if let Some(tolerance) = section.tolerance {
+                settings.tolerance = tolerance;
+            }
+            if section.replaces_auto_approve {
+                settings.auto_approve_from = Some(index);
+            }
+        }
+        settings
+    }
+
+    /// The agent section patterns that apply to an agent, for explanations.
+    pub fn sections_for(&self, settings: &AgentSettings) -> Vec<&str> {
+        self.agent_sections
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| settings.sections.0 & (1 << i) != 0)
+            .map(|(_, s)| s.pattern.as_str())
+            .collect()
+    }
+
+    fn applies(&self, rule: &Rule, settings: &AgentSettings) -> bool {
+        let in_scope = match rule.scope {
+            Scope::Defaults => true,
+            Scope::Agents(index) => settings.sections.0 & (1 << index) != 0,
+        };
+        if rule.action != RuleAction::AutoApprove {
+            return in_scope;
+        }
+        match settings.auto_approve_from {
+            Some(index) => rule.scope == Scope::Agents(index),
+            None => rule.scope == Scope::Defaults,
+        }
+    }
+
+    /// The rules that match a hint's variants for an agent. Severity-raising
+    /// rules (deny, requiresApproval, risk) match any form at a word
+    /// boundary; autoApprove must cover every segment as a whole.
+    pub fn matches(&self, variants: &Variants, settings: &AgentSettings) -> Matches {
+        let mut hits = vec![false; self.patterns.len()];
+        for form in variants.all() {
+            self.patterns.mark_suffix_matches(form, &mut hits);
+        }
+        let mut matches = Matches::default();
+        for (index, rule) in self.rules.iter().enumerate() {
+            if !hits[index] || !self.applies(rule, settings) {
+                continue;
+            }
+            match rule.action {
+                RuleAction::Deny => matches.deny.push(index),
+                RuleAction::RequiresApproval => matches.requires_approval.push(index),
+                RuleAction::Risk { .. } => matches.risk.push(index),
+                RuleAction::AutoApprove => {}
+            }
+        }
+        matches.auto_approve = self.auto_approval(variants, settings);
+        matches
+    }
+
+    fn auto_approval(&self, variants: &Variants, settings: &AgentSettings) -> Option<Vec<usize>> {
+        if variants.segments.is_empty() {
+            return None;
+        }
+        let is_auto = |index: usize| {
+            let rule = &self.rules[index];
+            rule.action == RuleAction::AutoApprove && self.applies(rule, settings)
+        };
+        variants
+            .segments
+            .iter()
+            .map(|forms| forms.iter().find_map(|form| self.patterns.first_whole_match(form, is_auto)))
+            .collect()
+    }
+}
+
+#[derive(Default)]
+struct Builder {
+    rules: Vec<Rule>,
+    max_steps: Option<u32>,
+    tolerance: Option<RiskTolerance>,
+    agent_sections: Vec<AgentSection>,
+}
+
+impl Builder {
+    fn add(&mut self, file: &SourceFile, raw: RawPolicy, errors: &mut Vec<Diagnostic>) {
+        let name: Arc<str> = file
+            .path
+            .file_name()
+            .map_or_else(|| file.path.display().to_string(), |n| n.to_string_lossy().into_owned())
+            .into();
+        if let Some(defaults) = raw.defaults {
+            let (steps, tolerance) = self.add_section(file, &name, &defaults, Scope::Defaults, errors);
+            self.max_steps = match (self.max_steps, steps) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            self.tolerance = match (self.tolerance, tolerance) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+        }
+        for (pattern, section) in &raw.agents {
+            let Some(glob) = agent_glob(pattern) else {
+                errors.push(file.at(section.span(), format!("agents.\"{pattern}\": not a valid agent glob")));
+                continue;
+            };
+            if self.agent_sections.len() == MAX_AGENT_SECTIONS {
+                errors.push(file.at(section.span(), format!("more than {MAX_AGENT_SECTIONS} agent sections")));
+                continue;
+            }
+            let index = self.agent_sections.len();
+            let (max_steps, tolerance) = self.add_section(file, &name, section.get_ref(), Scope::Agents(index), errors);
+            self.agent_sections.push(AgentSection {
+                glob,
+                pattern: pattern.clone(),
+                max_steps,
+                tolerance,
+                replaces_auto_approve: section.get_ref().auto_approve.is_some(),
+            });
+        }
+        for risk in &raw.risk {
+            let rule = risk.get_ref();
+            let score = *rule.score.get_ref();
+            if !(0..=100).contains(&score) {
+                errors.push(file.at(rule.score.span(), "score must be between 0 and 100"));
+                continue;
+            }
+            if rule.patterns.is_empty() && rule.keywords.is_empty() {
+                errors.push(file.at(risk.span(), "a [[risk]] rule needs `match` patterns or `keywords`"));
+            }
+            if rule.reason.get_ref().trim().is_empty() {
+                errors.push(file.at(rule.reason.span(), "reason must not be empty"));
+            }
+            let action = RuleAction::Risk { score: score as u8, reason: rule.reason.get_ref().clone() };
+            for pattern in &rule.patterns {
+                self.push(file, &name, action.clone(), pattern, PatternKind::Glob, Scope::Defaults, errors);
+            }
+            for keyword in &rule.keywords {
+                self.push(file, &name, action.clone(), keyword, PatternKind::Keyword, Scope::Defaults, errors);
+            }
+        }
+    }
+
+    /// Adds a section's rules; returns its scalar settings.
+    fn add_section(
+        &mut self,
+        file: &SourceFile,
+        name: &Arc<str>,
+        section: &RawSection,
+        scope: Scope,
+        errors: &mut Vec<Diagnostic>,
+    ) -> (Option<u32>, Option<RiskTolerance>) {
+        let max_steps = section.max_autonomous_steps.as_ref().and_then(|steps| {
+            match u32::try_from(*steps.get_ref()) {
+                Ok(n) if n >= 1 => Some(n),
+                _ => {
+                    errors.push(file.at(steps.span(), "maxAutonomousSteps must be a whole number of at least 1"));
+                    None
+                }
+            }
+        });
+        let tolerance = section.risk_tolerance.as_ref().and_then(|t| {
+            let parsed = RiskTolerance::parse(t.get_ref());
+            if parsed.is_none() {
+                errors.push(file.at(t.span(), "riskTolerance must be conservative, moderate or aggressive"));
+            }
+            parsed
+        });
+        for pattern in &section.deny {
+            self.push(file, name, RuleAction::Deny, pattern, PatternKind::Glob, scope, errors);
+        }
+        for pattern in &section.requires_approval {
+            self.push(file, name, RuleAction::RequiresApproval, pattern, PatternKind::Glob, scope, errors);
+        }
+        for pattern in section.auto_approve.iter().flatten() {
+            self.push(file, name, RuleAction::AutoApprove, pattern, PatternKind::Glob, scope, errors);
+        }
+        (max_steps, tolerance)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &mut self,
+        file: &SourceFile,
+        name: &Arc<str>,
+        action: RuleAction,
+        pattern: &toml::Spanned<String>,
+        kind: PatternKind,
+        scope: Scope,
+        errors: &mut Vec<Diagnostic>,
+    ) {
+        let at = file.at(pattern.span(), "");
+        if let Err(error) = matcher::check(pattern.get_ref(), kind) {
+            errors.push(file.at(pattern.span(), format!("invalid pattern '{}': {}", pattern.get_ref(), error.0)));
+            return;
+        }
+        self.rules.push(Rule {
+            action,
+            pattern: pattern.get_ref().clone(),
+            kind,
+            scope,
+            origin: Origin { file: name.clone(), line: at.line },
+        });
+    }
+
+    fn finish(self, sources: &[PolicySource]) -> Result<CompiledPolicy, Vec<Diagnostic>> {
+        let patterns = PatternSet::new(self.rules.iter().map(|r| (r.pattern.as_str(), r.kind)))
+            .map_err(|(index, error)| {
+                let origin = &self.rules[index].origin;
+                vec![Diagnostic {
+                    file: PathBuf::from(origin.file.as_ref()),
+                    line: origin.line,
+                    col: 1,
+                    message: error.0,
+                    source_line: None,
+                }]
+            })?;
+        let mut hasher = Sha256::new();
+        for source in sources {
+            hasher.update(source.path.display().to_string().as_bytes());
+            hasher.update([0]);
+            hasher.update(source.text.as_bytes());
+            hasher.update([0]);
+        }
+        Ok(CompiledPolicy {
+            rules: self.rules,
+            patterns,
+            default_max_steps: self.max_steps.unwrap_or(DEFAULT_MAX_STEPS),
+            default_tolerance: self.tolerance.unwrap_or(RiskTolerance::Moderate),
+            agent_sections: self.agent_sections,
+            hash: hex(&hasher.finalize()),
+            sources: sources.iter().map(|s| s.path.display().to_string()).collect(),
+        })
+    }
+}
+
+/// An `element_name` glob: `*` and `?`, matched against the whole name,
+/// case-sensitively.
+fn agent_glob(pattern: &str) -> Option<Regex> {
+    if pattern.is_empty() {
+        return None;
+    }
+    let body: String = pattern
+        .chars()
+        .map(|c| match c {
+            '*' => ".*".to_owned(),
+            '?' => ".".to_owned(),
+            other => regex::escape(&other.to_string()),
+        })
+        .collect();
+    Regex::new(&format!(r"(?s)\A{body}\z")).ok()
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

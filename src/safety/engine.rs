@@ -1,0 +1,568 @@
+//! The safety loop's stateful side: executions, hard blocks, pauses and
+//! notifications around the pure evaluator.
+//!
+//! Each operation is one write transaction: the agent's block, session and
+//! execution are read, the step is evaluated, and its effects and audit row
+//! are committed together. When a step creates a block or a challenge, a
+//! `synchronous=FULL` barrier follows the commit before the directive is
+//! returned, so nothing is announced that a power cut could undo.
+//!
+//! Hard blocks are per agent and durable; they also taint the MCP session
+//! that triggered them, so an agent cannot shed its block by reporting
+//! under another name in the same session. Pauses (approval, verification,
+//! step limit, failure) are per agent and live in memory: they end when a
+//! human decides, when their challenge expires (approval and verification),
+//! or never on their own (step limit).
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex, MutexGuard},
+};
+
+use rusqlite::Transaction;
+use serde_json::{Map, Value, json};
+
+use crate::{
+    config::LoopMode,
+    policy::CompiledPolicy,
+    protocol::{error::AqlError, registry::{CallContext, OperationResult}},
+    store::{
+        Store, StoreError,
+        audit::{self, AuditEntry},
+        now_ms,
+        records::{self, BlockRow, ChallengeKind, ChallengeRow, EventRow, ExecutionRow},
+        rfc3339,
+    },
+};
+
+use super::{
+    directive::{Directive, Notification, NotificationKind, SafetyTier},
+    evaluator::{Evaluation, Outcome, PauseKind, StepFacts, Verdict, evaluate_step},
+    lifecycle::{AnyExecution, Execution, NewExecution},
+};
+
+/// How the loop is run.
+#[derive(Debug, Clone, Copy)]
+pub struct LoopConfig {
+    pub mode: LoopMode,
+    /// How long a verification or approval challenge stays open.
+    pub challenge_ttl_ms: i64,
+}
+
+#[derive(Debug, Clone)]
+struct Pause {
+    kind: PauseKind,
+    challenge_id: String,
+    challenge_kind: ChallengeKind,
+    reason: String,
+    /// `None`: only a human ends it.
+    expires_at: Option<i64>,
+}
+
+pub struct ExecuteRequest {
+    pub agent: String,
+    pub goal: Option<String>,
+    pub max_steps: Option<u32>,
+}
+
+pub struct StepRequest {
+    pub agent: String,
+    pub hint: String,
+    pub outcome: Option<Outcome>,
+    pub agent_risk: Option<u8>,
+}
+
+pub struct FinishRequest {
+    pub agent: String,
+    pub outcome: Option<Outcome>,
+    pub text: Option<String>,
+}
+
+/// What a step's transaction decided, and what must follow its commit.
+struct StepResult {
+    directive: Directive,
+    needs_sync: bool,
+    taints_session: bool,
+    new_pause: Option<Pause>,
+    expired_pause: bool,
+}
+
+pub struct SafetyLoop {
+    store: Arc<Store>,
+    policy: Arc<CompiledPolicy>,
+    config: LoopConfig,
+    pid: u32,
+    pauses: Mutex<HashMap<String, Pause>>,
+    /// Sessions that triggered a hard block, and the blocked agent.
+    tainted: Mutex<HashMap<String, String>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // The maps hold plain data updated in single statements: a panic
+    // elsewhere cannot leave them half-changed.
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn internal(error: StoreError) -> AqlError {
+    tracing::error!(%error, "safety state store failed");
+    AqlError::internal("safety state unavailable")
+}
+
+fn process_alive(pid: u32) -> bool {
+    if cfg!(target_os = "linux") { std::path::Path::new(&format!("/proc/{pid}")).exists() } else { true }
+}
+
+impl SafetyLoop {
+    pub fn new(store: Arc<Store>, policy: Arc<CompiledPolicy>, config: LoopConfig) -> Self {
+        Self {
+            store,
+            policy,
+            config,
+            pid: std::process::id(),
+            pauses: Mutex::new(HashMap::new()),
+            tainted: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn mode(&self) -> LoopMode {
+        self.config.mode
+    }
+
+    pub fn policy(&self) -> &CompiledPolicy {
+        &self.policy
+    }
+
+    fn audit(&self, tx: &Transaction<'_>, entry: AuditEntry<'_>) -> Result<i64, StoreError> {
+        audit::append(tx, &AuditEntry { policy_hash: self.policy.hash(), ..entry })
+    }
+
+    /// The block that applies to `agent` in this session: its own, or that
+    /// of the agent whose block tainted the session.
+    fn block_for(&self, tx: &Transaction<'_>, call: &CallContext, agent: &str) -> Result<Option<BlockRow>, StoreError> {
+        if let Some(block) = records::block_of(tx, agent)? {
+            return Ok(Some(block));
+        }
+        let tainter = lock(&self.tainted).get(&call.session_id).cloned();
+        if let Some(other) = tainter {
+            match records::block_of(tx, &other)? {
+                Some(block) => return Ok(Some(block)),
+                None => {
+                    lock(&self.tainted).remove(&call.session_id);
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// The agent's non-terminal execution; one left by a process that died
+    /// is failed on the way, as its session is over (spec 2.3.3).
+    fn active_execution(&self, tx: &Transaction<'_>, agent: &str, now: i64) -> Result<Option<ExecutionRow>, StoreError> {
+        let Some(row) = records::active_execution(tx, agent)? else { return Ok(None) };
+        if row.owner_pid == self.pid || process_alive(row.owner_pid) {
+            return Ok(Some(row));
+        }
+        if let Ok(running) = AnyExecution::from_row(row.clone())?.running("failed") {
+            let failed = running.fail(now, Some("the safety-dongle process serving it exited".into()));
+            records::update_execution(tx, failed.row())?;
+            self.audit(tx, AuditEntry { agent, execution_id: Some(&row.id), event: "abandon", decision: "failed", ..Default::default() })?;
+        }
+        Ok(None)
+    }
+
+    /// `execute_agent`: starts a monitored execution.
+    pub fn execute(&self, call: &CallContext, request: ExecuteRequest) -> OperationResult {
+        let now = now_ms();
+        let settings = self.policy.settings_for(&request.agent);
+        let max_steps = request.max_steps.map_or(settings.max_steps, |asked| asked.min(settings.max_steps));
+        let agent = request.agent.as_str();
+        self.store
+            .write(|tx| {
+                if let Some(block) = self.block_for(tx, call, agent)? {
+                    self.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "execute", decision: "refused", stage: Some("block"), ..Default::default() })?;
+                    return Ok(Err(AqlError::agent_blocked(&block.agent, &block.challenge_id, &block.reason)));
+                }
+                if let Some(active) = self.active_execution(tx, agent, now)? {
+                    return Ok(Err(AqlError::execution_exists(agent, &active.id)));
+                }
+                let execution = Execution::new(NewExecution {
+                    id: uuid::Uuid::new_v4().to_string(),
+                    agent: agent.to_owned(),
+                    max_steps,
+                    started_at: now,
+                    owner_pid: self.pid,
+                    session_id: call.session_id.clone(),
+                    event_cursor: records::last_event_id(tx)?,
+                    goal: request.goal.clone(),
+                })
+                .start();
+                records::insert_execution(tx, execution.row())?;
+                self.audit(tx, AuditEntry { agent, execution_id: Some(&execution.row().id), session_id: Some(&call.session_id), event: "execute", decision: "started", ..Default::default() })?;
+                let mut state = execution_json(execution.row());
+                state["riskTolerance"] = settings.tolerance.name().into();
+                state["safetyLoop"] = mode_name(self.config.mode).into();
+                Ok(Ok(state))
+            })
+            .map_err(internal)?
+    }
+
+    /// `record_execution_step`: evaluates the reported action and answers
+    /// with an `AutonomyDirective`. Store failures answer with a refusal,
+    /// never with permission to go on.
+    pub fn step(&self, call: &CallContext, request: StepRequest) -> OperationResult {
+        let now = now_ms();
+        let result = self.store.write(|tx| self.step_in(tx, call, &request, now));
+        let result = match result {
+            Ok(result) => result,
+            Err(error) => {
+                tracing::error!(%error, "safety state store failed during a step");
+                return Ok(Directive::refuse(
+                    "Safety state unavailable: refusing to continue",
+                    "the safety state store could not record this step; fail closed",
+                )
+                .to_json());
+            }
+        };
+        if result.needs_sync
+            && let Err(error) = self.store.sync_barrier()
+        {
+            tracing::error!(%error, "could not make a block or challenge durable");
+            return Ok(Directive::refuse("Safety state unavailable: refusing to continue", "the block could not be made durable; fail closed").to_json());
+        }
+        if result.taints_session {
+            lock(&self.tainted).insert(call.session_id.clone(), request.agent.clone());
+        }
+        let mut pauses = lock(&self.pauses);
+        if result.expired_pause {
+            pauses.remove(&request.agent);
+        }
+        if let Some(pause) = result.new_pause {
+            pauses.insert(request.agent.clone(), pause);
+        }
+        Ok(result.directive.to_json())
+    }
+
+    fn step_in(&self, tx: &Transaction<'_>, call: &CallContext, request: &StepRequest, now: i64) -> Result<StepResult, StoreError> {
+        let agent = request.agent.as_str();
+        let hint = Some(request.hint.as_str());
+        let session = Some(call.session_id.as_str());
+        let plain = |directive| StepResult { directive, needs_sync: false, taints_session: false, new_pause: None, expired_pause: false };
+        let enforcing = self.config.mode == LoopMode::Enforcing;
+
+        if let Some(block) = self.block_for(tx, call, agent)? {
+            let mut directive = Directive::refuse(
+                format!("Agent '{}' is hard-blocked: {}. Wait for a human to complete challenge {}", block.agent, block.reason, block.challenge_id),
+                format!("agent '{}' is hard-blocked until a human completes challenge {}", block.agent, block.challenge_id),
+            );
+            directive.stopped = true;
+            directive.notifications.push(self.notification(NotificationKind::DangerZone, &block.reason, [("verificationId", block.challenge_id.as_str()), ("agent", block.agent.as_str())], now));
+            let directive = self.apply_mode(directive);
+            self.audit(tx, AuditEntry { agent, session_id: session, event: "step", hint, decision: decision_name(&directive), stage: Some("block"), ..Default::default() })?;
+            return Ok(plain(directive));
+        }
+
+        let Some(row) = self.active_execution(tx, agent, now)? else {
+            let directive = Directive::refuse(
+                format!("Agent '{agent}' has no running execution: call execute_agent first"),
+                "no running execution for this agent",
+            );
+            self.audit(tx, AuditEntry { agent, session_id: session, event: "step", hint, decision: "refused", stage: Some("lifecycle"), ..Default::default() })?;
+            return Ok(plain(directive));
+        };
+        let execution_id = row.id.clone();
+        let mut execution = match AnyExecution::from_row(row)?.running("stepped") {
+            Ok(execution) => execution,
+            Err(_) => return Err(StoreError::Inconsistent("an active execution is not running")),
+        };
+        let step = execution.record_step();
+        let max_steps = execution.row().max_steps;
+        let notifications = self.deliver_events(tx, &mut execution, agent, now)?;
+
+        if matches!(self.config.mode, LoopMode::Logging | LoopMode::Disabled) {
+            let factor = match self.config.mode {
+                LoopMode::Logging => "logging mode: action recorded, not evaluated",
+                _ => "safety loop disabled: action not evaluated",
+            };
+            let directive = Directive { proceed: true, factors: vec![factor.into()], stopped: false, reason: None, steps_remaining: None, next_step_risk: None, notifications };
+            records::update_execution(tx, execution.row())?;
+            self.audit(tx, AuditEntry { agent, execution_id: Some(&execution_id), session_id: session, event: "step", hint, decision: mode_name(self.config.mode), ..Default::default() })?;
+            return Ok(plain(directive));
+        }
+
+        let mut expired_pause = false;
+        let pending = lock(&self.pauses).get(agent).cloned();
+        if let Some(pause) = pending.filter(|_| enforcing) {
+            if pause.expires_at.is_some_and(|at| at <= now) {
+                records::set_challenge_status(tx, &pause.challenge_id, "expired")?;
+                expired_pause = true;
+            } else {
+                let mut directive = Directive::refuse(
+                    format!("Waiting for a human: {} {} ({})", pause.challenge_kind.name(), pause.challenge_id, pause.reason),
+                    format!("{} {} is still waiting for a human", pause.challenge_kind.name(), pause.challenge_id),
+                );
+                directive.steps_remaining = Some(max_steps.saturating_sub(step));
+                directive.notifications = notifications;
+                directive.notifications.push(self.pause_notification(&pause, now));
+                records::update_execution(tx, execution.row())?;
+                self.audit(tx, AuditEntry { agent, execution_id: Some(&execution_id), session_id: session, event: "step", hint, decision: "pause", stage: Some("pending"), ..Default::default() })?;
+                return Ok(plain(directive));
+            }
+        }
+
+        let facts = StepFacts { agent, hint: &request.hint, outcome: request.outcome, step, max_steps, agent_risk: request.agent_risk };
+        let evaluation = evaluate_step(&self.policy, &facts);
+        let mut directive = Directive {
+            proceed: evaluation.verdict == Verdict::Continue,
+            factors: evaluation.factors.clone(),
+            stopped: evaluation.verdict == Verdict::Stop,
+            reason: evaluation.reason.clone(),
+            steps_remaining: Some(max_steps.saturating_sub(step)),
+            next_step_risk: Some(evaluation.tier),
+            notifications,
+        };
+        let rule = evaluation.rule.map(|i| self.policy.rule(i).describe());
+        let stage = format!("stage {}", evaluation.stage.number());
+        let mut result = StepResult { directive: directive.clone(), needs_sync: false, taints_session: false, new_pause: None, expired_pause };
+
+        if enforcing {
+            match evaluation.verdict {
+                Verdict::Continue | Verdict::Pause(PauseKind::FailClosed) => {}
+                Verdict::Stop => {
+                    let challenge_id = self.hard_block(tx, agent, &request.hint, &evaluation, rule.as_deref(), now)?;
+                    execution.advance_cursor(records::last_event_id(tx)?);
+                    let reason = evaluation.reason.clone().unwrap_or_default();
+                    directive.notifications.push(self.notification(NotificationKind::DangerZone, &reason, [("verificationId", challenge_id.as_str()), ("agent", agent)], now));
+                    result.needs_sync = true;
+                    result.taints_session = true;
+                }
+                Verdict::Pause(kind) => {
+                    let pause = self.open_pause(tx, agent, &request.hint, kind, evaluation.reason.clone().unwrap_or_default(), now)?;
+                    directive.notifications.push(self.pause_notification(&pause, now));
+                    result.needs_sync = true;
+                    result.new_pause = Some(pause);
+                }
+            }
+        }
+        let directive = self.apply_mode(directive);
+        records::update_execution(tx, execution.row())?;
+        self.audit(tx, AuditEntry {
+            agent,
+            execution_id: Some(&execution_id),
+            session_id: session,
+            event: "step",
+            hint,
+            decision: decision_name(&directive),
+            stage: Some(&stage),
+            rule: rule.as_deref(),
+            ..Default::default()
+        })?;
+        result.directive = directive;
+        Ok(result)
+    }
+
+    /// Records a hard block: a durable challenge, the block itself, and the
+    /// danger-zone broadcast. Returns the challenge id.
+    fn hard_block(&self, tx: &Transaction<'_>, agent: &str, hint: &str, evaluation: &Evaluation, rule: Option<&str>, now: i64) -> Result<String, StoreError> {
+        let challenge_id = uuid::Uuid::new_v4().to_string();
+        let reason = evaluation.reason.clone().unwrap_or_else(|| "hard block".into());
+        records::insert_challenge(tx, &ChallengeRow {
+            id: challenge_id.clone(),
+            agent: agent.to_owned(),
+            kind: ChallengeKind::DangerZone.name().into(),
+            action: hint.to_owned(),
+            reason: reason.clone(),
+            created_at: now,
+            expires_at: now + self.config.challenge_ttl_ms,
+            status: "pending".into(),
+            durable: true,
+            owner_pid: self.pid,
+        })?;
+        records::insert_block(tx, &BlockRow { agent: agent.to_owned(), challenge_id: challenge_id.clone(), reason: reason.clone(), rule: rule.map(str::to_owned), blocked_at: now })?;
+        records::insert_event(tx, &EventRow {
+            id: 0,
+            agent: None,
+            kind: NotificationKind::DangerZone.name().into(),
+            message: format!("Agent '{agent}' was hard-blocked: {reason}"),
+            metadata: json!({ "verificationId": challenge_id, "agent": agent, "reason": reason }).to_string(),
+            created_at: now,
+        })?;
+        Ok(challenge_id)
+    }
+
+    /// Records the challenge behind a pause and returns the pause.
+    fn open_pause(&self, tx: &Transaction<'_>, agent: &str, hint: &str, kind: PauseKind, reason: String, now: i64) -> Result<Pause, StoreError> {
+        let challenge_kind = if kind == PauseKind::Verification { ChallengeKind::Verify } else { ChallengeKind::Approval };
+        let expires_at = (kind != PauseKind::StepLimit).then_some(now + self.config.challenge_ttl_ms);
+        let pause = Pause { kind, challenge_id: uuid::Uuid::new_v4().to_string(), challenge_kind, reason, expires_at };
+        records::insert_challenge(tx, &ChallengeRow {
+            id: pause.challenge_id.clone(),
+            agent: agent.to_owned(),
+            kind: challenge_kind.name().into(),
+            action: hint.to_owned(),
+            reason: pause.reason.clone(),
+            created_at: now,
+            expires_at: expires_at.unwrap_or(i64::MAX),
+            status: "pending".into(),
+            durable: false,
+            owner_pid: self.pid,
+        })?;
+        Ok(pause)
+    }
+
+    fn pause_notification(&self, pause: &Pause, now: i64) -> Notification {
+        let id_key = if pause.challenge_kind == ChallengeKind::Verify { "verificationId" } else { "approvalId" };
+        let level = match pause.kind {
+            PauseKind::StepLimit => "step_limit",
+            PauseKind::PreviousFailure => "previous_failure",
+            PauseKind::Verification => "verify",
+            PauseKind::Approval | PauseKind::FailClosed => "confirm",
+        };
+        self.notification(NotificationKind::AutonomyPause, &pause.reason, [(id_key, pause.challenge_id.as_str()), ("level", level)], now)
+    }
+
+    fn notification<const N: usize>(&self, kind: NotificationKind, message: &str, metadata: [(&str, &str); N], now: i64) -> Notification {
+        Notification {
+            kind,
+            message: message.to_owned(),
+            metadata: metadata.into_iter().map(|(k, v)| (k.to_owned(), Value::from(v))).collect(),
+            timestamp: rfc3339(now),
+        }
+    }
+
+    /// Pull-based notifications (spec 8.7.3): events since the execution's
+    /// cursor, addressed to this agent or broadcast.
+    fn deliver_events(&self, tx: &Transaction<'_>, execution: &mut Execution<super::lifecycle::state::Running>, agent: &str, now: i64) -> Result<Vec<Notification>, StoreError> {
+        let events = records::events_after(tx, execution.row().event_cursor, agent)?;
+        let mut notifications = Vec::with_capacity(events.len());
+        for event in events {
+            execution.advance_cursor(event.id);
+            let metadata = match serde_json::from_str::<Value>(&event.metadata) {
+                Ok(Value::Object(map)) => map,
+                _ => Map::new(),
+            };
+            notifications.push(Notification {
+                kind: NotificationKind::parse(&event.kind).unwrap_or(NotificationKind::Status),
+                message: event.message,
+                metadata,
+                timestamp: rfc3339(event.created_at.min(now)),
+            });
+        }
+        Ok(notifications)
+    }
+
+    /// Monitoring mode never holds an agent back; it says what it would do.
+    fn apply_mode(&self, mut directive: Directive) -> Directive {
+        if self.config.mode != LoopMode::Monitoring || directive.proceed {
+            return directive;
+        }
+        let would = if directive.stopped { "stop" } else { "pause" };
+        directive.reason = Some(format!("monitoring mode (advisory): would {would}: {}", directive.reason.unwrap_or_default()));
+        directive.factors.push(format!("monitoring mode: directive is advisory, the agent may proceed (would {would})"));
+        directive.proceed = true;
+        directive.stopped = false;
+        directive
+    }
+
+    /// `complete_execution` (or `failed` when the outcome is a failure).
+    pub fn complete(&self, call: &CallContext, request: FinishRequest) -> OperationResult {
+        self.finish(call, request, "complete")
+    }
+
+    /// `abort_execution`.
+    pub fn abort(&self, call: &CallContext, request: FinishRequest) -> OperationResult {
+        self.finish(call, request, "abort")
+    }
+
+    fn finish(&self, call: &CallContext, request: FinishRequest, event: &'static str) -> OperationResult {
+        let now = now_ms();
+        let agent = request.agent.as_str();
+        self.store
+            .write(|tx| {
+                if let Some(block) = self.block_for(tx, call, agent)? {
+                    self.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event, decision: "refused", stage: Some("block"), ..Default::default() })?;
+                    return Ok(Err(AqlError::agent_blocked(&block.agent, &block.challenge_id, &block.reason)));
+                }
+                let Some(row) = self.active_execution(tx, agent, now)? else {
+                    return Ok(Err(AqlError::no_active_execution(agent)));
+                };
+                let execution = AnyExecution::from_row(row)?;
+                let finished = match (event, request.outcome) {
+                    ("abort", _) => execution.cancel(now, request.text.clone()).map(Execution::into_row),
+                    (_, Some(Outcome::Failure)) => execution.running("failed").map(|e| e.fail(now, request.text.clone()).into_row()),
+                    _ => execution.running("completed").map(|e| e.complete(now, request.text.clone()).into_row()),
+                };
+                let row = match finished {
+                    Ok(row) => row,
+                    Err(error) => return Ok(Err(AqlError::bad_value(event, "element_name", &format!("names an execution that {error}")))),
+                };
+                records::update_execution(tx, &row)?;
+                self.audit(tx, AuditEntry { agent, execution_id: Some(&row.id), session_id: Some(&call.session_id), event, decision: &row.status, ..Default::default() })?;
+                Ok(Ok(execution_json(&row)))
+            })
+            .map_err(internal)?
+    }
+
+    /// `get_execution_state`: the agent's latest execution, its block and
+    /// any pause waiting for a human. Reading is allowed while blocked.
+    pub fn state(&self, agent: &str) -> OperationResult {
+        let (row, block) = self
+            .store
+            .read(|tx| Ok((records::latest_execution(tx, agent)?, records::block_of(tx, agent)?)))
+            .map_err(internal)?;
+        let Some(row) = row else {
+            return Err(AqlError::no_active_execution(agent));
+        };
+        let mut state = execution_json(&row);
+        state["blocked"] = block.is_some().into();
+        if let Some(block) = block {
+            state["verificationId"] = block.challenge_id.into();
+            state["blockReason"] = block.reason.into();
+        }
+        if let Some(pause) = lock(&self.pauses).get(agent) {
+            let key = if pause.challenge_kind == ChallengeKind::Verify { "verificationId" } else { "approvalId" };
+            state["pending"] = json!({ "kind": pause.challenge_kind.name(), key: pause.challenge_id, "reason": pause.reason });
+        }
+        Ok(state)
+    }
+}
+
+/// Spec 8.4.3's state format, plus step counts.
+fn execution_json(row: &ExecutionRow) -> Value {
+    let mut state = json!({
+        "execution_id": row.id,
+        "element_name": row.agent,
+        "status": row.status,
+        "started_at": rfc3339(row.started_at),
+        "steps": row.steps,
+        "maxAutonomousSteps": row.max_steps,
+        "stepsRemaining": row.max_steps.saturating_sub(row.steps),
+    });
+    if let Some(at) = row.finished_at {
+        state["finished_at"] = rfc3339(at).into();
+    }
+    if let Some(summary) = &row.summary {
+        state["summary"] = summary.clone().into();
+    }
+    state
+}
+
+fn decision_name(directive: &Directive) -> &'static str {
+    match (directive.proceed, directive.stopped) {
+        (true, _) => "continue",
+        (false, true) => "stop",
+        (false, false) => "pause",
+    }
+}
+
+pub fn mode_name(mode: LoopMode) -> &'static str {
+    match mode {
+        LoopMode::Enforcing => "enforcing",
+        LoopMode::Monitoring => "monitoring",
+        LoopMode::Logging => "logging",
+        LoopMode::Disabled => "disabled",
+    }
+}
+
+/// The tier names, for introspection.
+pub fn tier_names() -> Vec<&'static str> {
+    [SafetyTier::Advisory, SafetyTier::Confirm, SafetyTier::Verify, SafetyTier::DangerZone].map(SafetyTier::name).to_vec()
+}

@@ -1,0 +1,216 @@
+//! The five-stage evaluator (spec 8.7.2, DESIGN.md 4): pure, no state, no
+//! I/O. Stages run in order and the first that decides ends evaluation:
+//!
+//! 1. step limit; 2. previous outcome; 3. patterns (deny > requiresApproval
+//! > autoApprove); 4. safety tier from the risk score; 5. risk tolerance.
+//!
+//! Every stage reports what it saw, so `safety-dongle eval` can explain a
+//! decision stage by stage, and the deciding stage names its rule with file
+//! and line in the directive's `factors`. A hint too long to analyse is
+//! refused (fail closed) at stage 3, never waved through.
+
+mod outcome;
+mod patterns;
+mod step_limit;
+mod tier;
+mod tolerance;
+
+use crate::policy::{AgentSettings, CompiledPolicy, Matches, text};
+
+use super::directive::SafetyTier;
+
+/// The result of the previous step, as the agent reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Success,
+    Failure,
+    Skipped,
+}
+
+impl Outcome {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "success" => Some(Self::Success),
+            "failure" => Some(Self::Failure),
+            "skipped" => Some(Self::Skipped),
+            _ => None,
+        }
+    }
+}
+
+/// What the evaluator is told about one step.
+#[derive(Debug, Clone, Copy)]
+pub struct StepFacts<'a> {
+    pub agent: &'a str,
+    pub hint: &'a str,
+    pub outcome: Option<Outcome>,
+    /// This step's number in its execution, from 1.
+    pub step: u32,
+    /// The limit in force (the policy's, possibly lowered by the agent).
+    pub max_steps: u32,
+    /// A risk score the agent assessed itself; it can only raise ours.
+    pub agent_risk: Option<u8>,
+}
+
+/// Why the agent must not go on without a human.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PauseKind {
+    StepLimit,
+    PreviousFailure,
+    /// A human must approve (requiresApproval, confirm tier, tolerance).
+    Approval,
+    /// A human must supply an out-of-band code (verify tier).
+    Verification,
+    /// The hint could not be analysed.
+    FailClosed,
+}
+
+/// The decision. Deliberately not a bool.
+#[must_use]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Continue,
+    Pause(PauseKind),
+    /// Hard block: deny pattern or danger-zone tier.
+    Stop,
+}
+
+/// The stages, numbered as in the spec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    StepLimit = 1,
+    PreviousOutcome = 2,
+    Patterns = 3,
+    SafetyTier = 4,
+    RiskTolerance = 5,
+}
+
+impl Stage {
+    pub fn number(self) -> u8 {
+        self as u8
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::StepLimit => "step limit",
+            Self::PreviousOutcome => "previous outcome",
+            Self::Patterns => "patterns",
+            Self::SafetyTier => "safety tier",
+            Self::RiskTolerance => "risk tolerance",
+        }
+    }
+}
+
+/// A stage's decision.
+#[derive(Debug, Clone)]
+pub struct Decided {
+    pub verdict: Verdict,
+    pub reason: Option<String>,
+    /// The rule that decided, as an index into the policy's rules.
+    pub rule: Option<usize>,
+    pub factors: Vec<String>,
+}
+
+/// What one stage saw and, if it decided, its decision.
+#[derive(Debug, Clone)]
+pub struct StageReport {
+    pub stage: Stage,
+    pub summary: String,
+    pub decided: Option<Decided>,
+}
+
+/// Everything the stages share, computed once.
+pub struct StageInput<'a> {
+    pub policy: &'a CompiledPolicy,
+    pub facts: &'a StepFacts<'a>,
+    pub settings: AgentSettings,
+    /// `None` when the hint is too long to analyse.
+    pub matches: Option<Matches>,
+    pub hint_bytes: usize,
+    pub score: u8,
+}
+
+/// The full result: the verdict, its provenance, and every stage's report.
+#[derive(Debug, Clone)]
+pub struct Evaluation {
+    pub verdict: Verdict,
+    /// The deciding stage (stage 5 when every stage let the step through).
+    pub stage: Stage,
+    pub rule: Option<usize>,
+    pub reason: Option<String>,
+    pub factors: Vec<String>,
+    pub score: u8,
+    pub tier: SafetyTier,
+    pub trace: Vec<StageReport>,
+}
+
+type StageFn = fn(&StageInput<'_>) -> StageReport;
+
+const PIPELINE: [StageFn; 5] = [step_limit::run, outcome::run, patterns::run, tier::run, tolerance::run];
+
+/// Evaluates one step against the policy.
+pub fn evaluate_step(policy: &CompiledPolicy, facts: &StepFacts<'_>) -> Evaluation {
+    let settings = policy.settings_for(facts.agent);
+    let matches = text::variants(facts.hint).ok().map(|variants| policy.matches(&variants, &settings));
+    let score = risk_score(policy, matches.as_ref(), facts.agent_risk);
+    let input = StageInput { policy, facts, settings, matches, hint_bytes: facts.hint.len(), score };
+    let mut trace = Vec::with_capacity(PIPELINE.len());
+    for stage in PIPELINE {
+        let report = stage(&input);
+        let decided = report.decided.clone();
+        let at = report.stage;
+        trace.push(report);
+        if let Some(decided) = decided {
+            return finish(&input, at, decided, trace);
+        }
+    }
+    // Stage 5 always decides; reaching here would be a pipeline bug, and the
+    // safe answer to a bug is a pause.
+    let decided = Decided {
+        verdict: Verdict::Pause(PauseKind::FailClosed),
+        reason: Some("evaluation did not reach a decision".into()),
+        rule: None,
+        factors: vec!["evaluation did not reach a decision; refusing".into()],
+    };
+    finish(&input, Stage::RiskTolerance, decided, trace)
+}
+
+fn finish(input: &StageInput<'_>, stage: Stage, decided: Decided, trace: Vec<StageReport>) -> Evaluation {
+    let implied = match decided.verdict {
+        Verdict::Stop => SafetyTier::DangerZone,
+        Verdict::Pause(PauseKind::Verification) => SafetyTier::Verify,
+        Verdict::Pause(PauseKind::Approval) => SafetyTier::Confirm,
+        _ => SafetyTier::Advisory,
+    };
+    Evaluation {
+        verdict: decided.verdict,
+        stage,
+        rule: decided.rule,
+        reason: decided.reason,
+        factors: decided.factors,
+        score: input.score,
+        tier: SafetyTier::from_score(input.score).max(implied),
+        trace,
+    }
+}
+
+/// The highest score among matching risk rules, raised (never lowered) by
+/// the agent's own assessment.
+fn risk_score(policy: &CompiledPolicy, matches: Option<&Matches>, agent_risk: Option<u8>) -> u8 {
+    let policy_score = matches
+        .map(|m| m.risk.iter().filter_map(|&i| rule_score(policy, i)).max().unwrap_or(0))
+        .unwrap_or(0);
+    policy_score.max(agent_risk.unwrap_or(0).min(100))
+}
+
+fn rule_score(policy: &CompiledPolicy, index: usize) -> Option<u8> {
+    match policy.rule(index).action {
+        crate::policy::RuleAction::Risk { score, .. } => Some(score),
+        _ => None,
+    }
+}
+
+/// `stage 3: …` — the prefix every factor of a stage carries.
+fn factor(stage: Stage, text: impl std::fmt::Display) -> String {
+    format!("stage {}: {text}", stage.number())
+}

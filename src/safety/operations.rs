@@ -1,0 +1,226 @@
+//! The safety-loop operations as MCP-AQL operations, with the parameter
+//! names of DESIGN.md section 3 (snake_case, plus the spec's camelCase as
+//! aliases): `execute_agent`, `complete_execution`, `abort_execution` on
+//! EXECUTE, `record_execution_step` on CREATE, `get_execution_state` on
+//! READ. Each parses its parameters and hands them to the engine.
+
+use std::sync::Arc;
+
+use serde_json::json;
+
+use crate::protocol::{
+    error::AqlError,
+    params::{ParamSpec, ParamType},
+    registry::{CallContext, Category, Operation, OperationFuture, OperationResult, OperationSpec, Registry, RegistryError, ReturnType},
+    request::Params,
+    router::Router,
+    types::{TypeDef, TypeShape},
+};
+
+use super::{
+    engine::{ExecuteRequest, FinishRequest, SafetyLoop, StepRequest, tier_names},
+    evaluator::Outcome,
+    lifecycle::Status,
+};
+
+const MAX_AGENT_NAME: usize = 128;
+
+/// Registers the loop's operations and types.
+pub fn register(registry: &mut Registry, safety: Arc<SafetyLoop>) -> Result<(), RegistryError> {
+    for kind in [Kind::Execute, Kind::Step, Kind::Complete, Kind::Abort, Kind::State] {
+        registry.register(Arc::new(LoopOperation { spec: kind.spec(), kind, safety: safety.clone() }))?;
+    }
+    for def in types() {
+        registry.register_type(def);
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Execute,
+    Step,
+    Complete,
+    Abort,
+    State,
+}
+
+struct LoopOperation {
+    spec: OperationSpec,
+    kind: Kind,
+    safety: Arc<SafetyLoop>,
+}
+
+fn agent_param() -> ParamSpec {
+    ParamSpec::required("element_name", ParamType::String, "The agent's name; blocks and limits apply per agent")
+}
+
+fn outcome_param(description: &str) -> ParamSpec {
+    ParamSpec::optional("outcome", ParamType::String, description).one_of(&["success", "failure", "skipped"])
+}
+
+impl Kind {
+    fn spec(self) -> OperationSpec {
+        let (name, category, description, params, returns, example) = match self {
+            Kind::Execute => (
+                "execute_agent",
+                Category::Execute,
+                "Start a monitored execution: from now on report every action with record_execution_step before taking it",
+                vec![
+                    agent_param(),
+                    ParamSpec::optional("parameters", ParamType::Object, "Execution parameters, e.g. { goal: \"...\" }"),
+                    ParamSpec::optional("max_autonomous_steps", ParamType::Integer, "Lower the policy's step limit for this execution (never raises it)")
+                        .alias("maxAutonomousSteps"),
+                ],
+                ("ExecutionState", "object", "The new execution, running"),
+                json!({ "element_name": "coder", "parameters": { "goal": "fix the failing test" } }),
+            ),
+            Kind::Step => (
+                "record_execution_step",
+                Category::Create,
+                "Report the action you are about to take and get an AutonomyDirective: proceed only if continue is true",
+                vec![
+                    agent_param(),
+                    ParamSpec::required("next_action_hint", ParamType::String, "The action you intend to take next, specifically (command, tool and target)")
+                        .alias("nextActionHint"),
+                    ParamSpec::optional("step_description", ParamType::String, "What the step just completed did").alias("stepDescription"),
+                    outcome_param("Result of the previous step; failure pauses the agent"),
+                    ParamSpec::optional("findings", ParamType::String, "Observations from the completed step"),
+                    ParamSpec::optional("risk_score", ParamType::Integer, "Your own 0-100 risk estimate; can raise the computed score, never lower it")
+                        .alias("riskScore"),
+                ],
+                ("AutonomyDirective", "object", "Whether to proceed, and why"),
+                json!({ "element_name": "coder", "next_action_hint": "executing shell command: cargo test", "outcome": "success" }),
+            ),
+            Kind::Complete => (
+                "complete_execution",
+                Category::Execute,
+                "Finish the agent's execution normally (outcome failure marks it failed)",
+                vec![agent_param(), outcome_param("How the execution ended"), ParamSpec::optional("summary", ParamType::String, "What was done")],
+                ("ExecutionState", "object", "The finished execution"),
+                json!({ "element_name": "coder", "outcome": "success", "summary": "tests pass" }),
+            ),
+            Kind::Abort => (
+                "abort_execution",
+                Category::Execute,
+                "Cancel the agent's execution, e.g. after a stop directive",
+                vec![agent_param(), ParamSpec::optional("reason", ParamType::String, "Why it was aborted")],
+                ("ExecutionState", "object", "The cancelled execution"),
+                json!({ "element_name": "coder", "reason": "user asked to stop" }),
+            ),
+            Kind::State => (
+                "get_execution_state",
+                Category::Read,
+                "The agent's latest execution, whether it is blocked, and any request waiting for a human",
+                vec![agent_param()],
+                ("ExecutionState", "object", "Execution state, block and pending request"),
+                json!({ "element_name": "coder" }),
+            ),
+        };
+        OperationSpec {
+            name: name.into(),
+            category,
+            description: description.into(),
+            params,
+            returns: ReturnType { name: returns.0, kind: returns.1, description: returns.2 },
+            examples: vec![(description.into(), example)],
+        }
+    }
+}
+
+fn agent(operation: &str, params: &Params) -> Result<String, AqlError> {
+    let name = params.str("element_name").unwrap_or_default();
+    if name.trim().is_empty() || name.chars().count() > MAX_AGENT_NAME || name.chars().any(char::is_control) {
+        return Err(AqlError::bad_value(operation, "element_name", &format!("must be 1 to {MAX_AGENT_NAME} printable characters")));
+    }
+    Ok(name.to_owned())
+}
+
+fn outcome(params: &Params) -> Option<Outcome> {
+    params.str("outcome").and_then(Outcome::parse)
+}
+
+fn bounded_integer(operation: &str, params: &Params, name: &str, range: std::ops::RangeInclusive<i64>) -> Result<Option<i64>, AqlError> {
+    let Some(value) = params.get(name) else { return Ok(None) };
+    let number = value.as_i64().or_else(|| value.as_f64().map(|f| f as i64));
+    match number {
+        Some(n) if range.contains(&n) => Ok(Some(n)),
+        _ => Err(AqlError::bad_value(operation, name, &format!("must be between {} and {}", range.start(), range.end()))),
+    }
+}
+
+impl LoopOperation {
+    fn run(&self, call: &CallContext, params: &Params) -> OperationResult {
+        let operation = self.spec.name.as_str();
+        let agent = agent(operation, params)?;
+        match self.kind {
+            Kind::Execute => {
+                let max_steps = bounded_integer(operation, params, "max_autonomous_steps", 1..=i64::from(u32::MAX))?;
+                let goal = params.get("parameters").and_then(|p| p.get("goal")).and_then(|g| g.as_str()).map(str::to_owned);
+                self.safety.execute(call, ExecuteRequest { agent, goal, max_steps: max_steps.and_then(|n| u32::try_from(n).ok()) })
+            }
+            Kind::Step => {
+                let agent_risk = bounded_integer(operation, params, "risk_score", 0..=100)?;
+                let hint = params.str("next_action_hint").unwrap_or_default().to_owned();
+                self.safety.step(call, StepRequest { agent, hint, outcome: outcome(params), agent_risk: agent_risk.and_then(|n| u8::try_from(n).ok()) })
+            }
+            Kind::Complete => self.safety.complete(call, FinishRequest { agent, outcome: outcome(params), text: params.str("summary").map(str::to_owned) }),
+            Kind::Abort => self.safety.abort(call, FinishRequest { agent, outcome: None, text: params.str("reason").map(str::to_owned) }),
+            Kind::State => self.safety.state(&agent),
+        }
+    }
+}
+
+impl Operation for LoopOperation {
+    fn spec(&self) -> &OperationSpec {
+        &self.spec
+    }
+
+    fn invoke<'a>(&'a self, _router: &'a Router, call: &'a CallContext, params: Params) -> OperationFuture<'a> {
+        Box::pin(std::future::ready(self.run(call, &params)))
+    }
+}
+
+fn types() -> Vec<TypeDef> {
+    use ParamType::{Array, Boolean, Integer, Object, String};
+    vec![
+        TypeDef {
+            name: "AutonomyDirective",
+            description: "The answer to record_execution_step: proceed only if continue is true",
+            shape: TypeShape::Object(vec![
+                ParamSpec::required("continue", Boolean, "Whether the agent may take the reported action"),
+                ParamSpec::required("factors", Array, "Why: the stage and rule that decided"),
+                ParamSpec::optional("stopped", Boolean, "Hard block: cease all actions until a human unblocks"),
+                ParamSpec::optional("reason", String, "Why the agent was paused or stopped"),
+                ParamSpec::optional("stepsRemaining", Integer, "Steps left before the step limit"),
+                ParamSpec::optional("nextStepRisk", String, "SafetyTier of the reported action"),
+                ParamSpec::optional("notifications", Array, "AgentNotification events since the last step"),
+            ]),
+        },
+        TypeDef { name: "SafetyTier", description: "Risk tier of an action", shape: TypeShape::Enum(tier_names()) },
+        TypeDef {
+            name: "AgentNotification",
+            description: "An event for the agent (pull-based)",
+            shape: TypeShape::Object(vec![
+                ParamSpec::required("type", String, "permission_pending, autonomy_pause, danger_zone, status or error"),
+                ParamSpec::required("message", String, "What happened"),
+                ParamSpec::optional("metadata", Object, "verificationId or approvalId, agent, level"),
+                ParamSpec::required("timestamp", String, "ISO 8601"),
+            ]),
+        },
+        TypeDef {
+            name: "ExecutionState",
+            description: "An execution (spec 8.4.3)",
+            shape: TypeShape::Object(vec![
+                ParamSpec::required("execution_id", String, "Unique id"),
+                ParamSpec::required("status", String, "An ExecutionStatus"),
+                ParamSpec::optional("started_at", String, "ISO 8601"),
+                ParamSpec::optional("finished_at", String, "ISO 8601, once terminal"),
+                ParamSpec::optional("steps", Integer, "Steps recorded"),
+                ParamSpec::optional("stepsRemaining", Integer, "Steps left before the step limit"),
+                ParamSpec::optional("blocked", Boolean, "Whether the agent is hard-blocked (get_execution_state)"),
+            ]),
+        },
+        TypeDef { name: "ExecutionStatus", description: "Execution lifecycle states", shape: TypeShape::Enum(Status::ALL.map(Status::name).to_vec()) },
+    ]
+}

@@ -1,0 +1,99 @@
+//! Schema migrations, applied in order by `PRAGMA user_version`.
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use super::StoreError;
+
+/// Each entry takes the schema from version `index` to `index + 1`.
+const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE executions (
+    id            TEXT PRIMARY KEY,
+    agent         TEXT NOT NULL,
+    status        TEXT NOT NULL,
+    steps         INTEGER NOT NULL,
+    max_steps     INTEGER NOT NULL,
+    started_at    INTEGER NOT NULL,
+    finished_at   INTEGER,
+    owner_pid     INTEGER NOT NULL,
+    session_id    TEXT NOT NULL,
+    event_cursor  INTEGER NOT NULL,
+    goal          TEXT,
+    summary       TEXT
+);
+CREATE INDEX executions_by_agent ON executions (agent, status);
+
+CREATE TABLE blocks (
+    agent         TEXT PRIMARY KEY,
+    challenge_id  TEXT NOT NULL,
+    reason        TEXT NOT NULL,
+    rule          TEXT,
+    blocked_at    INTEGER NOT NULL
+);
+
+CREATE TABLE challenges (
+    id            TEXT PRIMARY KEY,
+    agent         TEXT NOT NULL,
+    kind          TEXT NOT NULL,
+    action        TEXT NOT NULL,
+    reason        TEXT NOT NULL,
+    created_at    INTEGER NOT NULL,
+    expires_at    INTEGER NOT NULL,
+    status        TEXT NOT NULL,
+    durable       INTEGER NOT NULL,
+    owner_pid     INTEGER NOT NULL
+);
+CREATE INDEX challenges_by_agent ON challenges (agent, status);
+
+CREATE TABLE events (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    agent         TEXT,
+    kind          TEXT NOT NULL,
+    message       TEXT NOT NULL,
+    metadata      TEXT NOT NULL,
+    created_at    INTEGER NOT NULL
+);
+
+-- One row, rewritten by Store::sync_barrier: a write whose FULL commit
+-- flushes every earlier WAL frame to stable storage.
+CREATE TABLE durability (
+    id            INTEGER PRIMARY KEY CHECK (id = 1),
+    synced_at     INTEGER NOT NULL
+);
+
+CREATE TABLE audit (
+    seq           INTEGER PRIMARY KEY,
+    at            INTEGER NOT NULL,
+    agent         TEXT NOT NULL,
+    execution_id  TEXT,
+    session_id    TEXT,
+    event         TEXT NOT NULL,
+    hint          TEXT,
+    decision      TEXT NOT NULL,
+    stage         TEXT,
+    rule          TEXT,
+    policy_hash   TEXT NOT NULL,
+    prev_hash     TEXT NOT NULL,
+    hash          TEXT NOT NULL
+);
+CREATE INDEX audit_by_agent ON audit (agent, seq);
+CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
+    BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
+    BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+"#];
+
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+pub fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
+    let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let found: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    if found > SCHEMA_VERSION {
+        return Err(StoreError::NewerSchema { found, supported: SCHEMA_VERSION });
+    }
+    for (version, sql) in MIGRATIONS.iter().enumerate().skip(usize::try_from(found).unwrap_or(0)) {
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", version as i64 + 1)?;
+    }
+    tx.commit()?;
+    Ok(())
+}

@@ -1,0 +1,140 @@
+//! The dongle's durable state: one SQLite file in the data folder.
+//!
+//! WAL mode with `synchronous=NORMAL` for ordinary writes (a committed
+//! transaction survives the process being killed) and `synchronous=FULL`
+//! for [`Store::write_durable`], used for blocks, approvals and challenges
+//! (it also survives power loss). Writers take the lock up front
+//! (`BEGIN IMMEDIATE`), so several dongle processes can share one file and
+//! the audit chain stays linear. The schema version lives in
+//! `PRAGMA user_version`: older files are migrated, a newer one is refused,
+//! never reset.
+
+pub mod audit;
+mod migrations;
+pub mod records;
+
+use std::{
+    path::{Path, PathBuf},
+    sync::{Mutex, MutexGuard},
+    time::Duration,
+};
+
+use rusqlite::{Connection, Transaction, TransactionBehavior};
+
+pub use migrations::SCHEMA_VERSION;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("state database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("cannot create the data folder {path}: {source}")]
+    DataDir { path: PathBuf, source: std::io::Error },
+    #[error("the state database has schema version {found}, newer than this safety-dongle supports ({supported}); upgrade safety-dongle")]
+    NewerSchema { found: i64, supported: i64 },
+    #[error("the state database is inconsistent: {0}")]
+    Inconsistent(&'static str),
+}
+
+pub const DATABASE_FILE: &str = "state.db";
+
+/// The state database. Cheap to share behind an `Arc`; one connection,
+/// used by one thread at a time.
+pub struct Store {
+    connection: Mutex<Connection>,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database in `data_dir`.
+    pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
+        create_private_dir(data_dir)?;
+        let path = data_dir.join(DATABASE_FILE);
+        let mut connection = Connection::open(&path)?;
+        connection.busy_timeout(Duration::from_secs(10))?;
+        connection.pragma_update(None, "journal_mode", "WAL")?;
+        connection.pragma_update(None, "synchronous", "NORMAL")?;
+        connection.pragma_update(None, "foreign_keys", "ON")?;
+        migrations::migrate(&mut connection)?;
+        Ok(Self { connection: Mutex::new(connection), path })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Connection> {
+        // A panic while holding the lock cannot leave SQLite half-written
+        // (the transaction rolls back when dropped), so the connection is
+        // still sound after poisoning.
+        self.connection.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Runs `work` in a write transaction and commits it.
+    pub fn write<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let mut connection = self.lock();
+        let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let value = work(&tx)?;
+        tx.commit()?;
+        Ok(value)
+    }
+
+    /// Like [`Store::write`], but the commit is flushed to stable storage
+    /// before this returns (`synchronous=FULL`).
+    pub fn write_durable<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let mut connection = self.lock();
+        connection.pragma_update(None, "synchronous", "FULL")?;
+        let result = (|| {
+            let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let value = work(&tx)?;
+            tx.commit()?;
+            Ok(value)
+        })();
+        connection.pragma_update(None, "synchronous", "NORMAL")?;
+        result
+    }
+
+    /// Flushes every transaction committed so far to stable storage: a FULL
+    /// commit syncs the WAL file, which holds all earlier commits' frames.
+    /// Used after a normal commit that turned out to hold a block or a
+    /// challenge, before anyone is told about it.
+    pub fn sync_barrier(&self) -> Result<(), StoreError> {
+        self.write_durable(|tx| {
+            tx.prepare_cached("INSERT INTO durability (id, synced_at) VALUES (1, ?1) ON CONFLICT (id) DO UPDATE SET synced_at = ?1")?
+                .execute([now_ms()])?;
+            Ok(())
+        })
+    }
+
+    /// Runs `work` on a read snapshot.
+    pub fn read<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let mut connection = self.lock();
+        let tx = connection.transaction_with_behavior(TransactionBehavior::Deferred)?;
+        work(&tx)
+    }
+}
+
+fn create_private_dir(dir: &Path) -> Result<(), StoreError> {
+    let error = |source| StoreError::DataDir { path: dir.to_path_buf(), source };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(error)
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::create_dir_all(dir).map_err(error)
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// RFC 3339 UTC with milliseconds, for a time in Unix milliseconds.
+pub fn rfc3339(ms: i64) -> String {
+    let at = std::time::UNIX_EPOCH + Duration::from_millis(u64::try_from(ms).unwrap_or(0));
+    humantime::format_rfc3339_millis(at).to_string()
+}

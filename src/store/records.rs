@@ -1,0 +1,254 @@
+//! Typed access to the state tables, inside a caller's transaction:
+//! executions, hard blocks, challenges and the notification events.
+
+use rusqlite::{OptionalExtension, Row, Transaction, params};
+
+use crate::verify::Unblock;
+
+use super::StoreError;
+
+/// One execution of an agent (spec 8.4), as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecutionRow {
+    pub id: String,
+    pub agent: String,
+    pub status: String,
+    pub steps: u32,
+    pub max_steps: u32,
+    pub started_at: i64,
+    pub finished_at: Option<i64>,
+    pub owner_pid: u32,
+    pub session_id: String,
+    pub event_cursor: i64,
+    pub goal: Option<String>,
+    pub summary: Option<String>,
+}
+
+const EXECUTION_COLUMNS: &str =
+    "id, agent, status, steps, max_steps, started_at, finished_at, owner_pid, session_id, event_cursor, goal, summary";
+
+fn execution(row: &Row<'_>) -> rusqlite::Result<ExecutionRow> {
+    Ok(ExecutionRow {
+        id: row.get(0)?,
+        agent: row.get(1)?,
+        status: row.get(2)?,
+        steps: row.get(3)?,
+        max_steps: row.get(4)?,
+        started_at: row.get(5)?,
+        finished_at: row.get(6)?,
+        owner_pid: row.get(7)?,
+        session_id: row.get(8)?,
+        event_cursor: row.get(9)?,
+        goal: row.get(10)?,
+        summary: row.get(11)?,
+    })
+}
+
+/// The agent's execution that is not yet in a terminal state, if any.
+pub fn active_execution(tx: &Transaction<'_>, agent: &str) -> Result<Option<ExecutionRow>, StoreError> {
+    let sql = format!(
+        "SELECT {EXECUTION_COLUMNS} FROM executions WHERE agent = ?1 AND status IN ('pending', 'running') ORDER BY started_at DESC LIMIT 1"
+    );
+    Ok(tx.prepare_cached(&sql)?.query_row([agent], execution).optional()?)
+}
+
+/// The agent's most recent execution, in any state.
+pub fn latest_execution(tx: &Transaction<'_>, agent: &str) -> Result<Option<ExecutionRow>, StoreError> {
+    let sql = format!("SELECT {EXECUTION_COLUMNS} FROM executions WHERE agent = ?1 ORDER BY started_at DESC, rowid DESC LIMIT 1");
+    Ok(tx.prepare_cached(&sql)?.query_row([agent], execution).optional()?)
+}
+
+/// Every execution not in a terminal state.
+pub fn active_executions(tx: &Transaction<'_>) -> Result<Vec<ExecutionRow>, StoreError> {
+    let sql = format!("SELECT {EXECUTION_COLUMNS} FROM executions WHERE status IN ('pending', 'running') ORDER BY started_at");
+    let mut statement = tx.prepare_cached(&sql)?;
+    let rows = statement.query_map([], execution)?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+pub fn insert_execution(tx: &Transaction<'_>, row: &ExecutionRow) -> Result<(), StoreError> {
+    let sql = format!("INSERT INTO executions ({EXECUTION_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+    tx.prepare_cached(&sql)?.execute(params![
+        row.id, row.agent, row.status, row.steps, row.max_steps, row.started_at, row.finished_at,
+        row.owner_pid, row.session_id, row.event_cursor, row.goal, row.summary
+    ])?;
+    Ok(())
+}
+
+/// Writes back the mutable fields of an execution.
+pub fn update_execution(tx: &Transaction<'_>, row: &ExecutionRow) -> Result<(), StoreError> {
+    let changed = tx
+        .prepare_cached(
+            "UPDATE executions SET status = ?2, steps = ?3, finished_at = ?4, event_cursor = ?5, summary = ?6 WHERE id = ?1",
+        )?
+        .execute(params![row.id, row.status, row.steps, row.finished_at, row.event_cursor, row.summary])?;
+    if changed == 1 { Ok(()) } else { Err(StoreError::Inconsistent("an execution disappeared")) }
+}
+
+/// A hard block on an agent (spec 8.8.3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockRow {
+    pub agent: String,
+    pub challenge_id: String,
+    pub reason: String,
+    pub rule: Option<String>,
+    pub blocked_at: i64,
+}
+
+fn block(row: &Row<'_>) -> rusqlite::Result<BlockRow> {
+    Ok(BlockRow { agent: row.get(0)?, challenge_id: row.get(1)?, reason: row.get(2)?, rule: row.get(3)?, blocked_at: row.get(4)? })
+}
+
+pub fn block_of(tx: &Transaction<'_>, agent: &str) -> Result<Option<BlockRow>, StoreError> {
+    Ok(tx
+        .prepare_cached("SELECT agent, challenge_id, reason, rule, blocked_at FROM blocks WHERE agent = ?1")?
+        .query_row([agent], block)
+        .optional()?)
+}
+
+pub fn blocks(tx: &Transaction<'_>) -> Result<Vec<BlockRow>, StoreError> {
+    let mut statement = tx.prepare_cached("SELECT agent, challenge_id, reason, rule, blocked_at FROM blocks ORDER BY blocked_at")?;
+    let rows = statement.query_map([], block)?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// Records a block. An agent already blocked keeps its first block.
+pub fn insert_block(tx: &Transaction<'_>, row: &BlockRow) -> Result<(), StoreError> {
+    tx.prepare_cached(
+        "INSERT OR IGNORE INTO blocks (agent, challenge_id, reason, rule, blocked_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![row.agent, row.challenge_id, row.reason, row.rule, row.blocked_at])?;
+    Ok(())
+}
+
+/// Lifts an agent's block. Only an [`Unblock`] — proof that a human
+/// verified the code or an operator overrode at a terminal — can do it.
+pub fn remove_block(tx: &Transaction<'_>, unblock: &Unblock) -> Result<bool, StoreError> {
+    let removed = tx.prepare_cached("DELETE FROM blocks WHERE agent = ?1")?.execute([unblock.agent()])?;
+    tx.prepare_cached("UPDATE challenges SET status = ?2 WHERE agent = ?1 AND durable = 1 AND status = 'pending'")?
+        .execute(params![unblock.agent(), unblock.resolution()])?;
+    Ok(removed == 1)
+}
+
+/// What a challenge asks a human for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChallengeKind {
+    /// A code, for a verify-tier pause.
+    Verify,
+    /// A code, to lift a hard block.
+    DangerZone,
+    /// An Approve/Deny decision.
+    Approval,
+}
+
+impl ChallengeKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Verify => "verify",
+            Self::DangerZone => "danger_zone",
+            Self::Approval => "approval",
+        }
+    }
+}
+
+/// A request for a human decision, as stored. Codes are never stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChallengeRow {
+    pub id: String,
+    pub agent: String,
+    pub kind: String,
+    pub action: String,
+    pub reason: String,
+    pub created_at: i64,
+    pub expires_at: i64,
+    pub status: String,
+    pub durable: bool,
+    pub owner_pid: u32,
+}
+
+pub fn insert_challenge(tx: &Transaction<'_>, row: &ChallengeRow) -> Result<(), StoreError> {
+    tx.prepare_cached(
+        "INSERT INTO challenges (id, agent, kind, action, reason, created_at, expires_at, status, durable, owner_pid) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?
+    .execute(params![
+        row.id, row.agent, row.kind, row.action, row.reason, row.created_at, row.expires_at, row.status,
+        row.durable, row.owner_pid
+    ])?;
+    Ok(())
+}
+
+pub fn set_challenge_status(tx: &Transaction<'_>, id: &str, status: &str) -> Result<(), StoreError> {
+    tx.prepare_cached("UPDATE challenges SET status = ?2 WHERE id = ?1")?.execute(params![id, status])?;
+    Ok(())
+}
+
+/// Challenges still waiting for a human at `now` (Unix ms).
+pub fn pending_challenges(tx: &Transaction<'_>, now: i64) -> Result<Vec<ChallengeRow>, StoreError> {
+    let mut statement = tx.prepare_cached(
+        "SELECT id, agent, kind, action, reason, created_at, expires_at, status, durable, owner_pid FROM challenges \
+         WHERE status = 'pending' AND (durable = 1 OR expires_at > ?1) ORDER BY created_at",
+    )?;
+    let rows = statement
+        .query_map([now], |row| {
+            Ok(ChallengeRow {
+                id: row.get(0)?,
+                agent: row.get(1)?,
+                kind: row.get(2)?,
+                action: row.get(3)?,
+                reason: row.get(4)?,
+                created_at: row.get(5)?,
+                expires_at: row.get(6)?,
+                status: row.get(7)?,
+                durable: row.get(8)?,
+                owner_pid: row.get(9)?,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// A notification waiting for agents (spec 8.7.3); `agent: None` is a
+/// broadcast to every executing agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventRow {
+    pub id: i64,
+    pub agent: Option<String>,
+    pub kind: String,
+    pub message: String,
+    /// JSON object.
+    pub metadata: String,
+    pub created_at: i64,
+}
+
+pub fn insert_event(tx: &Transaction<'_>, event: &EventRow) -> Result<i64, StoreError> {
+    tx.prepare_cached("INSERT INTO events (agent, kind, message, metadata, created_at) VALUES (?1, ?2, ?3, ?4, ?5)")?
+        .execute(params![event.agent, event.kind, event.message, event.metadata, event.created_at])?;
+    Ok(tx.last_insert_rowid())
+}
+
+/// Events after `cursor` addressed to `agent` or to everyone.
+pub fn events_after(tx: &Transaction<'_>, cursor: i64, agent: &str) -> Result<Vec<EventRow>, StoreError> {
+    let mut statement = tx.prepare_cached(
+        "SELECT id, agent, kind, message, metadata, created_at FROM events \
+         WHERE id > ?1 AND (agent IS NULL OR agent = ?2) ORDER BY id LIMIT 100",
+    )?;
+    let rows = statement
+        .query_map(params![cursor, agent], |row| {
+            Ok(EventRow {
+                id: row.get(0)?,
+                agent: row.get(1)?,
+                kind: row.get(2)?,
+                message: row.get(3)?,
+                metadata: row.get(4)?,
+                created_at: row.get(5)?,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// The id of the newest event, 0 if none.
+pub fn last_event_id(tx: &Transaction<'_>) -> Result<i64, StoreError> {
+    Ok(tx.prepare_cached("SELECT COALESCE(MAX(id), 0) FROM events")?.query_row([], |row| row.get(0))?)
+}

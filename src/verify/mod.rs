@@ -1,0 +1,71 @@
+//! Proof that a human, not the agent, decided.
+//!
+//! An [`Unblock`] is the only value that can lift a hard block
+//! (`store::records::remove_block` takes one). Its fields are private and
+//! it is built only here: today by an operator at an interactive terminal
+//! who typed the agent's name back ([`operator_override`]); with the
+//! verifier, also by a correct out-of-band code. No MCP operation can make
+//! one from anything the agent sends.
+
+use std::fmt;
+
+/// Proof that a block on `agent` may be lifted.
+#[derive(Debug)]
+pub struct Unblock {
+    agent: String,
+    resolution: &'static str,
+}
+
+impl Unblock {
+    pub fn agent(&self) -> &str {
+        &self.agent
+    }
+
+    /// How the block was resolved, as recorded on its challenge and audit row.
+    pub fn resolution(&self) -> &'static str {
+        self.resolution
+    }
+}
+
+/// Why an operator override was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OverrideRefused {
+    /// Standard input is not an interactive terminal (a script or an agent
+    /// could be driving it).
+    NotATerminal,
+    /// The name typed back did not match.
+    NameMismatch,
+}
+
+impl fmt::Display for OverrideRefused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotATerminal => f.write_str("unblock works only from an interactive terminal"),
+            Self::NameMismatch => f.write_str("the name typed back does not match; nothing was changed"),
+        }
+    }
+}
+
+/// An operator's override, made at an interactive terminal by typing the
+/// agent's name back.
+pub(crate) fn operator_override(agent: &str, typed_back: &str, stdin_is_terminal: bool) -> Result<Unblock, OverrideRefused> {
+    if !stdin_is_terminal {
+        return Err(OverrideRefused::NotATerminal);
+    }
+    if typed_back.trim() != agent {
+        return Err(OverrideRefused::NameMismatch);
+    }
+    Ok(Unblock { agent: agent.to_owned(), resolution: "operator_override" })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_override_needs_a_terminal_and_the_exact_name() {
+        assert_eq!(operator_override("a", "a", false).unwrap_err(), OverrideRefused::NotATerminal);
+        assert_eq!(operator_override("agent-1", "agent-2", true).unwrap_err(), OverrideRefused::NameMismatch);
+        assert_eq!(operator_override("agent-1", " agent-1\n", true).unwrap().agent(), "agent-1");
+    }
+}
