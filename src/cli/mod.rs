@@ -4,14 +4,21 @@
 //! MCP client's config runs. Exit codes: 0 success, 1 a failure the user
 //! must fix (bad config, errors found by `check`), 2 a usage error.
 
+mod audit;
 mod check;
+mod eval;
 mod serve;
+mod status;
+mod unblock;
 
 use std::{net::SocketAddr, path::PathBuf, process::ExitCode};
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::{config::LoopMode, protocol::surface::EndpointMode};
+use crate::{
+    config::{Config, LoopMode},
+    protocol::surface::EndpointMode,
+};
 
 const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (MCP-AQL 1.0.0-draft)");
 
@@ -26,8 +33,82 @@ pub struct Cli {
 enum Command {
     /// Serve MCP on stdio (the default) or on loopback HTTP.
     Serve(ServeArgs),
-    /// Check a config file; print every error as file:line:col and exit 1 on any.
+    /// Check the config and policy files; print every error as file:line:col and exit 1 on any.
     Check(CheckArgs),
+    /// Explain, stage by stage, what the policy decides for an action; changes no state.
+    Eval(EvalArgs),
+    /// Blocked agents, active executions and challenges waiting for a human.
+    Status(ConfigArg),
+    /// Show the audit log, or `audit verify` to check its hash chain.
+    Audit(AuditArgs),
+    /// Lift an agent's hard block (interactive terminal only; audited).
+    Unblock(UnblockArgs),
+}
+
+/// `--config FILE`, shared by every command that reads the configuration.
+#[derive(Debug, Args, Default)]
+struct ConfigArg {
+    /// Config file (TOML).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+struct EvalArgs {
+    #[command(flatten)]
+    config: ConfigArg,
+    /// Policy file(s) to evaluate against instead of the configured ones.
+    #[arg(long = "policy", value_name = "FILE")]
+    policies: Vec<PathBuf>,
+    /// The agent (`element_name`) the action is evaluated for.
+    #[arg(long, value_name = "NAME", default_value = "agent")]
+    agent: String,
+    /// The step number within the execution.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    step: u32,
+    /// The outcome reported for the previous step: success, failure or skipped.
+    #[arg(long, value_name = "OUTCOME")]
+    outcome: Option<String>,
+    /// The action, as an agent would report it in nextActionHint.
+    #[arg(value_name = "HINT")]
+    hint: String,
+}
+
+#[derive(Debug, Args)]
+struct AuditArgs {
+    #[command(flatten)]
+    config: ConfigArg,
+    /// Only this agent's rows.
+    #[arg(long, value_name = "NAME")]
+    agent: Option<String>,
+    /// How many of the newest rows to show.
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    limit: usize,
+    /// `verify`: recompute the hash chain and exit 1 if it is broken.
+    #[arg(value_name = "verify", value_parser = ["verify"])]
+    action: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct UnblockArgs {
+    #[command(flatten)]
+    config: ConfigArg,
+    /// The agent (`element_name`) to unblock.
+    #[arg(value_name = "AGENT")]
+    agent: String,
+}
+
+/// Loads the configuration, printing every error; `None` means exit 1.
+fn load_config(path: Option<&std::path::Path>) -> Option<Config> {
+    match Config::load(path) {
+        Ok(config) => Some(config),
+        Err(errors) => {
+            for error in errors {
+                eprintln!("{}", error.render());
+            }
+            None
+        }
+    }
 }
 
 #[derive(Debug, Args, Default)]
@@ -77,6 +158,10 @@ pub fn run() -> ExitCode {
     match cli.command.unwrap_or(Command::Serve(ServeArgs::default())) {
         Command::Serve(args) => serve::run(args),
         Command::Check(args) => check::run(args),
+        Command::Eval(args) => eval::run(args),
+        Command::Status(args) => status::run(args),
+        Command::Audit(args) => audit::run(args),
+        Command::Unblock(args) => unblock::run(args),
     }
 }
 

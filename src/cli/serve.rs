@@ -20,14 +20,8 @@ use crate::{
 use super::ServeArgs;
 
 pub(super) fn run(args: ServeArgs) -> ExitCode {
-    let mut config = match Config::load(args.config.as_deref()) {
-        Ok(config) => config,
-        Err(errors) => {
-            for error in errors {
-                eprintln!("{}", error.render());
-            }
-            return ExitCode::from(1);
-        }
+    let Some(mut config) = super::load_config(args.config.as_deref()) else {
+        return ExitCode::from(1);
     };
     if let Some(dir) = args.data_dir {
         config.data_dir = Some(dir);

@@ -30,16 +30,17 @@ const MAX_PAYLOAD_DEPTH: usize = 4;
 /// A hint broken into the forms patterns are matched against.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Variants {
-    /// The whole normalised hint, then its dequoted form (if different).
-    pub whole: Vec<String>,
-    /// Per segment, its forms: as written, unwrapped, dequoted (deduplicated).
+    /// Every distinct form: the whole hint (as written and dequoted), then
+    /// each segment's forms.
+    forms: Vec<String>,
+    /// Per segment, its forms: as written, unwrapped, dequoted.
     pub segments: Vec<Vec<String>>,
 }
 
 impl Variants {
     /// Every distinct form, whole and per segment.
     pub fn all(&self) -> impl Iterator<Item = &str> {
-        self.whole.iter().chain(self.segments.iter().flatten()).map(String::as_str)
+        self.forms.iter().map(String::as_str)
     }
 }
 
@@ -55,12 +56,16 @@ pub fn variants(hint: &str) -> Result<Variants, HintTooLong> {
         return Err(HintTooLong { bytes: hint.len() });
     }
     let normal = normalize(hint);
-    let mut whole = vec![collapse(&normal)];
-    let dequoted = dequote(&whole[0]);
-    push_unique(&mut whole, dequoted);
+    let whole = collapse(&normal);
+    let mut forms = Vec::new();
+    push_unique(&mut forms, dequote(&whole));
+    forms.insert(0, whole);
     let mut segments = Vec::new();
     collect_segments(&normal, 0, &mut segments);
-    Ok(Variants { whole, segments })
+    for form in segments.iter().flatten() {
+        push_unique(&mut forms, form.clone());
+    }
+    Ok(Variants { forms, segments })
 }
 
 /// NFKC, invisible characters removed, lower case. Whitespace is kept as
@@ -107,7 +112,11 @@ fn collect_segments(text: &str, depth: usize, out: &mut Vec<Vec<String>>) {
             continue;
         }
         let mut forms = vec![written.clone()];
-        let (unwrapped, payload) = unwrap(&written);
+        // A descriptive label ("executing shell command: sudo rm …") is
+        // dropped so the command after it can be unwrapped too.
+        let command = written.rsplit_once(": ").map_or(written.as_str(), |(_, command)| command);
+        let (unwrapped, payload) = unwrap(command);
+        push_unique(&mut forms, command.to_owned());
         push_unique(&mut forms, unwrapped.clone());
         push_unique(&mut forms, dequote(&written));
         push_unique(&mut forms, dequote(&unwrapped));
@@ -272,6 +281,7 @@ mod tests {
             "FOO=1 BAR=2 rm -rf /", "/bin/rm -rf /", "/usr/bin/rm -rf /", "nice -n 10 rm -rf /",
             "nohup rm -rf /", "timeout 5 rm -rf /", "timeout -s KILL 10s rm -rf /", "xargs rm -rf /",
             "sudo env X=1 nice nohup /usr/bin/rm -rf /", "command rm -rf /", "exec rm -rf /",
+            "executing shell command: sudo FOO=1 /bin/rm -rf /",
         ] {
             assert!(has(hint, "rm -rf /"), "{hint}: {:?}", all_forms(hint));
         }

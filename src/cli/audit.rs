@@ -1,0 +1,59 @@
+//! `safety-dongle audit`: print the audit log, or with `verify` recompute
+//! its hash chain (exit 1 if broken).
+
+use std::process::ExitCode;
+
+use crate::store::{audit, rfc3339};
+
+use super::AuditArgs;
+
+pub(super) fn run(args: AuditArgs) -> ExitCode {
+    let Some(config) = super::load_config(args.config.config.as_deref()) else {
+        return ExitCode::from(1);
+    };
+    let store = match super::serve::open_store(&config) {
+        Ok(store) => store,
+        Err(message) => {
+            eprintln!("safety-dongle: {message}");
+            return ExitCode::from(1);
+        }
+    };
+    if args.action.is_some() {
+        return match store.read(|tx| audit::verify(tx)) {
+            Ok(report) if report.broken_at.is_none() => {
+                println!("audit chain ok: {} rows", report.rows);
+                ExitCode::SUCCESS
+            }
+            Ok(report) => {
+                println!("audit chain BROKEN at row {} ({} rows before it check out)", report.broken_at.unwrap_or_default(), report.rows);
+                ExitCode::from(1)
+            }
+            Err(error) => {
+                eprintln!("safety-dongle: {error}");
+                ExitCode::from(1)
+            }
+        };
+    }
+    match store.read(|tx| audit::rows(tx, args.agent.as_deref(), args.limit)) {
+        Ok(rows) => {
+            for row in rows {
+                println!(
+                    "{:>6}  {}  {}  {}  {}{}{}{}",
+                    row.seq,
+                    rfc3339(row.at),
+                    row.agent,
+                    row.event,
+                    row.decision,
+                    row.stage.map(|s| format!("  [{s}]")).unwrap_or_default(),
+                    row.rule.map(|r| format!("  {r}")).unwrap_or_default(),
+                    row.hint.map(|h| format!("  {h:?}")).unwrap_or_default(),
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("safety-dongle: {error}");
+            ExitCode::from(1)
+        }
+    }
+}

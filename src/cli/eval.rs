@@ -1,0 +1,77 @@
+//! `safety-dongle eval`: run the evaluator on one action and explain the
+//! decision stage by stage. Reads the policy; touches no state.
+
+use std::process::ExitCode;
+
+use crate::{
+    policy::{CompiledPolicy, text},
+    safety::evaluator::{Outcome, StepFacts, Verdict, evaluate_step},
+};
+
+use super::EvalArgs;
+
+pub(super) fn run(args: EvalArgs) -> ExitCode {
+    let Some(mut config) = super::load_config(args.config.config.as_deref()) else {
+        return ExitCode::from(1);
+    };
+    if !args.policies.is_empty() {
+        config.policies = args.policies;
+    }
+    let policy = match CompiledPolicy::load(&config.policies) {
+        Ok(policy) => policy,
+        Err(errors) => {
+            for error in errors {
+                eprintln!("{}", error.render());
+            }
+            return ExitCode::from(1);
+        }
+    };
+    let outcome = match args.outcome.as_deref().map(|o| (o, Outcome::parse(o))) {
+        None => None,
+        Some((_, Some(outcome))) => Some(outcome),
+        Some((other, None)) => {
+            eprintln!("safety-dongle: unknown outcome '{other}' (expected success, failure or skipped)");
+            return ExitCode::from(2);
+        }
+    };
+    let settings = policy.settings_for(&args.agent);
+    let facts = StepFacts { agent: &args.agent, hint: &args.hint, outcome, step: args.step, max_steps: settings.max_steps, agent_risk: None };
+    let evaluation = evaluate_step(&policy, &facts);
+
+    println!("policy: {} (sha256 {})", policy.sources().join(", "), &policy.hash()[..16]);
+    let sections = policy.sections_for(&settings);
+    println!(
+        "agent:  {} (maxAutonomousSteps {}, riskTolerance {}{})",
+        args.agent,
+        settings.max_steps,
+        settings.tolerance.name(),
+        if sections.is_empty() { String::new() } else { format!(", sections {}", sections.join(", ")) }
+    );
+    match text::variants(&args.hint) {
+        Ok(variants) => println!("forms:  {}", variants.all().map(|f| format!("{f:?}")).collect::<Vec<_>>().join(" | ")),
+        Err(too_long) => println!("forms:  none: {} bytes is too long to analyse", too_long.bytes),
+    }
+    for report in &evaluation.trace {
+        let verdict = match report.decided.as_ref().map(|d| d.verdict) {
+            None => "pass".to_owned(),
+            Some(verdict) => verdict_name(verdict).to_uppercase(),
+        };
+        println!("stage {} {:<16} {} -> {verdict}", report.stage.number(), report.stage.name(), report.summary);
+    }
+    println!("decision: {} (risk score {}, tier {})", verdict_name(evaluation.verdict), evaluation.score, evaluation.tier.name());
+    if let Some(reason) = &evaluation.reason {
+        println!("reason: {reason}");
+    }
+    for factor in &evaluation.factors {
+        println!("  - {factor}");
+    }
+    ExitCode::SUCCESS
+}
+
+fn verdict_name(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Continue => "continue",
+        Verdict::Pause(_) => "pause",
+        Verdict::Stop => "stop",
+    }
+}

@@ -1,0 +1,48 @@
+//! `safety-dongle status`: what the state database says now — blocked
+//! agents, executions not yet finished, and challenges waiting for a human.
+
+use std::process::ExitCode;
+
+use crate::store::{now_ms, records, rfc3339};
+
+use super::ConfigArg;
+
+pub(super) fn run(args: ConfigArg) -> ExitCode {
+    let Some(config) = super::load_config(args.config.as_deref()) else {
+        return ExitCode::from(1);
+    };
+    let store = match super::serve::open_store(&config) {
+        Ok(store) => store,
+        Err(message) => {
+            eprintln!("safety-dongle: {message}");
+            return ExitCode::from(1);
+        }
+    };
+    let now = now_ms();
+    let state = store.read(|tx| Ok((records::blocks(tx)?, records::active_executions(tx)?, records::pending_challenges(tx, now)?)));
+    let (blocks, executions, challenges) = match state {
+        Ok(state) => state,
+        Err(error) => {
+            eprintln!("safety-dongle: {error}");
+            return ExitCode::from(1);
+        }
+    };
+    println!("state: {}", store.path().display());
+    println!("blocked agents: {}", blocks.len());
+    for block in &blocks {
+        println!("  {}  since {}  challenge {}  {}", block.agent, rfc3339(block.blocked_at), block.challenge_id, block.reason);
+    }
+    println!("active executions: {}", executions.len());
+    for execution in &executions {
+        println!(
+            "  {}  {}  {}  step {}/{}  since {}  (pid {})",
+            execution.agent, execution.id, execution.status, execution.steps, execution.max_steps, rfc3339(execution.started_at), execution.owner_pid
+        );
+    }
+    println!("challenges waiting for a human: {}", challenges.len());
+    for challenge in &challenges {
+        let expiry = if challenge.durable || challenge.expires_at == i64::MAX { "until resolved".to_owned() } else { format!("until {}", rfc3339(challenge.expires_at)) };
+        println!("  {}  {}  {}  {expiry}  {}", challenge.agent, challenge.kind, challenge.id, challenge.reason);
+    }
+    ExitCode::SUCCESS
+}
