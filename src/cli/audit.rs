@@ -19,7 +19,7 @@ pub(super) fn run(args: AuditArgs) -> ExitCode {
         }
     };
     if args.action.is_some() {
-        return match store.read(|tx| audit::verify(tx)) {
+        return match store.read(audit::verify) {
             Ok(report) if report.broken_at.is_none() => {
                 println!("audit chain ok: {} rows", report.rows);
                 ExitCode::SUCCESS

@@ -82,7 +82,8 @@ pub struct FinishRequest {
 struct StepResult {
     directive: Directive,
     needs_sync: bool,
-    taints_session: bool,
+    /// The challenge id of a block this step created.
+    taints_session: Option<String>,
     new_pause: Option<Pause>,
     expired_pause: bool,
 }
@@ -93,8 +94,9 @@ pub struct SafetyLoop {
     config: LoopConfig,
     pid: u32,
     pauses: Mutex<HashMap<String, Pause>>,
-    /// Sessions that triggered a hard block, and the blocked agent.
-    tainted: Mutex<HashMap<String, String>>,
+    /// Sessions that triggered a hard block: the blocked agent and the
+    /// block's challenge id. The taint lasts exactly as long as that block.
+    tainted: Mutex<HashMap<String, (String, String)>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -143,10 +145,10 @@ impl SafetyLoop {
             return Ok(Some(block));
         }
         let tainter = lock(&self.tainted).get(&call.session_id).cloned();
-        if let Some(other) = tainter {
+        if let Some((other, challenge_id)) = tainter {
             match records::block_of(tx, &other)? {
-                Some(block) => return Ok(Some(block)),
-                None => {
+                Some(block) if block.challenge_id == challenge_id => return Ok(Some(block)),
+                _ => {
                     lock(&self.tainted).remove(&call.session_id);
                 }
             }
@@ -228,8 +230,8 @@ impl SafetyLoop {
             tracing::error!(%error, "could not make a block or challenge durable");
             return Ok(Directive::refuse("Safety state unavailable: refusing to continue", "the block could not be made durable; fail closed").to_json());
         }
-        if result.taints_session {
-            lock(&self.tainted).insert(call.session_id.clone(), request.agent.clone());
+        if let Some(challenge_id) = result.taints_session {
+            lock(&self.tainted).insert(call.session_id.clone(), (request.agent.clone(), challenge_id));
         }
         let mut pauses = lock(&self.pauses);
         if result.expired_pause {
@@ -245,7 +247,7 @@ impl SafetyLoop {
         let agent = request.agent.as_str();
         let hint = Some(request.hint.as_str());
         let session = Some(call.session_id.as_str());
-        let plain = |directive| StepResult { directive, needs_sync: false, taints_session: false, new_pause: None, expired_pause: false };
+        let plain = |directive| StepResult { directive, needs_sync: false, taints_session: None, new_pause: None, expired_pause: false };
         let enforcing = self.config.mode == LoopMode::Enforcing;
 
         if let Some(block) = self.block_for(tx, call, agent)? {
@@ -321,7 +323,7 @@ impl SafetyLoop {
         };
         let rule = evaluation.rule.map(|i| self.policy.rule(i).describe());
         let stage = format!("stage {}", evaluation.stage.number());
-        let mut result = StepResult { directive: directive.clone(), needs_sync: false, taints_session: false, new_pause: None, expired_pause };
+        let mut result = StepResult { directive: directive.clone(), needs_sync: false, taints_session: None, new_pause: None, expired_pause };
 
         if enforcing {
             match evaluation.verdict {
@@ -332,7 +334,7 @@ impl SafetyLoop {
                     let reason = evaluation.reason.clone().unwrap_or_default();
                     directive.notifications.push(self.notification(NotificationKind::DangerZone, &reason, [("verificationId", challenge_id.as_str()), ("agent", agent)], now));
                     result.needs_sync = true;
-                    result.taints_session = true;
+                    result.taints_session = Some(challenge_id);
                 }
                 Verdict::Pause(kind) => {
                     let pause = self.open_pause(tx, agent, &request.hint, kind, evaluation.reason.clone().unwrap_or_default(), now)?;

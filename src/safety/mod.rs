@@ -6,4 +6,6 @@ pub mod directive;
 pub mod engine;
 pub mod evaluator;
 pub mod lifecycle;
+#[cfg(test)]
+mod model_tests;
 pub mod operations;
