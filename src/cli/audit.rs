@@ -8,7 +8,7 @@ use crate::store::{audit, rfc3339};
 use super::AuditArgs;
 
 pub(super) fn run(args: AuditArgs) -> ExitCode {
-    let Some(config) = super::load_config(args.config.config.as_deref()) else {
+    let Some(config) = args.config.load() else {
         return ExitCode::from(1);
     };
     let store = match super::serve::open_store(&config) {

@@ -11,7 +11,7 @@ use crate::{
 use super::EvalArgs;
 
 pub(super) fn run(args: EvalArgs) -> ExitCode {
-    let Some(mut config) = super::load_config(args.config.config.as_deref()) else {
+    let Some(mut config) = args.config.load() else {
         return ExitCode::from(1);
     };
     if !args.policies.is_empty() {

@@ -45,12 +45,28 @@ enum Command {
     Unblock(UnblockArgs),
 }
 
-/// `--config FILE`, shared by every command that reads the configuration.
+/// `--config FILE` and `--data-dir DIR`, shared by every command that
+/// reads the configuration.
 #[derive(Debug, Args, Default)]
 struct ConfigArg {
     /// Config file (TOML).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// Folder of the dongle's state; overrides the config file.
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+}
+
+impl ConfigArg {
+    /// Loads the configuration with `--data-dir` applied, printing every
+    /// error; `None` means exit 1.
+    fn load(&self) -> Option<Config> {
+        let mut config = load_config(self.config.as_deref())?;
+        if let Some(dir) = &self.data_dir {
+            config.data_dir = Some(dir.clone());
+        }
+        Some(config)
+    }
 }
 
 #[derive(Debug, Args)]

@@ -8,7 +8,7 @@ use crate::store::{now_ms, records, rfc3339};
 use super::ConfigArg;
 
 pub(super) fn run(args: ConfigArg) -> ExitCode {
-    let Some(config) = super::load_config(args.config.as_deref()) else {
+    let Some(config) = args.load() else {
         return ExitCode::from(1);
     };
     let store = match super::serve::open_store(&config) {

@@ -21,7 +21,7 @@ pub(super) fn run(args: UnblockArgs) -> ExitCode {
         eprintln!("safety-dongle: unblock works only from an interactive terminal");
         return ExitCode::from(1);
     }
-    let Some(config) = super::load_config(args.config.config.as_deref()) else {
+    let Some(config) = args.config.load() else {
         return ExitCode::from(1);
     };
     let store = match super::serve::open_store(&config) {

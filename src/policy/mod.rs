@@ -22,7 +22,6 @@ use std::{
     sync::Arc,
 };
 
-use regex::Regex;
 use sha2::{Digest, Sha256};
 
 use crate::{
@@ -30,7 +29,7 @@ use crate::{
     diagnostics::{Diagnostic, SourceFile, toml_doc},
 };
 
-use matcher::{PatternKind, PatternSet};
+use matcher::{Glob, PatternKind, PatternSet};
 use raw::{RawPolicy, RawSection};
 use text::Variants;
 
@@ -130,7 +129,7 @@ impl Rule {
 }
 
 struct AgentSection {
-    glob: Regex,
+    glob: Glob,
     pattern: String,
     max_steps: Option<u32>,
     tolerance: Option<RiskTolerance>,
@@ -264,7 +263,7 @@ impl CompiledPolicy {
             sections: AgentSectionMask::default(),
         };
         for (index, section) in self.agent_sections.iter().enumerate() {
-            if !section.glob.is_match(agent) {
+            if !section.glob.matches(agent) {
                 continue;
             }
             settings.sections.0 |= 1 << index;
@@ -508,19 +507,8 @@ impl Builder {
 
 /// An `element_name` glob: `*` and `?`, matched against the whole name,
 /// case-sensitively.
-fn agent_glob(pattern: &str) -> Option<Regex> {
-    if pattern.is_empty() {
-        return None;
-    }
-    let body: String = pattern
-        .chars()
-        .map(|c| match c {
-            '*' => ".*".to_owned(),
-            '?' => ".".to_owned(),
-            other => regex::escape(&other.to_string()),
-        })
-        .collect();
-    Regex::new(&format!(r"(?s)\A{body}\z")).ok()
+fn agent_glob(pattern: &str) -> Option<Glob> {
+    Glob::new(pattern).ok()
 }
 
 pub fn hex(bytes: &[u8]) -> String {

@@ -3,12 +3,14 @@
 //!
 //! Normalisation is Unicode NFKC, removal of invisible format characters
 //! (zero-width spaces and joiners, bidi controls, soft hyphens), lower case,
-//! and whitespace collapsed to single spaces. Segments are split at shell
+//! whitespace collapsed to single spaces, `${name}` written `$name`, and
+//! `$home` written `~`. Segments are split at shell
 //! separators (`;`, `&`, `|`, newlines, backticks, parentheses and braces,
 //! which covers `&&`, `||` and `$(…)`). Each segment is unwrapped: leading
 //! `VAR=value` assignments and wrapper programs (`sudo`, `env`, `nice`,
 //! `timeout`, `xargs`, …, with their options) are removed, an absolute or
-//! relative program path is reduced to its name, and the payload of
+//! relative program path is reduced to its name, git's global options
+//! (`git -C dir push`) are dropped, and the payload of
 //! `bash -c '…'`, `python -c '…'` and the like is analysed as a hint of its
 //! own. Every form is also offered with shell quotes and backslashes
 //! removed. Splitting errs towards more variants: a policy pattern that
@@ -55,7 +57,7 @@ pub fn variants(hint: &str) -> Result<Variants, HintTooLong> {
     if hint.len() > MAX_HINT_BYTES {
         return Err(HintTooLong { bytes: hint.len() });
     }
-    let normal = normalize(hint);
+    let normal = plain_variables(&normalize(hint));
     let whole = collapse(&normal);
     let mut forms = Vec::new();
     push_unique(&mut forms, dequote(&whole));
@@ -84,6 +86,42 @@ fn is_invisible(c: char) -> bool {
         | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
         | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}'
         | '\u{FFF0}'..='\u{FFF8}' | '\u{E0000}'..='\u{E0FFF}')
+}
+
+/// `${name}` -> `$name`, so braces around a variable do not split it, and
+/// `$home` -> `~`, so one pattern covers both ways of naming home.
+fn plain_variables(text: &str) -> String {
+    let text = braces_to_plain_variables(text);
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("$home") {
+        let end = at + "$home".len();
+        let whole_word = rest[end..].chars().next().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        out.push_str(&rest[..at]);
+        out.push_str(if whole_word { "~" } else { "$home" });
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn braces_to_plain_variables(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("${") {
+        let after = &rest[at + 2..];
+        let name_len = after.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(after.len());
+        if name_len > 0 && after[name_len..].starts_with('}') {
+            out.push_str(&rest[..at + 1]);
+            out.push_str(&after[..name_len]);
+            rest = &after[name_len + 1..];
+        } else {
+            out.push_str(&rest[..at + 2]);
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Collapses runs of whitespace to one space and trims.
@@ -229,7 +267,15 @@ fn unwrap(segment: &str) -> (String, Option<String>) {
     };
     let program = program_name(first);
     let mut command = vec![program];
-    command.extend_from_slice(&tokens[i + 1..]);
+    let mut rest = i + 1;
+    if program == "git" {
+        // Global options go before the subcommand: `git -C repo push`.
+        while let Some(option) = tokens.get(rest).filter(|t| t.starts_with('-')) {
+            let takes = matches!(*option, "-c" | "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" | "--config-env");
+            rest += if takes { 2 } else { 1 };
+        }
+    }
+    command.extend_from_slice(tokens.get(rest..).unwrap_or_default());
     let payload = payload_flag(program).and_then(|flags| {
         let rest = &tokens[i + 1..];
         if flags.is_empty() {
@@ -285,6 +331,13 @@ mod tests {
         ] {
             assert!(has(hint, "rm -rf /"), "{hint}: {:?}", all_forms(hint));
         }
+        for hint in ["git -C ~/repo push --force", "git -c a=b --no-pager push --force", "/usr/bin/git -C x push --force"] {
+            assert!(has(hint, "git push --force"), "{hint}: {:?}", all_forms(hint));
+        }
+        for hint in ["rm -rf ${HOME}", "rm -rf \"${HOME}\"", "rm -rf $HOME", "rm -rf ~"] {
+            assert!(all_forms(hint).iter().any(|f| f == "rm -rf ~"), "{hint}: {:?}", all_forms(hint));
+        }
+        assert!(all_forms("echo $homework").iter().any(|f| f == "echo $homework"));
     }
 
     #[test]

@@ -1,5 +1,7 @@
+mod bypass;
 mod cli;
 mod http;
+mod persistence;
 mod robustness;
 mod schema;
 mod stdio;

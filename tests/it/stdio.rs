@@ -111,7 +111,7 @@ async fn introspect_describes_types() {
 fn error_table() -> Vec<(&'static str, Value, &'static str, bool, Value)> {
     vec![
         ("mcp_aql_read", json!({"operation": "drop_everything"}), "NOT_FOUND_OPERATION", false,
-            json!({"operation": "drop_everything", "available": ["introspect"]})),
+            json!({"operation": "drop_everything", "available": ["get_execution_state", "introspect"]})),
         ("mcp_aql_create", json!({"operation": "introspect", "params": {"query": "operations"}}), "VALIDATION_ENDPOINT_MISMATCH", true,
             json!({"operation": "introspect", "expected_endpoint": "mcp_aql_read", "actual_endpoint": "mcp_aql_create"})),
         ("mcp_aql_read", json!({"operation": "introspect"}), "VALIDATION_MISSING_PARAM", false,

@@ -28,12 +28,21 @@ pub fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_safety-dongle"))
 }
 
+/// A fresh folder under the test target dir, for state that must not touch
+/// the user's data folder.
+pub fn scratch_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("dongle-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).expect("create scratch dir");
+    dir
+}
+
 /// A command for the binary with the environment cleared of settings that
-/// would change its behaviour under test.
+/// would change its behaviour under test, and a fresh default data folder.
 pub fn dongle_command(args: &[&str]) -> Command {
     let mut command = Command::new(binary());
     command
         .args(args)
+        .env("XDG_DATA_HOME", scratch_dir())
         .env_remove("MCP_AQL_ENDPOINT_MODE")
         .env_remove("MCPAQL_SAFETY_LOOP")
         .env("SAFETY_DONGLE_LOG", "warn")

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import tempfile
+
 import anyio
 from jsonschema import Draft202012Validator
 from mcp import ClientSession, StdioServerParameters
@@ -178,14 +180,16 @@ async def serve(
     `mode` adds `serve --endpoints MODE`; `args` replaces the whole command
     line. The SDK passes the server only a minimal environment (PATH, HOME,
     ...) plus `env`, so an `MCP_AQL_ENDPOINT_MODE` set around the test run
-    never leaks in.
+    never leaks in. Each server gets its own empty data folder.
     """
     assert BIN.is_file() and os.access(BIN, os.X_OK), (
         f"safety-dongle binary not found at {BIN}: run `cargo build` or set SAFETY_DONGLE_BIN"
     )
     if args is None:
         args = ["serve", *(["--endpoints", mode] if mode else [])]
-    server_env = {"SAFETY_DONGLE_LOG": "warn", **(env or {})}
+    # A fresh default data folder per server: tests never touch the user's.
+    data_home = tempfile.mkdtemp(prefix="dongle-test-")
+    server_env = {"SAFETY_DONGLE_LOG": "warn", "XDG_DATA_HOME": data_home, **(env or {})}
     parameters = StdioServerParameters(command=str(BIN), args=args, env=server_env)
     with anyio.fail_after(SESSION_TIMEOUT):
         async with stdio_client(parameters) as (read, write):

@@ -293,9 +293,21 @@ async def test_concurrent_calls_on_one_session() -> None:
 @pytest.mark.parametrize(
     ("mode", "tool", "available"),
     [
-        ("semantic", "mcp_aql_read", ["introspect"]),
-        ("semantic", "mcp_aql_create", []),
-        ("single", UNIFIED_TOOL, ["introspect"]),
+        ("semantic", "mcp_aql_read", ["get_execution_state", "introspect"]),
+        ("semantic", "mcp_aql_create", ["record_execution_step"]),
+        ("semantic", "mcp_aql_delete", []),
+        (
+            "single",
+            UNIFIED_TOOL,
+            [
+                "abort_execution",
+                "complete_execution",
+                "execute_agent",
+                "get_execution_state",
+                "introspect",
+                "record_execution_step",
+            ],
+        ),
     ],
 )
 async def test_unknown_operation(mode: str, tool: str, available: list[str]) -> None:
