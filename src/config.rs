@@ -170,11 +170,17 @@ impl Config {
     fn from_file(path: &Path) -> Result<Self, Vec<Diagnostic>> {
         refuse_unsafe_permissions(path).map_err(|d| vec![d])?;
         let source = SourceFile::read(path).map_err(|d| vec![d])?;
-        let raw: RawConfig = toml_doc::load(&source)?;
-        let errors = validate(&raw, &source);
-        if !errors.is_empty() {
-            return Err(errors);
+        let (raw, mut errors) = toml_doc::load_partial::<RawConfig>(&source);
+        if let Some(raw) = &raw {
+            errors.extend(validate(raw, &source));
         }
+        let raw = match raw {
+            Some(raw) if errors.is_empty() => raw,
+            _ => {
+                errors.sort_by_key(|d| (d.line, d.col));
+                return Err(errors);
+            }
+        };
         let base = path.parent().unwrap_or(Path::new("."));
         let resolve = |p: &PathBuf| if p.is_absolute() { p.clone() } else { base.join(p) };
         let defaults = Self::default();

@@ -19,14 +19,20 @@ use super::{Diagnostic, SourceFile};
 
 /// Deserialises `source` into `T`, or returns every error found.
 pub fn load<T: DeserializeOwned>(source: &SourceFile) -> Result<T, Vec<Diagnostic>> {
+    match load_partial(source) {
+        (Some(value), errors) if errors.is_empty() => Ok(value),
+        (_, errors) => Err(errors),
+    }
+}
+
+/// Every error found, and the value deserialised from what remained after
+/// pruning the entries in error (if anything could be), so callers can run
+/// their own checks on the rest and report those errors too.
+pub fn load_partial<T: DeserializeOwned>(source: &SourceFile) -> (Option<T>, Vec<Diagnostic>) {
     let (root, syntax_errors) = DeTable::parse_recoverable(&source.text);
     if !syntax_errors.is_empty() {
-        let mut errors: Vec<Diagnostic> = syntax_errors
-            .iter()
-            .map(|e| source.at(e.span().unwrap_or(0..0), e.message()))
-            .collect();
-        errors.sort_by_key(|d| (d.line, d.col));
-        return Err(errors);
+        let errors = syntax_errors.iter().map(|e| source.at(e.span().unwrap_or(0..0), e.message())).collect();
+        return (None, sorted(errors));
     }
     let span = root.span();
     let mut document = DeValue::Table(root.into_inner());
@@ -37,8 +43,7 @@ pub fn load<T: DeserializeOwned>(source: &SourceFile) -> Result<T, Vec<Diagnosti
     loop {
         let attempt = Spanned::new(span.clone(), document.clone());
         match T::deserialize(ValueDeserializer::from(attempt)) {
-            Ok(value) if errors.is_empty() => return Ok(value),
-            Ok(_) => return Err(sorted(errors)),
+            Ok(value) => return (Some(value), sorted(errors)),
             Err(e) => {
                 let at = e.span().unwrap_or(0..0);
                 let cascade = e.message().starts_with("missing field")
@@ -49,7 +54,7 @@ pub fn load<T: DeserializeOwned>(source: &SourceFile) -> Result<T, Vec<Diagnosti
                 // Without a span nothing can be pruned safely: stop here.
                 match e.span().and_then(|_| prune(&mut document, span.clone(), at.start)) {
                     Some(container) => pruned_from.push(container),
-                    None => return Err(sorted(errors)),
+                    None => return (None, sorted(errors)),
                 }
             }
         }

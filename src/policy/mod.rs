@@ -221,12 +221,14 @@ impl CompiledPolicy {
         let mut errors = Vec::new();
         for source in sources {
             let file = SourceFile { path: source.path.clone(), text: source.text.clone() };
-            match toml_doc::load::<RawPolicy>(&file) {
-                Ok(raw) => builder.add(&file, raw, &mut errors),
-                Err(found) => errors.extend(found),
+            let (raw, found) = toml_doc::load_partial::<RawPolicy>(&file);
+            errors.extend(found);
+            if let Some(raw) = raw {
+                builder.add(&file, raw, &mut errors);
             }
         }
         if !errors.is_empty() {
+            errors.sort_by(|a, b| (&a.file, a.line, a.col).cmp(&(&b.file, b.line, b.col)));
             return Err(errors);
         }
         builder.finish(sources)
@@ -514,3 +516,6 @@ fn agent_glob(pattern: &str) -> Option<Glob> {
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+#[cfg(test)]
+mod tests;

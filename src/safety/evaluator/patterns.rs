@@ -1,9 +1,10 @@
 //! Stage 3: deny > requiresApproval > autoApprove. A deny match stops the
 //! agent; a requiresApproval match pauses it; an autoApprove cover of every
-//! segment lets it continue without scoring. A hint too long to analyse is
+//! segment lets it continue without scoring, unless the agent itself rated
+//! the action above the advisory tier. A hint too long to analyse is
 //! refused here.
 
-use crate::policy::text::MAX_HINT_BYTES;
+use crate::{policy::text::MAX_HINT_BYTES, safety::directive::SafetyTier};
 
 use super::{Decided, PauseKind, Stage, StageInput, StageReport, Verdict, factor};
 
@@ -43,7 +44,10 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
             describe(&matches.requires_approval),
         );
     }
-    if let Some(covering) = &matches.auto_approve {
+    // The agent's own risk assessment is never waved through: above the
+    // advisory tier it is scored at stage 4 like any other action.
+    let agent_flags_risk = input.facts.agent_risk.is_some_and(|score| SafetyTier::from_score(score) > SafetyTier::Advisory);
+    if let Some(covering) = matches.auto_approve.as_ref().filter(|_| !agent_flags_risk) {
         let mut rules = covering.clone();
         rules.dedup();
         return StageReport {
