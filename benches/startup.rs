@@ -2,6 +2,9 @@
 //! -> `tools/list` answered, the `tools/list` payload in each endpoint mode,
 //! and the resident memory of an idle, initialised server.
 //!
+//! Start-up includes compiling the embedded default policy and opening
+//! (creating, on the first run) the state database.
+//!
 //! Run with `cargo bench --bench startup`; figures go to the README.
 
 use std::{
@@ -17,8 +20,11 @@ const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialize
 const TOOLS_LIST: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
 
 fn spawn(mode: &str) -> (Child, BufReader<ChildStdout>) {
+    // State goes to a scratch folder under target/, never the user's.
+    let data = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("startup-bench");
     let mut child = Command::new(env!("CARGO_BIN_EXE_safety-dongle"))
-        .args(["serve", "--endpoints", mode])
+        .args(["serve", "--endpoints", mode, "--data-dir"])
+        .arg(&data)
         .env_remove("MCP_AQL_ENDPOINT_MODE")
         .env("SAFETY_DONGLE_LOG", "warn")
         .stdin(Stdio::piped())

@@ -73,6 +73,10 @@ pub fn variants(hint: &str) -> Result<Variants, HintTooLong> {
 /// NFKC, invisible characters removed, lower case. Whitespace is kept as
 /// is so newlines can still separate segments.
 pub fn normalize(text: &str) -> String {
+    // ASCII is already NFKC and has no invisible characters.
+    if text.is_ascii() {
+        return text.to_ascii_lowercase();
+    }
     text.nfkc()
         .filter(|&c| !is_invisible(c))
         .flat_map(char::to_lowercase)
