@@ -50,13 +50,16 @@ impl FromStr for LoopMode {
     }
 }
 
-/// A channel the verifier may show a request on.
+/// A channel the verifier may show a request on. `terminal` (the
+/// controlling terminal, opened directly) extends DESIGN.md's list for
+/// humans without a desktop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Channel {
     Dialog,
     Notification,
     Command,
+    Terminal,
 }
 
 #[derive(Debug, Deserialize)]

@@ -15,6 +15,7 @@ use crate::{
     },
     server,
     store::Store,
+    verify::link::VerifierLink,
 };
 
 use super::ServeArgs;
@@ -82,9 +83,17 @@ pub fn build_safety_loop(config: &Config) -> Result<SafetyLoop, String> {
         errors.iter().map(|e| e.render()).collect::<Vec<_>>().join("\n")
     })?;
     let store = open_store(config)?;
+    let settings = &config.verifier;
+    let verifier = VerifierLink::locate(settings.program.as_deref())
+        .map(|program| VerifierLink::new(program, settings.channels.clone(), settings.command.clone()));
+    if verifier.is_none() {
+        tracing::warn!("safety-dongle-verifier not found next to this program or on PATH: no human can be asked, so blocks and pauses stay until `safety-dongle unblock` or expiry");
+    }
     let loop_config = LoopConfig {
         mode: config.mode,
-        challenge_ttl_ms: i64::try_from(config.verifier.challenge_ttl_secs.saturating_mul(1000)).unwrap_or(i64::MAX),
+        challenge_ttl_ms: i64::try_from(settings.challenge_ttl_secs.saturating_mul(1000)).unwrap_or(i64::MAX),
+        approval_wait: std::time::Duration::from_secs(settings.approval_timeout_secs),
+        verifier,
     };
     Ok(SafetyLoop::new(Arc::new(store), Arc::new(policy), loop_config))
 }

@@ -23,6 +23,11 @@ pub enum ErrorCode {
     NotFoundResource,
     PermissionDenied,
     ConflictAlreadyExists,
+    RateLimitExceeded,
+    ConfirmationRequired,
+    TokenInvalid,
+    TokenExpired,
+    TokenAlreadyUsed,
     InternalError,
 }
 
@@ -40,6 +45,11 @@ impl ErrorCode {
             Self::NotFoundResource => "NOT_FOUND_RESOURCE",
             Self::PermissionDenied => "PERMISSION_DENIED",
             Self::ConflictAlreadyExists => "CONFLICT_ALREADY_EXISTS",
+            Self::RateLimitExceeded => "RATE_LIMIT_EXCEEDED",
+            Self::ConfirmationRequired => "CONFIRMATION_REQUIRED",
+            Self::TokenInvalid => "TOKEN_INVALID",
+            Self::TokenExpired => "TOKEN_EXPIRED",
+            Self::TokenAlreadyUsed => "TOKEN_ALREADY_USED",
             Self::InternalError => "INTERNAL_ERROR",
         }
     }
@@ -56,6 +66,8 @@ impl ErrorCode {
                 | Self::NotFoundOperation
                 | Self::NotFoundResource
                 | Self::PermissionDenied
+                | Self::RateLimitExceeded
+                | Self::ConfirmationRequired
         )
     }
 }
@@ -281,6 +293,63 @@ impl AqlError {
                 "Agent '{agent}' already has a running execution ({execution_id}); complete or abort it first"
             ),
             details: details(json!({ "agent": agent, "execution_id": execution_id })),
+        }
+    }
+
+    pub fn token_invalid(id: &str, why: &str) -> Self {
+        Self {
+            code: ErrorCode::TokenInvalid,
+            message: format!("Challenge or approval '{id}' cannot be used: {why}"),
+            details: details(json!({ "id": id })),
+        }
+    }
+
+    pub fn token_expired(id: &str) -> Self {
+        Self {
+            code: ErrorCode::TokenExpired,
+            message: format!("Challenge or approval '{id}' has expired; a new one is issued on the agent's next call"),
+            details: details(json!({ "id": id })),
+        }
+    }
+
+    pub fn token_used(id: &str) -> Self {
+        Self {
+            code: ErrorCode::TokenAlreadyUsed,
+            message: format!("Challenge or approval '{id}' was already used; each allows one attempt"),
+            details: details(json!({ "id": id })),
+        }
+    }
+
+    /// A wrong code. Says nothing about how it was wrong.
+    pub fn verification_failed(challenge_id: &str) -> Self {
+        Self {
+            code: ErrorCode::PermissionDenied,
+            message: format!("Verification failed for challenge '{challenge_id}'; the challenge is used up"),
+            details: details(json!({ "challenge_id": challenge_id, "verified": false })),
+        }
+    }
+
+    pub fn rate_limited(agent: &str, retry_after_secs: i64) -> Self {
+        Self {
+            code: ErrorCode::RateLimitExceeded,
+            message: format!("Too many failed verifications for agent '{agent}'; try again in {retry_after_secs} s"),
+            details: details(json!({ "agent": agent, "retry_after_secs": retry_after_secs })),
+        }
+    }
+
+    pub fn confirmation_pending(approval_id: &str) -> Self {
+        Self {
+            code: ErrorCode::ConfirmationRequired,
+            message: format!("The human has not answered approval '{approval_id}' yet; call confirm_operation again"),
+            details: details(json!({ "approval_id": approval_id })),
+        }
+    }
+
+    pub fn approval_denied(approval_id: &str) -> Self {
+        Self {
+            code: ErrorCode::PermissionDenied,
+            message: format!("A human denied approval '{approval_id}': do not take that action"),
+            details: details(json!({ "approval_id": approval_id, "approved": false })),
         }
     }
 

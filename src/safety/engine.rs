@@ -13,10 +13,17 @@
 //! step limit, failure) are per agent and live in memory: they end when a
 //! human decides, when their challenge expires (approval and verification),
 //! or never on their own (step limit).
+//!
+//! After the commit, the human is asked: a code challenge goes to the
+//! verifier, which returns only its salted hash (stored durably); an
+//! approval request is followed by a background task that records the
+//! answer. The step waits only until the request is shown, and says so in
+//! the directive if no channel could show it.
 
 use std::{
     collections::HashMap,
     sync::{Arc, Mutex, MutexGuard},
+    time::Duration,
 };
 
 use rusqlite::Transaction;
@@ -26,6 +33,11 @@ use crate::{
     config::LoopMode,
     policy::CompiledPolicy,
     protocol::{error::AqlError, registry::{CallContext, OperationResult}},
+    verify::{
+        approvals::{ApprovalBoard, Settled},
+        code_verified,
+        link::{Approved, HumanRequest, Shown, VerifierLink},
+    },
     store::{
         Store, StoreError,
         audit::{self, AuditEntry},
@@ -42,11 +54,34 @@ use super::{
 };
 
 /// How the loop is run.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct LoopConfig {
     pub mode: LoopMode,
     /// How long a verification or approval challenge stays open.
     pub challenge_ttl_ms: i64,
+    /// How long `confirm_operation` waits for a human's answer.
+    pub approval_wait: Duration,
+    /// How to reach the verifier; `None` when it cannot be found, so no
+    /// request can be shown (and the loop stays closed).
+    pub verifier: Option<VerifierLink>,
+}
+
+/// At most this many fresh codes for one blocked agent per window.
+const REISSUES_PER_WINDOW: u32 = 3;
+const REISSUE_WINDOW_MS: i64 = 5 * 60 * 1000;
+/// Failed verifications per agent per window before a lockout.
+const FAILURES_PER_WINDOW: u32 = 10;
+const FAILURE_WINDOW_MS: i64 = 60 * 1000;
+
+/// A request for a human, decided in the transaction, made after it.
+#[derive(Debug, Clone)]
+struct Ask {
+    kind: ChallengeKind,
+    id: String,
+    agent: String,
+    reason: String,
+    action: String,
+    expires_at: i64,
 }
 
 #[derive(Debug, Clone)]
@@ -82,10 +117,11 @@ pub struct FinishRequest {
 struct StepResult {
     directive: Directive,
     needs_sync: bool,
-    /// The challenge id of a block this step created.
-    taints_session: Option<String>,
+    /// The block this step created, as `blocked_at`.
+    taints_session: Option<i64>,
     new_pause: Option<Pause>,
     expired_pause: bool,
+    ask: Option<Ask>,
 }
 
 pub struct SafetyLoop {
@@ -95,8 +131,9 @@ pub struct SafetyLoop {
     pid: u32,
     pauses: Mutex<HashMap<String, Pause>>,
     /// Sessions that triggered a hard block: the blocked agent and the
-    /// block's challenge id. The taint lasts exactly as long as that block.
-    tainted: Mutex<HashMap<String, (String, String)>>,
+    /// block's `blocked_at`. The taint lasts exactly as long as that block.
+    tainted: Mutex<HashMap<String, (String, i64)>>,
+    approvals: Arc<ApprovalBoard>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -123,7 +160,12 @@ impl SafetyLoop {
             pid: std::process::id(),
             pauses: Mutex::new(HashMap::new()),
             tainted: Mutex::new(HashMap::new()),
+            approvals: Arc::new(ApprovalBoard::default()),
         }
+    }
+
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
     }
 
     pub fn mode(&self) -> LoopMode {
@@ -145,9 +187,9 @@ impl SafetyLoop {
             return Ok(Some(block));
         }
         let tainter = lock(&self.tainted).get(&call.session_id).cloned();
-        if let Some((other, challenge_id)) = tainter {
+        if let Some((other, blocked_at)) = tainter {
             match records::block_of(tx, &other)? {
-                Some(block) if block.challenge_id == challenge_id => return Ok(Some(block)),
+                Some(block) if block.blocked_at == blocked_at => return Ok(Some(block)),
                 _ => {
                     lock(&self.tainted).remove(&call.session_id);
                 }
@@ -172,14 +214,16 @@ impl SafetyLoop {
     }
 
     /// `execute_agent`: starts a monitored execution.
-    pub fn execute(&self, call: &CallContext, request: ExecuteRequest) -> OperationResult {
+    pub async fn execute(&self, call: &CallContext, request: ExecuteRequest) -> OperationResult {
         let now = now_ms();
         let settings = self.policy.settings_for(&request.agent);
         let max_steps = request.max_steps.map_or(settings.max_steps, |asked| asked.min(settings.max_steps));
         let agent = request.agent.as_str();
-        self.store
+        let mut ask = None;
+        let result = self.store
             .write(|tx| {
-                if let Some(block) = self.block_for(tx, call, agent)? {
+                if let Some(mut block) = self.block_for(tx, call, agent)? {
+                    ask = self.reissue_if_expired(tx, &mut block, now)?;
                     self.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "execute", decision: "refused", stage: Some("block"), ..Default::default() })?;
                     return Ok(Err(AqlError::agent_blocked(&block.agent, &block.challenge_id, &block.reason)));
                 }
@@ -204,13 +248,17 @@ impl SafetyLoop {
                 state["safetyLoop"] = mode_name(self.config.mode).into();
                 Ok(Ok(state))
             })
-            .map_err(internal)?
+            .map_err(internal)?;
+        if let Some(ask) = ask {
+            let _ = self.sync_and_ask(&ask).await;
+        }
+        result
     }
 
     /// `record_execution_step`: evaluates the reported action and answers
     /// with an `AutonomyDirective`. Store failures answer with a refusal,
     /// never with permission to go on.
-    pub fn step(&self, call: &CallContext, request: StepRequest) -> OperationResult {
+    pub async fn step(&self, call: &CallContext, request: StepRequest) -> OperationResult {
         let now = now_ms();
         let result = self.store.write(|tx| self.step_in(tx, call, &request, now));
         let result = match result {
@@ -230,27 +278,45 @@ impl SafetyLoop {
             tracing::error!(%error, "could not make a block or challenge durable");
             return Ok(Directive::refuse("Safety state unavailable: refusing to continue", "the block could not be made durable; fail closed").to_json());
         }
-        if let Some(challenge_id) = result.taints_session {
-            lock(&self.tainted).insert(call.session_id.clone(), (request.agent.clone(), challenge_id));
+        if let Some(blocked_at) = result.taints_session {
+            lock(&self.tainted).insert(call.session_id.clone(), (request.agent.clone(), blocked_at));
         }
-        let mut pauses = lock(&self.pauses);
-        if result.expired_pause {
-            pauses.remove(&request.agent);
+        {
+            let mut pauses = lock(&self.pauses);
+            if result.expired_pause {
+                pauses.remove(&request.agent);
+            }
+            if let Some(pause) = result.new_pause {
+                pauses.insert(request.agent.clone(), pause);
+            }
         }
-        if let Some(pause) = result.new_pause {
-            pauses.insert(request.agent.clone(), pause);
+        let mut directive = result.directive;
+        if let Some(ask) = result.ask
+            && let Err(failures) = self.ask_human(&ask).await
+        {
+            let way_out = match ask.kind {
+                ChallengeKind::DangerZone => format!(" The operator can lift the block with `safety-dongle unblock {}` at a terminal.", ask.agent),
+                _ => String::new(),
+            };
+            let unshown = format!("No channel could show the request to a human ({}).{way_out}", failures.join("; "));
+            directive.factors.push(unshown.clone());
+            directive.reason = Some(match directive.reason.take() {
+                Some(reason) => format!("{reason}. {unshown}"),
+                None => unshown,
+            });
         }
-        Ok(result.directive.to_json())
+        Ok(directive.to_json())
     }
 
     fn step_in(&self, tx: &Transaction<'_>, call: &CallContext, request: &StepRequest, now: i64) -> Result<StepResult, StoreError> {
         let agent = request.agent.as_str();
         let hint = Some(request.hint.as_str());
         let session = Some(call.session_id.as_str());
-        let plain = |directive| StepResult { directive, needs_sync: false, taints_session: None, new_pause: None, expired_pause: false };
+        let plain = |directive| StepResult { directive, needs_sync: false, taints_session: None, new_pause: None, expired_pause: false, ask: None };
         let enforcing = self.config.mode == LoopMode::Enforcing;
 
-        if let Some(block) = self.block_for(tx, call, agent)? {
+        if let Some(mut block) = self.block_for(tx, call, agent)? {
+            let ask = if enforcing { self.reissue_if_expired(tx, &mut block, now)? } else { None };
             let mut directive = Directive::refuse(
                 format!("Agent '{}' is hard-blocked: {}. Wait for a human to complete challenge {}", block.agent, block.reason, block.challenge_id),
                 format!("agent '{}' is hard-blocked until a human completes challenge {}", block.agent, block.challenge_id),
@@ -259,7 +325,7 @@ impl SafetyLoop {
             directive.notifications.push(self.notification(NotificationKind::DangerZone, &block.reason, [("verificationId", block.challenge_id.as_str()), ("agent", block.agent.as_str())], now));
             let directive = self.apply_mode(directive);
             self.audit(tx, AuditEntry { agent, session_id: session, event: "step", hint, decision: decision_name(&directive), stage: Some("block"), ..Default::default() })?;
-            return Ok(plain(directive));
+            return Ok(StepResult { ask, ..plain(directive) });
         }
 
         let Some(row) = self.active_execution(tx, agent, now)? else {
@@ -323,7 +389,7 @@ impl SafetyLoop {
         };
         let rule = evaluation.rule.map(|i| self.policy.rule(i).describe());
         let stage = format!("stage {}", evaluation.stage.number());
-        let mut result = StepResult { directive: directive.clone(), needs_sync: false, taints_session: None, new_pause: None, expired_pause };
+        let mut result = StepResult { directive: directive.clone(), needs_sync: false, taints_session: None, new_pause: None, expired_pause, ask: None };
 
         if enforcing {
             match evaluation.verdict {
@@ -334,12 +400,28 @@ impl SafetyLoop {
                     let reason = evaluation.reason.clone().unwrap_or_default();
                     directive.notifications.push(self.notification(NotificationKind::DangerZone, &reason, [("verificationId", challenge_id.as_str()), ("agent", agent)], now));
                     result.needs_sync = true;
-                    result.taints_session = Some(challenge_id);
+                    result.taints_session = Some(now);
+                    result.ask = Some(Ask {
+                        kind: ChallengeKind::DangerZone,
+                        id: challenge_id,
+                        agent: agent.to_owned(),
+                        reason,
+                        action: request.hint.clone(),
+                        expires_at: now + self.config.challenge_ttl_ms,
+                    });
                 }
                 Verdict::Pause(kind) => {
                     let pause = self.open_pause(tx, agent, &request.hint, kind, evaluation.reason.clone().unwrap_or_default(), now)?;
                     directive.notifications.push(self.pause_notification(&pause, now));
                     result.needs_sync = true;
+                    result.ask = Some(Ask {
+                        kind: pause.challenge_kind,
+                        id: pause.challenge_id.clone(),
+                        agent: agent.to_owned(),
+                        reason: pause.reason.clone(),
+                        action: request.hint.clone(),
+                        expires_at: now + self.config.challenge_ttl_ms,
+                    });
                     result.new_pause = Some(pause);
                 }
             }
@@ -359,6 +441,94 @@ impl SafetyLoop {
         })?;
         result.directive = directive;
         Ok(result)
+    }
+
+    /// A blocked agent whose challenge expired gets a fresh one, at most
+    /// [`REISSUES_PER_WINDOW`] per [`REISSUE_WINDOW_MS`].
+    fn reissue_if_expired(&self, tx: &Transaction<'_>, block: &mut BlockRow, now: i64) -> Result<Option<Ask>, StoreError> {
+        if block.agent.is_empty() || self.config.mode != LoopMode::Enforcing {
+            return Ok(None);
+        }
+        let expired = match records::challenge(tx, &block.challenge_id)? {
+            Some((challenge, _)) => challenge.expires_at <= now || challenge.status != "pending",
+            None => true,
+        };
+        if !expired || records::challenges_since(tx, &block.agent, ChallengeKind::DangerZone, now - REISSUE_WINDOW_MS)? >= REISSUES_PER_WINDOW {
+            return Ok(None);
+        }
+        records::set_challenge_status(tx, &block.challenge_id, "expired")?;
+        let id = uuid::Uuid::new_v4().to_string();
+        let expires_at = now + self.config.challenge_ttl_ms;
+        records::insert_challenge(tx, &ChallengeRow {
+            id: id.clone(),
+            agent: block.agent.clone(),
+            kind: ChallengeKind::DangerZone.name().into(),
+            action: "re-issued for an expired challenge".into(),
+            reason: block.reason.clone(),
+            created_at: now,
+            expires_at,
+            status: "pending".into(),
+            durable: true,
+            owner_pid: self.pid,
+        })?;
+        records::set_block_challenge(tx, &block.agent, &id)?;
+        self.audit(tx, AuditEntry { agent: &block.agent, event: "reissue", decision: "new challenge", stage: Some("block"), ..Default::default() })?;
+        block.challenge_id = id.clone();
+        Ok(Some(Ask { kind: ChallengeKind::DangerZone, id, agent: block.agent.clone(), reason: block.reason.clone(), action: "re-issued for an expired challenge".into(), expires_at }))
+    }
+
+    /// Makes a re-issued challenge durable, then asks the human.
+    async fn sync_and_ask(&self, ask: &Ask) -> Result<(), Vec<String>> {
+        self.store.sync_barrier().map_err(|_| vec!["the challenge could not be made durable".to_owned()])?;
+        self.ask_human(ask).await
+    }
+
+    /// Shows a code or an approval request to a human through the verifier.
+    /// A code's salted hash is stored durably before this returns.
+    async fn ask_human(&self, ask: &Ask) -> Result<(), Vec<String>> {
+        let Some(link) = &self.config.verifier else {
+            return Err(vec!["no safety-dongle-verifier program was found".into()]);
+        };
+        let expires_at = rfc3339(ask.expires_at);
+        let timeout_secs = u64::try_from((ask.expires_at - now_ms()).max(1_000) / 1_000).unwrap_or(1);
+        let tier = match ask.kind {
+            ChallengeKind::DangerZone => Some("danger_zone"),
+            ChallengeKind::Verify => Some("verify"),
+            ChallengeKind::Approval => None,
+        };
+        let request = HumanRequest { id: &ask.id, agent: &ask.agent, tier, reason: &ask.reason, action: &ask.action, expires_at: &expires_at, timeout_secs };
+        if ask.kind == ChallengeKind::Approval {
+            let ticket = link.ask_approval(&request).await;
+            if let (Shown::On(_), Some(decision)) = (&ticket.shown, ticket.decision) {
+                self.approvals.open(&ask.id, &ask.agent);
+                let (board, store, id) = (self.approvals.clone(), self.store.clone(), ask.id.clone());
+                tokio::spawn(async move {
+                    let decision = decision.await.unwrap_or(crate::verify::link::Decision::TimedOut);
+                    let status = match &decision {
+                        crate::verify::link::Decision::Approve(_) => "approved",
+                        crate::verify::link::Decision::Deny => "denied",
+                        crate::verify::link::Decision::TimedOut => "expired",
+                    };
+                    let _ = store.write_durable(|tx| records::set_challenge_status(tx, &id, status));
+                    board.settle(&id, decision);
+                });
+            }
+            return match ticket.shown {
+                Shown::On(_) => Ok(()),
+                Shown::Nowhere(errors) => Err(errors),
+            };
+        }
+        let outcome = link.show_code(&request).await;
+        if let Some((salt, hash)) = &outcome.hash
+            && self.store.write_durable(|tx| records::set_challenge_hash(tx, &ask.id, salt, hash)).is_err()
+        {
+            return Err(vec!["the code's hash could not be stored".into()]);
+        }
+        match (outcome.hash, outcome.shown) {
+            (Some(_), Shown::On(_)) => Ok(()),
+            (None, Shown::On(_)) => Err(vec!["verifier: showed a code without sending its hash".into()]),
+            (_, Shown::Nowhere(errors)) => Err(errors),
+        }
     }
 
     /// Records a hard block: a durable challenge, the block itself, and the
@@ -501,6 +671,143 @@ impl SafetyLoop {
                 Ok(Ok(execution_json(&row)))
             })
             .map_err(internal)?
+    }
+
+    /// `verify_challenge`: one attempt at the code of a challenge. A right
+    /// code lifts the block (danger zone) or the pause (verify tier); a
+    /// wrong one uses the challenge up and counts against the agent's rate
+    /// limit (10 failures per 60 s, then a lockout that doubles each time).
+    pub fn verify_challenge(&self, challenge_id: &str, typed: &str) -> OperationResult {
+        let now = now_ms();
+        let outcome = self
+            .store
+            .write_durable(|tx| {
+                let Some((challenge, hash)) = records::challenge(tx, challenge_id)? else {
+                    return Ok(Err(AqlError::token_invalid(challenge_id, "no such challenge")));
+                };
+                let agent = challenge.agent.as_str();
+                if challenge.kind == ChallengeKind::Approval.name() {
+                    return Ok(Err(AqlError::token_invalid(challenge_id, "this is an approval request: a human answers it in the dialog, and the agent calls confirm_operation")));
+                }
+                if let Some((until, _)) = records::lockout(tx, agent)?.filter(|(until, _)| *until > now) {
+                    self.audit(tx, AuditEntry { agent, event: "verify", decision: "locked_out", stage: Some("rate_limit"), ..Default::default() })?;
+                    return Ok(Err(AqlError::rate_limited(agent, (until - now + 999) / 1000)));
+                }
+                let failed = |reason: &'static str| -> Result<Result<Value, AqlError>, StoreError> {
+                    records::insert_failure(tx, agent, now)?;
+                    self.audit(tx, AuditEntry { agent, event: "verify", decision: "failed", stage: Some(reason), ..Default::default() })?;
+                    if records::failures_since(tx, agent, now - FAILURE_WINDOW_MS)? >= FAILURES_PER_WINDOW {
+                        let level = records::lockout(tx, agent)?.map_or(0, |(_, level)| level + 1);
+                        let until = now + FAILURE_WINDOW_MS * (1_i64 << level.min(20));
+                        records::set_lockout(tx, agent, until, level)?;
+                    }
+                    Ok(Err(match reason {
+                        "used" => AqlError::token_used(challenge_id),
+                        "expired" => AqlError::token_expired(challenge_id),
+                        _ => AqlError::verification_failed(challenge_id),
+                    }))
+                };
+                if challenge.status != "pending" {
+                    return failed("used");
+                }
+                if challenge.expires_at <= now {
+                    records::set_challenge_status(tx, challenge_id, "expired")?;
+                    return failed("expired");
+                }
+                let Some((salt, hash)) = hash else {
+                    records::set_challenge_status(tx, challenge_id, "failed")?;
+                    return failed("unshown");
+                };
+                let Some(proof) = code_verified(agent, &salt, &hash, typed) else {
+                    records::set_challenge_status(tx, challenge_id, "failed")?;
+                    return failed("wrong_code");
+                };
+                records::set_challenge_status(tx, challenge_id, "verified")?;
+                if challenge.kind == ChallengeKind::DangerZone.name() {
+                    records::remove_block(tx, &proof)?;
+                }
+                self.audit(tx, AuditEntry { agent, event: "verify", decision: proof.resolution(), stage: Some(&challenge.kind), ..Default::default() })?;
+                Ok(Ok(json!({ "verified": true, "challenge_id": challenge_id, "element_name": agent, "kind": challenge.kind })))
+            })
+            .map_err(internal)?;
+        if let Ok(verified) = &outcome
+            && let Some(agent) = verified["element_name"].as_str()
+        {
+            let mut pauses = lock(&self.pauses);
+            if pauses.get(agent).is_some_and(|p| p.challenge_id == challenge_id) {
+                pauses.remove(agent);
+            }
+        }
+        outcome
+    }
+
+    /// `confirm_operation`: waits (bounded) for the human's answer to an
+    /// approval request. Only the human's Approve, delivered by the
+    /// verifier, makes this succeed; it can be used once.
+    pub async fn confirm(&self, call: &CallContext, approval_id: &str) -> OperationResult {
+        let settled = self.approvals.wait(approval_id, self.config.approval_wait).await;
+        let agent = self.approvals.agent_of(approval_id);
+        let approved = match settled {
+            Settled::Approved(approved) => approved,
+            Settled::StillPending => return Err(AqlError::confirmation_pending(approval_id)),
+            Settled::Denied => {
+                self.lift_denied(agent.as_deref(), approval_id);
+                return Err(AqlError::approval_denied(approval_id));
+            }
+            Settled::TimedOut => return Err(AqlError::token_expired(approval_id)),
+            Settled::Used => return Err(AqlError::token_used(approval_id)),
+            Settled::Unknown => return Err(self.unknown_approval(approval_id)),
+        };
+        let agent = agent.unwrap_or_default();
+        self.use_approval(call, &agent, approved)
+    }
+
+    /// Spends an approval: lifts the agent's pause (a step-limit pause also
+    /// grants a fresh step budget), and records it.
+    fn use_approval(&self, call: &CallContext, agent: &str, approved: Approved) -> OperationResult {
+        let pause = {
+            let mut pauses = lock(&self.pauses);
+            match pauses.get(agent) {
+                Some(p) if p.challenge_id == approved.approval_id() => pauses.remove(agent),
+                _ => None,
+            }
+        };
+        self.store
+            .write_durable(|tx| {
+                records::set_challenge_status(tx, approved.approval_id(), "used")?;
+                if pause.as_ref().is_some_and(|p| p.kind == PauseKind::StepLimit)
+                    && let Some(row) = records::active_execution(tx, agent)?
+                {
+                    records::update_execution(tx, &ExecutionRow { steps: 0, ..row })?;
+                }
+                self.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "confirm", decision: "approved", stage: Some("human"), ..Default::default() })?;
+                Ok(())
+            })
+            .map_err(internal)?;
+        Ok(json!({ "approved": true, "approval_id": approved.approval_id(), "element_name": agent }))
+    }
+
+    /// A denied request ends its pause: the agent must not take that
+    /// action, and may report a different one.
+    fn lift_denied(&self, agent: Option<&str>, approval_id: &str) {
+        if let Some(agent) = agent {
+            let mut pauses = lock(&self.pauses);
+            if pauses.get(agent).is_some_and(|p| p.challenge_id == approval_id) {
+                pauses.remove(agent);
+            }
+        }
+    }
+
+    /// Why an approval id is not waiting in this process.
+    fn unknown_approval(&self, approval_id: &str) -> AqlError {
+        let stored = self.store.read(|tx| records::challenge(tx, approval_id)).ok().flatten();
+        match stored.map(|(c, _)| c.status) {
+            Some(status) if status == "used" => AqlError::token_used(approval_id),
+            Some(status) if status == "denied" => AqlError::approval_denied(approval_id),
+            Some(status) if status == "expired" => AqlError::token_expired(approval_id),
+            Some(_) => AqlError::token_invalid(approval_id, "no human was asked about this request (no channel could show it, or the dongle restarted)"),
+            None => AqlError::token_invalid(approval_id, "no such approval request"),
+        }
     }
 
     /// `get_execution_state`: the agent's latest execution, its block and

@@ -10,6 +10,7 @@
 
 use std::sync::Arc;
 
+use futures::executor::block_on;
 use proptest::prelude::*;
 use proptest_state_machine::{ReferenceStateMachine, StateMachineTest, prop_state_machine};
 use serde_json::Value;
@@ -194,7 +195,13 @@ struct Engine {
 
 impl Engine {
     fn start(store: Arc<Store>, policy: Arc<CompiledPolicy>) -> SafetyLoop {
-        SafetyLoop::new(store, policy, LoopConfig { mode: LoopMode::Enforcing, challenge_ttl_ms: 3_600_000 })
+        let config = LoopConfig {
+            mode: LoopMode::Enforcing,
+            challenge_ttl_ms: 3_600_000,
+            approval_wait: std::time::Duration::from_millis(1),
+            verifier: None,
+        };
+        SafetyLoop::new(store, policy, config)
     }
 }
 
@@ -229,14 +236,14 @@ impl StateMachineTest for RealLoop {
         let answer = match command {
             Command::Execute { agent, session: s } => {
                 let request = ExecuteRequest { agent: AGENTS[agent].into(), goal: None, max_steps: None };
-                match engine.safety.execute(&session(s), request) {
+                match block_on(engine.safety.execute(&session(s), request)) {
                     Ok(_) => Answer::Started,
                     Err(_) => Answer::Refused,
                 }
             }
             Command::Step { agent, session: s, hint } => {
                 let request = StepRequest { agent: AGENTS[agent].into(), hint: hint.text().into(), outcome: None, agent_risk: None };
-                let directive = engine.safety.step(&session(s), request).expect("a step always answers with a directive");
+                let directive = block_on(engine.safety.step(&session(s), request)).expect("a step always answers with a directive");
                 let answer = directive_answer(&directive);
                 if answer == Answer::Continue {
                     let remaining = directive["stepsRemaining"].as_u64().expect("stepsRemaining");

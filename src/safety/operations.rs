@@ -1,8 +1,9 @@
 //! The safety-loop operations as MCP-AQL operations, with the parameter
 //! names of DESIGN.md section 3 (snake_case, plus the spec's camelCase as
-//! aliases): `execute_agent`, `complete_execution`, `abort_execution` on
-//! EXECUTE, `record_execution_step` on CREATE, `get_execution_state` on
-//! READ. Each parses its parameters and hands them to the engine.
+//! aliases): `execute_agent`, `complete_execution`, `abort_execution`,
+//! `confirm_operation` on EXECUTE, `record_execution_step` and
+//! `verify_challenge` on CREATE, `get_execution_state` on READ. Each parses
+//! its parameters and hands them to the engine.
 
 use std::sync::Arc;
 
@@ -27,7 +28,7 @@ const MAX_AGENT_NAME: usize = 128;
 
 /// Registers the loop's operations and types.
 pub fn register(registry: &mut Registry, safety: Arc<SafetyLoop>) -> Result<(), RegistryError> {
-    for kind in [Kind::Execute, Kind::Step, Kind::Complete, Kind::Abort, Kind::State] {
+    for kind in [Kind::Execute, Kind::Step, Kind::Complete, Kind::Abort, Kind::State, Kind::Verify, Kind::Confirm] {
         registry.register(Arc::new(LoopOperation { spec: kind.spec(), kind, safety: safety.clone() }))?;
     }
     for def in types() {
@@ -43,6 +44,8 @@ enum Kind {
     Complete,
     Abort,
     State,
+    Verify,
+    Confirm,
 }
 
 struct LoopOperation {
@@ -108,6 +111,25 @@ impl Kind {
                 ("ExecutionState", "object", "The cancelled execution"),
                 json!({ "element_name": "coder", "reason": "user asked to stop" }),
             ),
+            Kind::Verify => (
+                "verify_challenge",
+                Category::Create,
+                "Submit the code a human read from the verification dialog (never guess: one attempt per challenge)",
+                vec![
+                    ParamSpec::required("challenge_id", ParamType::String, "The verificationId from the notification").alias("challengeId"),
+                    ParamSpec::required("code", ParamType::String, "The code exactly as the human gave it (case, spaces and hyphens do not matter)"),
+                ],
+                ("VerificationResult", "object", "Whether the challenge was verified"),
+                json!({ "challenge_id": "6f1c2d4e-0000-4000-8000-000000000000", "code": "ABCDE-FGHJK-MNPQR-STVWX-YZ012-3" }),
+            ),
+            Kind::Confirm => (
+                "confirm_operation",
+                Category::Execute,
+                "Wait for a human's answer to an approval request (approvalId from an autonomy_pause notification)",
+                vec![ParamSpec::required("approval_id", ParamType::String, "The approvalId from the notification").alias("approvalId")],
+                ("ApprovalResult", "object", "Approved, or an error when denied or not yet answered"),
+                json!({ "approval_id": "6f1c2d4e-0000-4000-8000-000000000000" }),
+            ),
             Kind::State => (
                 "get_execution_state",
                 Category::Read,
@@ -150,23 +172,33 @@ fn bounded_integer(operation: &str, params: &Params, name: &str, range: std::ops
 }
 
 impl LoopOperation {
-    fn run(&self, call: &CallContext, params: &Params) -> OperationResult {
+    async fn run(&self, call: &CallContext, params: Params) -> OperationResult {
         let operation = self.spec.name.as_str();
+        let params = &params;
+        match self.kind {
+            Kind::Verify => {
+                let id = params.str("challenge_id").unwrap_or_default();
+                return self.safety.verify_challenge(id, params.str("code").unwrap_or_default());
+            }
+            Kind::Confirm => return self.safety.confirm(call, params.str("approval_id").unwrap_or_default()).await,
+            _ => {}
+        }
         let agent = agent(operation, params)?;
         match self.kind {
             Kind::Execute => {
                 let max_steps = bounded_integer(operation, params, "max_autonomous_steps", 1..=i64::from(u32::MAX))?;
                 let goal = params.get("parameters").and_then(|p| p.get("goal")).and_then(|g| g.as_str()).map(str::to_owned);
-                self.safety.execute(call, ExecuteRequest { agent, goal, max_steps: max_steps.and_then(|n| u32::try_from(n).ok()) })
+                self.safety.execute(call, ExecuteRequest { agent, goal, max_steps: max_steps.and_then(|n| u32::try_from(n).ok()) }).await
             }
             Kind::Step => {
                 let agent_risk = bounded_integer(operation, params, "risk_score", 0..=100)?;
                 let hint = params.str("next_action_hint").unwrap_or_default().to_owned();
-                self.safety.step(call, StepRequest { agent, hint, outcome: outcome(params), agent_risk: agent_risk.and_then(|n| u8::try_from(n).ok()) })
+                self.safety.step(call, StepRequest { agent, hint, outcome: outcome(params), agent_risk: agent_risk.and_then(|n| u8::try_from(n).ok()) }).await
             }
             Kind::Complete => self.safety.complete(call, FinishRequest { agent, outcome: outcome(params), text: params.str("summary").map(str::to_owned) }),
             Kind::Abort => self.safety.abort(call, FinishRequest { agent, outcome: None, text: params.str("reason").map(str::to_owned) }),
             Kind::State => self.safety.state(&agent),
+            Kind::Verify | Kind::Confirm => Err(AqlError::internal("operation routed twice")),
         }
     }
 }
@@ -177,7 +209,7 @@ impl Operation for LoopOperation {
     }
 
     fn invoke<'a>(&'a self, _router: &'a Router, call: &'a CallContext, params: Params) -> OperationFuture<'a> {
-        Box::pin(std::future::ready(self.run(call, &params)))
+        Box::pin(self.run(call, params))
     }
 }
 

@@ -80,6 +80,23 @@ CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
     BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
     BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+"#, r#"
+ALTER TABLE challenges ADD COLUMN code_salt TEXT;
+ALTER TABLE challenges ADD COLUMN code_hash TEXT;
+
+-- Failed verification attempts, per agent, for rate limiting (spec 8.8.5).
+CREATE TABLE verify_failures (
+    agent         TEXT NOT NULL,
+    at            INTEGER NOT NULL
+);
+CREATE INDEX verify_failures_by_agent ON verify_failures (agent, at);
+
+-- Progressive lockouts: each one doubles the next one's length.
+CREATE TABLE lockouts (
+    agent         TEXT PRIMARY KEY,
+    until         INTEGER NOT NULL,
+    level         INTEGER NOT NULL
+);
 "#];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -178,6 +178,83 @@ pub fn insert_challenge(tx: &Transaction<'_>, row: &ChallengeRow) -> Result<(), 
     Ok(())
 }
 
+/// A code's salt and salted SHA-256, hex, as the verifier sent them.
+pub type CodeHash = (String, String);
+
+/// A challenge by id, with its code hash once the verifier sent one.
+pub fn challenge(tx: &Transaction<'_>, id: &str) -> Result<Option<(ChallengeRow, Option<CodeHash>)>, StoreError> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT id, agent, kind, action, reason, created_at, expires_at, status, durable, owner_pid, code_salt, code_hash \
+             FROM challenges WHERE id = ?1",
+        )?
+        .query_row([id], |row| {
+            let salt: Option<String> = row.get(10)?;
+            let hash: Option<String> = row.get(11)?;
+            Ok((
+                ChallengeRow {
+                    id: row.get(0)?,
+                    agent: row.get(1)?,
+                    kind: row.get(2)?,
+                    action: row.get(3)?,
+                    reason: row.get(4)?,
+                    created_at: row.get(5)?,
+                    expires_at: row.get(6)?,
+                    status: row.get(7)?,
+                    durable: row.get(8)?,
+                    owner_pid: row.get(9)?,
+                },
+                salt.zip(hash),
+            ))
+        })
+        .optional()?)
+}
+
+/// Stores the salted hash of a challenge's code, as the verifier sent it.
+pub fn set_challenge_hash(tx: &Transaction<'_>, id: &str, salt: &str, hash: &str) -> Result<(), StoreError> {
+    tx.prepare_cached("UPDATE challenges SET code_salt = ?2, code_hash = ?3 WHERE id = ?1")?.execute(params![id, salt, hash])?;
+    Ok(())
+}
+
+/// How many challenges of `kind` the agent was given since `since`.
+pub fn challenges_since(tx: &Transaction<'_>, agent: &str, kind: ChallengeKind, since: i64) -> Result<u32, StoreError> {
+    Ok(tx
+        .prepare_cached("SELECT COUNT(*) FROM challenges WHERE agent = ?1 AND kind = ?2 AND created_at >= ?3")?
+        .query_row(params![agent, kind.name(), since], |row| row.get(0))?)
+}
+
+/// Points an agent's block at a new challenge (after the old one expired).
+pub fn set_block_challenge(tx: &Transaction<'_>, agent: &str, challenge_id: &str) -> Result<(), StoreError> {
+    tx.prepare_cached("UPDATE blocks SET challenge_id = ?2 WHERE agent = ?1")?.execute(params![agent, challenge_id])?;
+    Ok(())
+}
+
+/// Records a failed verification attempt.
+pub fn insert_failure(tx: &Transaction<'_>, agent: &str, at: i64) -> Result<(), StoreError> {
+    tx.prepare_cached("INSERT INTO verify_failures (agent, at) VALUES (?1, ?2)")?.execute(params![agent, at])?;
+    Ok(())
+}
+
+pub fn failures_since(tx: &Transaction<'_>, agent: &str, since: i64) -> Result<u32, StoreError> {
+    Ok(tx
+        .prepare_cached("SELECT COUNT(*) FROM verify_failures WHERE agent = ?1 AND at >= ?2")?
+        .query_row(params![agent, since], |row| row.get(0))?)
+}
+
+/// The agent's lockout: `(until, level)`.
+pub fn lockout(tx: &Transaction<'_>, agent: &str) -> Result<Option<(i64, u32)>, StoreError> {
+    Ok(tx
+        .prepare_cached("SELECT until, level FROM lockouts WHERE agent = ?1")?
+        .query_row([agent], |row| Ok((row.get(0)?, row.get(1)?)))
+        .optional()?)
+}
+
+pub fn set_lockout(tx: &Transaction<'_>, agent: &str, until: i64, level: u32) -> Result<(), StoreError> {
+    tx.prepare_cached("INSERT INTO lockouts (agent, until, level) VALUES (?1, ?2, ?3) ON CONFLICT (agent) DO UPDATE SET until = ?2, level = ?3")?
+        .execute(params![agent, until, level])?;
+    Ok(())
+}
+
 pub fn set_challenge_status(tx: &Transaction<'_>, id: &str, status: &str) -> Result<(), StoreError> {
     tx.prepare_cached("UPDATE challenges SET status = ?2 WHERE id = ?1")?.execute(params![id, status])?;
     Ok(())

@@ -1,11 +1,20 @@
-//! Proof that a human, not the agent, decided.
+//! Humans in the loop, and proof that a human, not the agent, decided.
+//!
+//! `link` talks to the verifier process that shows codes and approval
+//! requests; `code` checks a typed code against the hash it sent;
+//! `approvals` holds the answers until `confirm_operation` collects them.
 //!
 //! An [`Unblock`] is the only value that can lift a hard block
 //! (`store::records::remove_block` takes one). Its fields are private and
-//! it is built only here: today by an operator at an interactive terminal
-//! who typed the agent's name back ([`operator_override`]); with the
-//! verifier, also by a correct out-of-band code. No MCP operation can make
-//! one from anything the agent sends.
+//! it is built only here: by a correct out-of-band code
+//! ([`code_verified`]) or by an operator at an interactive terminal who
+//! typed the agent's name back ([`operator_override`]). An approval exists
+//! only as a `link::Approved`, built from the verifier's answer. No MCP
+//! operation can make either from anything the agent sends.
+
+pub mod approvals;
+pub mod code;
+pub mod link;
 
 use std::fmt;
 
@@ -44,6 +53,12 @@ impl fmt::Display for OverrideRefused {
             Self::NameMismatch => f.write_str("the name typed back does not match; nothing was changed"),
         }
     }
+}
+
+/// A block lifted by the right code for its challenge: checks the typed
+/// code against the stored salted hash, and only then yields the proof.
+pub(crate) fn code_verified(agent: &str, salt: &str, hash: &str, typed: &str) -> Option<Unblock> {
+    code::matches(salt, hash, typed).then(|| Unblock { agent: agent.to_owned(), resolution: "verified" })
 }
 
 /// An operator's override, made at an interactive terminal by typing the

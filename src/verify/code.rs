@@ -1,0 +1,78 @@
+//! Checking a code typed back by a human against the salted hash the
+//! verifier sent. The dongle never sees a plaintext code except this one
+//! submission, which it hashes and forgets.
+//!
+//! Input is normalised the Crockford way: case, spaces and hyphens do not
+//! matter, `O` reads as `0` and `I`/`L` as `1`. Hashes are compared in
+//! constant time.
+
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+const ALPHABET: &str = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+const CODE_CHARS: usize = 26;
+
+/// The canonical form of a typed code, or `None` if it cannot be one.
+pub fn normalize(typed: &str) -> Option<String> {
+    let canonical: String = typed
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '-')
+        .map(|c| match c.to_ascii_uppercase() {
+            'O' => '0',
+            'I' | 'L' => '1',
+            other => other,
+        })
+        .collect();
+    (canonical.len() == CODE_CHARS && canonical.chars().all(|c| ALPHABET.contains(c))).then_some(canonical)
+}
+
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len()).step_by(2).map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok()).collect()
+}
+
+/// Whether `typed` is the code behind `salt`/`hash` (hex, as stored).
+pub fn matches(salt_hex: &str, hash_hex: &str, typed: &str) -> bool {
+    let (Some(salt), Some(expected), Some(code)) = (unhex(salt_hex), unhex(hash_hex), normalize(typed)) else {
+        return false;
+    };
+    let mut hasher = Sha256::new();
+    hasher.update(&salt);
+    hasher.update(code.as_bytes());
+    let actual = hasher.finalize();
+    actual.as_slice().ct_eq(&expected).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hash(salt: &[u8], code: &str) -> String {
+        let mut hasher = Sha256::new();
+        hasher.update(salt);
+        hasher.update(code.as_bytes());
+        crate::policy::hex(&hasher.finalize())
+    }
+
+    #[test]
+    fn typed_codes_are_normalised() {
+        let code = "JM9CK2C60MTH0WX8EGCRQ81DDT";
+        assert_eq!(normalize("jm9ck-2c60m-th0wx-8egcr-q81dd-t").as_deref(), Some(code));
+        assert_eq!(normalize(" JM9CK 2C6OM TH0WX 8EGCR Q8IDD T ").as_deref(), Some(code));
+        assert_eq!(normalize("JM9CK-2C60M"), None);
+        assert_eq!(normalize("UUUUUUUUUUUUUUUUUUUUUUUUUU"), None);
+    }
+
+    #[test]
+    fn only_the_right_code_matches() {
+        let salt = [9u8; 16];
+        let stored = hash(&salt, "JM9CK2C60MTH0WX8EGCRQ81DDT");
+        let salt_hex = crate::policy::hex(&salt);
+        assert!(matches(&salt_hex, &stored, "jm9ck-2c60m-th0wx-8egcr-q81dd-t"));
+        assert!(!matches(&salt_hex, &stored, "JM9CK-2C60M-TH0WX-8EGCR-Q81DD-V"));
+        assert!(!matches("zz", &stored, "JM9CK2C60MTH0WX8EGCRQ81DDT"));
+        assert!(!matches(&salt_hex, "", "JM9CK2C60MTH0WX8EGCRQ81DDT"));
+    }
+}

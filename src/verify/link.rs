@@ -1,0 +1,242 @@
+//! The dongle's end of the private pipe to `safety-dongle-verifier`.
+//!
+//! One verifier process per request, spawned with `--stdio`; the request
+//! goes to its stdin, events come back on its stdout, its stderr is
+//! discarded (nothing it prints can reach a log). For a code, only the
+//! salted hash ever arrives. The caller waits only until the request is
+//! shown (or could not be); a dialog left open, or an approval still
+//! waiting for its human, is followed by a background task, so nothing
+//! blocks the server.
+//!
+//! An approval becomes an [`Approved`] value only here, from the
+//! verifier's `approve` answer: no MCP input can produce one.
+
+use std::{
+    path::{Path, PathBuf},
+    process::Stdio,
+    time::Duration,
+};
+
+use serde_json::{Value, json};
+use tokio::{
+    io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader},
+    process::{ChildStdout, Command},
+    sync::oneshot,
+};
+
+use crate::config::Channel;
+
+/// Must match the verifier's `protocol::VERSION`.
+const PROTOCOL_VERSION: u64 = 1;
+/// The longest event line read back.
+const MAX_EVENT_BYTES: u64 = 4 * 1024;
+/// How long a request may take to be shown (a command channel may be slow).
+const SHOW_TIMEOUT: Duration = Duration::from_secs(30);
+
+pub const VERIFIER_PROGRAM: &str = "safety-dongle-verifier";
+
+/// Proof that a human approved one request through the verifier.
+#[derive(Debug)]
+pub struct Approved {
+    approval_id: String,
+}
+
+impl Approved {
+    pub fn approval_id(&self) -> &str {
+        &self.approval_id
+    }
+}
+
+/// A human's answer to an approval request.
+#[derive(Debug)]
+pub enum Decision {
+    Approve(Approved),
+    Deny,
+    TimedOut,
+}
+
+/// Where a request was shown, or why it could not be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shown {
+    On(String),
+    Nowhere(Vec<String>),
+}
+
+/// The result of asking for a code to be shown.
+#[derive(Debug)]
+pub struct CodeOutcome {
+    /// `(salt, hash)`, hex: what a typed code is checked against.
+    pub hash: Option<(String, String)>,
+    pub shown: Shown,
+}
+
+/// The result of asking for an approval: whether it was shown, and the
+/// human's answer to come.
+pub struct ApprovalTicket {
+    pub shown: Shown,
+    pub decision: Option<oneshot::Receiver<Decision>>,
+}
+
+/// What the human is asked about.
+pub struct HumanRequest<'a> {
+    pub id: &'a str,
+    pub agent: &'a str,
+    /// `verify` or `danger_zone` for codes.
+    pub tier: Option<&'a str>,
+    pub reason: &'a str,
+    pub action: &'a str,
+    pub expires_at: &'a str,
+    pub timeout_secs: u64,
+}
+
+/// How to reach the verifier.
+#[derive(Debug, Clone)]
+pub struct VerifierLink {
+    program: PathBuf,
+    channels: Vec<Channel>,
+    command: Option<Vec<String>>,
+}
+
+impl VerifierLink {
+    pub fn new(program: PathBuf, channels: Vec<Channel>, command: Option<Vec<String>>) -> Self {
+        Self { program, channels, command }
+    }
+
+    /// The configured program, else the verifier next to this executable,
+    /// else the first one on `PATH`.
+    pub fn locate(configured: Option<&Path>) -> Option<PathBuf> {
+        if let Some(path) = configured {
+            return Some(path.to_path_buf());
+        }
+        let beside = std::env::current_exe().ok().map(|exe| exe.with_file_name(VERIFIER_PROGRAM));
+        beside.filter(|p| p.is_file()).or_else(|| {
+            std::env::var_os("PATH")
+                .and_then(|paths| std::env::split_paths(&paths).map(|dir| dir.join(VERIFIER_PROGRAM)).find(|p| p.is_file()))
+        })
+    }
+
+    fn request_json(&self, kind: &str, request: &HumanRequest<'_>) -> String {
+        let channels: Vec<&str> = self
+            .channels
+            .iter()
+            .map(|c| match c {
+                Channel::Dialog => "dialog",
+                Channel::Notification => "notification",
+                Channel::Command => "command",
+                Channel::Terminal => "terminal",
+            })
+            .collect();
+        let mut line = json!({
+            "version": PROTOCOL_VERSION, "kind": kind, "id": request.id, "agent": request.agent,
+            "tier": request.tier, "reason": request.reason, "action": request.action,
+            "expires_at": request.expires_at, "timeout_secs": request.timeout_secs,
+            "channels": channels, "command": self.command,
+        })
+        .to_string();
+        line.push('\n');
+        line
+    }
+
+    async fn spawn(&self, line: &str) -> Result<(tokio::process::Child, BufReader<ChildStdout>), String> {
+        let mut child = Command::new(&self.program)
+            .arg("--stdio")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("verifier: cannot start {}: {}", self.program.display(), crate::diagnostics::io_reason(&e)))?;
+        let mut stdin = child.stdin.take().ok_or("verifier: no stdin")?;
+        stdin.write_all(line.as_bytes()).await.map_err(|_| "verifier: the request could not be sent".to_owned())?;
+        drop(stdin);
+        let stdout = child.stdout.take().ok_or("verifier: no stdout")?;
+        Ok((child, BufReader::new(stdout)))
+    }
+
+    /// Asks the verifier to generate and show a code.
+    pub async fn show_code(&self, request: &HumanRequest<'_>) -> CodeOutcome {
+        let (mut child, mut events) = match self.spawn(&self.request_json("code", request)).await {
+            Ok(spawned) => spawned,
+            Err(error) => return CodeOutcome { hash: None, shown: Shown::Nowhere(vec![error]) },
+        };
+        let mut hash = None;
+        let shown = tokio::time::timeout(SHOW_TIMEOUT, async {
+            loop {
+                let Some(event) = next_event(&mut events).await else {
+                    return Shown::Nowhere(vec!["verifier: exited without showing the code".into()]);
+                };
+                match event["event"].as_str() {
+                    Some("hash") => {
+                        hash = event["salt"].as_str().zip(event["hash"].as_str()).map(|(s, h)| (s.to_owned(), h.to_owned()));
+                    }
+                    Some("shown") => return Shown::On(event["channel"].as_str().unwrap_or("unknown").to_owned()),
+                    Some("unshown") => return Shown::Nowhere(errors_of(&event)),
+                    _ => return Shown::Nowhere(vec![format!("verifier: {}", event["message"].as_str().unwrap_or("unexpected event"))]),
+                }
+            }
+        })
+        .await
+        .unwrap_or_else(|_| Shown::Nowhere(vec!["verifier: no channel showed the code in time".into()]));
+        if matches!(shown, Shown::Nowhere(_)) {
+            let _ = child.start_kill();
+        }
+        // Reap the process whenever its dialog closes.
+        tokio::spawn(async move {
+            let _ = child.wait().await;
+        });
+        CodeOutcome { hash, shown }
+    }
+
+    /// Asks a human to approve or deny.
+    pub async fn ask_approval(&self, request: &HumanRequest<'_>) -> ApprovalTicket {
+        let (mut child, mut events) = match self.spawn(&self.request_json("approval", request)).await {
+            Ok(spawned) => spawned,
+            Err(error) => return ApprovalTicket { shown: Shown::Nowhere(vec![error]), decision: None },
+        };
+        let shown = tokio::time::timeout(SHOW_TIMEOUT, async {
+            match next_event(&mut events).await {
+                Some(event) if event["event"] == "shown" => Shown::On(event["channel"].as_str().unwrap_or("unknown").to_owned()),
+                Some(event) if event["event"] == "unshown" => Shown::Nowhere(errors_of(&event)),
+                _ => Shown::Nowhere(vec!["verifier: exited without showing the request".into()]),
+            }
+        })
+        .await
+        .unwrap_or_else(|_| Shown::Nowhere(vec!["verifier: no channel showed the request in time".into()]));
+        if let Shown::Nowhere(_) = shown {
+            let _ = child.start_kill();
+            tokio::spawn(async move {
+                let _ = child.wait().await;
+            });
+            return ApprovalTicket { shown, decision: None };
+        }
+        let (answer, decision) = oneshot::channel();
+        let approval_id = request.id.to_owned();
+        let limit = Duration::from_secs(request.timeout_secs.saturating_add(5));
+        tokio::spawn(async move {
+            let event = tokio::time::timeout(limit, next_event(&mut events)).await.ok().flatten();
+            let outcome = match event.as_ref().and_then(|e| (e["event"] == "decision").then(|| e["decision"].as_str())).flatten() {
+                Some("approve") => Decision::Approve(Approved { approval_id }),
+                Some("timeout") | None => Decision::TimedOut,
+                Some(_) => Decision::Deny,
+            };
+            let _ = answer.send(outcome);
+            let _ = child.start_kill();
+            let _ = child.wait().await;
+        });
+        ApprovalTicket { shown, decision: Some(decision) }
+    }
+}
+
+fn errors_of(event: &Value) -> Vec<String> {
+    event["errors"].as_array().map(|all| all.iter().filter_map(|e| e.as_str().map(str::to_owned)).collect()).unwrap_or_default()
+}
+
+/// The next event line, if the verifier sends one of the right version.
+async fn next_event<R: AsyncRead + Unpin>(events: &mut BufReader<R>) -> Option<Value> {
+    let mut line = Vec::new();
+    let read = (&mut *events).take(MAX_EVENT_BYTES).read_until(b'\n', &mut line).await.ok()?;
+    if read == 0 {
+        return None;
+    }
+    let event: Value = serde_json::from_slice(&line).ok()?;
+    (event["version"].as_u64() == Some(PROTOCOL_VERSION)).then_some(event)
+}
