@@ -1,6 +1,8 @@
 mod bypass;
+mod canary;
 mod cli;
 mod http;
+mod humans;
 mod persistence;
 mod robustness;
 mod schema;

@@ -4,29 +4,10 @@
 
 use std::{collections::BTreeSet, path::Path, time::Duration};
 
-use serde_json::{Value, json};
 
 use safety_dongle::store::{Store, audit, records};
 
-use super::support::{RawStdio, dongle_command, envelope_of};
-
-fn tool_call(id: i64, tool: &str, operation: &str, params: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-        "params": {"name": tool, "arguments": {"operation": operation, "params": params}}})
-}
-
-fn execute(id: i64, agent: &str) -> Value {
-    tool_call(id, "mcp_aql_execute", "execute_agent", json!({"element_name": agent}))
-}
-
-fn step(id: i64, agent: &str, hint: &str) -> Value {
-    tool_call(id, "mcp_aql_create", "record_execution_step", json!({"element_name": agent, "nextActionHint": hint}))
-}
-
-async fn ask(raw: &mut RawStdio, message: Value) -> Value {
-    raw.send_json(&message).await;
-    envelope_of(&raw.read_json().await)
-}
+use super::support::{RawStdio, ask, dongle_command, envelope_of, execute, step};
 
 fn data_dir_args(dir: &Path) -> Vec<String> {
     vec!["serve".into(), "--data-dir".into(), dir.display().to_string()]

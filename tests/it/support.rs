@@ -140,7 +140,16 @@ pub struct RawStdio {
 
 impl RawStdio {
     pub fn start(args: &[&str]) -> Self {
-        let mut child = dongle_command(args)
+        Self::start_with(args, &[])
+    }
+
+    /// Starts the binary with extra environment variables.
+    pub fn start_with(args: &[&str], env: &[(&str, &str)]) -> Self {
+        let mut command = dongle_command(args);
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -154,6 +163,13 @@ impl RawStdio {
     /// Starts the binary and completes the MCP handshake.
     pub async fn initialized(args: &[&str]) -> Self {
         let mut raw = Self::start(args);
+        raw.handshake().await;
+        raw
+    }
+
+    /// The MCP handshake: `initialize`, then `notifications/initialized`.
+    pub async fn handshake(&mut self) {
+        let raw = self;
         raw.send_json(&json!({
             "jsonrpc": "2.0", "id": 0, "method": "initialize",
             "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
@@ -162,7 +178,6 @@ impl RawStdio {
         let answer = raw.read_json().await;
         assert!(answer["result"]["protocolVersion"].is_string(), "{answer}");
         raw.send_json(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
-        raw
     }
 
     pub async fn send_raw(&mut self, bytes: &[u8]) {
@@ -233,4 +248,24 @@ pub fn operation_result_schema() -> jsonschema::Validator {
 
 pub fn introspection_schema() -> jsonschema::Validator {
     schema("introspection-response.schema.json")
+}
+
+/// A `tools/call` JSON-RPC request carrying an MCP-AQL operation.
+pub fn tool_call(id: i64, tool: &str, operation: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": tool, "arguments": {"operation": operation, "params": params}}})
+}
+
+pub fn execute(id: i64, agent: &str) -> Value {
+    tool_call(id, "mcp_aql_execute", "execute_agent", json!({"element_name": agent}))
+}
+
+pub fn step(id: i64, agent: &str, hint: &str) -> Value {
+    tool_call(id, "mcp_aql_create", "record_execution_step", json!({"element_name": agent, "nextActionHint": hint}))
+}
+
+/// Sends one request and returns the envelope of its answer.
+pub async fn ask(raw: &mut RawStdio, message: Value) -> Value {
+    raw.send_json(&message).await;
+    envelope_of(&raw.read_json().await)
 }

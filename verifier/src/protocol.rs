@@ -46,6 +46,8 @@ impl Channel {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Request {
+    /// Checked before the rest is parsed (`read_request`).
+    #[allow(dead_code)]
     pub version: u32,
     pub kind: Kind,
     /// The challenge or approval id (a UUID v4).

@@ -1,0 +1,318 @@
+//! Humans in the loop, end to end through the real binaries: the dongle
+//! spawns the real verifier, whose `command` channel runs a script that
+//! plays the human. The script records each request it is shown (as a
+//! human reads a dialog) and answers approvals; the test types codes back
+//! with the challenge ids the directives carried.
+
+use std::{
+    path::{Path, PathBuf},
+    time::{Duration, Instant},
+};
+
+use serde_json::{Value, json};
+
+use super::support::{RawStdio, ask, execute, scratch_dir, step, tool_call};
+
+/// How the scripted human answers approval requests.
+#[derive(Clone, Copy)]
+pub enum Answer {
+    Approve,
+    Deny,
+    /// Keeps the request open this many seconds, then approves.
+    ApproveAfter(u32),
+}
+
+/// A dongle whose verifier reaches a scripted human.
+pub struct Setup {
+    /// Holds the config, the script, what the human saw and the state.
+    pub dir: PathBuf,
+    pub config: PathBuf,
+    pub seen: PathBuf,
+}
+
+pub fn verifier_program() -> PathBuf {
+    let path = super::support::binary().with_file_name("safety-dongle-verifier");
+    assert!(path.is_file(), "{} is missing: build the workspace first (cargo build --workspace)", path.display());
+    path
+}
+
+impl Setup {
+    pub fn new(answer: Answer, ttl_secs: u64) -> Self {
+        Self::with_channels(answer, ttl_secs, "[\"command\"]")
+    }
+
+    pub fn with_channels(answer: Answer, ttl_secs: u64, channels: &str) -> Self {
+        let dir = scratch_dir();
+        let seen = dir.join("seen");
+        std::fs::create_dir_all(&seen).unwrap();
+        let reply = match answer {
+            Answer::Approve => "echo approve".to_owned(),
+            Answer::Deny => "echo deny".to_owned(),
+            Answer::ApproveAfter(secs) => format!("sleep {secs}; echo approve"),
+        };
+        let script = dir.join("human.sh");
+        std::fs::write(
+            &script,
+            format!("#!/bin/sh\nf=$(mktemp \"{}/request.XXXXXX\")\ncat > \"$f\"\n{reply}\n", seen.display()),
+        )
+        .unwrap();
+        let config = dir.join("config.toml");
+        std::fs::write(
+            &config,
+            format!(
+                "data_dir = \"{}\"\n[verifier]\nprogram = \"{}\"\nchannels = {channels}\ncommand = [\"/bin/sh\", \"{}\"]\nchallenge_ttl_secs = {ttl_secs}\napproval_timeout_secs = 10\n",
+                dir.join("state").display(),
+                verifier_program().display(),
+                script.display()
+            ),
+        )
+        .unwrap();
+        Self { dir, config, seen }
+    }
+
+    pub async fn start(&self) -> RawStdio {
+        self.start_with_env(&[]).await
+    }
+
+    pub async fn start_with_env(&self, env: &[(&str, &str)]) -> RawStdio {
+        let config = self.config.to_str().unwrap().to_owned();
+        let mut raw = RawStdio::start_with(&["serve", "--config", &config], env);
+        raw.handshake().await;
+        raw
+    }
+
+    /// The request the human was shown for `id` (a challenge or approval).
+    pub fn shown(&self, id: &str) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            for entry in std::fs::read_dir(&self.seen).unwrap().flatten() {
+                let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+                if let Ok(request) = serde_json::from_str::<Value>(&text)
+                    && (request["challenge_id"] == id || request["approval_id"] == id)
+                {
+                    return request;
+                }
+            }
+            assert!(Instant::now() < deadline, "the human was never shown {id}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The code the human read for a challenge.
+    pub fn code_for(&self, challenge_id: &str) -> String {
+        self.shown(challenge_id)["code"].as_str().expect("a code request carries the code").to_owned()
+    }
+}
+
+pub fn verify(id: i64, challenge: &str, code: &str) -> Value {
+    tool_call(id, "mcp_aql_create", "verify_challenge", json!({"challenge_id": challenge, "code": code}))
+}
+
+pub fn confirm(id: i64, approval: &str) -> Value {
+    tool_call(id, "mcp_aql_execute", "confirm_operation", json!({"approval_id": approval}))
+}
+
+/// The id in a directive's last notification of `kind` under `key`.
+pub fn notified_id(directive: &Value, kind: &str, key: &str) -> String {
+    directive["notifications"]
+        .as_array()
+        .and_then(|all| all.iter().rev().find(|n| n["type"] == kind))
+        .and_then(|n| n["metadata"][key].as_str())
+        .unwrap_or_else(|| panic!("no {kind} notification with {key} in {directive}"))
+        .to_owned()
+}
+
+fn is_uuid_v4(id: &str) -> bool {
+    uuid::Uuid::parse_str(id).is_ok_and(|u| u.get_version_num() == 4)
+}
+
+#[tokio::test]
+async fn danger_zone_from_trigger_to_unblock_with_the_generated_id() {
+    let human = Setup::new(Answer::Approve, 300);
+    let mut raw = human.start().await;
+    assert_eq!(ask(&mut raw, execute(1, "coder")).await["success"], true);
+    let stop = ask(&mut raw, step(2, "coder", "executing shell command: sudo rm -rf /")).await["data"].clone();
+    assert_eq!(stop["stopped"], true, "{stop}");
+    let challenge = notified_id(&stop, "danger_zone", "verificationId");
+    assert!(is_uuid_v4(&challenge));
+    let request = human.shown(&challenge);
+    assert_eq!((request["type"].as_str(), request["tier"].as_str(), request["agent"].as_str()), (Some("verification_code"), Some("danger_zone"), Some("coder")));
+    let code = request["code"].as_str().unwrap().to_owned();
+    let shape: Vec<usize> = code.split('-').map(str::len).collect();
+    assert_eq!(shape, vec![5, 5, 5, 5, 5, 1], "26 characters in groups of five: {code}");
+
+    assert_eq!(ask(&mut raw, execute(3, "coder")).await["error"]["code"], "PERMISSION_DENIED");
+    // The human types it lower-case with spaces: still the same code.
+    let typed = code.to_lowercase().replace('-', " ");
+    let verified = ask(&mut raw, verify(4, &challenge, &typed)).await;
+    assert_eq!(verified["data"]["verified"], true, "{verified}");
+    assert_eq!(ask(&mut raw, execute(5, "coder")).await["error"]["code"], "CONFLICT_ALREADY_EXISTS", "unblocked: only the old execution is in the way");
+    let next = ask(&mut raw, step(6, "coder", "cargo build")).await["data"].clone();
+    assert_eq!(next["continue"], true, "{next}");
+    let again = ask(&mut raw, verify(7, &challenge, &code)).await;
+    assert_eq!(again["error"]["code"], "TOKEN_ALREADY_USED", "a code works once");
+}
+
+#[tokio::test]
+async fn verify_tier_pauses_until_the_code_is_typed_back() {
+    let human = Setup::new(Answer::Approve, 300);
+    let mut raw = human.start().await;
+    ask(&mut raw, execute(1, "publisher")).await;
+    let pause = ask(&mut raw, step(2, "publisher", "npm publish --access public")).await["data"].clone();
+    assert_eq!((pause["continue"].as_bool(), pause["nextStepRisk"].as_str()), (Some(false), Some("verify")));
+    assert!(pause.get("stopped").is_none());
+    let challenge = notified_id(&pause, "autonomy_pause", "verificationId");
+    let waiting = ask(&mut raw, step(3, "publisher", "cargo build")).await["data"].clone();
+    assert_eq!(waiting["continue"], false, "paused until verified: {waiting}");
+    let code = human.code_for(&challenge);
+    assert_eq!(ask(&mut raw, verify(4, &challenge, &code)).await["data"]["verified"], true);
+    assert_eq!(ask(&mut raw, step(5, "publisher", "cargo build")).await["data"]["continue"], true);
+}
+
+#[tokio::test]
+async fn a_wrong_code_uses_the_challenge_up() {
+    let human = Setup::new(Answer::Approve, 300);
+    let mut raw = human.start().await;
+    ask(&mut raw, execute(1, "a")).await;
+    let stop = ask(&mut raw, step(2, "a", "drop table users")).await["data"].clone();
+    let challenge = notified_id(&stop, "danger_zone", "verificationId");
+    let code = human.code_for(&challenge);
+    let wrong = ask(&mut raw, verify(3, &challenge, "00000-00000-00000-00000-00000-0")).await;
+    assert_eq!(wrong["error"]["code"], "PERMISSION_DENIED");
+    let late = ask(&mut raw, verify(4, &challenge, &code)).await;
+    assert_eq!(late["error"]["code"], "TOKEN_ALREADY_USED", "one attempt per challenge");
+    assert_eq!(ask(&mut raw, execute(5, "a")).await["error"]["code"], "PERMISSION_DENIED", "still blocked");
+}
+
+#[tokio::test]
+async fn approvals_are_approved_or_denied_only_by_the_human() {
+    for (answer, expected) in [(Answer::Approve, None), (Answer::Deny, Some("PERMISSION_DENIED"))] {
+        let human = Setup::new(answer, 300);
+        let mut raw = human.start().await;
+        ask(&mut raw, execute(1, "pusher")).await;
+        let pause = ask(&mut raw, step(2, "pusher", "git push origin main")).await["data"].clone();
+        assert_eq!(pause["continue"], false);
+        let approval = notified_id(&pause, "autonomy_pause", "approvalId");
+        assert!(is_uuid_v4(&approval));
+        assert_eq!(human.shown(&approval)["type"], "approval_request");
+        // verify_challenge cannot be used to approve.
+        let sneaky = ask(&mut raw, verify(3, &approval, "00000-00000-00000-00000-00000-0")).await;
+        assert_eq!(sneaky["error"]["code"], "TOKEN_INVALID");
+        let answered = ask(&mut raw, confirm(4, &approval)).await;
+        match expected {
+            None => {
+                assert_eq!(answered["data"]["approved"], true, "{answered}");
+                assert_eq!(ask(&mut raw, step(5, "pusher", "cargo build")).await["data"]["continue"], true, "the pause is lifted");
+                let twice = ask(&mut raw, confirm(6, &approval)).await;
+                assert_eq!(twice["error"]["code"], "TOKEN_ALREADY_USED", "an approval is used up");
+            }
+            Some(code) => assert_eq!(answered["error"]["code"], code, "{answered}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_unanswered_approval_cannot_be_confirmed_and_the_server_keeps_serving() {
+    let human = Setup::new(Answer::ApproveAfter(6), 300);
+    let mut raw = human.start().await;
+    ask(&mut raw, execute(1, "slow")).await;
+    let pause = ask(&mut raw, step(2, "slow", "git push origin main")).await["data"].clone();
+    let approval = notified_id(&pause, "autonomy_pause", "approvalId");
+    human.shown(&approval);
+    // While the human thinks, other agents' calls flow.
+    let started = Instant::now();
+    assert_eq!(ask(&mut raw, execute(3, "other")).await["success"], true);
+    assert_eq!(ask(&mut raw, step(4, "other", "cargo build")).await["data"]["continue"], true);
+    assert!(started.elapsed() < Duration::from_secs(2), "calls were held up for {:?}", started.elapsed());
+    // confirm_operation waits for the answer, then succeeds.
+    let answered = ask(&mut raw, confirm(5, &approval)).await;
+    assert_eq!(answered["data"]["approved"], true, "{answered}");
+}
+
+#[tokio::test]
+async fn challenges_expire_and_a_blocked_agent_gets_a_fresh_one() {
+    let human = Setup::new(Answer::Approve, 1);
+    let mut raw = human.start().await;
+    ask(&mut raw, execute(1, "late")).await;
+    let stop = ask(&mut raw, step(2, "late", "mkfs.ext4 /dev/sda1")).await["data"].clone();
+    let first = notified_id(&stop, "danger_zone", "verificationId");
+    let first_code = human.code_for(&first);
+    tokio::time::sleep(Duration::from_millis(1_300)).await;
+    let expired = ask(&mut raw, verify(3, &first, &first_code)).await;
+    assert_eq!(expired["error"]["code"], "TOKEN_EXPIRED", "{expired}");
+    // The next call by the blocked agent issues a new challenge and code.
+    let refused = ask(&mut raw, execute(4, "late")).await;
+    let second = refused["error"]["details"]["verificationId"].as_str().unwrap().to_owned();
+    assert_ne!(second, first);
+    let second_code = human.code_for(&second);
+    assert_ne!(second_code, first_code);
+    assert_eq!(ask(&mut raw, verify(5, &second, &second_code)).await["data"]["verified"], true);
+    // At most three challenges per agent per five minutes: the first block,
+    // its re-issue and a second block use them up, so the second block's
+    // expired challenge is not replaced within the window.
+    let stop = ask(&mut raw, step(6, "late", "mkfs.ext4 /dev/sda1")).await["data"].clone();
+    let mut ids = vec![notified_id(&stop, "danger_zone", "verificationId")];
+    for round in 0..3 {
+        tokio::time::sleep(Duration::from_millis(1_100)).await;
+        let refused = ask(&mut raw, execute(10 + round, "late")).await;
+        assert_eq!(refused["error"]["code"], "PERMISSION_DENIED", "still blocked");
+        ids.push(refused["error"]["details"]["verificationId"].as_str().unwrap().to_owned());
+    }
+    ids.dedup();
+    assert_eq!(ids.len(), 1, "no fourth challenge within five minutes: {ids:?}");
+}
+
+#[tokio::test]
+async fn failed_verifications_lock_the_agent_out_across_a_restart() {
+    let human = Setup::new(Answer::Approve, 300);
+    let mut raw = human.start().await;
+    ask(&mut raw, execute(1, "guesser")).await;
+    let stop = ask(&mut raw, step(2, "guesser", "cat ~/.aws/credentials")).await["data"].clone();
+    let challenge = notified_id(&stop, "danger_zone", "verificationId");
+    let mut codes = Vec::new();
+    for attempt in 0..10 {
+        let answer = ask(&mut raw, verify(10 + attempt, &challenge, "00000-00000-00000-00000-00000-0")).await;
+        codes.push(answer["error"]["code"].as_str().unwrap_or("").to_owned());
+    }
+    assert_eq!(codes[0], "PERMISSION_DENIED");
+    assert!(codes[1..].iter().all(|c| c == "TOKEN_ALREADY_USED"), "{codes:?}");
+    let locked = ask(&mut raw, verify(30, &challenge, "00000-00000-00000-00000-00000-0")).await;
+    assert_eq!(locked["error"]["code"], "RATE_LIMIT_EXCEEDED", "{locked}");
+    raw.child.kill().await.unwrap();
+
+    let mut raw = human.start().await;
+    let still = ask(&mut raw, verify(31, &challenge, "00000-00000-00000-00000-00000-0")).await;
+    assert_eq!(still["error"]["code"], "RATE_LIMIT_EXCEEDED", "the lockout survives a restart: {still}");
+    assert!(still["error"]["details"]["retry_after_secs"].as_i64().unwrap() > 0);
+    // Another agent is not locked out by this one.
+    ask(&mut raw, execute(32, "bystander")).await;
+    let other = ask(&mut raw, step(33, "bystander", "npm publish")).await["data"].clone();
+    let other_challenge = notified_id(&other, "autonomy_pause", "verificationId");
+    let ok = ask(&mut raw, verify(34, &other_challenge, &human.code_for(&other_challenge))).await;
+    assert_eq!(ok["data"]["verified"], true, "{ok}");
+}
+
+#[tokio::test]
+async fn without_a_display_the_dialog_fails_fast_and_the_next_channel_is_tried() {
+    let human = Setup::with_channels(Answer::Approve, 300, "[\"dialog\", \"command\"]");
+    let mut raw = human.start_with_env(&[("DISPLAY", ""), ("WAYLAND_DISPLAY", "")]).await;
+    ask(&mut raw, execute(1, "headless")).await;
+    let started = Instant::now();
+    let stop = ask(&mut raw, step(2, "headless", "rm -rf /")).await["data"].clone();
+    assert!(started.elapsed() < Duration::from_secs(3), "the dialog channel hung for {:?}", started.elapsed());
+    let challenge = notified_id(&stop, "danger_zone", "verificationId");
+    assert!(human.code_for(&challenge).len() == 31, "shown through the command channel");
+
+    let only_dialog = Setup::with_channels(Answer::Approve, 300, "[\"dialog\"]");
+    let mut raw = only_dialog.start_with_env(&[("DISPLAY", ""), ("WAYLAND_DISPLAY", "")]).await;
+    ask(&mut raw, execute(1, "headless")).await;
+    let stop = ask(&mut raw, step(2, "headless", "rm -rf /")).await["data"].clone();
+    let reason = stop["reason"].as_str().unwrap();
+    assert!(reason.contains("No channel could show") && reason.contains("no display"), "{reason}");
+    assert!(reason.contains("safety-dongle unblock headless"), "the way out is named: {reason}");
+    assert_eq!(stop["stopped"], true, "the dongle stays closed");
+}
+
+pub fn state_files(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir.join("state")).map(|entries| entries.flatten().map(|e| e.path()).collect()).unwrap_or_default()
+}
