@@ -1,6 +1,7 @@
 mod bypass;
 mod canary;
 mod cli;
+mod gui;
 mod http;
 mod humans;
 mod persistence;

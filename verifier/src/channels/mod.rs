@@ -45,8 +45,13 @@ impl Presentation<'_> {
         let r = self.request;
         match self.code {
             Some(code) => format!(
-                "Agent '{}' was stopped: {}\n\nAction: {}\n\nOnly if you want to allow it, give your agent this code:\n\n    {code}\n\nChallenge {} - valid until {}.\nIf you did not expect this, do nothing.",
-                r.agent, r.reason, r.action, r.id, r.expires_at
+                "Agent '{}' was {}: {}\n\nAction: {}\n\nOnly if you want to allow it, give your agent this code:\n\n    {code}\n\nChallenge {} - valid until {}.\nIf you did not expect this, do nothing.",
+                r.agent,
+                if r.tier.as_deref() == Some("verify") { "paused" } else { "stopped" },
+                r.reason,
+                r.action,
+                r.id,
+                r.expires_at
             ),
             None => format!(
                 "Agent '{}' wants to:\n\n    {}\n\nWhy it needs you: {}\n\nApprove only if you expected this. Request {} - open until {}.",
