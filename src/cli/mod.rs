@@ -6,6 +6,7 @@
 
 mod audit;
 mod check;
+mod demo;
 mod eval;
 mod serve;
 mod status;
@@ -43,6 +44,8 @@ enum Command {
     Audit(AuditArgs),
     /// Lift an agent's hard block (interactive terminal only; audited).
     Unblock(UnblockArgs),
+    /// A scripted agent session showing every outcome, on a fresh temporary state.
+    Demo,
 }
 
 /// `--config FILE` and `--data-dir DIR`, shared by every command that
@@ -178,6 +181,7 @@ pub fn run() -> ExitCode {
         Command::Status(args) => status::run(args),
         Command::Audit(args) => audit::run(args),
         Command::Unblock(args) => unblock::run(args),
+        Command::Demo => demo::run(),
     }
 }
 

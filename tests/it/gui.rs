@@ -43,7 +43,7 @@ impl VirtualDisplay {
 
     /// The first window whose title contains `title`, once it appears.
     fn wait_for_window(&self, title: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(15);
+        let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             if let Some(id) = self.xdotool(&["search", "--name", title]).lines().next() {
                 return id.to_owned();
@@ -98,6 +98,7 @@ async fn the_real_dialog_shows_requests_and_a_click_approves() {
     ask(&mut raw, execute(1, "gui-publisher")).await;
     let pause = ask(&mut raw, step(2, "gui-publisher", "npm publish")).await["data"].clone();
     notified_id(&pause, "autonomy_pause", "verificationId");
+    assert!(!pause["reason"].as_str().unwrap_or("").contains("No channel"), "the dialog was not shown: {pause}");
     let code_window = screen.wait_for_window("safety-dongle: verification code");
     assert_eq!(screen.xdotool(&["getwindowname", &code_window]).trim(), "safety-dongle: verification code");
     screen.screenshot("gui-verification-code.png");
@@ -111,6 +112,7 @@ async fn the_real_dialog_shows_requests_and_a_click_approves() {
     ask(&mut raw, execute(3, "gui-pusher")).await;
     let pause = ask(&mut raw, step(4, "gui-pusher", "git push origin main")).await["data"].clone();
     let approval = notified_id(&pause, "autonomy_pause", "approvalId");
+    assert!(!pause["reason"].as_str().unwrap_or("").contains("No channel"), "the dialog was not shown: {pause}");
     let window = screen.wait_for_window("safety-dongle: approve this action?");
     screen.screenshot("gui-approval.png");
     let geometry = screen.xdotool(&["getwindowgeometry", "--shell", &window]);

@@ -1,6 +1,7 @@
 mod bypass;
 mod canary;
 mod cli;
+mod demo;
 mod gui;
 mod http;
 mod humans;
