@@ -8,15 +8,8 @@ use crate::store::{audit, rfc3339};
 use super::AuditArgs;
 
 pub(super) fn run(args: AuditArgs) -> ExitCode {
-    let Some(config) = args.config.load() else {
+    let Some(store) = args.config.open_store() else {
         return ExitCode::from(1);
-    };
-    let store = match super::serve::open_store(&config) {
-        Ok(store) => store,
-        Err(message) => {
-            eprintln!("safety-dongle: {message}");
-            return ExitCode::from(1);
-        }
     };
     if args.action.is_some() {
         return match store.read(audit::verify) {

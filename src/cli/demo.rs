@@ -43,12 +43,8 @@ pub(super) fn run() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("safety-dongle: cannot start the async runtime: {error}");
-            return ExitCode::from(1);
-        }
+    let Some(runtime) = super::runtime() else {
+        return ExitCode::from(1);
     };
     println!("safety-dongle demo: scripted agents against the default policy.");
     println!("State: {} (temporary)\n", state.display());

@@ -70,6 +70,23 @@ impl ConfigArg {
         }
         Some(config)
     }
+
+    /// Opens the state database of the configuration, printing why not;
+    /// `None` means exit 1.
+    fn open_store(&self) -> Option<crate::store::Store> {
+        let config = self.load()?;
+        serve::open_store(&config).map_err(|message| eprintln!("safety-dongle: {message}")).ok()
+    }
+}
+
+/// The async runtime for commands that serve; `None` (after saying why)
+/// means exit 1.
+fn runtime() -> Option<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| eprintln!("safety-dongle: cannot start the async runtime: {error}"))
+        .ok()
 }
 
 #[derive(Debug, Args)]

@@ -8,15 +8,8 @@ use crate::store::{now_ms, records, rfc3339};
 use super::ConfigArg;
 
 pub(super) fn run(args: ConfigArg) -> ExitCode {
-    let Some(config) = args.load() else {
+    let Some(store) = args.open_store() else {
         return ExitCode::from(1);
-    };
-    let store = match super::serve::open_store(&config) {
-        Ok(store) => store,
-        Err(message) => {
-            eprintln!("safety-dongle: {message}");
-            return ExitCode::from(1);
-        }
     };
     let now = now_ms();
     let state = store.read(|tx| Ok((records::blocks(tx)?, records::active_executions(tx)?, records::pending_challenges(tx, now)?)));

@@ -21,15 +21,8 @@ pub(super) fn run(args: UnblockArgs) -> ExitCode {
         eprintln!("safety-dongle: unblock works only from an interactive terminal");
         return ExitCode::from(1);
     }
-    let Some(config) = args.config.load() else {
+    let Some(store) = args.config.open_store() else {
         return ExitCode::from(1);
-    };
-    let store = match super::serve::open_store(&config) {
-        Ok(store) => store,
-        Err(message) => {
-            eprintln!("safety-dongle: {message}");
-            return ExitCode::from(1);
-        }
     };
     let agent = args.agent.as_str();
     let block = match store.read(|tx| records::block_of(tx, agent)) {

@@ -167,10 +167,8 @@ pub struct ChallengeRow {
 }
 
 pub fn insert_challenge(tx: &Transaction<'_>, row: &ChallengeRow) -> Result<(), StoreError> {
-    tx.prepare_cached(
-        "INSERT INTO challenges (id, agent, kind, action, reason, created_at, expires_at, status, durable, owner_pid) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-    )?
+    let sql = format!("INSERT INTO challenges ({CHALLENGE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+    tx.prepare_cached(&sql)?
     .execute(params![
         row.id, row.agent, row.kind, row.action, row.reason, row.created_at, row.expires_at, row.status,
         row.durable, row.owner_pid
@@ -183,29 +181,13 @@ pub type CodeHash = (String, String);
 
 /// A challenge by id, with its code hash once the verifier sent one.
 pub fn challenge(tx: &Transaction<'_>, id: &str) -> Result<Option<(ChallengeRow, Option<CodeHash>)>, StoreError> {
+    let sql = format!("SELECT {CHALLENGE_COLUMNS}, code_salt, code_hash FROM challenges WHERE id = ?1");
     Ok(tx
-        .prepare_cached(
-            "SELECT id, agent, kind, action, reason, created_at, expires_at, status, durable, owner_pid, code_salt, code_hash \
-             FROM challenges WHERE id = ?1",
-        )?
+        .prepare_cached(&sql)?
         .query_row([id], |row| {
             let salt: Option<String> = row.get(10)?;
             let hash: Option<String> = row.get(11)?;
-            Ok((
-                ChallengeRow {
-                    id: row.get(0)?,
-                    agent: row.get(1)?,
-                    kind: row.get(2)?,
-                    action: row.get(3)?,
-                    reason: row.get(4)?,
-                    created_at: row.get(5)?,
-                    expires_at: row.get(6)?,
-                    status: row.get(7)?,
-                    durable: row.get(8)?,
-                    owner_pid: row.get(9)?,
-                },
-                salt.zip(hash),
-            ))
+            Ok((challenge_row(row)?, salt.zip(hash)))
         })
         .optional()?)
 }
@@ -260,28 +242,30 @@ pub fn set_challenge_status(tx: &Transaction<'_>, id: &str, status: &str) -> Res
     Ok(())
 }
 
+const CHALLENGE_COLUMNS: &str = "id, agent, kind, action, reason, created_at, expires_at, status, durable, owner_pid";
+
+fn challenge_row(row: &Row<'_>) -> rusqlite::Result<ChallengeRow> {
+    Ok(ChallengeRow {
+        id: row.get(0)?,
+        agent: row.get(1)?,
+        kind: row.get(2)?,
+        action: row.get(3)?,
+        reason: row.get(4)?,
+        created_at: row.get(5)?,
+        expires_at: row.get(6)?,
+        status: row.get(7)?,
+        durable: row.get(8)?,
+        owner_pid: row.get(9)?,
+    })
+}
+
 /// Challenges still waiting for a human at `now` (Unix ms).
 pub fn pending_challenges(tx: &Transaction<'_>, now: i64) -> Result<Vec<ChallengeRow>, StoreError> {
-    let mut statement = tx.prepare_cached(
-        "SELECT id, agent, kind, action, reason, created_at, expires_at, status, durable, owner_pid FROM challenges \
-         WHERE status = 'pending' AND (durable = 1 OR expires_at > ?1) ORDER BY created_at",
-    )?;
-    let rows = statement
-        .query_map([now], |row| {
-            Ok(ChallengeRow {
-                id: row.get(0)?,
-                agent: row.get(1)?,
-                kind: row.get(2)?,
-                action: row.get(3)?,
-                reason: row.get(4)?,
-                created_at: row.get(5)?,
-                expires_at: row.get(6)?,
-                status: row.get(7)?,
-                durable: row.get(8)?,
-                owner_pid: row.get(9)?,
-            })
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
+    let sql = format!(
+        "SELECT {CHALLENGE_COLUMNS} FROM challenges WHERE status = 'pending' AND (durable = 1 OR expires_at > ?1) ORDER BY created_at"
+    );
+    let mut statement = tx.prepare_cached(&sql)?;
+    let rows = statement.query_map([now], challenge_row)?.collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
 
