@@ -316,3 +316,24 @@ async fn without_a_display_the_dialog_fails_fast_and_the_next_channel_is_tried()
 pub fn state_files(dir: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(dir.join("state")).map(|entries| entries.flatten().map(|e| e.path()).collect()).unwrap_or_default()
 }
+
+#[tokio::test]
+async fn an_approved_step_limit_grants_a_fresh_budget() {
+    let human = Setup::new(Answer::Approve, 300);
+    let mut raw = human.start().await;
+    let start = tool_call(1, "mcp_aql_execute", "execute_agent", json!({"element_name": "runner", "maxAutonomousSteps": 2}));
+    assert_eq!(ask(&mut raw, start).await["data"]["maxAutonomousSteps"], 2);
+    for id in 2..4 {
+        assert_eq!(ask(&mut raw, step(id, "runner", "cargo build")).await["data"]["continue"], true);
+    }
+    let limit = ask(&mut raw, step(4, "runner", "cargo build")).await["data"].clone();
+    assert_eq!((limit["continue"].as_bool(), limit["reason"].as_str()), (Some(false), Some("Step limit exceeded")), "{limit}");
+    let approval = notified_id(&limit, "autonomy_pause", "approvalId");
+    // A new execution does not escape the pause.
+    ask(&mut raw, tool_call(5, "mcp_aql_execute", "abort_execution", json!({"element_name": "runner"}))).await;
+    ask(&mut raw, execute(6, "runner")).await;
+    assert_eq!(ask(&mut raw, step(7, "runner", "cargo build")).await["data"]["continue"], false);
+    assert_eq!(ask(&mut raw, confirm(8, &approval)).await["data"]["approved"], true);
+    let after = ask(&mut raw, step(9, "runner", "cargo build")).await["data"].clone();
+    assert_eq!(after["continue"], true, "{after}");
+}
