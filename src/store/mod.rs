@@ -138,3 +138,6 @@ pub fn rfc3339(ms: i64) -> String {
     let at = std::time::UNIX_EPOCH + Duration::from_millis(u64::try_from(ms).unwrap_or(0));
     humantime::format_rfc3339_millis(at).to_string()
 }
+
+#[cfg(test)]
+mod tests;
