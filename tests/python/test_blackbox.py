@@ -294,7 +294,7 @@ async def test_concurrent_calls_on_one_session() -> None:
     ("mode", "tool", "available"),
     [
         ("semantic", "mcp_aql_read", ["get_execution_state", "introspect"]),
-        ("semantic", "mcp_aql_create", ["record_execution_step"]),
+        ("semantic", "mcp_aql_create", ["record_execution_step", "verify_challenge"]),
         ("semantic", "mcp_aql_delete", []),
         (
             "single",
@@ -302,10 +302,12 @@ async def test_concurrent_calls_on_one_session() -> None:
             [
                 "abort_execution",
                 "complete_execution",
+                "confirm_operation",
                 "execute_agent",
                 "get_execution_state",
                 "introspect",
                 "record_execution_step",
+                "verify_challenge",
             ],
         ),
     ],
