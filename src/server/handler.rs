@@ -11,15 +11,19 @@ use std::sync::Arc;
 use rmcp::{
     ErrorData as McpError, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-        PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+        CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
+        ListPromptsResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, Role,
+        ServerCapabilities, ServerConfig, Tool,
     },
     service::{RequestContext, RoleServer},
 };
 
 use crate::protocol::{registry::CallContext, router::Router};
 
-use super::tools::{call_tool_result, endpoint_tools};
+use super::{
+    instructions::{INSTRUCTIONS, PROMPT, PROMPT_DESCRIPTION, PROMPT_NAME},
+    tools::{call_tool_result, endpoint_tools},
+};
 
 /// One MCP session: stdio has one per process, HTTP one per connection
 /// (rmcp's session factory builds a new one for each).
@@ -40,9 +44,30 @@ impl DongleServer {
 
 impl ServerHandler for DongleServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
-            Implementation::new("safety-dongle", env!("CARGO_PKG_VERSION")),
-        )
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_prompts().build())
+            .with_server_info(Implementation::new("safety-dongle", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        let prompt = Prompt::new(PROMPT_NAME, Some(PROMPT_DESCRIPTION), None);
+        Ok(ListPromptsResult::with_all_items(vec![prompt]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        if request.name != PROMPT_NAME {
+            return Err(McpError::invalid_params(format!("Unknown prompt '{}': this server has '{PROMPT_NAME}'", request.name), None));
+        }
+        let result = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, PROMPT)]).with_description(PROMPT_DESCRIPTION);
+        Ok(result.into())
     }
 
     async fn list_tools(

@@ -3,6 +3,7 @@
 
 pub mod handler;
 pub mod http;
+pub mod instructions;
 pub mod screen;
 pub mod stdio;
 pub mod tools;
