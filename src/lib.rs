@@ -11,6 +11,7 @@ pub mod cli;
 pub mod policy;
 pub mod config;
 pub mod diagnostics;
+pub mod hook;
 pub mod protocol;
 pub mod safety;
 pub mod server;

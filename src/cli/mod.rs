@@ -8,6 +8,7 @@ mod audit;
 mod check;
 mod demo;
 mod eval;
+mod hook;
 mod serve;
 mod status;
 mod unblock;
@@ -46,6 +47,29 @@ enum Command {
     Unblock(UnblockArgs),
     /// A scripted agent session showing every outcome, on a fresh temporary state.
     Demo,
+    /// Run as an MCP client's enforcement hook: `hook claude-code` is Claude Code's PreToolUse hook.
+    Hook {
+        #[command(subcommand)]
+        client: HookClient,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum HookClient {
+    /// Claude Code's PreToolUse hook: payload on stdin, decision on stdout.
+    ClaudeCode(HookArgs),
+}
+
+#[derive(Debug, Args)]
+struct HookArgs {
+    #[command(flatten)]
+    config: ConfigArg,
+    /// Policy file(s) instead of the configured ones.
+    #[arg(long = "policy", value_name = "FILE")]
+    policies: Vec<PathBuf>,
+    /// The agent name the calls are attributed to (blocks apply per agent).
+    #[arg(long, value_name = "NAME", default_value = "claude-code")]
+    agent: String,
 }
 
 /// `--config FILE` and `--data-dir DIR`, shared by every command that
@@ -199,6 +223,7 @@ pub fn run() -> ExitCode {
         Command::Audit(args) => audit::run(args),
         Command::Unblock(args) => unblock::run(args),
         Command::Demo => demo::run(),
+        Command::Hook { client: HookClient::ClaudeCode(args) } => hook::run(args),
     }
 }
 

@@ -107,6 +107,23 @@ pub struct StepRequest {
     pub agent_risk: Option<u8>,
 }
 
+/// The gate's answer on one action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GateDecision {
+    /// The policy lets it through.
+    Continue { factors: Vec<String> },
+    /// A human approved it through the verifier.
+    HumanApproved { factors: Vec<String> },
+    /// Refused (a deny, a block, a human's no, or fail-closed).
+    Deny { reason: String, factors: Vec<String> },
+}
+
+/// What the gate's transaction decided: final, or a human must decide.
+enum Gated {
+    Final(GateDecision),
+    AskHuman { reason: String, factors: Vec<String> },
+}
+
 pub struct FinishRequest {
     pub agent: String,
     pub outcome: Option<Outcome>,
@@ -671,6 +688,107 @@ impl SafetyLoop {
                 Ok(Ok(execution_json(&row)))
             })
             .map_err(internal)?
+    }
+
+    /// The gate: a one-shot decision on an action outside any execution (a
+    /// client hook's tool call, later a proxied operation), with the same
+    /// policy, blocks, audit and humans as a step. A deny or danger-zone
+    /// verdict hard-blocks the agent as a step would; a pause asks a human
+    /// through the verifier and waits (bounded) for the answer.
+    pub async fn gate(&self, call: &CallContext, agent: &str, action: &str) -> GateDecision {
+        let now = now_ms();
+        let settings = self.policy.settings_for(agent);
+        let facts = StepFacts { agent, hint: action, outcome: None, step: 1, max_steps: settings.max_steps, agent_risk: None };
+        let enforcing = self.config.mode == LoopMode::Enforcing;
+        let decided = self.store.write(|tx| {
+            if let Some(mut block) = self.block_for(tx, call, agent)? {
+                let ask = if enforcing { self.reissue_if_expired(tx, &mut block, now)? } else { None };
+                self.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "gate", hint: Some(action), decision: "refused", stage: Some("block"), ..Default::default() })?;
+                let reason = format!("agent '{}' is hard-blocked ({}); a human must complete challenge {}", block.agent, block.reason, block.challenge_id);
+                let durable = ask.is_some();
+                return Ok((Gated::Final(GateDecision::Deny { reason, factors: vec![] }), ask, durable, None));
+            }
+            let evaluation = evaluate_step(&self.policy, &facts);
+            let rule = evaluation.rule.map(|i| self.policy.rule(i).describe());
+            let stage = format!("stage {}", evaluation.stage.number());
+            let factors = evaluation.factors.clone();
+            let reason = evaluation.reason.clone().unwrap_or_default();
+            let mut taint = None;
+            let (decision, ask, durable) = match (evaluation.verdict, enforcing) {
+                (Verdict::Continue, _) | (_, false) => (Gated::Final(GateDecision::Continue { factors }), None, false),
+                (Verdict::Stop, true) => {
+                    let challenge_id = self.hard_block(tx, agent, action, &evaluation, rule.as_deref(), now)?;
+                    let ask = Ask { kind: ChallengeKind::DangerZone, id: challenge_id.clone(), agent: agent.to_owned(), reason: reason.clone(), action: action.to_owned(), expires_at: now + self.config.challenge_ttl_ms };
+                    let reason = format!("{reason}; agent '{agent}' is hard-blocked until a human completes challenge {challenge_id}");
+                    taint = Some(now);
+                    (Gated::Final(GateDecision::Deny { reason, factors }), Some(ask), true)
+                }
+                (Verdict::Pause(PauseKind::FailClosed), true) => (Gated::Final(GateDecision::Deny { reason, factors }), None, false),
+                (Verdict::Pause(_), true) => {
+                    let id = uuid::Uuid::new_v4().to_string();
+                    records::insert_challenge(tx, &ChallengeRow {
+                        id: id.clone(),
+                        agent: agent.to_owned(),
+                        kind: ChallengeKind::Approval.name().into(),
+                        action: action.to_owned(),
+                        reason: reason.clone(),
+                        created_at: now,
+                        expires_at: now + self.config.challenge_ttl_ms,
+                        status: "pending".into(),
+                        durable: false,
+                        owner_pid: self.pid,
+                    })?;
+                    let ask = Ask { kind: ChallengeKind::Approval, id, agent: agent.to_owned(), reason: reason.clone(), action: action.to_owned(), expires_at: now + self.config.challenge_ttl_ms };
+                    (Gated::AskHuman { reason, factors }, Some(ask), true)
+                }
+            };
+            let decision_name = match (&decision, self.config.mode) {
+                (Gated::Final(GateDecision::Deny { .. }), _) => "stop",
+                (Gated::AskHuman { .. }, _) => "pause",
+                (_, LoopMode::Enforcing | LoopMode::Monitoring) => "continue",
+                (_, mode) => mode_name(mode),
+            };
+            self.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "gate", hint: Some(action), decision: decision_name, stage: Some(&stage), rule: rule.as_deref(), ..Default::default() })?;
+            Ok((decision, ask, durable, taint))
+        });
+        let (decision, ask, durable, taint) = match decided {
+            Ok(decided) => decided,
+            Err(error) => {
+                tracing::error!(%error, "safety state store failed at the gate");
+                return GateDecision::Deny { reason: "safety state unavailable: refusing (fail closed)".into(), factors: vec![] };
+            }
+        };
+        if durable && self.store.sync_barrier().is_err() {
+            return GateDecision::Deny { reason: "safety state unavailable: refusing (fail closed)".into(), factors: vec![] };
+        }
+        let (reason, factors, ask) = match (decision, ask) {
+            (Gated::Final(decision), ask) => {
+                // A fresh block taints the session; a new or re-issued
+                // challenge is shown to the human.
+                if let Some(blocked_at) = taint {
+                    lock(&self.tainted).insert(call.session_id.clone(), (agent.to_owned(), blocked_at));
+                }
+                if let Some(ask) = ask {
+                    let _ = self.ask_human(&ask).await;
+                }
+                return decision;
+            }
+            (Gated::AskHuman { reason, factors }, Some(ask)) => (reason, factors, ask),
+            (Gated::AskHuman { reason, factors }, None) => return GateDecision::Deny { reason, factors },
+        };
+        if let Err(failures) = self.ask_human(&ask).await {
+            return GateDecision::Deny { reason: format!("{reason}; no channel could ask a human ({})", failures.join("; ")), factors };
+        }
+        match self.approvals.wait(&ask.id, self.config.approval_wait).await {
+            Settled::Approved(approved) => {
+                let _ = self.store.write_durable(|tx| {
+                    records::set_challenge_status(tx, approved.approval_id(), "used")?;
+                    self.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "gate", hint: Some(action), decision: "approved", stage: Some("human"), ..Default::default() })
+                });
+                GateDecision::HumanApproved { factors }
+            }
+            _ => GateDecision::Deny { reason: format!("{reason}; the human did not approve"), factors },
+        }
     }
 
     /// `verify_challenge`: one attempt at the code of a challenge. A right

@@ -3,6 +3,7 @@ mod canary;
 mod cli;
 mod demo;
 mod gui;
+mod hook;
 mod http;
 mod humans;
 mod persistence;

@@ -1,0 +1,152 @@
+//! Claude Code's PreToolUse hook: the payload it sends, the action text the
+//! policy sees for each tool, and the answer it expects.
+//!
+//! The action text is what a careful agent would have reported: the
+//! command for `Bash`, `write_file <path>` for `Write`/`Edit`/`MultiEdit`,
+//! `read_file <path>` for `Read`, the URL for `WebFetch`, and
+//! `<server>__<tool> <canonical arguments>` for MCP tools.
+//!
+//! The answer never loosens Claude Code's own permissions: when the policy
+//! lets an action through, the hook states no decision and Claude Code's
+//! rules (and prompts) apply as before. It answers `allow` only when a
+//! human approved the action through the verifier, and `deny` with the
+//! reason otherwise.
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::safety::engine::GateDecision;
+
+/// The longest payload read.
+pub const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;
+
+/// The fields of a PreToolUse payload the hook uses.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PreToolUse {
+    pub tool_name: String,
+    #[serde(default)]
+    pub tool_input: Value,
+    #[serde(default)]
+    pub session_id: String,
+    #[serde(default)]
+    pub cwd: Option<String>,
+}
+
+pub fn parse(bytes: &[u8]) -> Result<PreToolUse, String> {
+    if bytes.len() > MAX_PAYLOAD_BYTES {
+        return Err(format!("the hook payload is larger than {MAX_PAYLOAD_BYTES} bytes"));
+    }
+    serde_json::from_slice(bytes).map_err(|e| format!("the hook payload is not a PreToolUse event: {e}"))
+}
+
+fn text<'a>(input: &'a Value, key: &str) -> &'a str {
+    input.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// JSON with object keys sorted at every level, so the same arguments
+/// always read the same.
+pub fn canonical(value: &Value) -> String {
+    fn sorted(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                Value::Object(keys.into_iter().map(|k| (k.clone(), sorted(&map[k]))).collect::<Map<_, _>>())
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    sorted(value).to_string()
+}
+
+/// The action the policy evaluates for a tool call.
+pub fn action_text(call: &PreToolUse) -> String {
+    let input = &call.tool_input;
+    match call.tool_name.as_str() {
+        "Bash" => text(input, "command").to_owned(),
+        "Write" | "Edit" | "MultiEdit" => format!("write_file {}", text(input, "file_path")),
+        "NotebookEdit" => format!("write_file {}", text(input, "notebook_path")),
+        "Read" => format!("read_file {}", text(input, "file_path")),
+        "WebFetch" => text(input, "url").to_owned(),
+        "WebSearch" => format!("web_search {}", text(input, "query")),
+        "Grep" => format!("search_files {} {}", text(input, "pattern"), text(input, "path")).trim_end().to_owned(),
+        "Glob" => format!("list_files {} {}", text(input, "pattern"), text(input, "path")).trim_end().to_owned(),
+        "LS" => format!("list_files {}", text(input, "path")),
+        name => match name.strip_prefix("mcp__").and_then(|rest| rest.split_once("__")) {
+            Some((server, tool)) => format!("{server}__{tool} {}", canonical(input)),
+            None => format!("{name} {}", canonical(input)),
+        },
+    }
+}
+
+/// Claude Code's hook output for a decision.
+pub fn output(decision: &GateDecision) -> Value {
+    match decision {
+        GateDecision::Continue { .. } => json!({}),
+        GateDecision::HumanApproved { .. } => json!({
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "allow",
+                "permissionDecisionReason": "approved by a human through safety-dongle",
+            }
+        }),
+        GateDecision::Deny { reason, .. } => deny(&format!("safety-dongle: {reason}")),
+    }
+}
+
+/// A refusal, also for the hook's own failures (fail closed).
+pub fn deny(reason: &str) -> Value {
+    json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(tool: &str, input: Value) -> PreToolUse {
+        PreToolUse { tool_name: tool.into(), tool_input: input, session_id: "s".into(), cwd: None }
+    }
+
+    /// One row per tool: the payload's tool and input, and the action text.
+    #[test]
+    fn each_tool_becomes_the_action_an_agent_would_report() {
+        let rows = [
+            ("Bash", json!({"command": "sudo rm -rf /", "description": "x"}), "sudo rm -rf /"),
+            ("Write", json!({"file_path": "/repo/a.rs", "content": "..."}), "write_file /repo/a.rs"),
+            ("Edit", json!({"file_path": "/repo/a.rs", "old_string": "a", "new_string": "b"}), "write_file /repo/a.rs"),
+            ("MultiEdit", json!({"file_path": "/repo/b.rs", "edits": []}), "write_file /repo/b.rs"),
+            ("Read", json!({"file_path": "/home/u/.ssh/id_rsa"}), "read_file /home/u/.ssh/id_rsa"),
+            ("WebFetch", json!({"url": "https://example.com", "prompt": "p"}), "https://example.com"),
+            ("mcp__github__create_issue", json!({"title": "t", "repo": "r"}), r#"github__create_issue {"repo":"r","title":"t"}"#),
+            ("Grep", json!({"pattern": "TODO", "path": "src"}), "search_files TODO src"),
+            ("TodoWrite", json!({"todos": []}), r#"TodoWrite {"todos":[]}"#),
+        ];
+        for (tool, input, expected) in rows {
+            assert_eq!(action_text(&call(tool, input)), expected, "{tool}");
+        }
+    }
+
+    #[test]
+    fn canonical_json_sorts_keys_at_every_level() {
+        assert_eq!(canonical(&json!({"b": {"y": 1, "x": [{"d": 1, "c": 2}]}, "a": 0})), r#"{"a":0,"b":{"x":[{"c":2,"d":1}],"y":1}}"#);
+    }
+
+    #[test]
+    fn continue_defers_and_only_a_human_allows() {
+        assert_eq!(output(&GateDecision::Continue { factors: vec![] }), json!({}));
+        let allowed = output(&GateDecision::HumanApproved { factors: vec![] });
+        assert_eq!(allowed["hookSpecificOutput"]["permissionDecision"], "allow");
+        let denied = output(&GateDecision::Deny { reason: "no".into(), factors: vec![] });
+        assert_eq!(denied["hookSpecificOutput"]["permissionDecision"], "deny");
+        assert_eq!(denied["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+        assert!(parse(b"not json").is_err());
+        assert!(parse(&vec![b' '; MAX_PAYLOAD_BYTES + 1]).is_err());
+    }
+}

@@ -1,0 +1,144 @@
+//! `safety-dongle hook claude-code` through the real binary: recorded
+//! PreToolUse payloads and every bypass-style Bash command of the corpus
+//! are replayed and each answer's decision and format checked; a blocked
+//! agent's session is denied; a human decides confirm-tier calls through
+//! the verifier; and the hook fails closed when its state is unreadable.
+
+use std::{path::Path, process::Stdio};
+
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+
+use super::{
+    humans::{Answer, Setup},
+    support::{dongle_command, scratch_dir},
+};
+
+/// A config whose verifier cannot start: deny decisions do not wait on it.
+fn unreachable_humans(dir: &Path) -> String {
+    let config = dir.join("config.toml");
+    std::fs::write(&config, format!("data_dir = \"{}\"\n[verifier]\nprogram = \"/nonexistent/verifier\"\n", dir.join("state").display())).unwrap();
+    config.display().to_string()
+}
+
+async fn hook(config: &str, agent: &str, payload: &Value) -> Value {
+    let mut child = dongle_command(&["hook", "claude-code", "--config", config, "--agent", agent])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(payload.to_string().as_bytes()).await.unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().await.unwrap();
+    assert!(output.status.success(), "the hook exits 0 and answers in JSON");
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
+}
+
+/// `defer`, `allow` or `deny`, checking the output's shape on the way.
+fn decision(answer: &Value) -> &'static str {
+    if answer == &json!({}) {
+        return "defer";
+    }
+    let specific = &answer["hookSpecificOutput"];
+    assert_eq!(specific["hookEventName"], "PreToolUse", "{answer}");
+    assert!(specific["permissionDecisionReason"].as_str().is_some_and(|r| !r.is_empty()), "{answer}");
+    match specific["permissionDecision"].as_str() {
+        Some("allow") => "allow",
+        Some("deny") => "deny",
+        other => panic!("unexpected permissionDecision {other:?} in {answer}"),
+    }
+}
+
+fn bash(session: &str, command: &str) -> Value {
+    json!({"session_id": session, "cwd": "/repo", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": command}})
+}
+
+#[tokio::test]
+async fn recorded_payloads_get_the_expected_decisions() {
+    let dir = scratch_dir();
+    let config = unreachable_humans(&dir);
+    let corpus: Value = serde_json::from_str(&std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/claude-code-hook.json")).unwrap()).unwrap();
+    let cases = corpus["cases"].as_array().unwrap();
+    assert!(cases.len() >= 20);
+    let mut failures = Vec::new();
+    for (index, case) in cases.iter().enumerate() {
+        let answer = hook(&config, &format!("replay-{index}"), &case["payload"]).await;
+        if decision(&answer) != case["expect"] {
+            failures.push(format!("{}: expected {}, got {answer}", case["payload"], case["expect"]));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[tokio::test]
+async fn every_bypass_style_bash_command_of_the_corpus_is_denied() {
+    let dir = scratch_dir();
+    let config = unreachable_humans(&dir);
+    let corpus: toml::Table = toml::from_str(&std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/bypass.toml")).unwrap()).unwrap();
+    let mut replayed = 0;
+    let mut failures = Vec::new();
+    for (rule_index, rule) in corpus["deny"].as_array().unwrap().iter().enumerate() {
+        for (index, variant) in rule["caught"].as_array().unwrap().iter().enumerate() {
+            let agent = format!("bypass-{rule_index}-{index}");
+            let answer = hook(&config, &agent, &bash(&agent, variant.as_str().unwrap())).await;
+            if decision(&answer) != "deny" {
+                failures.push(format!("{variant}: {answer}"));
+            }
+            replayed += 1;
+        }
+    }
+    println!("hook: {replayed} bypass-style Bash commands replayed, all denied");
+    assert!(failures.is_empty(), "{failures:#?}");
+    assert!(replayed > 400);
+}
+
+#[tokio::test]
+async fn a_blocked_agents_session_is_denied_everything() {
+    let dir = scratch_dir();
+    let config = unreachable_humans(&dir);
+    assert_eq!(decision(&hook(&config, "claude-code", &bash("s", "cargo build")).await), "defer");
+    assert_eq!(decision(&hook(&config, "claude-code", &bash("s", "sudo rm -rf /")).await), "deny");
+    let after = hook(&config, "claude-code", &bash("s", "cargo build")).await;
+    assert_eq!(decision(&after), "deny");
+    assert!(after["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().contains("hard-blocked"));
+    // The server sees the same block.
+    let status = dongle_command(&["status", "--config", &config]).output().await.unwrap();
+    assert!(String::from_utf8_lossy(&status.stdout).contains("blocked agents: 1"));
+}
+
+#[tokio::test]
+async fn a_human_decides_confirm_tier_calls_through_the_verifier() {
+    for (answer, expected) in [(Answer::Approve, "allow"), (Answer::Deny, "deny")] {
+        let human = Setup::new(answer, 300);
+        let config = human.config.to_str().unwrap().to_owned();
+        let result = hook(&config, "pusher", &bash("h", "git push origin main")).await;
+        assert_eq!(decision(&result), expected, "{result}");
+    }
+}
+
+#[tokio::test]
+async fn unreadable_state_fails_closed() {
+    let dir = scratch_dir();
+    let not_a_folder = dir.join("state-is-a-file");
+    std::fs::write(&not_a_folder, "x").unwrap();
+    let answer = hook_with_data_dir(&not_a_folder, &bash("x", "ls")).await;
+    assert_eq!(decision(&answer), "deny", "{answer}");
+    let garbage = hook_with_data_dir(&dir, &json!("not a payload")).await;
+    assert_eq!(decision(&garbage), "deny");
+}
+
+async fn hook_with_data_dir(data_dir: &Path, payload: &Value) -> Value {
+    let mut child = dongle_command(&["hook", "claude-code", "--data-dir", data_dir.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(payload.to_string().as_bytes()).await.unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().await.unwrap();
+    serde_json::from_slice(&output.stdout).unwrap()
+}
