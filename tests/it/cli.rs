@@ -68,7 +68,7 @@ async fn the_endpoint_mode_comes_from_the_environment_when_no_flag_is_given() {
 async fn the_example_client_configs_start_a_working_server() {
     use rmcp::{ServiceExt, transport::{ConfigureCommandExt, TokioChildProcess}};
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    for example in ["examples/claude-desktop/claude_desktop_config.json", "examples/claude-code/mcp.json"] {
+    for example in ["examples/claude-desktop/claude_desktop_config.json", "examples/claude-code/mcp.json", "examples/cursor/.cursor/mcp.json"] {
         let text = std::fs::read_to_string(root.join(example)).expect("example exists");
         let config: serde_json::Value = serde_json::from_str(&text).expect("example is JSON");
         let server = &config["mcpServers"]["safety-dongle"];
@@ -80,4 +80,86 @@ async fn the_example_client_configs_start_a_working_server() {
         let client = ().serve(TokioChildProcess::new(command).expect("spawn")).await.expect("initialize");
         assert_eq!(client.list_all_tools().await.expect("tools/list").len(), 5, "{example}");
     }
+}
+
+/// The Claude Code example's hook command, run as Claude Code runs it,
+/// answers a PreToolUse payload.
+#[tokio::test]
+async fn the_example_claude_code_hook_command_answers() {
+    use tokio::io::AsyncWriteExt;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("examples/claude-code/.claude/settings.json")).expect("example exists");
+    let settings: serde_json::Value = serde_json::from_str(&text).expect("settings are JSON");
+    let hook = &settings["hooks"]["PreToolUse"][0];
+    assert_eq!(hook["matcher"], "*");
+    let command = hook["hooks"][0]["command"].as_str().expect("a command hook");
+    let mut words = command.split_whitespace();
+    assert_eq!(words.next(), Some("safety-dongle"));
+    let args: Vec<&str> = words.collect();
+    let mut child = dongle_command(&args).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(br#"{"session_id":"e","tool_name":"Bash","tool_input":{"command":"cargo build"}}"#).await.expect("write");
+    drop(stdin);
+    let output = child.wait_with_output().await.expect("run");
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "{}", "an ordinary build is left to Claude Code's own rules");
+}
+
+/// The example policies load and decide as their comments say.
+#[tokio::test]
+async fn the_example_policies_decide_as_documented() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let coding = root.join("examples/policies/coding-agent.toml");
+    let ops = root.join("examples/policies/ops-agent.toml");
+    let default = root.join("policies/default.toml");
+    let check = dongle_command(&["check", coding.to_str().unwrap(), ops.to_str().unwrap()]).output().await.expect("run");
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    let cases: [(&[&std::path::Path], &str, &str, &str); 6] = [
+        (&[&default, &coding], "coder", "git commit --no-verify -m wip", "stop"),
+        (&[&default, &coding], "coder", "write_file /repo/.github/workflows/ci.yml", "pause"),
+        (&[&default, &coding], "coder", "cargo test", "continue"),
+        (&[&ops], "ops", "kubectl delete namespace payments", "stop"),
+        (&[&ops], "ops", "kubectl get pods -n payments", "continue"),
+        (&[&ops], "ops", "kubectl apply -f deploy.yaml", "pause"),
+    ];
+    for (policies, agent, hint, expected) in cases {
+        let mut args = vec!["eval", "--agent", agent];
+        for policy in policies {
+            args.extend(["--policy", policy.to_str().unwrap()]);
+        }
+        args.push(hint);
+        let output = dongle_command(&args).output().await.expect("run eval");
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert!(text.contains(&format!("decision: {expected} ")), "{hint}: expected {expected}:\n{text}");
+    }
+}
+
+/// The dongle finds the verifier on PATH when it is not installed next to
+/// it, as `cargo install` of the two crates leaves them in one bin folder
+/// that is on PATH.
+#[tokio::test]
+async fn the_verifier_is_found_on_path() {
+    let dir = super::support::scratch_dir();
+    let (dongle_dir, verifier_dir) = (dir.join("a"), dir.join("b"));
+    std::fs::create_dir_all(&dongle_dir).unwrap();
+    std::fs::create_dir_all(&verifier_dir).unwrap();
+    std::fs::copy(super::support::binary(), dongle_dir.join("safety-dongle")).unwrap();
+    std::fs::copy(super::humans::verifier_program(), verifier_dir.join("safety-dongle-verifier")).unwrap();
+    let script = dir.join("human.sh");
+    std::fs::write(&script, format!("#!/bin/sh\ncat > {}/seen.json\n", dir.display())).unwrap();
+    let config = dir.join("config.toml");
+    std::fs::write(&config, format!("data_dir = \"{}\"\n[verifier]\nchannels = [\"command\"]\ncommand = [\"/bin/sh\", \"{}\"]\n", dir.join("state").display(), script.display())).unwrap();
+    let path = format!("{}:{}", verifier_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let mut command = tokio::process::Command::new(dongle_dir.join("safety-dongle"));
+    command.args(["hook", "claude-code", "--config", config.to_str().unwrap()]).env("PATH", &path);
+    let output = {
+        use tokio::io::AsyncWriteExt;
+        let mut child = command.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(br#"{"session_id":"p","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}"#).await.unwrap();
+        drop(stdin);
+        child.wait_with_output().await.unwrap()
+    };
+    assert!(String::from_utf8_lossy(&output.stdout).contains("\"deny\""));
+    let seen = std::fs::read_to_string(dir.join("seen.json")).expect("the verifier found on PATH showed the code");
+    assert!(seen.contains("verification_code"));
 }
