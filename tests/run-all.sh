@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Every test: the Rust suites (unit and integration, both crates), then the
-# black-box suite that drives the binary with the official Python MCP SDK.
-# Creates the Python venv (.venv) on first use.
+# Every test: the Rust suites (unit and integration, both crates), the
+# black-box suite that drives the binary with the official Python MCP SDK,
+# and the MCP conformance suite against its committed baseline. Creates the
+# Python venv (.venv) and installs the pinned npm packages on first use.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,3 +16,4 @@ if [ ! -x "$venv/bin/python" ] || ! cmp -s tests/python/requirements.txt "$venv/
     cp tests/python/requirements.txt "$venv/.requirements"
 fi
 SAFETY_DONGLE_BIN="$PWD/target/debug/safety-dongle" "$venv/bin/python" -m pytest tests/python -q
+bash tests/conformance/run.sh
