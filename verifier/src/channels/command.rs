@@ -34,10 +34,13 @@ pub fn present(shown: &Presentation<'_>, announce: &mut dyn FnMut()) -> Result<O
             "reason": request.reason, "action": request.action, "expires_at": request.expires_at,
         }),
     };
+    // Only an approval's answer is read; a code request's program may print
+    // what it likes without filling a pipe nobody drains.
+    let stdout = if request.kind == Kind::Approval { Stdio::piped() } else { Stdio::null() };
     let mut child = Command::new(&program[0])
         .args(&program[1..])
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
+        .stdout(stdout)
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot run {}: {e}", program[0]))?;
