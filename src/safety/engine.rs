@@ -863,8 +863,8 @@ impl SafetyLoop {
     /// approval request. Only the human's Approve, delivered by the
     /// verifier, makes this succeed; it can be used once.
     pub async fn confirm(&self, call: &CallContext, approval_id: &str) -> OperationResult {
-        let settled = self.approvals.wait(approval_id, self.config.approval_wait).await;
         let agent = self.approvals.agent_of(approval_id);
+        let settled = self.approvals.wait(approval_id, self.config.approval_wait).await;
         let approved = match settled {
             Settled::Approved(approved) => approved,
             Settled::StillPending => return Err(AqlError::confirmation_pending(approval_id)),

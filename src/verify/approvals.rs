@@ -1,6 +1,8 @@
 //! Approval requests waiting for a human: the verifier's answer lands
 //! here, and `confirm_operation` waits here for it. An approval is used at
-//! most once: the [`Approved`] proof is handed out a single time.
+//! most once: the [`Approved`] proof is handed out a single time. Once an
+//! answer has been collected the request leaves the board; its stored
+//! challenge status (used, denied, expired) answers later questions.
 
 use std::{
     collections::HashMap,
@@ -86,11 +88,33 @@ impl ApprovalBoard {
         let mut slots = self.lock();
         let Some(slot) = slots.get_mut(approval_id) else { return Settled::Unknown };
         let status = *slot.status.borrow();
-        match status {
-            Status::Pending => Settled::StillPending,
+        let settled = match status {
+            Status::Pending => return Settled::StillPending,
             Status::Denied => Settled::Denied,
             Status::TimedOut => Settled::TimedOut,
             Status::Approved => slot.approved.take().map_or(Settled::Used, Settled::Approved),
-        }
+        };
+        slots.remove(approval_id);
+        settled
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn answers_are_collected_once_and_waiting_is_bounded() {
+        let board = ApprovalBoard::default();
+        board.open("a", "agent");
+        assert!(matches!(board.wait("a", Duration::from_millis(20)).await, Settled::StillPending));
+        assert_eq!(board.agent_of("a").as_deref(), Some("agent"));
+        board.settle("a", Decision::Deny);
+        assert!(matches!(board.wait("a", Duration::from_secs(5)).await, Settled::Denied));
+        assert!(matches!(board.wait("a", Duration::from_millis(1)).await, Settled::Unknown), "collected once, then gone");
+        board.open("b", "agent");
+        board.settle("b", Decision::TimedOut);
+        assert!(matches!(board.wait("b", Duration::from_secs(5)).await, Settled::TimedOut));
+        assert!(matches!(board.wait("never-opened", Duration::from_millis(1)).await, Settled::Unknown));
     }
 }
