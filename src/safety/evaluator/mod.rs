@@ -214,3 +214,6 @@ fn rule_score(policy: &CompiledPolicy, index: usize) -> Option<u8> {
 fn factor(stage: Stage, text: impl std::fmt::Display) -> String {
     format!("stage {}: {text}", stage.number())
 }
+
+#[cfg(test)]
+mod tests;
