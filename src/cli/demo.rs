@@ -36,14 +36,7 @@ pub(super) fn run() -> ExitCode {
     let mut config = Config { data_dir: Some(state.clone()), ..Config::default() };
     config.verifier.channels = vec![Channel::Dialog, Channel::Terminal];
     config.verifier.approval_timeout_secs = 120;
-    let router = match super::serve::build_router(&config) {
-        Ok(router) => Arc::new(router),
-        Err(message) => {
-            eprintln!("safety-dongle: {message}");
-            return ExitCode::from(1);
-        }
-    };
-    let Some(runtime) = super::runtime() else {
+    let Some((router, runtime)) = super::serve::router_and_runtime(&config) else {
         return ExitCode::from(1);
     };
     println!("safety-dongle demo: scripted agents against the default policy.");

@@ -36,14 +36,7 @@ pub(super) fn run(args: ServeArgs) -> ExitCode {
     if !args.policies.is_empty() {
         config.policies = args.policies;
     }
-    let router = match build_router(&config) {
-        Ok(router) => Arc::new(router),
-        Err(message) => {
-            eprintln!("safety-dongle: {message}");
-            return ExitCode::from(1);
-        }
-    };
-    let Some(runtime) = super::runtime() else {
+    let Some((router, runtime)) = router_and_runtime(&config) else {
         return ExitCode::from(1);
     };
     let served = runtime.block_on(async {
@@ -59,6 +52,13 @@ pub(super) fn run(args: ServeArgs) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// The router over the configuration and a runtime to run it on; `None`
+/// (after saying why) means exit 1.
+pub fn router_and_runtime(config: &Config) -> Option<(Arc<Router>, tokio::runtime::Runtime)> {
+    let router = build_router(config).map_err(|message| eprintln!("safety-dongle: {message}")).ok()?;
+    Some((Arc::new(router), super::runtime()?))
 }
 
 /// Everything `serve` needs, assembled from the configuration: the state

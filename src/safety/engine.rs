@@ -474,24 +474,19 @@ impl SafetyLoop {
             return Ok(None);
         }
         records::set_challenge_status(tx, &block.challenge_id, "expired")?;
-        let id = uuid::Uuid::new_v4().to_string();
-        let expires_at = now + self.config.challenge_ttl_ms;
-        records::insert_challenge(tx, &ChallengeRow {
-            id: id.clone(),
+        let ask = Ask {
+            kind: ChallengeKind::DangerZone,
+            id: uuid::Uuid::new_v4().to_string(),
             agent: block.agent.clone(),
-            kind: ChallengeKind::DangerZone.name().into(),
-            action: "re-issued for an expired challenge".into(),
             reason: block.reason.clone(),
-            created_at: now,
-            expires_at,
-            status: "pending".into(),
-            durable: true,
-            owner_pid: self.pid,
-        })?;
-        records::set_block_challenge(tx, &block.agent, &id)?;
+            action: "re-issued for an expired challenge".into(),
+            expires_at: now + self.config.challenge_ttl_ms,
+        };
+        self.record_challenge(tx, &ask, ask.expires_at, true, now)?;
+        records::set_block_challenge(tx, &block.agent, &ask.id)?;
         self.audit(tx, AuditEntry { agent: &block.agent, event: "reissue", decision: "new challenge", stage: Some("block"), ..Default::default() })?;
-        block.challenge_id = id.clone();
-        Ok(Some(Ask { kind: ChallengeKind::DangerZone, id, agent: block.agent.clone(), reason: block.reason.clone(), action: "re-issued for an expired challenge".into(), expires_at }))
+        block.challenge_id = ask.id.clone();
+        Ok(Some(ask))
     }
 
     /// Makes a re-issued challenge durable, then asks the human.
@@ -553,18 +548,15 @@ impl SafetyLoop {
     fn hard_block(&self, tx: &Transaction<'_>, agent: &str, hint: &str, evaluation: &Evaluation, rule: Option<&str>, now: i64) -> Result<String, StoreError> {
         let challenge_id = uuid::Uuid::new_v4().to_string();
         let reason = evaluation.reason.clone().unwrap_or_else(|| "hard block".into());
-        records::insert_challenge(tx, &ChallengeRow {
+        let ask = Ask {
+            kind: ChallengeKind::DangerZone,
             id: challenge_id.clone(),
             agent: agent.to_owned(),
-            kind: ChallengeKind::DangerZone.name().into(),
-            action: hint.to_owned(),
             reason: reason.clone(),
-            created_at: now,
+            action: hint.to_owned(),
             expires_at: now + self.config.challenge_ttl_ms,
-            status: "pending".into(),
-            durable: true,
-            owner_pid: self.pid,
-        })?;
+        };
+        self.record_challenge(tx, &ask, ask.expires_at, true, now)?;
         records::insert_block(tx, &BlockRow { agent: agent.to_owned(), challenge_id: challenge_id.clone(), reason: reason.clone(), rule: rule.map(str::to_owned), blocked_at: now })?;
         records::insert_event(tx, &EventRow {
             id: 0,
@@ -577,23 +569,37 @@ impl SafetyLoop {
         Ok(challenge_id)
     }
 
+    /// Stores the challenge an [`Ask`] describes; `record_expiry` is when it
+    /// stops being valid (`i64::MAX` for one only a human can end).
+    fn record_challenge(&self, tx: &Transaction<'_>, ask: &Ask, record_expiry: i64, durable: bool, now: i64) -> Result<(), StoreError> {
+        records::insert_challenge(tx, &ChallengeRow {
+            id: ask.id.clone(),
+            agent: ask.agent.clone(),
+            kind: ask.kind.name().into(),
+            action: ask.action.clone(),
+            reason: ask.reason.clone(),
+            created_at: now,
+            expires_at: record_expiry,
+            status: "pending".into(),
+            durable,
+            owner_pid: self.pid,
+        })
+    }
+
     /// Records the challenge behind a pause and returns the pause.
     fn open_pause(&self, tx: &Transaction<'_>, agent: &str, hint: &str, kind: PauseKind, reason: String, now: i64) -> Result<Pause, StoreError> {
         let challenge_kind = if kind == PauseKind::Verification { ChallengeKind::Verify } else { ChallengeKind::Approval };
         let expires_at = (kind != PauseKind::StepLimit).then_some(now + self.config.challenge_ttl_ms);
         let pause = Pause { kind, challenge_id: uuid::Uuid::new_v4().to_string(), challenge_kind, reason, expires_at };
-        records::insert_challenge(tx, &ChallengeRow {
+        let ask = Ask {
+            kind: challenge_kind,
             id: pause.challenge_id.clone(),
             agent: agent.to_owned(),
-            kind: challenge_kind.name().into(),
-            action: hint.to_owned(),
             reason: pause.reason.clone(),
-            created_at: now,
-            expires_at: expires_at.unwrap_or(i64::MAX),
-            status: "pending".into(),
-            durable: false,
-            owner_pid: self.pid,
-        })?;
+            action: hint.to_owned(),
+            expires_at: now + self.config.challenge_ttl_ms,
+        };
+        self.record_challenge(tx, &ask, expires_at.unwrap_or(i64::MAX), false, now)?;
         Ok(pause)
     }
 
@@ -725,20 +731,15 @@ impl SafetyLoop {
                 }
                 (Verdict::Pause(PauseKind::FailClosed), true) => (Gated::Final(GateDecision::Deny { reason, factors }), None, false),
                 (Verdict::Pause(_), true) => {
-                    let id = uuid::Uuid::new_v4().to_string();
-                    records::insert_challenge(tx, &ChallengeRow {
-                        id: id.clone(),
+                    let ask = Ask {
+                        kind: ChallengeKind::Approval,
+                        id: uuid::Uuid::new_v4().to_string(),
                         agent: agent.to_owned(),
-                        kind: ChallengeKind::Approval.name().into(),
-                        action: action.to_owned(),
                         reason: reason.clone(),
-                        created_at: now,
+                        action: action.to_owned(),
                         expires_at: now + self.config.challenge_ttl_ms,
-                        status: "pending".into(),
-                        durable: false,
-                        owner_pid: self.pid,
-                    })?;
-                    let ask = Ask { kind: ChallengeKind::Approval, id, agent: agent.to_owned(), reason: reason.clone(), action: action.to_owned(), expires_at: now + self.config.challenge_ttl_ms };
+                    };
+                    self.record_challenge(tx, &ask, ask.expires_at, false, now)?;
                     (Gated::AskHuman { reason, factors }, Some(ask), true)
                 }
             };

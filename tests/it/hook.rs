@@ -22,7 +22,12 @@ fn unreachable_humans(dir: &Path) -> String {
 }
 
 async fn hook(config: &str, agent: &str, payload: &Value) -> Value {
-    let mut child = dongle_command(&["hook", "claude-code", "--config", config, "--agent", agent])
+    run_hook(&["hook", "claude-code", "--config", config, "--agent", agent], payload).await
+}
+
+/// Runs the hook with `args`, feeds it `payload`, returns its JSON answer.
+async fn run_hook(args: &[&str], payload: &Value) -> Value {
+    let mut child = dongle_command(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -130,15 +135,5 @@ async fn unreadable_state_fails_closed() {
 }
 
 async fn hook_with_data_dir(data_dir: &Path, payload: &Value) -> Value {
-    let mut child = dongle_command(&["hook", "claude-code", "--data-dir", data_dir.to_str().unwrap()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(payload.to_string().as_bytes()).await.unwrap();
-    drop(stdin);
-    let output = child.wait_with_output().await.unwrap();
-    serde_json::from_slice(&output.stdout).unwrap()
+    run_hook(&["hook", "claude-code", "--data-dir", data_dir.to_str().unwrap()], payload).await
 }
