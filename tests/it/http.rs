@@ -89,3 +89,38 @@ async fn http_refuses_non_loopback_addresses() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("only loopback addresses are allowed"), "{stderr}");
 }
+
+/// Over HTTP each connection is its own MCP session: a hard block taints
+/// the session that triggered it (no other agent name works there), while
+/// another session's agents go on; the blocked agent is refused everywhere.
+#[tokio::test]
+async fn a_block_taints_its_own_http_session_only() {
+    let server = HttpServer::start(&["--data-dir", super::support::scratch_dir().to_str().unwrap()]).await;
+    let (offender, bystander) = tokio::join!(server.client(), server.client());
+    let call = |agent: &str, operation: &str, extra: Value| {
+        let mut params = json!({ "element_name": agent });
+        if let (Value::Object(params), Value::Object(extra)) = (&mut params, extra) {
+            params.extend(extra);
+        }
+        json!({ "operation": operation, "params": params })
+    };
+    let execute = |agent: &str| call(agent, "execute_agent", json!({}));
+    let step = |agent: &str, hint: &str| call(agent, "record_execution_step", json!({ "nextActionHint": hint }));
+
+    // y is executing when x is blocked, so the broadcast is for it too.
+    assert_eq!(super::support::call(&bystander, "mcp_aql_execute", execute("y")).await.0["success"], true);
+    assert_eq!(super::support::call(&offender, "mcp_aql_execute", execute("x")).await.0["success"], true);
+    let (stop, _) = super::support::call(&offender, "mcp_aql_create", step("x", "sudo rm -rf /")).await;
+    assert_eq!(stop["data"]["stopped"], true, "{stop}");
+
+    let (renamed, _) = super::support::call(&offender, "mcp_aql_execute", execute("x-renamed")).await;
+    assert_eq!(renamed["error"]["code"], "PERMISSION_DENIED", "the offending session is tainted: {renamed}");
+    let (elsewhere, _) = super::support::call(&bystander, "mcp_aql_execute", execute("z")).await;
+    assert_eq!(elsewhere["success"], true, "another session is not tainted: {elsewhere}");
+    let (steps, _) = super::support::call(&bystander, "mcp_aql_create", step("y", "cargo build")).await;
+    assert_eq!(steps["data"]["continue"], true);
+    let broadcast = steps["data"]["notifications"].as_array().and_then(|n| n.iter().find(|n| n["type"] == "danger_zone").cloned());
+    assert_eq!(broadcast.map(|n| n["metadata"]["agent"].clone()), Some(json!("x")), "the danger_zone broadcast reached the other session's agent");
+    let (blocked, _) = super::support::call(&bystander, "mcp_aql_execute", execute("x")).await;
+    assert_eq!(blocked["error"]["code"], "PERMISSION_DENIED", "the blocked agent is refused in every session");
+}
