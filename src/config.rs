@@ -34,6 +34,17 @@ pub enum LoopMode {
     Disabled,
 }
 
+impl LoopMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Enforcing => "enforcing",
+            Self::Monitoring => "monitoring",
+            Self::Logging => "logging",
+            Self::Disabled => "disabled",
+        }
+    }
+}
+
 impl FromStr for LoopMode {
     type Err = String;
 
@@ -60,6 +71,18 @@ pub enum Channel {
     Notification,
     Command,
     Terminal,
+}
+
+impl Channel {
+    /// The name on the verifier protocol, as in the config file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Dialog => "dialog",
+            Self::Notification => "notification",
+            Self::Command => "command",
+            Self::Terminal => "terminal",
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]

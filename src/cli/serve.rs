@@ -10,7 +10,7 @@ use crate::{
     policy::CompiledPolicy,
     protocol::{introspect::Introspect, limits::Limits, registry::Registry, router::Router},
     safety::{
-        engine::{LoopConfig, SafetyLoop, mode_name},
+        engine::{LoopConfig, SafetyLoop},
         operations,
     },
     server,
@@ -70,7 +70,7 @@ pub fn build_router(config: &Config) -> Result<Router, String> {
     let mut registry = Registry::default();
     registry.register(Arc::new(Introspect::default())).map_err(|e| e.to_string())?;
     operations::register(&mut registry, safety).map_err(|e| e.to_string())?;
-    Ok(Router::new(registry, config.endpoints, Limits::default(), capabilities(mode_name(mode))))
+    Ok(Router::new(registry, config.endpoints, Limits::default(), capabilities(mode.name())))
 }
 
 /// The policy, the store and the loop over them.

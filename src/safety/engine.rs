@@ -94,6 +94,13 @@ struct Pause {
     expires_at: Option<i64>,
 }
 
+impl Pause {
+    /// The key a client finds this pause's challenge id under.
+    fn id_key(&self) -> &'static str {
+        if self.challenge_kind == ChallengeKind::Verify { "verificationId" } else { "approvalId" }
+    }
+}
+
 pub struct ExecuteRequest {
     pub agent: String,
     pub goal: Option<String>,
@@ -262,7 +269,7 @@ impl SafetyLoop {
                 self.audit(tx, AuditEntry { agent, execution_id: Some(&execution.row().id), session_id: Some(&call.session_id), event: "execute", decision: "started", ..Default::default() })?;
                 let mut state = execution_json(execution.row());
                 state["riskTolerance"] = settings.tolerance.name().into();
-                state["safetyLoop"] = mode_name(self.config.mode).into();
+                state["safetyLoop"] = self.config.mode.name().into();
                 Ok(Ok(state))
             })
             .map_err(internal)?;
@@ -369,7 +376,7 @@ impl SafetyLoop {
             };
             let directive = Directive { proceed: true, factors: vec![factor.into()], stopped: false, reason: None, steps_remaining: None, next_step_risk: None, notifications };
             records::update_execution(tx, execution.row())?;
-            self.audit(tx, AuditEntry { agent, execution_id: Some(&execution_id), session_id: session, event: "step", hint, decision: mode_name(self.config.mode), ..Default::default() })?;
+            self.audit(tx, AuditEntry { agent, execution_id: Some(&execution_id), session_id: session, event: "step", hint, decision: self.config.mode.name(), ..Default::default() })?;
             return Ok(plain(directive));
         }
 
@@ -406,40 +413,23 @@ impl SafetyLoop {
         };
         let rule = evaluation.rule.map(|i| self.policy.rule(i).describe());
         let stage = format!("stage {}", evaluation.stage.number());
-        let mut result = StepResult { directive: directive.clone(), needs_sync: false, taints_session: None, new_pause: None, expired_pause, ask: None };
 
+        let (mut taints_session, mut new_pause, mut ask) = (None, None, None);
         if enforcing {
             match evaluation.verdict {
                 Verdict::Continue | Verdict::Pause(PauseKind::FailClosed) => {}
                 Verdict::Stop => {
-                    let challenge_id = self.hard_block(tx, agent, &request.hint, &evaluation, rule.as_deref(), now)?;
+                    let block = self.hard_block(tx, agent, &request.hint, &evaluation, rule.as_deref(), now)?;
                     execution.advance_cursor(records::last_event_id(tx)?);
-                    let reason = evaluation.reason.clone().unwrap_or_default();
-                    directive.notifications.push(self.notification(NotificationKind::DangerZone, &reason, [("verificationId", challenge_id.as_str()), ("agent", agent)], now));
-                    result.needs_sync = true;
-                    result.taints_session = Some(now);
-                    result.ask = Some(Ask {
-                        kind: ChallengeKind::DangerZone,
-                        id: challenge_id,
-                        agent: agent.to_owned(),
-                        reason,
-                        action: request.hint.clone(),
-                        expires_at: now + self.config.challenge_ttl_ms,
-                    });
+                    directive.notifications.push(self.notification(NotificationKind::DangerZone, &block.reason, [("verificationId", block.id.as_str()), ("agent", agent)], now));
+                    taints_session = Some(now);
+                    ask = Some(block);
                 }
                 Verdict::Pause(kind) => {
-                    let pause = self.open_pause(tx, agent, &request.hint, kind, evaluation.reason.clone().unwrap_or_default(), now)?;
+                    let (pause, pause_ask) = self.open_pause(tx, agent, &request.hint, kind, evaluation.reason.clone().unwrap_or_default(), now)?;
                     directive.notifications.push(self.pause_notification(&pause, now));
-                    result.needs_sync = true;
-                    result.ask = Some(Ask {
-                        kind: pause.challenge_kind,
-                        id: pause.challenge_id.clone(),
-                        agent: agent.to_owned(),
-                        reason: pause.reason.clone(),
-                        action: request.hint.clone(),
-                        expires_at: now + self.config.challenge_ttl_ms,
-                    });
-                    result.new_pause = Some(pause);
+                    new_pause = Some(pause);
+                    ask = Some(pause_ask);
                 }
             }
         }
@@ -456,8 +446,7 @@ impl SafetyLoop {
             rule: rule.as_deref(),
             ..Default::default()
         })?;
-        result.directive = directive;
-        Ok(result)
+        Ok(StepResult { directive, needs_sync: ask.is_some(), taints_session, new_pause, expired_pause, ask })
     }
 
     /// A blocked agent whose challenge expired gets a fresh one, at most
@@ -474,14 +463,7 @@ impl SafetyLoop {
             return Ok(None);
         }
         records::set_challenge_status(tx, &block.challenge_id, "expired")?;
-        let ask = Ask {
-            kind: ChallengeKind::DangerZone,
-            id: uuid::Uuid::new_v4().to_string(),
-            agent: block.agent.clone(),
-            reason: block.reason.clone(),
-            action: "re-issued for an expired challenge".into(),
-            expires_at: now + self.config.challenge_ttl_ms,
-        };
+        let ask = self.new_ask(ChallengeKind::DangerZone, &block.agent, block.reason.clone(), "re-issued for an expired challenge", now);
         self.record_challenge(tx, &ask, ask.expires_at, true, now)?;
         records::set_block_challenge(tx, &block.agent, &ask.id)?;
         self.audit(tx, AuditEntry { agent: &block.agent, event: "reissue", decision: "new challenge", stage: Some("block"), ..Default::default() })?;
@@ -544,29 +526,34 @@ impl SafetyLoop {
     }
 
     /// Records a hard block: a durable challenge, the block itself, and the
-    /// danger-zone broadcast. Returns the challenge id.
-    fn hard_block(&self, tx: &Transaction<'_>, agent: &str, hint: &str, evaluation: &Evaluation, rule: Option<&str>, now: i64) -> Result<String, StoreError> {
-        let challenge_id = uuid::Uuid::new_v4().to_string();
+    /// danger-zone broadcast. Returns the request for the human.
+    fn hard_block(&self, tx: &Transaction<'_>, agent: &str, hint: &str, evaluation: &Evaluation, rule: Option<&str>, now: i64) -> Result<Ask, StoreError> {
         let reason = evaluation.reason.clone().unwrap_or_else(|| "hard block".into());
-        let ask = Ask {
-            kind: ChallengeKind::DangerZone,
-            id: challenge_id.clone(),
-            agent: agent.to_owned(),
-            reason: reason.clone(),
-            action: hint.to_owned(),
-            expires_at: now + self.config.challenge_ttl_ms,
-        };
+        let ask = self.new_ask(ChallengeKind::DangerZone, agent, reason, hint, now);
         self.record_challenge(tx, &ask, ask.expires_at, true, now)?;
-        records::insert_block(tx, &BlockRow { agent: agent.to_owned(), challenge_id: challenge_id.clone(), reason: reason.clone(), rule: rule.map(str::to_owned), blocked_at: now })?;
+        records::insert_block(tx, &BlockRow { agent: agent.to_owned(), challenge_id: ask.id.clone(), reason: ask.reason.clone(), rule: rule.map(str::to_owned), blocked_at: now })?;
         records::insert_event(tx, &EventRow {
             id: 0,
             agent: None,
             kind: NotificationKind::DangerZone.name().into(),
-            message: format!("Agent '{agent}' was hard-blocked: {reason}"),
-            metadata: json!({ "verificationId": challenge_id, "agent": agent, "reason": reason }).to_string(),
+            message: format!("Agent '{agent}' was hard-blocked: {}", ask.reason),
+            metadata: json!({ "verificationId": ask.id, "agent": agent, "reason": ask.reason }).to_string(),
             created_at: now,
         })?;
-        Ok(challenge_id)
+        Ok(ask)
+    }
+
+    /// A request for a human under a fresh challenge id, valid for the
+    /// configured challenge lifetime.
+    fn new_ask(&self, kind: ChallengeKind, agent: &str, reason: String, action: &str, now: i64) -> Ask {
+        Ask {
+            kind,
+            id: uuid::Uuid::new_v4().to_string(),
+            agent: agent.to_owned(),
+            reason,
+            action: action.to_owned(),
+            expires_at: now + self.config.challenge_ttl_ms,
+        }
     }
 
     /// Stores the challenge an [`Ask`] describes; `record_expiry` is when it
@@ -586,32 +573,25 @@ impl SafetyLoop {
         })
     }
 
-    /// Records the challenge behind a pause and returns the pause.
-    fn open_pause(&self, tx: &Transaction<'_>, agent: &str, hint: &str, kind: PauseKind, reason: String, now: i64) -> Result<Pause, StoreError> {
+    /// Records the challenge behind a pause; returns the pause and the
+    /// request for the human.
+    fn open_pause(&self, tx: &Transaction<'_>, agent: &str, hint: &str, kind: PauseKind, reason: String, now: i64) -> Result<(Pause, Ask), StoreError> {
         let challenge_kind = if kind == PauseKind::Verification { ChallengeKind::Verify } else { ChallengeKind::Approval };
-        let expires_at = (kind != PauseKind::StepLimit).then_some(now + self.config.challenge_ttl_ms);
-        let pause = Pause { kind, challenge_id: uuid::Uuid::new_v4().to_string(), challenge_kind, reason, expires_at };
-        let ask = Ask {
-            kind: challenge_kind,
-            id: pause.challenge_id.clone(),
-            agent: agent.to_owned(),
-            reason: pause.reason.clone(),
-            action: hint.to_owned(),
-            expires_at: now + self.config.challenge_ttl_ms,
-        };
+        let ask = self.new_ask(challenge_kind, agent, reason, hint, now);
+        let expires_at = (kind != PauseKind::StepLimit).then_some(ask.expires_at);
+        let pause = Pause { kind, challenge_id: ask.id.clone(), challenge_kind, reason: ask.reason.clone(), expires_at };
         self.record_challenge(tx, &ask, expires_at.unwrap_or(i64::MAX), false, now)?;
-        Ok(pause)
+        Ok((pause, ask))
     }
 
     fn pause_notification(&self, pause: &Pause, now: i64) -> Notification {
-        let id_key = if pause.challenge_kind == ChallengeKind::Verify { "verificationId" } else { "approvalId" };
         let level = match pause.kind {
             PauseKind::StepLimit => "step_limit",
             PauseKind::PreviousFailure => "previous_failure",
             PauseKind::Verification => "verify",
             PauseKind::Approval | PauseKind::FailClosed => "confirm",
         };
-        self.notification(NotificationKind::AutonomyPause, &pause.reason, [(id_key, pause.challenge_id.as_str()), ("level", level)], now)
+        self.notification(NotificationKind::AutonomyPause, &pause.reason, [(pause.id_key(), pause.challenge_id.as_str()), ("level", level)], now)
     }
 
     fn notification<const N: usize>(&self, kind: NotificationKind, message: &str, metadata: [(&str, &str); N], now: i64) -> Notification {
@@ -723,22 +703,14 @@ impl SafetyLoop {
             let (decision, ask, durable) = match (evaluation.verdict, enforcing) {
                 (Verdict::Continue, _) | (_, false) => (Gated::Final(GateDecision::Continue { factors }), None, false),
                 (Verdict::Stop, true) => {
-                    let challenge_id = self.hard_block(tx, agent, action, &evaluation, rule.as_deref(), now)?;
-                    let ask = Ask { kind: ChallengeKind::DangerZone, id: challenge_id.clone(), agent: agent.to_owned(), reason: reason.clone(), action: action.to_owned(), expires_at: now + self.config.challenge_ttl_ms };
-                    let reason = format!("{reason}; agent '{agent}' is hard-blocked until a human completes challenge {challenge_id}");
+                    let ask = self.hard_block(tx, agent, action, &evaluation, rule.as_deref(), now)?;
+                    let reason = format!("{reason}; agent '{agent}' is hard-blocked until a human completes challenge {}", ask.id);
                     taint = Some(now);
                     (Gated::Final(GateDecision::Deny { reason, factors }), Some(ask), true)
                 }
                 (Verdict::Pause(PauseKind::FailClosed), true) => (Gated::Final(GateDecision::Deny { reason, factors }), None, false),
                 (Verdict::Pause(_), true) => {
-                    let ask = Ask {
-                        kind: ChallengeKind::Approval,
-                        id: uuid::Uuid::new_v4().to_string(),
-                        agent: agent.to_owned(),
-                        reason: reason.clone(),
-                        action: action.to_owned(),
-                        expires_at: now + self.config.challenge_ttl_ms,
-                    };
+                    let ask = self.new_ask(ChallengeKind::Approval, agent, reason.clone(), action, now);
                     self.record_challenge(tx, &ask, ask.expires_at, false, now)?;
                     (Gated::AskHuman { reason, factors }, Some(ask), true)
                 }
@@ -747,7 +719,7 @@ impl SafetyLoop {
                 (Gated::Final(GateDecision::Deny { .. }), _) => "stop",
                 (Gated::AskHuman { .. }, _) => "pause",
                 (_, LoopMode::Enforcing | LoopMode::Monitoring) => "continue",
-                (_, mode) => mode_name(mode),
+                (_, mode) => mode.name(),
             };
             self.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "gate", hint: Some(action), decision: decision_name, stage: Some(&stage), rule: rule.as_deref(), ..Default::default() })?;
             Ok((decision, ask, durable, taint))
@@ -946,8 +918,7 @@ impl SafetyLoop {
             state["blockReason"] = block.reason.into();
         }
         if let Some(pause) = lock(&self.pauses).get(agent) {
-            let key = if pause.challenge_kind == ChallengeKind::Verify { "verificationId" } else { "approvalId" };
-            state["pending"] = json!({ "kind": pause.challenge_kind.name(), key: pause.challenge_id, "reason": pause.reason });
+            state["pending"] = json!({ "kind": pause.challenge_kind.name(), pause.id_key(): pause.challenge_id, "reason": pause.reason });
         }
         Ok(state)
     }
@@ -978,15 +949,6 @@ fn decision_name(directive: &Directive) -> &'static str {
         (true, _) => "continue",
         (false, true) => "stop",
         (false, false) => "pause",
-    }
-}
-
-pub fn mode_name(mode: LoopMode) -> &'static str {
-    match mode {
-        LoopMode::Enforcing => "enforcing",
-        LoopMode::Monitoring => "monitoring",
-        LoopMode::Logging => "logging",
-        LoopMode::Disabled => "disabled",
     }
 }
 

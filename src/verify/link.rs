@@ -116,16 +116,7 @@ impl VerifierLink {
     }
 
     fn request_json(&self, kind: &str, request: &HumanRequest<'_>) -> String {
-        let channels: Vec<&str> = self
-            .channels
-            .iter()
-            .map(|c| match c {
-                Channel::Dialog => "dialog",
-                Channel::Notification => "notification",
-                Channel::Command => "command",
-                Channel::Terminal => "terminal",
-            })
-            .collect();
+        let channels: Vec<&str> = self.channels.iter().map(|c| c.name()).collect();
         let mut line = json!({
             "version": PROTOCOL_VERSION, "kind": kind, "id": request.id, "agent": request.agent,
             "tier": request.tier, "reason": request.reason, "action": request.action,
