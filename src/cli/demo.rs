@@ -41,7 +41,7 @@ pub(super) fn run() -> ExitCode {
     };
     println!("safety-dongle demo: scripted agents against the default policy.");
     println!("State: {} (temporary)\n", state.display());
-    runtime.block_on(script(&Demo { router, call: CallContext { session_id: "demo".into() } }));
+    runtime.block_on(script(&Demo { router, call: CallContext::new("demo") }));
     let _ = std::fs::remove_dir_all(&state);
     ExitCode::SUCCESS
 }

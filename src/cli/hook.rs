@@ -36,7 +36,7 @@ fn decide(args: &HookArgs) -> Result<serde_json::Value, String> {
     }
     let safety = super::serve::build_safety_loop(&config)?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("no async runtime: {e}"))?;
-    let context = CallContext { session_id: format!("claude-code:{}", call.session_id) };
+    let context = CallContext::new(format!("claude-code:{}", call.session_id));
     let decision = runtime.block_on(safety.gate(&context, &args.agent, &claude_code::action_text(&call)));
     Ok(claude_code::output(&decision))
 }

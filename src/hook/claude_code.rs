@@ -13,9 +13,9 @@
 //! reason otherwise.
 
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use crate::safety::engine::GateDecision;
+use crate::{protocol::canonical::canonical, safety::engine::GateDecision};
 
 /// The longest payload read.
 pub const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;
@@ -41,23 +41,6 @@ pub fn parse(bytes: &[u8]) -> Result<PreToolUse, String> {
 
 fn text<'a>(input: &'a Value, key: &str) -> &'a str {
     input.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-/// JSON with object keys sorted at every level, so the same arguments
-/// always read the same.
-pub fn canonical(value: &Value) -> String {
-    fn sorted(value: &Value) -> Value {
-        match value {
-            Value::Object(map) => {
-                let mut keys: Vec<&String> = map.keys().collect();
-                keys.sort();
-                Value::Object(keys.into_iter().map(|k| (k.clone(), sorted(&map[k]))).collect::<Map<_, _>>())
-            }
-            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
-            other => other.clone(),
-        }
-    }
-    sorted(value).to_string()
 }
 
 /// The action the policy evaluates for a tool call.
@@ -131,11 +114,6 @@ mod tests {
         for (tool, input, expected) in rows {
             assert_eq!(action_text(&call(tool, input)), expected, "{tool}");
         }
-    }
-
-    #[test]
-    fn canonical_json_sorts_keys_at_every_level() {
-        assert_eq!(canonical(&json!({"b": {"y": 1, "x": [{"d": 1, "c": 2}]}, "a": 0})), r#"{"a":0,"b":{"x":[{"c":2,"d":1}],"y":1}}"#);
     }
 
     #[test]

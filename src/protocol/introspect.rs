@@ -42,6 +42,8 @@ impl Default for Introspect {
                         json!({ "query": "operations", "name": "introspect" }),
                     ),
                 ],
+                source: None,
+                metadata: Default::default(),
             },
         }
     }
@@ -80,12 +82,16 @@ fn list_operations(router: &Router, call: &CallContext) -> Value {
         .registry()
         .specs()
         .map(|spec| {
-            json!({
+            let mut item = json!({
                 "name": spec.name,
                 "semantic_category": spec.category.name(),
                 "endpoint": spec.category.family(),
                 "description": spec.description,
-            })
+            });
+            if let Some(source) = &spec.source {
+                item["source"] = source.clone().into();
+            }
+            item
         })
         .collect();
     json!({ "_protocol": protocol_metadata(router, call), "operations": operations })
@@ -94,7 +100,7 @@ fn list_operations(router: &Router, call: &CallContext) -> Value {
 fn operation_details(router: &Router, name: &str) -> Value {
     let details = router.registry().get(name).map(|operation| {
         let spec = operation.spec();
-        json!({
+        let mut details = json!({
             "name": spec.name,
             "semantic_category": spec.category.name(),
             "endpoint": spec.category.family(),
@@ -111,7 +117,14 @@ fn operation_details(router: &Router, name: &str) -> Value {
                 "description": spec.returns.description,
             },
             "examples": spec.example_requests(),
-        })
+        });
+        if let Some(source) = &spec.source {
+            details["source"] = source.clone().into();
+        }
+        for (key, value) in &spec.metadata {
+            details[key] = value.clone();
+        }
+        details
     });
     json!({ "operation": details })
 }

@@ -1,6 +1,7 @@
 //! MCP-AQL itself, independent of any transport: the operation registry,
 //! request validation, routing, the result envelope and introspection.
 
+pub mod canonical;
 pub mod envelope;
 pub mod error;
 pub mod introspect;

@@ -17,6 +17,9 @@ pub enum ParamType {
     Boolean,
     Object,
     Array,
+    /// No single JSON type: a downstream schema that allows several (or
+    /// says nothing). The downstream's own schema still validates it.
+    Any,
 }
 
 impl ParamType {
@@ -28,6 +31,7 @@ impl ParamType {
             Self::Boolean => "boolean",
             Self::Object => "object",
             Self::Array => "array",
+            Self::Any => "any",
         }
     }
 
@@ -40,7 +44,8 @@ impl ParamType {
             | (Self::Boolean, Value::Bool(_))
             | (Self::Object, Value::Object(_))
             | (Self::Array, Value::Array(_))
-            | (Self::Number, Value::Number(_)) => true,
+            | (Self::Number, Value::Number(_))
+            | (Self::Any, _) => true,
             (Self::Integer, Value::Number(n)) => {
                 n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
             }

@@ -7,9 +7,16 @@
 //! rejects duplicate and malformed names, so every operation is reachable
 //! through exactly one semantic endpoint and through `mcp_aql`.
 
-use std::{collections::BTreeMap, fmt, future::Future, pin::Pin, sync::Arc};
+use std::{
+    collections::BTreeMap,
+    fmt,
+    future::Future,
+    pin::Pin,
+    sync::{Arc, RwLock},
+};
 
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 use super::{
     error::AqlError,
@@ -20,7 +27,8 @@ use super::{
 };
 
 /// The five standard semantic categories (spec 6.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Category {
     Create,
     Read,
@@ -88,6 +96,12 @@ pub struct OperationSpec {
     pub returns: ReturnType,
     /// Example `params` objects, shown by introspection as full requests.
     pub examples: Vec<(String, Value)>,
+    /// The adapter or downstream server the operation comes from; `None`
+    /// for the server's own operations.
+    pub source: Option<String>,
+    /// Further facts introspection shows in the operation's details
+    /// (`danger_level`, the downstream tool's own name, ...).
+    pub metadata: serde_json::Map<String, Value>,
 }
 
 impl OperationSpec {
@@ -114,12 +128,49 @@ impl OperationSpec {
 pub type OperationResult = Result<Value, AqlError>;
 pub type OperationFuture<'a> = Pin<Box<dyn Future<Output = OperationResult> + Send + 'a>>;
 
+/// One progress report of a long call (MCP `notifications/progress`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    pub progress: f64,
+    pub total: Option<f64>,
+    pub message: Option<String>,
+}
+
+/// Where a call's progress goes: back to the client that asked for it.
+pub trait ProgressSink: Send + Sync {
+    fn report(&self, update: Progress) -> Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
+}
+
 /// Who is calling: facts about the MCP connection a request came through,
 /// established by the server, never taken from the request.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct CallContext {
     /// Generated when the MCP session starts; one per connection.
     pub session_id: String,
+    /// The client's own name from `initialize` (`clientInfo.name`).
+    pub client: Option<String>,
+    /// Set when the client asked for progress reports on this request.
+    pub progress: Option<Arc<dyn ProgressSink>>,
+    /// Cancelled when the client gives up on this request.
+    pub cancelled: CancellationToken,
+}
+
+impl CallContext {
+    /// A context for `session_id` with no client name, no progress
+    /// reporting and a cancellation nobody triggers.
+    pub fn new(session_id: impl Into<String>) -> Self {
+        Self { session_id: session_id.into(), client: None, progress: None, cancelled: CancellationToken::new() }
+    }
+}
+
+impl fmt::Debug for CallContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallContext")
+            .field("session_id", &self.session_id)
+            .field("client", &self.client)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
 }
 
 /// A handler for one operation. Its parameters arrive already validated
@@ -201,6 +252,11 @@ impl Registry {
         self.operations.values().map(|op| op.spec())
     }
 
+    /// Removes every operation that came from `source`.
+    pub fn remove_source(&mut self, source: &str) {
+        self.operations.retain(|_, op| op.spec().source.as_deref() != Some(source));
+    }
+
     /// Names of the operations in one category, or all when `None`.
     pub fn names_in(&self, category: Option<Category>) -> Vec<&str> {
         self.specs()
@@ -215,4 +271,39 @@ pub fn is_snake_case(name: &str) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c.is_ascii_lowercase())
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// The operations in force, replaced whole when a source's operations
+/// change (a downstream server started or changed its tools). Readers
+/// take a snapshot, so a request sees one consistent registry.
+pub struct OperationIndex {
+    current: RwLock<Arc<Registry>>,
+}
+
+impl OperationIndex {
+    pub fn new(registry: Registry) -> Self {
+        Self { current: RwLock::new(Arc::new(registry)) }
+    }
+
+    pub fn snapshot(&self) -> Arc<Registry> {
+        // A poisoned lock still holds a whole registry: replacement is one
+        // pointer store.
+        self.current.read().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+    }
+
+    /// Applies `change` to a copy of the current registry and installs it.
+    pub fn update(&self, change: impl FnOnce(&mut Registry)) {
+        let mut current = self.current.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut next = Registry::clone(&current);
+        change(&mut next);
+        *current = Arc::new(next);
+    }
+}
+
+/// Something that adds operations at run time and may need a moment to
+/// discover them (a downstream server that is still starting).
+pub trait OperationSource: Send + Sync {
+    /// Resolves once the source's operations are in the index, or its
+    /// first attempt to provide them has failed.
+    fn ready(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
 }

@@ -126,6 +126,8 @@ mod tests {
             ],
             returns: ReturnType { name: "Thing", kind: "object", description: "" },
             examples: vec![],
+            source: None,
+            metadata: Default::default(),
         }
     }
 

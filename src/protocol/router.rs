@@ -3,13 +3,19 @@
 //!
 //! The order is fixed and fail-closed: nothing reaches a handler unless the
 //! request passed every check before it.
+//!
+//! Operations live in an [`OperationIndex`] that run-time sources (adapters,
+//! downstream servers) update; a request that names an operation not yet
+//! known, or asks `introspect`, first lets every source finish starting.
+
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 use super::{
     error::AqlError,
     limits::Limits,
-    registry::{CallContext, OperationResult, Registry},
+    registry::{CallContext, OperationIndex, OperationResult, OperationSource, Registry},
     request::{operation_name, resolve_params},
     surface::{Endpoint, EndpointMode},
 };
@@ -17,10 +23,10 @@ use super::{
 /// The MCP-AQL version this server implements.
 pub const PROTOCOL_VERSION: &str = "1.0.0-draft";
 
-/// Routes MCP-AQL requests to operations. Immutable once built, so it is
-/// shared by every session without locking.
+/// Routes MCP-AQL requests to operations; shared by every session.
 pub struct Router {
-    registry: Registry,
+    index: Arc<OperationIndex>,
+    sources: Vec<Arc<dyn OperationSource>>,
     mode: EndpointMode,
     limits: Limits,
     capabilities: Map<String, Value>,
@@ -33,11 +39,27 @@ impl Router {
         limits: Limits,
         capabilities: Map<String, Value>,
     ) -> Self {
-        Self { registry, mode, limits, capabilities }
+        Self { index: Arc::new(OperationIndex::new(registry)), sources: Vec::new(), mode, limits, capabilities }
     }
 
-    pub fn registry(&self) -> &Registry {
-        &self.registry
+    /// A router over a shared index that `sources` add operations to.
+    pub fn with_sources(mut self, index: Arc<OperationIndex>, sources: Vec<Arc<dyn OperationSource>>) -> Self {
+        self.index = index;
+        self.sources = sources;
+        self
+    }
+
+    /// The operations in force now.
+    pub fn registry(&self) -> Arc<Registry> {
+        self.index.snapshot()
+    }
+
+    /// Waits until every run-time source has provided its operations (or
+    /// failed its first attempt).
+    pub async fn sources_ready(&self) {
+        for source in &self.sources {
+            source.ready().await;
+        }
     }
 
     pub fn mode(&self) -> EndpointMode {
@@ -61,8 +83,13 @@ impl Router {
     ) -> OperationResult {
         self.limits.check_arguments(arguments)?;
         let name = operation_name(arguments)?;
-        let Some(operation) = self.registry.get(name) else {
-            let available = self.registry.names_in(endpoint.category());
+        let mut registry = self.registry();
+        if name == "introspect" || registry.get(name).is_none() {
+            self.sources_ready().await;
+            registry = self.registry();
+        }
+        let Some(operation) = registry.get(name) else {
+            let available = registry.names_in(endpoint.category());
             return Err(AqlError::unknown_operation(name, &available));
         };
         let spec = operation.spec();

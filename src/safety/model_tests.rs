@@ -206,7 +206,7 @@ impl Engine {
 }
 
 fn session(index: usize) -> CallContext {
-    CallContext { session_id: format!("session-{index}") }
+    CallContext::new(format!("session-{index}"))
 }
 
 fn directive_answer(value: &Value) -> Answer {

@@ -9,16 +9,19 @@
 use std::sync::Arc;
 
 use rmcp::{
-    ErrorData as McpError, ServerHandler,
+    ErrorData as McpError, Peer, ServerHandler,
     model::{
         CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
-        ListPromptsResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, Role,
-        ServerCapabilities, ServerConfig, Tool,
+        ListPromptsResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken, Prompt,
+        PromptMessage, Role, ServerCapabilities, ServerConfig, Tool,
     },
     service::{RequestContext, RoleServer},
 };
 
-use crate::protocol::{registry::CallContext, router::Router};
+use crate::protocol::{
+    registry::{CallContext, Progress, ProgressSink},
+    router::Router,
+};
 
 use super::{
     instructions::{INSTRUCTIONS, PROMPT, PROMPT_DESCRIPTION, PROMPT_NAME},
@@ -31,14 +34,48 @@ use super::{
 pub struct DongleServer {
     router: Arc<Router>,
     tools: Arc<Vec<Tool>>,
-    call: Arc<CallContext>,
+    session_id: Arc<str>,
 }
 
 impl DongleServer {
     pub fn new(router: Arc<Router>) -> Self {
-        let tools = Arc::new(endpoint_tools(router.mode(), router.registry()));
-        let call = Arc::new(CallContext { session_id: uuid::Uuid::new_v4().to_string() });
-        Self { router, tools, call }
+        let tools = Arc::new(endpoint_tools(router.mode(), &router.registry()));
+        Self { router, tools, session_id: uuid::Uuid::new_v4().to_string().into() }
+    }
+
+    /// The facts about one request the operations may use: the session,
+    /// the client's name, where its progress goes, and its cancellation.
+    fn call_context(&self, context: &RequestContext<RoleServer>) -> CallContext {
+        let progress = context.meta.get_progress_token().map(|token| {
+            Arc::new(ProgressToClient { peer: context.peer.clone(), token }) as Arc<dyn ProgressSink>
+        });
+        CallContext {
+            session_id: self.session_id.to_string(),
+            client: context.peer.peer_info().map(|info| info.client_info.name.clone()),
+            progress,
+            cancelled: context.ct.clone(),
+        }
+    }
+}
+
+/// Progress reports for one request, sent to the client under the token
+/// it chose.
+struct ProgressToClient {
+    peer: Peer<RoleServer>,
+    token: ProgressToken,
+}
+
+impl ProgressSink for ProgressToClient {
+    fn report(&self, update: Progress) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'static>> {
+        let mut param = ProgressNotificationParam::new(self.token.clone(), update.progress);
+        param.total = update.total;
+        param.message = update.message;
+        let peer = self.peer.clone();
+        Box::pin(async move {
+            if let Err(error) = peer.notify_progress(param).await {
+                tracing::debug!(%error, "a progress report could not be sent");
+            }
+        })
     }
 }
 
@@ -81,7 +118,7 @@ impl ServerHandler for DongleServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let Some(endpoint) = self.router.mode().endpoint_for_tool(&request.name) else {
             return Err(McpError::invalid_params(
@@ -90,7 +127,8 @@ impl ServerHandler for DongleServer {
             ));
         };
         let arguments = request.arguments.unwrap_or_default();
-        let result = self.router.handle(&self.call, endpoint, &arguments).await;
+        let call = self.call_context(&context);
+        let result = self.router.handle(&call, endpoint, &arguments).await;
         if let Err(error) = &result {
             tracing::debug!(tool = %request.name, code = error.code.as_str(), "operation refused");
         }

@@ -2,7 +2,9 @@
 //! becomes an MCP `CallToolResult`.
 //!
 //! Tool descriptions name `introspect` (the bootstrap rule of
-//! `mcp-integration.md` 2.1) and the built-in operations of their category;
+//! `mcp-integration.md` 2.1) and the built-in operations of their category,
+//! never those of adapters and downstream servers, so what an agent's
+//! context holds stays the same size however many tools sit behind;
 //! every tool shares the base input schema. Annotations follow 2.3: only
 //! `mcp_aql_read` is read-only, and UPDATE, DELETE, EXECUTE and the unified
 //! tool are marked destructive.
@@ -18,8 +20,8 @@ use crate::protocol::{
     surface::{Endpoint, EndpointMode},
 };
 
-const INTROSPECT_HINT: &str =
-    r#"Discover operations and parameters: { operation: "introspect", params: { query: "operations" } }"#;
+const INTROSPECT_HINT: &str = r#"Operations of adapters and downstream servers are listed by introspect, not here.
+Discover operations and parameters: { operation: "introspect", params: { query: "operations" } }"#;
 
 /// The tools registered in `mode`, described from the registry.
 pub fn endpoint_tools(mode: EndpointMode, registry: &Registry) -> Vec<Tool> {
@@ -53,7 +55,11 @@ fn input_schema() -> JsonObject {
 }
 
 fn operation_list(registry: &Registry, category: Option<Category>) -> String {
-    let names = registry.names_in(category);
+    let names: Vec<&str> = registry
+        .specs()
+        .filter(|spec| spec.source.is_none() && category.is_none_or(|c| spec.category == c))
+        .map(|spec| spec.name.as_str())
+        .collect();
     if names.is_empty() {
         "none registered".into()
     } else {
