@@ -17,7 +17,7 @@ use serde::Deserialize;
 
 use crate::{
     diagnostics::{Diagnostic, SourceFile, toml_doc},
-    protocol::surface::EndpointMode,
+    protocol::{registry::Category, surface::EndpointMode},
 };
 
 pub const ENDPOINT_MODE_ENV: &str = "MCP_AQL_ENDPOINT_MODE";
@@ -98,6 +98,7 @@ struct RawConfig {
     verifier: Option<toml::Spanned<VerifierSettings>>,
     #[serde(default)]
     servers: BTreeMap<String, toml::Spanned<ServerSettings>>,
+    client_config: Option<PathBuf>,
 }
 
 /// `[verifier]`: how humans are reached.
@@ -151,6 +152,47 @@ pub struct ServerSettings {
     pub url: Option<String>,
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// When to connect: as the dongle starts, or on first need.
+    #[serde(default)]
+    pub start: StartPolicy,
+    /// How long one call may take before it is cancelled.
+    #[serde(default = "default_call_timeout")]
+    pub timeout_secs: u64,
+    /// Semantic categories by tool name, overriding the classification
+    /// from annotations and verbs.
+    #[serde(default)]
+    pub categories: BTreeMap<String, Category>,
+}
+
+impl ServerSettings {
+    /// A stdio server with the defaults for everything else.
+    pub fn stdio(command: &str, args: Vec<String>) -> Self {
+        Self {
+            command: Some(command.to_owned()),
+            args,
+            env: BTreeMap::new(),
+            cwd: None,
+            url: None,
+            headers: BTreeMap::new(),
+            start: StartPolicy::default(),
+            timeout_secs: default_call_timeout(),
+            categories: BTreeMap::new(),
+        }
+    }
+}
+
+fn default_call_timeout() -> u64 {
+    60
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StartPolicy {
+    /// Connect in the background as the dongle starts.
+    #[default]
+    Startup,
+    /// Connect when an agent first needs the server's operations.
+    Lazy,
 }
 
 /// The settings in force, after file, environment and defaults.
@@ -164,6 +206,9 @@ pub struct Config {
     pub adapters: Vec<PathBuf>,
     pub verifier: VerifierSettings,
     pub servers: BTreeMap<String, ServerSettings>,
+    /// An MCP client's configuration (`mcpServers`) whose servers are
+    /// proxied too.
+    pub client_config: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -176,6 +221,7 @@ impl Default for Config {
             adapters: Vec::new(),
             verifier: VerifierSettings::default(),
             servers: BTreeMap::new(),
+            client_config: None,
         }
     }
 }
@@ -218,6 +264,7 @@ impl Config {
             adapters: raw.adapters.iter().map(resolve).collect(),
             verifier: raw.verifier.map(toml::Spanned::into_inner).unwrap_or_default(),
             servers: raw.servers.into_iter().map(|(name, s)| (name, s.into_inner())).collect(),
+            client_config: raw.client_config.as_ref().map(resolve),
         })
     }
 
@@ -240,15 +287,27 @@ fn validate(raw: &RawConfig, source: &SourceFile) -> Vec<Diagnostic> {
         validate_verifier(verifier.get_ref(), verifier.span(), source, &mut errors);
     }
     for (name, server) in &raw.servers {
-        let settings = server.get_ref();
-        let message = match (&settings.command, &settings.url) {
-            (Some(_), Some(_)) => "sets both command and url; choose one transport",
-            (None, None) => "needs either command (stdio) or url (streamable HTTP)",
-            _ => continue,
-        };
-        errors.push(source.at(server.span(), format!("servers.{name} {message}")));
+        if let Some(message) = server_problem(name, server.get_ref()) {
+            errors.push(source.at(server.span(), format!("servers.{name} {message}")));
+        }
     }
     errors
+}
+
+/// What is wrong with one downstream server's settings, if anything.
+pub fn server_problem(name: &str, settings: &ServerSettings) -> Option<String> {
+    if !crate::protocol::registry::is_snake_case(name) || name.contains("__") {
+        return Some("has a name that is not lower_snake_case without '__' (its operations are named <server>__<tool>)".into());
+    }
+    let message = match (&settings.command, &settings.url) {
+        (Some(_), Some(_)) => "sets both command and url; choose one transport",
+        (None, None) => "needs either command (stdio) or url (streamable HTTP)",
+        (Some(command), None) if command.is_empty() => "has an empty command",
+        (None, Some(url)) if !(url.starts_with("http://") || url.starts_with("https://")) => "has a url that is not http:// or https://",
+        _ if settings.timeout_secs == 0 => "timeout_secs must be at least 1",
+        _ => return None,
+    };
+    Some(message.into())
 }
 
 fn validate_verifier(

@@ -7,6 +7,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod adapter;
 pub mod cli;
 pub mod policy;
 pub mod config;

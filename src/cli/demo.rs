@@ -36,7 +36,7 @@ pub(super) fn run() -> ExitCode {
     let mut config = Config { data_dir: Some(state.clone()), ..Config::default() };
     config.verifier.channels = vec![Channel::Dialog, Channel::Terminal];
     config.verifier.approval_timeout_secs = 120;
-    let Some((router, runtime)) = super::serve::router_and_runtime(&config) else {
+    let Some((super::serve::Assembled { router, .. }, runtime)) = super::serve::assemble_with_runtime(&config) else {
         return ExitCode::from(1);
     };
     println!("safety-dongle demo: scripted agents against the default policy.");

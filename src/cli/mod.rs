@@ -192,6 +192,10 @@ struct ServeArgs {
     /// Serve streamable HTTP on this loopback address instead of stdio.
     #[arg(long, value_name = "127.0.0.1:PORT")]
     http: Option<SocketAddr>,
+    /// Proxy the servers of an MCP client's configuration (`mcpServers`
+    /// JSON, as Claude Desktop or Cursor keep it).
+    #[arg(long, value_name = "FILE")]
+    import_client_config: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -1,14 +1,25 @@
 //! `safety-dongle serve`: assemble the operation registry and router from
-//! the configuration, then serve MCP on stdio or loopback HTTP.
+//! the configuration, start the downstream servers, then serve MCP on
+//! stdio or loopback HTTP; on the way out, terminate the downstream
+//! servers.
 
-use std::{process::ExitCode, sync::Arc};
+use std::{collections::BTreeMap, process::ExitCode, sync::Arc};
 
 use serde_json::{Map, Value, json};
 
 use crate::{
-    config::Config,
+    adapter::{
+        gate::OperationGate,
+        mcp::{Downstreams, client_config},
+    },
+    config::{Config, ServerSettings},
     policy::CompiledPolicy,
-    protocol::{introspect::Introspect, limits::Limits, registry::Registry, router::Router},
+    protocol::{
+        introspect::Introspect,
+        limits::Limits,
+        registry::{OperationIndex, OperationSource, Registry},
+        router::Router,
+    },
     safety::{
         engine::{LoopConfig, SafetyLoop},
         operations,
@@ -36,14 +47,20 @@ pub(super) fn run(args: ServeArgs) -> ExitCode {
     if !args.policies.is_empty() {
         config.policies = args.policies;
     }
-    let Some((router, runtime)) = router_and_runtime(&config) else {
+    if let Some(file) = args.import_client_config {
+        config.client_config = Some(file);
+    }
+    let Some((assembled, runtime)) = assemble_with_runtime(&config) else {
         return ExitCode::from(1);
     };
     let served = runtime.block_on(async {
-        match args.http {
-            Some(addr) => server::http::serve_http(router, addr).await,
-            None => server::serve_stdio(router).await,
-        }
+        assembled.downstreams.start();
+        let served = match args.http {
+            Some(addr) => server::http::serve_http(assembled.router, addr).await,
+            None => server::serve_stdio(assembled.router).await,
+        };
+        assembled.downstreams.shutdown().await;
+        served
     });
     match served {
         Ok(()) => ExitCode::SUCCESS,
@@ -54,23 +71,51 @@ pub(super) fn run(args: ServeArgs) -> ExitCode {
     }
 }
 
-/// The router over the configuration and a runtime to run it on; `None`
-/// (after saying why) means exit 1.
-pub fn router_and_runtime(config: &Config) -> Option<(Arc<Router>, tokio::runtime::Runtime)> {
-    let router = build_router(config).map_err(|message| eprintln!("safety-dongle: {message}")).ok()?;
-    Some((Arc::new(router), super::runtime()?))
+/// What `serve` runs: the router, and the downstream servers behind it.
+pub struct Assembled {
+    pub router: Arc<Router>,
+    pub downstreams: Arc<Downstreams>,
+}
+
+/// Everything assembled over the configuration, and a runtime to run it
+/// on; `None` (after saying why) means exit 1.
+pub fn assemble_with_runtime(config: &Config) -> Option<(Assembled, tokio::runtime::Runtime)> {
+    let assembled = assemble(config).map_err(|message| eprintln!("safety-dongle: {message}")).ok()?;
+    Some((assembled, super::runtime()?))
 }
 
 /// Everything `serve` needs, assembled from the configuration: the state
-/// store, the compiled policy, the safety loop and the router over every
-/// operation. Errors are for the operator, so they may name files.
-pub fn build_router(config: &Config) -> Result<Router, String> {
+/// store, the compiled policy, the safety loop, the gate, the downstream
+/// servers and the router over every operation. Errors are for the
+/// operator, so they may name files.
+pub fn assemble(config: &Config) -> Result<Assembled, String> {
     let safety = Arc::new(build_safety_loop(config)?);
     let mode = safety.mode();
+    let store = safety.store().clone();
     let mut registry = Registry::default();
     registry.register(Arc::new(Introspect::default())).map_err(|e| e.to_string())?;
-    operations::register(&mut registry, safety).map_err(|e| e.to_string())?;
-    Ok(Router::new(registry, config.endpoints, Limits::default(), capabilities(mode.name())))
+    operations::register(&mut registry, safety.clone()).map_err(|e| e.to_string())?;
+    let index = Arc::new(OperationIndex::new(registry));
+    let gate = Arc::new(OperationGate::new(safety));
+    let downstreams = Downstreams::new(downstream_servers(config)?, index.clone(), gate, store);
+    let router = Router::new(Registry::default(), config.endpoints, Limits::default(), capabilities(mode.name()))
+        .with_sources(index, vec![downstreams.clone() as Arc<dyn OperationSource>]);
+    Ok(Assembled { router: Arc::new(router), downstreams })
+}
+
+/// `[servers]` and the servers of the client configuration, if any; a
+/// name in both is an error rather than a silent choice.
+fn downstream_servers(config: &Config) -> Result<BTreeMap<String, ServerSettings>, String> {
+    let mut servers = config.servers.clone();
+    if let Some(file) = &config.client_config {
+        for (name, settings) in client_config::load(file).map_err(|errors| errors.join("\n"))? {
+            if servers.contains_key(&name) {
+                return Err(format!("{}: server '{name}' is also configured in [servers.{name}]; rename one", file.display()));
+            }
+            servers.insert(name, settings);
+        }
+    }
+    Ok(servers)
 }
 
 /// The policy, the store and the loop over them.

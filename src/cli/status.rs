@@ -1,5 +1,7 @@
 //! `safety-dongle status`: what the state database says now — blocked
-//! agents, executions not yet finished, and challenges waiting for a human.
+//! agents, executions not yet finished, challenges waiting for a human, and
+//! the downstream servers of every running dongle with their state and
+//! tool count.
 
 use std::process::ExitCode;
 
@@ -12,8 +14,10 @@ pub(super) fn run(args: ConfigArg) -> ExitCode {
         return ExitCode::from(1);
     };
     let now = now_ms();
-    let state = store.read(|tx| Ok((records::blocks(tx)?, records::active_executions(tx)?, records::pending_challenges(tx, now)?)));
-    let (blocks, executions, challenges) = match state {
+    let state = store.read(|tx| {
+        Ok((records::blocks(tx)?, records::active_executions(tx)?, records::pending_challenges(tx, now)?, records::downstreams(tx)?))
+    });
+    let (blocks, executions, challenges, downstreams) = match state {
         Ok(state) => state,
         Err(error) => {
             eprintln!("safety-dongle: {error}");
@@ -36,6 +40,12 @@ pub(super) fn run(args: ConfigArg) -> ExitCode {
     for challenge in &challenges {
         let expiry = if challenge.durable || challenge.expires_at == i64::MAX { "until resolved".to_owned() } else { format!("until {}", rfc3339(challenge.expires_at)) };
         println!("  {}  {}  {}  {expiry}  {}", challenge.agent, challenge.kind, challenge.id, challenge.reason);
+    }
+    let running: Vec<_> = downstreams.iter().filter(|server| crate::safety::engine::process_alive(server.owner_pid)).collect();
+    println!("downstream servers: {}", running.len());
+    for server in running {
+        let detail = server.detail.as_deref().map(|d| format!("  {d}")).unwrap_or_default();
+        println!("  {}  {}  {} tools  since {}  (pid {}){detail}", server.name, server.state, server.tools, rfc3339(server.updated_at), server.owner_pid);
     }
     ExitCode::SUCCESS
 }

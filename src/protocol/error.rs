@@ -28,6 +28,10 @@ pub enum ErrorCode {
     TokenInvalid,
     TokenExpired,
     TokenAlreadyUsed,
+    TokenScopeMismatch,
+    TransportNetworkError,
+    TransportTimeout,
+    ToolExecutionFailed,
     InternalError,
 }
 
@@ -50,6 +54,10 @@ impl ErrorCode {
             Self::TokenInvalid => "TOKEN_INVALID",
             Self::TokenExpired => "TOKEN_EXPIRED",
             Self::TokenAlreadyUsed => "TOKEN_ALREADY_USED",
+            Self::TokenScopeMismatch => "TOKEN_SCOPE_MISMATCH",
+            Self::TransportNetworkError => "TRANSPORT_NETWORK_ERROR",
+            Self::TransportTimeout => "TRANSPORT_TIMEOUT",
+            Self::ToolExecutionFailed => "TOOL_EXECUTION_FAILED",
             Self::InternalError => "INTERNAL_ERROR",
         }
     }
@@ -340,7 +348,7 @@ impl AqlError {
     pub fn confirmation_pending(approval_id: &str) -> Self {
         Self {
             code: ErrorCode::ConfirmationRequired,
-            message: format!("The human has not answered approval '{approval_id}' yet; call confirm_operation again"),
+            message: format!("The human has not answered approval '{approval_id}' yet; ask again (confirm_operation, or the gated call repeated with its confirmation token)"),
             details: details(json!({ "approval_id": approval_id })),
         }
     }
@@ -350,6 +358,78 @@ impl AqlError {
             code: ErrorCode::PermissionDenied,
             message: format!("A human denied approval '{approval_id}': do not take that action"),
             details: details(json!({ "approval_id": approval_id, "approved": false })),
+        }
+    }
+
+    /// A proxied call the gate sent to a human: retry it with the token
+    /// once the human approved (`confirmation-tokens.md`).
+    pub fn confirmation_required(operation: &str, danger_level: &str, reason: &str, token: &str, approval_id: &str, expires_at: &str) -> Self {
+        Self {
+            code: ErrorCode::ConfirmationRequired,
+            message: format!(
+                "This operation requires confirmation: a human was asked to approve it ({reason}). Once they approve, repeat the same call with params._confirmation = \"{token}\""
+            ),
+            details: details(json!({
+                "operation": operation,
+                "danger_level": danger_level,
+                "reasons": [reason],
+                "confirmation_token": token,
+                "approval_id": approval_id,
+                "expires_at": expires_at,
+            })),
+        }
+    }
+
+    /// A proxied call the policy refused.
+    pub fn refused_by_policy(operation: &str, reason: &str, factors: &[String]) -> Self {
+        Self {
+            code: ErrorCode::PermissionDenied,
+            message: format!("Permission denied: '{operation}' was refused by the safety policy: {reason}"),
+            details: details(json!({ "operation": operation, "reason": reason, "factors": factors })),
+        }
+    }
+
+    pub fn token_scope_mismatch(token: &str, what: &str) -> Self {
+        Self {
+            code: ErrorCode::TokenScopeMismatch,
+            message: format!("Confirmation token '{token}' was issued for {what}"),
+            details: details(json!({ "token": token })),
+        }
+    }
+
+    /// A downstream server that cannot take calls now.
+    pub fn downstream_unavailable(server: &str, why: &str) -> Self {
+        Self {
+            code: ErrorCode::TransportNetworkError,
+            message: format!("Downstream server '{server}' is unavailable: {why}"),
+            details: details(json!({ "server": server, "reason": why })),
+        }
+    }
+
+    pub fn downstream_timeout(server: &str, tool: &str, timeout_secs: u64) -> Self {
+        Self {
+            code: ErrorCode::TransportTimeout,
+            message: format!("Downstream server '{server}' did not answer '{tool}' within {timeout_secs} s; the call was cancelled"),
+            details: details(json!({ "server": server, "tool": tool, "timeout_secs": timeout_secs })),
+        }
+    }
+
+    /// A downstream tool that answered with `isError`: its own content
+    /// travels along, as the downstream wrote it.
+    pub fn tool_failed(server: &str, tool: &str, summary: &str, result: Value) -> Self {
+        Self {
+            code: ErrorCode::ToolExecutionFailed,
+            message: format!("Tool '{tool}' of downstream server '{server}' reported an error: {summary}"),
+            details: details(json!({ "server": server, "tool": tool, "result": result })),
+        }
+    }
+
+    /// Arguments the downstream's own input schema refuses.
+    pub fn schema_violation(operation: &str, problems: &[String]) -> Self {
+        Self {
+            code: ErrorCode::ValidationInvalidValue,
+            message: format!("Invalid parameters for '{operation}': {}", problems.join("; ")),
+            details: details(json!({ "operation": operation, "problems": problems })),
         }
     }
 

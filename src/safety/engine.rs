@@ -125,10 +125,17 @@ pub enum GateDecision {
     Deny { reason: String, factors: Vec<String> },
 }
 
-/// What the gate's transaction decided: final, or a human must decide.
-enum Gated {
-    Final(GateDecision),
-    AskHuman { reason: String, factors: Vec<String> },
+/// The gate's answer on an action, before anyone waits for a human.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Checked {
+    /// The policy lets it through.
+    Allowed { factors: Vec<String> },
+    /// Refused (a deny, a block, or fail-closed); a deny also blocked the
+    /// agent.
+    Refused { reason: String, factors: Vec<String> },
+    /// A human was shown approval request `approval_id`, open until
+    /// `expires_at` (ms).
+    AwaitingHuman { approval_id: String, reason: String, factors: Vec<String>, expires_at: i64 },
 }
 
 pub struct FinishRequest {
@@ -158,6 +165,9 @@ pub struct SafetyLoop {
     /// block's `blocked_at`. The taint lasts exactly as long as that block.
     tainted: Mutex<HashMap<String, (String, i64)>>,
     approvals: Arc<ApprovalBoard>,
+    /// Approval requests the gate opened: the call they gate is repeated
+    /// to redeem them, so `confirm_operation` must not spend them.
+    gate_approvals: Mutex<std::collections::HashSet<String>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -171,7 +181,8 @@ fn internal(error: StoreError) -> AqlError {
     AqlError::internal("safety state unavailable")
 }
 
-fn process_alive(pid: u32) -> bool {
+/// Whether process `pid` still runs (Linux; elsewhere assumed alive).
+pub fn process_alive(pid: u32) -> bool {
     if cfg!(target_os = "linux") { std::path::Path::new(&format!("/proc/{pid}")).exists() } else { true }
 }
 
@@ -185,6 +196,7 @@ impl SafetyLoop {
             pauses: Mutex::new(HashMap::new()),
             tainted: Mutex::new(HashMap::new()),
             approvals: Arc::new(ApprovalBoard::default()),
+            gate_approvals: Mutex::new(std::collections::HashSet::new()),
         }
     }
 
@@ -677,22 +689,38 @@ impl SafetyLoop {
     }
 
     /// The gate: a one-shot decision on an action outside any execution (a
-    /// client hook's tool call, later a proxied operation), with the same
-    /// policy, blocks, audit and humans as a step. A deny or danger-zone
-    /// verdict hard-blocks the agent as a step would; a pause asks a human
-    /// through the verifier and waits (bounded) for the answer.
+    /// client hook's tool call), with the same policy, blocks, audit and
+    /// humans as a step. A pause asks a human through the verifier and
+    /// waits (bounded) for the answer.
     pub async fn gate(&self, call: &CallContext, agent: &str, action: &str) -> GateDecision {
+        match self.check_action(call, agent, action, None).await {
+            Checked::Allowed { factors } => GateDecision::Continue { factors },
+            Checked::Refused { reason, factors } => GateDecision::Deny { reason, factors },
+            Checked::AwaitingHuman { approval_id, reason, factors, .. } => match self.redeem_approval(call, agent, &approval_id, action).await {
+                Ok(()) => GateDecision::HumanApproved { factors },
+                Err(_) => GateDecision::Deny { reason: format!("{reason}; the human did not approve"), factors },
+            },
+        }
+    }
+
+    /// Decides on one action outside any execution. A deny or danger-zone
+    /// verdict hard-blocks the agent as a step would (durably, before this
+    /// returns); a pause shows an approval request to a human and returns
+    /// its id without waiting for the answer. `risk_floor` is a baseline
+    /// risk score the action carries whatever its text (a proxied
+    /// operation's danger level); it can raise the computed score, never
+    /// lower it.
+    pub async fn check_action(&self, call: &CallContext, agent: &str, action: &str, risk_floor: Option<u8>) -> Checked {
         let now = now_ms();
         let settings = self.policy.settings_for(agent);
-        let facts = StepFacts { agent, hint: action, outcome: None, step: 1, max_steps: settings.max_steps, agent_risk: None };
+        let facts = StepFacts { agent, hint: action, outcome: None, step: 1, max_steps: settings.max_steps, agent_risk: risk_floor };
         let enforcing = self.config.mode == LoopMode::Enforcing;
         let decided = self.store.write(|tx| {
             if let Some(mut block) = self.block_for(tx, call, agent)? {
                 let ask = if enforcing { self.reissue_if_expired(tx, &mut block, now)? } else { None };
                 self.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "gate", hint: Some(action), decision: "refused", stage: Some("block"), ..Default::default() })?;
                 let reason = format!("agent '{}' is hard-blocked ({}); a human must complete challenge {}", block.agent, block.reason, block.challenge_id);
-                let durable = ask.is_some();
-                return Ok((Gated::Final(GateDecision::Deny { reason, factors: vec![] }), ask, durable, None));
+                return Ok((Checked::Refused { reason, factors: vec![] }, ask, None));
             }
             let evaluation = evaluate_step(&self.policy, &facts);
             let rule = evaluation.rule.map(|i| self.policy.rule(i).describe());
@@ -700,68 +728,110 @@ impl SafetyLoop {
             let factors = evaluation.factors.clone();
             let reason = evaluation.reason.clone().unwrap_or_default();
             let mut taint = None;
-            let (decision, ask, durable) = match (evaluation.verdict, enforcing) {
-                (Verdict::Continue, _) | (_, false) => (Gated::Final(GateDecision::Continue { factors }), None, false),
+            let (checked, ask) = match (evaluation.verdict, enforcing) {
+                (Verdict::Continue, _) | (_, false) => (Checked::Allowed { factors }, None),
                 (Verdict::Stop, true) => {
                     let ask = self.hard_block(tx, agent, action, &evaluation, rule.as_deref(), now)?;
                     let reason = format!("{reason}; agent '{agent}' is hard-blocked until a human completes challenge {}", ask.id);
                     taint = Some(now);
-                    (Gated::Final(GateDecision::Deny { reason, factors }), Some(ask), true)
+                    (Checked::Refused { reason, factors }, Some(ask))
                 }
-                (Verdict::Pause(PauseKind::FailClosed), true) => (Gated::Final(GateDecision::Deny { reason, factors }), None, false),
+                (Verdict::Pause(PauseKind::FailClosed), true) => (Checked::Refused { reason, factors }, None),
                 (Verdict::Pause(_), true) => {
                     let ask = self.new_ask(ChallengeKind::Approval, agent, reason.clone(), action, now);
                     self.record_challenge(tx, &ask, ask.expires_at, false, now)?;
-                    (Gated::AskHuman { reason, factors }, Some(ask), true)
+                    lock(&self.gate_approvals).insert(ask.id.clone());
+                    let checked = Checked::AwaitingHuman { approval_id: ask.id.clone(), reason, factors, expires_at: ask.expires_at };
+                    (checked, Some(ask))
                 }
             };
-            let decision_name = match (&decision, self.config.mode) {
-                (Gated::Final(GateDecision::Deny { .. }), _) => "stop",
-                (Gated::AskHuman { .. }, _) => "pause",
+            let decision_name = match (&checked, self.config.mode) {
+                (Checked::Refused { .. }, _) => "stop",
+                (Checked::AwaitingHuman { .. }, _) => "pause",
                 (_, LoopMode::Enforcing | LoopMode::Monitoring) => "continue",
                 (_, mode) => mode.name(),
             };
             self.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "gate", hint: Some(action), decision: decision_name, stage: Some(&stage), rule: rule.as_deref(), ..Default::default() })?;
-            Ok((decision, ask, durable, taint))
+            Ok((checked, ask, taint))
         });
-        let (decision, ask, durable, taint) = match decided {
+        let fail_closed = || Checked::Refused { reason: "safety state unavailable: refusing (fail closed)".into(), factors: vec![] };
+        let (checked, ask, taint) = match decided {
             Ok(decided) => decided,
             Err(error) => {
                 tracing::error!(%error, "safety state store failed at the gate");
-                return GateDecision::Deny { reason: "safety state unavailable: refusing (fail closed)".into(), factors: vec![] };
+                return fail_closed();
             }
         };
-        if durable && self.store.sync_barrier().is_err() {
-            return GateDecision::Deny { reason: "safety state unavailable: refusing (fail closed)".into(), factors: vec![] };
+        if ask.is_some() && self.store.sync_barrier().is_err() {
+            return fail_closed();
         }
-        let (reason, factors, ask) = match (decision, ask) {
-            (Gated::Final(decision), ask) => {
-                // A fresh block taints the session; a new or re-issued
-                // challenge is shown to the human.
-                if let Some(blocked_at) = taint {
-                    lock(&self.tainted).insert(call.session_id.clone(), (agent.to_owned(), blocked_at));
-                }
-                if let Some(ask) = ask {
-                    let _ = self.ask_human(&ask).await;
-                }
-                return decision;
+        if let Some(blocked_at) = taint {
+            lock(&self.tainted).insert(call.session_id.clone(), (agent.to_owned(), blocked_at));
+        }
+        let Some(ask) = ask else { return checked };
+        let shown = self.ask_human(&ask).await;
+        match (checked, shown) {
+            (Checked::AwaitingHuman { reason, factors, .. }, Err(failures)) => {
+                Checked::Refused { reason: format!("{reason}; no channel could ask a human ({})", failures.join("; ")), factors }
             }
-            (Gated::AskHuman { reason, factors }, Some(ask)) => (reason, factors, ask),
-            (Gated::AskHuman { reason, factors }, None) => return GateDecision::Deny { reason, factors },
-        };
-        if let Err(failures) = self.ask_human(&ask).await {
-            return GateDecision::Deny { reason: format!("{reason}; no channel could ask a human ({})", failures.join("; ")), factors };
+            // A block's challenge that could not be shown leaves the block
+            // in place: the refusal stands either way.
+            (checked, _) => checked,
         }
-        match self.approvals.wait(&ask.id, self.config.approval_wait).await {
+    }
+
+    /// Waits (bounded) for the human's answer to an approval request the
+    /// gate opened for `action`, and spends it. The agent's block, if one
+    /// arrived meanwhile, still refuses.
+    pub async fn redeem_approval(&self, call: &CallContext, agent: &str, approval_id: &str, action: &str) -> Result<(), AqlError> {
+        let blocked = self.store.write(|tx| self.block_for(tx, call, agent)).map_err(internal)?;
+        if let Some(block) = blocked {
+            return Err(AqlError::agent_blocked(&block.agent, &block.challenge_id, &block.reason));
+        }
+        let settled = self.approvals.wait(approval_id, self.config.approval_wait).await;
+        if !matches!(settled, Settled::StillPending) {
+            lock(&self.gate_approvals).remove(approval_id);
+        }
+        match settled {
             Settled::Approved(approved) => {
-                let _ = self.store.write_durable(|tx| {
-                    records::set_challenge_status(tx, approved.approval_id(), "used")?;
-                    self.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "gate", hint: Some(action), decision: "approved", stage: Some("human"), ..Default::default() })
-                });
-                GateDecision::HumanApproved { factors }
+                self.store
+                    .write_durable(|tx| {
+                        records::set_challenge_status(tx, approved.approval_id(), "used")?;
+                        self.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "gate", hint: Some(action), decision: "approved", stage: Some("human"), ..Default::default() })
+                    })
+                    .map_err(internal)?;
+                Ok(())
             }
-            _ => GateDecision::Deny { reason: format!("{reason}; the human did not approve"), factors },
+            Settled::StillPending => Err(AqlError::confirmation_pending(approval_id)),
+            Settled::Denied => Err(AqlError::approval_denied(approval_id)),
+            Settled::TimedOut => Err(AqlError::token_expired(approval_id)),
+            Settled::Used => Err(AqlError::token_used(approval_id)),
+            Settled::Unknown => Err(self.unknown_approval(approval_id)),
         }
+    }
+
+    /// Appends one audit row about a call the gate admitted: what became
+    /// of it.
+    pub fn record_outcome(&self, call: &CallContext, agent: &str, action: &str, outcome: &str) {
+        let written = self.store.write(|tx| {
+            self.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "call", hint: Some(action), decision: outcome, ..Default::default() })
+        });
+        if let Err(error) = written {
+            tracing::error!(%error, "the outcome of a gated call could not be audited");
+        }
+    }
+
+    /// Who a call outside `record_execution_step` acts for: the agent
+    /// running an execution in this session, else the client by the name
+    /// it gave at `initialize`. Blocks and audit rows use this name.
+    pub fn acting_agent(&self, call: &CallContext) -> String {
+        let running = self.store.read(|tx| records::active_executions(tx)).unwrap_or_default();
+        running
+            .into_iter()
+            .find(|execution| execution.session_id == call.session_id)
+            .map(|execution| execution.agent)
+            .or_else(|| call.client.clone())
+            .unwrap_or_else(|| "mcp-client".to_owned())
     }
 
     /// `verify_challenge`: one attempt at the code of a challenge. A right
@@ -836,6 +906,9 @@ impl SafetyLoop {
     /// approval request. Only the human's Approve, delivered by the
     /// verifier, makes this succeed; it can be used once.
     pub async fn confirm(&self, call: &CallContext, approval_id: &str) -> OperationResult {
+        if lock(&self.gate_approvals).contains(approval_id) {
+            return Err(AqlError::bad_value("confirm_operation", "approval_id", "belongs to a gated call: repeat that call with its confirmation token (params._confirmation) to redeem it"));
+        }
         let agent = self.approvals.agent_of(approval_id);
         let settled = self.approvals.wait(approval_id, self.config.approval_wait).await;
         let approved = match settled {

@@ -97,6 +97,18 @@ CREATE TABLE lockouts (
     until         INTEGER NOT NULL,
     level         INTEGER NOT NULL
 );
+"#, r#"
+-- Downstream MCP servers as each serving process last saw them, for
+-- `safety-dongle status`.
+CREATE TABLE downstream_servers (
+    owner_pid     INTEGER NOT NULL,
+    name          TEXT NOT NULL,
+    state         TEXT NOT NULL,
+    tools         INTEGER NOT NULL,
+    detail        TEXT,
+    updated_at    INTEGER NOT NULL,
+    PRIMARY KEY (owner_pid, name)
+);
 "#];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -1,5 +1,6 @@
 //! Typed access to the state tables, inside a caller's transaction:
-//! executions, hard blocks, challenges and the notification events.
+//! executions, hard blocks, challenges, the notification events and the
+//! downstream servers' last known state.
 
 use rusqlite::{OptionalExtension, Row, Transaction, params};
 
@@ -312,4 +313,40 @@ pub fn events_after(tx: &Transaction<'_>, cursor: i64, agent: &str) -> Result<Ve
 /// The id of the newest event, 0 if none.
 pub fn last_event_id(tx: &Transaction<'_>) -> Result<i64, StoreError> {
     Ok(tx.prepare_cached("SELECT COALESCE(MAX(id), 0) FROM events")?.query_row([], |row| row.get(0))?)
+}
+
+/// A downstream MCP server as its serving process last reported it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DownstreamRow {
+    pub owner_pid: u32,
+    pub name: String,
+    pub state: String,
+    pub tools: u32,
+    pub detail: Option<String>,
+    pub updated_at: i64,
+}
+
+pub fn upsert_downstream(tx: &Transaction<'_>, row: &DownstreamRow) -> Result<(), StoreError> {
+    tx.prepare_cached(
+        "INSERT INTO downstream_servers (owner_pid, name, state, tools, detail, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
+         ON CONFLICT (owner_pid, name) DO UPDATE SET state = ?3, tools = ?4, detail = ?5, updated_at = ?6",
+    )?
+    .execute(params![row.owner_pid, row.name, row.state, row.tools, row.detail, row.updated_at])?;
+    Ok(())
+}
+
+/// Forgets the servers of a process that has ended.
+pub fn remove_downstreams_of(tx: &Transaction<'_>, owner_pid: u32) -> Result<(), StoreError> {
+    tx.prepare_cached("DELETE FROM downstream_servers WHERE owner_pid = ?1")?.execute([owner_pid])?;
+    Ok(())
+}
+
+pub fn downstreams(tx: &Transaction<'_>) -> Result<Vec<DownstreamRow>, StoreError> {
+    let mut statement = tx.prepare_cached("SELECT owner_pid, name, state, tools, detail, updated_at FROM downstream_servers ORDER BY name, owner_pid")?;
+    let rows = statement
+        .query_map([], |row| {
+            Ok(DownstreamRow { owner_pid: row.get(0)?, name: row.get(1)?, state: row.get(2)?, tools: row.get(3)?, detail: row.get(4)?, updated_at: row.get(5)? })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
 }

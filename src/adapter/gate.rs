@@ -1,0 +1,88 @@
+//! The gate every operation from an outside source passes before anything
+//! leaves the dongle: the same policy, blocks, humans and audit as the
+//! safety loop, plus the operation's danger level as a baseline risk.
+//!
+//! The policy sees `<source>__<operation> <canonical JSON arguments>`.
+//! Allowed calls go ahead; refused ones never reach the source (a deny
+//! rule also hard-blocks the agent, as a step would); calls that need a
+//! human get `CONFIRMATION_REQUIRED` with a token, and the human is asked
+//! through the verifier at once. Repeating the call with the token waits
+//! (bounded) for the human's answer and goes ahead only on Approve.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::{
+    protocol::{canonical::canonical, error::{AqlError, ErrorCode}, registry::CallContext},
+    safety::engine::{Checked, SafetyLoop},
+    store::{now_ms, rfc3339},
+};
+
+use super::{
+    danger::DangerLevel,
+    tokens::{ConfirmationTokens, Scope},
+};
+
+/// One call to judge.
+pub struct GatedCall<'a> {
+    /// The full operation name, `<source>__<name>`.
+    pub operation: &'a str,
+    pub source: &'a str,
+    pub danger: DangerLevel,
+    /// The arguments as they would be sent.
+    pub arguments: &'a Value,
+    /// A confirmation token presented with the call.
+    pub token: Option<&'a str>,
+}
+
+/// Permission for one call, and what its audit rows say.
+#[derive(Debug)]
+pub struct Admitted {
+    pub agent: String,
+    pub action: String,
+}
+
+pub struct OperationGate {
+    safety: Arc<SafetyLoop>,
+    tokens: ConfirmationTokens,
+}
+
+impl OperationGate {
+    pub fn new(safety: Arc<SafetyLoop>) -> Self {
+        Self { safety, tokens: ConfirmationTokens::default() }
+    }
+
+    pub async fn admit(&self, call: &CallContext, request: GatedCall<'_>) -> Result<Admitted, AqlError> {
+        let arguments = canonical(request.arguments);
+        let action = format!("{} {arguments}", request.operation);
+        let agent = self.safety.acting_agent(call);
+        let scope = Scope::new(request.operation, &arguments, request.source);
+        if let Some(token) = request.token {
+            let approval_id = self.tokens.check(token, &scope, now_ms())?;
+            let redeemed = self.safety.redeem_approval(call, &agent, &approval_id, &action).await;
+            // A human who has not answered yet leaves the token valid.
+            if !matches!(&redeemed, Err(error) if error.code == ErrorCode::ConfirmationRequired) {
+                self.tokens.spend(token);
+            }
+            return redeemed.map(|()| Admitted { agent, action });
+        }
+        match self.safety.check_action(call, &agent, &action, request.danger.risk_floor()).await {
+            Checked::Allowed { .. } => Ok(Admitted { agent, action }),
+            Checked::Refused { reason, factors } => Err(AqlError::refused_by_policy(request.operation, &reason, &factors)),
+            Checked::AwaitingHuman { approval_id, reason, expires_at, .. } => {
+                let now = now_ms();
+                let Some((token, token_expiry)) = self.tokens.issue(scope, &approval_id, now) else {
+                    return Err(AqlError::internal("no randomness for a confirmation token"));
+                };
+                let expiry = rfc3339(token_expiry.min(expires_at));
+                Err(AqlError::confirmation_required(request.operation, request.danger.name(), &reason, &token, &approval_id, &expiry))
+            }
+        }
+    }
+
+    /// Records what became of an admitted call.
+    pub fn record_outcome(&self, call: &CallContext, admitted: &Admitted, outcome: &str) {
+        self.safety.record_outcome(call, &admitted.agent, &admitted.action, outcome);
+    }
+}

@@ -1,0 +1,379 @@
+//! One downstream MCP server: connecting to it (a child process over stdio,
+//! or streamable HTTP), keeping it connected, and calling its tools.
+//!
+//! A supervisor task owns the connection. It connects, lists the tools,
+//! publishes them, and waits; when the server exits or the connection
+//! drops it reconnects with exponential backoff (0.5 s doubling to 30 s),
+//! and calls fail with a clear error meanwhile. `notifications/tools/
+//! list_changed` makes it list and publish again. Children run in their own
+//! process group, and the whole group is terminated when the dongle stops,
+//! so a server that spawned helpers (`npx` starting `node`) leaves no
+//! orphans.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex, MutexGuard},
+    time::Duration,
+};
+
+use rmcp::{
+    ClientHandler, Peer, RoleClient, ServiceExt,
+    model::{
+        CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientCapabilities, ClientConfig,
+        ClientRequest, Implementation, ProgressNotificationParam, ProgressToken, ServerResult, Tool,
+    },
+    service::{NotificationContext, PeerRequestOptions, RunningService, ServiceError},
+    transport::{StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig},
+};
+use tokio::sync::{Notify, watch};
+use tokio_util::sync::CancellationToken;
+
+use crate::{
+    config::ServerSettings,
+    protocol::{
+        error::AqlError,
+        registry::{CallContext, Progress, ProgressSink},
+    },
+};
+
+/// How long connecting and listing tools may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// How long a stopping child gets between SIGTERM and SIGKILL.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// Where a downstream server stands, as `status` shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerState {
+    /// Not started yet (lazy servers before first need).
+    Idle,
+    Connecting,
+    Ready { tools: usize },
+    /// Down after a failure; the next attempt is due at `retry_at` (ms).
+    Down { error: String, retry_at: i64 },
+    Stopped,
+}
+
+impl ServerState {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Idle => "idle",
+            Self::Connecting => "connecting",
+            Self::Ready { .. } => "ready",
+            Self::Down { .. } => "down",
+            Self::Stopped => "stopped",
+        }
+    }
+}
+
+/// What the supervisor tells the rest of the dongle.
+pub trait Observer: Send + Sync {
+    /// The server's tools, freshly listed.
+    fn tools_changed(&self, server: &Arc<Downstream>, tools: &[Tool]);
+    fn state_changed(&self, server: &Downstream, state: &ServerState);
+}
+
+/// Progress sinks by the progress token a downstream call carries.
+type ProgressRoutes = Mutex<HashMap<ProgressToken, Arc<dyn ProgressSink>>>;
+
+pub struct Downstream {
+    name: String,
+    settings: ServerSettings,
+    state: Mutex<(ServerState, Option<Peer<RoleClient>>)>,
+    /// Becomes true once the first connection attempt has finished.
+    first_attempt: watch::Sender<bool>,
+    started: std::sync::atomic::AtomicBool,
+    progress: Arc<ProgressRoutes>,
+    stop: CancellationToken,
+    stopped: Notify,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Every guarded value is replaced whole.
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Downstream {
+    pub fn new(name: String, settings: ServerSettings) -> Arc<Self> {
+        Arc::new(Self {
+            name,
+            settings,
+            state: Mutex::new((ServerState::Idle, None)),
+            first_attempt: watch::channel(false).0,
+            started: std::sync::atomic::AtomicBool::new(false),
+            progress: Arc::new(Mutex::new(HashMap::new())),
+            stop: CancellationToken::new(),
+            stopped: Notify::new(),
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn settings(&self) -> &ServerSettings {
+        &self.settings
+    }
+
+    pub fn state(&self) -> ServerState {
+        lock(&self.state).0.clone()
+    }
+
+    /// Starts the supervisor unless it runs already.
+    pub fn start(self: &Arc<Self>, observer: Arc<dyn Observer>) {
+        if self.started.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
+        let server = self.clone();
+        tokio::spawn(async move {
+            server.supervise(observer).await;
+            server.stopped.notify_waiters();
+        });
+    }
+
+    /// Resolves once the first connection attempt has finished.
+    pub async fn first_attempt_done(&self) {
+        let mut done = self.first_attempt.subscribe();
+        let _ = done.wait_for(|done| *done).await;
+    }
+
+    /// Stops the supervisor and terminates the server; resolves once it is
+    /// gone (or at once if it never started).
+    pub async fn stop(&self) {
+        let stopped = self.stopped.notified();
+        self.stop.cancel();
+        if self.started.load(std::sync::atomic::Ordering::SeqCst) {
+            let _ = tokio::time::timeout(STOP_GRACE * 3, stopped).await;
+        }
+    }
+
+    fn set_state(&self, observer: &dyn Observer, state: ServerState, peer: Option<Peer<RoleClient>>) {
+        *lock(&self.state) = (state.clone(), peer);
+        observer.state_changed(self, &state);
+    }
+
+    async fn supervise(self: &Arc<Self>, observer: Arc<dyn Observer>) {
+        let mut failures: u32 = 0;
+        while !self.stop.is_cancelled() {
+            self.set_state(observer.as_ref(), ServerState::Connecting, None);
+            let error = match self.serve_connection(observer.as_ref()).await {
+                Ended::Stopped => break,
+                Ended::Failed(error) => error,
+            };
+            self.first_attempt.send_replace(true);
+            let backoff = FIRST_BACKOFF.saturating_mul(1 << failures.min(6)).min(MAX_BACKOFF);
+            failures = failures.saturating_add(1);
+            let retry_at = crate::store::now_ms() + i64::try_from(backoff.as_millis()).unwrap_or(i64::MAX);
+            tracing::warn!(server = %self.name, %error, retry_in_ms = backoff.as_millis() as u64, "downstream server is down");
+            self.set_state(observer.as_ref(), ServerState::Down { error, retry_at }, None);
+            tokio::select! {
+                _ = tokio::time::sleep(backoff) => {}
+                _ = self.stop.cancelled() => break,
+            }
+        }
+        self.first_attempt.send_replace(true);
+        self.set_state(observer.as_ref(), ServerState::Stopped, None);
+    }
+
+    /// One connection from start to end.
+    async fn serve_connection(self: &Arc<Self>, observer: &dyn Observer) -> Ended {
+        let list_changed = Arc::new(Notify::new());
+        let handler = DownstreamClient { progress: self.progress.clone(), list_changed: list_changed.clone() };
+        let (service, mut child) = match tokio::time::timeout(CONNECT_TIMEOUT, self.connect(handler)).await {
+            Ok(Ok(connected)) => connected,
+            Ok(Err(error)) => return Ended::Failed(error),
+            Err(_) => return Ended::Failed(format!("did not finish connecting within {} s", CONNECT_TIMEOUT.as_secs())),
+        };
+        let peer = service.peer().clone();
+        let listed = match tokio::time::timeout(CONNECT_TIMEOUT, peer.list_all_tools()).await {
+            Ok(Ok(tools)) => Ok(tools),
+            Ok(Err(error)) => Err(format!("listing its tools failed: {error}")),
+            Err(_) => Err(format!("did not list its tools within {} s", CONNECT_TIMEOUT.as_secs())),
+        };
+        let tools = match listed {
+            Ok(tools) => tools,
+            Err(error) => {
+                drop(service);
+                terminate(child.as_mut()).await;
+                return Ended::Failed(error);
+            }
+        };
+        observer.tools_changed(self, &tools);
+        self.set_state(observer, ServerState::Ready { tools: tools.len() }, Some(peer.clone()));
+        self.first_attempt.send_replace(true);
+        tracing::info!(server = %self.name, tools = tools.len(), "downstream server connected");
+
+        let closed = service.waiting();
+        tokio::pin!(closed);
+        let ended = loop {
+            tokio::select! {
+                _ = &mut closed => break Ended::Failed("the connection closed (the server exited or dropped it)".into()),
+                _ = self.stop.cancelled() => break Ended::Stopped,
+                _ = list_changed.notified() => match peer.list_all_tools().await {
+                    Ok(tools) => {
+                        observer.tools_changed(self, &tools);
+                        self.set_state(observer, ServerState::Ready { tools: tools.len() }, Some(peer.clone()));
+                    }
+                    Err(error) => tracing::warn!(server = %self.name, %error, "re-listing tools after list_changed failed"),
+                },
+            }
+        };
+        lock(&self.state).1 = None;
+        terminate(child.as_mut()).await;
+        ended
+    }
+
+    async fn connect(&self, handler: DownstreamClient) -> Result<(RunningService<RoleClient, DownstreamClient>, Option<tokio::process::Child>), String> {
+        match (&self.settings.command, &self.settings.url) {
+            (Some(command), _) => {
+                let mut builder = tokio::process::Command::new(command);
+                builder
+                    .args(&self.settings.args)
+                    .envs(&self.settings.env)
+                    .stdin(std::process::Stdio::piped())
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::inherit())
+                    .kill_on_drop(true);
+                #[cfg(unix)]
+                builder.process_group(0);
+                if let Some(cwd) = &self.settings.cwd {
+                    builder.current_dir(cwd);
+                }
+                let mut child = builder.spawn().map_err(|e| format!("could not start '{command}': {e}"))?;
+                let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+                    return Err("the child's pipes were not set up".into());
+                };
+                match handler.serve((stdout, stdin)).await {
+                    Ok(service) => Ok((service, Some(child))),
+                    Err(error) => {
+                        terminate(Some(&mut child)).await;
+                        Err(format!("the MCP handshake failed: {error}"))
+                    }
+                }
+            }
+            (None, Some(url)) => {
+                let mut headers = HashMap::new();
+                for (name, value) in &self.settings.headers {
+                    let name = reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|_| format!("header name '{name}' is not valid"))?;
+                    let value = reqwest::header::HeaderValue::from_str(value).map_err(|_| format!("the value of header '{name}' is not valid"))?;
+                    headers.insert(name, value);
+                }
+                let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(headers);
+                let transport = StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
+                let service = handler.serve(transport).await.map_err(|e| format!("the MCP handshake with {url} failed: {e}"))?;
+                Ok((service, None))
+            }
+            (None, None) => Err("neither command nor url is set".into()),
+        }
+    }
+
+    /// Calls one tool: bounded by the server's timeout, cancelled
+    /// downstream when the caller cancels, with progress passed back.
+    pub async fn call_tool(&self, tool: &str, arguments: rmcp::model::JsonObject, call: &CallContext) -> Result<CallToolResult, AqlError> {
+        let peer = {
+            let guard = lock(&self.state);
+            match (&guard.0, &guard.1) {
+                (_, Some(peer)) => peer.clone(),
+                (ServerState::Down { error, retry_at }, None) => {
+                    let wait_ms = (retry_at - crate::store::now_ms()).max(0);
+                    return Err(AqlError::downstream_unavailable(&self.name, &format!("{error}; restarting, next attempt in {:.1} s", wait_ms as f64 / 1000.0)));
+                }
+                (state, None) => return Err(AqlError::downstream_unavailable(&self.name, &format!("it is {}", state.name()))),
+            }
+        };
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        params.arguments = Some(arguments);
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let timeout = Duration::from_secs(self.settings.timeout_secs);
+        let options = PeerRequestOptions::with_timeout(timeout);
+        let handle = peer
+            .send_request_with_option(request, options)
+            .await
+            .map_err(|_| AqlError::downstream_unavailable(&self.name, "the connection closed"))?;
+        let _route = call.progress.clone().map(|sink| ProgressRoute::open(&self.progress, handle.progress_token.clone(), sink));
+        let request_id = handle.id.clone();
+        let response = tokio::select! {
+            response = handle.await_response() => response,
+            _ = call.cancelled.cancelled() => {
+                let cancelled = CancelledNotificationParam::new(Some(request_id), Some("the client cancelled the request".into()));
+                let _ = peer.notify_cancelled(cancelled).await;
+                return Err(AqlError::downstream_unavailable(&self.name, "the call was cancelled by the client"));
+            }
+        };
+        match response {
+            Ok(ServerResult::CallToolResult(result)) => Ok(result),
+            Ok(_) => Err(AqlError::downstream_unavailable(&self.name, "it answered tools/call with something other than a tool result")),
+            Err(ServiceError::Timeout { .. }) => Err(AqlError::downstream_timeout(&self.name, tool, self.settings.timeout_secs)),
+            Err(ServiceError::McpError(error)) => Err(AqlError::tool_failed(&self.name, tool, &error.message, serde_json::json!({ "code": error.code.0, "message": error.message }))),
+            Err(error) => Err(AqlError::downstream_unavailable(&self.name, &format!("the call failed: {error}"))),
+        }
+    }
+}
+
+enum Ended {
+    Stopped,
+    Failed(String),
+}
+
+/// Ends a child and everything it started: SIGTERM to its process group,
+/// then SIGKILL if it has not exited within [`STOP_GRACE`].
+async fn terminate(child: Option<&mut tokio::process::Child>) {
+    let Some(child) = child else { return };
+    #[cfg(unix)]
+    if let Some(pid) = child.id().and_then(|pid| i32::try_from(pid).ok()) {
+        use nix::sys::signal::{Signal, killpg};
+        use nix::unistd::Pid;
+        let group = Pid::from_raw(pid);
+        let _ = killpg(group, Signal::SIGTERM);
+        if tokio::time::timeout(STOP_GRACE, child.wait()).await.is_err() {
+            let _ = killpg(group, Signal::SIGKILL);
+        } else {
+            // The leader is gone; helpers it left in the group go too.
+            let _ = killpg(group, Signal::SIGKILL);
+        }
+    }
+    let _ = child.kill().await;
+}
+
+/// Routes one call's downstream progress to its caller while it runs.
+struct ProgressRoute {
+    routes: Arc<ProgressRoutes>,
+    token: ProgressToken,
+}
+
+impl ProgressRoute {
+    fn open(routes: &Arc<ProgressRoutes>, token: ProgressToken, sink: Arc<dyn ProgressSink>) -> Self {
+        lock(routes).insert(token.clone(), sink);
+        Self { routes: routes.clone(), token }
+    }
+}
+
+impl Drop for ProgressRoute {
+    fn drop(&mut self) {
+        lock(&self.routes).remove(&self.token);
+    }
+}
+
+/// The dongle as an MCP client of one downstream server.
+struct DownstreamClient {
+    progress: Arc<ProgressRoutes>,
+    list_changed: Arc<Notify>,
+}
+
+impl ClientHandler for DownstreamClient {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(ClientCapabilities::default(), Implementation::new("safety-dongle", env!("CARGO_PKG_VERSION")))
+    }
+
+    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
+        let sink = lock(&self.progress).get(&params.progress_token).cloned();
+        if let Some(sink) = sink {
+            sink.report(Progress { progress: params.progress, total: params.total, message: params.message }).await;
+        }
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed.notify_one();
+    }
+}
