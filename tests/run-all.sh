@@ -2,11 +2,13 @@
 # Every test: the Rust suites (unit and integration, both crates), the
 # black-box suite that drives the binary with the official Python MCP SDK,
 # and the MCP conformance suite against its committed baseline. Creates the
-# Python venv (.venv) and installs the pinned npm packages on first use.
+# Python venv (.venv) and installs the pinned npm packages on first use
+# (the conformance suite; the reference MCP servers behind the proxy).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cargo build --workspace --locked
+bash tests/downstream/install.sh   # the reference MCP servers the proxy tests run
 cargo test --workspace --locked
 
 venv=.venv

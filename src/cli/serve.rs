@@ -62,6 +62,10 @@ pub(super) fn run(args: ServeArgs) -> ExitCode {
         assembled.downstreams.shutdown().await;
         served
     });
+    // The stdin reader is a blocking thread that only a new line or EOF
+    // would end; do not wait for it (a client that keeps stdin open while
+    // sending SIGTERM would otherwise keep the process alive).
+    runtime.shutdown_background();
     match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

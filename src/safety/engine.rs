@@ -825,7 +825,7 @@ impl SafetyLoop {
     /// running an execution in this session, else the client by the name
     /// it gave at `initialize`. Blocks and audit rows use this name.
     pub fn acting_agent(&self, call: &CallContext) -> String {
-        let running = self.store.read(|tx| records::active_executions(tx)).unwrap_or_default();
+        let running = self.store.read(records::active_executions).unwrap_or_default();
         running
             .into_iter()
             .find(|execution| execution.session_id == call.session_id)

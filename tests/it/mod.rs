@@ -7,6 +7,7 @@ mod hook;
 mod http;
 mod humans;
 mod persistence;
+mod proxy;
 mod robustness;
 mod schema;
 mod stdio;
