@@ -72,7 +72,8 @@ impl DangerLevel {
         }
     }
 
-    /// The category's default, raised by the name patterns; when several
+    /// The category's default, raised by the name patterns (anchored like
+    /// globs: `drop_*` matches names that start with `drop_`); when several
     /// apply the highest wins (section 5.1). `name` is the operation's own
     /// name, without its source prefix.
     pub fn classify(category: Category, name: &str) -> Self {
@@ -112,7 +113,10 @@ mod tests {
             (Category::Delete, "remove_item", DangerLevel::Destructive),
             (Category::Execute, "force_push", DangerLevel::Dangerous),
             (Category::Read, "purge_cache", DangerLevel::Dangerous),
-            (Category::Execute, "force_delete_all", DangerLevel::Forbidden),
+            // Patterns anchor at the name's start or end, as globs do, so
+            // `get_reset_status` stays a getter.
+            (Category::Execute, "force_delete_all", DangerLevel::Dangerous),
+            (Category::Delete, "delete_all_users", DangerLevel::Forbidden),
             (Category::Update, "deploy_production", DangerLevel::Forbidden),
             (Category::Delete, "drop_table", DangerLevel::Forbidden),
             (Category::Read, "get_reset_status", DangerLevel::Safe),

@@ -43,7 +43,6 @@ impl Default for Introspect {
                     ),
                 ],
                 source: None,
-                metadata: Default::default(),
             },
         }
     }
@@ -82,16 +81,12 @@ fn list_operations(router: &Router, call: &CallContext) -> Value {
         .registry()
         .specs()
         .map(|spec| {
-            let mut item = json!({
+            json!({
                 "name": spec.name,
                 "semantic_category": spec.category.name(),
                 "endpoint": spec.category.family(),
                 "description": spec.description,
-            });
-            if let Some(source) = &spec.source {
-                item["source"] = source.clone().into();
-            }
-            item
+            })
         })
         .collect();
     json!({ "_protocol": protocol_metadata(router, call), "operations": operations })
@@ -100,7 +95,7 @@ fn list_operations(router: &Router, call: &CallContext) -> Value {
 fn operation_details(router: &Router, name: &str) -> Value {
     let details = router.registry().get(name).map(|operation| {
         let spec = operation.spec();
-        let mut details = json!({
+        json!({
             "name": spec.name,
             "semantic_category": spec.category.name(),
             "endpoint": spec.category.family(),
@@ -117,14 +112,7 @@ fn operation_details(router: &Router, name: &str) -> Value {
                 "description": spec.returns.description,
             },
             "examples": spec.example_requests(),
-        });
-        if let Some(source) = &spec.source {
-            details["source"] = source.clone().into();
-        }
-        for (key, value) in &spec.metadata {
-            details[key] = value.clone();
-        }
-        details
+        })
     });
     json!({ "operation": details })
 }

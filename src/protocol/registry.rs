@@ -99,9 +99,6 @@ pub struct OperationSpec {
     /// The adapter or downstream server the operation comes from; `None`
     /// for the server's own operations.
     pub source: Option<String>,
-    /// Further facts introspection shows in the operation's details
-    /// (`danger_level`, the downstream tool's own name, ...).
-    pub metadata: serde_json::Map<String, Value>,
 }
 
 impl OperationSpec {

@@ -127,7 +127,6 @@ mod tests {
             returns: ReturnType { name: "Thing", kind: "object", description: "" },
             examples: vec![],
             source: None,
-            metadata: Default::default(),
         }
     }
 

@@ -147,7 +147,6 @@ impl Kind {
             returns: ReturnType { name: returns.0, kind: returns.1, description: returns.2 },
             examples: vec![(description.into(), example)],
             source: None,
-            metadata: Default::default(),
         }
     }
 }

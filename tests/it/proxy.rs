@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::{
     humans::{Answer, Setup},
-    support::{Client, call, introspect, stdio_client},
+    support::{Client, assert_valid, call, introspect, introspection_schema, stdio_client},
 };
 
 /// The reference servers' `.bin` folder (with the Node they run on),
@@ -107,8 +107,8 @@ async fn every_downstream_tool_is_an_introspectable_operation_that_works() {
     let listed = introspect(&client, json!({"query": "operations"})).await;
     let operations = listed["data"]["operations"].as_array().unwrap();
     let named = |name: &str| operations.iter().find(|op| op["name"] == name).cloned().unwrap_or_else(|| panic!("{name} not listed"));
-    let fs_ops = operations.iter().filter(|op| op["source"] == "fs").count();
-    let everything_ops = operations.iter().filter(|op| op["source"] == "everything").count();
+    let from = |server: &str| operations.iter().filter(|op| op["description"].as_str().unwrap().contains(&format!("[downstream server '{server}'"))).count();
+    let (fs_ops, everything_ops) = (from("fs"), from("everything"));
     assert_eq!((fs_ops, everything_ops), (14, 13), "every tool of both servers");
     assert_eq!(named("fs__read_text_file")["semantic_category"], "READ", "readOnlyHint");
     assert_eq!(named("fs__write_file")["semantic_category"], "DELETE", "destructiveHint");
@@ -117,8 +117,8 @@ async fn every_downstream_tool_is_an_introspectable_operation_that_works() {
     assert_eq!(named("everything__toggle_simulated_logging")["semantic_category"], "EXECUTE", "no telling hint or verb");
 
     let details = introspect(&client, json!({"query": "operations", "name": "fs__write_file"})).await["data"]["operation"].clone();
-    assert_eq!(details["danger_level"], "destructive");
-    assert_eq!(details["upstream_tool"], "write_file");
+    assert!(details["description"].as_str().unwrap().ends_with("[downstream server 'fs', tool 'write_file'; danger_level: destructive]"), "{details}");
+    assert_valid(&introspection_schema(), &json!({"success": true, "data": {"operation": details}}));
     assert_eq!(details["mcpTool"], "mcp_aql_delete");
     let params: Vec<(&str, bool)> = details["parameters"].as_array().unwrap().iter().map(|p| (p["name"].as_str().unwrap(), p["required"].as_bool().unwrap())).collect();
     assert!(params.contains(&("path", true)) && params.contains(&("content", true)) && params.contains(&("confirmation_token", false)), "{params:?}");

@@ -1,7 +1,8 @@
 //! A downstream tool as an MCP-AQL operation: `<server>__<tool>`, in the
 //! semantic category its annotations or verb suggest (the server's
 //! `categories` table overrides both), with its JSON Schema input as
-//! introspectable parameters.
+//! introspectable parameters and its description ending in
+//! `[downstream server 'S', tool 'T'; danger_level: L]`.
 //!
 //! A call is validated against the tool's own input schema, then judged by
 //! the gate, and only then forwarded. The downstream's `structuredContent`
@@ -12,7 +13,7 @@
 use std::sync::Arc;
 
 use rmcp::model::{CallToolResult, JsonObject, Tool};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::{
     adapter::{
@@ -70,18 +71,18 @@ impl ProxiedTool {
             token = token.alias(TOKEN_ALIAS);
         }
         params.push(token);
-        let mut metadata = Map::new();
-        metadata.insert("danger_level".into(), danger.name().into());
-        metadata.insert("upstream_tool".into(), tool.name.to_string().into());
-        if let Some(output) = &tool.output_schema {
-            metadata.insert("output_schema".into(), Value::Object(output.as_ref().clone()));
-        }
-        let description = tool
-            .description
-            .as_deref()
-            .map(str::to_owned)
-            .or_else(|| tool.title.clone())
-            .unwrap_or_else(|| format!("Tool '{}' of downstream server '{}'", tool.name, server.name()));
+        // The spec's introspection schema admits no extra fields, so where
+        // the operation comes from and its danger level travel in the
+        // description.
+        let own = tool.description.as_deref().map(str::to_owned).or_else(|| tool.title.clone()).unwrap_or_default();
+        let description = format!(
+            "{own} [downstream server '{}', tool '{}'; danger_level: {}]",
+            server.name(),
+            tool.name,
+            danger.name()
+        )
+        .trim_start()
+        .to_owned();
         let schema = jsonschema::validator_for(&Value::Object(tool.input_schema.as_ref().clone()))
             .map_err(|e| format!("tool '{}' has an input schema that cannot be used: {e}", tool.name));
         Self {
@@ -97,7 +98,6 @@ impl ProxiedTool {
                 },
                 examples: Vec::new(),
                 source: Some(server.name().to_owned()),
-                metadata,
             },
             tool: tool.name.to_string(),
             token_param,
