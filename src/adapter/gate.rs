@@ -82,7 +82,7 @@ impl OperationGate {
     }
 
     /// Records what became of an admitted call.
-    pub fn record_outcome(&self, call: &CallContext, admitted: &Admitted, outcome: &str) {
+    pub fn record_outcome(&self, call: &CallContext, admitted: &Admitted, outcome: &'static str) {
         self.safety.record_outcome(call, &admitted.agent, &admitted.action, outcome);
     }
 }

@@ -168,6 +168,9 @@ pub struct SafetyLoop {
     /// Approval requests the gate opened: the call they gate is repeated
     /// to redeem them, so `confirm_operation` must not spend them.
     gate_approvals: Mutex<std::collections::HashSet<String>>,
+    /// The agent whose execution this process started in each session,
+    /// until it finishes: who a proxied call in that session acts for.
+    session_agents: Mutex<HashMap<String, String>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -197,6 +200,7 @@ impl SafetyLoop {
             tainted: Mutex::new(HashMap::new()),
             approvals: Arc::new(ApprovalBoard::default()),
             gate_approvals: Mutex::new(std::collections::HashSet::new()),
+            session_agents: Mutex::new(HashMap::new()),
         }
     }
 
@@ -287,6 +291,9 @@ impl SafetyLoop {
             .map_err(internal)?;
         if let Some(ask) = ask {
             let _ = self.sync_and_ask(&ask).await;
+        }
+        if result.is_ok() {
+            lock(&self.session_agents).insert(call.session_id.clone(), request.agent.clone());
         }
         result
     }
@@ -662,6 +669,18 @@ impl SafetyLoop {
     fn finish(&self, call: &CallContext, request: FinishRequest, event: &'static str) -> OperationResult {
         let now = now_ms();
         let agent = request.agent.as_str();
+        let finished = self.finish_in_store(call, &request, event, now);
+        if finished.is_ok() {
+            let mut sessions = lock(&self.session_agents);
+            if sessions.get(&call.session_id).is_some_and(|running| running == agent) {
+                sessions.remove(&call.session_id);
+            }
+        }
+        finished
+    }
+
+    fn finish_in_store(&self, call: &CallContext, request: &FinishRequest, event: &'static str, now: i64) -> OperationResult {
+        let agent = request.agent.as_str();
         self.store
             .write(|tx| {
                 if let Some(block) = self.block_for(tx, call, agent)? {
@@ -811,25 +830,28 @@ impl SafetyLoop {
     }
 
     /// Appends one audit row about a call the gate admitted: what became
-    /// of it.
-    pub fn record_outcome(&self, call: &CallContext, agent: &str, action: &str, outcome: &str) {
-        let written = self.store.write(|tx| {
-            self.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "call", hint: Some(action), decision: outcome, ..Default::default() })
+    /// of it. The decision's own row was committed before the call left;
+    /// this one is written off the answer's path, so the agent does not wait
+    /// for a record of what it already has.
+    pub fn record_outcome(self: &Arc<Self>, call: &CallContext, agent: &str, action: &str, outcome: &'static str) {
+        let (safety, session, agent, action) = (self.clone(), call.session_id.clone(), agent.to_owned(), action.to_owned());
+        tokio::task::spawn_blocking(move || {
+            let written = safety.store.write(|tx| {
+                safety.audit(tx, AuditEntry { agent: &agent, session_id: Some(&session), event: "call", hint: Some(&action), decision: outcome, ..Default::default() })
+            });
+            if let Err(error) = written {
+                tracing::error!(%error, "the outcome of a gated call could not be audited");
+            }
         });
-        if let Err(error) = written {
-            tracing::error!(%error, "the outcome of a gated call could not be audited");
-        }
     }
 
     /// Who a call outside `record_execution_step` acts for: the agent
     /// running an execution in this session, else the client by the name
     /// it gave at `initialize`. Blocks and audit rows use this name.
     pub fn acting_agent(&self, call: &CallContext) -> String {
-        let running = self.store.read(records::active_executions).unwrap_or_default();
-        running
-            .into_iter()
-            .find(|execution| execution.session_id == call.session_id)
-            .map(|execution| execution.agent)
+        lock(&self.session_agents)
+            .get(&call.session_id)
+            .cloned()
             .or_else(|| call.client.clone())
             .unwrap_or_else(|| "mcp-client".to_owned())
     }

@@ -20,8 +20,8 @@ use crate::protocol::{
     surface::{Endpoint, EndpointMode},
 };
 
-const INTROSPECT_HINT: &str = r#"Operations of adapters and downstream servers are listed by introspect, not here.
-Discover operations and parameters: { operation: "introspect", params: { query: "operations" } }"#;
+const INTROSPECT_HINT: &str =
+    r#"Discover all operations (downstream servers' too) and parameters: { operation: "introspect", params: { query: "operations" } }"#;
 
 /// The tools registered in `mode`, described from the registry.
 pub fn endpoint_tools(mode: EndpointMode, registry: &Registry) -> Vec<Tool> {

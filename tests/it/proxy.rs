@@ -315,3 +315,36 @@ async fn servers_from_a_client_config_and_lazy_start_show_in_status() {
     assert_eq!(echo["data"][0]["text"], "Echo: woken", "an unknown operation starts the lazy server: {echo}");
     assert!(status().contains("lazy_echo  ready  13 tools"));
 }
+
+/// The Claude Desktop example that fronts the filesystem server: its
+/// `servers.json`, with the pinned copy of the same package and a scratch
+/// folder in place of `npx` and the user's folder, behind the dongle as its
+/// `claude_desktop_config.json` starts it.
+#[tokio::test]
+async fn the_claude_desktop_filesystem_example_works() {
+    let example = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/claude-desktop-filesystem");
+    let desktop: Value = serde_json::from_str(&std::fs::read_to_string(example.join("claude_desktop_config.json")).unwrap()).unwrap();
+    let dongle = &desktop["mcpServers"]["safety-dongle"];
+    assert_eq!(dongle["command"], "safety-dongle");
+    let args: Vec<String> = dongle["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_owned()).collect();
+    assert_eq!(args[..2], ["serve", "--import-client-config"]);
+
+    let mut servers: Value = serde_json::from_str(&std::fs::read_to_string(example.join("servers.json")).unwrap()).unwrap();
+    let entry = &mut servers["mcpServers"]["filesystem"];
+    assert_eq!((entry["command"].as_str(), entry["args"][1].as_str()), (Some("npx"), Some("@modelcontextprotocol/server-filesystem")));
+    let setup = Setup::new(Answer::Approve, 300);
+    let root = files_root(&setup);
+    let bin = downstream_bin();
+    entry["command"] = json!(bin.join("mcp-server-filesystem"));
+    entry["args"] = json!([root]);
+    entry["env"] = json!({"PATH": format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default())});
+    let servers_file = setup.dir.join("servers.json");
+    std::fs::write(&servers_file, servers.to_string()).unwrap();
+
+    let client = stdio_client(&["serve", "--config", setup.config.to_str().unwrap(), &args[1], servers_file.to_str().unwrap()]).await;
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 5, "the agent sees the five endpoint tools");
+    let (read, _) = operation(&client, "mcp_aql_read", "filesystem__read_text_file", json!({"path": root.join("notes.txt")})).await;
+    assert_eq!(read["data"]["content"], "first line\n", "{read}");
+    let (write, _) = operation(&client, "mcp_aql_delete", "filesystem__write_file", json!({"path": root.join("new.txt"), "content": "x"})).await;
+    assert_eq!(code(&write), "CONFIRMATION_REQUIRED", "{write}");
+}
