@@ -164,24 +164,8 @@ pub struct ServerSettings {
     pub categories: BTreeMap<String, Category>,
 }
 
-impl ServerSettings {
-    /// A stdio server with the defaults for everything else.
-    pub fn stdio(command: &str, args: Vec<String>) -> Self {
-        Self {
-            command: Some(command.to_owned()),
-            args,
-            env: BTreeMap::new(),
-            cwd: None,
-            url: None,
-            headers: BTreeMap::new(),
-            start: StartPolicy::default(),
-            timeout_secs: default_call_timeout(),
-            categories: BTreeMap::new(),
-        }
-    }
-}
-
-fn default_call_timeout() -> u64 {
+/// The `timeout_secs` of a server that does not set one.
+pub fn default_call_timeout() -> u64 {
     60
 }
 
@@ -287,18 +271,22 @@ fn validate(raw: &RawConfig, source: &SourceFile) -> Vec<Diagnostic> {
         validate_verifier(verifier.get_ref(), verifier.span(), source, &mut errors);
     }
     for (name, server) in &raw.servers {
-        if let Some(message) = server_problem(name, server.get_ref()) {
+        if let Some(message) = server_name_problem(name).or_else(|| server_transport_problem(server.get_ref())) {
             errors.push(source.at(server.span(), format!("servers.{name} {message}")));
         }
     }
     errors
 }
 
-/// What is wrong with one downstream server's settings, if anything.
-pub fn server_problem(name: &str, settings: &ServerSettings) -> Option<String> {
-    if !crate::protocol::registry::is_snake_case(name) || name.contains("__") {
-        return Some("has a name that is not lower_snake_case without '__' (its operations are named <server>__<tool>)".into());
-    }
+/// What is wrong with a downstream server's name, if anything: its
+/// operations are named `<server>__<tool>`.
+fn server_name_problem(name: &str) -> Option<String> {
+    let fits = crate::protocol::registry::is_snake_case(name) && !name.contains("__");
+    (!fits).then(|| "has a name that is not lower_snake_case without '__' (its operations are named <server>__<tool>)".into())
+}
+
+/// What is wrong with how a downstream server is reached, if anything.
+pub fn server_transport_problem(settings: &ServerSettings) -> Option<String> {
     let message = match (&settings.command, &settings.url) {
         (Some(_), Some(_)) => "sets both command and url; choose one transport",
         (None, None) => "needs either command (stdio) or url (streamable HTTP)",

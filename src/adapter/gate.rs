@@ -57,9 +57,10 @@ impl OperationGate {
         let arguments = canonical(request.arguments);
         let action = format!("{} {arguments}", request.operation);
         let agent = self.safety.acting_agent(call);
-        let scope = Scope::new(request.operation, &arguments, request.source);
+        // Hashed only where a token is checked or issued, not on every call.
+        let scope = || Scope::new(request.operation, &arguments, request.source);
         if let Some(token) = request.token {
-            let approval_id = self.tokens.check(token, &scope, now_ms())?;
+            let approval_id = self.tokens.check(token, &scope(), now_ms())?;
             let redeemed = self.safety.redeem_approval(call, &agent, &approval_id, &action).await;
             // A human who has not answered yet leaves the token valid.
             if !matches!(&redeemed, Err(error) if error.code == ErrorCode::ConfirmationRequired) {
@@ -72,7 +73,7 @@ impl OperationGate {
             Checked::Refused { reason, factors } => Err(AqlError::refused_by_policy(request.operation, &reason, &factors)),
             Checked::AwaitingHuman { approval_id, reason, expires_at, .. } => {
                 let now = now_ms();
-                let Some((token, token_expiry)) = self.tokens.issue(scope, &approval_id, now) else {
+                let Some((token, token_expiry)) = self.tokens.issue(scope(), &approval_id, now) else {
                     return Err(AqlError::internal("no randomness for a confirmation token"));
                 };
                 let expiry = rfc3339(token_expiry.min(expires_at));

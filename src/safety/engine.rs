@@ -803,7 +803,7 @@ impl SafetyLoop {
     /// gate opened for `action`, and spends it. The agent's block, if one
     /// arrived meanwhile, still refuses.
     pub async fn redeem_approval(&self, call: &CallContext, agent: &str, approval_id: &str, action: &str) -> Result<(), AqlError> {
-        let blocked = self.store.write(|tx| self.block_for(tx, call, agent)).map_err(internal)?;
+        let blocked = self.store.read(|tx| self.block_for(tx, call, agent)).map_err(internal)?;
         if let Some(block) = blocked {
             return Err(AqlError::agent_blocked(&block.agent, &block.challenge_id, &block.reason));
         }
@@ -811,16 +811,20 @@ impl SafetyLoop {
         if !matches!(settled, Settled::StillPending) {
             lock(&self.gate_approvals).remove(approval_id);
         }
+        let approved = self.approved(approval_id, settled)?;
+        self.store
+            .write_durable(|tx| {
+                records::set_challenge_status(tx, approved.approval_id(), "used")?;
+                self.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "gate", hint: Some(action), decision: "approved", stage: Some("human"), ..Default::default() })
+            })
+            .map_err(internal)?;
+        Ok(())
+    }
+
+    /// The human's Approve, or why there is none to spend.
+    fn approved(&self, approval_id: &str, settled: Settled) -> Result<Approved, AqlError> {
         match settled {
-            Settled::Approved(approved) => {
-                self.store
-                    .write_durable(|tx| {
-                        records::set_challenge_status(tx, approved.approval_id(), "used")?;
-                        self.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "gate", hint: Some(action), decision: "approved", stage: Some("human"), ..Default::default() })
-                    })
-                    .map_err(internal)?;
-                Ok(())
-            }
+            Settled::Approved(approved) => Ok(approved),
             Settled::StillPending => Err(AqlError::confirmation_pending(approval_id)),
             Settled::Denied => Err(AqlError::approval_denied(approval_id)),
             Settled::TimedOut => Err(AqlError::token_expired(approval_id)),
@@ -933,17 +937,10 @@ impl SafetyLoop {
         }
         let agent = self.approvals.agent_of(approval_id);
         let settled = self.approvals.wait(approval_id, self.config.approval_wait).await;
-        let approved = match settled {
-            Settled::Approved(approved) => approved,
-            Settled::StillPending => return Err(AqlError::confirmation_pending(approval_id)),
-            Settled::Denied => {
-                self.lift_denied(agent.as_deref(), approval_id);
-                return Err(AqlError::approval_denied(approval_id));
-            }
-            Settled::TimedOut => return Err(AqlError::token_expired(approval_id)),
-            Settled::Used => return Err(AqlError::token_used(approval_id)),
-            Settled::Unknown => return Err(self.unknown_approval(approval_id)),
-        };
+        if matches!(settled, Settled::Denied) {
+            self.lift_denied(agent.as_deref(), approval_id);
+        }
+        let approved = self.approved(approval_id, settled)?;
         let agent = agent.unwrap_or_default();
         self.use_approval(call, &agent, approved)
     }

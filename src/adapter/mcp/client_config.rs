@@ -14,7 +14,10 @@ use std::{collections::BTreeMap, path::Path};
 
 use serde_json::{Map, Value};
 
-use crate::{adapter::naming::sanitise, config::ServerSettings};
+use crate::{
+    adapter::naming::sanitise,
+    config::{ServerSettings, StartPolicy, default_call_timeout, server_transport_problem},
+};
 
 /// The servers of a client configuration file; every problem found, each
 /// with the JSON path it concerns.
@@ -99,13 +102,18 @@ fn server(entry: &Map<String, Value>) -> Result<Option<ServerSettings>, String> 
             return Ok(None);
         }
     }
-    let mut settings = ServerSettings::stdio("", args);
-    settings.command = command;
-    settings.env = string_map(entry, "env")?;
-    settings.cwd = text(entry, "cwd")?.map(Into::into);
-    settings.url = text(entry, "url")?;
-    settings.headers = string_map(entry, "headers")?;
-    match crate::config::server_problem("x", &settings) {
+    let settings = ServerSettings {
+        command,
+        args,
+        env: string_map(entry, "env")?,
+        cwd: text(entry, "cwd")?.map(Into::into),
+        url: text(entry, "url")?,
+        headers: string_map(entry, "headers")?,
+        start: StartPolicy::default(),
+        timeout_secs: default_call_timeout(),
+        categories: BTreeMap::new(),
+    };
+    match server_transport_problem(&settings) {
         Some(problem) => Err(problem),
         None => Ok(Some(settings)),
     }

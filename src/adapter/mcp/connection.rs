@@ -116,10 +116,6 @@ impl Downstream {
         &self.settings
     }
 
-    pub fn state(&self) -> ServerState {
-        lock(&self.state).0.clone()
-    }
-
     /// Starts the supervisor unless it runs already.
     pub fn start(self: &Arc<Self>, observer: Arc<dyn Observer>) {
         if self.started.swap(true, std::sync::atomic::Ordering::SeqCst) {
@@ -326,12 +322,10 @@ async fn terminate(child: Option<&mut tokio::process::Child>) {
         use nix::unistd::Pid;
         let group = Pid::from_raw(pid);
         let _ = killpg(group, Signal::SIGTERM);
-        if tokio::time::timeout(STOP_GRACE, child.wait()).await.is_err() {
-            let _ = killpg(group, Signal::SIGKILL);
-        } else {
-            // The leader is gone; helpers it left in the group go too.
-            let _ = killpg(group, Signal::SIGKILL);
-        }
+        let _ = tokio::time::timeout(STOP_GRACE, child.wait()).await;
+        // Whether the leader left in time or not, nothing of the group
+        // stays: helpers it started go with it.
+        let _ = killpg(group, Signal::SIGKILL);
     }
     let _ = child.kill().await;
 }
