@@ -63,6 +63,10 @@ impl DangerLevel {
         }
     }
 
+    pub fn parse(name: &str) -> Option<Self> {
+        [Self::Safe, Self::Reversible, Self::Destructive, Self::Dangerous, Self::Forbidden].into_iter().find(|level| level.name() == name)
+    }
+
     /// Section 3.3: the level of an operation nobody classified.
     pub fn default_for(category: Category) -> Self {
         match category {

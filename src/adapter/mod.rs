@@ -7,7 +7,9 @@
 //! `mcp` connects to downstream servers.
 
 pub mod danger;
+pub mod definition;
 pub mod gate;
 pub mod mcp;
 pub mod naming;
 pub mod tokens;
+pub mod trust;

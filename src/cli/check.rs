@@ -1,17 +1,25 @@
 //! `safety-dongle check`: validate the files a user writes — the config,
-//! the policies it names (or the embedded default), and any policy files
-//! given as arguments — and print every error as `file:line:col: message`
-//! with the source line and a caret.
+//! the policies and adapter files it names (or the embedded default
+//! policy), and any policy (`.toml`) or adapter (`*.md`) files given as
+//! arguments — and print every error as `file:line:col: message` with the
+//! source line and a caret. Warnings (an unknown top-level key in an
+//! adapter file) are printed but do not fail the check.
 
-use std::process::ExitCode;
+use std::{path::PathBuf, process::ExitCode};
 
-use crate::{config::Config, diagnostics::Diagnostic, policy::CompiledPolicy};
+use crate::{
+    adapter::definition::{self, Loaded},
+    config::Config,
+    diagnostics::Diagnostic,
+    policy::CompiledPolicy,
+};
 
 use super::CheckArgs;
 
 pub(super) fn run(args: CheckArgs) -> ExitCode {
     let mut errors: Vec<Diagnostic> = Vec::new();
     let mut checked: Vec<String> = Vec::new();
+    let mut adapters: Vec<PathBuf> = Vec::new();
     match Config::load(args.config.as_deref()) {
         Ok(config) => {
             checked.push(args.config.as_deref().map_or_else(|| "default configuration".into(), |p| p.display().to_string()));
@@ -19,17 +27,28 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
                 Ok(policy) => checked.extend(policy.sources().iter().cloned()),
                 Err(found) => errors.extend(found),
             }
+            adapters.extend(config.adapters);
         }
         Err(found) => errors.extend(found),
     }
-    let (policies, others): (Vec<_>, Vec<_>) = args.paths.iter().partition(|p| p.extension().is_some_and(|e| e == "toml"));
-    for path in others {
-        errors.push(Diagnostic::whole_file(path, "not a file this version can check (policy files end in .toml)"));
+    let mut policies = Vec::new();
+    for path in &args.paths {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("toml") => policies.push(path.clone()),
+            Some("md") => adapters.push(path.clone()),
+            _ if path.is_dir() => adapters.push(path.clone()),
+            _ => errors.push(Diagnostic::whole_file(path, "not a file this version can check (policy files end in .toml, adapter files in -adapter.md)")),
+        }
     }
     if !policies.is_empty() {
-        let paths: Vec<_> = policies.into_iter().cloned().collect();
-        match CompiledPolicy::load(&paths) {
+        match CompiledPolicy::load(&policies) {
             Ok(policy) => checked.extend(policy.sources().iter().cloned()),
+            Err(found) => errors.extend(found),
+        }
+    }
+    if !adapters.is_empty() {
+        match definition::load_all(&adapters) {
+            Ok(loaded) => checked.extend(loaded.iter().map(describe)),
             Err(found) => errors.extend(found),
         }
     }
@@ -45,4 +64,13 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
         eprintln!("{} error(s)", errors.len());
         ExitCode::from(1)
     }
+}
+
+/// `file (adapter 'name', N operations)`, after printing its warnings.
+fn describe(loaded: &Loaded) -> String {
+    for warning in &loaded.warnings {
+        eprintln!("warning: {}", warning.render());
+    }
+    let definition = &loaded.definition;
+    format!("{} (adapter '{}', {} operations)", definition.file.display(), definition.name, definition.operations.len())
 }
