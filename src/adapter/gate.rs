@@ -6,7 +6,10 @@
 //! Allowed calls go ahead; refused ones never reach the source (a deny
 //! rule also hard-blocks the agent, as a step would); calls that need a
 //! human get `CONFIRMATION_REQUIRED` with a token, and the human is asked
-//! through the verifier at once. Repeating the call with the token waits
+//! through the verifier at once. An adapter that declares a trust level is
+//! also held to the danger x trust matrix: a denied cell refuses the call
+//! before the policy is asked, a confirm cell needs a human even when the
+//! policy would let it pass. Repeating the call with the token waits
 //! (bounded) for the human's answer and goes ahead only on Approve.
 
 use std::sync::Arc;
@@ -22,6 +25,7 @@ use crate::{
 use super::{
     danger::DangerLevel,
     tokens::{ConfirmationTokens, Scope},
+    trust::{TrustGate, TrustLevel},
 };
 
 /// One call to judge.
@@ -34,6 +38,10 @@ pub struct GatedCall<'a> {
     pub arguments: &'a Value,
     /// A confirmation token presented with the call.
     pub token: Option<&'a str>,
+    /// The adapter's declared trust level; `None`: no trust gating.
+    pub trust: Option<TrustLevel>,
+    /// The operation asks a human to approve every call.
+    pub requires_confirmation: bool,
 }
 
 /// Permission for one call, and what its audit rows say.
@@ -59,6 +67,11 @@ impl OperationGate {
         let agent = self.safety.acting_agent(call);
         // Hashed only where a token is checked or issued, not on every call.
         let scope = || Scope::new(request.operation, &arguments, request.source);
+        let trust = request.trust.map(|level| (level, level.gate(request.danger)));
+        if let Some((level, TrustGate::Deny { minimum })) = trust
+            && self.safety.refuse_outright(call, &agent, &action, "trust") {
+                return Err(AqlError::danger_level_denied(request.operation, request.danger.name(), level.name(), minimum.name()));
+            }
         if let Some(token) = request.token {
             let approval_id = self.tokens.check(token, &scope(), now_ms())?;
             let redeemed = self.safety.redeem_approval(call, &agent, &approval_id, &action).await;
@@ -68,7 +81,12 @@ impl OperationGate {
             }
             return redeemed.map(|()| Admitted { agent, action });
         }
-        match self.safety.check_action(call, &agent, &action, request.danger.risk_floor()).await {
+        let must_ask = match trust {
+            Some((level, TrustGate::Confirm)) => Some(format!("adapter trust level '{}' requires a human to confirm {} operations", level.name(), request.danger.name())),
+            _ if request.requires_confirmation => Some(format!("'{}' is marked requires_confirmation", request.operation)),
+            _ => None,
+        };
+        match self.safety.check_action(call, &agent, &action, request.danger.risk_floor(), must_ask.as_deref()).await {
             Checked::Allowed { .. } => Ok(Admitted { agent, action }),
             Checked::Refused { reason, factors } => Err(AqlError::refused_by_policy(request.operation, &reason, &factors)),
             Checked::AwaitingHuman { approval_id, reason, expires_at, .. } => {

@@ -66,7 +66,7 @@ impl Demo {
             Value::Object(map) => map,
             _ => serde_json::Map::new(),
         };
-        let answer = envelope(&self.router.handle(&self.call, Endpoint::Semantic(category), &arguments).await);
+        let answer = envelope(&self.router.handle(&self.call, Endpoint::Semantic(category), &arguments).await, &[]);
         println!("  <- {}", summarize(&answer));
         answer
     }

@@ -6,13 +6,18 @@ use serde_json::{Map, Value};
 
 use super::registry::OperationResult;
 
-/// `{success:true, data}` or `{success:false, error:{code, message, details}}`.
-pub fn envelope(result: &OperationResult) -> Value {
+/// `{success:true, data, warnings?}` or
+/// `{success:false, error:{code, message, details}}`; warnings travel only
+/// with a success (spec `features/warnings.md`).
+pub fn envelope(result: &OperationResult, warnings: &[Value]) -> Value {
     let mut object = Map::new();
     match result {
         Ok(data) => {
             object.insert("success".into(), true.into());
             object.insert("data".into(), data.clone());
+            if !warnings.is_empty() {
+                object.insert("warnings".into(), Value::Array(warnings.to_vec()));
+            }
         }
         Err(error) => {
             let mut body = Map::new();

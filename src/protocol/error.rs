@@ -24,6 +24,8 @@ pub enum ErrorCode {
     PermissionDenied,
     ConflictAlreadyExists,
     RateLimitExceeded,
+    RateLimitQuotaExhausted,
+    PermissionDangerLevelDenied,
     ConfirmationRequired,
     TokenInvalid,
     TokenExpired,
@@ -31,6 +33,11 @@ pub enum ErrorCode {
     TokenScopeMismatch,
     TransportNetworkError,
     TransportTimeout,
+    TransportDnsError,
+    TransportConnectionRefused,
+    TransportTlsError,
+    SerializationParseError,
+    AuthCredentialMissing,
     ToolExecutionFailed,
     InternalError,
 }
@@ -50,6 +57,8 @@ impl ErrorCode {
             Self::PermissionDenied => "PERMISSION_DENIED",
             Self::ConflictAlreadyExists => "CONFLICT_ALREADY_EXISTS",
             Self::RateLimitExceeded => "RATE_LIMIT_EXCEEDED",
+            Self::RateLimitQuotaExhausted => "RATE_LIMIT_QUOTA_EXHAUSTED",
+            Self::PermissionDangerLevelDenied => "PERMISSION_DANGER_LEVEL_DENIED",
             Self::ConfirmationRequired => "CONFIRMATION_REQUIRED",
             Self::TokenInvalid => "TOKEN_INVALID",
             Self::TokenExpired => "TOKEN_EXPIRED",
@@ -57,6 +66,11 @@ impl ErrorCode {
             Self::TokenScopeMismatch => "TOKEN_SCOPE_MISMATCH",
             Self::TransportNetworkError => "TRANSPORT_NETWORK_ERROR",
             Self::TransportTimeout => "TRANSPORT_TIMEOUT",
+            Self::TransportDnsError => "TRANSPORT_DNS_ERROR",
+            Self::TransportConnectionRefused => "TRANSPORT_CONNECTION_REFUSED",
+            Self::TransportTlsError => "TRANSPORT_TLS_ERROR",
+            Self::SerializationParseError => "SERIALIZATION_PARSE_ERROR",
+            Self::AuthCredentialMissing => "AUTH_CREDENTIAL_MISSING",
             Self::ToolExecutionFailed => "TOOL_EXECUTION_FAILED",
             Self::InternalError => "INTERNAL_ERROR",
         }
@@ -75,6 +89,8 @@ impl ErrorCode {
                 | Self::NotFoundResource
                 | Self::PermissionDenied
                 | Self::RateLimitExceeded
+                | Self::RateLimitQuotaExhausted
+                | Self::PermissionDangerLevelDenied
                 | Self::ConfirmationRequired
         )
     }
@@ -124,6 +140,13 @@ fn details(value: Value) -> Map<String, Value> {
 }
 
 impl AqlError {
+    /// An error whose code and details the caller composes (the HTTP
+    /// runtime maps an upstream's answers this way). `details` must be a
+    /// JSON object; anything else is dropped.
+    pub fn new(code: ErrorCode, message: impl Into<String>, details_value: Value) -> Self {
+        Self { code, message: message.into(), details: details(details_value) }
+    }
+
     pub fn missing_param(operation: &str, param: &str) -> Self {
         Self {
             code: ErrorCode::ValidationMissingParam,
@@ -386,6 +409,16 @@ impl AqlError {
             code: ErrorCode::PermissionDenied,
             message: format!("Permission denied: '{operation}' was refused by the safety policy: {reason}"),
             details: details(json!({ "operation": operation, "reason": reason, "factors": factors })),
+        }
+    }
+
+    /// An adapter operation whose danger level its trust level does not
+    /// allow (`danger-levels.md` 4.4).
+    pub fn danger_level_denied(operation: &str, danger_level: &str, trust: &str, minimum: &str) -> Self {
+        Self {
+            code: ErrorCode::PermissionDangerLevelDenied,
+            message: format!("Operation '{operation}' (danger: {danger_level}) denied for adapter trust level '{trust}'; it needs at least '{minimum}'"),
+            details: details(json!({ "operation": operation, "danger_level": danger_level, "adapter_trust": trust, "minimum_trust_required": minimum })),
         }
     }
 

@@ -12,7 +12,7 @@ use std::{
     fmt,
     future::Future,
     pin::Pin,
-    sync::{Arc, RwLock},
+    sync::{Arc, Mutex, RwLock},
 };
 
 use serde_json::{Value, json};
@@ -138,6 +138,24 @@ pub trait ProgressSink: Send + Sync {
     fn report(&self, update: Progress) -> Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 }
 
+/// Non-fatal conditions a call met on its way (a rate-limit quota
+/// nearing its end), reported in the success envelope's `warnings` array
+/// (`features/warnings.md`). Shared by clones of one call's context.
+#[derive(Clone, Default)]
+pub struct Warnings(Arc<Mutex<Vec<Value>>>);
+
+impl Warnings {
+    pub fn push(&self, code: &str, message: impl Into<String>, details: Value) {
+        let warning = json!({ "code": code, "message": message.into(), "details": details });
+        // A poisoned list still holds whole warnings: each push is one call.
+        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(warning);
+    }
+
+    pub fn take(&self) -> Vec<Value> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
+    }
+}
+
 /// Who is calling: facts about the MCP connection a request came through,
 /// established by the server, never taken from the request.
 #[derive(Clone)]
@@ -150,13 +168,15 @@ pub struct CallContext {
     pub progress: Option<Arc<dyn ProgressSink>>,
     /// Cancelled when the client gives up on this request.
     pub cancelled: CancellationToken,
+    /// Where the call's warnings collect.
+    pub warnings: Warnings,
 }
 
 impl CallContext {
     /// A context for `session_id` with no client name, no progress
-    /// reporting and a cancellation nobody triggers.
+    /// reporting, a cancellation nobody triggers and no warnings yet.
     pub fn new(session_id: impl Into<String>) -> Self {
-        Self { session_id: session_id.into(), client: None, progress: None, cancelled: CancellationToken::new() }
+        Self { session_id: session_id.into(), client: None, progress: None, cancelled: CancellationToken::new(), warnings: Warnings::default() }
     }
 }
 

@@ -712,7 +712,7 @@ impl SafetyLoop {
     /// humans as a step. A pause asks a human through the verifier and
     /// waits (bounded) for the answer.
     pub async fn gate(&self, call: &CallContext, agent: &str, action: &str) -> GateDecision {
-        match self.check_action(call, agent, action, None).await {
+        match self.check_action(call, agent, action, None, None).await {
             Checked::Allowed { factors } => GateDecision::Continue { factors },
             Checked::Refused { reason, factors } => GateDecision::Deny { reason, factors },
             Checked::AwaitingHuman { approval_id, reason, factors, .. } => match self.redeem_approval(call, agent, &approval_id, action).await {
@@ -728,8 +728,10 @@ impl SafetyLoop {
     /// its id without waiting for the answer. `risk_floor` is a baseline
     /// risk score the action carries whatever its text (a proxied
     /// operation's danger level); it can raise the computed score, never
-    /// lower it.
-    pub async fn check_action(&self, call: &CallContext, agent: &str, action: &str, risk_floor: Option<u8>) -> Checked {
+    /// lower it. `must_ask` names why a human must approve the action even
+    /// when the policy would let it continue (an adapter's trust level, an
+    /// operation marked `requires_confirmation`).
+    pub async fn check_action(&self, call: &CallContext, agent: &str, action: &str, risk_floor: Option<u8>, must_ask: Option<&str>) -> Checked {
         let now = now_ms();
         let settings = self.policy.settings_for(agent);
         let facts = StepFacts { agent, hint: action, outcome: None, step: 1, max_steps: settings.max_steps, agent_risk: risk_floor };
@@ -743,11 +745,18 @@ impl SafetyLoop {
             }
             let evaluation = evaluate_step(&self.policy, &facts);
             let rule = evaluation.rule.map(|i| self.policy.rule(i).describe());
-            let stage = format!("stage {}", evaluation.stage.number());
-            let factors = evaluation.factors.clone();
-            let reason = evaluation.reason.clone().unwrap_or_default();
+            let mut stage = format!("stage {}", evaluation.stage.number());
+            let mut factors = evaluation.factors.clone();
+            let mut reason = evaluation.reason.clone().unwrap_or_default();
+            let mut verdict = evaluation.verdict;
+            if let (Verdict::Continue, Some(why)) = (verdict, must_ask) {
+                verdict = Verdict::Pause(PauseKind::Approval);
+                reason = why.to_owned();
+                stage = "operation".to_owned();
+                factors.push(format!("operation: {why}"));
+            }
             let mut taint = None;
-            let (checked, ask) = match (evaluation.verdict, enforcing) {
+            let (checked, ask) = match (verdict, enforcing) {
                 (Verdict::Continue, _) | (_, false) => (Checked::Allowed { factors }, None),
                 (Verdict::Stop, true) => {
                     let ask = self.hard_block(tx, agent, action, &evaluation, rule.as_deref(), now)?;
@@ -831,6 +840,23 @@ impl SafetyLoop {
             Settled::Used => Err(AqlError::token_used(approval_id)),
             Settled::Unknown => Err(self.unknown_approval(approval_id)),
         }
+    }
+
+    /// Records a call refused before the policy was asked (an adapter's
+    /// trust level does not allow the operation's danger level), durably,
+    /// and says whether the refusal stands: only an enforcing loop refuses;
+    /// the other modes record what would have happened and let it pass.
+    pub fn refuse_outright(&self, call: &CallContext, agent: &str, action: &str, stage: &str) -> bool {
+        let enforcing = self.config.mode == LoopMode::Enforcing;
+        let decision = if enforcing { "stop" } else { "would_stop" };
+        let written = self.store.write(|tx| {
+            self.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "gate", hint: Some(action), decision, stage: Some(stage), ..Default::default() })
+        });
+        if let Err(error) = written {
+            tracing::error!(%error, "a refused call could not be audited; refusing (fail closed)");
+            return true;
+        }
+        enforcing
     }
 
     /// Appends one audit row about a call the gate admitted: what became

@@ -19,7 +19,7 @@ use rmcp::{
 };
 
 use crate::protocol::{
-    registry::{CallContext, Progress, ProgressSink},
+    registry::{CallContext, Progress, ProgressSink, Warnings},
     router::Router,
 };
 
@@ -54,6 +54,7 @@ impl DongleServer {
             client: context.peer.peer_info().map(|info| info.client_info.name.clone()),
             progress,
             cancelled: context.ct.clone(),
+            warnings: Warnings::default(),
         }
     }
 }
@@ -132,7 +133,7 @@ impl ServerHandler for DongleServer {
         if let Err(error) = &result {
             tracing::debug!(tool = %request.name, code = error.code.as_str(), "operation refused");
         }
-        Ok(call_tool_result(&result).into())
+        Ok(call_tool_result(&result, &call.warnings.take()).into())
     }
 }
 

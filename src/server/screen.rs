@@ -112,7 +112,7 @@ fn refuse(facts: &FrameFacts, error: AqlError) -> Screened {
 }
 
 fn tool_refusal(id: RequestId, result: &OperationResult) -> ServerJsonRpcMessage {
-    let mut answer: CallToolResult = call_tool_result(result);
+    let mut answer: CallToolResult = call_tool_result(result, &[]);
     // The refusal bypasses rmcp's handler, which would drop this field for
     // clients of older protocol versions; leaving it out is valid for all.
     answer.result_type = None;

@@ -91,10 +91,10 @@ fn describe(endpoint: Endpoint, registry: &Registry) -> String {
     )
 }
 
-/// One text content holding the JSON envelope; `isError` for unrecoverable
-/// failures only.
-pub fn call_tool_result(result: &OperationResult) -> CallToolResult {
-    let text = envelope(result).to_string();
+/// One text content holding the JSON envelope (with the call's `warnings`
+/// when it succeeded); `isError` for unrecoverable failures only.
+pub fn call_tool_result(result: &OperationResult, warnings: &[serde_json::Value]) -> CallToolResult {
+    let text = envelope(result, warnings).to_string();
     if is_error(result) {
         CallToolResult::error(vec![ContentBlock::text(text)])
     } else {

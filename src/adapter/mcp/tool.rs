@@ -129,7 +129,7 @@ impl ProxiedTool {
         };
         let instance = Value::Object(arguments);
         self.check_schema(&instance)?;
-        let request = GatedCall { operation: &self.spec.name, source: self.server.name(), danger: self.danger, arguments: &instance, token: token.as_deref() };
+        let request = GatedCall { operation: &self.spec.name, source: self.server.name(), danger: self.danger, arguments: &instance, token: token.as_deref(), trust: None, requires_confirmation: false };
         let admitted = self.gate.admit(call, request).await?;
         let Value::Object(arguments) = instance else {
             return Err(AqlError::internal("proxied arguments were not an object"));
