@@ -14,10 +14,15 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::{
-    protocol::{canonical::canonical, error::{AqlError, ErrorCode}, registry::CallContext},
+    protocol::{
+        canonical::canonical,
+        error::{AqlError, ErrorCode},
+        params::{ParamSpec, ParamType},
+        registry::CallContext,
+    },
     safety::engine::{Checked, SafetyLoop},
     store::{now_ms, rfc3339},
 };
@@ -27,6 +32,34 @@ use super::{
     tokens::{ConfirmationTokens, Scope},
     trust::{TrustGate, TrustLevel},
 };
+
+/// Where a confirmation token comes back (`params._confirmation` is
+/// accepted too, as DESIGN.md 3 says).
+const TOKEN_PARAM: &str = "confirmation_token";
+const TOKEN_ALIAS: &str = "_confirmation";
+
+/// Adds the confirmation-token parameter to an operation's parameters and
+/// returns the name it goes by: `confirmation_token` (also accepted as
+/// `_confirmation`), or `_confirmation` alone when the operation has a
+/// `confirmation_token` of its own.
+pub fn add_token_param(params: &mut Vec<ParamSpec>) -> &'static str {
+    let name = if params.iter().any(|p| p.name == TOKEN_PARAM) { TOKEN_ALIAS } else { TOKEN_PARAM };
+    let mut token = ParamSpec::optional(name, ParamType::String, "Confirmation token from a CONFIRMATION_REQUIRED answer, once a human approved the call");
+    if name == TOKEN_PARAM {
+        token = token.alias(TOKEN_ALIAS);
+    }
+    params.push(token);
+    name
+}
+
+/// Takes the token out of resolved arguments, so it never reaches the
+/// source.
+pub fn take_token(arguments: &mut Map<String, Value>, name: &str) -> Option<String> {
+    match arguments.remove(name) {
+        Some(Value::String(token)) => Some(token),
+        _ => None,
+    }
+}
 
 /// One call to judge.
 pub struct GatedCall<'a> {

@@ -1,14 +1,17 @@
 //! The universal adapter runtime: operations that come from outside the
-//! dongle (downstream MCP servers today), registered like the built-in
-//! ones and passing the same gate before any call leaves.
+//! dongle (adapter files over HTTP, downstream MCP servers), registered
+//! like the built-in ones and passing the same gate before any call leaves.
 //!
-//! `gate` judges each call; `danger` classifies operations; `naming` turns
-//! outside names into MCP-AQL names; `tokens` keeps confirmation tokens;
-//! `mcp` connects to downstream servers.
+//! `gate` judges each call; `danger` classifies operations and `trust`
+//! holds adapters to the danger x trust matrix; `naming` turns outside
+//! names into MCP-AQL names; `tokens` keeps confirmation tokens;
+//! `definition` loads adapter files and `http` runs them; `mcp` connects to
+//! downstream servers.
 
 pub mod danger;
 pub mod definition;
 pub mod gate;
+pub mod http;
 pub mod mcp;
 pub mod naming;
 pub mod tokens;

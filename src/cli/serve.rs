@@ -9,7 +9,9 @@ use serde_json::{Map, Value, json};
 
 use crate::{
     adapter::{
+        definition,
         gate::OperationGate,
+        http,
         mcp::{Downstreams, client_config},
     },
     config::{Config, ServerSettings},
@@ -99,12 +101,35 @@ pub fn assemble(config: &Config) -> Result<Assembled, String> {
     let mut registry = Registry::default();
     registry.register(Arc::new(Introspect::default())).map_err(|e| e.to_string())?;
     operations::register(&mut registry, safety.clone()).map_err(|e| e.to_string())?;
-    let index = Arc::new(OperationIndex::new(registry));
     let gate = Arc::new(OperationGate::new(safety));
-    let downstreams = Downstreams::new(downstream_servers(config)?, index.clone(), gate, store);
+    let servers = downstream_servers(config)?;
+    let adapters = load_adapters(config, &servers)?;
+    http::register(&mut registry, &adapters, &gate)?;
+    let index = Arc::new(OperationIndex::new(registry));
+    let downstreams = Downstreams::new(servers, index.clone(), gate, store);
     let router = Router::new(Registry::default(), config.endpoints, Limits::default(), capabilities(mode.name()))
         .with_sources(index, vec![downstreams.clone() as Arc<dyn OperationSource>]);
     Ok(Assembled { router: Arc::new(router), downstreams })
+}
+
+/// The adapter files the configuration names, all valid (any error in any
+/// file stops the start: a half-loaded set would silently lack
+/// operations), their warnings logged. An adapter whose operation prefix
+/// is also a downstream server's name is an error.
+fn load_adapters(config: &Config, servers: &BTreeMap<String, ServerSettings>) -> Result<Vec<definition::AdapterDefinition>, String> {
+    let loaded = definition::load_all(&config.adapters).map_err(|errors| errors.iter().map(|e| e.render()).collect::<Vec<_>>().join("\n"))?;
+    let mut adapters = Vec::new();
+    for adapter in loaded {
+        for warning in &adapter.warnings {
+            tracing::warn!("{warning}");
+        }
+        let definition = adapter.definition;
+        if servers.contains_key(&definition.prefix) {
+            return Err(format!("{}: adapter '{}' and downstream server '{}' would share the operation prefix '{}__'; rename one", definition.file.display(), definition.name, definition.prefix, definition.prefix));
+        }
+        adapters.push(definition);
+    }
+    Ok(adapters)
 }
 
 /// `[servers]` and the servers of the client configuration, if any; a

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use crate::{
     adapter::{
         danger::DangerLevel,
-        gate::{GatedCall, OperationGate},
+        gate::{GatedCall, OperationGate, add_token_param, take_token},
         naming::{category_from_verb, unique_names},
     },
     protocol::{
@@ -32,10 +32,6 @@ use crate::{
 
 use super::connection::Downstream;
 
-/// Where a confirmation token comes back (`params._confirmation` is
-/// accepted too, as DESIGN.md 3 says).
-const TOKEN_PARAM: &str = "confirmation_token";
-const TOKEN_ALIAS: &str = "_confirmation";
 /// How many schema violations one refusal lists.
 const MAX_PROBLEMS: usize = 10;
 
@@ -65,12 +61,7 @@ impl ProxiedTool {
         let category = classify(server, tool, name);
         let danger = DangerLevel::classify(category, name);
         let mut params = params_from_schema(&tool.input_schema);
-        let token_param = if params.iter().any(|p| p.name == TOKEN_PARAM) { TOKEN_ALIAS } else { TOKEN_PARAM };
-        let mut token = ParamSpec::optional(token_param, ParamType::String, "Confirmation token from a CONFIRMATION_REQUIRED answer, once a human approved the call");
-        if token_param == TOKEN_PARAM {
-            token = token.alias(TOKEN_ALIAS);
-        }
-        params.push(token);
+        let token_param = add_token_param(&mut params);
         // The spec's introspection schema admits no extra fields, so where
         // the operation comes from and its danger level travel in the
         // description.
@@ -123,10 +114,7 @@ impl ProxiedTool {
 
     async fn call(&self, call: &CallContext, params: Params) -> Result<Value, AqlError> {
         let mut arguments: JsonObject = params.into_map();
-        let token = match arguments.remove(self.token_param) {
-            Some(Value::String(token)) => Some(token),
-            _ => None,
-        };
+        let token = take_token(&mut arguments, self.token_param);
         let instance = Value::Object(arguments);
         self.check_schema(&instance)?;
         let request = GatedCall { operation: &self.spec.name, source: self.server.name(), danger: self.danger, arguments: &instance, token: token.as_deref(), trust: None, requires_confirmation: false };
