@@ -749,11 +749,18 @@ impl SafetyLoop {
             let mut factors = evaluation.factors.clone();
             let mut reason = evaluation.reason.clone().unwrap_or_default();
             let mut verdict = evaluation.verdict;
-            if let (Verdict::Continue, Some(why)) = (verdict, must_ask) {
-                verdict = Verdict::Pause(PauseKind::Approval);
-                reason = why.to_owned();
-                stage = "operation".to_owned();
-                factors.push(format!("operation: {why}"));
+            match (verdict, must_ask) {
+                (Verdict::Continue, Some(why)) => {
+                    verdict = Verdict::Pause(PauseKind::Approval);
+                    reason = why.to_owned();
+                    stage = "operation".to_owned();
+                    factors.push(format!("operation: {why}"));
+                }
+                (Verdict::Pause(PauseKind::Approval | PauseKind::Verification), Some(why)) => {
+                    reason = format!("{reason}; {why}");
+                    factors.push(format!("operation: {why}"));
+                }
+                _ => {}
             }
             let mut taint = None;
             let (checked, ask) = match (verdict, enforcing) {

@@ -1,4 +1,5 @@
 mod bypass;
+mod adapters;
 mod canary;
 mod cli;
 mod demo;
@@ -12,3 +13,4 @@ mod robustness;
 mod schema;
 mod stdio;
 mod support;
+mod upstream;

@@ -52,8 +52,15 @@ pub fn dongle_command(args: &[&str]) -> Command {
 
 /// An rmcp client connected to the binary over stdio.
 pub async fn stdio_client(args: &[&str]) -> Client {
+    stdio_client_with_env(args, &[]).await
+}
+
+/// An rmcp client connected to the binary over stdio, with `env` set for
+/// the binary.
+pub async fn stdio_client_with_env(args: &[&str], env: &[(&str, &str)]) -> Client {
     let command = dongle_command(args).configure(|c| {
         c.stderr(Stdio::null());
+        c.envs(env.iter().copied());
     });
     let transport = TokioChildProcess::new(command).expect("spawn safety-dongle");
     tokio::time::timeout(TIMEOUT, ().serve(transport))

@@ -95,8 +95,15 @@ impl Walker<'_> {
         self.error(node, path, format!("{message} (expected {expected}, received {got})"));
     }
 
+    /// Reported where the mapping that lacks the field begins (its first
+    /// key: a mapping's own mark can point past it).
     fn missing(&mut self, parent: &Node, path: &str, expected: &str) {
-        self.error(parent, path, format!("required field is missing (expected {expected})"));
+        let at = match parent {
+            Node::Mapping(map) => map.iter().next().map_or_else(|| yaml::position(parent.span()), |(key, _)| yaml::position(key.span())),
+            other => yaml::position(other.span()),
+        };
+        let diagnostic = self.diagnostic(at, format!("{path}: required field is missing (expected {expected})"));
+        self.errors.push(diagnostic);
     }
 
     fn mapping<'n>(&mut self, node: &'n Node, path: &str) -> Option<&'n MarkedMappingNode> {
