@@ -331,3 +331,56 @@ pub fn load_all(entries: &[PathBuf]) -> Result<Vec<Loaded>, Vec<Diagnostic>> {
     }
     if errors.is_empty() { Ok(loaded) } else { Err(errors) }
 }
+
+#[cfg(test)]
+mod robustness {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn check(text: String) -> Result<(), TestCaseError> {
+        let source = SourceFile { path: "fuzz-adapter.md".into(), text };
+        match parse(&source) {
+            Ok(loaded) => prop_assert!(!loaded.definition.name.is_empty()),
+            Err(errors) => {
+                prop_assert!(!errors.is_empty(), "a refusal names at least one error");
+                for error in errors {
+                    prop_assert!(error.line >= 1 && error.col >= 1 && !error.message.is_empty(), "{error:?}");
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The public GitHub example, which the mutations start from.
+    fn example() -> String {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/spec/examples/github-api-adapter.md");
+        std::fs::read_to_string(path).unwrap_or_else(|_| "---\nname: x\n---\n".into())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Arbitrary front matter: always an answer, never a panic.
+        #[test]
+        fn arbitrary_front_matter_is_answered(yaml in "(\\PC|[\n\t:{}\\[\\]&*!|>'\"#-]){0,300}") {
+            check(format!("---\n{yaml}\n---\nbody\n"))?;
+        }
+
+        /// A real adapter with bytes replaced, inserted or removed.
+        #[test]
+        fn mutated_adapters_are_answered(edits in proptest::collection::vec((0usize..16_000, any::<u8>(), 0u8..3), 1..8)) {
+            let mut bytes = example().into_bytes();
+            for (position, byte, kind) in edits {
+                let at = position % (bytes.len() + 1);
+                match kind {
+                    0 if at < bytes.len() => bytes[at] = byte,
+                    1 => bytes.insert(at, byte),
+                    _ if at < bytes.len() => { bytes.remove(at); }
+                    _ => {}
+                }
+            }
+            check(String::from_utf8_lossy(&bytes).into_owned())?;
+        }
+    }
+}
