@@ -6,11 +6,15 @@
 //! Allowed calls go ahead; refused ones never reach the source (a deny
 //! rule also hard-blocks the agent, as a step would); calls that need a
 //! human get `CONFIRMATION_REQUIRED` with a token, and the human is asked
-//! through the verifier at once. An adapter that declares a trust level is
-//! also held to the danger x trust matrix: a denied cell refuses the call
-//! before the policy is asked, a confirm cell needs a human even when the
-//! policy would let it pass. Repeating the call with the token waits
+//! through the verifier at once. Repeating the call with the token waits
 //! (bounded) for the human's answer and goes ahead only on Approve.
+//!
+//! A verify-tier verdict (a dangerous operation, say) refuses the call,
+//! audited, without blocking the agent: that tier wants a human's
+//! out-of-band code, which one call cannot carry. An adapter that declares
+//! a trust level is also held to the danger x trust matrix: a denied cell
+//! refuses the call before the policy is asked, a confirm cell needs a
+//! human even when the policy would let it pass.
 
 use std::sync::Arc;
 
@@ -119,7 +123,7 @@ impl OperationGate {
             _ if request.requires_confirmation => Some(format!("'{}' is marked requires_confirmation", request.operation)),
             _ => None,
         };
-        match self.safety.check_action(call, &agent, &action, request.danger.risk_floor(), must_ask.as_deref()).await {
+        match self.safety.check_action(call, &agent, &action, request.danger.risk_floor(), must_ask.as_deref(), true).await {
             Checked::Allowed { .. } => Ok(Admitted { agent, action }),
             Checked::Refused { reason, factors } => Err(AqlError::refused_by_policy(request.operation, &reason, &factors)),
             Checked::AwaitingHuman { approval_id, reason, expires_at, .. } => {

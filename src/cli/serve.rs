@@ -184,7 +184,7 @@ fn capabilities(safety_loop: &str) -> Map<String, Value> {
         "confirmation": false,
         "field_selection": false,
         "pagination": false,
-        "warnings": false,
+        "warnings": true,
     }) {
         Value::Object(map) => map,
         _ => Map::new(),

@@ -712,7 +712,7 @@ impl SafetyLoop {
     /// humans as a step. A pause asks a human through the verifier and
     /// waits (bounded) for the answer.
     pub async fn gate(&self, call: &CallContext, agent: &str, action: &str) -> GateDecision {
-        match self.check_action(call, agent, action, None, None).await {
+        match self.check_action(call, agent, action, None, None, false).await {
             Checked::Allowed { factors } => GateDecision::Continue { factors },
             Checked::Refused { reason, factors } => GateDecision::Deny { reason, factors },
             Checked::AwaitingHuman { approval_id, reason, factors, .. } => match self.redeem_approval(call, agent, &approval_id, action).await {
@@ -730,8 +730,11 @@ impl SafetyLoop {
     /// operation's danger level); it can raise the computed score, never
     /// lower it. `must_ask` names why a human must approve the action even
     /// when the policy would let it continue (an adapter's trust level, an
-    /// operation marked `requires_confirmation`).
-    pub async fn check_action(&self, call: &CallContext, agent: &str, action: &str, risk_floor: Option<u8>, must_ask: Option<&str>) -> Checked {
+    /// operation marked `requires_confirmation`). With `verify_refuses`, a
+    /// verify-tier verdict refuses the action instead of asking for an
+    /// approval: the tier wants a human's out-of-band code, which a single
+    /// proxied call has no way to carry.
+    pub async fn check_action(&self, call: &CallContext, agent: &str, action: &str, risk_floor: Option<u8>, must_ask: Option<&str>, verify_refuses: bool) -> Checked {
         let now = now_ms();
         let settings = self.policy.settings_for(agent);
         let facts = StepFacts { agent, hint: action, outcome: None, step: 1, max_steps: settings.max_steps, agent_risk: risk_floor };
@@ -772,6 +775,10 @@ impl SafetyLoop {
                     (Checked::Refused { reason, factors }, Some(ask))
                 }
                 (Verdict::Pause(PauseKind::FailClosed), true) => (Checked::Refused { reason, factors }, None),
+                (Verdict::Pause(PauseKind::Verification), true) if verify_refuses => {
+                    let reason = format!("{reason}; the verify tier needs a human's out-of-band code, so this call is refused (a policy autoApprove rule or the operation's declared danger level can allow it)");
+                    (Checked::Refused { reason, factors }, None)
+                }
                 (Verdict::Pause(_), true) => {
                     let ask = self.new_ask(ChallengeKind::Approval, agent, reason.clone(), action, now);
                     self.record_challenge(tx, &ask, ask.expires_at, false, now)?;

@@ -89,6 +89,9 @@ operations:
       maps_to: "POST /flaky/{{id}}"
       params:
         id: {{type: string, required: true}}
+  execute:
+    - {{name: force_sync, maps_to: "POST /sync?force=true"}}
+    - {{name: force_refresh, maps_to: "POST /refresh", danger: {{level: safe, reasons: ["only skips a cache"]}}}}
   delete:
     - name: delete_item
       maps_to: "DELETE /items/{{id}}"
@@ -382,6 +385,22 @@ async fn a_confirmation_token_is_single_use_and_bound_to_its_parameters() {
     assert_eq!(code(&again), "TOKEN_ALREADY_USED", "{again}");
     let deletes: Vec<_> = h.upstream.seen().into_iter().filter(|s| s.method == "DELETE").map(|s| s.path).collect();
     assert_eq!(deletes, ["/v1/items/42"], "exactly the approved call reached the server");
+}
+
+#[tokio::test]
+async fn dangerous_operations_are_refused_unless_their_danger_is_declared_lower() {
+    let h = standard(Answer::Approve).await;
+    let refused = op(&h.client, "mcp_aql_execute", "test_api__force_sync", json!({})).await;
+    assert_eq!(code(&refused), "PERMISSION_DENIED", "{refused}");
+    assert!(refused["error"]["details"]["reason"].as_str().unwrap().contains("verify tier"), "{refused}");
+    // Refused, not blocked: the agent goes on, and a `force_` operation
+    // its adapter declares safe passes without a human.
+    let declared = op(&h.client, "mcp_aql_execute", "test_api__force_refresh", json!({})).await;
+    assert_eq!(declared["success"], true, "{declared}");
+    let paths: Vec<String> = h.upstream.seen().into_iter().map(|s| format!("{} {}", s.method, s.path)).collect();
+    assert_eq!(paths, ["POST /v1/refresh"]);
+    let listing = introspect(&h.client, json!({"query": "operations", "name": "test_api__force_sync"})).await;
+    assert!(listing["data"].to_string().contains("danger_level: dangerous"));
 }
 
 #[tokio::test]
