@@ -4,10 +4,12 @@
 //!
 //! `gate` judges each call; `danger` classifies operations; `naming` turns
 //! outside names into MCP-AQL names; `tokens` keeps confirmation tokens;
-//! `mcp` connects to downstream servers.
+//! `mcp` connects to downstream servers; `openapi` turns an OpenAPI or
+//! Swagger document into an adapter file.
 
 pub mod danger;
 pub mod gate;
 pub mod mcp;
 pub mod naming;
+pub mod openapi;
 pub mod tokens;
