@@ -125,7 +125,7 @@ fn load_hundred() {
     let mut times = Vec::new();
     for _ in 0..LOAD_RUNS {
         let start = Instant::now();
-        let loaded = definition::load_all(&[folder.clone()]).unwrap_or_else(|e| panic!("{e:?}"));
+        let loaded = definition::load_all(std::slice::from_ref(&folder)).unwrap_or_else(|e| panic!("{e:?}"));
         times.push(start.elapsed());
         assert_eq!(loaded.len(), 100);
     }

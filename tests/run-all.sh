@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cargo build --workspace --locked
-bash tests/downstream/install.sh   # the reference MCP servers the proxy tests run
+bash tests/downstream/install.sh   # the reference MCP servers the proxy tests run, GitHub's OpenAPI description
 cargo test --workspace --locked
 
 venv=.venv

@@ -5,7 +5,8 @@
 //! `gate` judges each call; `danger` classifies operations and `trust`
 //! holds adapters to the danger x trust matrix; `naming` turns outside
 //! names into MCP-AQL names; `tokens` keeps confirmation tokens;
-//! `definition` loads adapter files and `http` runs them; `mcp` connects to
+//! `definition` loads adapter files and `http` runs them; `openapi` turns
+//! an OpenAPI or Swagger document into an adapter file; `mcp` connects to
 //! downstream servers.
 
 pub mod danger;
@@ -14,5 +15,6 @@ pub mod gate;
 pub mod http;
 pub mod mcp;
 pub mod naming;
+pub mod openapi;
 pub mod tokens;
 pub mod trust;

@@ -1,6 +1,7 @@
 //! Names from outside sources made into MCP-AQL names: sanitised to
-//! `^[a-z][a-z0-9_]*$`, made unique deterministically, and classified into
-//! a semantic category by their leading verb.
+//! `^[a-z][a-z0-9_]*$`, made unique deterministically (`claim` hands out
+//! `_2`, `_3` suffixes within a length limit), and classified into a
+//! semantic category by their leading verb.
 
 use std::collections::BTreeSet;
 
@@ -35,16 +36,29 @@ pub fn unique_names(raw: &[String]) -> Vec<String> {
     let mut taken = BTreeSet::new();
     let mut names = vec![String::new(); raw.len()];
     for index in order {
-        let base = sanitise(&raw[index]);
-        let mut name = base.clone();
-        let mut suffix = 2;
-        while !taken.insert(name.clone()) {
-            name = format!("{base}_{suffix}");
-            suffix += 1;
-        }
-        names[index] = name;
+        names[index] = claim(&mut taken, &sanitise(&raw[index]), usize::MAX);
     }
     names
+}
+
+/// `base`, or the first of `base_2`, `base_3`, ... not yet in `taken`; the
+/// name returned joins `taken`. A suffixed name stays within `max_len`
+/// bytes by cutting `base` before the suffix (`base` itself is expected to
+/// fit already).
+pub fn claim(taken: &mut BTreeSet<String>, base: &str, max_len: usize) -> String {
+    let mut name = base.to_owned();
+    let mut suffix = 2u32;
+    while taken.contains(&name) {
+        let tail = format!("_{suffix}");
+        let mut keep = max_len.saturating_sub(tail.len()).min(base.len());
+        while !base.is_char_boundary(keep) {
+            keep -= 1;
+        }
+        name = format!("{}{tail}", base[..keep].trim_end_matches('_'));
+        suffix += 1;
+    }
+    taken.insert(name.clone());
+    name
 }
 
 /// The category a name's leading verb suggests; `None` when it has no
@@ -93,6 +107,19 @@ mod tests {
             let position = reversed.iter().position(|r| r == raw).unwrap_or(usize::MAX);
             assert_eq!(&again[position], name, "{raw}");
         }
+    }
+
+    #[test]
+    fn claimed_names_stay_unique_and_within_their_length() {
+        let mut taken = BTreeSet::new();
+        let long = "a".repeat(64);
+        assert_eq!(claim(&mut taken, &long, 64), long);
+        let second = claim(&mut taken, &long, 64);
+        assert_eq!(second, format!("{}_2", "a".repeat(62)));
+        let third = claim(&mut taken, &long, 64);
+        assert_eq!(third, format!("{}_3", "a".repeat(62)));
+        assert_eq!(claim(&mut taken, "short", 64), "short");
+        assert_eq!(claim(&mut taken, "short", 64), "short_2");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! MCP client's config runs. Exit codes: 0 success, 1 a failure the user
 //! must fix (bad config, errors found by `check`), 2 a usage error.
 
+mod adapter;
 mod audit;
 mod check;
 mod demo;
@@ -52,6 +53,31 @@ enum Command {
         #[command(subcommand)]
         client: HookClient,
     },
+    /// Adapter files: `adapter import-openapi` writes one for an OpenAPI document.
+    Adapter {
+        #[command(subcommand)]
+        command: AdapterCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum AdapterCommand {
+    /// Write an adapter file (trust level `generated`) for the operations of an
+    /// OpenAPI 3.0/3.1 or Swagger 2.0 document, JSON or YAML.
+    ImportOpenapi(ImportOpenApiArgs),
+}
+
+#[derive(Debug, Args)]
+struct ImportOpenApiArgs {
+    /// The OpenAPI or Swagger document.
+    #[arg(value_name = "SPEC")]
+    spec: PathBuf,
+    /// The adapter's name (lowercase, digits and '-'); derived from the document's title when not given.
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+    /// Write the adapter to FILE (conventionally NAME-adapter.md) instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -228,6 +254,7 @@ pub fn run() -> ExitCode {
         Command::Unblock(args) => unblock::run(args),
         Command::Demo => demo::run(),
         Command::Hook { client: HookClient::ClaudeCode(args) } => hook::run(args),
+        Command::Adapter { command: AdapterCommand::ImportOpenapi(args) } => adapter::import_openapi(args),
     }
 }
 

@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
-# Installs the pinned reference MCP servers (server-everything and
-# server-filesystem) that the proxy tests start behind the dongle; does
-# nothing when the installed tree already matches the lock file.
+# Installs the pinned npm packages the tests use: the reference MCP servers
+# (server-everything and server-filesystem) and the Node they run on, which
+# the proxy tests start behind the dongle, and @octokit/openapi, GitHub's
+# REST API description, which the OpenAPI import test reads. Does nothing
+# when the installed tree already matches the lock file.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-if [ ! -x "$here/node_modules/.bin/mcp-server-everything" ] || ! cmp -s "$here/package-lock.json" "$here/node_modules/.package-lock.json" 2>/dev/null; then
+# npm's own node_modules/.package-lock.json never equals package-lock.json
+# byte for byte (it has no root entry), so a copy of the lock file made
+# after a successful install marks the tree as current.
+installed="$here/node_modules/.installed-package-lock.json"
+if ! cmp -s "$here/package-lock.json" "$installed" 2>/dev/null \
+    || [ ! -x "$here/node_modules/.bin/mcp-server-everything" ] \
+    || [ ! -f "$here/node_modules/@octokit/openapi/generated/api.github.com.json" ]; then
     (cd "$here" && npm ci --silent --no-audit --no-fund)
+    cp "$here/package-lock.json" "$installed"
 fi

@@ -7,6 +7,7 @@ mod gui;
 mod hook;
 mod http;
 mod humans;
+mod openapi;
 mod persistence;
 mod proxy;
 mod robustness;

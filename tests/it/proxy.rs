@@ -7,7 +7,6 @@
 use std::{
     path::{Path, PathBuf},
     process::Command,
-    sync::OnceLock,
     time::{Duration, Instant},
 };
 
@@ -15,19 +14,12 @@ use serde_json::{Value, json};
 
 use super::{
     humans::{Answer, Setup},
-    support::{Client, assert_valid, call, introspect, introspection_schema, stdio_client},
+    support::{Client, assert_valid, call, downstream_packages, introspect, introspection_schema, stdio_client},
 };
 
-/// The reference servers' `.bin` folder (with the Node they run on),
-/// installed on first use.
-fn downstream_bin() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/downstream");
-        let status = Command::new("bash").arg(folder.join("install.sh")).status().expect("run tests/downstream/install.sh");
-        assert!(status.success(), "installing the reference MCP servers failed (npm must reach the registry)");
-        folder.join("node_modules/.bin")
-    })
+/// The reference servers' `.bin` folder (with the Node they run on).
+fn downstream_bin() -> PathBuf {
+    downstream_packages().join(".bin")
 }
 
 /// A scratch folder for the filesystem server, with one file in it.

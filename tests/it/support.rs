@@ -3,8 +3,9 @@
 //! `../shared/spec/schemas` (never copied into this repository).
 
 use std::{
-    path::PathBuf,
+    path::{Path, PathBuf},
     process::Stdio,
+    sync::OnceLock,
     time::Duration,
 };
 
@@ -34,6 +35,20 @@ pub fn scratch_dir() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("dongle-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).expect("create scratch dir");
     dir
+}
+
+/// `tests/downstream/node_modules`: the pinned npm packages (the reference
+/// MCP servers and the Node they run on, GitHub's OpenAPI description),
+/// installed by `tests/downstream/install.sh` on first use in this test
+/// process, so two tests never install at once.
+pub fn downstream_packages() -> &'static Path {
+    static PACKAGES: OnceLock<PathBuf> = OnceLock::new();
+    PACKAGES.get_or_init(|| {
+        let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/downstream");
+        let status = std::process::Command::new("bash").arg(folder.join("install.sh")).status().expect("run tests/downstream/install.sh");
+        assert!(status.success(), "installing tests/downstream's npm packages failed (npm must reach the registry)");
+        folder.join("node_modules")
+    })
 }
 
 /// A command for the binary with the environment cleared of settings that

@@ -90,7 +90,8 @@ pub fn build(base: &Url, operation: &OperationDefinition, params: &Map<String, V
     if url.query() == Some("") {
         url.set_query(None);
     }
-    let body = match (raw_body, operation.method.has_body()) {
+    // A DELETE sends a body only when the call gave it body parameters.
+    let body = match (raw_body, operation.method.has_body() || !body.is_empty()) {
         (Some(raw), _) => Some(raw),
         (None, true) => Some(Value::Object(body)),
         (None, false) => None,
