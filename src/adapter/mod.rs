@@ -6,8 +6,8 @@
 //! holds adapters to the danger x trust matrix; `naming` turns outside
 //! names into MCP-AQL names; `tokens` keeps confirmation tokens;
 //! `definition` loads adapter files and `http` runs them; `openapi` turns
-//! an OpenAPI or Swagger document into an adapter file; `mcp` connects to
-//! downstream servers.
+//! an OpenAPI or Swagger document into an adapter file (both read YAML
+//! through `yaml`); `mcp` connects to downstream servers.
 
 pub mod danger;
 pub mod definition;
@@ -18,3 +18,4 @@ pub mod naming;
 pub mod openapi;
 pub mod tokens;
 pub mod trust;
+pub mod yaml;

@@ -11,7 +11,6 @@
 
 mod front_matter;
 mod validate;
-mod yaml;
 
 use std::{
     collections::BTreeMap,

@@ -10,14 +10,18 @@ use reqwest::Url;
 use serde_json::Value;
 
 use crate::{
-    adapter::{danger::DangerLevel, trust::TrustLevel},
+    adapter::{
+        danger::DangerLevel,
+        trust::TrustLevel,
+        yaml::{self, YamlError},
+    },
     diagnostics::{Diagnostic, SourceFile},
     protocol::{params::ParamType, registry::Category},
 };
 
 use super::{
     AdapterDefinition, Auth, KeyPlace, LimitKind, Loaded, Location, Method, OperationDefinition, PageStyle, Pagination, ParamDefinition, RateLimit,
-    RateWindow, Target, front_matter::Parts, yaml,
+    RateWindow, Target, front_matter::Parts,
 };
 
 const TOP_LEVEL: [&str; 14] = [
@@ -42,7 +46,11 @@ pub fn definition(source: &SourceFile, parts: &Parts<'_>) -> Result<Loaded, Vec<
     let mut walker = Walker { source, line_offset: parts.line_offset, errors: Vec::new(), warnings: Vec::new() };
     let root = match yaml::parse(parts.yaml) {
         Ok(root) => root,
-        Err((at, message)) => return Err(vec![walker.diagnostic(at, message)]),
+        Err(YamlError::Invalid { at, message }) => return Err(vec![walker.diagnostic(at, message)]),
+        Err(YamlError::TooDeep) => {
+            let message = format!("the front matter nests deeper than {} levels", yaml::MAX_BLOCK_DEPTH);
+            return Err(vec![walker.diagnostic(yaml::Position { line: 1, col: 1 }, message)]);
+        }
     };
     let built = walker.adapter(&root, parts.body);
     match built {

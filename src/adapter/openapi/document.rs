@@ -13,10 +13,10 @@
 use std::fmt;
 
 use indexmap::IndexMap;
-use marked_yaml::{LoadError, LoaderOptions, types::MarkedScalarNode};
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::ImportError;
+use crate::adapter::yaml::{self, YamlError};
 
 /// A value of the document. Mappings keep their key order; a key given
 /// twice in JSON keeps its first position and its last value.
@@ -170,10 +170,6 @@ impl fmt::Display for Document {
     }
 }
 
-/// Deeper YAML nesting than this (as estimated by [`yaml_depth_bound`])
-/// is refused before parsing: the YAML parser recurses once per level.
-/// Real documents stay far below it.
-const MAX_YAML_DEPTH: usize = 512;
 
 /// Parses `text` and detects its dialect.
 pub fn parse(text: &str) -> Result<Document, ImportError> {
@@ -223,110 +219,28 @@ fn scalar_text(node: &Node) -> String {
 }
 
 fn parse_yaml(text: &str) -> Result<Node, ImportError> {
-    let depth = yaml_depth_bound(text);
-    if depth > MAX_YAML_DEPTH {
-        return Err(ImportError::TooDeep(MAX_YAML_DEPTH));
+    match yaml::parse(text) {
+        Ok(node) => Ok(from_yaml(&node)),
+        Err(YamlError::TooDeep) => Err(ImportError::TooDeep(yaml::MAX_BLOCK_DEPTH)),
+        Err(YamlError::Invalid { at, message }) => Err(ImportError::Yaml(format!("line {} column {}: {message}", at.line, at.col))),
     }
-    let options = LoaderOptions::default().prevent_coercion(true).error_on_duplicate_keys(true);
-    let node = marked_yaml::parse_yaml_with_options(0, text, options).map_err(|e| ImportError::Yaml(yaml_error(&e)))?;
-    Ok(from_yaml(&node))
-}
-
-/// An upper bound on the block nesting of a YAML text, so the recursive
-/// parser never sees input deep enough to overflow the stack. A block
-/// collection nested in another starts at a greater column, or at the same
-/// one for a sequence that is a mapping's value (so at most two levels per
-/// column), and a collection can only start after a line's indentation and
-/// its leading `- `, `? `, `: ` indicators. Flow collections add at most
-/// 255 levels: the scanner refuses more.
-fn yaml_depth_bound(text: &str) -> usize {
-    let mut deepest = 0;
-    for line in text.lines() {
-        let bytes = line.as_bytes();
-        let mut column = bytes.iter().take_while(|b| **b == b' ').count();
-        while column + 1 < bytes.len() && matches!(bytes[column], b'-' | b'?' | b':') && matches!(bytes[column + 1], b' ' | b'\t') {
-            column += 1;
-            column += bytes[column..].iter().take_while(|b| matches!(b, b' ' | b'\t')).count();
-        }
-        deepest = deepest.max(2 * (column + 1));
-    }
-    deepest
-}
-
-fn yaml_error(error: &LoadError) -> String {
-    match error {
-        LoadError::UnexpectedAnchor(at) => format!("{}: YAML anchors and aliases are not supported; write the document out without them", position(at)),
-        LoadError::UnexpectedTag(at) => format!("{}: YAML tags are not supported", position(at)),
-        LoadError::TopLevelMustBeMapping(at) | LoadError::TopLevelMustBeSequence(at) => format!("{}: the top level is not a mapping", position(at)),
-        LoadError::MappingKeyMustBeScalar(at) => format!("{}: a mapping key is not a scalar", position(at)),
-        LoadError::DuplicateKey(inner) => {
-            let at = inner.key.span().start().map_or_else(|| "?".to_owned(), position);
-            format!("{at}: the key `{}` appears twice in one mapping", inner.key.as_str())
-        }
-        LoadError::ScanError(at, scan) => {
-            // An alias only gets this far when its anchor was never defined
-            // (anchors themselves are refused above).
-            let hint = if scan.info().contains("anchor") { " (YAML anchors and aliases are not supported)" } else { "" };
-            format!("{}: {}{hint}", position(at), scan.info())
-        }
-    }
-}
-
-fn position(at: &marked_yaml::Marker) -> String {
-    format!("line {} column {}", at.line(), at.column())
 }
 
 fn from_yaml(node: &marked_yaml::Node) -> Node {
     match node {
-        marked_yaml::Node::Scalar(scalar) => from_yaml_scalar(scalar),
+        marked_yaml::Node::Scalar(scalar) => match yaml::scalar_value(scalar) {
+            serde_json::Value::Null => Node::Null,
+            serde_json::Value::Bool(flag) => Node::Bool(flag),
+            serde_json::Value::Number(number) => Node::Number(number),
+            serde_json::Value::String(text) => Node::String(text),
+            // A scalar is never a list or a mapping.
+            _ => Node::Null,
+        },
         marked_yaml::Node::Sequence(items) => Node::Array(items.iter().map(from_yaml).collect()),
         marked_yaml::Node::Mapping(map) => {
             Node::Object(map.iter().map(|(key, value)| (key.as_str().to_owned(), from_yaml(value))).collect())
         }
     }
-}
-
-/// A plain scalar as YAML 1.2's core schema reads it (null, booleans,
-/// integers, floats); quoted scalars, and plain ones that are none of
-/// these, stay strings. Floats JSON cannot hold (`.inf`, `.nan`, overflow)
-/// stay strings too.
-fn from_yaml_scalar(scalar: &MarkedScalarNode) -> Node {
-    let text = scalar.as_str();
-    if !scalar.may_coerce() {
-        return Node::String(text.to_owned());
-    }
-    match text {
-        "" | "~" | "null" | "Null" | "NULL" => Node::Null,
-        "true" | "True" | "TRUE" => Node::Bool(true),
-        "false" | "False" | "FALSE" => Node::Bool(false),
-        _ => yaml_number(text).map_or_else(|| Node::String(text.to_owned()), Node::Number),
-    }
-}
-
-fn yaml_number(text: &str) -> Option<serde_json::Number> {
-    if let Some(hex) = text.strip_prefix("0x") {
-        return i64::from_str_radix(hex, 16).ok().map(Into::into);
-    }
-    if let Some(octal) = text.strip_prefix("0o") {
-        return i64::from_str_radix(octal, 8).ok().map(Into::into);
-    }
-    let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
-    if !unsigned.is_empty() && unsigned.bytes().all(|b| b.is_ascii_digit()) {
-        let digits = text.strip_prefix('+').unwrap_or(text);
-        if let Ok(n) = digits.parse::<i64>() {
-            return Some(n.into());
-        }
-        if let Ok(n) = digits.parse::<u64>() {
-            return Some(n.into());
-        }
-    }
-    // Rust's float syntax is wider than YAML's (`inf`, `NaN`): only digits,
-    // a point, an exponent and signs may appear.
-    let float_chars = unsigned.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+'));
-    if float_chars && unsigned.bytes().any(|b| b.is_ascii_digit()) {
-        return text.parse::<f64>().ok().and_then(serde_json::Number::from_f64);
-    }
-    None
 }
 
 #[cfg(test)]
