@@ -548,3 +548,25 @@ fn serve_refuses_to_start_with_a_broken_adapter() {
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("unsupported transport 'native-applescript'"));
 }
+
+/// The shipped example adapter: valid, served, and gated as its README
+/// says, without a byte reaching GitHub (the token is missing, the close
+/// needs a person).
+#[tokio::test]
+async fn the_example_adapter_is_served_and_gated_as_documented() {
+    let example = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/adapters");
+    let (ok, output) = check(&[&example]);
+    assert!(ok && output.contains("(adapter 'github-issues', 4 operations): ok"), "{output}");
+    let setup = Setup::new(Answer::Deny, 300);
+    let base = std::fs::read_to_string(&setup.config).unwrap();
+    std::fs::write(&setup.config, format!("adapters = [\"{}\"]\n{base}", example.display())).unwrap();
+    // An empty variable counts as missing, whatever the test's environment holds.
+    let client = stdio_client_with_env(&["serve", "--config", setup.config.to_str().unwrap()], &[("GITHUB_TOKEN", "")]).await;
+    let listing = introspect(&client, json!({"query": "operations", "name": "github_issues__list_issues"})).await;
+    assert!(listing["data"].to_string().contains("GET /repos/{owner}/{repo}/issues; danger_level: safe"), "{listing}");
+    let close = op(&client, "mcp_aql_update", "github_issues__close_issue", json!({"owner": "o", "repo": "r", "issue_number": 1})).await;
+    assert_eq!(code(&close), "CONFIRMATION_REQUIRED", "{close}");
+    assert!(close["error"]["details"]["reasons"][0].as_str().unwrap().contains("requires_confirmation"), "{close}");
+    let list = op(&client, "mcp_aql_read", "github_issues__list_issues", json!({"owner": "o", "repo": "r"})).await;
+    assert_eq!(code(&list), "AUTH_CREDENTIAL_MISSING", "{list}");
+}
