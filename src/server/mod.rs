@@ -21,7 +21,7 @@ use stdio::ScreenedTransport;
 /// process is asked to stop. Every answer queued is written before return.
 pub async fn serve_stdio(router: Arc<Router>) -> std::io::Result<()> {
     let limits = *router.limits();
-    let (transport, writer) = ScreenedTransport::new(tokio::io::stdin(), tokio::io::stdout(), limits);
+    let (transport, writer) = ScreenedTransport::new(tokio::io::stdin(), std::io::stdout(), limits);
     let service = DongleServer::new(router)
         .serve(transport)
         .await

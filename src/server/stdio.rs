@@ -6,9 +6,11 @@
 //! cannot grow memory. Reading is cancel-safe (rmcp selects over
 //! `receive`): all state lives in the transport and no await point sits
 //! between taking bytes from the buffer and recording them. Output goes
-//! through one writer task, so the service's messages and the screen's
+//! through one writer thread, so the service's messages and the screen's
 //! refusals never interleave, and everything queued is written before the
-//! task ends.
+//! thread ends. The thread writes with plain blocking writes: an async
+//! stdout would hand every frame to another thread anyway, one wake-up
+//! more per answer.
 
 use std::{borrow::Cow, io};
 
@@ -18,7 +20,7 @@ use rmcp::{
     transport::Transport,
 };
 use tokio::{
-    io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader},
+    io::{AsyncBufReadExt, AsyncRead, BufReader},
     sync::mpsc,
     task::JoinHandle,
 };
@@ -47,14 +49,15 @@ pub struct ScreenedTransport<R> {
 }
 
 impl<R: AsyncRead + Unpin + Send + 'static> ScreenedTransport<R> {
-    /// Builds the transport and the writer task that owns `writer`. Await
-    /// the task after the service ends to be sure every answer was written.
+    /// Builds the transport and the writer thread that owns `writer`.
+    /// Await the handle after the service ends to be sure every answer was
+    /// written.
     pub fn new<W>(reader: R, writer: W, limits: Limits) -> (Self, JoinHandle<()>)
     where
-        W: AsyncWrite + Unpin + Send + 'static,
+        W: io::Write + Send + 'static,
     {
         let (output, queue) = mpsc::channel(OUTPUT_QUEUE);
-        let writer_task = tokio::spawn(write_frames(writer, queue));
+        let writer_task = tokio::task::spawn_blocking(move || write_frames(writer, queue));
         let transport = Self {
             reader: BufReader::new(reader),
             limits,
@@ -178,15 +181,15 @@ fn encode(message: &ServerJsonRpcMessage) -> io::Result<Vec<u8>> {
     Ok(line)
 }
 
-async fn write_frames<W: AsyncWrite + Unpin>(mut writer: W, mut queue: mpsc::Receiver<Vec<u8>>) {
-    while let Some(line) = queue.recv().await {
-        if let Err(error) = writer.write_all(&line).await {
+fn write_frames<W: io::Write>(mut writer: W, mut queue: mpsc::Receiver<Vec<u8>>) {
+    while let Some(line) = queue.blocking_recv() {
+        if let Err(error) = writer.write_all(&line) {
             tracing::debug!(%error, "stdout closed");
             return;
         }
-        if queue.is_empty() && writer.flush().await.is_err() {
+        if queue.is_empty() && writer.flush().is_err() {
             return;
         }
     }
-    let _ = writer.flush().await;
+    let _ = writer.flush();
 }
