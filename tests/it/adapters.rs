@@ -385,6 +385,26 @@ async fn a_confirmation_token_is_single_use_and_bound_to_its_parameters() {
     assert_eq!(code(&again), "TOKEN_ALREADY_USED", "{again}");
     let deletes: Vec<_> = h.upstream.seen().into_iter().filter(|s| s.method == "DELETE").map(|s| s.path).collect();
     assert_eq!(deletes, ["/v1/items/42"], "exactly the approved call reached the server");
+
+    // Every call is audited: the gate's decisions, and the one call that
+    // went out with its outcome (written just after the answer).
+    let audit = |args: &[&str]| {
+        let output = Command::new(super::support::binary()).arg("audit").args(args).args(["--config", h.setup.config.to_str().unwrap()]).output().unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let calls = loop {
+        let rows = audit(&[]);
+        let calls: Vec<String> = rows.lines().filter(|l| l.contains(" call ") && l.contains("test_api__delete_item")).map(str::to_owned).collect();
+        if !calls.is_empty() || Instant::now() > deadline {
+            assert!(rows.lines().filter(|l| l.contains(" gate ") && l.contains("test_api__delete_item")).count() >= 2, "{rows}");
+            break calls;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert!(calls[0].contains("  call  ok"), "{calls:?}");
+    assert!(audit(&["verify"]).contains("audit chain ok"));
 }
 
 #[tokio::test]
