@@ -318,6 +318,40 @@ async fn timeouts_refused_connections_and_oversized_answers() {
     assert!(refused["error"]["message"].as_str().unwrap().contains(&format!("127.0.0.1:{port}")));
 }
 
+/// A client that cancels a call makes the dongle drop the request at
+/// once: the upstream sees its connection go long before the adapter's
+/// 1 s timeout, and no retry follows.
+#[tokio::test]
+async fn a_cancelled_call_is_dropped_upstream_and_not_retried() {
+    use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
+    use rmcp::service::PeerRequestOptions;
+    let h = standard(Answer::Approve).await;
+    let Value::Object(arguments) = json!({"operation": "test_api__get_slow", "params": {}}) else { unreachable!() };
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(CallToolRequestParams::new("mcp_aql_read").with_arguments(arguments)));
+    let handle = h.client.send_request_with_option(request, PeerRequestOptions::no_options()).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while h.upstream.count("/v1/slow") == 0 {
+        assert!(Instant::now() < deadline, "the request never reached the upstream");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    handle.cancel(Some("the test gave up".into())).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let lifetimes = loop {
+        let lifetimes = h.upstream.slow_lifetimes();
+        if !lifetimes.is_empty() || Instant::now() > deadline {
+            break lifetimes;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    assert_eq!(lifetimes.len(), 1, "{lifetimes:?}");
+    let (lived, answered) = lifetimes[0];
+    assert!(!answered && lived < Duration::from_millis(800), "dropped at once, not at the 1 s timeout: {lifetimes:?}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(h.upstream.count("/v1/slow"), 1, "a cancelled call is not retried");
+    // The dongle goes on serving.
+    assert_eq!(read(&h, "test_api__get_bom", json!({})).await["success"], true);
+}
+
 #[tokio::test]
 async fn pagination_by_link_header_cursor_and_offset() {
     let h = standard(Answer::Approve).await;

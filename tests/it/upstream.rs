@@ -44,6 +44,22 @@ impl Seen {
 struct Shared {
     seen: Mutex<Vec<Seen>>,
     flaky: Mutex<HashMap<String, u32>>,
+    /// How long each `/slow` request lived before its handler ended,
+    /// answered or dropped because the client went away.
+    slow_lifetimes: Mutex<Vec<(Duration, bool)>>,
+}
+
+/// Records how long a `/slow` handler lived, and whether it answered.
+struct Lifetime {
+    shared: Arc<Shared>,
+    started: std::time::Instant,
+    answered: bool,
+}
+
+impl Drop for Lifetime {
+    fn drop(&mut self) {
+        self.shared.slow_lifetimes.lock().unwrap().push((self.started.elapsed(), self.answered));
+    }
 }
 
 pub struct Upstream {
@@ -67,6 +83,10 @@ impl Upstream {
 
     pub fn seen(&self) -> Vec<Seen> {
         self.shared.seen.lock().unwrap().clone()
+    }
+
+    pub fn slow_lifetimes(&self) -> Vec<(Duration, bool)> {
+        self.shared.slow_lifetimes.lock().unwrap().clone()
     }
 
     pub fn count(&self, path_prefix: &str) -> usize {
@@ -102,7 +122,9 @@ async fn respond(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         ["binary"] => (StatusCode::OK, [(header::CONTENT_TYPE, "application/octet-stream")], vec![0u8, 159, 146, 150, 255]).into_response(),
         ["big"] => json_response(200, json!({ "blob": "y".repeat(2 << 20) })),
         ["slow"] => {
+            let mut lifetime = Lifetime { shared: shared.clone(), started: std::time::Instant::now(), answered: false };
             tokio::time::sleep(Duration::from_secs(3)).await;
+            lifetime.answered = true;
             json_response(200, json!({ "late": true }))
         }
         ["flaky", id] => {
