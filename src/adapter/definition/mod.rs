@@ -77,7 +77,8 @@ pub enum Auth {
     Basic { username_env: String, password_env: String },
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// Where an API key travels, by the name the API expects.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KeyPlace {
     Header(String),
     Query(String),
@@ -162,15 +163,21 @@ pub enum Location {
 }
 
 impl Location {
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "path" => Some(Self::Path),
-            "query" => Some(Self::Query),
-            "header" => Some(Self::Header),
-            "body" => Some(Self::Body),
-            "raw_body" => Some(Self::RawBody),
-            _ => None,
+    pub const ALL: [Location; 5] = [Self::Path, Self::Query, Self::Header, Self::Body, Self::RawBody];
+
+    /// The name an adapter file writes under `in`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Path => "path",
+            Self::Query => "query",
+            Self::Header => "header",
+            Self::Body => "body",
+            Self::RawBody => "raw_body",
         }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|location| location.name() == text)
     }
 }
 

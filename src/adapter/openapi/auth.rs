@@ -17,6 +17,7 @@ use super::{
     document::{Dialect, Document, Node},
     refs::Refs,
 };
+use crate::adapter::definition::KeyPlace;
 
 /// How the runtime authenticates the adapter's calls.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,13 +25,6 @@ pub enum Auth {
     Bearer,
     Basic,
     ApiKey(KeyPlace),
-}
-
-/// Where an API key travels, by the name the API expects.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KeyPlace {
-    Header(String),
-    Query(String),
 }
 
 /// The chosen scheme, and what credential-carrying parameters look like.

@@ -12,13 +12,13 @@
 use std::fmt::Write as _;
 
 use super::{
-    auth::{Auth, KeyPlace},
+    auth::Auth,
     document::{Document, Node},
     info::Header,
     names::env_prefix,
     operations::{Operation, Param},
 };
-use crate::protocol::registry::Category;
+use crate::{adapter::definition::KeyPlace, protocol::registry::Category};
 
 /// The tool that generated an adapter, as its `trust.generated_by` says.
 pub const GENERATED_BY: &str = "safety-dongle adapter import-openapi";

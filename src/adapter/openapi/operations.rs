@@ -19,9 +19,12 @@ use super::{
     document::{Dialect, Document, Node},
     names::{MAX_NAME, fit, snake_case},
     refs::{Refs, Walk},
-    schema::{self, ParamType, Shape},
+    schema::{self, Shape},
 };
-use crate::{adapter::naming::claim, protocol::registry::Category};
+use crate::{
+    adapter::{definition::Location, naming::claim},
+    protocol::{params::ParamType, registry::Category},
+};
 
 /// One adapter operation.
 #[derive(Debug)]
@@ -32,30 +35,6 @@ pub struct Operation {
     pub maps_to: String,
     pub description: String,
     pub params: Vec<Param>,
-}
-
-/// Where a parameter's value goes on the wire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Location {
-    Path,
-    Query,
-    Header,
-    /// One field of a JSON object body.
-    Body,
-    /// The whole JSON body.
-    RawBody,
-}
-
-impl Location {
-    pub fn name(self) -> &'static str {
-        match self {
-            Location::Path => "path",
-            Location::Query => "query",
-            Location::Header => "header",
-            Location::Body => "body",
-            Location::RawBody => "raw_body",
-        }
-    }
 }
 
 /// One adapter parameter.
@@ -272,11 +251,11 @@ impl<'d> Builder<'_, 'd> {
         let name = claim(&mut self.taken, base, MAX_NAME);
         let enum_values: Option<Vec<Node>> = shape
             .enum_values
-            .map(|values| values.iter().filter(|v| shape.ty.accepts(v)).cloned().collect::<Vec<_>>())
+            .map(|values| values.iter().filter(|v| schema::accepts(shape.ty, v)).cloned().collect::<Vec<_>>())
             .filter(|values| !values.is_empty());
         let default = shape
             .default
-            .filter(|d| !required && shape.ty.accepts(d) && enum_values.as_ref().is_none_or(|values| values.contains(d)))
+            .filter(|d| !required && schema::accepts(shape.ty, d) && enum_values.as_ref().is_none_or(|values| values.contains(d)))
             .cloned();
         self.params.push(Param {
             wire_name: (name != wire && location != Location::RawBody).then(|| wire.to_owned()),

@@ -10,71 +10,54 @@ use super::{
     document::Node,
     refs::{Refs, Walk},
 };
+use crate::protocol::params::ParamType;
 
-/// The adapter format's parameter types.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ParamType {
-    String,
-    Integer,
-    Number,
-    Boolean,
-    Array,
-    Object,
-    /// No single type: alternatives of different types, or nothing said.
-    #[default]
-    Any,
+/// A JSON Schema type name as a parameter type; Swagger's `file` and
+/// anything unknown is `any`. `null` is not a type a parameter can have:
+/// `None`.
+fn type_from_schema_name(name: &str) -> Option<ParamType> {
+    Some(match name {
+        "string" => ParamType::String,
+        "integer" => ParamType::Integer,
+        "number" => ParamType::Number,
+        "boolean" => ParamType::Boolean,
+        "array" => ParamType::Array,
+        "object" => ParamType::Object,
+        "null" => return None,
+        _ => ParamType::Any,
+    })
 }
 
-impl ParamType {
-    pub fn name(self) -> &'static str {
-        match self {
-            ParamType::String => "string",
-            ParamType::Integer => "integer",
-            ParamType::Number => "number",
-            ParamType::Boolean => "boolean",
-            ParamType::Array => "array",
-            ParamType::Object => "object",
-            ParamType::Any => "any",
-        }
-    }
-
-    /// A JSON Schema type name; Swagger's `file` and anything unknown is
-    /// `any`. `null` is not a type a parameter can have: `None`.
-    fn from_schema_name(name: &str) -> Option<Self> {
-        Some(match name {
-            "string" => ParamType::String,
-            "integer" => ParamType::Integer,
-            "number" => ParamType::Number,
-            "boolean" => ParamType::Boolean,
-            "array" => ParamType::Array,
-            "object" => ParamType::Object,
-            "null" => return None,
-            _ => ParamType::Any,
-        })
-    }
-
-    /// Whether `value` is a value of this type. `null` is no type's value:
-    /// a parameter that is left out needs no null default.
-    pub fn accepts(self, value: &Node) -> bool {
-        match (self, value) {
-            (_, Node::Null) => false,
-            (ParamType::Any, _) => true,
-            (ParamType::String, Node::String(_)) | (ParamType::Boolean, Node::Bool(_)) => true,
-            (ParamType::Array, Node::Array(_)) | (ParamType::Object, Node::Object(_)) => true,
-            (ParamType::Number, Node::Number(_)) => true,
-            (ParamType::Integer, Node::Number(n)) => n.is_i64() || n.is_u64(),
-            _ => false,
-        }
+/// Whether `value` is a value of type `ty`. `null` is no type's value: a
+/// parameter that is left out needs no null default. Stricter than the
+/// loader ([`ParamType::admits`]): an integer default written `5.0` is
+/// dropped rather than carried over.
+pub fn accepts(ty: ParamType, value: &Node) -> bool {
+    match (ty, value) {
+        (_, Node::Null) => false,
+        (ParamType::Any, _) => true,
+        (ParamType::String, Node::String(_)) | (ParamType::Boolean, Node::Bool(_)) => true,
+        (ParamType::Array, Node::Array(_)) | (ParamType::Object, Node::Object(_)) => true,
+        (ParamType::Number, Node::Number(_)) => true,
+        (ParamType::Integer, Node::Number(n)) => n.is_i64() || n.is_u64(),
+        _ => false,
     }
 }
 
 /// What a parameter takes from its schema.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct Shape<'d> {
     pub ty: ParamType,
     pub default: Option<&'d Node>,
     pub enum_values: Option<&'d [Node]>,
     pub description: Option<&'d str>,
+}
+
+impl Default for Shape<'_> {
+    /// Nothing known: any type, no default, no enum, no description.
+    fn default() -> Self {
+        Self { ty: ParamType::Any, default: None, enum_values: None, description: None }
+    }
 }
 
 /// The shape of `schema`. A type of `[X, "null"]` or `nullable: true`
@@ -103,9 +86,9 @@ pub fn shape<'d>(refs: &Refs<'d>, schema: &'d Node, walk: &mut Walk<'d>) -> Resu
 /// The type `schema` states: `None` when it has no `type`.
 fn declared_type(schema: &Node) -> Option<ParamType> {
     match schema.get("type")? {
-        Node::String(name) => Some(ParamType::from_schema_name(name).unwrap_or(ParamType::Any)),
+        Node::String(name) => Some(type_from_schema_name(name).unwrap_or(ParamType::Any)),
         Node::Array(names) => {
-            let mut types = names.iter().filter_map(Node::as_str).filter_map(ParamType::from_schema_name);
+            let mut types = names.iter().filter_map(Node::as_str).filter_map(type_from_schema_name);
             match (types.next(), types.next()) {
                 (Some(ty), None) => Some(ty),
                 _ => Some(ParamType::Any),
@@ -334,7 +317,7 @@ mod tests {
             (ParamType::String, Node::Null, false),
         ];
         for (ty, value, accepted) in rows {
-            assert_eq!(ty.accepts(&value), accepted, "{ty:?} {value:?}");
+            assert_eq!(accepts(ty, &value), accepted, "{ty:?} {value:?}");
         }
     }
 }
