@@ -3,7 +3,7 @@
 //! every error collected (not just the first), each as
 //! `file:line:col: <json path>: <message> (expected …, received …)`.
 
-use std::{collections::BTreeMap, fmt::Display, time::Duration};
+use std::{collections::BTreeMap, fmt::Display, ops::RangeInclusive, time::Duration};
 
 use marked_yaml::{Node, types::MarkedMappingNode};
 use reqwest::Url;
@@ -186,13 +186,13 @@ impl Walker<'_> {
         }
     }
 
-    /// A whole number in `1..=max`, or `default` when absent.
-    fn count(&mut self, map: &MarkedMappingNode, path: &str, key: &str, default: u64, max: u64) -> u64 {
+    /// A whole number in `range`, or `default` when absent.
+    fn count(&mut self, map: &MarkedMappingNode, path: &str, key: &str, default: u64, range: RangeInclusive<u64>) -> u64 {
         let Some(node) = map.get_node(key) else { return default };
         match yaml_scalar(node).and_then(|v| v.as_u64()) {
-            Some(n) if (1..=max).contains(&n) => n,
+            Some(n) if range.contains(&n) => n,
             _ => {
-                self.expected(node, &child(path, key), "must be a whole number in range", &format!("1 to {max}"));
+                self.expected(node, &child(path, key), "must be a whole number in range", &format!("{} to {}", range.start(), range.end()));
                 default
             }
         }
@@ -268,19 +268,10 @@ impl Walker<'_> {
                 }
         }
         let base_url = self.string(node, map, "target", "base_url", true);
-        let timeout_secs = self.count(map, "target", "timeout_secs", DEFAULT_TIMEOUT_SECS, 3_600);
-        let max_retries = match map.get_node("max_retries") {
-            Some(at) => match yaml_scalar(at).and_then(|v| v.as_u64()) {
-                Some(n) if n <= 10 => n,
-                _ => {
-                    self.expected(at, "target.max_retries", "must be a whole number in range", "0 to 10");
-                    DEFAULT_MAX_RETRIES
-                }
-            },
-            None => DEFAULT_MAX_RETRIES,
-        };
-        let retry_base_ms = self.count(map, "target", "retry_base_ms", DEFAULT_RETRY_BASE_MS, 60_000);
-        let max_response_bytes = self.count(map, "target", "max_response_bytes", DEFAULT_MAX_RESPONSE_BYTES, 1 << 30);
+        let timeout_secs = self.count(map, "target", "timeout_secs", DEFAULT_TIMEOUT_SECS, 1..=3_600);
+        let max_retries = self.count(map, "target", "max_retries", DEFAULT_MAX_RETRIES, 0..=10);
+        let retry_base_ms = self.count(map, "target", "retry_base_ms", DEFAULT_RETRY_BASE_MS, 1..=60_000);
+        let max_response_bytes = self.count(map, "target", "max_response_bytes", DEFAULT_MAX_RESPONSE_BYTES, 1..=1 << 30);
         if !supported {
             return None;
         }
@@ -398,7 +389,7 @@ impl Walker<'_> {
         self.keys(map, "rate_limits", &["requests_per_minute", "requests_per_hour", "requests_per_day", "quotas"], true);
         for window in [RateWindow::Minute, RateWindow::Hour, RateWindow::Day] {
             if map.get_node(window.metric()).is_some() {
-                let threshold = self.count(map, "rate_limits", window.metric(), 0, u64::from(u32::MAX));
+                let threshold = self.count(map, "rate_limits", window.metric(), 0, 1..=u64::from(u32::MAX));
                 if threshold > 0 {
                     limits.push(RateLimit { window, threshold, kind: LimitKind::ApiLimit });
                 }
@@ -428,8 +419,8 @@ impl Walker<'_> {
                 self.expected(at, &child(&path, "metric"), "unsupported quota metric", "requests_per_minute, requests_per_hour or requests_per_day");
                 continue;
             };
-            let warn = limit.get_node("warn").map(|_| self.count(limit, &path, "warn", 0, u64::from(u32::MAX)));
-            let stop = limit.get_node("hard_stop").map(|_| self.count(limit, &path, "hard_stop", 0, u64::from(u32::MAX)));
+            let warn = limit.get_node("warn").map(|_| self.count(limit, &path, "warn", 0, 1..=u64::from(u32::MAX)));
+            let stop = limit.get_node("hard_stop").map(|_| self.count(limit, &path, "hard_stop", 0, 1..=u64::from(u32::MAX)));
             match (warn, stop) {
                 (None, None) => self.error(item, &path, "a quota needs warn, hard_stop or both"),
                 (Some(warn), Some(stop)) if warn >= stop => self.error(item, &path, format!("warn ({warn}) must be below hard_stop ({stop})")),
@@ -581,7 +572,7 @@ impl Walker<'_> {
         let style_name = self.string(node, map, path, "style", true)?;
         let dotted = |text: Option<String>| text.map(|t| t.split('.').map(str::to_owned).collect::<Vec<_>>()).unwrap_or_default();
         let items_field = dotted(self.string(node, map, path, "items_field", false));
-        let max_pages = self.count(map, path, "max_pages", DEFAULT_MAX_PAGES, 1_000);
+        let max_pages = self.count(map, path, "max_pages", DEFAULT_MAX_PAGES, 1..=1_000);
         let style = match style_name.as_str() {
             "link_header" => PageStyle::LinkHeader,
             "cursor" => {

@@ -53,12 +53,13 @@ impl RateLimiter {
         let mut warning = None;
         for limit in &self.limits {
             let window = limit.window.length();
-            let in_window: Vec<&Instant> = sent.iter().filter(|&&at| now.duration_since(at) < window).collect();
-            let count = in_window.len() as u64;
+            // Oldest first: the requests inside the window are a suffix.
+            let first_inside = sent.iter().position(|&at| now.duration_since(at) < window).unwrap_or(sent.len());
+            let count = (sent.len() - first_inside) as u64;
             let metric = limit.window.metric();
             match limit.kind {
                 LimitKind::ApiLimit | LimitKind::QuotaStop if count >= limit.threshold => {
-                    let oldest = in_window.first().map_or(now, |&&at| at);
+                    let oldest = sent.get(first_inside).copied().unwrap_or(now);
                     let wait = window.saturating_sub(now.duration_since(oldest));
                     let retry_after = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
                     let (code, message) = if limit.kind == LimitKind::ApiLimit {
