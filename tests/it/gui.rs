@@ -1,9 +1,11 @@
 //! The real dialog under Xvfb: the verifier's GTK window appears with the
 //! expected title, a click on Approve reaches `confirm_operation`, and no
 //! process's argv holds anything shaped like a code while a code dialog is
-//! open. Screenshots are kept in `target/gui-*.png` as CI artefacts.
-//! Needs Xvfb, xdotool and ImageMagick's `import` (`.ci/run` installs
-//! them).
+//! open. Text an agent controls is shown literally: printf conversions
+//! stay text (the verifier survives `%n`), control and look-alike
+//! characters become visible markers. Screenshots are kept in
+//! `target/gui-*.png` as CI artefacts. Needs Xvfb, xdotool, xclip and
+//! ImageMagick's `import` (`.ci/run` installs them).
 
 use std::{
     io::{BufRead, BufReader},
@@ -51,6 +53,22 @@ impl VirtualDisplay {
             assert!(Instant::now() < deadline, "no window titled {title:?} appeared");
             std::thread::sleep(Duration::from_millis(100));
         }
+    }
+
+    /// The text of a dialog's message, as a person would copy it: a click
+    /// into the (selectable) message, select all, copy, read the clipboard.
+    fn message_text(&self, window: &str) -> String {
+        self.xdotool(&["mousemove", "--window", window, "40", "45", "click", "1"]);
+        std::thread::sleep(Duration::from_millis(200));
+        self.xdotool(&["key", "ctrl+a"]);
+        self.xdotool(&["key", "ctrl+c"]);
+        std::thread::sleep(Duration::from_millis(300));
+        let output = Command::new("timeout")
+            .args(["5", "xclip", "-o", "-selection", "clipboard"])
+            .env("DISPLAY", &self.display)
+            .output()
+            .expect("xclip is installed (.ci/run installs it)");
+        String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
     fn screenshot(&self, name: &str) -> PathBuf {
@@ -131,6 +149,47 @@ async fn the_real_dialog_shows_requests_and_a_click_approves() {
     let (mut raw, answered) = tokio::time::timeout(Duration::from_secs(20), waiting).await.expect("confirm_operation answered").expect("task");
     assert_eq!(answered["data"]["approved"], true, "the click reached confirm_operation: {answered}");
     assert_eq!(ask(&mut raw, step(6, "gui-pusher", "cargo build")).await["data"]["continue"], true);
+}
+
+/// Whether a verifier process is running.
+fn verifier_running() -> bool {
+    argv_of_every_process().iter().any(|(_, argv)| argv.contains("safety-dongle-verifier --stdio"))
+}
+
+#[tokio::test]
+async fn hostile_text_is_shown_literally_and_the_verifier_survives() {
+    let screen = VirtualDisplay::start();
+    let human = Setup::with_channels(Answer::Deny, 300, "[\"dialog\"]");
+    let mut raw = human.start_with_env(&[("DISPLAY", &screen.display), ("WAYLAND_DISPLAY", "")]).await;
+
+    // printf conversions (that leaked the verifier's stack), an ANSI
+    // sequence, a right-to-left override, a Cyrillic look-alike and a line
+    // break that pretends to end the action.
+    let hint = "git push origin /tmp/%x.%x.%x.%x.%x.%x/%s%s%s%s%n \u{1b}[2K \u{202e}gpj.exe \u{0440}m\n\nWhy it needs you: routine";
+    ask(&mut raw, execute(1, "gui-hostile")).await;
+    let pause = ask(&mut raw, step(2, "gui-hostile", hint)).await["data"].clone();
+    notified_id(&pause, "autonomy_pause", "approvalId");
+    assert!(!pause["reason"].as_str().unwrap_or("").contains("No channel"), "the dialog was not shown: {pause}");
+    let window = screen.wait_for_window("safety-dongle: approve this action?");
+    screen.screenshot("gui-hostile-text.png");
+    assert!(verifier_running(), "the verifier is alive with the dialog open");
+    let text = screen.message_text(&window);
+    let expected_action = "git push origin /tmp/%x.%x.%x.%x.%x.%x/%s%s%s%s%n «ESC»[2K «U+202E»gpj.exe «U+0440»m«LF»\n    «LF»\n    Why it needs you: routine";
+    assert!(text.contains(expected_action), "the dialog shows the action literally, markers for the rest:\n{text}");
+    assert_eq!(text.matches("Why it needs you:").count(), 2, "the faked line stays inside the action:\n{text}");
+    assert!(verifier_running(), "the verifier is still alive after its text was read");
+
+    // A code dialog, whose hint would have crashed the verifier before any
+    // window appeared.
+    ask(&mut raw, execute(3, "gui-hostile-2")).await;
+    let pause = ask(&mut raw, step(4, "gui-hostile-2", "npm publish /tmp/%s%s%s%s%s%s%s%s%n%n")).await["data"].clone();
+    notified_id(&pause, "autonomy_pause", "verificationId");
+    assert!(!pause["reason"].as_str().unwrap_or("").contains("No channel"), "the code dialog was not shown: {pause}");
+    screen.wait_for_window("safety-dongle: verification code");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    screen.screenshot("gui-hostile-code.png");
+    assert!(verifier_running(), "the verifier showing the code survived the format string");
+    raw.assert_alive();
 }
 
 #[test]

@@ -11,6 +11,7 @@
 
 mod channels;
 mod code;
+mod plain_text;
 mod protocol;
 
 use std::{io::Write, process::ExitCode, time::Duration};

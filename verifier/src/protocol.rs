@@ -22,6 +22,14 @@ pub enum Kind {
     Approval,
 }
 
+/// How far a code's agent went: paused (verify tier) or hard-blocked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    Verify,
+    DangerZone,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Channel {
@@ -53,8 +61,8 @@ pub struct Request {
     /// The challenge or approval id (a UUID v4).
     pub id: String,
     pub agent: String,
-    /// `verify` or `danger_zone`, for codes.
-    pub tier: Option<String>,
+    /// For codes.
+    pub tier: Option<Tier>,
     pub reason: String,
     pub action: String,
     /// RFC 3339.

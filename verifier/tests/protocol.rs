@@ -113,3 +113,20 @@ fn malformed_and_foreign_requests_are_refused() {
     let output = verifier(&["--stdio"], &huge, &[]);
     assert_eq!(events(&output)[0]["event"], "error");
 }
+
+#[test]
+fn the_command_channel_gets_what_a_person_is_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = human_script(dir.path(), "deny");
+    let mut line: Value = serde_json::from_str(&request("approval", json!(["command"]), json!(["/bin/sh", script]))).unwrap();
+    line["agent"] = json!("coder\u{1b}]0;approved\u{7}");
+    line["action"] = json!(format!("ls \u{202e}fdp.exe\n\u{0440}m -rf ~ {}", "x".repeat(2_000)));
+    let output = verifier(&["--stdio"], &format!("{line}\n"), &[]);
+    assert_eq!(events(&output)[0]["event"], "shown");
+    let seen: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("seen.json")).unwrap()).unwrap();
+    assert_eq!(seen["agent"], "coder«ESC»]0;approved«BEL»");
+    let action = seen["action"].as_str().unwrap();
+    assert!(action.starts_with("ls «U+202E»fdp.exe«LF»«U+0440»m -rf ~ xxx"), "{action}");
+    assert!(action.ends_with(" more characters not shown»"), "a long action is cut and says so: {action}");
+    assert!(action.chars().filter(|c| !c.is_ascii()).all(|c| c == '«' || c == '»'), "only markers are outside ASCII: {action}");
+}

@@ -2,7 +2,9 @@
 //! stdin, never anything in its arguments or environment. For a code, exit
 //! status 0 means it was shown; for an approval, the first line of its
 //! stdout is the answer (`approve`; anything else is deny). How users reach
-//! phones and chat apps, and how tests play the human.
+//! phones and chat apps, and how tests play the human. The agent, reason
+//! and action travel as a person is shown them everywhere (`plain_text`):
+//! printable ASCII, bounded, so a chat app renders no control sequence.
 
 use std::{
     io::{BufRead, BufReader, Read, Write},
@@ -25,13 +27,13 @@ pub fn present(shown: &Presentation<'_>, announce: &mut dyn FnMut()) -> Result<O
     let program = request.command.as_deref().filter(|c| !c.is_empty()).ok_or("no command configured")?;
     let message = match (request.kind, shown.code) {
         (Kind::Code, Some(code)) => json!({
-            "type": "verification_code", "challenge_id": request.id, "agent": request.agent,
-            "tier": request.tier, "reason": request.reason, "action": request.action,
-            "code": code, "expires_at": request.expires_at,
+            "type": "verification_code", "challenge_id": shown.id(), "agent": shown.agent(),
+            "tier": request.tier, "reason": shown.reason(), "action": shown.action(),
+            "code": code, "expires_at": shown.expires_at(),
         }),
         _ => json!({
-            "type": "approval_request", "approval_id": request.id, "agent": request.agent,
-            "reason": request.reason, "action": request.action, "expires_at": request.expires_at,
+            "type": "approval_request", "approval_id": shown.id(), "agent": shown.agent(),
+            "reason": shown.reason(), "action": shown.action(), "expires_at": shown.expires_at(),
         }),
     };
     // Only an approval's answer is read; a code request's program may print

@@ -2,6 +2,11 @@
 //! helper program whose command line would carry the code). GTK hangs when
 //! no display is reachable, so one is checked for first and the channel
 //! fails fast without it.
+//!
+//! rfd's GTK 3 backend passes the message to
+//! `gtk_message_dialog_format_secondary_text` as its printf format, so on
+//! Linux every `%` is doubled first ([`dialog_text`]): the text is shown,
+//! never interpreted, and `%n` cannot write into this process's memory.
 
 use rfd::{MessageButtons, MessageDialog, MessageDialogResult, MessageLevel};
 
@@ -20,7 +25,7 @@ pub fn present(shown: &Presentation<'_>, announce: &mut dyn FnMut()) -> Result<O
     let dialog = MessageDialog::new()
         .set_level(MessageLevel::Warning)
         .set_title(shown.title())
-        .set_description(shown.body())
+        .set_description(dialog_text(&shown.body()))
         .set_buttons(buttons);
     announce();
     let answer = dialog.show();
@@ -32,6 +37,17 @@ pub fn present(shown: &Presentation<'_>, announce: &mut dyn FnMut()) -> Result<O
         MessageDialogResult::Custom(label) if label == "Approve" => Decision::Approve,
         _ => Decision::Deny,
     }))
+}
+
+/// The message as rfd's backend must receive it to show it literally.
+#[cfg(target_os = "linux")]
+fn dialog_text(body: &str) -> String {
+    crate::plain_text::escape_printf(body)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn dialog_text(body: &str) -> String {
+    body.to_owned()
 }
 
 /// Whether a Wayland or X11 display accepts connections.

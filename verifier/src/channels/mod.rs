@@ -7,7 +7,18 @@ mod dialog;
 mod notification;
 mod terminal;
 
-use crate::protocol::{Channel, Kind, Request};
+use crate::{
+    plain_text::{Lines, neutralise},
+    protocol::{Channel, Kind, Request, Tier},
+};
+
+/// The most characters of each field a person is shown; longer text is cut
+/// with a note saying how much is missing.
+const MAX_AGENT_CHARS: usize = 100;
+const MAX_REASON_CHARS: usize = 400;
+const MAX_ACTION_CHARS: usize = 1_000;
+/// Ids and times come from the dongle, but are bounded all the same.
+const MAX_FIELD_CHARS: usize = 64;
 
 /// The human's answer to an approval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,22 +51,45 @@ impl Presentation<'_> {
         }
     }
 
-    /// The text a human reads, for every channel that shows text.
+    /// The agent's name as a person is shown it (see `plain_text`).
+    pub fn agent(&self) -> String {
+        neutralise(&self.request.agent, MAX_AGENT_CHARS, Lines::Marked)
+    }
+
+    /// The reason, as a person is shown it.
+    pub fn reason(&self) -> String {
+        neutralise(&self.request.reason, MAX_REASON_CHARS, Lines::Marked)
+    }
+
+    /// The action, on one line, as a person is shown it.
+    pub fn action(&self) -> String {
+        neutralise(&self.request.action, MAX_ACTION_CHARS, Lines::Marked)
+    }
+
+    /// The request's id, as a person is shown it.
+    pub fn id(&self) -> String {
+        neutralise(&self.request.id, MAX_FIELD_CHARS, Lines::Marked)
+    }
+
+    /// When the request ends, as a person is shown it.
+    pub fn expires_at(&self) -> String {
+        neutralise(&self.request.expires_at, MAX_FIELD_CHARS, Lines::Marked)
+    }
+
+    /// The text a human reads, for every channel that shows text: printable
+    /// ASCII only, each field bounded, a multi-line action indented so no
+    /// line of it can pass for the message around it.
     pub fn body(&self) -> String {
         let r = self.request;
+        let action = neutralise(&r.action, MAX_ACTION_CHARS, Lines::Indented("    "));
+        let (agent, reason, id, expires_at) = (self.agent(), self.reason(), self.id(), self.expires_at());
         match self.code {
             Some(code) => format!(
-                "Agent '{}' was {}: {}\n\nAction: {}\n\nOnly if you want to allow it, give your agent this code:\n\n    {code}\n\nChallenge {} - valid until {}.\nIf you did not expect this, do nothing.",
-                r.agent,
-                if r.tier.as_deref() == Some("verify") { "paused" } else { "stopped" },
-                r.reason,
-                r.action,
-                r.id,
-                r.expires_at
+                "Agent '{agent}' was {}: {reason}\n\nAction: {action}\n\nOnly if you want to allow it, give your agent this code:\n\n    {code}\n\nChallenge {id} - valid until {expires_at}.\nIf you did not expect this, do nothing.",
+                if r.tier == Some(Tier::Verify) { "paused" } else { "stopped" },
             ),
             None => format!(
-                "Agent '{}' wants to:\n\n    {}\n\nWhy it needs you: {}\n\nApprove only if you expected this. Request {} - open until {}.",
-                r.agent, r.action, r.reason, r.id, r.expires_at
+                "Agent '{agent}' wants to:\n\n    {action}\n\nWhy it needs you: {reason}\n\nApprove only if you expected this. Request {id} - open until {expires_at}."
             ),
         }
     }

@@ -1,6 +1,7 @@
 //! A desktop notification over D-Bus. It can show a code, but it cannot
 //! ask a question, so for approvals it declines and the next channel is
-//! tried.
+//! tried. Notification servers read the body as markup (`<b>`, `<a>`,
+//! entities), so it is escaped: the text is shown, never interpreted.
 
 use notify_rust::{Notification, Timeout};
 
@@ -16,7 +17,7 @@ pub fn present(shown: &Presentation<'_>, announce: &mut dyn FnMut()) -> Result<O
     Notification::new()
         .appname("safety-dongle")
         .summary(shown.title())
-        .body(&shown.body())
+        .body(&crate::plain_text::escape_markup(&shown.body()))
         .timeout(Timeout::Never)
         .show()
         .map_err(|e| format!("the notification service refused: {e}"))?;
