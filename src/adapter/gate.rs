@@ -16,7 +16,7 @@
 //! refuses the call before the policy is asked, a confirm cell needs a
 //! human even when the policy would let it pass.
 
-use std::sync::Arc;
+use std::{borrow::Cow, sync::Arc};
 
 use serde_json::{Map, Value};
 
@@ -29,6 +29,7 @@ use crate::{
     },
     safety::engine::{Checked, SafetyLoop},
     store::{now_ms, rfc3339},
+    verify::redact::redact_arguments,
 };
 
 use super::{
@@ -100,7 +101,12 @@ impl OperationGate {
 
     pub async fn admit(&self, call: &CallContext, request: GatedCall<'_>) -> Result<Admitted, AqlError> {
         let arguments = canonical(request.arguments);
-        let action = format!("{} {arguments}", request.operation);
+        let action = match redact_arguments(request.arguments) {
+            Cow::Borrowed(_) => format!("{} {arguments}", request.operation),
+            // A proxied MCP-AQL server's verify_challenge: the token still
+            // binds to the real arguments, the stored action has no code.
+            Cow::Owned(redacted) => format!("{} {}", request.operation, canonical(&redacted)),
+        };
         let agent = self.safety.acting_agent(call);
         // Hashed only where a token is checked or issued, not on every call.
         let scope = || Scope::new(request.operation, &arguments, request.source);

@@ -4,7 +4,9 @@
 //! The action text is what a careful agent would have reported: the
 //! command for `Bash`, `write_file <path>` for `Write`/`Edit`/`MultiEdit`,
 //! `read_file <path>` for `Read`, the URL for `WebFetch`, and
-//! `<server>__<tool> <canonical arguments>` for MCP tools.
+//! `<server>__<tool> <canonical arguments>` for MCP tools, with any
+//! verification code redacted (the agent's own `verify_challenge` call to
+//! the dongle passes through here too, and action texts are stored).
 //!
 //! The answer never loosens Claude Code's own permissions: when the policy
 //! lets an action through, the hook states no decision and Claude Code's
@@ -15,7 +17,7 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::{protocol::canonical::canonical, safety::engine::GateDecision};
+use crate::{protocol::canonical::canonical, safety::engine::GateDecision, verify::redact::redact_arguments};
 
 /// The longest payload read.
 pub const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;
@@ -56,10 +58,13 @@ pub fn action_text(call: &PreToolUse) -> String {
         "Grep" => format!("search_files {} {}", text(input, "pattern"), text(input, "path")).trim_end().to_owned(),
         "Glob" => format!("list_files {} {}", text(input, "pattern"), text(input, "path")).trim_end().to_owned(),
         "LS" => format!("list_files {}", text(input, "path")),
-        name => match name.strip_prefix("mcp__").and_then(|rest| rest.split_once("__")) {
-            Some((server, tool)) => format!("{server}__{tool} {}", canonical(input)),
-            None => format!("{name} {}", canonical(input)),
-        },
+        name => {
+            let arguments = canonical(&redact_arguments(input));
+            match name.strip_prefix("mcp__").and_then(|rest| rest.split_once("__")) {
+                Some((server, tool)) => format!("{server}__{tool} {arguments}"),
+                None => format!("{name} {arguments}"),
+            }
+        }
     }
 }
 

@@ -37,6 +37,7 @@ use crate::{
         approvals::{ApprovalBoard, Settled},
         code_verified,
         link::{Approved, HumanRequest, Shown, VerifierLink},
+        redact::redact_text,
     },
     store::{
         Store, StoreError,
@@ -712,6 +713,7 @@ impl SafetyLoop {
     /// humans as a step. A pause asks a human through the verifier and
     /// waits (bounded) for the answer.
     pub async fn gate(&self, call: &CallContext, agent: &str, action: &str) -> GateDecision {
+        let action = &*redact_text(action);
         match self.check_action(call, agent, action, None, None, false).await {
             Checked::Allowed { factors } => GateDecision::Continue { factors },
             Checked::Refused { reason, factors } => GateDecision::Deny { reason, factors },
@@ -735,6 +737,8 @@ impl SafetyLoop {
     /// approval: the tier wants a human's out-of-band code, which a single
     /// proxied call has no way to carry.
     pub async fn check_action(&self, call: &CallContext, agent: &str, action: &str, risk_floor: Option<u8>, must_ask: Option<&str>, verify_refuses: bool) -> Checked {
+        // Evaluated, audited and shown to a human without any code in it.
+        let action = &*redact_text(action);
         let now = now_ms();
         let settings = self.policy.settings_for(agent);
         let facts = StepFacts { agent, hint: action, outcome: None, step: 1, max_steps: settings.max_steps, agent_risk: risk_floor };

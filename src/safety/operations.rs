@@ -9,13 +9,16 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use crate::protocol::{
+use crate::{
+    protocol::{
     error::AqlError,
     params::{ParamSpec, ParamType},
     registry::{CallContext, Category, Operation, OperationFuture, OperationResult, OperationSpec, Registry, RegistryError, ReturnType},
     request::Params,
     router::Router,
     types::{TypeDef, TypeShape},
+    },
+    verify::redact::{CODE_PARAM, VERIFY_OPERATION, redact_text},
 };
 
 use super::{
@@ -112,12 +115,12 @@ impl Kind {
                 json!({ "element_name": "coder", "reason": "user asked to stop" }),
             ),
             Kind::Verify => (
-                "verify_challenge",
+                VERIFY_OPERATION,
                 Category::Create,
                 "Submit the code a human read from the verification dialog (never guess: one attempt per challenge)",
                 vec![
                     ParamSpec::required("challenge_id", ParamType::String, "The verificationId from the notification").alias("challengeId"),
-                    ParamSpec::required("code", ParamType::String, "The code exactly as the human gave it (case, spaces and hyphens do not matter)"),
+                    ParamSpec::required(CODE_PARAM, ParamType::String, "The code exactly as the human gave it (case, spaces and hyphens do not matter)"),
                 ],
                 ("VerificationResult", "object", "Whether the challenge was verified"),
                 json!({ "challenge_id": "6f1c2d4e-0000-4000-8000-000000000000", "code": "ABCDE-FGHJK-MNPQR-STVWX-YZ012-3" }),
@@ -179,7 +182,7 @@ impl LoopOperation {
         match self.kind {
             Kind::Verify => {
                 let id = params.str("challenge_id").unwrap_or_default();
-                return self.safety.verify_challenge(id, params.str("code").unwrap_or_default());
+                return self.safety.verify_challenge(id, params.str(CODE_PARAM).unwrap_or_default());
             }
             Kind::Confirm => return self.safety.confirm(call, params.str("approval_id").unwrap_or_default()).await,
             _ => {}
@@ -193,7 +196,8 @@ impl LoopOperation {
             }
             Kind::Step => {
                 let agent_risk = bounded_integer(operation, params, "risk_score", 0..=100)?;
-                let hint = params.str("next_action_hint").unwrap_or_default().to_owned();
+                // A code has no business in a hint; it would be stored with it.
+                let hint = redact_text(params.str("next_action_hint").unwrap_or_default()).into_owned();
                 self.safety.step(call, StepRequest { agent, hint, outcome: outcome(params), agent_risk: agent_risk.and_then(|n| u8::try_from(n).ok()) }).await
             }
             Kind::Complete => self.safety.complete(call, FinishRequest { agent, outcome: outcome(params), text: params.str("summary").map(str::to_owned) }),

@@ -3,14 +3,15 @@
 //!
 //! Each row's hash covers the previous row's hash and every field of the
 //! row, length-prefixed, so changing, inserting or removing a row breaks
-//! every later hash; triggers refuse UPDATE and DELETE outright. What a
+//! every later hash; triggers refuse UPDATE and DELETE outright. Hints
+//! are stored with code-shaped text redacted. What a
 //! chain cannot show is the loss of its newest rows: `verify` reports the
 //! count so it can be compared with what was expected.
 
 use rusqlite::{Transaction, params};
 use sha2::{Digest, Sha256};
 
-use crate::policy::hex;
+use crate::{policy::hex, verify::redact::redact_text};
 
 use super::{StoreError, now_ms};
 
@@ -86,6 +87,10 @@ pub fn append(tx: &Transaction<'_>, entry: &AuditEntry<'_>) -> Result<i64, Store
         })?;
     let seq = last_seq + 1;
     let at = now_ms();
+    // The last line of defence: whatever path an action took, no
+    // code-shaped text is stored (see `verify::redact`).
+    let hint = entry.hint.map(redact_text);
+    let entry = &AuditEntry { hint: hint.as_deref(), ..*entry };
     let hash = row_hash(&prev, seq, at, entry);
     tx.prepare_cached(
         "INSERT INTO audit (seq, at, agent, execution_id, session_id, event, hint, decision, stage, rule, policy_hash, prev_hash, hash) \

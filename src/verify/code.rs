@@ -10,7 +10,15 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 const ALPHABET: &str = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-const CODE_CHARS: usize = 26;
+/// Characters in a code.
+pub const CODE_CHARS: usize = 26;
+
+/// Whether a byte can be a character of a typed code: the alphabet in
+/// either case, and the letters read as digits (`O`, `I`, `L`).
+pub fn is_code_char(byte: u8) -> bool {
+    let upper = byte.to_ascii_uppercase();
+    matches!(upper, b'O' | b'I' | b'L') || ALPHABET.as_bytes().contains(&upper)
+}
 
 /// The canonical form of a typed code, or `None` if it cannot be one.
 pub fn normalize(typed: &str) -> Option<String> {

@@ -2,7 +2,9 @@
 //!
 //! `link` talks to the verifier process that shows codes and approval
 //! requests; `code` checks a typed code against the hash it sent;
-//! `approvals` holds the answers until `confirm_operation` collects them.
+//! `approvals` holds the answers until `confirm_operation` collects them;
+//! `redact` keeps codes out of action texts before they are evaluated,
+//! stored or logged.
 //!
 //! An [`Unblock`] is the only value that can lift a hard block
 //! (`store::records::remove_block` takes one). Its fields are private and
@@ -15,6 +17,7 @@
 pub mod approvals;
 pub mod code;
 pub mod link;
+pub mod redact;
 
 use std::fmt;
 
