@@ -36,14 +36,12 @@ pub enum Lines {
 /// Printable ASCII only, at most `max_chars` characters of the input.
 pub fn neutralise(text: &str, max_chars: usize, lines: Lines) -> String {
     let mut out = String::with_capacity(text.len().min(max_chars * 2));
-    let mut shown = 0;
-    for ch in text.chars() {
+    for (shown, ch) in text.chars().enumerate() {
         if shown == max_chars {
             let rest = text.chars().count() - shown;
             let _ = write!(out, " «... {rest} more characters not shown»");
             break;
         }
-        shown += 1;
         match ch {
             ' '..='~' => out.push(ch),
             '\n' => {
