@@ -35,6 +35,17 @@ pub enum LoopMode {
 }
 
 impl LoopMode {
+    /// How much protection the mode gives: enforcing > monitoring >
+    /// logging > disabled.
+    fn strictness(self) -> u8 {
+        match self {
+            Self::Enforcing => 3,
+            Self::Monitoring => 2,
+            Self::Logging => 1,
+            Self::Disabled => 0,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Self::Enforcing => "enforcing",
@@ -90,6 +101,8 @@ impl Channel {
 struct RawConfig {
     data_dir: Option<PathBuf>,
     mode: Option<LoopMode>,
+    #[serde(default)]
+    allow_weaker_mode: bool,
     endpoints: Option<EndpointMode>,
     #[serde(default)]
     policies: Vec<PathBuf>,
@@ -184,7 +197,12 @@ pub enum StartPolicy {
 pub struct Config {
     /// `None` when the platform has no data folder and none was configured.
     pub data_dir: Option<PathBuf>,
-    pub mode: LoopMode,
+    /// Private: changed only through [`Config::override_mode`], which keeps
+    /// flags and the environment from weakening what the file set.
+    mode: LoopMode,
+    /// Whether flags and the environment may set a weaker mode than the
+    /// file's (`allow_weaker_mode`, off by default).
+    pub allow_weaker_mode: bool,
     pub endpoints: EndpointMode,
     pub policies: Vec<PathBuf>,
     pub adapters: Vec<PathBuf>,
@@ -200,6 +218,7 @@ impl Default for Config {
         Self {
             data_dir: dirs::data_dir().map(|d| d.join("safety-dongle")),
             mode: LoopMode::default(),
+            allow_weaker_mode: false,
             endpoints: EndpointMode::default(),
             policies: Vec::new(),
             adapters: Vec::new(),
@@ -243,6 +262,7 @@ impl Config {
         Ok(Self {
             data_dir: raw.data_dir.as_ref().map(resolve).or(defaults.data_dir),
             mode: raw.mode.unwrap_or_default(),
+            allow_weaker_mode: raw.allow_weaker_mode,
             endpoints: raw.endpoints.unwrap_or_default(),
             policies: raw.policies.iter().map(resolve).collect(),
             adapters: raw.adapters.iter().map(resolve).collect(),
@@ -258,9 +278,50 @@ impl Config {
             self.endpoints = value.parse().map_err(|e| format!("{ENDPOINT_MODE_ENV}: {e}"))?;
         }
         if let Some(value) = var(LOOP_MODE_ENV) {
-            self.mode = value.parse().map_err(|e| format!("{LOOP_MODE_ENV}: {e}"))?;
+            let mode = value.parse().map_err(|e| format!("{LOOP_MODE_ENV}: {e}"))?;
+            self.override_mode(mode, LOOP_MODE_ENV).map_err(|refused| refused.to_string())?;
         }
         Ok(())
+    }
+
+    /// The safety-loop mode in force.
+    pub fn mode(&self) -> LoopMode {
+        self.mode
+    }
+
+    /// Sets the mode from a flag or the environment (`from` names which).
+    /// Either may make protection stricter than the config file says, but
+    /// weaker only when the file itself allows it: whoever controls a
+    /// process's environment or arguments (an agent starting a shell, a
+    /// client config it can edit) is not the owner of the file.
+    pub fn override_mode(&mut self, mode: LoopMode, from: &'static str) -> Result<(), WeakerModeRefused> {
+        if mode.strictness() < self.mode.strictness() && !self.allow_weaker_mode {
+            return Err(WeakerModeRefused { from, asked: mode, configured: self.mode });
+        }
+        self.mode = mode;
+        Ok(())
+    }
+}
+
+/// A flag or the environment asked for less protection than the config
+/// file sets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WeakerModeRefused {
+    pub from: &'static str,
+    pub asked: LoopMode,
+    pub configured: LoopMode,
+}
+
+impl std::fmt::Display for WeakerModeRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} asks for safety-loop mode '{}', weaker than the configured '{}': only stricter modes may be set there \
+             (a config file that should allow it says allow_weaker_mode = true)",
+            self.from,
+            self.asked.name(),
+            self.configured.name()
+        )
     }
 }
 
@@ -403,6 +464,43 @@ mod tests {
             .apply_env(|name| (name == LOOP_MODE_ENV).then(|| "relaxed".to_string()))
             .unwrap_err();
         assert!(err.contains("MCPAQL_SAFETY_LOOP"));
+    }
+
+    /// One row per (file mode, allowed, asked): whether the override holds.
+    #[test]
+    fn flags_and_environment_only_tighten_unless_the_file_allows_weakening() {
+        use LoopMode::*;
+        let rows = [
+            (Enforcing, false, Disabled, false),
+            (Enforcing, false, Monitoring, false),
+            (Enforcing, false, Logging, false),
+            (Enforcing, false, Enforcing, true),
+            (Monitoring, false, Enforcing, true),
+            (Monitoring, false, Logging, false),
+            (Logging, false, Monitoring, true),
+            (Disabled, false, Logging, true),
+            (Enforcing, true, Disabled, true),
+            (Monitoring, true, Disabled, true),
+        ];
+        for (configured, allowed, asked, holds) in rows {
+            let mut config = Config { mode: configured, allow_weaker_mode: allowed, ..Config::default() };
+            let result = config.apply_env(|name| (name == LOOP_MODE_ENV).then(|| asked.name().to_owned()));
+            assert_eq!(result.is_ok(), holds, "{configured:?} allowed={allowed} asked {asked:?}: {result:?}");
+            assert_eq!(config.mode, if holds { asked } else { configured });
+        }
+        let mut config = Config::default();
+        let refused = config.override_mode(Disabled, "--mode").unwrap_err();
+        assert!(refused.to_string().contains("--mode asks for safety-loop mode 'disabled', weaker than the configured 'enforcing'"), "{refused}");
+    }
+
+    #[test]
+    fn the_file_decides_whether_weakening_is_allowed() {
+        let file = write_config("mode = \"enforcing\"\nallow_weaker_mode = true\n");
+        assert!(Config::from_file(file.path()).unwrap().allow_weaker_mode);
+        let file = write_config("mode = \"monitoring\"\n");
+        let config = Config::from_file(file.path()).unwrap();
+        assert!(!config.allow_weaker_mode);
+        assert_eq!(config.mode, LoopMode::Monitoring);
     }
 
     #[cfg(unix)]

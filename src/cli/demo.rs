@@ -33,7 +33,8 @@ pub(super) fn run() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let mut config = Config { data_dir: Some(state.clone()), ..Config::default() };
+    let mut config = Config::default();
+    config.data_dir = Some(state.clone());
     config.verifier.channels = vec![Channel::Dialog, Channel::Terminal];
     config.verifier.approval_timeout_secs = 120;
     let Some((super::serve::Assembled { router, .. }, runtime)) = super::serve::assemble_with_runtime(&config) else {

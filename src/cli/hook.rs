@@ -30,7 +30,10 @@ fn decide(args: &HookArgs) -> Result<serde_json::Value, String> {
         .read_to_end(&mut payload)
         .map_err(|e| format!("reading the payload failed: {e}"))?;
     let call = claude_code::parse(&payload)?;
-    let mut config = args.config.load().ok_or("the configuration has errors (run `safety-dongle check`)")?;
+    let mut config = args.config.load_or_diagnose().map_err(|errors| {
+        let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        format!("the configuration has errors: {}", messages.join("; "))
+    })?;
     if !args.policies.is_empty() {
         config.policies = args.policies.clone();
     }

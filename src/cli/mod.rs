@@ -114,11 +114,16 @@ impl ConfigArg {
     /// Loads the configuration with `--data-dir` applied, printing every
     /// error; `None` means exit 1.
     fn load(&self) -> Option<Config> {
-        let mut config = load_config(self.config.as_deref())?;
+        self.load_or_diagnose().map_err(|errors| print_diagnostics(&errors)).ok()
+    }
+
+    /// Loads the configuration with `--data-dir` applied, or says why not.
+    fn load_or_diagnose(&self) -> Result<Config, Vec<crate::diagnostics::Diagnostic>> {
+        let mut config = Config::load(self.config.as_deref())?;
         if let Some(dir) = &self.data_dir {
             config.data_dir = Some(dir.clone());
         }
-        Some(config)
+        Ok(config)
     }
 
     /// Opens the state database of the configuration, printing why not;
@@ -186,14 +191,12 @@ struct UnblockArgs {
 
 /// Loads the configuration, printing every error; `None` means exit 1.
 fn load_config(path: Option<&std::path::Path>) -> Option<Config> {
-    match Config::load(path) {
-        Ok(config) => Some(config),
-        Err(errors) => {
-            for error in errors {
-                eprintln!("{}", error.render());
-            }
-            None
-        }
+    Config::load(path).map_err(|errors| print_diagnostics(&errors)).ok()
+}
+
+fn print_diagnostics(errors: &[crate::diagnostics::Diagnostic]) {
+    for error in errors {
+        eprintln!("{}", error.render());
     }
 }
 

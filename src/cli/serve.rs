@@ -40,8 +40,11 @@ pub(super) fn run(args: ServeArgs) -> ExitCode {
     if let Some(dir) = args.data_dir {
         config.data_dir = Some(dir);
     }
-    if let Some(mode) = args.mode {
-        config.mode = mode;
+    if let Some(mode) = args.mode
+        && let Err(refused) = config.override_mode(mode, "--mode")
+    {
+        eprintln!("safety-dongle: {refused}");
+        return ExitCode::from(1);
     }
     if let Some(endpoints) = args.endpoints {
         config.endpoints = endpoints;
@@ -160,7 +163,7 @@ pub fn build_safety_loop(config: &Config) -> Result<SafetyLoop, String> {
         tracing::warn!("safety-dongle-verifier not found next to this program or on PATH: no human can be asked, so blocks and pauses stay until `safety-dongle unblock` or expiry");
     }
     let loop_config = LoopConfig {
-        mode: config.mode,
+        mode: config.mode(),
         challenge_ttl_ms: i64::try_from(settings.challenge_ttl_secs.saturating_mul(1000)).unwrap_or(i64::MAX),
         approval_wait: std::time::Duration::from_secs(settings.approval_timeout_secs),
         verifier,

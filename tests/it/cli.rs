@@ -163,3 +163,17 @@ async fn the_verifier_is_found_on_path() {
     let seen = std::fs::read_to_string(dir.join("seen.json")).expect("the verifier found on PATH showed the code");
     assert!(seen.contains("verification_code"));
 }
+
+#[tokio::test]
+async fn a_flag_cannot_weaken_the_configured_mode_unless_the_file_allows_it() {
+    let output = dongle_command(&["serve", "--mode", "monitoring"]).output().await.expect("run");
+    assert_eq!(output.status.code(), Some(1), "no config file: the default (enforcing) holds");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--mode asks for safety-loop mode 'monitoring', weaker than the configured 'enforcing'"), "{stderr}");
+    let file = config_file("mode = \"logging\"\n");
+    let output = dongle_command(&["serve", "--config", file.path().to_str().expect("utf-8 path"), "--mode", "disabled"]).output().await.expect("run");
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = dongle_command(&["serve", "--mode", "disabled"]).env("MCPAQL_SAFETY_LOOP", "monitoring").output().await.expect("run");
+    assert_eq!(output.status.code(), Some(1), "the environment is refused before the flag is looked at");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("MCPAQL_SAFETY_LOOP asks for safety-loop mode 'monitoring'"));
+}

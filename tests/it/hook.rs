@@ -27,7 +27,12 @@ async fn hook(config: &str, agent: &str, payload: &Value) -> Value {
 
 /// Runs the hook with `args`, feeds it `payload`, returns its JSON answer.
 async fn run_hook(args: &[&str], payload: &Value) -> Value {
+    run_hook_with_env(args, &[], payload).await
+}
+
+async fn run_hook_with_env(args: &[&str], env: &[(&str, &str)], payload: &Value) -> Value {
     let mut child = dongle_command(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -136,4 +141,25 @@ async fn unreadable_state_fails_closed() {
 
 async fn hook_with_data_dir(data_dir: &Path, payload: &Value) -> Value {
     run_hook(&["hook", "claude-code", "--data-dir", data_dir.to_str().unwrap()], payload).await
+}
+
+/// The environment cannot switch protection off behind the config file's
+/// back: the hook keeps denying, and says why, unless the file allows it.
+#[tokio::test]
+async fn the_environment_cannot_weaken_the_configured_mode() {
+    let dir = scratch_dir();
+    let config = unreachable_humans(&dir);
+    for weaker in ["disabled", "monitoring", "logging"] {
+        let args = ["hook", "claude-code", "--config", &config, "--agent", "env"];
+        let answer = run_hook_with_env(&args, &[("MCPAQL_SAFETY_LOOP", weaker)], &bash("e", "sudo rm -rf /")).await;
+        assert_eq!(decision(&answer), "deny", "MCPAQL_SAFETY_LOOP={weaker}: {answer}");
+        let reason = answer["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
+        assert!(reason.contains("weaker than the configured 'enforcing'"), "{reason}");
+    }
+    // A config file that allows weakening lets the environment decide.
+    let allowing = dir.join("allowing.toml");
+    std::fs::write(&allowing, format!("allow_weaker_mode = true\n{}", std::fs::read_to_string(&config).unwrap())).unwrap();
+    let args = ["hook", "claude-code", "--config", allowing.to_str().unwrap(), "--agent", "env-allowed"];
+    let answer = run_hook_with_env(&args, &[("MCPAQL_SAFETY_LOOP", "disabled")], &bash("e2", "sudo rm -rf /")).await;
+    assert_eq!(decision(&answer), "defer", "allowed by the file: {answer}");
 }

@@ -131,7 +131,11 @@ async def test_parameter_names_and_overrides() -> None:
 
 
 async def test_monitoring_mode_advises_but_never_holds_back() -> None:
-    async with serve(args=["serve", "--mode", "monitoring"]) as dongle:
+    # Only the config file may choose a weaker mode than enforcing.
+    config = tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False)
+    config.write('mode = "monitoring"\n')
+    config.close()
+    async with serve(args=["serve", "--config", config.name]) as dongle:
         listing = await dongle.introspect(query="operations")
         assert listing["_protocol"]["capabilities"]["execution_safety_loop"] == "monitoring"
         await dongle.call("mcp_aql_execute", execute("m"))
