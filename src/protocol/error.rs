@@ -360,6 +360,27 @@ impl AqlError {
         }
     }
 
+    /// A wrong code from a session other than the challenge's agent's: it
+    /// neither spends the challenge nor counts against that agent.
+    pub fn verification_failed_elsewhere(challenge_id: &str) -> Self {
+        Self {
+            code: ErrorCode::PermissionDenied,
+            message: format!(
+                "Verification failed for challenge '{challenge_id}'; this session is not the blocked agent's, so the challenge stays open for it and the failure counts against this session"
+            ),
+            details: details(json!({ "challenge_id": challenge_id, "verified": false })),
+        }
+    }
+
+    /// A session other than the challenge's agent's failed too often.
+    pub fn session_rate_limited(retry_after_secs: i64) -> Self {
+        Self {
+            code: ErrorCode::RateLimitExceeded,
+            message: format!("Too many failed verifications from this session; try again in {retry_after_secs} s"),
+            details: details(json!({ "scope": "session", "retry_after_secs": retry_after_secs })),
+        }
+    }
+
     pub fn rate_limited(agent: &str, retry_after_secs: i64) -> Self {
         Self {
             code: ErrorCode::RateLimitExceeded,

@@ -49,6 +49,7 @@ use crate::{
 };
 
 use super::{
+    attempts::{self, Subject},
     directive::{Directive, Notification, NotificationKind, SafetyTier},
     evaluator::{Evaluation, Outcome, PauseKind, StepFacts, Verdict, evaluate_step},
     lifecycle::{AnyExecution, Execution, NewExecution},
@@ -70,9 +71,11 @@ pub struct LoopConfig {
 /// At most this many fresh codes for one blocked agent per window.
 const REISSUES_PER_WINDOW: u32 = 3;
 const REISSUE_WINDOW_MS: i64 = 5 * 60 * 1000;
-/// Failed verifications per agent per window before a lockout.
-const FAILURES_PER_WINDOW: u32 = 10;
-const FAILURE_WINDOW_MS: i64 = 60 * 1000;
+/// At most this many requests for a human (dialogs) raised by one MCP
+/// session per window, whatever agent names it reports under: a session
+/// cannot flood a person with dialogs through fresh names.
+const HUMAN_REQUESTS_PER_SESSION: u32 = 10;
+const HUMAN_REQUEST_WINDOW_MS: i64 = 5 * 60 * 1000;
 
 /// A request for a human, decided in the transaction, made after it.
 #[derive(Debug, Clone)]
@@ -80,6 +83,8 @@ struct Ask {
     kind: ChallengeKind,
     id: String,
     agent: String,
+    /// The MCP session whose call raised it.
+    session_id: String,
     reason: String,
     action: String,
     expires_at: i64,
@@ -264,7 +269,7 @@ impl SafetyLoop {
         let result = self.store
             .write(|tx| {
                 if let Some(mut block) = self.block_for(tx, call, agent)? {
-                    ask = self.reissue_if_expired(tx, &mut block, now)?;
+                    ask = self.reissue_if_expired(tx, call, &mut block, now)?;
                     self.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "execute", decision: "refused", stage: Some("block"), ..Default::default() })?;
                     return Ok(Err(AqlError::agent_blocked(&block.agent, &block.challenge_id, &block.reason)));
                 }
@@ -360,7 +365,7 @@ impl SafetyLoop {
         let enforcing = self.config.mode == LoopMode::Enforcing;
 
         if let Some(mut block) = self.block_for(tx, call, agent)? {
-            let ask = if enforcing { self.reissue_if_expired(tx, &mut block, now)? } else { None };
+            let ask = if enforcing { self.reissue_if_expired(tx, call, &mut block, now)? } else { None };
             let mut directive = Directive::refuse(
                 format!("Agent '{}' is hard-blocked: {}. Wait for a human to complete challenge {}", block.agent, block.reason, block.challenge_id),
                 format!("agent '{}' is hard-blocked until a human completes challenge {}", block.agent, block.challenge_id),
@@ -439,14 +444,14 @@ impl SafetyLoop {
             match evaluation.verdict {
                 Verdict::Continue | Verdict::Pause(PauseKind::FailClosed) => {}
                 Verdict::Stop => {
-                    let block = self.hard_block(tx, agent, &request.hint, &evaluation, rule.as_deref(), now)?;
+                    let block = self.hard_block(tx, call, agent, &request.hint, &evaluation, rule.as_deref(), now)?;
                     execution.advance_cursor(records::last_event_id(tx)?);
                     directive.notifications.push(self.notification(NotificationKind::DangerZone, &block.reason, [("verificationId", block.id.as_str()), ("agent", agent)], now));
                     taints_session = Some(now);
                     ask = Some(block);
                 }
                 Verdict::Pause(kind) => {
-                    let (pause, pause_ask) = self.open_pause(tx, agent, &request.hint, kind, evaluation.reason.clone().unwrap_or_default(), now)?;
+                    let (pause, pause_ask) = self.open_pause(tx, call, agent, &request.hint, kind, evaluation.reason.clone().unwrap_or_default(), now)?;
                     directive.notifications.push(self.pause_notification(&pause, now));
                     new_pause = Some(pause);
                     ask = Some(pause_ask);
@@ -471,7 +476,7 @@ impl SafetyLoop {
 
     /// A blocked agent whose challenge expired gets a fresh one, at most
     /// [`REISSUES_PER_WINDOW`] per [`REISSUE_WINDOW_MS`].
-    fn reissue_if_expired(&self, tx: &Transaction<'_>, block: &mut BlockRow, now: i64) -> Result<Option<Ask>, StoreError> {
+    fn reissue_if_expired(&self, tx: &Transaction<'_>, call: &CallContext, block: &mut BlockRow, now: i64) -> Result<Option<Ask>, StoreError> {
         if block.agent.is_empty() || self.config.mode != LoopMode::Enforcing {
             return Ok(None);
         }
@@ -483,7 +488,7 @@ impl SafetyLoop {
             return Ok(None);
         }
         records::set_challenge_status(tx, &block.challenge_id, "expired")?;
-        let ask = self.new_ask(ChallengeKind::DangerZone, &block.agent, block.reason.clone(), "re-issued for an expired challenge", now);
+        let ask = self.new_ask(call, ChallengeKind::DangerZone, &block.agent, block.reason.clone(), "re-issued for an expired challenge", now);
         self.record_challenge(tx, &ask, ask.expires_at, true, now)?;
         records::set_block_challenge(tx, &block.agent, &ask.id)?;
         self.audit(tx, AuditEntry { agent: &block.agent, event: "reissue", decision: "new challenge", stage: Some("block"), ..Default::default() })?;
@@ -503,6 +508,18 @@ impl SafetyLoop {
         let Some(link) = &self.config.verifier else {
             return Err(vec!["no safety-dongle-verifier program was found".into()]);
         };
+        // The request itself is already stored, so it counts.
+        let raised = self.store.read(|tx| records::challenges_in_session_since(tx, &ask.session_id, now_ms() - HUMAN_REQUEST_WINDOW_MS));
+        match raised {
+            Ok(count) if count <= HUMAN_REQUESTS_PER_SESSION => {}
+            Ok(_) => {
+                return Err(vec![format!(
+                    "this MCP session already asked a human {HUMAN_REQUESTS_PER_SESSION} times in {} minutes, so no dialog was opened",
+                    HUMAN_REQUEST_WINDOW_MS / 60_000
+                )]);
+            }
+            Err(_) => return Err(vec!["the safety state could not be read, so no dialog was opened".into()]),
+        }
         let expires_at = rfc3339(ask.expires_at);
         let timeout_secs = u64::try_from((ask.expires_at - now_ms()).max(1_000) / 1_000).unwrap_or(1);
         let tier = match ask.kind {
@@ -547,9 +564,9 @@ impl SafetyLoop {
 
     /// Records a hard block: a durable challenge, the block itself, and the
     /// danger-zone broadcast. Returns the request for the human.
-    fn hard_block(&self, tx: &Transaction<'_>, agent: &str, hint: &str, evaluation: &Evaluation, rule: Option<&str>, now: i64) -> Result<Ask, StoreError> {
+    fn hard_block(&self, tx: &Transaction<'_>, call: &CallContext, agent: &str, hint: &str, evaluation: &Evaluation, rule: Option<&str>, now: i64) -> Result<Ask, StoreError> {
         let reason = evaluation.reason.clone().unwrap_or_else(|| "hard block".into());
-        let ask = self.new_ask(ChallengeKind::DangerZone, agent, reason, hint, now);
+        let ask = self.new_ask(call, ChallengeKind::DangerZone, agent, reason, hint, now);
         self.record_challenge(tx, &ask, ask.expires_at, true, now)?;
         records::insert_block(tx, &BlockRow { agent: agent.to_owned(), challenge_id: ask.id.clone(), reason: ask.reason.clone(), rule: rule.map(str::to_owned), blocked_at: now })?;
         records::insert_event(tx, &EventRow {
@@ -565,11 +582,12 @@ impl SafetyLoop {
 
     /// A request for a human under a fresh challenge id, valid for the
     /// configured challenge lifetime.
-    fn new_ask(&self, kind: ChallengeKind, agent: &str, reason: String, action: &str, now: i64) -> Ask {
+    fn new_ask(&self, call: &CallContext, kind: ChallengeKind, agent: &str, reason: String, action: &str, now: i64) -> Ask {
         Ask {
             kind,
             id: uuid::Uuid::new_v4().to_string(),
             agent: agent.to_owned(),
+            session_id: call.session_id.clone(),
             reason,
             action: action.to_owned(),
             expires_at: now + self.config.challenge_ttl_ms,
@@ -590,14 +608,15 @@ impl SafetyLoop {
             status: "pending".into(),
             durable,
             owner_pid: self.pid,
+            session_id: Some(ask.session_id.clone()),
         })
     }
 
     /// Records the challenge behind a pause; returns the pause and the
     /// request for the human.
-    fn open_pause(&self, tx: &Transaction<'_>, agent: &str, hint: &str, kind: PauseKind, reason: String, now: i64) -> Result<(Pause, Ask), StoreError> {
+    fn open_pause(&self, tx: &Transaction<'_>, call: &CallContext, agent: &str, hint: &str, kind: PauseKind, reason: String, now: i64) -> Result<(Pause, Ask), StoreError> {
         let challenge_kind = if kind == PauseKind::Verification { ChallengeKind::Verify } else { ChallengeKind::Approval };
-        let ask = self.new_ask(challenge_kind, agent, reason, hint, now);
+        let ask = self.new_ask(call, challenge_kind, agent, reason, hint, now);
         let expires_at = (kind != PauseKind::StepLimit).then_some(ask.expires_at);
         let pause = Pause { kind, challenge_id: ask.id.clone(), challenge_kind, reason: ask.reason.clone(), expires_at };
         self.record_challenge(tx, &ask, expires_at.unwrap_or(i64::MAX), false, now)?;
@@ -745,7 +764,7 @@ impl SafetyLoop {
         let enforcing = self.config.mode == LoopMode::Enforcing;
         let decided = self.store.write(|tx| {
             if let Some(mut block) = self.block_for(tx, call, agent)? {
-                let ask = if enforcing { self.reissue_if_expired(tx, &mut block, now)? } else { None };
+                let ask = if enforcing { self.reissue_if_expired(tx, call, &mut block, now)? } else { None };
                 self.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "gate", hint: Some(action), decision: "refused", stage: Some("block"), ..Default::default() })?;
                 let reason = format!("agent '{}' is hard-blocked ({}); a human must complete challenge {}", block.agent, block.reason, block.challenge_id);
                 return Ok((Checked::Refused { reason, factors: vec![] }, ask, None));
@@ -773,7 +792,7 @@ impl SafetyLoop {
             let (checked, ask) = match (verdict, enforcing) {
                 (Verdict::Continue, _) | (_, false) => (Checked::Allowed { factors }, None),
                 (Verdict::Stop, true) => {
-                    let ask = self.hard_block(tx, agent, action, &evaluation, rule.as_deref(), now)?;
+                    let ask = self.hard_block(tx, call, agent, action, &evaluation, rule.as_deref(), now)?;
                     let reason = format!("{reason}; agent '{agent}' is hard-blocked until a human completes challenge {}", ask.id);
                     taint = Some(now);
                     (Checked::Refused { reason, factors }, Some(ask))
@@ -784,7 +803,7 @@ impl SafetyLoop {
                     (Checked::Refused { reason, factors }, None)
                 }
                 (Verdict::Pause(_), true) => {
-                    let ask = self.new_ask(ChallengeKind::Approval, agent, reason.clone(), action, now);
+                    let ask = self.new_ask(call, ChallengeKind::Approval, agent, reason.clone(), action, now);
                     self.record_challenge(tx, &ask, ask.expires_at, false, now)?;
                     lock(&self.gate_approvals).insert(ask.id.clone());
                     let checked = Checked::AwaitingHuman { approval_id: ask.id.clone(), reason, factors, expires_at: ask.expires_at };
@@ -904,12 +923,23 @@ impl SafetyLoop {
             .unwrap_or_else(|| "mcp-client".to_owned())
     }
 
+    /// Whether `call` comes from one of the challenge's agent's own
+    /// sessions: the one whose call raised the challenge, one in which this
+    /// process runs the agent's execution, or one its block tainted.
+    fn from_agents_session(&self, call: &CallContext, challenge: &ChallengeRow) -> bool {
+        challenge.session_id.as_deref() == Some(call.session_id.as_str())
+            || lock(&self.session_agents).get(&call.session_id).is_some_and(|agent| *agent == challenge.agent)
+            || lock(&self.tainted).get(&call.session_id).is_some_and(|(agent, _)| *agent == challenge.agent)
+    }
+
     /// `verify_challenge`: one attempt at the code of a challenge. A right
-    /// code lifts the block (danger zone) or the pause (verify tier); a
-    /// wrong one uses the challenge up and counts against the agent's rate
-    /// limit (10 failures per 60 s, then a lockout that doubles each time).
-    pub fn verify_challenge(&self, challenge_id: &str, typed: &str) -> OperationResult {
+    /// code lifts the block (danger zone) or the pause (verify tier), from
+    /// any session. A wrong one from the agent's own session uses the
+    /// challenge up and counts against the agent; from any other session it
+    /// spends nothing and counts against that session (`attempts`).
+    pub fn verify_challenge(&self, call: &CallContext, challenge_id: &str, typed: &str) -> OperationResult {
         let now = now_ms();
+        let session = Some(call.session_id.as_str());
         let outcome = self
             .store
             .write_durable(|tx| {
@@ -920,21 +950,24 @@ impl SafetyLoop {
                 if challenge.kind == ChallengeKind::Approval.name() {
                     return Ok(Err(AqlError::token_invalid(challenge_id, "this is an approval request: a human answers it in the dialog, and the agent calls confirm_operation")));
                 }
-                if let Some((until, _)) = records::lockout(tx, agent)?.filter(|(until, _)| *until > now) {
-                    self.audit(tx, AuditEntry { agent, event: "verify", decision: "locked_out", stage: Some("rate_limit"), ..Default::default() })?;
-                    return Ok(Err(AqlError::rate_limited(agent, (until - now + 999) / 1000)));
+                let own = self.from_agents_session(call, &challenge);
+                let subject = if own { Subject::Agent(agent) } else { Subject::Session(&call.session_id) };
+                if let Some(until) = attempts::locked_until(tx, &subject, now)? {
+                    self.audit(tx, AuditEntry { agent, session_id: session, event: "verify", decision: "locked_out", stage: Some("rate_limit"), ..Default::default() })?;
+                    let retry_after = (until - now + 999) / 1000;
+                    return Ok(Err(if own { AqlError::rate_limited(agent, retry_after) } else { AqlError::session_rate_limited(retry_after) }));
                 }
                 let failed = |reason: &'static str| -> Result<Result<Value, AqlError>, StoreError> {
-                    records::insert_failure(tx, agent, now)?;
-                    self.audit(tx, AuditEntry { agent, event: "verify", decision: "failed", stage: Some(reason), ..Default::default() })?;
-                    if records::failures_since(tx, agent, now - FAILURE_WINDOW_MS)? >= FAILURES_PER_WINDOW {
-                        let level = records::lockout(tx, agent)?.map_or(0, |(_, level)| level + 1);
-                        let until = now + FAILURE_WINDOW_MS * (1_i64 << level.min(20));
-                        records::set_lockout(tx, agent, until, level)?;
+                    let stage = if own { reason } else { "other_session" };
+                    self.audit(tx, AuditEntry { agent, session_id: session, event: "verify", decision: "failed", stage: Some(stage), ..Default::default() })?;
+                    if let Some(until) = attempts::record_failure(tx, &subject, now)? {
+                        let what = format!("{} locked out until {}", subject.key(), rfc3339(until));
+                        self.audit(tx, AuditEntry { agent, session_id: session, event: "lockout", hint: Some(&what), decision: "locked_out", stage: Some("rate_limit"), ..Default::default() })?;
                     }
                     Ok(Err(match reason {
                         "used" => AqlError::token_used(challenge_id),
                         "expired" => AqlError::token_expired(challenge_id),
+                        _ if !own => AqlError::verification_failed_elsewhere(challenge_id),
                         _ => AqlError::verification_failed(challenge_id),
                     }))
                 };
@@ -945,19 +978,21 @@ impl SafetyLoop {
                     records::set_challenge_status(tx, challenge_id, "expired")?;
                     return failed("expired");
                 }
+                // Only the agent's own attempts spend the challenge.
+                let spend = |status: &str| if own { records::set_challenge_status(tx, challenge_id, status) } else { Ok(()) };
                 let Some((salt, hash)) = hash else {
-                    records::set_challenge_status(tx, challenge_id, "failed")?;
+                    spend("failed")?;
                     return failed("unshown");
                 };
                 let Some(proof) = code_verified(agent, &salt, &hash, typed) else {
-                    records::set_challenge_status(tx, challenge_id, "failed")?;
+                    spend("failed")?;
                     return failed("wrong_code");
                 };
                 records::set_challenge_status(tx, challenge_id, "verified")?;
                 if challenge.kind == ChallengeKind::DangerZone.name() {
                     records::remove_block(tx, &proof)?;
                 }
-                self.audit(tx, AuditEntry { agent, event: "verify", decision: proof.resolution(), stage: Some(&challenge.kind), ..Default::default() })?;
+                self.audit(tx, AuditEntry { agent, session_id: session, event: "verify", decision: proof.resolution(), stage: Some(&challenge.kind), ..Default::default() })?;
                 Ok(Ok(json!({ "verified": true, "challenge_id": challenge_id, "element_name": agent, "kind": challenge.kind })))
             })
             .map_err(internal)?;

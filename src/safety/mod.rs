@@ -2,6 +2,7 @@
 //! lifecycle, the five-stage evaluator, the directive agents obey, the
 //! engine that holds their state, and the MCP-AQL operations.
 
+pub mod attempts;
 pub mod directive;
 pub mod engine;
 pub mod evaluator;

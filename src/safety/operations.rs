@@ -182,7 +182,7 @@ impl LoopOperation {
         match self.kind {
             Kind::Verify => {
                 let id = params.str("challenge_id").unwrap_or_default();
-                return self.safety.verify_challenge(id, params.str(CODE_PARAM).unwrap_or_default());
+                return self.safety.verify_challenge(call, id, params.str(CODE_PARAM).unwrap_or_default());
             }
             Kind::Confirm => return self.safety.confirm(call, params.str("approval_id").unwrap_or_default()).await,
             _ => {}

@@ -109,6 +109,17 @@ CREATE TABLE downstream_servers (
     updated_at    INTEGER NOT NULL,
     PRIMARY KEY (owner_pid, name)
 );
+"#, r#"
+-- The MCP session whose call raised a challenge: only the blocked agent's
+-- own sessions may spend it with a wrong code or count against it.
+ALTER TABLE challenges ADD COLUMN session_id TEXT;
+CREATE INDEX challenges_by_session ON challenges (session_id, created_at);
+-- Failures and lockouts count against a subject: an agent
+-- ('agent:NAME') or a session that is not the challenge's ('session:ID').
+ALTER TABLE verify_failures RENAME COLUMN agent TO subject;
+UPDATE verify_failures SET subject = 'agent:' || subject;
+ALTER TABLE lockouts RENAME COLUMN agent TO subject;
+UPDATE lockouts SET subject = 'agent:' || subject;
 "#];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

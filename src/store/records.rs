@@ -165,14 +165,17 @@ pub struct ChallengeRow {
     pub status: String,
     pub durable: bool,
     pub owner_pid: u32,
+    /// The MCP session whose call raised it (`None` for challenges stored
+    /// before sessions were recorded).
+    pub session_id: Option<String>,
 }
 
 pub fn insert_challenge(tx: &Transaction<'_>, row: &ChallengeRow) -> Result<(), StoreError> {
-    let sql = format!("INSERT INTO challenges ({CHALLENGE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+    let sql = format!("INSERT INTO challenges ({CHALLENGE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
     tx.prepare_cached(&sql)?
     .execute(params![
         row.id, row.agent, row.kind, row.action, row.reason, row.created_at, row.expires_at, row.status,
-        row.durable, row.owner_pid
+        row.durable, row.owner_pid, row.session_id
     ])?;
     Ok(())
 }
@@ -186,8 +189,8 @@ pub fn challenge(tx: &Transaction<'_>, id: &str) -> Result<Option<(ChallengeRow,
     Ok(tx
         .prepare_cached(&sql)?
         .query_row([id], |row| {
-            let salt: Option<String> = row.get(10)?;
-            let hash: Option<String> = row.get(11)?;
+            let salt: Option<String> = row.get(11)?;
+            let hash: Option<String> = row.get(12)?;
             Ok((challenge_row(row)?, salt.zip(hash)))
         })
         .optional()?)
@@ -212,29 +215,37 @@ pub fn set_block_challenge(tx: &Transaction<'_>, agent: &str, challenge_id: &str
     Ok(())
 }
 
-/// Records a failed verification attempt.
-pub fn insert_failure(tx: &Transaction<'_>, agent: &str, at: i64) -> Result<(), StoreError> {
-    tx.prepare_cached("INSERT INTO verify_failures (agent, at) VALUES (?1, ?2)")?.execute(params![agent, at])?;
+/// How many requests for a human calls of `session` raised since `since`.
+pub fn challenges_in_session_since(tx: &Transaction<'_>, session_id: &str, since: i64) -> Result<u32, StoreError> {
+    Ok(tx
+        .prepare_cached("SELECT COUNT(*) FROM challenges WHERE session_id = ?1 AND created_at >= ?2")?
+        .query_row(params![session_id, since], |row| row.get(0))?)
+}
+
+/// Records a failed verification attempt against `subject` (see
+/// `safety::attempts::Subject`).
+pub fn insert_failure(tx: &Transaction<'_>, subject: &str, at: i64) -> Result<(), StoreError> {
+    tx.prepare_cached("INSERT INTO verify_failures (subject, at) VALUES (?1, ?2)")?.execute(params![subject, at])?;
     Ok(())
 }
 
-pub fn failures_since(tx: &Transaction<'_>, agent: &str, since: i64) -> Result<u32, StoreError> {
+pub fn failures_since(tx: &Transaction<'_>, subject: &str, since: i64) -> Result<u32, StoreError> {
     Ok(tx
-        .prepare_cached("SELECT COUNT(*) FROM verify_failures WHERE agent = ?1 AND at >= ?2")?
-        .query_row(params![agent, since], |row| row.get(0))?)
+        .prepare_cached("SELECT COUNT(*) FROM verify_failures WHERE subject = ?1 AND at >= ?2")?
+        .query_row(params![subject, since], |row| row.get(0))?)
 }
 
-/// The agent's lockout: `(until, level)`.
-pub fn lockout(tx: &Transaction<'_>, agent: &str) -> Result<Option<(i64, u32)>, StoreError> {
+/// The subject's lockout: `(until, level)`.
+pub fn lockout(tx: &Transaction<'_>, subject: &str) -> Result<Option<(i64, u32)>, StoreError> {
     Ok(tx
-        .prepare_cached("SELECT until, level FROM lockouts WHERE agent = ?1")?
-        .query_row([agent], |row| Ok((row.get(0)?, row.get(1)?)))
+        .prepare_cached("SELECT until, level FROM lockouts WHERE subject = ?1")?
+        .query_row([subject], |row| Ok((row.get(0)?, row.get(1)?)))
         .optional()?)
 }
 
-pub fn set_lockout(tx: &Transaction<'_>, agent: &str, until: i64, level: u32) -> Result<(), StoreError> {
-    tx.prepare_cached("INSERT INTO lockouts (agent, until, level) VALUES (?1, ?2, ?3) ON CONFLICT (agent) DO UPDATE SET until = ?2, level = ?3")?
-        .execute(params![agent, until, level])?;
+pub fn set_lockout(tx: &Transaction<'_>, subject: &str, until: i64, level: u32) -> Result<(), StoreError> {
+    tx.prepare_cached("INSERT INTO lockouts (subject, until, level) VALUES (?1, ?2, ?3) ON CONFLICT (subject) DO UPDATE SET until = ?2, level = ?3")?
+        .execute(params![subject, until, level])?;
     Ok(())
 }
 
@@ -243,7 +254,7 @@ pub fn set_challenge_status(tx: &Transaction<'_>, id: &str, status: &str) -> Res
     Ok(())
 }
 
-const CHALLENGE_COLUMNS: &str = "id, agent, kind, action, reason, created_at, expires_at, status, durable, owner_pid";
+const CHALLENGE_COLUMNS: &str = "id, agent, kind, action, reason, created_at, expires_at, status, durable, owner_pid, session_id";
 
 fn challenge_row(row: &Row<'_>) -> rusqlite::Result<ChallengeRow> {
     Ok(ChallengeRow {
@@ -257,6 +268,7 @@ fn challenge_row(row: &Row<'_>) -> rusqlite::Result<ChallengeRow> {
         status: row.get(7)?,
         durable: row.get(8)?,
         owner_pid: row.get(9)?,
+        session_id: row.get(10)?,
     })
 }
 

@@ -267,8 +267,8 @@ async fn failed_verifications_lock_the_agent_out_across_a_restart() {
     let human = Setup::new(Answer::Approve, 300);
     let mut raw = human.start().await;
     ask(&mut raw, execute(1, "guesser")).await;
-    let stop = ask(&mut raw, step(2, "guesser", "cat ~/.aws/credentials")).await["data"].clone();
-    let challenge = notified_id(&stop, "danger_zone", "verificationId");
+    let pause = ask(&mut raw, step(2, "guesser", "npm publish")).await["data"].clone();
+    let challenge = notified_id(&pause, "autonomy_pause", "verificationId");
     let mut codes = Vec::new();
     for attempt in 0..10 {
         let answer = ask(&mut raw, verify(10 + attempt, &challenge, "00000-00000-00000-00000-00000-0")).await;
@@ -280,16 +280,78 @@ async fn failed_verifications_lock_the_agent_out_across_a_restart() {
     assert_eq!(locked["error"]["code"], "RATE_LIMIT_EXCEEDED", "{locked}");
     raw.child.kill().await.unwrap();
 
+    // The agent comes back in a new process and session, as its own.
     let mut raw = human.start().await;
-    let still = ask(&mut raw, verify(31, &challenge, "00000-00000-00000-00000-00000-0")).await;
+    assert_eq!(ask(&mut raw, execute(31, "guesser")).await["success"], true);
+    let still = ask(&mut raw, verify(32, &challenge, "00000-00000-00000-00000-00000-0")).await;
     assert_eq!(still["error"]["code"], "RATE_LIMIT_EXCEEDED", "the lockout survives a restart: {still}");
-    assert!(still["error"]["details"]["retry_after_secs"].as_i64().unwrap() > 0);
+    let retry = still["error"]["details"]["retry_after_secs"].as_i64().unwrap();
+    assert!(retry > 0 && retry <= 3600, "{retry}");
     // Another agent is not locked out by this one.
-    ask(&mut raw, execute(32, "bystander")).await;
-    let other = ask(&mut raw, step(33, "bystander", "npm publish")).await["data"].clone();
+    ask(&mut raw, execute(33, "bystander")).await;
+    let other = ask(&mut raw, step(34, "bystander", "npm publish")).await["data"].clone();
     let other_challenge = notified_id(&other, "autonomy_pause", "verificationId");
-    let ok = ask(&mut raw, verify(34, &other_challenge, &human.code_for(&other_challenge))).await;
+    let ok = ask(&mut raw, verify(35, &other_challenge, &human.code_for(&other_challenge))).await;
     assert_eq!(ok["data"]["verified"], true, "{ok}");
+    let audit = super::support::dongle_command(&["audit", "--config", human.config.to_str().unwrap(), "--agent", "guesser"]).output().await.unwrap();
+    let audit = String::from_utf8_lossy(&audit.stdout);
+    assert!(audit.contains("lockout") && audit.contains("agent:guesser locked out until"), "the lockout is audited:\n{audit}");
+}
+
+/// A challenge's id is public (broadcast, readable with
+/// get_execution_state): another session's wrong codes must neither spend
+/// it nor lock its agent out.
+#[tokio::test]
+async fn another_session_can_neither_burn_a_challenge_nor_lock_its_agent_out() {
+    let human = Setup::new(Answer::Approve, 300);
+    let mut agent = human.start().await;
+    ask(&mut agent, execute(1, "victim")).await;
+    let stop = ask(&mut agent, step(2, "victim", "cat ~/.aws/credentials")).await["data"].clone();
+    let challenge = notified_id(&stop, "danger_zone", "verificationId");
+
+    let mut other = human.start().await;
+    let mut codes = Vec::new();
+    for attempt in 0..12 {
+        let answer = ask(&mut other, verify(10 + attempt, &challenge, "00000-00000-00000-00000-00000-0")).await;
+        codes.push(answer["error"]["code"].as_str().unwrap_or("").to_owned());
+    }
+    assert!(codes[..10].iter().all(|c| c == "PERMISSION_DENIED"), "the challenge stays open: {codes:?}");
+    assert!(codes[10..].iter().all(|c| c == "RATE_LIMIT_EXCEEDED"), "the other session locks itself out: {codes:?}");
+    let locked = ask(&mut other, verify(30, &challenge, &human.code_for(&challenge))).await;
+    assert_eq!(locked["error"]["details"]["scope"], "session", "{locked}");
+
+    // The agent's own attempt is neither locked out nor facing a spent
+    // challenge, and the right code lifts its block.
+    let lifted = ask(&mut agent, verify(40, &challenge, &human.code_for(&challenge))).await;
+    assert_eq!(lifted["data"]["verified"], true, "{lifted}");
+    let next = ask(&mut agent, step(41, "victim", "cargo build")).await;
+    assert_eq!(next["data"]["continue"], true, "unblocked: {next}");
+}
+
+/// One session cannot flood a person with dialogs by reporting under ever
+/// new agent names.
+#[tokio::test]
+async fn requests_for_a_human_are_bounded_per_session_across_agent_names() {
+    let human = Setup::new(Answer::Approve, 300);
+    let mut raw = human.start().await;
+    let mut unshown = Vec::new();
+    for index in 0..12 {
+        let agent = format!("name-{index}");
+        ask(&mut raw, execute(100 + index * 2, &agent)).await;
+        let pause = ask(&mut raw, step(101 + index * 2, &agent, "npm publish")).await["data"].clone();
+        assert_eq!(pause["continue"], false, "still paused: {pause}");
+        if pause["reason"].as_str().unwrap_or("").contains("already asked a human 10 times") {
+            unshown.push(index);
+        }
+    }
+    assert_eq!(unshown, [10, 11], "the 11th and 12th requests open no dialog");
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(std::fs::read_dir(&human.seen).unwrap().count(), 10, "the human was shown ten requests");
+    // Another session is not held back by this one.
+    let mut fresh = human.start().await;
+    ask(&mut fresh, execute(1, "elsewhere")).await;
+    let pause = ask(&mut fresh, step(2, "elsewhere", "npm publish")).await["data"].clone();
+    human.code_for(&notified_id(&pause, "autonomy_pause", "verificationId"));
 }
 
 #[tokio::test]
