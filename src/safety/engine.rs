@@ -90,6 +90,14 @@ struct Ask {
     expires_at: i64,
 }
 
+/// Whose call, about which action, raises a request for a human.
+#[derive(Debug, Clone, Copy)]
+struct Raised<'a> {
+    session_id: &'a str,
+    agent: &'a str,
+    action: &'a str,
+}
+
 #[derive(Debug, Clone)]
 struct Pause {
     kind: PauseKind,
@@ -444,14 +452,14 @@ impl SafetyLoop {
             match evaluation.verdict {
                 Verdict::Continue | Verdict::Pause(PauseKind::FailClosed) => {}
                 Verdict::Stop => {
-                    let block = self.hard_block(tx, call, agent, &request.hint, &evaluation, rule.as_deref(), now)?;
+                    let block = self.hard_block(tx, Raised { session_id: &call.session_id, agent, action: &request.hint }, &evaluation, rule.as_deref(), now)?;
                     execution.advance_cursor(records::last_event_id(tx)?);
                     directive.notifications.push(self.notification(NotificationKind::DangerZone, &block.reason, [("verificationId", block.id.as_str()), ("agent", agent)], now));
                     taints_session = Some(now);
                     ask = Some(block);
                 }
                 Verdict::Pause(kind) => {
-                    let (pause, pause_ask) = self.open_pause(tx, call, agent, &request.hint, kind, evaluation.reason.clone().unwrap_or_default(), now)?;
+                    let (pause, pause_ask) = self.open_pause(tx, Raised { session_id: &call.session_id, agent, action: &request.hint }, kind, evaluation.reason.clone().unwrap_or_default(), now)?;
                     directive.notifications.push(self.pause_notification(&pause, now));
                     new_pause = Some(pause);
                     ask = Some(pause_ask);
@@ -488,7 +496,8 @@ impl SafetyLoop {
             return Ok(None);
         }
         records::set_challenge_status(tx, &block.challenge_id, "expired")?;
-        let ask = self.new_ask(call, ChallengeKind::DangerZone, &block.agent, block.reason.clone(), "re-issued for an expired challenge", now);
+        let raised = Raised { session_id: &call.session_id, agent: &block.agent, action: "re-issued for an expired challenge" };
+        let ask = self.new_ask(ChallengeKind::DangerZone, raised, block.reason.clone(), now);
         self.record_challenge(tx, &ask, ask.expires_at, true, now)?;
         records::set_block_challenge(tx, &block.agent, &ask.id)?;
         self.audit(tx, AuditEntry { agent: &block.agent, event: "reissue", decision: "new challenge", stage: Some("block"), ..Default::default() })?;
@@ -564,9 +573,10 @@ impl SafetyLoop {
 
     /// Records a hard block: a durable challenge, the block itself, and the
     /// danger-zone broadcast. Returns the request for the human.
-    fn hard_block(&self, tx: &Transaction<'_>, call: &CallContext, agent: &str, hint: &str, evaluation: &Evaluation, rule: Option<&str>, now: i64) -> Result<Ask, StoreError> {
+    fn hard_block(&self, tx: &Transaction<'_>, raised: Raised<'_>, evaluation: &Evaluation, rule: Option<&str>, now: i64) -> Result<Ask, StoreError> {
+        let agent = raised.agent;
         let reason = evaluation.reason.clone().unwrap_or_else(|| "hard block".into());
-        let ask = self.new_ask(call, ChallengeKind::DangerZone, agent, reason, hint, now);
+        let ask = self.new_ask(ChallengeKind::DangerZone, raised, reason, now);
         self.record_challenge(tx, &ask, ask.expires_at, true, now)?;
         records::insert_block(tx, &BlockRow { agent: agent.to_owned(), challenge_id: ask.id.clone(), reason: ask.reason.clone(), rule: rule.map(str::to_owned), blocked_at: now })?;
         records::insert_event(tx, &EventRow {
@@ -582,14 +592,14 @@ impl SafetyLoop {
 
     /// A request for a human under a fresh challenge id, valid for the
     /// configured challenge lifetime.
-    fn new_ask(&self, call: &CallContext, kind: ChallengeKind, agent: &str, reason: String, action: &str, now: i64) -> Ask {
+    fn new_ask(&self, kind: ChallengeKind, raised: Raised<'_>, reason: String, now: i64) -> Ask {
         Ask {
             kind,
             id: uuid::Uuid::new_v4().to_string(),
-            agent: agent.to_owned(),
-            session_id: call.session_id.clone(),
+            agent: raised.agent.to_owned(),
+            session_id: raised.session_id.to_owned(),
             reason,
-            action: action.to_owned(),
+            action: raised.action.to_owned(),
             expires_at: now + self.config.challenge_ttl_ms,
         }
     }
@@ -614,9 +624,9 @@ impl SafetyLoop {
 
     /// Records the challenge behind a pause; returns the pause and the
     /// request for the human.
-    fn open_pause(&self, tx: &Transaction<'_>, call: &CallContext, agent: &str, hint: &str, kind: PauseKind, reason: String, now: i64) -> Result<(Pause, Ask), StoreError> {
+    fn open_pause(&self, tx: &Transaction<'_>, raised: Raised<'_>, kind: PauseKind, reason: String, now: i64) -> Result<(Pause, Ask), StoreError> {
         let challenge_kind = if kind == PauseKind::Verification { ChallengeKind::Verify } else { ChallengeKind::Approval };
-        let ask = self.new_ask(call, challenge_kind, agent, reason, hint, now);
+        let ask = self.new_ask(challenge_kind, raised, reason, now);
         let expires_at = (kind != PauseKind::StepLimit).then_some(ask.expires_at);
         let pause = Pause { kind, challenge_id: ask.id.clone(), challenge_kind, reason: ask.reason.clone(), expires_at };
         self.record_challenge(tx, &ask, expires_at.unwrap_or(i64::MAX), false, now)?;
@@ -792,7 +802,7 @@ impl SafetyLoop {
             let (checked, ask) = match (verdict, enforcing) {
                 (Verdict::Continue, _) | (_, false) => (Checked::Allowed { factors }, None),
                 (Verdict::Stop, true) => {
-                    let ask = self.hard_block(tx, call, agent, action, &evaluation, rule.as_deref(), now)?;
+                    let ask = self.hard_block(tx, Raised { session_id: &call.session_id, agent, action }, &evaluation, rule.as_deref(), now)?;
                     let reason = format!("{reason}; agent '{agent}' is hard-blocked until a human completes challenge {}", ask.id);
                     taint = Some(now);
                     (Checked::Refused { reason, factors }, Some(ask))
@@ -803,7 +813,7 @@ impl SafetyLoop {
                     (Checked::Refused { reason, factors }, None)
                 }
                 (Verdict::Pause(_), true) => {
-                    let ask = self.new_ask(call, ChallengeKind::Approval, agent, reason.clone(), action, now);
+                    let ask = self.new_ask(ChallengeKind::Approval, Raised { session_id: &call.session_id, agent, action }, reason.clone(), now);
                     self.record_challenge(tx, &ask, ask.expires_at, false, now)?;
                     lock(&self.gate_approvals).insert(ask.id.clone());
                     let checked = Checked::AwaitingHuman { approval_id: ask.id.clone(), reason, factors, expires_at: ask.expires_at };
@@ -926,7 +936,7 @@ impl SafetyLoop {
     /// Whether `call` comes from one of the challenge's agent's own
     /// sessions: the one whose call raised the challenge, one in which this
     /// process runs the agent's execution, or one its block tainted.
-    fn from_agents_session(&self, call: &CallContext, challenge: &ChallengeRow) -> bool {
+    fn is_agents_own_session(&self, call: &CallContext, challenge: &ChallengeRow) -> bool {
         challenge.session_id.as_deref() == Some(call.session_id.as_str())
             || lock(&self.session_agents).get(&call.session_id).is_some_and(|agent| *agent == challenge.agent)
             || lock(&self.tainted).get(&call.session_id).is_some_and(|(agent, _)| *agent == challenge.agent)
@@ -950,7 +960,7 @@ impl SafetyLoop {
                 if challenge.kind == ChallengeKind::Approval.name() {
                     return Ok(Err(AqlError::token_invalid(challenge_id, "this is an approval request: a human answers it in the dialog, and the agent calls confirm_operation")));
                 }
-                let own = self.from_agents_session(call, &challenge);
+                let own = self.is_agents_own_session(call, &challenge);
                 let subject = if own { Subject::Agent(agent) } else { Subject::Session(&call.session_id) };
                 if let Some(until) = attempts::locked_until(tx, &subject, now)? {
                     self.audit(tx, AuditEntry { agent, session_id: session, event: "verify", decision: "locked_out", stage: Some("rate_limit"), ..Default::default() })?;
