@@ -48,6 +48,9 @@ pub fn build(base: &Url, operation: &OperationDefinition, params: &Map<String, V
         let placeholder = &after[..close];
         let value = params.get(placeholder).filter(|v| !v.is_null()).ok_or_else(|| AqlError::missing_param(name, placeholder))?;
         let text = path_text(value).ok_or_else(|| AqlError::bad_value(name, placeholder, "a path parameter must be a string, number, boolean or a list of those"))?;
+        if has_dot_segment(&text) {
+            return Err(AqlError::bad_value(name, placeholder, "must not be or contain a '.' or '..' path segment, also percent-encoded: it would change which resource the adapter's credentials reach"));
+        }
         let encoded = encode_component(&text);
         if encoded.len() > LONG_PATH_VALUE {
             tracing::warn!(operation = %name, param = placeholder, length = encoded.len(), "a path parameter is very long once encoded");
@@ -128,6 +131,38 @@ fn path_text(value: &Value) -> Option<String> {
         }).collect::<Option<Vec<_>>>().map(|parts| parts.join(",")),
         Value::Object(_) | Value::Null => None,
     }
+}
+
+/// Whether a path value, as written or once its `%XX` escapes are decoded
+/// (a server may decode before routing), has a `.` or `..` segment between
+/// `/` or `\\` separators: `..` alone would turn `/repos/{owner}/x` into
+/// `/x`. Dots inside a segment (`v1.2`, `a..b`, `.hidden`) are not
+/// segments of their own and pass.
+fn has_dot_segment(text: &str) -> bool {
+    let decoded = percent_decoded(text.as_bytes());
+    [text.as_bytes(), decoded.as_slice()]
+        .iter()
+        .any(|bytes| bytes.split(|&b| b == b'/' || b == b'\\').any(|segment| segment == b"." || segment == b".."))
+}
+
+/// `%XX` escapes decoded once; anything else kept.
+fn percent_decoded(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escaped = (bytes[i] == b'%').then(|| bytes.get(i + 1..i + 3)).flatten().and_then(|hex| std::str::from_utf8(hex).ok()).and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match escaped {
+            Some(byte) => {
+                out.push(byte);
+                i += 3;
+            }
+            None => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 /// A query or header value: scalars as written, arrays comma-joined,
@@ -211,6 +246,16 @@ fn decodes_to_utf8(value: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dot_segments_are_found_as_written_and_decoded() {
+        for dotted in ["..", ".", "../x", "a/../b", "a/.", "%2e%2e", "%2E", ".%2e", "..%2Fadmin", "..\\x", "%2e%2e%2fx"] {
+            assert!(has_dot_segment(dotted), "{dotted}");
+        }
+        for plain in ["v1.2", "a..b", ".hidden", "...", "x.", "%2e%2e%2e", "100%", "%zz", "name"] {
+            assert!(!has_dot_segment(plain), "{plain}");
+        }
+    }
 
     #[test]
     fn path_values_are_encoded_like_encode_uri_component() {
