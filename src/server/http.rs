@@ -71,6 +71,12 @@ pub async fn serve_http(router: Arc<Router>, addr: SocketAddr) -> io::Result<()>
 }
 
 async fn screen_body(State(limits): State<Limits>, request: Request, next: Next) -> Response {
+    // Before a byte of the body is read: a foreign page or a rebound DNS
+    // name must not make the server buffer up to MAX_BODY_DRAIN first.
+    if let Err(refused) = loopback_headers(request.headers()) {
+        tracing::warn!(%refused, "refused an HTTP request from outside loopback");
+        return (StatusCode::FORBIDDEN, refused).into_response();
+    }
     if request.method() != Method::POST {
         return next.run(request).await;
     }
@@ -101,3 +107,51 @@ async fn screen_body(State(limits): State<Limits>, request: Request, next: Next)
     }
 }
 
+/// The `Host` must name a loopback host and an `Origin`, when sent, must be
+/// plain HTTP on one: the same rule as rmcp's own check behind this one,
+/// which it only makes earlier.
+fn loopback_headers(headers: &header::HeaderMap) -> Result<(), &'static str> {
+    let host = headers.get(header::HOST).and_then(|value| value.to_str().ok()).ok_or("a Host header naming a loopback host is required")?;
+    if !is_loopback_authority(host) {
+        return Err("the Host header does not name a loopback host");
+    }
+    match headers.get(header::ORIGIN).map(|value| value.to_str()) {
+        None => Ok(()),
+        Some(Ok(origin)) if origin.strip_prefix("http://").is_some_and(is_loopback_authority) => Ok(()),
+        Some(_) => Err("the Origin is not a loopback page"),
+    }
+}
+
+/// `localhost`, `127.0.0.1` or `[::1]`, with an optional numeric port.
+fn is_loopback_authority(authority: &str) -> bool {
+    let (host, port) = if let Some(bracketed) = authority.strip_prefix('[') {
+        let Some((host, after)) = bracketed.split_once(']') else { return false };
+        match (after.is_empty(), after.strip_prefix(':')) {
+            (true, _) => (host, None),
+            (false, Some(port)) => (host, Some(port)),
+            (false, None) => return false,
+        }
+    } else {
+        match authority.split_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        }
+    };
+    let port_ok = port.is_none_or(|port| !port.is_empty() && port.len() <= 5 && port.bytes().all(|b| b.is_ascii_digit()));
+    port_ok && matches!(host.to_ascii_lowercase().as_str(), "localhost" | "127.0.0.1" | "::1")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_authorities_pass() {
+        for good in ["localhost", "localhost:8080", "127.0.0.1:1", "[::1]:3000", "[::1]", "LOCALHOST:9"] {
+            assert!(is_loopback_authority(good), "{good}");
+        }
+        for bad in ["evil.example", "localhost.evil.example:80", "127.0.0.2:80", "[::2]:1", "localhost:", "localhost:80x", "[::1]x", "[::1", "127.0.0.1:80:80", ""] {
+            assert!(!is_loopback_authority(bad), "{bad}");
+        }
+    }
+}

@@ -82,6 +82,33 @@ async fn http_refuses_foreign_origins() {
     assert_eq!(response.status().as_u16(), 403);
 }
 
+/// A foreign Origin or Host is refused from the headers alone: the server
+/// answers 403 while most of a 60 MiB body is still unsent, instead of
+/// reading it first.
+#[tokio::test]
+async fn foreign_origins_and_hosts_are_refused_before_the_body_is_read() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = HttpServer::start(&[]).await;
+    let authority = server.url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
+    for (host, origin) in [(authority.as_str(), "https://evil.example"), ("rebound.evil.example", "")] {
+        let mut stream = tokio::net::TcpStream::connect(&authority).await.expect("connect");
+        let origin_line = if origin.is_empty() { String::new() } else { format!("Origin: {origin}\r\n") };
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{origin_line}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n",
+            60 * 1024 * 1024
+        );
+        stream.write_all(head.as_bytes()).await.unwrap();
+        stream.write_all(&[b' '; 1024]).await.unwrap();
+        let mut answer = vec![0u8; 256];
+        let read = tokio::time::timeout(std::time::Duration::from_secs(5), stream.read(&mut answer))
+            .await
+            .expect("answered without waiting for the rest of the body")
+            .unwrap();
+        let status_line = String::from_utf8_lossy(&answer[..read]).lines().next().unwrap_or_default().to_owned();
+        assert!(status_line.starts_with("HTTP/1.1 403"), "host {host}, origin {origin:?}: {status_line}");
+    }
+}
+
 #[tokio::test]
 async fn http_refuses_non_loopback_addresses() {
     let output = dongle_command(&["serve", "--http", "0.0.0.0:0"]).output().await.expect("run");
