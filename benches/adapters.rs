@@ -64,7 +64,7 @@ fn scratch(name: &str) -> PathBuf {
 fn router(folder: &Path, data: &Path) -> Router {
     let store = Arc::new(Store::open(data).unwrap_or_else(|e| panic!("{e}")));
     let policy = Arc::new(CompiledPolicy::load(&[]).unwrap_or_else(|e| panic!("{e:?}")));
-    let config = LoopConfig { mode: LoopMode::Enforcing, challenge_ttl_ms: 300_000, approval_wait: Duration::from_secs(1), verifier: None };
+    let config = LoopConfig { mode: LoopMode::Enforcing, challenge_ttl_ms: 300_000, approval_wait: Duration::from_secs(1), verifier: Err(safety_dongle::verify::link::VerifierUnavailable::NotFound) };
     let gate = Arc::new(OperationGate::new(Arc::new(SafetyLoop::new(store, policy, config))));
     let loaded = definition::load_all(&[folder.to_path_buf()]).unwrap_or_else(|e| panic!("{e:?}"));
     let adapters: Vec<_> = loaded.into_iter().map(|l| l.definition).collect();

@@ -78,7 +78,7 @@ fn main() {
     let state = Path::new(env!("CARGO_TARGET_TMPDIR")).join("openapi-bench-state");
     let store = std::sync::Arc::new(Store::open(&state).unwrap_or_else(|e| panic!("{e}")));
     let policy = std::sync::Arc::new(CompiledPolicy::load(&[]).unwrap_or_else(|e| panic!("{e:?}")));
-    let config = LoopConfig { mode: LoopMode::Enforcing, challenge_ttl_ms: 300_000, approval_wait: Duration::from_secs(1), verifier: None };
+    let config = LoopConfig { mode: LoopMode::Enforcing, challenge_ttl_ms: 300_000, approval_wait: Duration::from_secs(1), verifier: Err(safety_dongle::verify::link::VerifierUnavailable::NotFound) };
     let gate = std::sync::Arc::new(OperationGate::new(std::sync::Arc::new(SafetyLoop::new(store, policy, config))));
     let mut loading = Vec::with_capacity(RUNS);
     for _ in 0..RUNS {

@@ -1,6 +1,6 @@
 //! `safety-dongle check`: validate the files a user writes — the config,
-//! the policies and adapter files it names (or the embedded default
-//! policy), and any policy (`.toml`) or adapter (`*.md`) files given as
+//! the policies, adapter files and client configuration it names (or the
+//! embedded default policy), and any policy (`.toml`) or adapter (`*.md`) files given as
 //! arguments — and print every error as `file:line:col: message` with the
 //! source line and a caret. Warnings (an unknown top-level key in an
 //! adapter file) are printed but do not fail the check.
@@ -8,7 +8,10 @@
 use std::{path::PathBuf, process::ExitCode};
 
 use crate::{
-    adapter::definition::{self, Loaded},
+    adapter::{
+        definition::{self, Loaded},
+        mcp::client_config,
+    },
     config::Config,
     diagnostics::Diagnostic,
     policy::CompiledPolicy,
@@ -28,6 +31,12 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
                 Err(found) => errors.extend(found),
             }
             adapters.extend(config.adapters);
+            if let Some(file) = &config.client_config {
+                match client_config::load(file) {
+                    Ok(servers) => checked.push(format!("{} ({} servers)", file.display(), servers.len())),
+                    Err(found) => errors.extend(found.into_iter().map(|message| Diagnostic::whole_file(file, message))),
+                }
+            }
         }
         Err(found) => errors.extend(found),
     }

@@ -159,8 +159,8 @@ pub fn build_safety_loop(config: &Config) -> Result<SafetyLoop, String> {
     let settings = &config.verifier;
     let verifier = VerifierLink::locate(settings.program.as_deref())
         .map(|program| VerifierLink::new(program, settings.channels.clone(), settings.command.clone()));
-    if verifier.is_none() {
-        tracing::warn!("safety-dongle-verifier not found next to this program or on PATH: no human can be asked, so blocks and pauses stay until `safety-dongle unblock` or expiry");
+    if let Err(unavailable) = &verifier {
+        tracing::warn!(%unavailable, "no human can be asked, so blocks and pauses stay until `safety-dongle unblock` or expiry");
     }
     let loop_config = LoopConfig {
         mode: config.mode(),

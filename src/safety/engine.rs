@@ -36,7 +36,7 @@ use crate::{
     verify::{
         approvals::{ApprovalBoard, Settled},
         code_verified,
-        link::{Approved, HumanRequest, Shown, VerifierLink},
+        link::{Approved, HumanRequest, Shown, VerifierLink, VerifierUnavailable},
         redact::redact_text,
     },
     store::{
@@ -63,9 +63,9 @@ pub struct LoopConfig {
     pub challenge_ttl_ms: i64,
     /// How long `confirm_operation` waits for a human's answer.
     pub approval_wait: Duration,
-    /// How to reach the verifier; `None` when it cannot be found, so no
+    /// How to reach the verifier, or why it cannot be reached: then no
     /// request can be shown (and the loop stays closed).
-    pub verifier: Option<VerifierLink>,
+    pub verifier: Result<VerifierLink, VerifierUnavailable>,
 }
 
 /// At most this many fresh codes for one blocked agent per window.
@@ -514,8 +514,9 @@ impl SafetyLoop {
     /// Shows a code or an approval request to a human through the verifier.
     /// A code's salted hash is stored durably before this returns.
     async fn ask_human(&self, ask: &Ask) -> Result<(), Vec<String>> {
-        let Some(link) = &self.config.verifier else {
-            return Err(vec!["no safety-dongle-verifier program was found".into()]);
+        let link = match &self.config.verifier {
+            Ok(link) => link,
+            Err(unavailable) => return Err(vec![unavailable.to_string()]),
         };
         // The request itself is already stored, so it counts.
         let raised = self.store.read(|tx| records::challenges_in_session_since(tx, &ask.session_id, now_ms() - HUMAN_REQUEST_WINDOW_MS));

@@ -199,7 +199,7 @@ impl Engine {
             mode: LoopMode::Enforcing,
             challenge_ttl_ms: 3_600_000,
             approval_wait: std::time::Duration::from_millis(1),
-            verifier: None,
+            verifier: Err(crate::verify::link::VerifierUnavailable::NotFound),
         };
         SafetyLoop::new(store, policy, config)
     }

@@ -89,6 +89,43 @@ pub struct HumanRequest<'a> {
     pub timeout_secs: u64,
 }
 
+/// Why no verifier can be asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VerifierUnavailable {
+    #[error("no safety-dongle-verifier next to safety-dongle, and verifier.program is not set (PATH is never searched)")]
+    NotFound,
+    #[error("refusing the verifier {path}: {why}")]
+    Untrusted { path: String, why: String },
+}
+
+/// What makes a verifier program untrustworthy, if anything: missing, not
+/// a regular file, writable by group or others, or owned by someone other
+/// than this user or root. Whoever can replace it answers every approval.
+#[cfg(unix)]
+pub fn trust_problem(path: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let metadata = match std::fs::metadata(path) {
+        Ok(metadata) => metadata,
+        Err(error) => return Some(format!("cannot be read ({})", crate::diagnostics::io_reason(&error))),
+    };
+    if !metadata.is_file() {
+        return Some("is not a regular file".into());
+    }
+    if metadata.mode() & 0o022 != 0 {
+        return Some(format!("is writable by group or others (mode {:o}); run chmod go-w on it", metadata.mode() & 0o777));
+    }
+    let me = nix::unistd::geteuid().as_raw();
+    if metadata.uid() != me && metadata.uid() != 0 {
+        return Some(format!("is owned by user {}, neither this user ({me}) nor root", metadata.uid()));
+    }
+    None
+}
+
+#[cfg(not(unix))]
+pub fn trust_problem(path: &Path) -> Option<String> {
+    (!path.is_file()).then(|| "is not a file".to_owned())
+}
+
 /// How to reach the verifier.
 #[derive(Debug, Clone)]
 pub struct VerifierLink {
@@ -102,17 +139,22 @@ impl VerifierLink {
         Self { program, channels, command }
     }
 
-    /// The configured program, else the verifier next to this executable,
-    /// else the first one on `PATH`.
-    pub fn locate(configured: Option<&Path>) -> Option<PathBuf> {
-        if let Some(path) = configured {
-            return Some(path.to_path_buf());
+    /// The configured program, else the verifier next to this executable;
+    /// never one found on `PATH`, where anyone who can prepend a folder
+    /// could plant a verifier that approves everything and picks its own
+    /// codes. The file must be trustworthy ([`trust_problem`]).
+    pub fn locate(configured: Option<&Path>) -> Result<PathBuf, VerifierUnavailable> {
+        let path = match configured {
+            Some(path) => path.to_path_buf(),
+            None => {
+                let beside = std::env::current_exe().ok().map(|exe| exe.with_file_name(VERIFIER_PROGRAM));
+                beside.filter(|p| p.is_file()).ok_or(VerifierUnavailable::NotFound)?
+            }
+        };
+        match trust_problem(&path) {
+            Some(why) => Err(VerifierUnavailable::Untrusted { path: path.display().to_string(), why }),
+            None => Ok(path),
         }
-        let beside = std::env::current_exe().ok().map(|exe| exe.with_file_name(VERIFIER_PROGRAM));
-        beside.filter(|p| p.is_file()).or_else(|| {
-            std::env::var_os("PATH")
-                .and_then(|paths| std::env::split_paths(&paths).map(|dir| dir.join(VERIFIER_PROGRAM)).find(|p| p.is_file()))
-        })
     }
 
     fn request_json(&self, kind: &str, request: &HumanRequest<'_>) -> String {

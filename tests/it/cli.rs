@@ -136,21 +136,18 @@ async fn the_example_policies_decide_as_documented() {
 /// The dongle finds the verifier on PATH when it is not installed next to
 /// it, as `cargo install` of the two crates leaves them in one bin folder
 /// that is on PATH.
-#[tokio::test]
-async fn the_verifier_is_found_on_path() {
-    let dir = super::support::scratch_dir();
-    let (dongle_dir, verifier_dir) = (dir.join("a"), dir.join("b"));
-    std::fs::create_dir_all(&dongle_dir).unwrap();
-    std::fs::create_dir_all(&verifier_dir).unwrap();
-    std::fs::copy(super::support::binary(), dongle_dir.join("safety-dongle")).unwrap();
-    std::fs::copy(super::humans::verifier_program(), verifier_dir.join("safety-dongle-verifier")).unwrap();
+/// Runs a copy of the dongle in `dongle_dir` as Claude Code's hook on a
+/// denied command with `PATH` as given; returns whether the human (a
+/// `command` channel script) was shown the code.
+async fn code_shown_by_a_copy_in(dir: &std::path::Path, dongle_dir: &std::path::Path, path: &str, agent: &str) -> bool {
+    let seen = dir.join("seen.json");
+    let _ = std::fs::remove_file(&seen);
     let script = dir.join("human.sh");
-    std::fs::write(&script, format!("#!/bin/sh\ncat > {}/seen.json\n", dir.display())).unwrap();
+    std::fs::write(&script, format!("#!/bin/sh\ncat > {}\n", seen.display())).unwrap();
     let config = dir.join("config.toml");
     std::fs::write(&config, format!("data_dir = \"{}\"\n[verifier]\nchannels = [\"command\"]\ncommand = [\"/bin/sh\", \"{}\"]\n", dir.join("state").display(), script.display())).unwrap();
-    let path = format!("{}:{}", verifier_dir.display(), std::env::var("PATH").unwrap_or_default());
     let mut command = tokio::process::Command::new(dongle_dir.join("safety-dongle"));
-    command.args(["hook", "claude-code", "--config", config.to_str().unwrap()]).env("PATH", &path);
+    command.args(["hook", "claude-code", "--config", config.to_str().unwrap(), "--agent", agent]).env("PATH", path);
     let output = {
         use tokio::io::AsyncWriteExt;
         let mut child = command.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
@@ -159,9 +156,60 @@ async fn the_verifier_is_found_on_path() {
         drop(stdin);
         child.wait_with_output().await.unwrap()
     };
-    assert!(String::from_utf8_lossy(&output.stdout).contains("\"deny\""));
-    let seen = std::fs::read_to_string(dir.join("seen.json")).expect("the verifier found on PATH showed the code");
-    assert!(seen.contains("verification_code"));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("\"deny\""), "denied either way");
+    std::fs::read_to_string(&seen).is_ok_and(|text| text.contains("verification_code"))
+}
+
+/// The verifier is a trust anchor: one planted earlier on PATH, or one
+/// that others can write, must never be asked.
+#[tokio::test]
+async fn only_a_trustworthy_verifier_beside_the_binary_is_used() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = super::support::scratch_dir();
+    let (dongle_dir, planted_dir) = (dir.join("a"), dir.join("b"));
+    std::fs::create_dir_all(&dongle_dir).unwrap();
+    std::fs::create_dir_all(&planted_dir).unwrap();
+    std::fs::copy(super::support::binary(), dongle_dir.join("safety-dongle")).unwrap();
+    std::fs::copy(super::humans::verifier_program(), planted_dir.join("safety-dongle-verifier")).unwrap();
+    let path = format!("{}:{}", planted_dir.display(), std::env::var("PATH").unwrap_or_default());
+    assert!(!code_shown_by_a_copy_in(&dir, &dongle_dir, &path, "planted").await, "a verifier found on PATH was used");
+
+    let beside = dongle_dir.join("safety-dongle-verifier");
+    std::fs::copy(super::humans::verifier_program(), &beside).unwrap();
+    std::fs::set_permissions(&beside, std::fs::Permissions::from_mode(0o775)).unwrap();
+    assert!(!code_shown_by_a_copy_in(&dir, &dongle_dir, &path, "writable").await, "a group-writable verifier was used");
+    // The control: the same verifier, writable by its owner only, is used.
+    std::fs::set_permissions(&beside, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert!(code_shown_by_a_copy_in(&dir, &dongle_dir, &path, "trusted").await, "the verifier beside the binary showed the code");
+}
+
+/// Adapter files and client configurations decide where credentials go and
+/// which programs start: like config and policy files, they are refused
+/// when group or others can write them.
+#[tokio::test]
+async fn writable_adapter_files_and_client_configs_are_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = super::support::scratch_dir();
+    let adapter = dir.join("tracker-adapter.md");
+    std::fs::copy(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/adapters/github-issues-adapter.md"), &adapter).unwrap();
+    let client = dir.join("claude_desktop_config.json");
+    std::fs::write(&client, r#"{"mcpServers": {"fs": {"command": "npx", "args": ["x"]}}}"#).unwrap();
+    let config = dir.join("config.toml");
+    std::fs::write(&config, format!("adapters = [\"{}\"]\nclient_config = \"{}\"\n", adapter.display(), client.display())).unwrap();
+    let check = || async { dongle_command(&["check", "--config", config.to_str().unwrap()]).output().await.unwrap() };
+    for file in [&adapter, &client] {
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    let output = check().await;
+    assert!(output.status.success(), "the control passes: {}", String::from_utf8_lossy(&output.stderr));
+    for file in [&adapter, &client] {
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o664)).unwrap();
+        let output = check().await;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{}: {stderr}", file.display());
+        assert!(stderr.contains("writable by group or others") && stderr.contains(file.to_str().unwrap()), "{stderr}");
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
 }
 
 #[tokio::test]

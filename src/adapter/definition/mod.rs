@@ -271,8 +271,11 @@ pub struct Loaded {
     pub warnings: Vec<Diagnostic>,
 }
 
-/// Loads and validates one adapter file.
+/// Loads and validates one adapter file. Like a config or policy file, it
+/// is refused when group or others can write it: it decides where the
+/// adapter's credentials are sent and how dangerous each operation is.
 pub fn load_file(path: &Path) -> Result<Loaded, Vec<Diagnostic>> {
+    crate::config::refuse_unsafe_permissions(path).map_err(|d| vec![d])?;
     let source = SourceFile::read(path).map_err(|d| vec![d])?;
     parse(&source)
 }

@@ -21,7 +21,10 @@ use crate::{
 
 /// The servers of a client configuration file; every problem found, each
 /// with the JSON path it concerns.
+/// The file is refused when group or others can write it: it names
+/// programs the dongle starts.
 pub fn load(path: &Path) -> Result<BTreeMap<String, ServerSettings>, Vec<String>> {
+    crate::config::refuse_unsafe_permissions(path).map_err(|d| vec![d.to_string()])?;
     let text = std::fs::read_to_string(path).map_err(|e| vec![format!("{}: cannot read: {e}", path.display())])?;
     parse(&text).map_err(|errors| errors.into_iter().map(|e| format!("{}: {e}", path.display())).collect())
 }
