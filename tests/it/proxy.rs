@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use super::{
     humans::{Answer, Setup},
-    support::{Client, assert_valid, call, downstream_packages, introspect, introspection_schema, stdio_client},
+    support::{Client, assert_valid, call, downstream_packages, introspect, introspection_schema, stdio_client, stdio_client_with_env},
 };
 
 /// The reference servers' `.bin` folder (with the Node they run on).
@@ -340,3 +340,24 @@ async fn the_claude_desktop_filesystem_example_works() {
     let (write, _) = operation(&client, "mcp_aql_delete", "filesystem__write_file", json!({"path": root.join("new.txt"), "content": "x"})).await;
     assert_eq!(code(&write), "CONFIRMATION_REQUIRED", "{write}");
 }
+
+/// Downstream servers get a minimal environment plus what their entry
+/// names: an adapter credential in the dongle's environment stays there.
+#[tokio::test]
+async fn downstream_servers_inherit_no_credentials() {
+    let setup = Setup::new(Answer::Deny, 300);
+    let root = files_root(&setup);
+    let marker = uuid::Uuid::new_v4().to_string();
+    extend_config(&setup, "", &servers_toml(&root, &marker, "startup"));
+    let secret = ("TRACKER_TOKEN", "secret-credential-of-an-adapter");
+    let _client = stdio_client_with_env(&["serve", "--config", setup.config.to_str().unwrap()], &[secret, ("LC_TIME", "C")]).await;
+    wait_until("both servers run", Duration::from_secs(20), || marked_processes(&marker).len() >= 2);
+    for pid in marked_processes(&marker) {
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        let vars: Vec<String> = environ.split(|b| *b == 0).map(|v| String::from_utf8_lossy(v).into_owned()).collect();
+        assert!(!vars.iter().any(|v| v.starts_with("TRACKER_TOKEN=")), "process {pid} inherited the credential: {vars:?}");
+        assert!(vars.iter().any(|v| v.starts_with("HOME=")) && vars.iter().any(|v| v == "LC_TIME=C"), "the base passes: {vars:?}");
+        assert!(vars.iter().any(|v| *v == format!("DONGLE_TEST_MARKER={marker}")), "the entry's env passes");
+    }
+}
+

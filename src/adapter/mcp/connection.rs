@@ -8,7 +8,8 @@
 //! list_changed` makes it list and publish again. Children run in their own
 //! process group, and the whole group is terminated when the dongle stops,
 //! so a server that spawned helpers (`npx` starting `node`) leaves no
-//! orphans.
+//! orphans. A child gets only a minimal base of the dongle's environment
+//! (`inherited_environment`) plus its entry's `env`.
 
 use std::{
     collections::HashMap,
@@ -226,6 +227,8 @@ impl Downstream {
                 let mut builder = tokio::process::Command::new(command);
                 builder
                     .args(&self.settings.args)
+                    .env_clear()
+                    .envs(inherited_environment())
                     .envs(&self.settings.env)
                     .stdin(std::process::Stdio::piped())
                     .stdout(std::process::Stdio::piped())
@@ -371,3 +374,15 @@ impl ClientHandler for DownstreamClient {
         self.list_changed.notify_one();
     }
 }
+
+/// The part of the dongle's own environment a downstream server inherits:
+/// what programs need to run (`PATH`, `HOME`, the user, shell, locale, time
+/// zone, temporary folder, terminal type and, on Linux, the runtime
+/// folder), never the rest, which holds adapter credentials and whatever
+/// else the dongle was started with. Anything more a server needs is
+/// named in its entry's `env`.
+fn inherited_environment() -> impl Iterator<Item = (std::ffi::OsString, std::ffi::OsString)> {
+    const BASE: [&str; 10] = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TZ", "TMPDIR", "TERM", "XDG_RUNTIME_DIR"];
+    std::env::vars_os().filter(|(name, _)| name.to_str().is_some_and(|name| BASE.contains(&name) || name.starts_with("LC_")))
+}
+
