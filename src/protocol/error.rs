@@ -100,6 +100,7 @@ impl ErrorCode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LimitKind {
     RequestSize,
+    ResponseSize,
     StringLength,
     ArrayElements,
     NestingDepth,
@@ -109,6 +110,7 @@ impl LimitKind {
     fn name(self) -> &'static str {
         match self {
             Self::RequestSize => "request_size",
+            Self::ResponseSize => "response_size",
             Self::StringLength => "string_length",
             Self::ArrayElements => "array_elements",
             Self::NestingDepth => "nesting_depth",
@@ -117,7 +119,7 @@ impl LimitKind {
 
     fn unit(self) -> &'static str {
         match self {
-            Self::RequestSize | Self::StringLength => "bytes",
+            Self::RequestSize | Self::ResponseSize | Self::StringLength => "bytes",
             Self::ArrayElements => "elements",
             Self::NestingDepth => "levels",
         }

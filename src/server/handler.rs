@@ -133,7 +133,7 @@ impl ServerHandler for DongleServer {
         if let Err(error) = &result {
             tracing::debug!(tool = %request.name, code = error.code.as_str(), "operation refused");
         }
-        Ok(call_tool_result(&result, &call.warnings.take()).into())
+        Ok(call_tool_result(&result, &call.warnings.take(), self.router.limits()).into())
     }
 }
 

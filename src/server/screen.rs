@@ -82,7 +82,7 @@ fn refusal(frame: &[u8], total_len: usize, limits: &Limits, facts: &FrameFacts) 
     } else {
         return None;
     };
-    Some(refuse(facts, error))
+    Some(refuse(facts, error, limits))
 }
 
 fn parse(frame: &[u8], facts: &FrameFacts) -> Screened {
@@ -100,9 +100,9 @@ fn parse(frame: &[u8], facts: &FrameFacts) -> Screened {
     }
 }
 
-fn refuse(facts: &FrameFacts, error: AqlError) -> Screened {
+fn refuse(facts: &FrameFacts, error: AqlError, limits: &Limits) -> Screened {
     match (&facts.id, facts.method.as_deref()) {
-        (Some(id), Some("tools/call")) => Screened::Reply(Box::new(tool_refusal(id.clone(), &Err(error)))),
+        (Some(id), Some("tools/call")) => Screened::Reply(Box::new(tool_refusal(id.clone(), &Err(error), limits))),
         (None, Some(_)) => Screened::Ignore,
         (id, _) => Screened::Reply(Box::new(ServerJsonRpcMessage::error(
             ErrorData::invalid_request(error.message, None),
@@ -111,8 +111,8 @@ fn refuse(facts: &FrameFacts, error: AqlError) -> Screened {
     }
 }
 
-fn tool_refusal(id: RequestId, result: &OperationResult) -> ServerJsonRpcMessage {
-    let mut answer: CallToolResult = call_tool_result(result, &[]);
+fn tool_refusal(id: RequestId, result: &OperationResult, limits: &Limits) -> ServerJsonRpcMessage {
+    let mut answer: CallToolResult = call_tool_result(result, &[], limits);
     // The refusal bypasses rmcp's handler, which would drop this field for
     // clients of older protocol versions; leaving it out is valid for all.
     answer.result_type = None;

@@ -16,6 +16,8 @@ use serde_json::json;
 
 use crate::protocol::{
     envelope::{envelope, is_error},
+    error::{AqlError, LimitKind},
+    limits::Limits,
     registry::{Category, OperationResult, Registry},
     surface::{Endpoint, EndpointMode},
 };
@@ -93,11 +95,48 @@ fn describe(endpoint: Endpoint, registry: &Registry) -> String {
 
 /// One text content holding the JSON envelope (with the call's `warnings`
 /// when it succeeded); `isError` for unrecoverable failures only.
-pub fn call_tool_result(result: &OperationResult, warnings: &[serde_json::Value]) -> CallToolResult {
-    let text = envelope(result, warnings).to_string();
-    if is_error(result) {
+///
+/// An envelope larger than the response limit (spec 4.7.5) never leaves:
+/// the agent gets `VALIDATION_PAYLOAD_TOO_LARGE` instead, whatever produced
+/// it (a downstream server, an adapter, introspection). The operation
+/// itself has run by then and its outcome is recorded as it was.
+pub fn call_tool_result(result: &OperationResult, warnings: &[serde_json::Value], limits: &Limits) -> CallToolResult {
+    let mut text = envelope(result, warnings).to_string();
+    let mut failed = is_error(result);
+    if text.len() > limits.max_response_size {
+        tracing::warn!(bytes = text.len(), limit = limits.max_response_size, "an answer over the response limit was withheld");
+        let refusal = Err(AqlError::payload_too_large(LimitKind::ResponseSize, limits.max_response_size, text.len()));
+        text = envelope(&refusal, &[]).to_string();
+        failed = is_error(&refusal);
+    }
+    if failed {
         CallToolResult::error(vec![ContentBlock::text(text)])
     } else {
         CallToolResult::success(vec![ContentBlock::text(text)])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+
+    fn envelope_of(result: &CallToolResult) -> Value {
+        serde_json::from_str(&result.content[0].as_text().unwrap().text).unwrap()
+    }
+
+    #[test]
+    fn an_envelope_over_the_response_limit_is_replaced_by_the_limit_error() {
+        let limits = Limits { max_response_size: 1_000, ..Limits::default() };
+        let fits = call_tool_result(&Ok(json!({ "text": "x".repeat(900) })), &[], &limits);
+        assert_eq!(envelope_of(&fits)["data"]["text"].as_str().map(str::len), Some(900));
+
+        let over = call_tool_result(&Ok(json!({ "text": "x".repeat(1_000) })), &[json!({"code": "W"})], &limits);
+        let envelope = envelope_of(&over);
+        assert_eq!(envelope["error"]["code"], "VALIDATION_PAYLOAD_TOO_LARGE");
+        assert_eq!(envelope["error"]["details"]["limit_type"], "response_size");
+        assert_eq!(envelope["error"]["details"]["limit_value"], 1_000);
+        assert!(envelope["error"]["details"]["actual_value"].as_u64().unwrap() > 1_000);
     }
 }

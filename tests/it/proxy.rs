@@ -361,3 +361,31 @@ async fn downstream_servers_inherit_no_credentials() {
     }
 }
 
+
+#[tokio::test]
+async fn a_downstream_answer_over_the_response_limit_never_reaches_the_agent() {
+    let (_setup, root, _marker, client) = proxied(Answer::Approve, "").await;
+    let limit = 10 * 1024 * 1024;
+    let line = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n";
+    std::fs::write(root.join("big.txt"), line.repeat(limit / line.len() + 1_000)).unwrap();
+
+    let (answer, _) = operation(&client, "mcp_aql_read", "fs__read_text_file", json!({"path": root.join("big.txt")})).await;
+    assert_eq!(code(&answer), "VALIDATION_PAYLOAD_TOO_LARGE", "{}", &answer.to_string()[..answer.to_string().len().min(300)]);
+    let details = &answer["error"]["details"];
+    assert_eq!((details["limit_type"].as_str(), details["limit_value"].as_u64(), details["unit"].as_str()), (Some("response_size"), Some(limit as u64), Some("bytes")));
+    assert!(details["actual_value"].as_u64().unwrap() > limit as u64, "{details}");
+
+    // The connection that carried it was cut; the server is restarted and
+    // the same operation under the limit answers again.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (small, _) = operation(&client, "mcp_aql_read", "fs__read_text_file", json!({"path": root.join("notes.txt")})).await;
+        if small["success"] == true {
+            assert_eq!(small["data"]["content"], "first line\n", "{small}");
+            break;
+        }
+        assert_eq!(code(&small), "TRANSPORT_NETWORK_ERROR", "only while the server restarts: {small}");
+        assert!(Instant::now() < deadline, "the server never came back: {small}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}

@@ -9,7 +9,9 @@
 //! process group, and the whole group is terminated when the dongle stops,
 //! so a server that spawned helpers (`npx` starting `node`) leaves no
 //! orphans. A child gets only a minimal base of the dongle's environment
-//! (`inherited_environment`) plus its entry's `env`.
+//! (`inherited_environment`) plus its entry's `env`. A child's answer
+//! longer than the response limit cuts its connection (`bounded`): the
+//! call answers `VALIDATION_PAYLOAD_TOO_LARGE` and the server restarts.
 
 use std::{
     collections::HashMap,
@@ -32,10 +34,13 @@ use tokio_util::sync::CancellationToken;
 use crate::{
     config::ServerSettings,
     protocol::{
-        error::AqlError,
+        error::{AqlError, LimitKind},
+        limits::Limits,
         registry::{CallContext, Progress, ProgressSink},
     },
 };
+
+use super::bounded::{BoundedLines, Overflow};
 
 /// How long connecting and listing tools may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -88,6 +93,9 @@ pub struct Downstream {
     progress: Arc<ProgressRoutes>,
     stop: CancellationToken,
     stopped: Notify,
+    /// Whether the current connection was cut for an answer over the
+    /// response limit; a fresh one for each connection.
+    overflow: Mutex<Arc<Overflow>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -106,6 +114,7 @@ impl Downstream {
             progress: Arc::new(Mutex::new(HashMap::new())),
             stop: CancellationToken::new(),
             stopped: Notify::new(),
+            overflow: Mutex::new(Arc::default()),
         })
     }
 
@@ -243,6 +252,9 @@ impl Downstream {
                 let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
                     return Err("the child's pipes were not set up".into());
                 };
+                let overflow = Arc::new(Overflow::default());
+                *lock(&self.overflow) = overflow.clone();
+                let stdout = BoundedLines::new(stdout, Limits::default().max_response_size, overflow);
                 match handler.serve((stdout, stdin)).await {
                     Ok(service) => Ok((service, Some(child))),
                     Err(error) => {
@@ -270,6 +282,7 @@ impl Downstream {
     /// Calls one tool: bounded by the server's timeout, cancelled
     /// downstream when the caller cancels, with progress passed back.
     pub async fn call_tool(&self, tool: &str, arguments: rmcp::model::JsonObject, call: &CallContext) -> Result<CallToolResult, AqlError> {
+        let overflow = lock(&self.overflow).clone();
         let peer = {
             let guard = lock(&self.state);
             match (&guard.0, &guard.1) {
@@ -278,6 +291,7 @@ impl Downstream {
                     let wait_ms = (retry_at - crate::store::now_ms()).max(0);
                     return Err(AqlError::downstream_unavailable(&self.name, &format!("{error}; restarting, next attempt in {:.1} s", wait_ms as f64 / 1000.0)));
                 }
+                (ServerState::Ready { .. }, None) => return Err(AqlError::downstream_unavailable(&self.name, "its connection just closed; it is being restarted")),
                 (state, None) => return Err(AqlError::downstream_unavailable(&self.name, &format!("it is {}", state.name()))),
             }
         };
@@ -305,6 +319,10 @@ impl Downstream {
             Ok(_) => Err(AqlError::downstream_unavailable(&self.name, "it answered tools/call with something other than a tool result")),
             Err(ServiceError::Timeout { .. }) => Err(AqlError::downstream_timeout(&self.name, tool, self.settings.timeout_secs)),
             Err(ServiceError::McpError(error)) => Err(AqlError::tool_failed(&self.name, tool, &error.message, serde_json::json!({ "code": error.code.0, "message": error.message }))),
+            Err(_) if let Some(bytes) = overflow.cut_line_bytes() => {
+                tracing::warn!(server = %self.name, tool, bytes, "an answer over the response limit: the connection is cut and the server restarted");
+                Err(AqlError::payload_too_large(LimitKind::ResponseSize, Limits::default().max_response_size, bytes))
+            }
             Err(error) => Err(AqlError::downstream_unavailable(&self.name, &format!("the call failed: {error}"))),
         }
     }

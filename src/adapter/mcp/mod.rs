@@ -9,6 +9,7 @@
 //! server's state is written to the state database for
 //! `safety-dongle status`.
 
+mod bounded;
 pub mod client_config;
 pub mod connection;
 pub mod tool;
