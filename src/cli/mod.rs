@@ -44,7 +44,7 @@ enum Command {
     Status(ConfigArg),
     /// Show the audit log, or `audit verify` to check its hash chain.
     Audit(AuditArgs),
-    /// Lift an agent's hard block (interactive terminal only; audited).
+    /// Lift an agent's hard block: type back a code the verifier shows out of band (interactive terminal only; audited).
     Unblock(UnblockArgs),
     /// A scripted agent session showing every outcome, on a fresh temporary state.
     Demo,

@@ -157,8 +157,7 @@ pub fn build_safety_loop(config: &Config) -> Result<SafetyLoop, String> {
     })?;
     let store = open_store(config)?;
     let settings = &config.verifier;
-    let verifier = VerifierLink::locate(settings.program.as_deref())
-        .map(|program| VerifierLink::new(program, settings.channels.clone(), settings.command.clone()));
+    let verifier = VerifierLink::from_settings(settings);
     if let Err(unavailable) = &verifier {
         tracing::warn!(%unavailable, "no human can be asked, so blocks and pauses stay until `safety-dongle unblock` or expiry");
     }

@@ -54,7 +54,7 @@ pub fn matches(salt_hex: &str, hash_hex: &str, typed: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn hash(salt: &[u8], code: &str) -> String {
@@ -62,6 +62,12 @@ mod tests {
         hasher.update(salt);
         hasher.update(code.as_bytes());
         crate::policy::hex(&hasher.finalize())
+    }
+
+    /// A code with its salt and hash (hex), as the verifier would send them.
+    pub(crate) fn fresh() -> (String, String, String) {
+        let (code, salt) = ("JM9CK2C60MTH0WX8EGCRQ81DDT", [7u8; 16]);
+        (code.to_owned(), crate::policy::hex(&salt), hash(&salt, code))
     }
 
     #[test]

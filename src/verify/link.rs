@@ -24,7 +24,7 @@ use tokio::{
     sync::oneshot,
 };
 
-use crate::config::Channel;
+use crate::config::{Channel, VerifierSettings};
 
 /// Must match the verifier's `protocol::VERSION`.
 const PROTOCOL_VERSION: u64 = 1;
@@ -137,6 +137,19 @@ pub struct VerifierLink {
 impl VerifierLink {
     pub fn new(program: PathBuf, channels: Vec<Channel>, command: Option<Vec<String>>) -> Self {
         Self { program, channels, command }
+    }
+
+    /// The link the settings describe, if its program can be trusted.
+    pub fn from_settings(settings: &VerifierSettings) -> Result<Self, VerifierUnavailable> {
+        Self::locate(settings.program.as_deref()).map(|program| Self::new(program, settings.channels.clone(), settings.command.clone()))
+    }
+
+    /// The same link without the terminal channel, if any channel remains:
+    /// for a code that must reach a human by another way than the terminal
+    /// asking for it (whoever drives that terminal would read it there).
+    pub fn out_of_band(&self) -> Option<Self> {
+        let channels: Vec<Channel> = self.channels.iter().copied().filter(|c| *c != Channel::Terminal).collect();
+        (!channels.is_empty()).then(|| Self { channels, ..self.clone() })
     }
 
     /// The configured program, else the verifier next to this executable;

@@ -8,9 +8,11 @@
 //!
 //! An [`Unblock`] is the only value that can lift a hard block
 //! (`store::records::remove_block` takes one). Its fields are private and
-//! it is built only here: by a correct out-of-band code
-//! ([`code_verified`]) or by an operator at an interactive terminal who
-//! typed the agent's name back ([`operator_override`]). An approval exists
+//! it is built only here: by a correct out-of-band code for a challenge
+//! ([`code_verified`]), by an operator at an interactive terminal who typed
+//! back a fresh code the verifier showed elsewhere ([`operator_code`]), or,
+//! only where no channel could show one, by an operator who typed the
+//! agent's name back ([`operator_override`]). An approval exists
 //! only as a `link::Approved`, built from the verifier's answer. No MCP
 //! operation can make either from anything the agent sends.
 
@@ -47,6 +49,8 @@ pub enum OverrideRefused {
     NotATerminal,
     /// The name typed back did not match.
     NameMismatch,
+    /// The code typed back is not the one the verifier showed.
+    WrongCode,
 }
 
 impl fmt::Display for OverrideRefused {
@@ -54,6 +58,7 @@ impl fmt::Display for OverrideRefused {
         match self {
             Self::NotATerminal => f.write_str("unblock works only from an interactive terminal"),
             Self::NameMismatch => f.write_str("the name typed back does not match; nothing was changed"),
+            Self::WrongCode => f.write_str("that is not the code that was shown; nothing was changed"),
         }
     }
 }
@@ -64,8 +69,21 @@ pub(crate) fn code_verified(agent: &str, salt: &str, hash: &str, typed: &str) ->
     code::matches(salt, hash, typed).then(|| Unblock { agent: agent.to_owned(), resolution: "verified" })
 }
 
+/// An operator's unblock at an interactive terminal, proven by typing back
+/// the code the verifier showed out of band for it: a pseudo-terminal an
+/// agent opens gets no further than the name.
+pub(crate) fn operator_code(agent: &str, salt: &str, hash: &str, typed: &str, stdin_is_terminal: bool) -> Result<Unblock, OverrideRefused> {
+    if !stdin_is_terminal {
+        return Err(OverrideRefused::NotATerminal);
+    }
+    if !code::matches(salt, hash, typed) {
+        return Err(OverrideRefused::WrongCode);
+    }
+    Ok(Unblock { agent: agent.to_owned(), resolution: "operator_code" })
+}
+
 /// An operator's override, made at an interactive terminal by typing the
-/// agent's name back.
+/// agent's name back: only for when no channel could show a code.
 pub(crate) fn operator_override(agent: &str, typed_back: &str, stdin_is_terminal: bool) -> Result<Unblock, OverrideRefused> {
     if !stdin_is_terminal {
         return Err(OverrideRefused::NotATerminal);
@@ -85,5 +103,14 @@ mod tests {
         assert_eq!(operator_override("a", "a", false).unwrap_err(), OverrideRefused::NotATerminal);
         assert_eq!(operator_override("agent-1", "agent-2", true).unwrap_err(), OverrideRefused::NameMismatch);
         assert_eq!(operator_override("agent-1", " agent-1\n", true).unwrap().agent(), "agent-1");
+    }
+
+    #[test]
+    fn an_operator_code_needs_a_terminal_and_the_shown_code() {
+        let (code, salt, hash) = code::tests::fresh();
+        assert_eq!(operator_code("a", &salt, &hash, &code, false).unwrap_err(), OverrideRefused::NotATerminal);
+        assert_eq!(operator_code("a", &salt, &hash, "a", true).unwrap_err(), OverrideRefused::WrongCode);
+        let unblock = operator_code("a", &salt, &hash, &code, true).unwrap();
+        assert_eq!((unblock.agent(), unblock.resolution()), ("a", "operator_code"));
     }
 }

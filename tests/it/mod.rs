@@ -15,3 +15,5 @@ mod schema;
 mod stdio;
 mod support;
 mod upstream;
+mod terminal;
+mod unblock;
