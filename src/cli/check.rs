@@ -3,7 +3,10 @@
 //! embedded default policy), and any policy (`.toml`) or adapter (`*.md`) files given as
 //! arguments — and print every error as `file:line:col: message` with the
 //! source line and a caret. Warnings (an unknown top-level key in an
-//! adapter file) are printed but do not fail the check.
+//! adapter file) are printed but do not fail the check. Claude Code
+//! settings (given as `.json`, and those of the current project and the
+//! user whenever they exist) are checked for a dongle hook that could fail
+//! open (`hook::claude_settings`).
 
 use std::{path::PathBuf, process::ExitCode};
 
@@ -12,8 +15,9 @@ use crate::{
         definition::{self, Loaded},
         mcp::client_config,
     },
-    config::Config,
+    config::{Config, VerifierSettings},
     diagnostics::Diagnostic,
+    hook::claude_settings,
     policy::CompiledPolicy,
 };
 
@@ -23,8 +27,10 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
     let mut errors: Vec<Diagnostic> = Vec::new();
     let mut checked: Vec<String> = Vec::new();
     let mut adapters: Vec<PathBuf> = Vec::new();
+    let mut approval_timeout_secs = VerifierSettings::default().approval_timeout_secs;
     match Config::load(args.config.as_deref()) {
         Ok(config) => {
+            approval_timeout_secs = config.verifier.approval_timeout_secs;
             checked.push(args.config.as_deref().map_or_else(|| "default configuration".into(), |p| p.display().to_string()));
             match CompiledPolicy::load(&config.policies) {
                 Ok(policy) => checked.extend(policy.sources().iter().cloned()),
@@ -41,9 +47,12 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
         Err(found) => errors.extend(found),
     }
     let mut policies = Vec::new();
+    let here = std::env::current_dir().unwrap_or_default();
+    let mut settings = claude_settings::discover(&here, std::env::var_os("HOME").map(PathBuf::from).as_deref());
     for path in &args.paths {
         match path.extension().and_then(|e| e.to_str()) {
             Some("toml") => policies.push(path.clone()),
+            Some("json") => settings.push(path.clone()),
             Some("md") => adapters.push(path.clone()),
             _ if path.is_dir() => adapters.push(path.clone()),
             _ => errors.push(Diagnostic::whole_file(path, "not a file this version can check (policy files end in .toml, adapter files in -adapter.md)")),
@@ -61,6 +70,12 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
             Err(found) => errors.extend(found),
         }
     }
+    for file in &settings {
+        match check_claude_settings(file, approval_timeout_secs) {
+            Ok(hooks) => checked.push(format!("{} ({hooks} safety-dongle hook entries)", file.display())),
+            Err(found) => errors.extend(found),
+        }
+    }
     for error in &errors {
         eprintln!("{}", error.render());
     }
@@ -73,6 +88,21 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
         eprintln!("{} error(s)", errors.len());
         ExitCode::from(1)
     }
+}
+
+/// How many dongle hook entries a Claude Code settings file has, or what
+/// could make one of them fail open.
+fn check_claude_settings(file: &std::path::Path, approval_timeout_secs: u64) -> Result<usize, Vec<Diagnostic>> {
+    let whole = |message: String| vec![Diagnostic::whole_file(file, message)];
+    let text = std::fs::read_to_string(file).map_err(|e| whole(format!("cannot be read: {}", crate::diagnostics::io_reason(&e))))?;
+    let document: serde_json::Value = serde_json::from_str(&text).map_err(|e| whole(format!("is not JSON: {e}")))?;
+    let hooks = claude_settings::dongle_hooks(&document).map_err(whole)?;
+    let problems: Vec<Diagnostic> = hooks
+        .iter()
+        .flat_map(|entry| claude_settings::problems(entry, approval_timeout_secs))
+        .map(|problem| Diagnostic::whole_file(file, problem))
+        .collect();
+    if problems.is_empty() { Ok(hooks.len()) } else { Err(problems) }
 }
 
 /// `file (adapter 'name', N operations)`, after printing its warnings.

@@ -3,24 +3,63 @@
 //! state as the server (a blocked agent stays blocked here too), writes
 //! the same audit rows, and answers on stdout. Any failure of its own —
 //! unreadable payload, configuration or state — is a deny: it fails
-//! closed.
+//! closed. So is running out of time: Claude Code lets the tool run when
+//! it kills a hook that took too long, so the hook answers deny at its own
+//! deadline (`--timeout`), whatever it is waiting for (a payload that never
+//! ends, a locked state file, a human), and waits for approvals no longer
+//! than the deadline allows.
 
-use std::{io::Read, process::ExitCode};
+use std::{
+    io::{Read, Write},
+    process::ExitCode,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use serde_json::Value;
 
 use crate::{
-    hook::claude_code::{self, MAX_PAYLOAD_BYTES},
+    hook::{
+        claude_code::{self, MAX_PAYLOAD_BYTES},
+        claude_settings::MARGIN_SECS,
+    },
     protocol::registry::CallContext,
 };
 
 use super::HookArgs;
 
 pub(super) fn run(args: HookArgs) -> ExitCode {
-    let answer = match decide(&args) {
-        Ok(answer) => answer,
+    let answer = Answer::default();
+    let watchdog = answer.clone();
+    let deadline = args.timeout;
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(deadline));
+        watchdog.give(&claude_code::deny(&format!("safety-dongle did not decide within its deadline of {deadline} s, so this tool call is refused")));
+        std::process::exit(0);
+    });
+    let decided = match decide(&args) {
+        Ok(decided) => decided,
         Err(reason) => claude_code::deny(&format!("safety-dongle could not evaluate this tool call, so it is refused: {reason}")),
     };
-    println!("{answer}");
+    answer.give(&decided);
     ExitCode::SUCCESS
+}
+
+/// The one answer printed, whichever comes first: the decision or the
+/// deadline's deny.
+#[derive(Clone, Default)]
+struct Answer(Arc<Mutex<bool>>);
+
+impl Answer {
+    fn give(&self, answer: &Value) {
+        let mut given = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if !*given {
+            *given = true;
+            let mut stdout = std::io::stdout().lock();
+            let _ = writeln!(stdout, "{answer}");
+            let _ = stdout.flush();
+        }
+    }
 }
 
 fn decide(args: &HookArgs) -> Result<serde_json::Value, String> {
@@ -37,6 +76,8 @@ fn decide(args: &HookArgs) -> Result<serde_json::Value, String> {
     if !args.policies.is_empty() {
         config.policies = args.policies.clone();
     }
+    let wait_allowed = args.timeout.saturating_sub(MARGIN_SECS);
+    config.verifier.approval_timeout_secs = config.verifier.approval_timeout_secs.min(wait_allowed);
     let safety = super::serve::build_safety_loop(&config)?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("no async runtime: {e}"))?;
     let context = CallContext::new(format!("claude-code:{}", call.session_id));

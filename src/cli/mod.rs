@@ -96,6 +96,11 @@ struct HookArgs {
     /// The agent name the calls are attributed to (blocks apply per agent).
     #[arg(long, value_name = "NAME", default_value = "claude-code")]
     agent: String,
+    /// The hook's own deadline in seconds: a call not decided by then is
+    /// denied. Keep it inside the hook entry's `timeout` in Claude Code's
+    /// settings (`check` verifies this).
+    #[arg(long, value_name = "SECS", default_value_t = crate::hook::claude_settings::DEFAULT_DEADLINE_SECS, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    timeout: u64,
 }
 
 /// `--config FILE` and `--data-dir DIR`, shared by every command that
@@ -232,7 +237,9 @@ struct CheckArgs {
     /// Config file to check.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Further files to check.
+    /// Further files to check: policies (`.toml`), adapter files (`.md`),
+    /// Claude Code settings (`.json`; those of the current project and the
+    /// user's are checked whenever they exist).
     #[arg(value_name = "PATH")]
     paths: Vec<PathBuf>,
 }

@@ -3,3 +3,4 @@
 //! reporting its actions.
 
 pub mod claude_code;
+pub mod claude_settings;

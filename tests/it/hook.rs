@@ -30,15 +30,15 @@ async fn run_hook(args: &[&str], payload: &Value) -> Value {
     run_hook_with_env(args, &[], payload).await
 }
 
+/// The hook started with `args` and `env`, its stdin open.
+fn spawn_hook(args: &[&str], env: &[(&str, &str)]) -> (tokio::process::Child, tokio::process::ChildStdin) {
+    let mut child = dongle_command(args).envs(env.iter().copied()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let stdin = child.stdin.take().unwrap();
+    (child, stdin)
+}
+
 async fn run_hook_with_env(args: &[&str], env: &[(&str, &str)], payload: &Value) -> Value {
-    let mut child = dongle_command(args)
-        .envs(env.iter().copied())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
+    let (child, mut stdin) = spawn_hook(args, env);
     stdin.write_all(payload.to_string().as_bytes()).await.unwrap();
     drop(stdin);
     let output = child.wait_with_output().await.unwrap();
@@ -162,4 +162,60 @@ async fn the_environment_cannot_weaken_the_configured_mode() {
     let args = ["hook", "claude-code", "--config", allowing.to_str().unwrap(), "--agent", "env-allowed"];
     let answer = run_hook_with_env(&args, &[("MCPAQL_SAFETY_LOOP", "disabled")], &bash("e2", "sudo rm -rf /")).await;
     assert_eq!(decision(&answer), "defer", "allowed by the file: {answer}");
+}
+
+/// Claude Code lets the tool run when it kills a hook that took too long,
+/// so the hook must deny at its own deadline, whatever it waits for.
+#[tokio::test]
+async fn the_hook_denies_at_its_own_deadline_whatever_it_waits_for() {
+    let dir = scratch_dir();
+    let config = unreachable_humans(&dir);
+    let (child, mut stdin) = spawn_hook(&["hook", "claude-code", "--config", &config, "--timeout", "2"], &[]);
+    stdin.write_all(br#"{"session_id":"s","tool_name":"Bash","tool_input":{"command":"#).await.unwrap();
+    let started = std::time::Instant::now();
+    let output = tokio::time::timeout(std::time::Duration::from_secs(10), child.wait_with_output()).await.expect("the hook ends at its deadline").unwrap();
+    drop(stdin);
+    let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(decision(&answer), "deny", "a payload that never ends: {answer}");
+    assert!(answer["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().contains("deadline of 2 s"));
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+
+    // A human who takes longer than the deadline allows: no allow, in time.
+    let human = Setup::new(Answer::ApproveAfter(60), 300);
+    let started = std::time::Instant::now();
+    let answer = run_hook(&["hook", "claude-code", "--config", human.config.to_str().unwrap(), "--agent", "slow", "--timeout", "7"], &bash("h", "git push origin main")).await;
+    assert_eq!(decision(&answer), "deny", "{answer}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(9), "answered after {:?}", started.elapsed());
+}
+
+/// `check` reads the Claude Code settings of the project it runs in and
+/// refuses a dongle hook entry that could fail open.
+#[tokio::test]
+async fn check_refuses_claude_code_settings_whose_hook_could_fail_open() {
+    let project = scratch_dir();
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    let settings = project.join(".claude/settings.json");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/claude-code/.claude/settings.json");
+    let check = |config_lines: &'static str| {
+        let project = project.clone();
+        async move {
+            let config = project.join("config.toml");
+            std::fs::write(&config, format!("data_dir = \"{}\"\n{config_lines}", project.join("state").display())).unwrap();
+            let output = dongle_command(&["check", "--config", config.to_str().unwrap()]).current_dir(&project).env("HOME", &project).output().await.unwrap();
+            (output.status.success(), String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr))
+        }
+    };
+
+    std::fs::copy(&example, &settings).unwrap();
+    let (ok, text) = check("").await;
+    assert!(ok && text.contains("settings.json (1 safety-dongle hook entries): ok"), "the shipped example passes:\n{text}");
+
+    let (ok, text) = check("[verifier]\napproval_timeout_secs = 170\n").await;
+    assert!(!ok && text.contains("approval_timeout_secs (170) does not fit inside the hook's deadline (170 s)"), "{text}");
+
+    std::fs::write(&settings, r#"{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"safety-dongle hook claude-code","timeout":60}]}]}}"#).unwrap();
+    let (ok, text) = check("").await;
+    assert!(!ok, "{text}");
+    assert!(text.contains("stops the hook after 60 s, before its own deadline of 170 s"), "{text}");
+    assert!(text.contains("crashes or cannot start lets the tool run"), "{text}");
 }
