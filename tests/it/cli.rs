@@ -93,10 +93,18 @@ async fn the_example_claude_code_hook_command_answers() {
     let hook = &settings["hooks"]["PreToolUse"][0];
     assert_eq!(hook["matcher"], "*");
     let command = hook["hooks"][0]["command"].as_str().expect("a command hook");
-    let mut words = command.split_whitespace();
-    assert_eq!(words.next(), Some("safety-dongle"));
-    let args: Vec<&str> = words.collect();
-    let mut child = dongle_command(&args).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().expect("spawn");
+    // As Claude Code runs it: through a shell, `safety-dongle` found on PATH.
+    let bin_dir = super::support::binary().parent().unwrap().to_path_buf();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let mut child = tokio::process::Command::new("sh")
+        .args(["-c", command])
+        .env("PATH", path)
+        .env("XDG_DATA_HOME", super::support::scratch_dir())
+        .env_remove("MCPAQL_SAFETY_LOOP")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
     let mut stdin = child.stdin.take().expect("stdin");
     stdin.write_all(br#"{"session_id":"e","tool_name":"Bash","tool_input":{"command":"cargo build"}}"#).await.expect("write");
     drop(stdin);
