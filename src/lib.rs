@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 pub mod adapter;
+pub mod analysis;
 pub mod cli;
 pub mod policy;
 pub mod config;

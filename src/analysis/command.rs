@@ -1,0 +1,182 @@
+//! One program that will run, and the shape rules are matched against: its
+//! name (the base name of `argv[0]`, lower case), its flags (combined short
+//! flags split, long forms of well-known flags mapped to their short form,
+//! in any order), and its positional arguments in order (paths
+//! normalised). Arguments that are data, not something the program acts
+//! on, are set apart: everything `echo` and `printf` print, commit and tag
+//! messages, and the pattern of a search tool.
+
+use super::words::normalize_path;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Command {
+    /// The words as the program receives them.
+    pub argv: Vec<String>,
+    /// The base name of `argv[0]`, lower case.
+    pub program: String,
+    pub flags: Vec<String>,
+    pub positionals: Vec<String>,
+    /// Values of `--name=value` flags, normalised like positionals.
+    pub flag_values: Vec<String>,
+    /// Arguments that are data (printed text, messages, search patterns).
+    pub data: Vec<String>,
+    /// The program's name is not known without running something.
+    pub dynamic_program: bool,
+    /// Some argument is not known without running something.
+    pub dynamic_args: bool,
+    /// The executor it was found inside (`sudo`, `bash -c`, `find -exec`…).
+    pub via: Option<String>,
+}
+
+/// Programs whose every argument is data.
+const PRINTERS: [&str; 4] = ["echo", "printf", "print", "say"];
+/// Programs whose first positional is a search pattern, not a file.
+const SEARCHERS: [&str; 8] = ["grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "git-grep"];
+/// Flags whose value is a message.
+const MESSAGE_FLAGS: [&str; 8] = ["-m", "--message", "--body", "--title", "--description", "--notes", "--comment", "--subject"];
+
+impl Command {
+    /// A command written all in capitals (`RM -RF ~`) is read in lower
+    /// case: programs are matched case-insensitively, and its flags would
+    /// otherwise read as different ones.
+    pub fn new(argv: Vec<String>, dynamic_program: bool, dynamic_args: bool, via: Option<String>) -> Self {
+        let shouted = argv.first().is_some_and(|first| first.chars().any(|c| c.is_uppercase()) && !first.chars().any(|c| c.is_lowercase()));
+        let argv = if shouted { argv.iter().map(|w| w.to_lowercase()).collect() } else { argv };
+        let program = argv.first().map(|first| base_name(first)).unwrap_or_default();
+        let mut command = Self { argv, program, flags: Vec::new(), positionals: Vec::new(), flag_values: Vec::new(), data: Vec::new(), dynamic_program, dynamic_args, via };
+        command.shape();
+        command
+    }
+
+    fn shape(&mut self) {
+        let args: Vec<String> = self.argv.iter().skip(1).cloned().collect();
+        if PRINTERS.contains(&self.program.as_str()) {
+            self.data = args;
+            return;
+        }
+        let searcher = SEARCHERS.contains(&self.program.as_str()) || self.program == "git" && args.first().is_some_and(|a| a == "grep");
+        let mut pattern_given = false;
+        let mut options_done = false;
+        let mut words = args.iter().peekable();
+        while let Some(word) = words.next() {
+            if options_done || word == "-" || !word.starts_with('-') {
+                let is_pattern = searcher && !pattern_given && !(self.program == "git" && self.positionals.is_empty());
+                if is_pattern {
+                    pattern_given = true;
+                    self.data.push(word.clone());
+                } else {
+                    self.positionals.push(normalize_path(word));
+                }
+                continue;
+            }
+            if word == "--" {
+                options_done = true;
+                continue;
+            }
+            if let Some((name, value)) = word.split_once('=').filter(|_| word.starts_with("--")) {
+                self.flags.push(canonical_flag(&self.program, self.subcommand(), name));
+                self.flag_values.push(normalize_path(value));
+                continue;
+            }
+            if MESSAGE_FLAGS.contains(&word.as_str()) {
+                self.flags.push(word.clone());
+                if let Some(message) = words.next() {
+                    self.data.push(message.clone());
+                }
+                continue;
+            }
+            if searcher && matches!(word.as_str(), "-e" | "-f" | "--regexp" | "--file") {
+                pattern_given = true;
+            }
+            for flag in split_short_flags(word) {
+                let canonical = canonical_flag(&self.program, self.subcommand(), &flag);
+                self.flags.push(canonical);
+            }
+        }
+        if self.program == "git" && self.subcommand() == Some("push") && self.positionals.iter().skip(1).any(|p| p.starts_with('+')) {
+            self.flags.push("-f".into());
+        }
+    }
+
+    /// The first positional, for programs with subcommands.
+    pub fn subcommand(&self) -> Option<&str> {
+        self.positionals.first().map(String::as_str)
+    }
+
+    /// Every path-like argument: positionals and flag values (not data).
+    pub fn arguments(&self) -> impl Iterator<Item = &str> {
+        self.positionals.iter().chain(&self.flag_values).map(String::as_str)
+    }
+}
+
+/// The base name of a program path, lower case: `/usr/bin/RM` is `rm`.
+pub fn base_name(word: &str) -> String {
+    word.rsplit('/').next().unwrap_or(word).to_lowercase()
+}
+
+/// `-rf` is `-r -f`; a cluster holding anything but letters (`-n10`,
+/// `-o/tmp/x`) stays whole, and so does every long flag.
+fn split_short_flags(word: &str) -> Vec<String> {
+    let body = &word[1..];
+    if word.starts_with("--") || body.len() < 2 || !body.chars().all(|c| c.is_ascii_alphabetic()) {
+        return vec![word.to_owned()];
+    }
+    body.chars().map(|c| format!("-{c}")).collect()
+}
+
+/// The short form of well-known long flags, so `--recursive --force` is
+/// `-r -f` where the program means the same by both.
+fn canonical_flag(program: &str, subcommand: Option<&str>, flag: &str) -> String {
+    let mapped = match (program, subcommand, flag) {
+        ("rm" | "cp" | "scp" | "rsync" | "shred" | "unlink", _, "-R" | "--recursive") => "-r",
+        ("rm" | "cp" | "mv" | "ln" | "shred", _, "--force") => "-f",
+        ("chmod" | "chown" | "chgrp" | "setfacl", _, "--recursive") => "-R",
+        ("git", Some("push"), "--force") => "-f",
+        ("git", Some("clean"), "--force") => "-f",
+        ("git", Some("branch"), "-D") => "-d",
+        ("git", Some("branch"), "--delete") => "-d",
+        (_, _, "--recursive") => "-r",
+        (_, _, "--force") => "-f",
+        _ => flag,
+    };
+    mapped.to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn command(line: &str) -> Command {
+        Command::new(line.split_whitespace().map(str::to_owned).collect(), false, false, None)
+    }
+
+    #[test]
+    fn flags_are_split_mapped_and_order_free() {
+        for line in ["rm -rf ~", "rm ~ -rf", "rm -r -f ~", "rm --recursive --force ~", "/bin/RM -Rf ~/"] {
+            let c = command(line);
+            let mut flags = c.flags.clone();
+            flags.sort();
+            assert_eq!((c.program.as_str(), flags, c.positionals.clone()), ("rm", vec!["-f".to_owned(), "-r".to_owned()], vec!["~".to_owned()]), "{line}");
+        }
+        assert_eq!(command("head -n10 x").flags, ["-n10"]);
+        assert_eq!(command("git push origin +main").flags, ["-f"]);
+    }
+
+    #[test]
+    fn data_is_set_apart() {
+        assert_eq!(command("echo rm -rf ~").data, ["rm", "-rf", "~"]);
+        assert!(command("echo rm -rf ~").positionals.is_empty());
+        let commit = command("git commit -m production");
+        assert_eq!((commit.positionals.clone(), commit.data.clone()), (vec!["commit".to_owned()], vec!["production".to_owned()]));
+        let search = command("rg -n DROP db/schema/");
+        assert_eq!((search.data.clone(), search.positionals.clone()), (vec!["DROP".to_owned()], vec!["db/schema".to_owned()]));
+        let git_grep = command("git grep secret src");
+        assert_eq!((git_grep.data.clone(), git_grep.positionals.clone()), (vec!["secret".to_owned()], vec!["grep".to_owned(), "src".to_owned()]));
+    }
+
+    #[test]
+    fn long_flag_values_are_arguments() {
+        let c = command("curl --output=~/./x https://h");
+        assert_eq!((c.flags.clone(), c.flag_values.clone()), (vec!["--output".to_owned()], vec!["~/x".to_owned()]));
+    }
+}

@@ -1,0 +1,357 @@
+//! What an action will do, found without running it: every program that
+//! will execute with its argv as the shell will pass it, the files it reads
+//! and writes, which commands feed which, and facts a policy must know
+//! (a command name nobody can know in advance, a file written and then run,
+//! a fork bomb…). Policies match this, never the raw text (`policy`).
+//!
+//! An action is either a shell command line, parsed with tree-sitter-bash
+//! (`shell`), or an MCP tool call written `name {json}` (`tool_call`).
+//! Executors are unwrapped recursively (`executors`), inline code of
+//! interpreters is read for what it does (`code`), and SQL is split into
+//! statements (`sql`), each of which becomes a command of its own
+//! (`drop table users` is the program `drop` with arguments). Analysis errs
+//! towards more: anything that might run is reported, so a disguise can
+//! only make the verdict stricter. What cannot be resolved statically is a
+//! [`Fact`] that keeps the action from being auto-approved.
+
+pub mod command;
+mod code;
+mod executors;
+mod shell;
+mod sql;
+mod tool_call;
+pub mod words;
+
+use std::cell::RefCell;
+
+pub use command::Command;
+
+/// The longest action analysed. Longer ones are refused, not truncated: a
+/// dangerous tail must not hide behind a long harmless head.
+pub const MAX_HINT_BYTES: usize = 8 * 1024;
+/// Executors nested deeper than this (`sh -c "sh -c '…'"`) are not
+/// followed; the action gets [`Fact::TooComplex`].
+const MAX_DEPTH: usize = 6;
+/// Commands reported at most, over every level.
+const MAX_COMMANDS: usize = 512;
+
+/// Something about an action that a pattern over commands cannot express.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Fact {
+    /// A program whose name comes from a variable, a substitution or a glob.
+    DynamicCommand,
+    /// `eval`, `sh -c` or `source` of text that is not known statically.
+    EvalOfUnknownText,
+    /// Decoded text (`base64 -d`, `xxd -r`) runs in a shell or interpreter.
+    DecodedIntoExecutor,
+    /// A file written earlier in the same action is executed.
+    WrittenThenExecuted,
+    /// The action is not valid shell syntax.
+    Unparseable,
+    /// Configuration that names a program to run (`git -c core.pager=…`,
+    /// `GIT_SSH_COMMAND`, a `!` alias).
+    ConfigExecutes,
+    /// Processes that multiply without end.
+    ForkBomb,
+    /// `DELETE` or `UPDATE` without `WHERE`.
+    UnboundedSqlWrite,
+    /// Inline code that reads secrets and uses the network.
+    CodeSendsSecret,
+    /// Nested or long beyond what is analysed.
+    TooComplex,
+}
+
+impl Fact {
+    pub const ALL: [Fact; 10] = [
+        Fact::DynamicCommand,
+        Fact::EvalOfUnknownText,
+        Fact::DecodedIntoExecutor,
+        Fact::WrittenThenExecuted,
+        Fact::Unparseable,
+        Fact::ConfigExecutes,
+        Fact::ForkBomb,
+        Fact::UnboundedSqlWrite,
+        Fact::CodeSendsSecret,
+        Fact::TooComplex,
+    ];
+
+    /// The name policies use (`fact:NAME`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::DynamicCommand => "dynamic_command",
+            Self::EvalOfUnknownText => "eval_of_unknown_text",
+            Self::DecodedIntoExecutor => "decoded_into_executor",
+            Self::WrittenThenExecuted => "written_then_executed",
+            Self::Unparseable => "unparseable",
+            Self::ConfigExecutes => "config_executes",
+            Self::ForkBomb => "fork_bomb",
+            Self::UnboundedSqlWrite => "unbounded_sql_write",
+            Self::CodeSendsSecret => "code_sends_secret",
+            Self::TooComplex => "too_complex",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|fact| fact.name() == name)
+    }
+
+    /// Facts that make an action need a human whatever the policy says:
+    /// what will run cannot be known from the text.
+    pub fn needs_a_human(self) -> bool {
+        !matches!(self, Self::ForkBomb | Self::UnboundedSqlWrite | Self::CodeSendsSecret)
+    }
+}
+
+/// Everything found in one action.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Analysis {
+    pub commands: Vec<Command>,
+    /// Chains where each stage's output feeds the next: pipelines, a
+    /// substitution handed to an executor (`bash <(curl …)`), text fed to a
+    /// shell. Each stage is a list of indices into `commands`.
+    pub feeds: Vec<Vec<Vec<usize>>>,
+    /// Files written: redirection targets, `tee`, copy and download
+    /// destinations, paths given to file-writing tools.
+    pub writes: Vec<String>,
+    /// Files read or touched otherwise: every other path-like argument.
+    pub reads: Vec<String>,
+    /// Facts with what showed them.
+    pub facts: Vec<(Fact, String)>,
+}
+
+impl Analysis {
+    pub fn has(&self, fact: Fact) -> bool {
+        self.facts.iter().any(|(f, _)| *f == fact)
+    }
+
+    /// Words a keyword may match: program names and the arguments they act
+    /// on, never data.
+    pub fn words(&self) -> impl Iterator<Item = &str> {
+        self.commands.iter().flat_map(|c| std::iter::once(c.program.as_str()).chain(c.flags.iter().map(String::as_str)).chain(c.arguments()))
+    }
+}
+
+/// The action is too long to analyse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HintTooLong {
+    pub bytes: usize,
+}
+
+/// Analyses an action: a shell command line, or an MCP tool call written
+/// `name {json}`. A descriptive label at the start (`executing shell
+/// command: …`, up to six words before `: `) is analysed with and without.
+pub fn analyze(hint: &str) -> Result<Analysis, HintTooLong> {
+    if hint.len() > MAX_HINT_BYTES {
+        return Err(HintTooLong { bytes: hint.len() });
+    }
+    let normal = words_normalized(hint);
+    let mut builder = Builder::default();
+    if !tool_call::analyze(&mut builder, &normal) {
+        builder.shell(&normal, None);
+        if let Some(rest) = after_label(&normal) {
+            builder.shell(rest, None);
+        }
+    }
+    builder.finish();
+    Ok(builder.analysis)
+}
+
+/// NFKC (full-width letters become ASCII) with invisible characters removed
+/// (zero-width spaces and joiners, bidi controls, soft hyphens); case and
+/// everything else as written.
+fn words_normalized(text: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    if text.is_ascii() {
+        return text.to_owned();
+    }
+    text.nfkc().filter(|&c| !is_invisible(c)).collect()
+}
+
+fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+        | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+        | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}'
+        | '\u{FFF0}'..='\u{FFF8}' | '\u{E0000}'..='\u{E0FFF}')
+}
+
+/// The command after a label of one to six words and `: ` at the start.
+fn after_label(text: &str) -> Option<&str> {
+    let (label, rest) = text.split_once(": ")?;
+    let words: Vec<&str> = label.split_whitespace().collect();
+    let plain = (1..=6).contains(&words.len()) && words.iter().all(|w| w.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_'));
+    (plain && !rest.trim().is_empty()).then_some(rest)
+}
+
+/// Collects what every level of an action runs.
+#[derive(Default)]
+pub(crate) struct Builder {
+    analysis: Analysis,
+    depth: usize,
+    vars: words::Vars,
+    /// Here-documents and here-strings given to `cat`, by command index.
+    here_texts: std::collections::HashMap<usize, String>,
+    /// Parsing text found inside code: what does not parse as shell is
+    /// most likely not meant as shell, so it is not a fact.
+    lenient: bool,
+}
+
+thread_local! {
+    static PARSER: RefCell<Option<tree_sitter::Parser>> = const { RefCell::new(None) };
+}
+
+impl Builder {
+    pub(crate) fn fact(&mut self, fact: Fact, detail: impl Into<String>) {
+        if !self.analysis.has(fact) {
+            self.analysis.facts.push((fact, detail.into()));
+        }
+    }
+
+    /// Parses and walks a script; returns the indices of the commands it
+    /// runs directly (not those inside substitutions).
+    pub(crate) fn shell(&mut self, script: &str, via: Option<&str>) -> Vec<usize> {
+        if self.depth >= MAX_DEPTH {
+            self.fact(Fact::TooComplex, format!("executors nested deeper than {MAX_DEPTH}"));
+            return Vec::new();
+        }
+        let tree = PARSER.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            let parser = slot.get_or_insert_with(|| {
+                let mut parser = tree_sitter::Parser::new();
+                parser.set_language(&tree_sitter_bash::LANGUAGE.into()).expect("tree-sitter-bash matches the tree-sitter version");
+                parser
+            });
+            parser.parse(script, None)
+        });
+        let Some(tree) = tree else {
+            self.fact(Fact::Unparseable, "the shell parser gave up");
+            return Vec::new();
+        };
+        if tree.root_node().has_error() && !self.lenient {
+            self.fact(Fact::Unparseable, format!("not valid shell: {}", preview(script)));
+        }
+        self.depth += 1;
+        let outer_vars = self.depth > 1;
+        let saved = outer_vars.then(|| self.vars.clone());
+        let direct = shell::walk(self, tree.root_node(), script, via);
+        if let Some(saved) = saved {
+            self.vars = saved;
+        }
+        self.depth -= 1;
+        direct
+    }
+
+    /// Like [`Builder::shell`] for a string found in code.
+    pub(crate) fn shell_lenient(&mut self, script: &str, via: Option<&str>) -> Vec<usize> {
+        let was = std::mem::replace(&mut self.lenient, true);
+        let direct = self.shell(script, via);
+        self.lenient = was;
+        direct
+    }
+
+    /// Records a command and what it runs in turn; returns its index.
+    pub(crate) fn command(&mut self, command: Command) -> Option<usize> {
+        if self.analysis.commands.len() >= MAX_COMMANDS {
+            self.fact(Fact::TooComplex, format!("more than {MAX_COMMANDS} commands"));
+            return None;
+        }
+        if command.dynamic_program {
+            self.fact(Fact::DynamicCommand, format!("the program of `{}` is not known before it runs", preview(&command.argv.join(" "))));
+        }
+        let index = self.analysis.commands.len();
+        for argument in command.arguments() {
+            self.analysis.reads.push(argument.to_owned());
+        }
+        self.analysis.commands.push(command);
+        if self.depth < MAX_DEPTH + 1 {
+            self.depth += 1;
+            executors::unwrap(self, index);
+            self.depth -= 1;
+        } else {
+            self.fact(Fact::TooComplex, format!("executors nested deeper than {MAX_DEPTH}"));
+        }
+        Some(index)
+    }
+
+    pub(crate) fn get(&self, index: usize) -> &Command {
+        &self.analysis.commands[index]
+    }
+
+    pub(crate) fn write(&mut self, path: &str) {
+        self.analysis.writes.push(words::normalize_path(path));
+    }
+
+    pub(crate) fn read(&mut self, path: &str) {
+        self.analysis.reads.push(words::normalize_path(path));
+    }
+
+    pub(crate) fn feed(&mut self, stages: Vec<Vec<usize>>) {
+        if stages.len() > 1 {
+            self.analysis.feeds.push(stages);
+        }
+    }
+
+    pub(crate) fn vars(&mut self) -> &mut words::Vars {
+        &mut self.vars
+    }
+
+    /// Facts that need the whole action: a file written and then run
+    /// (order does not matter: either way round is suspicious).
+    fn finish(&mut self) {
+        let writes: Vec<String> = self.analysis.commands.iter().flat_map(files_written_by).collect();
+        self.analysis.writes.extend(writes);
+        let executed = self.analysis.commands.iter().filter_map(executed_file).find(|file| self.analysis.writes.iter().any(|w| same_file(w, file)));
+        if let Some(file) = executed {
+            self.fact(Fact::WrittenThenExecuted, format!("{file} is written and then run"));
+        }
+        self.analysis.writes.sort();
+        self.analysis.writes.dedup();
+        self.analysis.reads.sort();
+        self.analysis.reads.dedup();
+    }
+}
+
+fn same_file(a: &str, b: &str) -> bool {
+    a.trim_start_matches("./") == b.trim_start_matches("./")
+}
+
+/// The file a command runs, if it runs one: `./x`, `sh x`, `source x`.
+fn executed_file(command: &Command) -> Option<String> {
+    let first = command.argv.first()?;
+    if first.contains('/') {
+        return Some(words::normalize_path(first));
+    }
+    let runs_a_file = executors::SHELLS.contains(&command.program.as_str()) || code::is_interpreter(&command.program) || matches!(command.program.as_str(), "source" | ".");
+    runs_a_file.then(|| command.positionals.first().cloned()).flatten()
+}
+
+/// Files a command writes, by its well-known options and positions.
+fn files_written_by(command: &Command) -> Vec<String> {
+    let argv = &command.argv;
+    let after = |flags: &[&str]| -> Vec<String> {
+        argv.windows(2).filter(|w| flags.contains(&w[0].as_str())).map(|w| words::normalize_path(&w[1])).collect()
+    };
+    match command.program.as_str() {
+        "curl" => after(&["-o", "--output"]),
+        "wget" => after(&["-O", "--output-document"]),
+        "tee" => command.positionals.clone(),
+        "cp" | "mv" | "install" | "ln" | "rsync" | "scp" => command.positionals.last().cloned().into_iter().collect(),
+        "dd" => command.positionals.iter().filter_map(|p| p.strip_prefix("of=")).map(words::normalize_path).collect(),
+        "chmod" => Vec::new(),
+        program if code::is_file_writing_tool(program) => command.positionals.iter().filter(|p| p.contains('/') || p.contains('.')).cloned().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// At most 80 characters of `text`, for explanations.
+pub(crate) fn preview(text: &str) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= 80 {
+        flat
+    } else {
+        format!("{}…", flat.chars().take(79).collect::<String>())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,238 @@
+//! The walk over a tree-sitter-bash syntax tree: every command that will
+//! run (in lists, pipelines, subshells, substitutions, control-flow and
+//! function bodies), assignments that later words use, redirections and
+//! their targets, here-documents and here-strings fed to a command, and
+//! which stages of a pipeline feed which.
+//!
+//! tree-sitter-bash is error-tolerant: input that is not valid shell still
+//! yields a tree, whose readable parts are walked like any other; the
+//! action gets `Fact::Unparseable` (set by the caller).
+
+use tree_sitter::Node;
+
+use super::{Builder, Command, Fact, executors, words};
+
+/// Walks `node`; returns the commands it runs directly, in order.
+pub(super) fn walk(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) -> Vec<usize> {
+    let mut direct = Vec::new();
+    visit(builder, node, source, via, &mut direct);
+    direct
+}
+
+fn text<'a>(node: Node<'_>, source: &'a str) -> &'a str {
+    source.get(node.byte_range()).unwrap_or("")
+}
+
+fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor).collect()
+}
+
+fn visit(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>, direct: &mut Vec<usize>) {
+    match node.kind() {
+        "comment" | "heredoc_body" | "heredoc_start" | "heredoc_end" => {}
+        "command" => direct.extend(command(builder, node, source, via)),
+        "variable_assignment" => assign(builder, node, source, via),
+        "pipeline" => pipeline(builder, node, source, via, direct),
+        "redirected_statement" => redirected(builder, node, source, via, direct),
+        "function_definition" => {
+            fork_bomb(builder, node, source);
+            for child in named_children(node) {
+                visit(builder, child, source, via, direct);
+            }
+        }
+        "ERROR" if text(node, source).trim_start().starts_with('{') => direct.extend(brace_command(builder, node, source, via)),
+        "ERROR" if named_children(node).first().is_some_and(|c| c.kind() == "command_name") => {
+            direct.extend(command(builder, node, source, via));
+        }
+        _ => {
+            for child in named_children(node) {
+                visit(builder, child, source, via, direct);
+            }
+        }
+    }
+}
+
+/// Commands inside substitutions anywhere under `node` (they run before
+/// the word they sit in is known); returns their direct commands.
+fn substitutions(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) -> Vec<usize> {
+    let mut found = Vec::new();
+    if matches!(node.kind(), "command_substitution" | "process_substitution") {
+        for child in named_children(node) {
+            visit(builder, child, source, via, &mut found);
+        }
+        return found;
+    }
+    for child in named_children(node) {
+        found.extend(substitutions(builder, child, source, via));
+    }
+    found
+}
+
+fn assign(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) {
+    let name = node.child_by_field_name("name").map(|n| text(n, source).to_owned());
+    let value = node.child_by_field_name("value");
+    if let Some(value) = value {
+        substitutions(builder, value, source, via);
+    }
+    let Some(name) = name else { return };
+    let expanded = value.map(|v| words::expand(v, source, &builder.vars.clone()));
+    let known = match expanded {
+        None => Some(String::new()),
+        Some(e) if !e.dynamic => Some(e.joined()),
+        Some(_) => None,
+    };
+    builder.vars().set(&name, known);
+}
+
+fn command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) -> Option<usize> {
+    let vars = builder.vars.clone();
+    let mut argv: Vec<String> = Vec::new();
+    let (mut dynamic_program, mut dynamic_args) = (false, false);
+    let mut substituted = Vec::new();
+    let mut env: Vec<(String, String)> = Vec::new();
+    let mut here_text = None;
+    let mut named_seen = false;
+    for child in named_children(node) {
+        match child.kind() {
+            "variable_assignment" if !named_seen => {
+                substituted.extend(substitutions(builder, child, source, via));
+                let name = child.child_by_field_name("name").map(|n| text(n, source).to_owned()).unwrap_or_default();
+                let value = child.child_by_field_name("value").map(|v| words::expand(v, source, &vars).joined()).unwrap_or_default();
+                env.push((name, value));
+            }
+            "herestring_redirect" => {
+                substituted.extend(substitutions(builder, child, source, via));
+                here_text = named_children(child).first().map(|body| words::expand(*body, source, &vars).joined());
+            }
+            "file_redirect" => redirect(builder, child, source, via, &vars),
+            "comment" => {}
+            _ => {
+                substituted.extend(substitutions(builder, child, source, via));
+                let expanded = words::expand(child, source, &vars);
+                if !named_seen || argv.is_empty() {
+                    dynamic_program |= expanded.dynamic || expanded.globbed || expanded.words.is_empty();
+                    named_seen = true;
+                } else {
+                    dynamic_args |= expanded.dynamic;
+                }
+                argv.extend(expanded.words);
+            }
+        }
+    }
+    for (name, value) in &env {
+        executors::environment(builder, name, value, argv.first().map(String::as_str));
+    }
+    if argv.is_empty() {
+        return None;
+    }
+    let index = builder.command(Command::new(argv, dynamic_program, dynamic_args, via.map(str::to_owned)))?;
+    if !substituted.is_empty() && executors::executes_its_input(builder.get(index)) {
+        builder.feed(vec![substituted, vec![index]]);
+    }
+    if let Some(text) = here_text {
+        executors::stdin_text(builder, index, &text);
+    }
+    Some(index)
+}
+
+/// `{rm,-rf,~}` in command position, which the grammar cannot read: the
+/// same text is expanded as an argument would be, and its words are the
+/// command.
+fn brace_command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) -> Option<usize> {
+    let wrapped = format!(": {}", text(node, source).trim());
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(&tree_sitter_bash::LANGUAGE.into()).ok()?;
+    let tree = parser.parse(&wrapped, None)?;
+    let command = named_children(tree.root_node()).into_iter().find(|n| n.kind() == "command")?;
+    let vars = builder.vars.clone();
+    let mut argv = Vec::new();
+    let mut dynamic = false;
+    for argument in named_children(command).into_iter().skip(1) {
+        let expanded = words::expand(argument, &wrapped, &vars);
+        dynamic |= expanded.dynamic;
+        argv.extend(expanded.words);
+    }
+    if argv.is_empty() {
+        return None;
+    }
+    builder.command(Command::new(argv, false, dynamic, via.map(str::to_owned)))
+}
+
+fn redirect(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>, vars: &words::Vars) {
+    let operator: String = {
+        let mut cursor = node.walk();
+        node.children(&mut cursor).filter(|c| !c.is_named()).map(|c| text(c, source)).collect()
+    };
+    let Some(destination) = node.child_by_field_name("destination") else { return };
+    if matches!(destination.kind(), "process_substitution") {
+        substitutions(builder, destination, source, via);
+        return;
+    }
+    let target = words::expand(destination, source, vars).joined();
+    if operator.contains('&') && target.chars().all(|c| c.is_ascii_digit() || c == '-') || target == "/dev/null" {
+        return;
+    }
+    if operator.contains('>') {
+        builder.write(&target);
+    } else {
+        builder.read(&target);
+    }
+}
+
+fn redirected(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>, direct: &mut Vec<usize>) {
+    let mut body_direct = Vec::new();
+    if let Some(body) = node.child_by_field_name("body") {
+        visit(builder, body, source, via, &mut body_direct);
+    }
+    let vars = builder.vars.clone();
+    for child in named_children(node) {
+        match child.kind() {
+            "file_redirect" => redirect(builder, child, source, via, &vars),
+            "heredoc_redirect" => {
+                let body = named_children(child).into_iter().find(|c| c.kind() == "heredoc_body");
+                for nested in named_children(child).into_iter().filter(|c| c.kind() != "heredoc_body") {
+                    visit(builder, nested, source, via, &mut body_direct);
+                }
+                if let (Some(body), Some(&first)) = (body, body_direct.first()) {
+                    executors::stdin_text(builder, first, text(body, source));
+                }
+            }
+            "herestring_redirect" => {
+                substitutions(builder, child, source, via);
+                let here = named_children(child).first().map(|b| words::expand(*b, source, &vars).joined());
+                if let (Some(here), Some(&first)) = (here, body_direct.first()) {
+                    executors::stdin_text(builder, first, &here);
+                }
+            }
+            _ => {}
+        }
+    }
+    direct.extend(body_direct);
+}
+
+fn pipeline(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>, direct: &mut Vec<usize>) {
+    let mut stages: Vec<Vec<usize>> = Vec::new();
+    for child in named_children(node) {
+        let mut stage = Vec::new();
+        visit(builder, child, source, via, &mut stage);
+        if !stage.is_empty() {
+            stages.push(stage);
+        }
+    }
+    executors::pipeline_text(builder, &stages);
+    direct.extend(stages.iter().flatten().copied());
+    builder.feed(stages);
+}
+
+/// A function that calls itself more than once, or in the background or a
+/// pipeline: `:(){ :|:& };:`.
+fn fork_bomb(builder: &mut Builder, node: Node<'_>, source: &str) {
+    let Some(name) = node.child_by_field_name("name").map(|n| text(n, source)) else { return };
+    let Some(body) = node.child_by_field_name("body") else { return };
+    let body_text = text(body, source);
+    let calls = body_text.split(|c: char| c.is_whitespace() || matches!(c, '|' | '&' | ';' | '{' | '}' | '(' | ')')).filter(|w| *w == name).count();
+    if calls >= 2 || calls == 1 && (body_text.contains('&') || body_text.contains('|')) {
+        builder.fact(Fact::ForkBomb, format!("function {name} starts copies of itself"));
+    }
+}

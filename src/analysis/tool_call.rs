@@ -1,0 +1,55 @@
+//! An MCP tool call, as the hook and the gates write it: `name {json}`.
+//! The call is a command whose program is the tool's name and whose
+//! arguments are its string values, decoded (a JSON `\n` is a newline, so
+//! `select 1;\ndrop table users` is two statements). Values under keys that
+//! carry commands (`command`, `cmd`, `script`, `shell`) are analysed as
+//! shell, those under `sql`, `query` or `statement` as SQL when they read
+//! as SQL, and `code` as inline code. Path-like values are files read, or
+//! written when the tool's name says it writes.
+
+use serde_json::Value;
+
+use super::{Builder, Command, code, sql};
+
+const SHELL_KEYS: [&str; 7] = ["command", "cmd", "script", "shell", "bash", "sh", "commands"];
+const SQL_KEYS: [&str; 5] = ["sql", "query", "statement", "statements", "queries"];
+const CODE_KEYS: [&str; 3] = ["code", "source", "program"];
+
+/// Analyses `text` as a tool call if it is one; says whether it was.
+pub(super) fn analyze(builder: &mut Builder, text: &str) -> bool {
+    let Some((name, json)) = text.split_once(' ') else { return false };
+    let is_name = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'));
+    let Some(Value::Object(arguments)) = is_name.then(|| serde_json::from_str::<Value>(json.trim()).ok()).flatten() else {
+        return false;
+    };
+    let mut values: Vec<(String, String)> = Vec::new();
+    collect(&Value::Object(arguments), "", &mut values);
+    let mut argv = vec![name.to_owned()];
+    argv.extend(values.iter().map(|(_, v)| v.clone()).filter(|v| !v.contains('\n') && v.len() <= 4096));
+    let Some(index) = builder.command(Command::new(argv, false, false, None)) else { return true };
+    let writes = code::is_file_writing_tool(&builder.get(index).program);
+    for (key, value) in &values {
+        let key = key.to_lowercase();
+        if SHELL_KEYS.contains(&key.as_str()) {
+            builder.shell(value, Some(name));
+        } else if SQL_KEYS.contains(&key.as_str()) && sql::looks_like_sql(value) {
+            sql::statements(builder, value, name);
+        } else if CODE_KEYS.contains(&key.as_str()) {
+            code::analyze(builder, name, value);
+        } else if writes && !value.contains(char::is_whitespace) && (value.contains('/') || value.starts_with('~') || value.starts_with('.')) {
+            builder.write(value);
+        }
+    }
+    true
+}
+
+/// Every string value with the key it sits under (array items under their
+/// array's key).
+fn collect(value: &Value, key: &str, out: &mut Vec<(String, String)>) {
+    match value {
+        Value::String(s) => out.push((key.to_owned(), s.clone())),
+        Value::Array(items) => items.iter().for_each(|item| collect(item, key, out)),
+        Value::Object(map) => map.iter().for_each(|(k, v)| collect(v, k, out)),
+        _ => {}
+    }
+}

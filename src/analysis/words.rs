@@ -1,0 +1,442 @@
+//! Shell words as the shell would expand them without running anything:
+//! quote removal, backslash escapes, `$'…'`, variables whose value is known
+//! from earlier in the same line (`$HOME` and `${HOME}` are `~`, `$IFS` is
+//! a space that splits the word), `${X:-default}`, brace expansion
+//! (`{rm,-rf,~}` is three words), and field splitting of unquoted
+//! expansions. What cannot be known statically (an unknown variable, a
+//! command substitution) is kept as text (`$token`, `$(…)`) and marks the
+//! result dynamic. Unquoted glob characters are reported, since the shell
+//! would expand them against the file system.
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+/// Longest list of words one word may expand to (brace expansion grows
+/// multiplicatively; beyond this the word counts as dynamic).
+const MAX_EXPANSIONS: usize = 256;
+
+/// Variables known from assignments earlier in the same line: `None` when
+/// assigned something not known statically.
+#[derive(Debug, Clone, Default)]
+pub struct Vars(HashMap<String, Option<String>>);
+
+impl Vars {
+    pub fn set(&mut self, name: &str, value: Option<String>) {
+        self.0.insert(name.to_owned(), value);
+    }
+
+    fn get(&self, name: &str) -> Option<Option<&str>> {
+        match name {
+            "HOME" if !self.0.contains_key(name) => Some(Some("~")),
+            "IFS" if !self.0.contains_key(name) => Some(Some(" ")),
+            _ => self.0.get(name).map(Option::as_deref),
+        }
+    }
+}
+
+/// A word after expansion.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Expanded {
+    pub words: Vec<String>,
+    /// Some part could not be known without running something.
+    pub dynamic: bool,
+    /// Unquoted `*`, `?` or `[` that the shell would match against files.
+    pub globbed: bool,
+    /// A command or process substitution is part of the word.
+    pub substituted: bool,
+}
+
+impl Expanded {
+    /// The words joined by spaces (for text fed to another parser).
+    pub fn joined(&self) -> String {
+        self.words.join(" ")
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quoting {
+    Unquoted,
+    Quoted,
+    /// Produced by an unquoted expansion: subject to field splitting.
+    Split,
+}
+
+type Pieces = Vec<(char, Quoting)>;
+
+/// Expands one word-like node of `source`.
+pub fn expand(node: Node<'_>, source: &str, vars: &Vars) -> Expanded {
+    let mut state = Expanded::default();
+    let mut pieces = Pieces::new();
+    collect(node, source, vars, false, &mut pieces, &mut state);
+    state.globbed = pieces.iter().any(|(c, q)| *q == Quoting::Unquoted && matches!(c, '*' | '?' | '['));
+    let braced = expand_braces(&pieces);
+    if braced.len() > MAX_EXPANSIONS {
+        state.dynamic = true;
+    }
+    for word in braced.into_iter().take(MAX_EXPANSIONS) {
+        split_fields(&word, &mut state.words);
+    }
+    state
+}
+
+fn text<'a>(node: Node<'_>, source: &'a str) -> &'a str {
+    source.get(node.byte_range()).unwrap_or("")
+}
+
+fn push_str(pieces: &mut Pieces, text: &str, quoting: Quoting) {
+    pieces.extend(text.chars().map(|c| (c, quoting)));
+}
+
+fn collect(node: Node<'_>, source: &str, vars: &Vars, in_quotes: bool, pieces: &mut Pieces, state: &mut Expanded) {
+    let quoting = if in_quotes { Quoting::Quoted } else { Quoting::Unquoted };
+    match node.kind() {
+        "word" | "number" | "special_variable_name" | "variable_name" | "brace_expression" => {
+            if in_quotes {
+                push_str(pieces, text(node, source), Quoting::Quoted);
+            } else {
+                unescape_unquoted(text(node, source), pieces);
+            }
+        }
+        "string_content" => unescape_double_quoted(text(node, source), pieces),
+        "raw_string" => {
+            let raw = text(node, source);
+            push_str(pieces, raw.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')).unwrap_or(raw), Quoting::Quoted);
+        }
+        "ansi_c_string" => {
+            let raw = text(node, source);
+            let body = raw.strip_prefix("$'").and_then(|r| r.strip_suffix('\'')).unwrap_or(raw);
+            push_str(pieces, &decode_ansi_c(body), Quoting::Quoted);
+        }
+        "string" | "translated_string" => {
+            let mut cursor = node.walk();
+            let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+            if children.is_empty() {
+                return;
+            }
+            // Text between named children (spaces are not string_content
+            // nodes when they sit next to an expansion) is literal.
+            let mut at = node.start_byte() + if node.kind() == "string" { 1 } else { 2 };
+            for child in children {
+                if child.start_byte() > at {
+                    unescape_double_quoted(source.get(at..child.start_byte()).unwrap_or(""), pieces);
+                }
+                collect(child, source, vars, true, pieces, state);
+                at = child.end_byte();
+            }
+            let end = node.end_byte().saturating_sub(1);
+            if end > at {
+                unescape_double_quoted(source.get(at..end).unwrap_or(""), pieces);
+            }
+        }
+        "simple_expansion" | "expansion" => expand_variable(node, source, vars, in_quotes, pieces, state),
+        "command_substitution" | "process_substitution" => {
+            state.dynamic = true;
+            state.substituted = true;
+            push_str(pieces, "$(…)", quoting);
+        }
+        "arithmetic_expansion" => {
+            state.dynamic = true;
+            push_str(pieces, text(node, source), Quoting::Quoted);
+        }
+        "concatenation" => {
+            let mut cursor = node.walk();
+            for child in node.children(&mut cursor) {
+                collect(child, source, vars, in_quotes, pieces, state);
+            }
+        }
+        _ => {
+            let mut cursor = node.walk();
+            let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+            if children.is_empty() {
+                push_str(pieces, text(node, source), quoting);
+            } else {
+                for child in children {
+                    collect(child, source, vars, in_quotes, pieces, state);
+                }
+            }
+        }
+    }
+}
+
+fn expand_variable(node: Node<'_>, source: &str, vars: &Vars, in_quotes: bool, pieces: &mut Pieces, state: &mut Expanded) {
+    let mut cursor = node.walk();
+    let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+    let name = children.iter().find(|c| matches!(c.kind(), "variable_name" | "special_variable_name")).map(|c| text(*c, source));
+    let raw = text(node, source);
+    // `${#x}`, `${x/a/b}` and the like: only `${x}` and `${x:-default}`
+    // (and `-`, `=`, `:=`) are resolved.
+    let default = children.iter().find(|c| !matches!(c.kind(), "variable_name" | "special_variable_name"));
+    let simple = node.kind() == "simple_expansion" || children.len() == 1 && !raw.starts_with("${#") && !raw.starts_with("${!");
+    let quoting = if in_quotes { Quoting::Quoted } else { Quoting::Split };
+    match (name, name.and_then(|n| vars.get(n))) {
+        (Some(_), Some(Some(value))) if simple || default.is_some() => push_str(pieces, value, quoting),
+        (Some(_), Some(None) | None) if default.is_some() && is_default_operator(raw) => {
+            state.dynamic = true;
+            if let Some(default) = default {
+                collect(*default, source, vars, in_quotes, pieces, state);
+            }
+        }
+        (name, _) => {
+            state.dynamic = true;
+            let shown = name.map_or_else(|| raw.to_owned(), |n| format!("${n}"));
+            push_str(pieces, &shown.to_lowercase(), Quoting::Quoted);
+        }
+    }
+}
+
+fn is_default_operator(raw: &str) -> bool {
+    [":-", ":=", "-", "="].iter().any(|op| raw.contains(op))
+}
+
+/// Backslash escapes outside quotes: `\x` is a quoted `x`; a backslash-
+/// newline disappears.
+fn unescape_unquoted(text: &str, pieces: &mut Pieces) {
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some('\n') | None => {}
+                Some(next) => pieces.push((next, Quoting::Quoted)),
+            },
+            other => pieces.push((other, Quoting::Unquoted)),
+        }
+    }
+}
+
+/// Inside double quotes only `\"`, `\\`, `\$`, `` \` `` and a backslash-
+/// newline are escapes.
+fn unescape_double_quoted(text: &str, pieces: &mut Pieces) {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' && matches!(chars.peek(), Some('"' | '\\' | '$' | '`' | '\n')) {
+            let next = chars.next().unwrap_or('\\');
+            if next != '\n' {
+                pieces.push((next, Quoting::Quoted));
+            }
+        } else {
+            pieces.push((c, Quoting::Quoted));
+        }
+    }
+}
+
+/// The text of `$'…'`: C escapes, hex, octal and Unicode.
+pub fn decode_ansi_c(body: &str) -> String {
+    let mut out = String::new();
+    let chars: Vec<char> = body.chars().collect();
+    let mut i = 0;
+    let number = |from: usize, max: usize, radix: u32| -> (Option<u32>, usize) {
+        let digits: String = chars[from..].iter().take(max).take_while(|c| c.is_digit(radix)).collect();
+        (u32::from_str_radix(&digits, radix).ok(), digits.len())
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        i += 1;
+        if c != '\\' || i >= chars.len() {
+            out.push(c);
+            continue;
+        }
+        let escape = chars[i];
+        i += 1;
+        let simple = match escape {
+            'n' => Some('\n'),
+            't' => Some('\t'),
+            'r' => Some('\r'),
+            'a' => Some('\u{7}'),
+            'b' => Some('\u{8}'),
+            'e' | 'E' => Some('\u{1b}'),
+            'f' => Some('\u{c}'),
+            'v' => Some('\u{b}'),
+            '\\' | '\'' | '"' | '?' => Some(escape),
+            _ => None,
+        };
+        if let Some(simple) = simple {
+            out.push(simple);
+            continue;
+        }
+        let (value, used) = match escape {
+            'x' => number(i, 2, 16),
+            'u' => number(i, 4, 16),
+            'U' => number(i, 8, 16),
+            '0'..='7' => {
+                let (value, used) = number(i - 1, 3, 8);
+                (value, used.saturating_sub(1))
+            }
+            _ => (None, 0),
+        };
+        match value.and_then(char::from_u32) {
+            Some(decoded) if used > 0 || escape.is_digit(8) => {
+                out.push(decoded);
+                i += used;
+            }
+            _ => {
+                out.push('\\');
+                out.push(escape);
+            }
+        }
+    }
+    out
+}
+
+/// Brace expansion over unquoted `{a,b}` (nested allowed); a brace group
+/// without an unquoted comma is literal.
+fn expand_braces(pieces: &[(char, Quoting)]) -> Vec<Pieces> {
+    let Some((open, close, commas)) = first_brace_group(pieces) else {
+        return vec![pieces.to_vec()];
+    };
+    let mut out = Vec::new();
+    let mut start = open + 1;
+    for end in commas.into_iter().chain(std::iter::once(close)) {
+        let mut word: Pieces = pieces[..open].to_vec();
+        word.extend_from_slice(&pieces[start..end]);
+        word.extend_from_slice(&pieces[close + 1..]);
+        out.extend(expand_braces(&word));
+        if out.len() > MAX_EXPANSIONS {
+            break;
+        }
+        start = end + 1;
+    }
+    out
+}
+
+/// The first unquoted `{…}` holding an unquoted comma at its own level:
+/// where it opens, closes, and its commas.
+fn first_brace_group(pieces: &[(char, Quoting)]) -> Option<(usize, usize, Vec<usize>)> {
+    let unquoted = |i: usize, c: char| pieces[i].0 == c && pieces[i].1 == Quoting::Unquoted;
+    for open in (0..pieces.len()).filter(|&i| unquoted(i, '{')) {
+        let mut depth = 0;
+        let mut commas = Vec::new();
+        for i in open + 1..pieces.len() {
+            if unquoted(i, '{') {
+                depth += 1;
+            } else if unquoted(i, '}') {
+                if depth == 0 {
+                    if !commas.is_empty() {
+                        return Some((open, i, commas));
+                    }
+                    break;
+                }
+                depth -= 1;
+            } else if depth == 0 && unquoted(i, ',') {
+                commas.push(i);
+            }
+        }
+    }
+    None
+}
+
+/// Field splitting: whitespace produced by an unquoted expansion separates
+/// words; a word that is empty after splitting disappears.
+fn split_fields(pieces: &[(char, Quoting)], words: &mut Vec<String>) {
+    let mut current = String::new();
+    let mut has_quoted = false;
+    for &(c, quoting) in pieces {
+        if quoting == Quoting::Split && c.is_whitespace() {
+            if !current.is_empty() || has_quoted {
+                words.push(std::mem::take(&mut current));
+            }
+            has_quoted = false;
+            continue;
+        }
+        has_quoted |= quoting == Quoting::Quoted;
+        current.push(c);
+    }
+    if !current.is_empty() || has_quoted {
+        words.push(current);
+    }
+}
+
+/// A path as the policy compares it: `$HOME`/`${HOME}` already `~`,
+/// repeated and trailing slashes dropped, `.` segments removed and `..`
+/// resolved where it does not climb above the start.
+pub fn normalize_path(path: &str) -> String {
+    if !(path.contains('/') || path.starts_with('~') || path.starts_with('.')) || path.contains("://") {
+        return path.to_owned();
+    }
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.last().is_some_and(|last| *last != ".." && *last != "~") {
+                    parts.pop();
+                } else if !absolute {
+                    parts.push("..");
+                }
+            }
+            other => parts.push(other),
+        }
+    }
+    let joined = parts.join("/");
+    match (absolute, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".to_owned(),
+        (false, false) => joined,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words_of(line: &str) -> Vec<Expanded> {
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&tree_sitter_bash::LANGUAGE.into()).unwrap();
+        let tree = parser.parse(line, None).unwrap();
+        let command = tree.root_node().named_child(0).unwrap();
+        let mut cursor = command.walk();
+        let vars = Vars::default();
+        command
+            .named_children(&mut cursor)
+            .filter(|c| matches!(c.kind(), "command_name" | "word" | "string" | "raw_string" | "concatenation" | "ansi_c_string" | "simple_expansion" | "expansion" | "command_substitution"))
+            .map(|c| expand(c, line, &vars))
+            .collect()
+    }
+
+    fn flat(line: &str) -> Vec<String> {
+        words_of(line).into_iter().flat_map(|e| e.words).collect()
+    }
+
+    #[test]
+    fn quotes_escapes_and_ansi_c_strings_are_removed() {
+        assert_eq!(flat(r#"r"m" -'r'f \~ $'\x72\155' "a\"b""#), ["rm", "-rf", "~", "rm", "a\"b"]);
+    }
+
+    #[test]
+    fn home_and_ifs_expand_and_ifs_splits() {
+        assert_eq!(flat("rm${IFS}-rf${IFS}$HOME"), ["rm", "-rf", "~"]);
+        assert_eq!(flat(r#"echo "$HOME/x" ${HOME}/y"#), ["echo", "~/x", "~/y"]);
+    }
+
+    #[test]
+    fn braces_expand_into_words() {
+        assert_eq!(flat("echo {a,b}c '{x,y}'"), ["echo", "ac", "bc", "{x,y}"]);
+    }
+
+    #[test]
+    fn unknown_values_are_kept_as_text_and_mark_the_word_dynamic() {
+        let words = words_of("cat $SECRET_TOKEN $(id) ${X:-fallback}");
+        assert_eq!(words[1].words, ["$secret_token"]);
+        assert!(words[1].dynamic && words[2].dynamic && words[2].substituted);
+        assert_eq!(words[3].words, ["fallback"]);
+        assert!(!words[0].dynamic);
+    }
+
+    #[test]
+    fn unquoted_glob_characters_are_reported() {
+        let words = words_of("ls /bin/r[m] '*'");
+        assert!(words[1].globbed && !words[2].globbed);
+    }
+
+    #[test]
+    fn paths_are_normalised() {
+        assert_eq!(normalize_path("~/.ssh/./id_rsa"), "~/.ssh/id_rsa");
+        assert_eq!(normalize_path("~/.ssh//id_rsa"), "~/.ssh/id_rsa");
+        assert_eq!(normalize_path("~/x/../.ssh/id_rsa/"), "~/.ssh/id_rsa");
+        assert_eq!(normalize_path("/etc/../"), "/");
+        assert_eq!(normalize_path("~/.."), "~/..");
+        assert_eq!(normalize_path("../x"), "../x");
+        assert_eq!(normalize_path("plain"), "plain");
+    }
+}
