@@ -109,6 +109,11 @@ impl Command {
     }
 }
 
+/// The flags a pattern word stands for, split and mapped like a command's.
+pub fn pattern_flags(program: &str, subcommand: Option<&str>, word: &str) -> Vec<String> {
+    split_short_flags(word).iter().map(|flag| canonical_flag(program, subcommand, flag)).collect()
+}
+
 /// The base name of a program path, lower case: `/usr/bin/RM` is `rm`.
 pub fn base_name(word: &str) -> String {
     word.rsplit('/').next().unwrap_or(word).to_lowercase()
@@ -133,7 +138,6 @@ fn canonical_flag(program: &str, subcommand: Option<&str>, flag: &str) -> String
         ("chmod" | "chown" | "chgrp" | "setfacl", _, "--recursive") => "-R",
         ("git", Some("push"), "--force") => "-f",
         ("git", Some("clean"), "--force") => "-f",
-        ("git", Some("branch"), "-D") => "-d",
         ("git", Some("branch"), "--delete") => "-d",
         (_, _, "--recursive") => "-r",
         (_, _, "--force") => "-f",

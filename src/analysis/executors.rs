@@ -30,6 +30,9 @@ const PREFIX_WRAPPERS: &[(&[&str], &[&str], usize)] = &[
     (&["torsocks", "proxychains", "proxychains4", "firejail", "unshare", "nsenter", "systemd-run", "strace", "ltrace", "valgrind"], &["-o", "-p", "-t", "-u", "--unit", "--uid"], 0),
 ];
 
+/// Programs that fetch from the network.
+pub const DOWNLOADERS: [&str; 14] = ["curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request", "invoke-webrequest", "iwr", "irm", "invoke-restmethod", "ftp", "tftp"];
+
 /// Programs that run text they are given as a script.
 const EVALUATORS: [&str; 3] = ["eval", "source", "."];
 /// Programs that decode their input.
@@ -280,6 +283,21 @@ pub(super) fn executes_its_input(command: &Command) -> bool {
     SHELLS.contains(&program) || EVALUATORS.contains(&program) || code::is_interpreter(program) || sql::is_client(program)
 }
 
+/// Whether a command runs what reaches it through a chain: a shell without
+/// a literal `-c` script, `eval`, `source`, an interpreter not given its
+/// code inline (nor `-m module`).
+pub(super) fn runs_its_input(command: &Command) -> bool {
+    let program = command.program.as_str();
+    if SHELLS.contains(&program) {
+        return command.dynamic_args || shell_script(&command.argv).is_none();
+    }
+    if code::is_interpreter(program) {
+        let inline = command.argv.iter().skip(1).any(|w| matches!(w.as_str(), "-c" | "-e" | "-E" | "-m" | "-r" | "--eval" | "-p"));
+        return command.dynamic_args || !inline;
+    }
+    EVALUATORS.contains(&program)
+}
+
 /// Text that reaches the command at `index` on stdin.
 pub(super) fn stdin_text(builder: &mut Builder, index: usize, text: &str) {
     let command = builder.get(index).clone();
@@ -305,7 +323,7 @@ pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>]) {
     let mut text: Option<String> = None;
     let mut decoded = false;
     for stage in stages {
-        let Some(&first) = stage.first() else { continue };
+        let Some(&first) = stage.last() else { continue };
         let command = builder.get(first).clone();
         let program = command.program.as_str();
         if executes_its_input(&command) && !(SHELLS.contains(&program) && shell_script(&command.argv).is_some()) {

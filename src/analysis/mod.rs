@@ -57,12 +57,16 @@ pub enum Fact {
     UnboundedSqlWrite,
     /// Inline code that reads secrets and uses the network.
     CodeSendsSecret,
+    /// What a download fetched is run: piped or handed to a shell or an
+    /// interpreter, or saved and then executed.
+    RunsDownloadedCode,
     /// Nested or long beyond what is analysed.
     TooComplex,
 }
 
 impl Fact {
-    pub const ALL: [Fact; 10] = [
+    pub const ALL: [Fact; 11] = [
+        Fact::RunsDownloadedCode,
         Fact::DynamicCommand,
         Fact::EvalOfUnknownText,
         Fact::DecodedIntoExecutor,
@@ -88,11 +92,8 @@ impl Fact {
             Self::UnboundedSqlWrite => "unbounded_sql_write",
             Self::CodeSendsSecret => "code_sends_secret",
             Self::TooComplex => "too_complex",
+            Self::RunsDownloadedCode => "runs_downloaded_code",
         }
-    }
-
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|fact| fact.name() == name)
     }
 
     /// Facts that make an action need a human whatever the policy says:
@@ -194,6 +195,9 @@ pub(crate) struct Builder {
     /// Parsing text found inside code: what does not parse as shell is
     /// most likely not meant as shell, so it is not a fact.
     lenient: bool,
+    /// Redirection targets written, with the commands whose output goes
+    /// there.
+    written_by: Vec<(Vec<usize>, String)>,
 }
 
 thread_local! {
@@ -261,6 +265,10 @@ impl Builder {
         let index = self.analysis.commands.len();
         for argument in command.arguments() {
             self.analysis.reads.push(argument.to_owned());
+            // `-d @file`, `-F key=@file`: curl and friends read the file.
+            if let Some((_, file)) = argument.rsplit_once('@').filter(|(_, f)| f.starts_with(['/', '~', '.'])) {
+                self.analysis.reads.push(words::normalize_path(file));
+            }
         }
         self.analysis.commands.push(command);
         if self.depth < MAX_DEPTH + 1 {
@@ -281,6 +289,12 @@ impl Builder {
         self.analysis.writes.push(words::normalize_path(path));
     }
 
+    /// A redirection target written with the output of `commands`.
+    pub(crate) fn write_from(&mut self, commands: &[usize], path: &str) {
+        self.write(path);
+        self.written_by.push((commands.to_vec(), words::normalize_path(path)));
+    }
+
     pub(crate) fn read(&mut self, path: &str) {
         self.analysis.reads.push(words::normalize_path(path));
     }
@@ -298,6 +312,7 @@ impl Builder {
     /// Facts that need the whole action: a file written and then run
     /// (order does not matter: either way round is suspicious).
     fn finish(&mut self) {
+        self.downloads_run();
         let writes: Vec<String> = self.analysis.commands.iter().flat_map(files_written_by).collect();
         self.analysis.writes.extend(writes);
         let executed = self.analysis.commands.iter().filter_map(executed_file).find(|file| self.analysis.writes.iter().any(|w| same_file(w, file)));
@@ -306,8 +321,30 @@ impl Builder {
         }
         self.analysis.writes.sort();
         self.analysis.writes.dedup();
+        // A destination (`cp a b`, `tee b`) is written, not read.
+        let writes = &self.analysis.writes;
+        self.analysis.reads.retain(|read| !writes.contains(read));
         self.analysis.reads.sort();
         self.analysis.reads.dedup();
+    }
+}
+
+impl Builder {
+    /// A downloader's output reaching an executor through a chain, or a
+    /// file it saved being executed.
+    fn downloads_run(&mut self) {
+        let commands = &self.analysis.commands;
+        let downloads = |stage: &Vec<usize>| stage.iter().any(|&i| executors::DOWNLOADERS.contains(&commands[i].program.as_str()));
+        let runs = |stage: &Vec<usize>| stage.iter().any(|&i| executors::runs_its_input(&commands[i]));
+        let piped = self.analysis.feeds.iter().any(|stages| stages.iter().position(downloads).is_some_and(|at| stages[at + 1..].iter().any(runs)));
+        let mut saved: Vec<String> = commands.iter().filter(|c| executors::DOWNLOADERS.contains(&c.program.as_str())).flat_map(files_written_by).collect();
+        saved.extend(self.written_by.iter().filter(|(from, _)| from.iter().any(|&i| executors::DOWNLOADERS.contains(&commands[i].program.as_str()))).map(|(_, path)| path.clone()));
+        let saved_run = commands.iter().filter_map(executed_file).find(|file| saved.iter().any(|s| same_file(s, file)));
+        if piped {
+            self.fact(Fact::RunsDownloadedCode, "downloaded content flows into a shell or an interpreter");
+        } else if let Some(file) = saved_run {
+            self.fact(Fact::RunsDownloadedCode, format!("{file} is downloaded and then run"));
+        }
     }
 }
 
@@ -335,6 +372,7 @@ fn files_written_by(command: &Command) -> Vec<String> {
         "curl" => after(&["-o", "--output"]),
         "wget" => after(&["-O", "--output-document"]),
         "tee" => command.positionals.clone(),
+        "sed" | "perl" if command.flags.iter().any(|f| f.starts_with("-i")) => command.positionals.iter().skip(1).cloned().collect(),
         "cp" | "mv" | "install" | "ln" | "rsync" | "scp" => command.positionals.last().cloned().into_iter().collect(),
         "dd" => command.positionals.iter().filter_map(|p| p.strip_prefix("of=")).map(words::normalize_path).collect(),
         "chmod" => Vec::new(),

@@ -32,7 +32,22 @@ fn visit(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>,
     match node.kind() {
         "comment" | "heredoc_body" | "heredoc_start" | "heredoc_end" => {}
         "command" => direct.extend(command(builder, node, source, via)),
-        "variable_assignment" => assign(builder, node, source, via),
+        "variable_assignment" => {
+            assign(builder, node, source, via);
+            direct.extend(declaration(builder, "export", &[node], source, via));
+        }
+        "declaration_command" | "unset_command" => {
+            let keyword = text(node, source).split_whitespace().next().unwrap_or("export").to_owned();
+            let children = named_children(node);
+            for child in &children {
+                if child.kind() == "variable_assignment" {
+                    assign(builder, *child, source, via);
+                } else {
+                    substitutions(builder, *child, source, via);
+                }
+            }
+            direct.extend(declaration(builder, &keyword, &children, source, via));
+        }
         "pipeline" => pipeline(builder, node, source, via, direct),
         "redirected_statement" => redirected(builder, node, source, via, direct),
         "function_definition" => {
@@ -85,7 +100,26 @@ fn assign(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>
     builder.vars().set(&name, known);
 }
 
-fn command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) -> Option<usize> {
+/// Records a command; returns it and the commands it runs in turn
+/// (`sudo bash` is both), outermost first.
+/// An assignment or declaration as a command (`export NAME=value`,
+/// `unset NAME`), so rules can name variables that change behaviour.
+fn declaration(builder: &mut Builder, keyword: &str, parts: &[Node<'_>], source: &str, via: Option<&str>) -> Option<usize> {
+    let vars = builder.vars.clone();
+    let mut argv = vec![keyword.to_owned()];
+    for part in parts {
+        let name = part.child_by_field_name("name").map_or_else(|| text(*part, source).to_owned(), |n| text(n, source).to_owned());
+        let value = part.child_by_field_name("value").map(|v| words::expand(v, source, &vars).joined());
+        argv.push(match value {
+            Some(value) => format!("{name}={value}"),
+            None if part.kind() == "variable_assignment" => format!("{name}="),
+            None => name,
+        });
+    }
+    builder.command(Command::new(argv, false, false, via.map(str::to_owned)))
+}
+
+fn command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) -> Vec<usize> {
     let vars = builder.vars.clone();
     let mut argv: Vec<String> = Vec::new();
     let (mut dynamic_program, mut dynamic_args) = (false, false);
@@ -122,18 +156,21 @@ fn command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str
     }
     for (name, value) in &env {
         executors::environment(builder, name, value, argv.first().map(String::as_str));
+        builder.command(Command::new(vec!["export".into(), format!("{name}={value}")], false, false, Some("assignment".into())));
     }
     if argv.is_empty() {
-        return None;
+        return Vec::new();
     }
-    let index = builder.command(Command::new(argv, dynamic_program, dynamic_args, via.map(str::to_owned)))?;
-    if !substituted.is_empty() && executors::executes_its_input(builder.get(index)) {
-        builder.feed(vec![substituted, vec![index]]);
+    let Some(index) = builder.command(Command::new(argv, dynamic_program, dynamic_args, via.map(str::to_owned))) else { return Vec::new() };
+    let group: Vec<usize> = (index..builder.analysis.commands.len()).collect();
+    let innermost = *group.last().unwrap_or(&index);
+    if !substituted.is_empty() && group.iter().any(|&i| executors::executes_its_input(builder.get(i))) {
+        builder.feed(vec![substituted, group.clone()]);
     }
     if let Some(text) = here_text {
-        executors::stdin_text(builder, index, &text);
+        executors::stdin_text(builder, innermost, &text);
     }
-    Some(index)
+    group
 }
 
 /// `{rm,-rf,~}` in command position, which the grammar cannot read: the
@@ -160,6 +197,12 @@ fn brace_command(builder: &mut Builder, node: Node<'_>, source: &str, via: Optio
 }
 
 fn redirect(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>, vars: &words::Vars) {
+    redirect_from(builder, node, source, via, vars, &[]);
+}
+
+/// Records a redirection; a written target is tied to `from`, the
+/// commands whose output goes there.
+fn redirect_from(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>, vars: &words::Vars, from: &[usize]) {
     let operator: String = {
         let mut cursor = node.walk();
         node.children(&mut cursor).filter(|c| !c.is_named()).map(|c| text(c, source)).collect()
@@ -174,7 +217,7 @@ fn redirect(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&st
         return;
     }
     if operator.contains('>') {
-        builder.write(&target);
+        builder.write_from(from, &target);
     } else {
         builder.read(&target);
     }
@@ -188,21 +231,21 @@ fn redirected(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&
     let vars = builder.vars.clone();
     for child in named_children(node) {
         match child.kind() {
-            "file_redirect" => redirect(builder, child, source, via, &vars),
+            "file_redirect" => redirect_from(builder, child, source, via, &vars, &body_direct),
             "heredoc_redirect" => {
                 let body = named_children(child).into_iter().find(|c| c.kind() == "heredoc_body");
                 for nested in named_children(child).into_iter().filter(|c| c.kind() != "heredoc_body") {
                     visit(builder, nested, source, via, &mut body_direct);
                 }
-                if let (Some(body), Some(&first)) = (body, body_direct.first()) {
-                    executors::stdin_text(builder, first, text(body, source));
+                if let (Some(body), Some(&receiver)) = (body, body_direct.last()) {
+                    executors::stdin_text(builder, receiver, text(body, source));
                 }
             }
             "herestring_redirect" => {
                 substitutions(builder, child, source, via);
                 let here = named_children(child).first().map(|b| words::expand(*b, source, &vars).joined());
-                if let (Some(here), Some(&first)) = (here, body_direct.first()) {
-                    executors::stdin_text(builder, first, &here);
+                if let (Some(here), Some(&receiver)) = (here, body_direct.last()) {
+                    executors::stdin_text(builder, receiver, &here);
                 }
             }
             _ => {}

@@ -1,10 +1,12 @@
 //! `safety-dongle eval`: run the evaluator on one action and explain the
-//! decision stage by stage. Reads the policy; touches no state.
+//! decision: what the action runs (commands, chains, files written,
+//! facts), then stage by stage. Reads the policy; touches no state.
 
 use std::process::ExitCode;
 
 use crate::{
-    policy::{CompiledPolicy, text},
+    analysis::{self, Analysis},
+    policy::CompiledPolicy,
     safety::evaluator::{Outcome, StepFacts, Verdict, evaluate_step},
 };
 
@@ -47,9 +49,9 @@ pub(super) fn run(args: EvalArgs) -> ExitCode {
         settings.tolerance.name(),
         if sections.is_empty() { String::new() } else { format!(", sections {}", sections.join(", ")) }
     );
-    match text::variants(&args.hint) {
-        Ok(variants) => println!("forms:  {}", variants.all().map(|f| format!("{f:?}")).collect::<Vec<_>>().join(" | ")),
-        Err(too_long) => println!("forms:  none: {} bytes is too long to analyse", too_long.bytes),
+    match analysis::analyze(&args.hint) {
+        Ok(analysis) => explain(&analysis),
+        Err(too_long) => println!("runs:   nothing analysed: {} bytes is too long", too_long.bytes),
     }
     for report in &evaluation.trace {
         let verdict = match report.decided.as_ref().map(|d| d.verdict) {
@@ -66,6 +68,25 @@ pub(super) fn run(args: EvalArgs) -> ExitCode {
         println!("  - {factor}");
     }
     ExitCode::SUCCESS
+}
+
+/// What the analysis found: each command with where it came from, the
+/// chains, files and facts.
+fn explain(analysis: &Analysis) {
+    for command in &analysis.commands {
+        let via = command.via.as_deref().map(|v| format!("   (via {v})")).unwrap_or_default();
+        println!("runs:   {}{via}", command.argv.join(" "));
+    }
+    for stages in &analysis.feeds {
+        let names: Vec<String> = stages.iter().map(|s| s.iter().map(|&i| analysis.commands[i].program.clone()).collect::<Vec<_>>().join("+")).collect();
+        println!("chain:  {}", names.join(" | "));
+    }
+    if !analysis.writes.is_empty() {
+        println!("writes: {}", analysis.writes.join(", "));
+    }
+    for (fact, detail) in &analysis.facts {
+        println!("fact:   {} ({detail})", fact.name());
+    }
 }
 
 fn verdict_name(verdict: Verdict) -> &'static str {

@@ -12,9 +12,8 @@
 //! ones win. A policy that fails any check has no runtime form: loading
 //! returns every error, located `file:line:col`.
 
-pub mod matcher;
+pub mod pattern;
 pub mod raw;
-pub mod text;
 
 use std::{
     fmt,
@@ -25,13 +24,13 @@ use std::{
 use sha2::{Digest, Sha256};
 
 use crate::{
+    analysis::{Analysis, Fact},
     config::refuse_unsafe_permissions,
     diagnostics::{Diagnostic, SourceFile, toml_doc},
 };
 
-use matcher::{Glob, PatternKind, PatternSet};
+use pattern::{PatternKind, PatternSet};
 use raw::{RawPolicy, RawSection};
-use text::Variants;
 
 /// The policy used when the configuration names none.
 pub const EMBEDDED_DEFAULT: &str = include_str!("../../policies/default.toml");
@@ -129,7 +128,7 @@ impl Rule {
 }
 
 struct AgentSection {
-    glob: Glob,
+    glob: globset::GlobMatcher,
     pattern: String,
     max_steps: Option<u32>,
     tolerance: Option<RiskTolerance>,
@@ -154,16 +153,30 @@ struct AgentSectionMask(u128);
 const MAX_AGENT_SECTIONS: usize = 128;
 const DEFAULT_MAX_STEPS: u32 = 50;
 
-/// Rules that matched a hint for an agent, as indices into the policy's
-/// rules, each list in policy order.
+/// Rules that matched an action for an agent, as indices into the
+/// policy's rules, each list in policy order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Matches {
     pub deny: Vec<usize>,
     pub requires_approval: Vec<usize>,
-    /// For each segment, the autoApprove rule that covers it; `None` unless
-    /// every segment is covered.
+    /// For each command, the autoApprove rule that covers it; `None` unless
+    /// every command is covered and nothing about the action needs a human.
     pub auto_approve: Option<Vec<usize>>,
     pub risk: Vec<usize>,
+    /// What each matching rule matched (a command, a path, a fact), by rule.
+    pub subjects: std::collections::BTreeMap<usize, String>,
+    /// Facts that make the action need a human whatever the rules say.
+    pub needs_a_human: Vec<(Fact, String)>,
+}
+
+impl Matches {
+    /// `deny pattern 'rm -rf ~' (policy default.toml:12) on `rm -rf ~``.
+    pub fn describe(&self, policy: &CompiledPolicy, rule: usize) -> String {
+        match self.subjects.get(&rule) {
+            Some(subject) => format!("{} on {subject}", policy.rule(rule).describe()),
+            None => policy.rule(rule).describe(),
+        }
+    }
 }
 
 /// All policy files merged and compiled; immutable and shared.
@@ -265,7 +278,7 @@ impl CompiledPolicy {
             sections: AgentSectionMask::default(),
         };
         for (index, section) in self.agent_sections.iter().enumerate() {
-            if !section.glob.matches(agent) {
+            if !section.glob.is_match(agent) {
                 continue;
             }
             settings.sections.0 |= 1 << index;
@@ -306,43 +319,35 @@ impl CompiledPolicy {
         }
     }
 
-    /// The rules that match a hint's variants for an agent. Severity-raising
-    /// rules (deny, requiresApproval, risk) match any form at a word
-    /// boundary; autoApprove must cover every segment as a whole.
-    pub fn matches(&self, variants: &Variants, settings: &AgentSettings) -> Matches {
-        let mut hits = vec![false; self.patterns.len()];
-        for form in variants.all() {
-            self.patterns.mark_suffix_matches(form, &mut hits);
-        }
+    /// The rules that match an action's analysis for an agent.
+    pub fn matches(&self, analysis: &Analysis, settings: &AgentSettings) -> Matches {
+        let hits = self.patterns.matches(analysis);
         let mut matches = Matches::default();
-        for (index, rule) in self.rules.iter().enumerate() {
-            if !hits[index] || !self.applies(rule, settings) {
-                continue;
-            }
+        for (index, (rule, hit)) in self.rules.iter().zip(hits).enumerate() {
+            let Some(subject) = hit.filter(|_| self.applies(rule, settings)) else { continue };
             match rule.action {
                 RuleAction::Deny => matches.deny.push(index),
                 RuleAction::RequiresApproval => matches.requires_approval.push(index),
                 RuleAction::Risk { .. } => matches.risk.push(index),
-                RuleAction::AutoApprove => {}
+                RuleAction::AutoApprove => continue,
             }
+            matches.subjects.insert(index, subject);
         }
-        matches.auto_approve = self.auto_approval(variants, settings);
+        matches.needs_a_human = analysis.facts.iter().filter(|(fact, _)| fact.needs_a_human()).cloned().collect();
+        matches.auto_approve = self.auto_approval(analysis, settings);
         matches
     }
 
-    fn auto_approval(&self, variants: &Variants, settings: &AgentSettings) -> Option<Vec<usize>> {
-        if variants.segments.is_empty() {
+    /// Every command covered by an autoApprove rule, and no fact at all.
+    fn auto_approval(&self, analysis: &Analysis, settings: &AgentSettings) -> Option<Vec<usize>> {
+        if analysis.commands.is_empty() || !analysis.facts.is_empty() {
             return None;
         }
         let is_auto = |index: usize| {
             let rule = &self.rules[index];
             rule.action == RuleAction::AutoApprove && self.applies(rule, settings)
         };
-        variants
-            .segments
-            .iter()
-            .map(|forms| forms.iter().find_map(|form| self.patterns.first_whole_match(form, is_auto)))
-            .collect()
+        analysis.commands.iter().map(|command| self.patterns.covering(command, is_auto)).collect()
     }
 }
 
@@ -463,8 +468,12 @@ impl Builder {
         errors: &mut Vec<Diagnostic>,
     ) {
         let at = file.at(pattern.span(), "");
-        if let Err(error) = matcher::check(pattern.get_ref(), kind) {
+        if let Err(error) = pattern::check(pattern.get_ref(), kind) {
             errors.push(file.at(pattern.span(), format!("invalid pattern '{}': {}", pattern.get_ref(), error.0)));
+            return;
+        }
+        if action == RuleAction::AutoApprove && !pattern::is_command_pattern(pattern.get_ref()) {
+            errors.push(file.at(pattern.span(), format!("autoApprove takes command patterns only, not '{}'", pattern.get_ref())));
             return;
         }
         self.rules.push(Rule {
@@ -507,10 +516,10 @@ impl Builder {
     }
 }
 
-/// An `element_name` glob: `*` and `?`, matched against the whole name,
+/// An `element_name` glob, matched against the whole name,
 /// case-sensitively.
-fn agent_glob(pattern: &str) -> Option<Glob> {
-    Glob::new(pattern).ok()
+fn agent_glob(pattern: &str) -> Option<globset::GlobMatcher> {
+    globset::GlobBuilder::new(pattern).literal_separator(false).build().ok().map(|g| g.compile_matcher())
 }
 
 pub fn hex(bytes: &[u8]) -> String {

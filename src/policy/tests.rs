@@ -12,7 +12,7 @@ fn compile(sources: &[(&str, &str)]) -> CompiledPolicy {
 }
 
 fn decide(policy: &CompiledPolicy, agent: &str, hint: &str) -> Matches {
-    policy.matches(&text::variants(hint).unwrap(), &policy.settings_for(agent))
+    policy.matches(&crate::analysis::analyze(hint).unwrap(), &policy.settings_for(agent))
 }
 
 #[test]

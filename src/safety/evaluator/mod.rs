@@ -15,7 +15,10 @@ mod step_limit;
 mod tier;
 mod tolerance;
 
-use crate::policy::{AgentSettings, CompiledPolicy, Matches, text};
+use crate::{
+    analysis,
+    policy::{AgentSettings, CompiledPolicy, Matches},
+};
 
 use super::directive::SafetyTier;
 
@@ -151,7 +154,7 @@ const PIPELINE: [StageFn; 5] = [step_limit::run, outcome::run, patterns::run, ti
 /// Evaluates one step against the policy.
 pub fn evaluate_step(policy: &CompiledPolicy, facts: &StepFacts<'_>) -> Evaluation {
     let settings = policy.settings_for(facts.agent);
-    let matches = text::variants(facts.hint).ok().map(|variants| policy.matches(&variants, &settings));
+    let matches = analysis::analyze(facts.hint).ok().map(|analysis| policy.matches(&analysis, &settings));
     let score = risk_score(policy, matches.as_ref(), facts.agent_risk);
     let input = StageInput { policy, facts, settings, matches, hint_bytes: facts.hint.len(), score };
     let mut trace = Vec::with_capacity(PIPELINE.len());

@@ -1,10 +1,12 @@
 //! Stage 3: deny > requiresApproval > autoApprove. A deny match stops the
-//! agent; a requiresApproval match pauses it; an autoApprove cover of every
-//! segment lets it continue without scoring, unless the agent itself rated
-//! the action above the advisory tier. A hint too long to analyse is
-//! refused here.
+//! agent; a requiresApproval match pauses it, and so does anything the
+//! analysis could not resolve (a command named at run time, decoded text
+//! run in a shell…: `Fact::needs_a_human`) whatever the rules say; an
+//! autoApprove cover of every command lets it continue without scoring,
+//! unless the agent itself rated the action above the advisory tier. A hint
+//! too long to analyse is refused here.
 
-use crate::{policy::text::MAX_HINT_BYTES, safety::directive::SafetyTier};
+use crate::{analysis::MAX_HINT_BYTES, safety::directive::SafetyTier};
 
 use super::{Decided, PauseKind, Stage, StageInput, StageReport, Verdict, factor};
 
@@ -24,7 +26,7 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
     };
     let policy = input.policy;
     let describe = |indices: &[usize]| -> Vec<String> {
-        indices.iter().map(|&i| factor(Stage::Patterns, policy.rule(i).describe())).collect()
+        indices.iter().map(|&i| factor(Stage::Patterns, matches.describe(policy, i))).collect()
     };
     if let Some(&first) = matches.deny.first() {
         return decided(
@@ -44,6 +46,19 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
             describe(&matches.requires_approval),
         );
     }
+    if let Some((fact, detail)) = matches.needs_a_human.first() {
+        let factors = matches.needs_a_human.iter().map(|(f, d)| factor(Stage::Patterns, format!("built-in: {d} (fact:{})", f.name()))).collect();
+        return StageReport {
+            stage: Stage::Patterns,
+            summary: format!("{} fact(s) need a human", matches.needs_a_human.len()),
+            decided: Some(Decided {
+                verdict: Verdict::Pause(PauseKind::Approval),
+                reason: Some(format!("Action requires human approval: what it runs cannot be known in advance ({detail}; fact:{})", fact.name())),
+                rule: None,
+                factors,
+            }),
+        };
+    }
     // The agent's own risk assessment is never waved through: above the
     // advisory tier it is scored at stage 4 like any other action.
     let agent_flags_risk = input.facts.agent_risk.is_some_and(|score| SafetyTier::from_score(score) > SafetyTier::Advisory);
@@ -52,7 +67,7 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
         rules.dedup();
         return StageReport {
             stage: Stage::Patterns,
-            summary: "every segment is auto-approved".into(),
+            summary: "every command is auto-approved".into(),
             decided: Some(Decided { verdict: Verdict::Continue, reason: None, rule: rules.first().copied(), factors: describe(&rules) }),
         };
     }

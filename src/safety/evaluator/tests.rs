@@ -2,7 +2,7 @@
 
 use crate::{
     policy::{CompiledPolicy, PolicySource},
-    policy::text::MAX_HINT_BYTES,
+    analysis::MAX_HINT_BYTES,
 };
 
 use super::*;
@@ -118,7 +118,7 @@ fn stages_decide_in_order_at_their_boundaries() {
 #[test]
 fn factors_name_the_rule_with_its_file_and_line() {
     let evaluation = evaluate_step(&policy(), &StepFacts { agent: "a", hint: "sudo rm -rf /", outcome: None, step: 1, max_steps: 3, agent_risk: None });
-    assert_eq!(evaluation.factors, vec!["stage 3: deny pattern 'rm -rf /' (policy p.toml:5)".to_owned()]);
+    assert_eq!(evaluation.factors, vec!["stage 3: deny pattern 'rm -rf /' (policy p.toml:5) on `rm -rf /` (via sudo)".to_owned()]);
     assert_eq!(evaluation.tier.name(), "danger_zone");
 }
 

@@ -15,7 +15,7 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
         for &index in &matches.risk {
             let rule = input.policy.rule(index);
             if let RuleAction::Risk { score: rule_score, reason } = &rule.action {
-                factors.push(factor(Stage::SafetyTier, format!("{} scores {rule_score}: {reason}", rule.describe())));
+                factors.push(factor(Stage::SafetyTier, format!("{} scores {rule_score}: {reason}", matches.describe(input.policy, index))));
                 if *rule_score == score && top_rule.is_none() {
                     top_rule = Some(index);
                 }
