@@ -96,14 +96,21 @@ pub(super) fn inline(builder: &mut Builder, command: &Command) {
 
 /// What a piece of code in `language` does.
 pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
-    let mut lower = code.to_lowercase();
+    // API names are found in an ASCII-lower-cased copy (same byte offsets);
+    // literals are read from the code as written.
+    let mut code = code.to_owned();
+    let mut lower = code.to_ascii_lowercase();
     for idiom in HOME_IDIOMS {
-        lower = lower.replace(idiom, "\"~\"");
+        while let Some(at) = lower.find(idiom) {
+            code.replace_range(at..at + idiom.len(), "\"~\"");
+            lower.replace_range(at..at + idiom.len(), "\"~\"");
+        }
     }
-    let literals = literals(&lower);
+    let code = code.as_str();
+    let literals = literals(code);
     for call in SPAWN_CALLS {
         for at in occurrences(&lower, call) {
-            let groups = groups_in(&lower, &literals, at + call.len());
+            let groups = groups_in(code, &literals, at + call.len());
             if groups.is_empty() {
                 builder.fact(Fact::EvalOfUnknownText, format!("{language} code starts a program named at run time: {}", preview(code)));
             }
@@ -119,7 +126,7 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
     }
     for call in DELETE_CALLS {
         for at in occurrences(&lower, call) {
-            let groups = groups_in(&lower, &literals, at + call.len());
+            let groups = groups_in(code, &literals, at + call.len());
             let dynamic = groups.is_empty();
             let target = groups.into_iter().next().unwrap_or_else(|| "$unknown".into());
             builder.command(Command::new(vec!["rm".into(), "-r".into(), "-f".into(), target], false, dynamic, Some(format!("{language} {call}"))));
@@ -130,7 +137,7 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
         .chain(["open("].iter())
         .flat_map(|call| occurrences(&lower, call).into_iter().map(move |at| (call, at)))
         .filter(|(call, at)| **call != "open(" || mode_writes(&lower[*at..]))
-        .flat_map(|(call, at)| groups_in(&lower, &literals, at + call.len()).into_iter().take(1))
+        .flat_map(|(call, at)| groups_in(code, &literals, at + call.len()).into_iter().take(1))
         .collect();
     for path in &writing {
         builder.write(path);

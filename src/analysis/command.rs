@@ -26,6 +26,8 @@ pub struct Command {
     pub dynamic_args: bool,
     /// The executor it was found inside (`sudo`, `bash -c`, `find -exec`…).
     pub via: Option<String>,
+    /// Written all in capitals: flags are compared without case.
+    pub shouted: bool,
 }
 
 /// Programs whose every argument is data.
@@ -37,13 +39,13 @@ const MESSAGE_FLAGS: [&str; 8] = ["-m", "--message", "--body", "--title", "--des
 
 impl Command {
     /// A command written all in capitals (`RM -RF ~`) is read in lower
-    /// case: programs are matched case-insensitively, and its flags would
-    /// otherwise read as different ones.
+    /// case, and its flags are compared without case (`-P` may have been
+    /// meant).
     pub fn new(argv: Vec<String>, dynamic_program: bool, dynamic_args: bool, via: Option<String>) -> Self {
         let shouted = argv.first().is_some_and(|first| first.chars().any(|c| c.is_uppercase()) && !first.chars().any(|c| c.is_lowercase()));
         let argv = if shouted { argv.iter().map(|w| w.to_lowercase()).collect() } else { argv };
         let program = argv.first().map(|first| base_name(first)).unwrap_or_default();
-        let mut command = Self { argv, program, flags: Vec::new(), positionals: Vec::new(), flag_values: Vec::new(), data: Vec::new(), dynamic_program, dynamic_args, via };
+        let mut command = Self { argv, program, flags: Vec::new(), positionals: Vec::new(), flag_values: Vec::new(), data: Vec::new(), dynamic_program, dynamic_args, via, shouted };
         command.shape();
         command
     }

@@ -171,7 +171,7 @@ fn inner_command(builder: &mut Builder, argv: Vec<String>, outer: &Command, dyna
     if argv.is_empty() {
         return;
     }
-    let dynamic_program = argv[0].contains("$(") || argv[0].starts_with('$') || outer.dynamic_program;
+    let dynamic_program = argv[0].contains("$(") || argv[0].starts_with('$') || argv[0].contains(['*', '?', '[']) || outer.dynamic_program;
     builder.command(Command::new(argv, dynamic_program, dynamic_args, via));
 }
 
@@ -323,6 +323,13 @@ pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>]) {
     let mut text: Option<String> = None;
     let mut decoded = false;
     for stage in stages {
+        if let Some(&xargs) = stage.iter().find(|&&i| builder.get(i).program == "xargs") {
+            if let Some(text) = text.take() {
+                let xargs = builder.get(xargs).clone();
+                xargs_with(builder, &xargs, &text);
+            }
+            continue;
+        }
         let Some(&first) = stage.last() else { continue };
         let command = builder.get(first).clone();
         let program = command.program.as_str();
@@ -346,6 +353,20 @@ pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>]) {
             _ => None,
         };
     }
+}
+
+/// `echo ARGS | xargs CMD`: the command xargs runs, with the words it
+/// reads (`-I R` puts them where `R` stands).
+fn xargs_with(builder: &mut Builder, xargs: &Command, text: &str) {
+    let Some((_, takes_value, _)) = PREFIX_WRAPPERS.iter().find(|(names, _, _)| names.contains(&"xargs")) else { return };
+    let Some(mut inner) = after_options(&xargs.argv, takes_value, 0, false) else { return };
+    let words: Vec<String> = text.split_whitespace().map(str::to_owned).collect();
+    let replace = xargs.argv.windows(2).find(|w| w[0] == "-I" || w[0] == "-i").map(|w| w[1].clone());
+    match replace {
+        Some(token) => inner = inner.into_iter().map(|w| w.replace(&token, &words.join(" "))).collect(),
+        None => inner.extend(words),
+    }
+    inner_command(builder, inner, xargs, false, Some("xargs".into()));
 }
 
 fn printed(command: &Command) -> String {

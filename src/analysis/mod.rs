@@ -373,7 +373,9 @@ fn files_written_by(command: &Command) -> Vec<String> {
         "wget" => after(&["-O", "--output-document"]),
         "tee" => command.positionals.clone(),
         "sed" | "perl" if command.flags.iter().any(|f| f.starts_with("-i")) => command.positionals.iter().skip(1).cloned().collect(),
-        "cp" | "mv" | "install" | "ln" | "rsync" | "scp" => command.positionals.last().cloned().into_iter().collect(),
+        // With arguments appended at run time (xargs) the destination is
+        // not known.
+        "cp" | "mv" | "install" | "ln" | "rsync" | "scp" if !command.dynamic_args => command.positionals.last().cloned().into_iter().collect(),
         "dd" => command.positionals.iter().filter_map(|p| p.strip_prefix("of=")).map(words::normalize_path).collect(),
         "chmod" => Vec::new(),
         program if code::is_file_writing_tool(program) => command.positionals.iter().filter(|p| p.contains('/') || p.contains('.')).cloned().collect(),

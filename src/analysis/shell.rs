@@ -120,6 +120,14 @@ fn declaration(builder: &mut Builder, keyword: &str, parts: &[Node<'_>], source:
 }
 
 fn command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) -> Vec<usize> {
+    // `server__tool {json}` written inside a script is a tool call.
+    let raw = text(node, source);
+    if raw.split_once(' ').is_some_and(|(name, rest)| name.contains("__") && rest.trim_start().starts_with('{')) {
+        let start = builder.analysis.commands.len();
+        if super::tool_call::analyze(builder, raw) {
+            return (start..builder.analysis.commands.len()).collect();
+        }
+    }
     let vars = builder.vars.clone();
     let mut argv: Vec<String> = Vec::new();
     let (mut dynamic_program, mut dynamic_args) = (false, false);

@@ -7,8 +7,10 @@
 //!   `-rf` is `-r` and `-f`; `--recursive`, `--force` and the like are
 //!   their short forms where the program means the same); the other words
 //!   are globs that the command's positional arguments must match in order,
-//!   others may come between and after. In positional globs `*` stays
-//!   within one path segment and `**` crosses them.
+//!   others may come between and after (for git, the first is its
+//!   subcommand: `git push` does not match `git stash push`). In a
+//!   positional glob that contains `/`, `*` stays within one path segment
+//!   and `**` crosses them; elsewhere `*` matches anything.
 //! - **Chain** (`curl * | sh`): command patterns that stages of one chain
 //!   (a pipeline, a substitution handed to an executor, text fed to a
 //!   shell) match in order.
@@ -171,7 +173,7 @@ fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern
             subcommand = Some(word.to_lowercase());
         }
         let normalized = crate::analysis::words::normalize_path(word);
-        pattern.positionals.push(glob(&normalized, true)?.compile_matcher());
+        pattern.positionals.push(glob(&normalized, normalized.contains('/'))?.compile_matcher());
     }
     Ok(pattern)
 }
@@ -291,13 +293,20 @@ impl PatternSet {
 
 impl CommandPattern {
     fn matches(&self, command: &Command) -> bool {
-        if !self.flags.iter().all(|f| command.flags.contains(f)) {
+        let has = |wanted: &String| command.flags.iter().any(|f| f == wanted || command.shouted && f.eq_ignore_ascii_case(wanted));
+        if !self.flags.iter().all(has) {
             return false;
         }
         if !self.flag_globs.iter().all(|g| command.flags.iter().any(|f| g.is_match(f))) {
             return false;
         }
         let mut arguments = command.positionals.iter();
+        if command.program == "git" && let Some(first) = self.positionals.first() {
+            if !arguments.next().is_some_and(|subcommand| first.is_match(subcommand)) {
+                return false;
+            }
+            return self.positionals[1..].iter().all(|wanted| arguments.any(|a| wanted.is_match(a)));
+        }
         self.positionals.iter().all(|wanted| arguments.any(|a| wanted.is_match(a)))
     }
 
@@ -324,8 +333,12 @@ fn describe(command: &Command) -> String {
 /// could expand to a path `pattern` matches: the two globs' languages
 /// intersect. `{a,b}` in the pattern is tried per alternative; character
 /// classes are assumed to meet.
+///
+/// A relative argument cannot reach an absolute pattern, and the shell's
+/// `*` and `?` at the start of a segment do not match a leading `.`.
 pub fn could_match(argument: &str, pattern: &str) -> bool {
-    alternatives(pattern).iter().any(|alternative| intersects(&tokens(argument, false), &tokens(alternative, true)))
+    let absolute = |p: &str| p.starts_with('/') || p.starts_with('~');
+    alternatives(pattern).iter().filter(|alternative| absolute(argument) || !absolute(alternative)).any(|alternative| intersects(&tokens(argument, false), &tokens(alternative, true)))
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -335,19 +348,30 @@ enum Token {
     Class,
     /// `*`: any run within a segment; `**`: any run at all.
     Run { crosses: bool },
+    /// The shell's `*` at the start of a segment: not a leading `.`.
+    RunNoDot,
 }
 
 fn tokens(glob: &str, pattern: bool) -> Vec<Token> {
     let mut out = Vec::new();
     let mut chars = glob.chars().peekable();
     while let Some(c) = chars.next() {
+        let segment_start = matches!(out.last(), None | Some(Token::Char('/')));
         out.push(match c {
             '\\' if pattern => Token::Char(chars.next().unwrap_or('\\')),
+            // The shell's `**` is `*` unless globstar is on, and even then
+            // it skips hidden folders: either way, no leading dot.
+            '*' if !pattern && segment_start => {
+                while chars.peek() == Some(&'*') {
+                    chars.next();
+                }
+                Token::RunNoDot
+            }
             '*' if chars.peek() == Some(&'*') => {
                 chars.next();
-                Token::Run { crosses: true }
+                Token::Run { crosses: pattern }
             }
-            '*' => Token::Run { crosses: false },
+            '?' if !pattern && segment_start => Token::Char('\u{0}'),
             '?' => Token::One,
             '[' => {
                 for skipped in chars.by_ref() {
@@ -372,40 +396,50 @@ fn alternatives(pattern: &str) -> Vec<String> {
         .collect()
 }
 
+fn is_run(token: &Token) -> bool {
+    matches!(token, Token::Run { .. } | Token::RunNoDot)
+}
+
 /// Non-emptiness of the intersection of two token languages, by a search
-/// over pairs of positions.
+/// over pairs of positions (and whether the argument's current run has
+/// consumed anything yet, for the leading-dot rule).
 fn intersects(a: &[Token], b: &[Token]) -> bool {
     let mut seen = std::collections::HashSet::new();
-    let mut stack = vec![(0usize, 0usize)];
-    while let Some((i, j)) = stack.pop() {
-        if !seen.insert((i, j)) {
+    let mut stack = vec![(0usize, 0usize, false)];
+    while let Some((i, j, started)) = stack.pop() {
+        if !seen.insert((i, j, started)) {
             continue;
         }
         if i == a.len() && j == b.len() {
             return true;
         }
         // A run may match nothing.
-        if let Some(Token::Run { .. }) = a.get(i) {
-            stack.push((i + 1, j));
+        if a.get(i).is_some_and(is_run) {
+            stack.push((i + 1, j, false));
         }
-        if let Some(Token::Run { .. }) = b.get(j) {
-            stack.push((i, j + 1));
+        if b.get(j).is_some_and(is_run) {
+            stack.push((i, j + 1, started));
         }
         let (Some(x), Some(y)) = (a.get(i), b.get(j)) else { continue };
-        // Both consume one character they can agree on; a run stays.
+        // `?` at a segment start is encoded as NUL: one character, not `.`.
+        let one_no_dot = |t: &Token| *t == Token::Char('\u{0}');
         let agree = match (x, y) {
+            _ if one_no_dot(x) => !matches!(y, Token::Char('.' | '/')),
             (Token::Char(p), Token::Char(q)) => p == q,
-            (Token::Run { crosses: false }, Token::Char('/')) | (Token::Char('/'), Token::Run { crosses: false }) => false,
+            (Token::Run { crosses: false } | Token::RunNoDot, Token::Char('/')) | (Token::Char('/'), Token::Run { crosses: false }) => false,
+            (Token::RunNoDot, Token::Char('.')) => started,
             _ => true,
         };
-        if agree {
-            let next_i = if matches!(x, Token::Run { .. }) { i } else { i + 1 };
-            let next_j = if matches!(y, Token::Run { .. }) { j } else { j + 1 };
-            if (next_i, next_j) != (i, j) {
-                stack.push((next_i, next_j));
-            } else {
-                stack.push((i + 1, j));
-                stack.push((i, j + 1));
+        if !agree {
+            continue;
+        }
+        match (is_run(x), is_run(y)) {
+            (false, false) => stack.push((i + 1, j + 1, false)),
+            (true, false) => stack.push((i, j + 1, true)),
+            (false, true) => stack.push((i + 1, j, false)),
+            (true, true) => {
+                stack.push((i + 1, j, false));
+                stack.push((i, j + 1, true));
             }
         }
     }
@@ -459,5 +493,8 @@ mod tests {
         assert!(could_match("~/.ss*/id*", "**/.ssh/id_*"));
         assert!(!could_match("~/src/*.rs", "**/.ssh/id_*"));
         assert!(could_match("/etc/sha*", "/etc/{shadow,gshadow}"));
+        assert!(!could_match("dist/*", "**/.netrc"), "the shell's * does not match a leading dot");
+        assert!(could_match("dist/.n*", "**/.netrc"));
+        assert!(!could_match("**/*.rs", "/dev/{tcp,udp}/**"), "a relative glob cannot reach an absolute path");
     }
 }

@@ -1,6 +1,6 @@
 //! `safety-dongle hook claude-code` through the real binary: recorded
-//! PreToolUse payloads and every bypass-style Bash command of the corpus
-//! are replayed and each answer's decision and format checked; a blocked
+//! PreToolUse payloads are replayed and each answer's decision and format
+//! checked (the policy corpus runs through the hook in `corpus`); a blocked
 //! agent's session is denied; a human decides confirm-tier calls through
 //! the verifier; and the hook fails closed when its state is unreadable.
 
@@ -80,28 +80,6 @@ async fn recorded_payloads_get_the_expected_decisions() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
-}
-
-#[tokio::test]
-async fn every_bypass_style_bash_command_of_the_corpus_is_denied() {
-    let dir = scratch_dir();
-    let config = unreachable_humans(&dir);
-    let corpus: toml::Table = toml::from_str(&std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/bypass.toml")).unwrap()).unwrap();
-    let mut replayed = 0;
-    let mut failures = Vec::new();
-    for (rule_index, rule) in corpus["deny"].as_array().unwrap().iter().enumerate() {
-        for (index, variant) in rule["caught"].as_array().unwrap().iter().enumerate() {
-            let agent = format!("bypass-{rule_index}-{index}");
-            let answer = hook(&config, &agent, &bash(&agent, variant.as_str().unwrap())).await;
-            if decision(&answer) != "deny" {
-                failures.push(format!("{variant}: {answer}"));
-            }
-            replayed += 1;
-        }
-    }
-    println!("hook: {replayed} bypass-style Bash commands replayed, all denied");
-    assert!(failures.is_empty(), "{failures:#?}");
-    assert!(replayed > 400);
 }
 
 #[tokio::test]

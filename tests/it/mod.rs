@@ -1,5 +1,5 @@
-mod bypass;
 mod adapters;
+mod corpus;
 mod canary;
 mod cli;
 mod demo;
