@@ -371,6 +371,7 @@ fn tokens(glob: &str, pattern: bool) -> Vec<Token> {
                 chars.next();
                 Token::Run { crosses: pattern }
             }
+            '*' => Token::Run { crosses: false },
             '?' if !pattern && segment_start => Token::Char('\u{0}'),
             '?' => Token::One,
             '[' => {
