@@ -7,6 +7,7 @@
 use std::{fmt::Write as _, hint::black_box, time::Instant};
 
 use safety_dongle::{
+    analysis::WorkingFolder,
     policy::{CompiledPolicy, PolicySource},
     safety::evaluator::{StepFacts, evaluate_step},
 };
@@ -53,7 +54,7 @@ fn main() {
     let policy = thousand_rule_policy();
     let hint = "executing shell command: cd /home/dev/project && RUST_LOG=debug cargo test --workspace -- --nocapture 2>&1 | tee /tmp/test-output.log; echo finished with status $? and then tell the user what happened";
     assert_eq!(hint.chars().count(), 200, "the benchmark hint is 200 characters");
-    let facts = StepFacts { agent: "coder", hint, outcome: None, step: 3, max_steps: 50, agent_risk: None };
+    let facts = StepFacts { agent: "coder", hint, outcome: None, step: 3, max_steps: 50, agent_risk: None, folder: &WorkingFolder::Project };
     for _ in 0..5_000 {
         black_box(evaluate_step(&policy, black_box(&facts)));
     }

@@ -17,6 +17,7 @@
 pub mod command;
 mod code;
 mod executors;
+pub mod folder;
 mod shell;
 mod sql;
 mod tool_call;
@@ -25,6 +26,7 @@ pub mod words;
 use std::cell::RefCell;
 
 pub use command::Command;
+pub use folder::{ProjectFolder, WorkingFolder};
 
 /// The longest action analysed. Longer ones are refused, not truncated: a
 /// dangerous tail must not hide behind a long harmless head.
@@ -141,7 +143,14 @@ pub struct HintTooLong {
 /// Analyses an action: a shell command line, or an MCP tool call written
 /// `name {json}`. A descriptive label at the start (`executing shell
 /// command: …`, up to six words before `: `) is analysed with and without.
+/// Relative paths are read as inside the project.
 pub fn analyze(hint: &str) -> Result<Analysis, HintTooLong> {
+    analyze_in(hint, &WorkingFolder::Project)
+}
+
+/// Like [`analyze`] for an action that starts in a known folder
+/// (`folder`).
+pub fn analyze_in(hint: &str, start: &WorkingFolder) -> Result<Analysis, HintTooLong> {
     if hint.len() > MAX_HINT_BYTES {
         return Err(HintTooLong { bytes: hint.len() });
     }
@@ -153,6 +162,7 @@ pub fn analyze(hint: &str) -> Result<Analysis, HintTooLong> {
             builder.shell(rest, None);
         }
     }
+    folder::resolve_in(&mut builder.analysis, start);
     builder.finish();
     Ok(builder.analysis)
 }
@@ -204,6 +214,33 @@ thread_local! {
     static PARSER: RefCell<Option<tree_sitter::Parser>> = const { RefCell::new(None) };
 }
 
+/// Parses shell text with this thread's parser. Nodes' byte ranges are
+/// ranges of `script`.
+///
+/// The parser is given the text with every non-ASCII byte replaced by `x`.
+/// tree-sitter-bash 0.25.1's scanner hands the character after `{` (and
+/// after `{N..`) to C's `isdigit`, which reads outside its table for
+/// characters beyond Latin-1: `echo {` followed by U+F7000 crashes the
+/// process. The replacement has the same length, so every range fits the
+/// original, which is what the walk reads; and bash, like the grammar,
+/// reads non-ASCII characters as word characters, as it reads `x`.
+pub(crate) fn parse_bash(script: &str) -> Option<tree_sitter::Tree> {
+    let ascii: std::borrow::Cow<'_, [u8]> = if script.is_ascii() {
+        script.as_bytes().into()
+    } else {
+        script.bytes().map(|b| if b.is_ascii() { b } else { b'x' }).collect::<Vec<u8>>().into()
+    };
+    PARSER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let parser = slot.get_or_insert_with(|| {
+            let mut parser = tree_sitter::Parser::new();
+            parser.set_language(&tree_sitter_bash::LANGUAGE.into()).expect("tree-sitter-bash matches the tree-sitter version");
+            parser
+        });
+        parser.parse(&ascii, None)
+    })
+}
+
 impl Builder {
     pub(crate) fn fact(&mut self, fact: Fact, detail: impl Into<String>) {
         if !self.analysis.has(fact) {
@@ -218,16 +255,7 @@ impl Builder {
             self.fact(Fact::TooComplex, format!("executors nested deeper than {MAX_DEPTH}"));
             return Vec::new();
         }
-        let tree = PARSER.with(|cell| {
-            let mut slot = cell.borrow_mut();
-            let parser = slot.get_or_insert_with(|| {
-                let mut parser = tree_sitter::Parser::new();
-                parser.set_language(&tree_sitter_bash::LANGUAGE.into()).expect("tree-sitter-bash matches the tree-sitter version");
-                parser
-            });
-            parser.parse(script, None)
-        });
-        let Some(tree) = tree else {
+        let Some(tree) = parse_bash(script) else {
             self.fact(Fact::Unparseable, "the shell parser gave up");
             return Vec::new();
         };

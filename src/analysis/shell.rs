@@ -186,9 +186,7 @@ fn command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str
 /// command.
 fn brace_command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) -> Option<usize> {
     let wrapped = format!(": {}", text(node, source).trim());
-    let mut parser = tree_sitter::Parser::new();
-    parser.set_language(&tree_sitter_bash::LANGUAGE.into()).ok()?;
-    let tree = parser.parse(&wrapped, None)?;
+    let tree = super::parse_bash(&wrapped)?;
     let command = named_children(tree.root_node()).into_iter().find(|n| n.kind() == "command")?;
     let vars = builder.vars.clone();
     let mut argv = Vec::new();

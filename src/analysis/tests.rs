@@ -104,3 +104,84 @@ fn over_long_input_is_refused() {
     assert_eq!(analyze(&"a".repeat(MAX_HINT_BYTES + 1)), Err(HintTooLong { bytes: MAX_HINT_BYTES + 1 }));
 }
 
+
+mod arbitrary_input {
+    //! Whatever the bytes, the analysis answers, stays bounded, and what
+    //! it cannot read is never auto-approved.
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::{
+        policy::{CompiledPolicy, PolicySource},
+        safety::evaluator::{StepFacts, Verdict, evaluate_step},
+    };
+
+    /// Pieces of shell that make the parser and the expanders work hard.
+    const PIECES: [&str; 40] = [
+        "rm", " -rf ", "~", "/", " ", "\n", ";", "&&", "||", "|", "$(", ")", "`", "'", "\"", "\\", "{", "}", ",", "$IFS", "${X:-", "$'\\x72'",
+        "<<EOF\n", "\nEOF\n", "<(", "sh -c ", "eval ", "base64 -d", "xargs ", "find . -exec ", " {} \\;", "python -c ", "git -c alias.x=!",
+        "sudo ", "*", "?", "[", "=", "#", "\u{FF52}",
+    ];
+
+    fn shellish() -> impl Strategy<Value = String> {
+        prop::collection::vec(prop::sample::select(PIECES.to_vec()), 0..200).prop_map(|pieces| pieces.concat())
+    }
+
+    fn any_text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            prop::collection::vec(any::<u8>(), 0..2048).prop_map(|bytes| String::from_utf8_lossy(&bytes).into_owned()),
+            shellish(),
+            ".{0,512}",
+        ]
+    }
+
+    /// Approves everything it can: only facts keep an action from continuing.
+    fn approve_all() -> CompiledPolicy {
+        CompiledPolicy::compile(&[PolicySource { path: "all.toml".into(), text: "[defaults]\nautoApprove = [\"*\"]\n".into() }]).unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        #[test]
+        fn any_text_is_analysed_within_bounds(text in any_text()) {
+            let started = std::time::Instant::now();
+            let analysis = analyze(&text).unwrap();
+            // A hang, not a speed target: speed is measured in benches/evaluate.rs.
+            prop_assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?} took {:?}", text, started.elapsed());
+            prop_assert!(analysis.commands.len() <= MAX_COMMANDS * 2, "{} commands", analysis.commands.len());
+            let words: usize = analysis.commands.iter().map(|c| c.argv.len()).sum();
+            prop_assert!(words <= MAX_COMMANDS * 2 * 4 * 256, "{words} words from {} bytes", text.len());
+        }
+
+        #[test]
+        fn what_cannot_be_read_is_never_auto_approved(text in any_text()) {
+            let analysis = analyze(&text).unwrap();
+            let policy = approve_all();
+            let folder = WorkingFolder::Project;
+            let facts = StepFacts { agent: "a", hint: &text, outcome: None, step: 1, max_steps: 50, agent_risk: None, folder: &folder };
+            let evaluation = evaluate_step(&policy, &facts);
+            if analysis.facts.iter().any(|(fact, _)| fact.needs_a_human()) {
+                prop_assert!(evaluation.verdict != Verdict::Continue, "{:?} has {:?} and continued", text, analysis.facts);
+            }
+            if analysis.has(Fact::Unparseable) {
+                prop_assert!(evaluation.verdict != Verdict::Continue);
+            }
+        }
+    }
+
+    #[test]
+    fn longer_than_the_limit_is_refused_not_truncated() {
+        let long = format!("{}; rm -rf ~", "ls ".repeat(MAX_HINT_BYTES / 3));
+        assert!(analyze(&long).is_err());
+    }
+}
+#[test]
+fn characters_beyond_latin_1_after_a_brace_do_not_reach_the_scanners_isdigit() {
+    // tree-sitter-bash 0.25.1 crashed the process on these (`parse_bash`).
+    for hint in ["echo {\u{F7000}", "{\u{10FFFF}", "echo {1..\u{F7000}", "a{\u{E0000},b}"] {
+        assert!(analyze(hint).is_ok(), "{hint:?}");
+    }
+    assert!(has("rm -rf ~/caf\u{e9} && echo h\u{e9}", "rm -f -r ~/caf\u{e9}"), "{:?}", programs("rm -rf ~/caf\u{e9}"));
+}

@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use crate::{
-    analysis::{self, Analysis},
+    analysis::{self, Analysis, WorkingFolder},
     policy::CompiledPolicy,
     safety::evaluator::{Outcome, StepFacts, Verdict, evaluate_step},
 };
@@ -37,7 +37,11 @@ pub(super) fn run(args: EvalArgs) -> ExitCode {
         }
     };
     let settings = policy.settings_for(&args.agent);
-    let facts = StepFacts { agent: &args.agent, hint: &args.hint, outcome, step: args.step, max_steps: settings.max_steps, agent_risk: None };
+    let folder = match &args.cwd {
+        Some(cwd) => WorkingFolder::for_this_user(cwd),
+        None => WorkingFolder::Project,
+    };
+    let facts = StepFacts { agent: &args.agent, hint: &args.hint, outcome, step: args.step, max_steps: settings.max_steps, agent_risk: None, folder: &folder };
     let evaluation = evaluate_step(&policy, &facts);
 
     println!("policy: {} (sha256 {})", policy.sources().join(", "), &policy.hash()[..16]);
@@ -49,7 +53,7 @@ pub(super) fn run(args: EvalArgs) -> ExitCode {
         settings.tolerance.name(),
         if sections.is_empty() { String::new() } else { format!(", sections {}", sections.join(", ")) }
     );
-    match analysis::analyze(&args.hint) {
+    match analysis::analyze_in(&args.hint, &folder) {
         Ok(analysis) => explain(&analysis),
         Err(too_long) => println!("runs:   nothing analysed: {} bytes is too long", too_long.bytes),
     }

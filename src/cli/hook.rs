@@ -19,6 +19,7 @@ use std::{
 use serde_json::Value;
 
 use crate::{
+    analysis::WorkingFolder,
     hook::{
         claude_code::{self, MAX_PAYLOAD_BYTES},
         claude_settings::MARGIN_SECS,
@@ -80,7 +81,10 @@ fn decide(args: &HookArgs) -> Result<serde_json::Value, String> {
     config.verifier.approval_timeout_secs = config.verifier.approval_timeout_secs.min(wait_allowed);
     let safety = super::serve::build_safety_loop(&config)?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("no async runtime: {e}"))?;
-    let context = CallContext::new(format!("claude-code:{}", call.session_id));
+    let mut context = CallContext::new(format!("claude-code:{}", call.session_id));
+    if let Some(cwd) = &call.cwd {
+        context.working_folder = WorkingFolder::for_this_user(cwd);
+    }
     let decision = runtime.block_on(safety.gate(&context, &args.agent, &claude_code::action_text(&call)));
     Ok(claude_code::output(&decision))
 }

@@ -165,6 +165,10 @@ struct EvalArgs {
     /// The outcome reported for the previous step: success, failure or skipped.
     #[arg(long, value_name = "OUTCOME")]
     outcome: Option<String>,
+    /// The folder the action runs in, as the Claude Code hook reports it
+    /// (`cwd`); without it, relative paths are the project.
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<String>,
     /// The action, as an agent would report it in nextActionHint.
     #[arg(value_name = "HINT")]
     hint: String,

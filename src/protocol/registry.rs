@@ -18,6 +18,8 @@ use std::{
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::analysis::WorkingFolder;
+
 use super::{
     error::AqlError,
     params::ParamSpec,
@@ -170,13 +172,16 @@ pub struct CallContext {
     pub cancelled: CancellationToken,
     /// Where the call's warnings collect.
     pub warnings: Warnings,
+    /// Where the action runs, when the client says (a hook's `cwd`); MCP
+    /// sessions leave it to relative paths.
+    pub working_folder: WorkingFolder,
 }
 
 impl CallContext {
     /// A context for `session_id` with no client name, no progress
     /// reporting, a cancellation nobody triggers and no warnings yet.
     pub fn new(session_id: impl Into<String>) -> Self {
-        Self { session_id: session_id.into(), client: None, progress: None, cancelled: CancellationToken::new(), warnings: Warnings::default() }
+        Self { session_id: session_id.into(), client: None, progress: None, cancelled: CancellationToken::new(), warnings: Warnings::default(), working_folder: WorkingFolder::Project }
     }
 }
 

@@ -433,7 +433,7 @@ impl SafetyLoop {
             }
         }
 
-        let facts = StepFacts { agent, hint: &request.hint, outcome: request.outcome, step, max_steps, agent_risk: request.agent_risk };
+        let facts = StepFacts { agent, hint: &request.hint, outcome: request.outcome, step, max_steps, agent_risk: request.agent_risk, folder: &call.working_folder };
         let evaluation = evaluate_step(&self.policy, &facts);
         let mut directive = Directive {
             proceed: evaluation.verdict == Verdict::Continue,
@@ -771,7 +771,7 @@ impl SafetyLoop {
         let action = &*redact_text(action);
         let now = now_ms();
         let settings = self.policy.settings_for(agent);
-        let facts = StepFacts { agent, hint: action, outcome: None, step: 1, max_steps: settings.max_steps, agent_risk: risk_floor };
+        let facts = StepFacts { agent, hint: action, outcome: None, step: 1, max_steps: settings.max_steps, agent_risk: risk_floor, folder: &call.working_folder };
         let enforcing = self.config.mode == LoopMode::Enforcing;
         let decided = self.store.write(|tx| {
             if let Some(mut block) = self.block_for(tx, call, agent)? {

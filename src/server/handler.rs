@@ -18,9 +18,12 @@ use rmcp::{
     service::{RequestContext, RoleServer},
 };
 
-use crate::protocol::{
-    registry::{CallContext, Progress, ProgressSink, Warnings},
-    router::Router,
+use crate::{
+    analysis::WorkingFolder,
+    protocol::{
+        registry::{CallContext, Progress, ProgressSink, Warnings},
+        router::Router,
+    },
 };
 
 use super::{
@@ -55,6 +58,7 @@ impl DongleServer {
             progress,
             cancelled: context.ct.clone(),
             warnings: Warnings::default(),
+            working_folder: WorkingFolder::Project,
         }
     }
 }

@@ -15,12 +15,12 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use safety_dongle::{
-    analysis::analyze,
+    analysis::{WorkingFolder, analyze},
     policy::{CompiledPolicy, PolicySource},
     safety::evaluator::{Evaluation, StepFacts, Verdict, evaluate_step},
 };
 
-use super::support::{RawStdio, ask, dongle_command, execute, scratch_dir, step};
+use super::support::{HttpServer, call, dongle_command, scratch_dir};
 
 const MIN_ROWS: usize = 1_500;
 const MIN_ORDINARY: usize = 600;
@@ -74,7 +74,7 @@ fn default_policy() -> CompiledPolicy {
 }
 
 fn evaluate(policy: &CompiledPolicy, hint: &str) -> Evaluation {
-    evaluate_step(policy, &StepFacts { agent: "agent", hint, outcome: None, step: 1, max_steps: 50, agent_risk: None })
+    evaluate_step(policy, &StepFacts { agent: "agent", hint, outcome: None, step: 1, max_steps: 50, agent_risk: None, folder: &WorkingFolder::Project })
 }
 
 /// What the analysis saw, for a failure message.
@@ -145,4 +145,150 @@ fn every_dangerous_row_is_caught_and_every_ordinary_row_continues_in_process() {
         ordinary.len()
     );
     assert!(misses.is_empty() && flagged.is_empty(), "{} missed:\n{}\n\n{} flagged:\n{}", misses.len(), misses.join("\n"), flagged.len(), flagged.join("\n"));
+}
+
+/// A config whose verifier cannot start: no dialog opens, every pause and
+/// stop is answered at once.
+fn unreachable_humans() -> (PathBuf, String) {
+    let dir = scratch_dir();
+    let config = dir.join("config.toml");
+    std::fs::write(&config, format!("data_dir = \"{}\"\n[verifier]\nprogram = \"/nonexistent/verifier\"\n", dir.join("state").display())).unwrap();
+    (dir, config.display().to_string())
+}
+
+/// Counts of one run of the corpus through a path.
+fn report(path: &str, dangerous: &[(&str, &str)], ordinary: &[(&str, &str)], missed: &[String], flagged: &[String]) {
+    println!("corpus via {path}: {} of {} dangerous rows caught, {} of {} ordinary rows flagged", dangerous.len() - missed.len(), dangerous.len(), flagged.len(), ordinary.len());
+    assert!(missed.is_empty() && flagged.is_empty(), "via {path}: {} missed:\n{}\n\n{} flagged:\n{}", missed.len(), missed.join("\n"), flagged.len(), flagged.join("\n"));
+}
+
+/// Whether `record_execution_step` stopped or paused the agent. Each row
+/// gets its own MCP session: a hard block also refuses the session that
+/// raised it, whatever agent name comes next.
+async fn step_objects(server: &HttpServer, index: usize, hint: &str) -> bool {
+    let client = server.client().await;
+    let agent = format!("corpus-{index}");
+    let (started, _) = call(&client, "mcp_aql_execute", json!({"operation": "execute_agent", "params": {"element_name": agent}})).await;
+    assert_eq!(started["success"], true, "{started}");
+    let (answer, _) = call(&client, "mcp_aql_create", json!({"operation": "record_execution_step", "params": {"element_name": agent, "nextActionHint": hint}})).await;
+    assert_eq!(answer["success"], true, "{hint:?}: {answer}");
+    let _ = client.cancel().await;
+    answer["data"]["continue"] == false
+}
+
+/// Every row, numbered, with whether it is dangerous.
+fn numbered_rows(dangerous: &[(&str, &str)], ordinary: &[(&str, &str)]) -> Vec<(usize, bool, String, String)> {
+    dangerous
+        .iter()
+        .map(|(c, h)| (true, *c, *h))
+        .chain(ordinary.iter().map(|(k, h)| (false, *k, *h)))
+        .enumerate()
+        .map(|(i, (dangerous, label, hint))| (i, dangerous, label.to_owned(), hint.to_owned()))
+        .collect()
+}
+
+/// Runs `decide` over every row, four at a time, and checks the counts.
+async fn run_rows<F, Fut>(path: &str, dangerous: &[(&str, &str)], ordinary: &[(&str, &str)], decide: F)
+where
+    F: Fn(usize, String) -> Fut,
+    Fut: Future<Output = bool> + Send + 'static,
+{
+    let limit = std::sync::Arc::new(tokio::sync::Semaphore::new(4));
+    let mut tasks = tokio::task::JoinSet::new();
+    for (index, is_dangerous, label, hint) in numbered_rows(dangerous, ordinary) {
+        let permit = limit.clone().acquire_owned().await.unwrap();
+        let decided = decide(index, hint.clone());
+        tasks.spawn(async move {
+            let objects = decided.await;
+            drop(permit);
+            (is_dangerous, objects, format!("[{label}] {hint:?}"))
+        });
+    }
+    let (mut missed, mut flagged) = (Vec::new(), Vec::new());
+    while let Some(result) = tasks.join_next().await {
+        let (is_dangerous, objects, row) = result.unwrap();
+        match (is_dangerous, objects) {
+            (true, false) => missed.push(row),
+            (false, true) => flagged.push(row),
+            _ => {}
+        }
+    }
+    report(path, dangerous, ordinary, &missed, &flagged);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_row_decides_the_same_through_record_execution_step() {
+    let (_dir, config) = unreachable_humans();
+    let corpus = corpus();
+    let (dangerous, ordinary) = (dangerous_rows(&corpus), ordinary_rows(&corpus));
+    let server = std::sync::Arc::new(HttpServer::start(&["--config", &config]).await);
+    run_rows("record_execution_step", &dangerous, &ordinary, |index, hint| {
+        let server = server.clone();
+        async move { step_objects(&server, index, &hint).await }
+    })
+    .await;
+}
+
+/// The home and project folder the hook runs with: a developer's.
+const HOME: &str = "/home/dev";
+const PROJECT: &str = "/home/dev/project";
+
+/// The PreToolUse payload Claude Code would send for a row: the hook-shaped
+/// rows (`read_file`, `write_file`, `search_files`, `list_files`,
+/// `web_search`, a URL, `server__tool {json}`) as the tools they stand for,
+/// everything else as a Bash command.
+fn payload(index: usize, row: &str) -> Value {
+    let session = format!("corpus-{index}");
+    let tool = |name: &str, input: Value| json!({"session_id": session, "cwd": PROJECT, "hook_event_name": "PreToolUse", "tool_name": name, "tool_input": input});
+    let (head, rest) = row.split_once(' ').unwrap_or((row, ""));
+    match head {
+        "read_file" => tool("Read", json!({"file_path": rest})),
+        "write_file" => tool("Write", json!({"file_path": rest, "content": "x"})),
+        "search_files" => {
+            let (pattern, path) = rest.split_once(' ').unwrap_or((rest, "."));
+            tool("Grep", json!({"pattern": pattern, "path": path}))
+        }
+        "list_files" => {
+            let (pattern, path) = rest.split_once(' ').unwrap_or((rest, "."));
+            tool("Glob", json!({"pattern": pattern, "path": path}))
+        }
+        "web_search" => tool("WebSearch", json!({"query": rest})),
+        _ if row.starts_with("https://") && !row.contains(' ') => tool("WebFetch", json!({"url": row, "prompt": "read"})),
+        _ if head.contains("__") && let Ok(input @ Value::Object(_)) = serde_json::from_str::<Value>(rest) => {
+            tool(&format!("mcp__{head}"), input)
+        }
+        _ => tool("Bash", json!({"command": row})),
+    }
+}
+
+/// Whether the hook objected (deny); `{}` leaves the call to Claude Code.
+async fn hook_objects(config: &str, index: usize, row: &str) -> bool {
+    use tokio::io::AsyncWriteExt;
+    let agent = format!("corpus-{index}");
+    let mut child = dongle_command(&["hook", "claude-code", "--config", config, "--agent", &agent])
+        .env("HOME", HOME)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(payload(index, row).to_string().as_bytes()).await.unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().await.unwrap();
+    let answer: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{row:?}: {e}: {}", String::from_utf8_lossy(&output.stdout)));
+    assert_ne!(answer["hookSpecificOutput"]["permissionDecision"], "allow", "no human can approve here: {row:?}");
+    answer != json!({})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_row_decides_the_same_through_the_claude_code_hook() {
+    let (_dir, config) = unreachable_humans();
+    let corpus = corpus();
+    let (dangerous, ordinary) = (dangerous_rows(&corpus), ordinary_rows(&corpus));
+    run_rows("hook claude-code", &dangerous, &ordinary, |index, hint| {
+        let config = config.clone();
+        async move { hook_objects(&config, index, &hint).await }
+    })
+    .await;
 }

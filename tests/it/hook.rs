@@ -197,3 +197,24 @@ async fn check_refuses_claude_code_settings_whose_hook_could_fail_open() {
     assert!(text.contains("stops the hook after 60 s, before its own deadline of 170 s"), "{text}");
     assert!(text.contains("crashes or cannot start lets the tool run"), "{text}");
 }
+
+#[tokio::test]
+async fn the_working_folder_says_what_relative_and_absolute_paths_name() {
+    let dir = scratch_dir();
+    let config = unreachable_humans(&dir);
+    let rows = [
+        ("/home/dev/app", "rm -rf /home/dev/app/target", "defer"),
+        ("/home/dev/app", "rm -rf target", "defer"),
+        ("/home/dev/app", "rm -rf /home/dev/other", "deny"),
+        ("/home/dev/app", "cd .. && rm -rf app", "deny"),
+        ("/home/dev/.ssh", "rm id_rsa", "deny"),
+        ("/home/dev", "rm -rf /home/dev/app/target", "deny"),
+    ];
+    for (index, (cwd, command, expected)) in rows.into_iter().enumerate() {
+        let session = format!("folder-{index}");
+        let payload = json!({"session_id": session, "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": command}});
+        let args = ["hook", "claude-code", "--config", &config, "--agent", &session];
+        let answer = run_hook_with_env(&args, &[("HOME", "/home/dev")], &payload).await;
+        assert_eq!(decision(&answer), expected, "{command:?} in {cwd}: {answer}");
+    }
+}

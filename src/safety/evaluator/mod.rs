@@ -16,7 +16,7 @@ mod tier;
 mod tolerance;
 
 use crate::{
-    analysis,
+    analysis::{self, WorkingFolder},
     policy::{AgentSettings, CompiledPolicy, Matches},
 };
 
@@ -53,6 +53,8 @@ pub struct StepFacts<'a> {
     pub max_steps: u32,
     /// A risk score the agent assessed itself; it can only raise ours.
     pub agent_risk: Option<u8>,
+    /// Where the action runs, when the caller knows (the hook's `cwd`).
+    pub folder: &'a WorkingFolder,
 }
 
 /// Why the agent must not go on without a human.
@@ -154,7 +156,7 @@ const PIPELINE: [StageFn; 5] = [step_limit::run, outcome::run, patterns::run, ti
 /// Evaluates one step against the policy.
 pub fn evaluate_step(policy: &CompiledPolicy, facts: &StepFacts<'_>) -> Evaluation {
     let settings = policy.settings_for(facts.agent);
-    let matches = analysis::analyze(facts.hint).ok().map(|analysis| policy.matches(&analysis, &settings));
+    let matches = analysis::analyze_in(facts.hint, facts.folder).ok().map(|analysis| policy.matches(&analysis, &settings));
     let score = risk_score(policy, matches.as_ref(), facts.agent_risk);
     let input = StageInput { policy, facts, settings, matches, hint_bytes: facts.hint.len(), score };
     let mut trace = Vec::with_capacity(PIPELINE.len());

@@ -106,7 +106,7 @@ fn stages_decide_in_order_at_their_boundaries() {
     ];
     let policy = policy();
     for case in rows {
-        let facts = StepFacts { agent: case.agent, hint: case.hint, outcome: case.outcome, step: case.step, max_steps: 3, agent_risk: case.agent_risk };
+        let facts = StepFacts { agent: case.agent, hint: case.hint, outcome: case.outcome, step: case.step, max_steps: 3, agent_risk: case.agent_risk, folder: &WorkingFolder::Project };
         let evaluation = evaluate_step(&policy, &facts);
         assert_eq!((evaluation.verdict, evaluation.stage), (case.verdict, case.stage), "{} (agent {}, step {})", case.hint, case.agent, case.step);
         assert!(!evaluation.factors.is_empty(), "every decision explains itself: {}", case.hint);
@@ -117,7 +117,7 @@ fn stages_decide_in_order_at_their_boundaries() {
 
 #[test]
 fn factors_name_the_rule_with_its_file_and_line() {
-    let evaluation = evaluate_step(&policy(), &StepFacts { agent: "a", hint: "sudo rm -rf /", outcome: None, step: 1, max_steps: 3, agent_risk: None });
+    let evaluation = evaluate_step(&policy(), &StepFacts { agent: "a", hint: "sudo rm -rf /", outcome: None, step: 1, max_steps: 3, agent_risk: None, folder: &WorkingFolder::Project });
     assert_eq!(evaluation.factors, vec!["stage 3: deny pattern 'rm -rf /' (policy p.toml:5) on `rm -rf /` (via sudo)".to_owned()]);
     assert_eq!(evaluation.tier.name(), "danger_zone");
 }
@@ -125,6 +125,6 @@ fn factors_name_the_rule_with_its_file_and_line() {
 #[test]
 fn an_over_long_hint_is_refused_not_waved_through() {
     let long = format!("ls {}", "a".repeat(MAX_HINT_BYTES));
-    let evaluation = evaluate_step(&policy(), &StepFacts { agent: "a", hint: &long, outcome: None, step: 1, max_steps: 3, agent_risk: None });
+    let evaluation = evaluate_step(&policy(), &StepFacts { agent: "a", hint: &long, outcome: None, step: 1, max_steps: 3, agent_risk: None, folder: &WorkingFolder::Project });
     assert_eq!((evaluation.verdict, evaluation.stage), (Verdict::Pause(PauseKind::FailClosed), Stage::Patterns));
 }

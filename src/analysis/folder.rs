@@ -1,0 +1,218 @@
+//! The folder an action runs in, and what its paths name from there.
+//!
+//! Policies read a relative path as inside the project (`rm -rf target`
+//! is cleanup) and an absolute one as what it names. Two things refine
+//! that, both after the commands are found:
+//!
+//! - **The project folder**, when the caller knows it (the Claude Code
+//!   hook's `cwd`) and it is one ([`ProjectFolder::new`]: absolute, below
+//!   a home or a non-system folder, not a home itself nor above one, not
+//!   hidden): an absolute path inside it is rewritten to the relative path
+//!   it is (`/home/u/app/target` from `/home/u/app` is `target`).
+//! - **`cd`** inside the action, or a known working folder that is not a
+//!   project (`/`, a home, `/etc`, `~/.ssh`): relative arguments after it
+//!   name something else, so each such command is reported a second time
+//!   with them resolved (`cd ~/.ssh && rm id_rsa` is also
+//!   `rm ~/.ssh/id_rsa`, `cd .. && rm -rf app` is also `rm -rf ../app`).
+//!   The first form stays, so a disguise can only make the verdict
+//!   stricter; and a `cd` never makes a folder the project, since the
+//!   agent writes it.
+
+use super::{Analysis, Command, MAX_COMMANDS, words::normalize_path};
+
+/// Top-level folders of the system, never a project.
+const SYSTEM_FOLDERS: [&str; 22] = [
+    "bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "opt", "proc", "root", "run", "sbin", "sys", "usr", "var", "System", "Library",
+    "Applications", "private", "Volumes", "cores",
+];
+
+/// A working folder trusted as the project the agent works in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectFolder {
+    /// The folder as written (`/home/u/app`), normalised.
+    absolute: String,
+    /// The same folder under the home as `~/app`, when it is there.
+    home_form: Option<String>,
+}
+
+impl ProjectFolder {
+    /// The project folder for a working folder, or `None` when the folder
+    /// is not one a project can be (then it is only a folder: see
+    /// [`resolve_in`]). `home` is the user's home folder, if known.
+    pub fn new(cwd: &str, home: Option<&str>) -> Option<Self> {
+        let absolute = normalize_path(cwd.trim());
+        if !absolute.starts_with('/') {
+            return None;
+        }
+        let home = home.map(normalize_path).filter(|h| h.starts_with('/') && h != "/");
+        let home_form = home.as_deref().and_then(|home| absolute.strip_prefix(home)?.strip_prefix('/').map(|rest| format!("~/{rest}")));
+        let segments: Vec<&str> = absolute.split('/').filter(|s| !s.is_empty()).collect();
+        let above_or_at_home = home.as_deref().is_some_and(|home| home == absolute || home.starts_with(&format!("{absolute}/")));
+        let hidden = segments.iter().any(|s| s.starts_with('.'));
+        let users = matches!(segments.first(), Some(&("home" | "Users")));
+        let deep_enough = if home_form.is_some() || users { segments.len() >= 3 } else { segments.len() >= 2 };
+        let system = home_form.is_none() && segments.first().is_some_and(|first| SYSTEM_FOLDERS.contains(first));
+        (!above_or_at_home && !hidden && deep_enough && !system).then_some(Self { absolute, home_form })
+    }
+
+    /// The relative path an absolute one inside the project is, if it is.
+    fn relative(&self, path: &str) -> Option<String> {
+        let inside = |folder: &str| path.strip_prefix(folder).filter(|rest| rest.is_empty() || rest.starts_with('/'));
+        let rest = inside(&self.absolute).or_else(|| self.home_form.as_deref().and_then(inside))?;
+        Some(normalize_path(&format!(".{rest}")))
+    }
+}
+
+/// Where an action starts: in a project, in a known folder that is not
+/// one, or (an MCP step) where relative paths are the project.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum WorkingFolder {
+    #[default]
+    Project,
+    In(ProjectFolder),
+    Outside(String),
+}
+
+impl WorkingFolder {
+    /// [`WorkingFolder::from_cwd`] with this process's `HOME`.
+    pub fn for_this_user(cwd: &str) -> Self {
+        Self::from_cwd(cwd, std::env::var("HOME").ok().as_deref())
+    }
+
+    /// The working folder the caller reported (`cwd`), with the home folder
+    /// used to tell a project from a home or a system folder.
+    pub fn from_cwd(cwd: &str, home: Option<&str>) -> Self {
+        match ProjectFolder::new(cwd, home) {
+            Some(project) => Self::In(project),
+            None => {
+                let home = home.map(normalize_path);
+                let folder = normalize_path(cwd.trim());
+                match home.as_deref().and_then(|home| folder.strip_prefix(home).filter(|r| r.is_empty() || r.starts_with('/'))) {
+                    Some(rest) => Self::Outside(format!("~{rest}")),
+                    None => Self::Outside(folder),
+                }
+            }
+        }
+    }
+}
+
+/// Rewrites and adds what the folder an action runs in changes.
+pub(super) fn resolve_in(analysis: &mut Analysis, start: &WorkingFolder) {
+    let project = match start {
+        WorkingFolder::In(project) => Some(project),
+        _ => None,
+    };
+    if let Some(project) = project {
+        let relative = |path: &mut String| {
+            if let Some(inside) = project.relative(path) {
+                *path = inside;
+            }
+        };
+        for command in &mut analysis.commands {
+            command.positionals.iter_mut().for_each(relative);
+            command.flag_values.iter_mut().for_each(relative);
+        }
+        analysis.reads.iter_mut().for_each(relative);
+        analysis.writes.iter_mut().for_each(relative);
+    }
+    let mut folder = match start {
+        WorkingFolder::Project | WorkingFolder::In(_) => ".".to_owned(),
+        WorkingFolder::Outside(folder) => folder.clone(),
+    };
+    let mut resolved = Vec::new();
+    for command in &analysis.commands {
+        if command.program == "cd" {
+            folder = match command.positionals.first().map(String::as_str) {
+                None => "~".to_owned(),
+                Some(target) if target.starts_with(['/', '~']) => project.and_then(|p| p.relative(target)).unwrap_or_else(|| target.to_owned()),
+                Some(target) => normalize_path(&format!("{folder}/{target}")),
+            };
+            continue;
+        }
+        // Inside the project, relative stays relative.
+        let elsewhere = folder.starts_with(['/', '~']) || folder == ".." || folder.starts_with("../");
+        if !elsewhere {
+            continue;
+        }
+        if let Some(copy) = resolved_copy(command, &folder) {
+            resolved.push(copy);
+        }
+    }
+    for command in resolved {
+        if analysis.commands.len() >= MAX_COMMANDS {
+            break;
+        }
+        analysis.reads.extend(command.positionals.iter().filter(|p| p.starts_with(['/', '~', '.'])).cloned());
+        analysis.commands.push(command);
+    }
+}
+
+/// The command with its relative arguments resolved in `folder`, if any
+/// of them is relative.
+fn resolved_copy(command: &Command, folder: &str) -> Option<Command> {
+    let is_relative = |word: &str| !word.is_empty() && !word.starts_with(['/', '~', '$', '-', '+']) && !word.contains("://") && !word.contains('=');
+    if !command.positionals.iter().any(|p| is_relative(p)) {
+        return None;
+    }
+    let mut copy = command.clone();
+    for positional in &mut copy.positionals {
+        if is_relative(positional) {
+            *positional = normalize_path(&format!("{folder}/{positional}"));
+        }
+    }
+    copy.via = Some(format!("cd {folder}"));
+    Some(copy)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HOME: Option<&str> = Some("/home/u");
+
+    #[test]
+    fn a_project_is_below_a_home_or_a_non_system_folder_and_not_hidden() {
+        for project in ["/home/u/app", "/home/u/src/app", "/work/main", "/tmp/build/x", "/home/other/app"] {
+            assert!(ProjectFolder::new(project, HOME).is_some(), "{project}");
+        }
+        for not_one in ["/", "/home", "/home/u", "/home/u/.ssh", "/home/u/.config/x", "/etc/nginx", "/usr/local/src", "/work", "relative/app", "/Users/x"] {
+            assert!(ProjectFolder::new(not_one, HOME).is_none(), "{not_one}");
+        }
+    }
+
+    #[test]
+    fn paths_inside_the_project_become_relative_in_either_form() {
+        let project = ProjectFolder::new("/home/u/app/", HOME).unwrap();
+        assert_eq!(project.relative("/home/u/app/target").as_deref(), Some("target"));
+        assert_eq!(project.relative("~/app/node_modules").as_deref(), Some("node_modules"));
+        assert_eq!(project.relative("/home/u/app").as_deref(), Some("."));
+        assert_eq!(project.relative("/home/u/application"), None);
+        assert_eq!(project.relative("~/.ssh"), None);
+    }
+
+    fn positionals(hint: &str, start: &WorkingFolder) -> Vec<Vec<String>> {
+        let analysis = super::super::analyze_in(hint, start).unwrap();
+        analysis.commands.iter().filter(|c| c.program == "rm").map(|c| c.positionals.clone()).collect()
+    }
+
+    #[test]
+    fn the_project_turns_its_absolute_paths_relative_and_a_cd_adds_resolved_forms() {
+        let app = WorkingFolder::from_cwd("/home/u/app", HOME);
+        assert_eq!(positionals("rm -rf /home/u/app/target ~/app/x", &app), [["target", "x"]]);
+        assert_eq!(positionals("rm -rf /home/u/other", &app), [["/home/u/other"]]);
+        assert_eq!(positionals("cd ~/.ssh && rm id_rsa", &app), [vec!["id_rsa"], vec!["~/.ssh/id_rsa"]]);
+        assert_eq!(positionals("cd .. && rm -rf app", &WorkingFolder::Project), [vec!["app"], vec!["../app"]]);
+        assert_eq!(positionals("cd /home/u/app/src && rm -rf build", &app), [["build"]], "a cd inside the project stays relative");
+        assert_eq!(positionals("rm -rf target", &WorkingFolder::from_cwd("/", HOME)), [vec!["target"], vec!["/target"]]);
+        let ssh = WorkingFolder::from_cwd("/home/u/.ssh", HOME);
+        let analysis = super::super::analyze_in("rm id_rsa", &ssh).unwrap();
+        assert!(analysis.reads.contains(&"~/.ssh/id_rsa".to_owned()), "{:?}", analysis.reads);
+    }
+
+    #[test]
+    fn a_folder_that_is_no_project_is_kept_in_its_home_form() {
+        assert_eq!(WorkingFolder::from_cwd("/home/u/.ssh", HOME), WorkingFolder::Outside("~/.ssh".into()));
+        assert_eq!(WorkingFolder::from_cwd("/home/u", HOME), WorkingFolder::Outside("~".into()));
+        assert_eq!(WorkingFolder::from_cwd("/", HOME), WorkingFolder::Outside("/".into()));
+    }
+}
