@@ -1,6 +1,7 @@
-//! In-process evaluation latency: a 200-character hint against a
-//! 1,000-rule policy (the shipped default plus generated rules of every
-//! kind). Reports p50, p99 and max over 200,000 evaluations.
+//! In-process evaluation latency against a 1,000-rule policy (the shipped
+//! default plus generated rules of every kind): a 200-character hint
+//! (p50, p99 and max over 200,000 evaluations) and an 8 KiB script (over
+//! 2,000), each parsed, analysed and matched from scratch.
 //!
 //! Run with `cargo bench --bench evaluate`.
 
@@ -25,7 +26,7 @@ fn thousand_rule_policy() -> CompiledPolicy {
     let mut extra = String::from("[defaults]\ndeny = [\n");
     let generated = 1_000 - shipped;
     for i in 0..generated / 4 {
-        let _ = writeln!(extra, "  \"tool{i} --destroy*\", \"*secret-store-{i}/*\",");
+        let _ = writeln!(extra, "  \"tool{i} --destroy*\", \"path:**/secret-store-{i}/**\",");
     }
     extra.push_str("]\nrequiresApproval = [\n");
     for i in 0..generated / 4 {
@@ -34,7 +35,7 @@ fn thousand_rule_policy() -> CompiledPolicy {
     extra.push_str("]\n[[risk]]\nmatch = [\n");
     let remaining = generated - 3 * (generated / 4);
     for i in 0..remaining {
-        let _ = writeln!(extra, "  \"*customer-db-{i}*\",");
+        let _ = writeln!(extra, "  \"* customer-db-{i}*\",");
     }
     extra.push_str("]\nscore = 70\nreason = \"touches a customer database\"\n");
     let policy = CompiledPolicy::compile(&[
@@ -50,25 +51,62 @@ fn percentile(sorted: &[u128], p: f64) -> u128 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
+/// Evaluates `hint` `runs` times after a warm-up; returns sorted nanoseconds.
+fn measure(policy: &CompiledPolicy, hint: &str, runs: usize) -> Vec<u128> {
+    let facts = StepFacts { agent: "coder", hint, outcome: None, step: 3, max_steps: 50, agent_risk: None, folder: &WorkingFolder::Project };
+    for _ in 0..runs / 40 {
+        black_box(evaluate_step(policy, black_box(&facts)));
+    }
+    let mut nanos = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = Instant::now();
+        black_box(evaluate_step(policy, black_box(&facts)));
+        nanos.push(start.elapsed().as_nanos());
+    }
+    nanos.sort_unstable();
+    nanos
+}
+
+fn report(what: &str, nanos: &[u128]) {
+    println!(
+        "evaluate {what}, 1,000-rule policy ({} runs): p50 {:.2} us, p99 {:.2} us, max {:.2} us",
+        nanos.len(),
+        percentile(nanos, 0.5) as f64 / 1e3,
+        percentile(nanos, 0.99) as f64 / 1e3,
+        *nanos.last().unwrap_or(&0) as f64 / 1e3,
+    );
+}
+
+/// An ordinary build script of exactly 8 KiB: the longest hint analysed.
+fn eight_kib_script() -> String {
+    let lines = [
+        "cd /home/dev/project && cargo build --release --locked 2>&1 | tee build.log",
+        "if [ -f package.json ]; then npm ci && npm run lint -- --max-warnings=0; fi",
+        "for f in src/*.rs; do rustfmt --check \"$f\" || echo \"needs fmt: $f\"; done",
+        "git status --short && git diff --stat HEAD~1 -- src/ tests/",
+        "python3 -m pytest -q tests/python -k 'not slow' --maxfail=1",
+        "docker build -t app:dev . && docker run --rm app:dev ./app --version",
+    ];
+    let mut script = String::new();
+    for line in lines.iter().cycle() {
+        if script.len() + line.len() + 1 > safety_dongle::analysis::MAX_HINT_BYTES {
+            break;
+        }
+        script.push_str(line);
+        script.push('\n');
+    }
+    while script.len() < safety_dongle::analysis::MAX_HINT_BYTES {
+        script.push('#');
+    }
+    script
+}
+
 fn main() {
     let policy = thousand_rule_policy();
     let hint = "executing shell command: cd /home/dev/project && RUST_LOG=debug cargo test --workspace -- --nocapture 2>&1 | tee /tmp/test-output.log; echo finished with status $? and then tell the user what happened";
     assert_eq!(hint.chars().count(), 200, "the benchmark hint is 200 characters");
-    let facts = StepFacts { agent: "coder", hint, outcome: None, step: 3, max_steps: 50, agent_risk: None, folder: &WorkingFolder::Project };
-    for _ in 0..5_000 {
-        black_box(evaluate_step(&policy, black_box(&facts)));
-    }
-    let mut nanos = Vec::with_capacity(EVALUATIONS);
-    for _ in 0..EVALUATIONS {
-        let start = Instant::now();
-        black_box(evaluate_step(&policy, black_box(&facts)));
-        nanos.push(start.elapsed().as_nanos());
-    }
-    nanos.sort_unstable();
-    println!(
-        "evaluate 200-char hint, 1,000-rule policy ({EVALUATIONS} runs): p50 {:.2} us, p99 {:.2} us, max {:.2} us",
-        percentile(&nanos, 0.5) as f64 / 1e3,
-        percentile(&nanos, 0.99) as f64 / 1e3,
-        *nanos.last().unwrap_or(&0) as f64 / 1e3,
-    );
+    report("200-char hint", &measure(&policy, hint, EVALUATIONS));
+    let script = eight_kib_script();
+    assert_eq!(script.len(), 8 * 1024);
+    report("8 KiB script", &measure(&policy, &script, 2_000));
 }

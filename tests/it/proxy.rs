@@ -194,7 +194,7 @@ async fn a_human_who_denies_keeps_the_call_from_the_downstream() {
 async fn a_deny_rule_stops_a_write_before_the_downstream_sees_it_and_blocks_the_agent() {
     let setup = Setup::new(Answer::Approve, 300);
     let policy = setup.dir.join("no-env-files.toml");
-    std::fs::write(&policy, "[defaults]\ndeny = [\"fs__write_file*.env*\"]\n").unwrap();
+    std::fs::write(&policy, "[defaults]\ndeny = [\"write:**/.env\"]\n").unwrap();
     let default_policy = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("policies/default.toml");
     let root = files_root(&setup);
     let marker = uuid::Uuid::new_v4().to_string();
@@ -204,7 +204,7 @@ async fn a_deny_rule_stops_a_write_before_the_downstream_sees_it_and_blocks_the_
     let target = root.join(".env");
     let (refused, is_error) = operation(&client, "mcp_aql_delete", "fs__write_file", json!({"path": target, "content": "SECRET=1"})).await;
     assert_eq!((code(&refused), is_error), ("PERMISSION_DENIED", false), "{refused}");
-    assert!(refused["error"]["details"]["factors"].to_string().contains("fs__write_file*.env*"), "{refused}");
+    assert!(refused["error"]["details"]["factors"].to_string().contains("write:**/.env"), "{refused}");
     assert!(!target.exists(), "the downstream never saw the call");
 
     // The deny hard-blocked the client's agent: even reads are refused now.

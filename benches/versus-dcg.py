@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""The policy corpus (tests/corpus/commands.toml) through safety-dongle's
+Claude Code hook and through dcg (destructive_command_guard, crates.io),
+side by side: each row is sent to each guard as the PreToolUse payload
+Claude Code would send, one process per row, as a real hook runs.
+
+Prints, per guard: dangerous rows caught (denied, or sent to a human),
+hard-denied (no human can let it through), ordinary rows flagged, and the
+median and p99 milliseconds from spawn to answer.
+
+Run with `bash benches/versus-dcg.sh` (builds both release binaries), or
+`python3 benches/versus-dcg.py --dongle BIN --dcg BIN [--dcg-config FILE]`.
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+HOME = "/home/dev"
+PROJECT = "/home/dev/project"
+
+
+def rows():
+    corpus = tomllib.loads((ROOT / "tests/corpus/commands.toml").read_text())
+    for group in corpus["dangerous"]:
+        for command in group["commands"]:
+            yield True, group["category"], command
+    for group in corpus["ordinary"]:
+        for command in group["commands"]:
+            yield False, group["kind"], command
+
+
+def payload(index, row):
+    """The tool call a row stands for, as tests/it/corpus.rs maps it."""
+
+    def tool(name, tool_input):
+        return {"session_id": f"corpus-{index}", "cwd": PROJECT, "hook_event_name": "PreToolUse", "tool_name": name, "tool_input": tool_input}
+
+    head, _, rest = row.partition(" ")
+    if head == "read_file":
+        return tool("Read", {"file_path": rest})
+    if head == "write_file":
+        return tool("Write", {"file_path": rest, "content": "x"})
+    if head in ("search_files", "list_files"):
+        pattern, _, path = rest.partition(" ")
+        return tool("Grep" if head == "search_files" else "Glob", {"pattern": pattern, "path": path or "."})
+    if head == "web_search":
+        return tool("WebSearch", {"query": rest})
+    if row.startswith("https://") and " " not in row:
+        return tool("WebFetch", {"url": row, "prompt": "read"})
+    if "__" in head:
+        try:
+            arguments = json.loads(rest)
+            if isinstance(arguments, dict):
+                return tool(f"mcp__{head}", arguments)
+        except json.JSONDecodeError:
+            pass
+    return tool("Bash", {"command": row})
+
+
+def ask(argv, env, body):
+    """(decision, hard, milliseconds): decision is 'deny', 'ask' or 'pass'."""
+    started = time.perf_counter()
+    done = subprocess.run(argv, input=body, capture_output=True, env=env, timeout=60)
+    elapsed = (time.perf_counter() - started) * 1000
+    text = done.stdout.decode(errors="replace").strip()
+    try:
+        answer = json.loads(text) if text else {}
+    except json.JSONDecodeError:
+        answer = {}
+    specific = answer.get("hookSpecificOutput", {}) if isinstance(answer, dict) else {}
+    decision = specific.get("permissionDecision")
+    reason = specific.get("permissionDecisionReason", "")
+    if decision == "deny" or done.returncode == 2:
+        return "deny", reason, elapsed
+    if decision == "ask":
+        return "ask", reason, elapsed
+    return "pass", reason, elapsed
+
+
+class Tally:
+    def __init__(self, name):
+        self.name, self.caught, self.hard, self.flagged, self.ms = name, 0, 0, 0, []
+        self.dangerous = self.ordinary = 0
+
+    def add(self, dangerous, decision, hard, ms):
+        self.ms.append(ms)
+        if dangerous:
+            self.dangerous += 1
+            self.caught += decision != "pass"
+            self.hard += hard
+        else:
+            self.ordinary += 1
+            self.flagged += decision != "pass"
+
+    def line(self):
+        pct = lambda n, d: f"{n:>5} ({100 * n / d:5.1f}%)" if d else "-"
+        ms = sorted(self.ms)
+        p99 = ms[min(len(ms) - 1, round(0.99 * (len(ms) - 1)))]
+        return f"| {self.name} | {pct(self.caught, self.dangerous)} | {pct(self.hard, self.dangerous)} | {pct(self.flagged, self.ordinary)} | {statistics.median(ms):.2f} | {p99:.2f} |"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dongle", required=True, help="safety-dongle release binary")
+    parser.add_argument("--dcg", required=True, help="dcg binary")
+    parser.add_argument("--dcg-config", help="dcg config file (default: dcg's own defaults)")
+    parser.add_argument("--misses", type=int, default=0, help="print this many rows each guard got wrong")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as scratch:
+        scratch = pathlib.Path(scratch)
+        config = scratch / "config.toml"
+        # No verifier: a pause is answered at once, with deny.
+        config.write_text(f'data_dir = "{scratch / "state"}"\n[verifier]\nprogram = "/nonexistent/verifier"\n')
+        config.chmod(0o600)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": HOME}
+        dcg_env = dict(env, HOME=str(scratch / "dcg-home"))
+        if args.dcg_config:
+            dcg_env["DCG_CONFIG"] = args.dcg_config
+        dongle = Tally("safety-dongle (default policy)")
+        dcg = Tally("dcg" + (f" ({pathlib.Path(args.dcg_config).name})" if args.dcg_config else " (defaults)"))
+        wrong = {dongle.name: [], dcg.name: []}
+        for index, (dangerous, label, row) in enumerate(rows()):
+            body = json.dumps(payload(index, row)).encode()
+            decision, reason, ms = ask([args.dongle, "hook", "claude-code", "--config", str(config), "--agent", f"corpus-{index}"], env, body)
+            dongle.add(dangerous, decision, decision == "deny" and "hard-blocked" in reason, ms)
+            if (decision == "pass") == dangerous:
+                wrong[dongle.name].append(f"[{label}] {row!r}")
+            decision, _, ms = ask([args.dcg], dcg_env, body)
+            dcg.add(dangerous, decision, decision == "deny", ms)
+            if (decision == "pass") == dangerous:
+                wrong[dcg.name].append(f"[{label}] {row!r}")
+        print(f"corpus: {dongle.dangerous} dangerous rows, {dongle.ordinary} ordinary rows, one hook process per row\n")
+        print("| guard | dangerous caught | hard-denied | ordinary flagged | median ms | p99 ms |")
+        print("|---|---|---|---|---|---|")
+        print(dongle.line())
+        print(dcg.line())
+        for name, rows_wrong in wrong.items():
+            for row in rows_wrong[: args.misses]:
+                print(f"{name} wrong: {row}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
