@@ -27,7 +27,8 @@ rm -rf "$work/dcg/rust-toolchain.toml" "$work/dcg/.cargo"
 (cd "$work/dcg" && { cargo update --quiet -p webpki-roots --precise 1.0.10 2>/dev/null || true; } && cargo build --quiet --release --locked --ignore-rust-version)
 dcg="$work/dcg/target/release/dcg"
 
-packs="$("$dcg" packs 2>/dev/null | grep -oE '^[[:space:]]*[a-z_]+\.[a-z_.]+' | tr -d ' ' | sort -u | sed 's/.*/"&"/' | paste -sd, -)"
+# Every pack `dcg packs` lists ("  ○ id - description").
+packs="$("$dcg" packs 2>/dev/null | grep -oE '[a-z0-9_]+(\.[a-z0-9_]+)+ - ' | sed 's/ - $//' | sort -u | sed 's/.*/"&"/' | paste -sd, -)"
 printf '[packs]\nenabled = [%s]\n' "$packs" >"$work/all-packs.toml"
 
 python3 benches/versus-dcg.py --dongle target/release/safety-dongle --dcg "$dcg"
