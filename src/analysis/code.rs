@@ -237,11 +237,10 @@ fn groups_in(code: &str, literals: &[Literal], from: usize) -> Vec<String> {
     let mut groups: Vec<String> = Vec::new();
     let mut previous_end = None;
     for literal in inside {
-        let between = previous_end.map(|p| code[p..literal.start].trim());
-        match between {
-            Some("" | "." | "+" | "..") => groups.last_mut().expect("a previous literal").push_str(&literal.text),
-            Some(",") | Some("', '") => {
-                let last = groups.last_mut().expect("a previous literal");
+        let between = previous_end.and_then(|p: usize| code.get(p..literal.start)).map(str::trim);
+        match (between, groups.last_mut()) {
+            (Some("" | "." | "+" | ".."), Some(last)) => last.push_str(&literal.text),
+            (Some(",") | Some("', '"), Some(last)) => {
                 last.push(' ');
                 last.push_str(&literal.text);
             }

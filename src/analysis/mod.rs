@@ -232,11 +232,16 @@ pub(crate) fn parse_bash(script: &str) -> Option<tree_sitter::Tree> {
     };
     PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
-        let parser = slot.get_or_insert_with(|| {
-            let mut parser = tree_sitter::Parser::new();
-            parser.set_language(&tree_sitter_bash::LANGUAGE.into()).expect("tree-sitter-bash matches the tree-sitter version");
-            parser
-        });
+        let parser = match &mut *slot {
+            Some(parser) => parser,
+            None => {
+                // Fails only if the grammar and the runtime disagree on
+                // their ABI: nothing parses, every action is unparseable.
+                let mut parser = tree_sitter::Parser::new();
+                parser.set_language(&tree_sitter_bash::LANGUAGE.into()).ok()?;
+                slot.insert(parser)
+            }
+        };
         parser.parse(&ascii, None)
     })
 }

@@ -1,6 +1,9 @@
 //! A person at a terminal, played by tmux: a detached session running one
-//! command, whose screen a test reads and into which it types. The session
-//! is killed when the value is dropped, pass or fail.
+//! command, whose screen a test reads and into which it types. Each
+//! session has a tmux server of its own (`-L`): two tests starting the
+//! first session at once would otherwise race to start the shared server,
+//! and one would get no session at all. The server is killed when the
+//! value is dropped, pass or fail.
 
 use std::{
     process::Command,
@@ -11,8 +14,8 @@ pub struct Terminal {
     session: String,
 }
 
-fn tmux(args: &[&str]) -> String {
-    let output = Command::new("tmux").args(args).output().expect("tmux is installed (.ci/run installs it)");
+fn tmux(socket: &str, args: &[&str]) -> String {
+    let output = Command::new("tmux").args(["-L", socket]).args(args).output().expect("tmux is installed (.ci/run installs it)");
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
@@ -20,13 +23,13 @@ impl Terminal {
     /// Starts `command` (a shell command line) in a fresh 220x80 session.
     pub fn run(command: &str) -> Self {
         let session = format!("t-{}", uuid::Uuid::new_v4().simple());
-        tmux(&["new-session", "-d", "-s", &session, "-x", "220", "-y", "80", command]);
+        tmux(&session, &["new-session", "-d", "-s", &session, "-x", "220", "-y", "80", command]);
         Self { session }
     }
 
     /// What the screen shows, with up to 300 lines of scrollback.
     pub fn screen(&self) -> String {
-        tmux(&["capture-pane", "-t", &self.session, "-p", "-J", "-S", "-300"])
+        tmux(&self.session, &["capture-pane", "-t", &self.session, "-p", "-J", "-S", "-300"])
     }
 
     /// Waits up to 20 s for the screen to satisfy `what`; returns it.
@@ -44,13 +47,13 @@ impl Terminal {
 
     /// Types `text` and presses Enter.
     pub fn type_line(&self, text: &str) {
-        tmux(&["send-keys", "-t", &self.session, "-l", text]);
-        tmux(&["send-keys", "-t", &self.session, "Enter"]);
+        tmux(&self.session, &["send-keys", "-t", &self.session, "-l", text]);
+        tmux(&self.session, &["send-keys", "-t", &self.session, "Enter"]);
     }
 }
 
 impl Drop for Terminal {
     fn drop(&mut self) {
-        let _ = Command::new("tmux").args(["kill-session", "-t", &self.session]).output();
+        let _ = Command::new("tmux").args(["-L", &self.session, "kill-server"]).output();
     }
 }
