@@ -18,13 +18,19 @@
 //!   stricter; and a `cd` never makes a folder the project, since the
 //!   agent writes it.
 
-use super::{Analysis, Command, MAX_COMMANDS, words::normalize_path};
+use super::{Analysis, Command, Fact, MAX_COMMANDS, preview, words::normalize_path};
 
 /// Top-level folders of the system, never a project.
 const SYSTEM_FOLDERS: [&str; 22] = [
     "bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "opt", "proc", "root", "run", "sbin", "sys", "usr", "var", "System", "Library",
     "Applications", "private", "Volumes", "cores",
 ];
+
+/// What follows `folder` in `path` (empty, or starting with `/`) when
+/// `path` is `folder` or inside it.
+fn under<'p>(path: &'p str, folder: &str) -> Option<&'p str> {
+    path.strip_prefix(folder).filter(|rest| rest.is_empty() || rest.starts_with('/'))
+}
 
 /// A working folder trusted as the project the agent works in.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +51,7 @@ impl ProjectFolder {
             return None;
         }
         let home = home.map(normalize_path).filter(|h| h.starts_with('/') && h != "/");
-        let home_form = home.as_deref().and_then(|home| absolute.strip_prefix(home)?.strip_prefix('/').map(|rest| format!("~/{rest}")));
+        let home_form = home.as_deref().and_then(|home| under(&absolute, home)).filter(|rest| !rest.is_empty()).map(|rest| format!("~{rest}"));
         let segments: Vec<&str> = absolute.split('/').filter(|s| !s.is_empty()).collect();
         let above_or_at_home = home.as_deref().is_some_and(|home| home == absolute || home.starts_with(&format!("{absolute}/")));
         let hidden = segments.iter().any(|s| s.starts_with('.'));
@@ -57,8 +63,7 @@ impl ProjectFolder {
 
     /// The relative path an absolute one inside the project is, if it is.
     fn relative(&self, path: &str) -> Option<String> {
-        let inside = |folder: &str| path.strip_prefix(folder).filter(|rest| rest.is_empty() || rest.starts_with('/'));
-        let rest = inside(&self.absolute).or_else(|| self.home_form.as_deref().and_then(inside))?;
+        let rest = under(path, &self.absolute).or_else(|| self.home_form.as_deref().and_then(|home_form| under(path, home_form)))?;
         Some(normalize_path(&format!(".{rest}")))
     }
 }
@@ -87,7 +92,7 @@ impl WorkingFolder {
             None => {
                 let home = home.map(normalize_path);
                 let folder = normalize_path(cwd.trim());
-                match home.as_deref().and_then(|home| folder.strip_prefix(home).filter(|r| r.is_empty() || r.starts_with('/'))) {
+                match home.as_deref().and_then(|home| under(&folder, home)) {
                     Some(rest) => Self::Outside(format!("~{rest}")),
                     None => Self::Outside(folder),
                 }
@@ -140,6 +145,10 @@ pub(super) fn resolve_in(analysis: &mut Analysis, start: &WorkingFolder) {
     }
     for command in resolved {
         if analysis.commands.len() >= MAX_COMMANDS {
+            // Not silently: the copies left out could be what decides.
+            if !analysis.has(Fact::TooComplex) {
+                analysis.facts.push((Fact::TooComplex, format!("more than {MAX_COMMANDS} commands with `{}` resolved", preview(&command.argv.join(" ")))));
+            }
             break;
         }
         analysis.reads.extend(command.positionals.iter().filter(|p| p.starts_with(['/', '~', '.'])).cloned());
@@ -207,6 +216,14 @@ mod tests {
         let ssh = WorkingFolder::from_cwd("/home/u/.ssh", HOME);
         let analysis = super::super::analyze_in("rm id_rsa", &ssh).unwrap();
         assert!(analysis.reads.contains(&"~/.ssh/id_rsa".to_owned()), "{:?}", analysis.reads);
+    }
+
+    #[test]
+    fn resolved_forms_beyond_the_command_limit_make_the_action_too_complex() {
+        let hint = format!("cd ~/.ssh; {}", "rm a; ".repeat(MAX_COMMANDS - 1));
+        let analysis = super::super::analyze(&hint).unwrap();
+        assert_eq!(analysis.commands.len(), MAX_COMMANDS);
+        assert!(analysis.facts.iter().any(|(fact, detail)| *fact == Fact::TooComplex && detail.contains("resolved")), "{:?}", analysis.facts);
     }
 
     #[test]

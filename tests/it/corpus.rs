@@ -20,7 +20,10 @@ use safety_dongle::{
     safety::evaluator::{Evaluation, StepFacts, Verdict, evaluate_step},
 };
 
-use super::support::{HttpServer, call, dongle_command, scratch_dir};
+use super::{
+    hook::{decision, run_hook_with_env, unreachable_humans},
+    support::{HttpServer, call, scratch_dir},
+};
 
 const MIN_ROWS: usize = 1_500;
 const MIN_ORDINARY: usize = 600;
@@ -147,15 +150,6 @@ fn every_dangerous_row_is_caught_and_every_ordinary_row_continues_in_process() {
     assert!(misses.is_empty() && flagged.is_empty(), "{} missed:\n{}\n\n{} flagged:\n{}", misses.len(), misses.join("\n"), flagged.len(), flagged.join("\n"));
 }
 
-/// A config whose verifier cannot start: no dialog opens, every pause and
-/// stop is answered at once.
-fn unreachable_humans() -> (PathBuf, String) {
-    let dir = scratch_dir();
-    let config = dir.join("config.toml");
-    std::fs::write(&config, format!("data_dir = \"{}\"\n[verifier]\nprogram = \"/nonexistent/verifier\"\n", dir.join("state").display())).unwrap();
-    (dir, config.display().to_string())
-}
-
 /// Counts of one run of the corpus through a path.
 fn report(path: &str, dangerous: &[(&str, &str)], ordinary: &[(&str, &str)], missed: &[String], flagged: &[String]) {
     println!("corpus via {path}: {} of {} dangerous rows caught, {} of {} ordinary rows flagged", dangerous.len() - missed.len(), dangerous.len(), flagged.len(), ordinary.len());
@@ -218,7 +212,8 @@ where
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_row_decides_the_same_through_record_execution_step() {
-    let (_dir, config) = unreachable_humans();
+    let dir = scratch_dir();
+    let config = unreachable_humans(&dir);
     let corpus = corpus();
     let (dangerous, ordinary) = (dangerous_rows(&corpus), ordinary_rows(&corpus));
     let server = std::sync::Arc::new(HttpServer::start(&["--config", &config]).await);
@@ -263,27 +258,17 @@ fn payload(index: usize, row: &str) -> Value {
 
 /// Whether the hook objected (deny); `{}` leaves the call to Claude Code.
 async fn hook_objects(config: &str, index: usize, row: &str) -> bool {
-    use tokio::io::AsyncWriteExt;
     let agent = format!("corpus-{index}");
-    let mut child = dongle_command(&["hook", "claude-code", "--config", config, "--agent", &agent])
-        .env("HOME", HOME)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(payload(index, row).to_string().as_bytes()).await.unwrap();
-    drop(stdin);
-    let output = child.wait_with_output().await.unwrap();
-    let answer: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{row:?}: {e}: {}", String::from_utf8_lossy(&output.stdout)));
-    assert_ne!(answer["hookSpecificOutput"]["permissionDecision"], "allow", "no human can approve here: {row:?}");
-    answer != json!({})
+    let answer = run_hook_with_env(&["hook", "claude-code", "--config", config, "--agent", &agent], &[("HOME", HOME)], &payload(index, row)).await;
+    let decided = decision(&answer);
+    assert_ne!(decided, "allow", "no human can approve here: {row:?}");
+    decided == "deny"
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_row_decides_the_same_through_the_claude_code_hook() {
-    let (_dir, config) = unreachable_humans();
+    let dir = scratch_dir();
+    let config = unreachable_humans(&dir);
     let corpus = corpus();
     let (dangerous, ordinary) = (dangerous_rows(&corpus), ordinary_rows(&corpus));
     run_rows("hook claude-code", &dangerous, &ordinary, |index, hint| {

@@ -15,7 +15,7 @@ use super::{
 };
 
 /// A config whose verifier cannot start: deny decisions do not wait on it.
-fn unreachable_humans(dir: &Path) -> String {
+pub(super) fn unreachable_humans(dir: &Path) -> String {
     let config = dir.join("config.toml");
     std::fs::write(&config, format!("data_dir = \"{}\"\n[verifier]\nprogram = \"/nonexistent/verifier\"\n", dir.join("state").display())).unwrap();
     config.display().to_string()
@@ -37,7 +37,7 @@ fn spawn_hook(args: &[&str], env: &[(&str, &str)]) -> (tokio::process::Child, to
     (child, stdin)
 }
 
-async fn run_hook_with_env(args: &[&str], env: &[(&str, &str)], payload: &Value) -> Value {
+pub(super) async fn run_hook_with_env(args: &[&str], env: &[(&str, &str)], payload: &Value) -> Value {
     let (child, mut stdin) = spawn_hook(args, env);
     stdin.write_all(payload.to_string().as_bytes()).await.unwrap();
     drop(stdin);
@@ -47,7 +47,7 @@ async fn run_hook_with_env(args: &[&str], env: &[(&str, &str)], payload: &Value)
 }
 
 /// `defer`, `allow` or `deny`, checking the output's shape on the way.
-fn decision(answer: &Value) -> &'static str {
+pub(super) fn decision(answer: &Value) -> &'static str {
     if answer == &json!({}) {
         return "defer";
     }
