@@ -2,9 +2,13 @@
 //! a crash-injection loop kills the server at random moments during steps
 //! without losing any block it announced or breaking the audit chain.
 
-use std::{collections::BTreeSet, path::Path, time::Duration};
+use std::{
+    collections::{BTreeSet, HashMap},
+    path::Path,
+    time::Duration,
+};
 
-
+use serde_json::Value;
 use safety_dongle::store::{Store, audit, records};
 
 use super::support::{RawStdio, ask, dongle_command, envelope_of, execute, step};
@@ -44,6 +48,28 @@ async fn a_block_survives_sigkill_and_refuses_a_new_execution() {
     assert!(verified.status.success(), "{}", String::from_utf8_lossy(&verified.stdout));
 }
 
+/// How many answers a burst of newline-separated requests earns.
+fn burst_answers(burst: &[u8]) -> u64 {
+    burst.iter().filter(|&&byte| byte == b'\n').count() as u64
+}
+
+/// Records the agent a stop names in its danger_zone notification: the
+/// requester itself, or the agent whose block tainted this session.
+fn note_announced(answer: &Value, deny_ids: &HashMap<i64, String>, announced: &mut BTreeSet<String>) {
+    if !answer["id"].as_i64().is_some_and(|id| deny_ids.contains_key(&id)) {
+        return;
+    }
+    let directive = envelope_of(answer)["data"].clone();
+    if directive["stopped"] == true {
+        let blocked = directive["notifications"]
+            .as_array()
+            .and_then(|all| all.iter().find(|n| n["type"] == "danger_zone"))
+            .and_then(|n| n["metadata"]["agent"].as_str())
+            .expect("a stop carries a danger_zone notification naming the blocked agent");
+        announced.insert(blocked.to_owned());
+    }
+}
+
 /// A tiny deterministic generator, so a failing run can be replayed.
 struct XorShift(u64);
 
@@ -67,7 +93,7 @@ async fn crash_injection_loses_no_announced_block_and_keeps_the_chain() {
         let mut raw = start(dir.path()).await;
         let agents: Vec<String> = (0..AGENTS_PER_ITERATION).map(|a| format!("agent-{iteration}-{a}")).collect();
         let mut burst = Vec::new();
-        let mut deny_ids = std::collections::HashMap::new();
+        let mut deny_ids = HashMap::new();
         let mut id = 10;
         for agent in &agents {
             burst.extend_from_slice(format!("{}\n", execute(id, agent)).as_bytes());
@@ -84,27 +110,28 @@ async fn crash_injection_loses_no_announced_block_and_keeps_the_chain() {
             }
         }
         raw.send_raw(&burst).await;
-        let kill_after = Duration::from_micros(rng.below(40_000));
-        let deadline = tokio::time::Instant::now() + kill_after;
-        loop {
+        // The kill point is counted in answers, not wall-clock time, so a
+        // slow machine moves the kills no closer to the start: every other
+        // iteration dies anywhere in the burst, the rest while the stops
+        // are being decided and announced. A random sub-millisecond delay
+        // after the counted answer lands the kill inside the next step.
+        let total = burst_answers(&burst);
+        let deny_count = deny_ids.len() as u64;
+        let answers_before_kill =
+            if iteration % 2 == 0 { rng.below(total + 1) } else { total - deny_count + rng.below(deny_count + 1) };
+        let mut read = 0;
+        while read < answers_before_kill {
+            note_announced(&raw.read_json().await, &deny_ids, &mut announced);
+            read += 1;
+        }
+        let deadline = tokio::time::Instant::now() + Duration::from_micros(rng.below(1_000));
+        while read < total {
             let answer = tokio::select! {
                 answer = raw.read_json() => answer,
                 () = tokio::time::sleep_until(deadline) => break,
             };
-            // A stop names the blocked agent in its danger_zone notification:
-            // the requester itself, or the agent whose block tainted this
-            // session.
-            if answer["id"].as_i64().is_some_and(|id| deny_ids.contains_key(&id)) {
-                let directive = envelope_of(&answer)["data"].clone();
-                if directive["stopped"] == true {
-                    let blocked = directive["notifications"]
-                        .as_array()
-                        .and_then(|all| all.iter().find(|n| n["type"] == "danger_zone"))
-                        .and_then(|n| n["metadata"]["agent"].as_str())
-                        .expect("a stop carries a danger_zone notification naming the blocked agent");
-                    announced.insert(blocked.to_owned());
-                }
-            }
+            note_announced(&answer, &deny_ids, &mut announced);
+            read += 1;
         }
         raw.child.kill().await.unwrap();
         let _ = raw.child.wait().await;
