@@ -8,7 +8,7 @@
 use std::{fmt::Write as _, hint::black_box, time::Instant};
 
 use safety_dongle::{
-    analysis::WorkingFolder,
+    analysis::{WorkingFolder, analyze_in},
     policy::{CompiledPolicy, PolicySource},
     safety::evaluator::{StepFacts, evaluate_step},
 };
@@ -51,25 +51,35 @@ fn percentile(sorted: &[u128], p: f64) -> u128 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
-/// Evaluates `hint` `runs` times after a warm-up; returns sorted nanoseconds.
-fn measure(policy: &CompiledPolicy, hint: &str, runs: usize) -> Vec<u128> {
-    let facts = StepFacts { agent: "coder", hint, outcome: None, step: 3, max_steps: 50, agent_risk: None, folder: &WorkingFolder::Project };
+/// Runs `work` `runs` times after a warm-up; returns sorted nanoseconds.
+fn measure(runs: usize, mut work: impl FnMut()) -> Vec<u128> {
     for _ in 0..runs / 40 {
-        black_box(evaluate_step(policy, black_box(&facts)));
+        work();
     }
     let mut nanos = Vec::with_capacity(runs);
     for _ in 0..runs {
         let start = Instant::now();
-        black_box(evaluate_step(policy, black_box(&facts)));
+        work();
         nanos.push(start.elapsed().as_nanos());
     }
     nanos.sort_unstable();
     nanos
 }
 
+/// The whole evaluation, and the analysis alone (the rest is matching).
+fn measure_both(policy: &CompiledPolicy, what: &str, hint: &str, runs: usize) {
+    let facts = StepFacts { agent: "coder", hint, outcome: None, step: 3, max_steps: 50, agent_risk: None, folder: &WorkingFolder::Project };
+    report(&format!("evaluate {what}, 1,000-rule policy"), &measure(runs, || {
+        black_box(evaluate_step(policy, black_box(&facts)));
+    }));
+    report(&format!("  of which analysis of the {what}"), &measure(runs, || {
+        let _ = black_box(analyze_in(black_box(hint), &WorkingFolder::Project));
+    }));
+}
+
 fn report(what: &str, nanos: &[u128]) {
     println!(
-        "evaluate {what}, 1,000-rule policy ({} runs): p50 {:.2} us, p99 {:.2} us, max {:.2} us",
+        "{what} ({} runs): p50 {:.2} us, p99 {:.2} us, max {:.2} us",
         nanos.len(),
         percentile(nanos, 0.5) as f64 / 1e3,
         percentile(nanos, 0.99) as f64 / 1e3,
@@ -105,8 +115,8 @@ fn main() {
     let policy = thousand_rule_policy();
     let hint = "executing shell command: cd /home/dev/project && RUST_LOG=debug cargo test --workspace -- --nocapture 2>&1 | tee /tmp/test-output.log; echo finished with status $? and then tell the user what happened";
     assert_eq!(hint.chars().count(), 200, "the benchmark hint is 200 characters");
-    report("200-char hint", &measure(&policy, hint, EVALUATIONS));
+    measure_both(&policy, "200-char hint", hint, EVALUATIONS);
     let script = eight_kib_script();
     assert_eq!(script.len(), 8 * 1024);
-    report("8 KiB script", &measure(&policy, &script, 2_000));
+    measure_both(&policy, "8 KiB script", &script, 2_000);
 }

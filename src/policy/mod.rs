@@ -233,18 +233,21 @@ impl CompiledPolicy {
         let mut builder = Builder::default();
         let mut errors = Vec::new();
         for source in sources {
-            let file = SourceFile { path: source.path.clone(), text: source.text.clone() };
+            let file = SourceFile::new(source.path.clone(), source.text.clone());
             let (raw, found) = toml_doc::load_partial::<RawPolicy>(&file);
             errors.extend(found);
             if let Some(raw) = raw {
                 builder.add(&file, raw, &mut errors);
             }
         }
-        if !errors.is_empty() {
-            errors.sort_by(|a, b| (&a.file, a.line, a.col).cmp(&(&b.file, b.line, b.col)));
-            return Err(errors);
+        let patterns = builder.compile_patterns(&mut errors);
+        match patterns {
+            Some(patterns) if errors.is_empty() => Ok(builder.finish(patterns, sources)),
+            _ => {
+                errors.sort_by(|a, b| (&a.file, a.line, a.col).cmp(&(&b.file, b.line, b.col)));
+                Err(errors)
+            }
         }
-        builder.finish(sources)
     }
 
     pub fn rules(&self) -> &[Rule] {
@@ -321,7 +324,8 @@ impl CompiledPolicy {
 
     /// The rules that match an action's analysis for an agent.
     pub fn matches(&self, analysis: &Analysis, settings: &AgentSettings) -> Matches {
-        let hits = self.patterns.matches(analysis);
+        let prepared = self.patterns.prepare(analysis);
+        let hits = prepared.matches();
         let mut matches = Matches::default();
         for (index, (rule, hit)) in self.rules.iter().zip(hits).enumerate() {
             let Some(subject) = hit.filter(|_| self.applies(rule, settings)) else { continue };
@@ -334,12 +338,12 @@ impl CompiledPolicy {
             matches.subjects.insert(index, subject);
         }
         matches.needs_a_human = analysis.facts.iter().filter(|(fact, _)| fact.needs_a_human()).cloned().collect();
-        matches.auto_approve = self.auto_approval(analysis, settings);
+        matches.auto_approve = self.auto_approval(&prepared, analysis, settings);
         matches
     }
 
     /// Every command covered by an autoApprove rule, and no fact at all.
-    fn auto_approval(&self, analysis: &Analysis, settings: &AgentSettings) -> Option<Vec<usize>> {
+    fn auto_approval(&self, prepared: &pattern::Prepared<'_>, analysis: &Analysis, settings: &AgentSettings) -> Option<Vec<usize>> {
         if analysis.commands.is_empty() || !analysis.facts.is_empty() {
             return None;
         }
@@ -347,13 +351,16 @@ impl CompiledPolicy {
             let rule = &self.rules[index];
             rule.action == RuleAction::AutoApprove && self.applies(rule, settings)
         };
-        analysis.commands.iter().map(|command| self.patterns.covering(command, is_auto)).collect()
+        (0..analysis.commands.len()).map(|command| prepared.covering(command, is_auto)).collect()
     }
 }
 
 #[derive(Default)]
 struct Builder {
     rules: Vec<Rule>,
+    /// Where each rule's pattern was written, for errors found when the
+    /// patterns are compiled together.
+    locations: Vec<Diagnostic>,
     max_steps: Option<u32>,
     tolerance: Option<RiskTolerance>,
     agent_sections: Vec<AgentSection>,
@@ -411,10 +418,10 @@ impl Builder {
             }
             let action = RuleAction::Risk { score: score as u8, reason: rule.reason.get_ref().clone() };
             for pattern in &rule.patterns {
-                self.push(file, &name, action.clone(), pattern, PatternKind::Glob, Scope::Defaults, errors);
+                self.push(file, &name, action.clone(), pattern, PatternKind::Glob, Scope::Defaults);
             }
             for keyword in &rule.keywords {
-                self.push(file, &name, action.clone(), keyword, PatternKind::Keyword, Scope::Defaults, errors);
+                self.push(file, &name, action.clone(), keyword, PatternKind::Keyword, Scope::Defaults);
             }
         }
     }
@@ -445,18 +452,17 @@ impl Builder {
             parsed
         });
         for pattern in &section.deny {
-            self.push(file, name, RuleAction::Deny, pattern, PatternKind::Glob, scope, errors);
+            self.push(file, name, RuleAction::Deny, pattern, PatternKind::Glob, scope);
         }
         for pattern in &section.requires_approval {
-            self.push(file, name, RuleAction::RequiresApproval, pattern, PatternKind::Glob, scope, errors);
+            self.push(file, name, RuleAction::RequiresApproval, pattern, PatternKind::Glob, scope);
         }
         for pattern in section.auto_approve.iter().flatten() {
-            self.push(file, name, RuleAction::AutoApprove, pattern, PatternKind::Glob, scope, errors);
+            self.push(file, name, RuleAction::AutoApprove, pattern, PatternKind::Glob, scope);
         }
         (max_steps, tolerance)
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn push(
         &mut self,
         file: &SourceFile,
@@ -465,17 +471,8 @@ impl Builder {
         pattern: &toml::Spanned<String>,
         kind: PatternKind,
         scope: Scope,
-        errors: &mut Vec<Diagnostic>,
     ) {
         let at = file.at(pattern.span(), "");
-        if let Err(error) = pattern::check(pattern.get_ref(), kind) {
-            errors.push(file.at(pattern.span(), format!("invalid pattern '{}': {}", pattern.get_ref(), error.0)));
-            return;
-        }
-        if action == RuleAction::AutoApprove && !pattern::is_command_pattern(pattern.get_ref()) {
-            errors.push(file.at(pattern.span(), format!("autoApprove takes command patterns only, not '{}'", pattern.get_ref())));
-            return;
-        }
         self.rules.push(Rule {
             action,
             pattern: pattern.get_ref().clone(),
@@ -483,20 +480,30 @@ impl Builder {
             scope,
             origin: Origin { file: name.clone(), line: at.line },
         });
+        self.locations.push(at);
     }
 
-    fn finish(self, sources: &[PolicySource]) -> Result<CompiledPolicy, Vec<Diagnostic>> {
-        let patterns = PatternSet::new(self.rules.iter().map(|r| (r.pattern.as_str(), r.kind)))
-            .map_err(|(index, error)| {
-                let origin = &self.rules[index].origin;
-                vec![Diagnostic {
-                    file: PathBuf::from(origin.file.as_ref()),
-                    line: origin.line,
-                    col: 1,
-                    message: error.0,
-                    source_line: None,
-                }]
-            })?;
+    /// Compiles every rule's pattern into one set; `None` with an error
+    /// per bad pattern, at the pattern.
+    fn compile_patterns(&self, errors: &mut Vec<Diagnostic>) -> Option<PatternSet> {
+        let located = |index: usize, message: String| Diagnostic { message, ..self.locations[index].clone() };
+        let patterns = match PatternSet::new(self.rules.iter().map(|r| (r.pattern.as_str(), r.kind))) {
+            Ok(patterns) => patterns,
+            Err(failed) => {
+                errors.extend(failed.into_iter().map(|(index, error)| located(index, format!("invalid pattern '{}': {}", self.rules[index].pattern, error.0))));
+                return None;
+            }
+        };
+        let before = errors.len();
+        for (index, rule) in self.rules.iter().enumerate() {
+            if rule.action == RuleAction::AutoApprove && !patterns.is_command(index) {
+                errors.push(located(index, format!("autoApprove takes command patterns only, not '{}'", rule.pattern)));
+            }
+        }
+        (errors.len() == before).then_some(patterns)
+    }
+
+    fn finish(self, patterns: PatternSet, sources: &[PolicySource]) -> CompiledPolicy {
         let mut hasher = Sha256::new();
         for source in sources {
             hasher.update(source.path.display().to_string().as_bytes());
@@ -504,7 +511,7 @@ impl Builder {
             hasher.update(source.text.as_bytes());
             hasher.update([0]);
         }
-        Ok(CompiledPolicy {
+        CompiledPolicy {
             rules: self.rules,
             patterns,
             default_max_steps: self.max_steps.unwrap_or(DEFAULT_MAX_STEPS),
@@ -512,7 +519,7 @@ impl Builder {
             agent_sections: self.agent_sections,
             hash: hex(&hasher.finalize()),
             sources: sources.iter().map(|s| s.path.display().to_string()).collect(),
-        })
+        }
     }
 }
 

@@ -24,7 +24,9 @@
 //! - **Keyword** (risk rules' `keywords`): a whole word among the programs
 //!   and the arguments they act on (never in data such as echoed text).
 
-use globset::{Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
+use std::collections::{HashMap, HashSet};
+
+use globset::{Candidate, Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 
 use crate::analysis::{Analysis, Command, Fact, command::pattern_flags};
 
@@ -43,9 +45,16 @@ pub struct PatternError(pub String);
 struct CommandPattern {
     /// Index of the program glob in the set's program `GlobSet`.
     program: usize,
+    /// Whether the program glob is a plain name: then the pattern is
+    /// found through its program, otherwise through its first argument or
+    /// flag glob when it has one (`* customer-db-*` is looked at only for
+    /// commands with such an argument, not for every command).
+    literal_program: bool,
     flags: Vec<String>,
-    flag_globs: Vec<GlobMatcher>,
-    positionals: Vec<GlobMatcher>,
+    /// Indices in the set's word `GlobSet`.
+    flag_globs: Vec<usize>,
+    /// Indices in the set's word `GlobSet`, in the order written.
+    positionals: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -64,41 +73,135 @@ enum Compiled {
 pub type Subject = String;
 
 /// Every pattern of a policy, addressed by its index in the order given.
+///
+/// Globs are compiled from lower-cased text and matched against lower-cased
+/// subjects, so they are case-insensitive while globset can still match
+/// literals, prefixes and suffixes without a regular expression. The globs
+/// of every pattern's arguments and flags form one deduplicated set, so an
+/// action's words are each looked up once, not once per pattern.
 pub struct PatternSet {
     compiled: Vec<Compiled>,
-    programs: GlobSet,
-    /// For each program glob, the patterns (and chain parts) using it.
-    program_owners: Vec<usize>,
-    paths: GlobSet,
+    programs: GlobIndex,
+    /// For each program glob, the command patterns found through it.
+    program_anchored: Vec<Vec<usize>>,
+    words: GlobIndex,
+    /// For each word glob, the command patterns found through it.
+    word_anchored: Vec<Vec<usize>>,
+    paths: GlobIndex,
+    /// For each path glob, its text (for arguments the shell would expand)
+    /// and the patterns using it.
     path_sources: Vec<String>,
-    path_owners: Vec<usize>,
+    path_owners: Vec<Vec<usize>>,
 }
 
 fn glob(source: &str, within_segments: bool) -> Result<Glob, PatternError> {
-    GlobBuilder::new(source)
-        .case_insensitive(true)
+    GlobBuilder::new(&source.to_lowercase())
         .literal_separator(within_segments)
         .backslash_escape(true)
         .build()
         .map_err(|e| PatternError(e.kind().to_string()))
 }
 
-/// Checks a pattern on its own, for located errors at load time.
-pub fn check(source: &str, kind: PatternKind) -> Result<(), PatternError> {
-    let mut scratch = Scratch::default();
-    compile(source, kind, &mut scratch).map(|_| ())
-}
-
-/// Whether a pattern can be used in `autoApprove` (command patterns only).
-pub fn is_command_pattern(source: &str) -> bool {
-    let mut scratch = Scratch::default();
-    matches!(compile(source, PatternKind::Glob, &mut scratch), Ok(Compiled::Command(_)))
-}
-
 #[derive(Default)]
 struct Scratch {
-    programs: Vec<Glob>,
-    paths: Vec<(Glob, String)>,
+    programs: Globs,
+    words: Globs,
+    paths: Globs,
+    /// For each path glob, the patterns using it.
+    path_owners: Vec<Vec<usize>>,
+    /// The index of the pattern being compiled.
+    owner: usize,
+}
+
+/// Globs as written, each compiled once (by lower-cased source and whether
+/// `*` stays within a path segment), and what globset is given for them:
+/// each brace alternative as a glob of its own, so that most become
+/// literals, prefixes, suffixes or extensions that globset matches without
+/// a regular expression (`/etc/{shadow,sudoers}` is two literals).
+#[derive(Default)]
+struct Globs {
+    ids: HashMap<(String, bool), usize>,
+    sources: Vec<String>,
+    given: Vec<Glob>,
+    /// For each glob given to globset, the written glob it stands for.
+    written: Vec<usize>,
+}
+
+impl Globs {
+    fn add(&mut self, source: &str, within_segments: bool) -> Result<usize, PatternError> {
+        let key = (source.to_lowercase(), within_segments);
+        if let Some(&id) = self.ids.get(&key) {
+            return Ok(id);
+        }
+        let whole = glob(&key.0, within_segments)?;
+        let id = self.sources.len();
+        let parts: Option<Vec<Glob>> = expand_braces(&key.0)
+            .filter(|alternatives| alternatives.len() > 1)
+            .and_then(|alternatives| alternatives.iter().map(|alternative| glob(alternative, within_segments).ok()).collect());
+        for part in parts.unwrap_or_else(|| vec![whole]) {
+            self.given.push(part);
+            self.written.push(id);
+        }
+        self.sources.push(key.0.clone());
+        self.ids.insert(key, id);
+        Ok(id)
+    }
+
+    fn len(&self) -> usize {
+        self.sources.len()
+    }
+
+    fn build(self) -> Result<GlobIndex, globset::Error> {
+        let mut builder = GlobSetBuilder::new();
+        for glob in self.given {
+            builder.add(glob);
+        }
+        Ok(GlobIndex { set: builder.build()?, written: self.written })
+    }
+}
+
+/// A `GlobSet` answering in written globs.
+struct GlobIndex {
+    set: GlobSet,
+    written: Vec<usize>,
+}
+
+impl GlobIndex {
+    /// The written globs that match `subject` (lower case), ascending.
+    fn matches(&self, subject: &str) -> Vec<usize> {
+        // globset answers ascending, and a written glob's parts are given
+        // one after another.
+        let mut ids: Vec<usize> = self.set.matches_candidate(&Candidate::new(subject)).into_iter().map(|given| self.written[given]).collect();
+        ids.dedup();
+        ids
+    }
+}
+
+/// Most alternatives a glob's braces are expanded to.
+const MAX_ALTERNATIVES: usize = 64;
+
+/// What a glob's `{a,b}` groups stand for: `~/.{bashrc,zshrc}` is
+/// `~/.bashrc` and `~/.zshrc`. `None` when there would be more than
+/// [`MAX_ALTERNATIVES`], or braces nest, or a character class or an
+/// escape could make a brace literal.
+fn expand_braces(glob: &str) -> Option<Vec<String>> {
+    if glob.contains(['[', '\\']) {
+        return None;
+    }
+    let Some(open) = glob.find('{') else { return Some(vec![glob.to_owned()]) };
+    let close = open + glob[open..].find('}')?;
+    let choices = &glob[open + 1..close];
+    if choices.contains('{') {
+        return None;
+    }
+    let mut all = Vec::new();
+    for choice in choices.split(',') {
+        all.extend(expand_braces(&format!("{}{choice}{}", &glob[..open], &glob[close + 1..]))?);
+        if all.len() > MAX_ALTERNATIVES {
+            return None;
+        }
+    }
+    Some(all)
 }
 
 fn compile(source: &str, kind: PatternKind, scratch: &mut Scratch) -> Result<Compiled, PatternError> {
@@ -124,7 +227,9 @@ fn compile(source: &str, kind: PatternKind, scratch: &mut Scratch) -> Result<Com
     for (prefix, kind) in [("path:", Compiled::Path), ("read:", Compiled::Read), ("write:", Compiled::Write)] {
         if let Some(path) = source.strip_prefix(prefix) {
             let path = path.trim();
-            scratch.paths.push((glob(path, true)?, path.to_owned()));
+            let id = scratch.paths.add(path, true)?;
+            scratch.path_owners.resize(scratch.paths.len(), Vec::new());
+            scratch.path_owners[id].push(scratch.owner);
             return Ok(kind);
         }
     }
@@ -152,10 +257,14 @@ fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern
     if program.contains('=') || program.contains('$') || program.contains('(') {
         return Err(PatternError(format!("'{program}' is not a program name: patterns match the parsed command, not its text")));
     }
-    scratch.programs.push(glob(program, false)?);
-    let program_index = scratch.programs.len() - 1;
     let literal_program = (!has_glob(program)).then(|| program.to_lowercase());
-    let mut pattern = CommandPattern { program: program_index, flags: Vec::new(), flag_globs: Vec::new(), positionals: Vec::new() };
+    let mut pattern = CommandPattern {
+        program: scratch.programs.add(program, false)?,
+        literal_program: literal_program.is_some(),
+        flags: Vec::new(),
+        flag_globs: Vec::new(),
+        positionals: Vec::new(),
+    };
     let mut subcommand: Option<String> = None;
     for word in &words[1..] {
         if *word == "*" || *word == "**" {
@@ -163,7 +272,7 @@ fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern
         }
         if word.starts_with('-') && word.len() > 1 {
             if has_glob(word) {
-                pattern.flag_globs.push(glob(word, false)?.compile_matcher());
+                pattern.flag_globs.push(scratch.words.add(word, false)?);
             } else {
                 pattern.flags.extend(pattern_flags(literal_program.as_deref().unwrap_or(""), subcommand.as_deref(), word));
             }
@@ -173,7 +282,7 @@ fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern
             subcommand = Some(word.to_lowercase());
         }
         let normalized = crate::analysis::words::normalize_path(word);
-        pattern.positionals.push(glob(&normalized, normalized.contains('/'))?.compile_matcher());
+        pattern.positionals.push(scratch.words.add(&normalized, normalized.contains('/'))?);
     }
     Ok(pattern)
 }
@@ -182,30 +291,59 @@ fn has_glob(word: &str) -> bool {
     word.contains(['*', '?', '[', '{'])
 }
 
+impl CommandPattern {
+    /// The word glob this pattern is found through, if not its program.
+    fn word_anchor(&self) -> Option<usize> {
+        if self.literal_program {
+            return None;
+        }
+        self.positionals.first().or(self.flag_globs.first()).copied()
+    }
+}
+
 impl PatternSet {
-    pub fn new<'a>(patterns: impl IntoIterator<Item = (&'a str, PatternKind)>) -> Result<Self, (usize, PatternError)> {
+    /// Compiles every pattern; on failure, every pattern that failed, by
+    /// index.
+    pub fn new<'a>(patterns: impl IntoIterator<Item = (&'a str, PatternKind)>) -> Result<Self, Vec<(usize, PatternError)>> {
         let mut scratch = Scratch::default();
         let mut compiled = Vec::new();
-        let mut program_owners = Vec::new();
-        let mut path_owners = Vec::new();
+        let mut errors = Vec::new();
         for (index, (source, kind)) in patterns.into_iter().enumerate() {
-            let before = (scratch.programs.len(), scratch.paths.len());
-            compiled.push(compile(source, kind, &mut scratch).map_err(|e| (index, e))?);
-            program_owners.extend(std::iter::repeat_n(index, scratch.programs.len() - before.0));
-            path_owners.extend(std::iter::repeat_n(index, scratch.paths.len() - before.1));
+            scratch.owner = index;
+            match compile(source, kind, &mut scratch) {
+                Ok(pattern) => compiled.push(pattern),
+                Err(error) => {
+                    errors.push((index, error));
+                    // Keeps indices aligned; the set is never built.
+                    compiled.push(Compiled::Path);
+                }
+            }
         }
-        let mut programs = GlobSetBuilder::new();
-        for glob in scratch.programs {
-            programs.add(glob);
+        if !errors.is_empty() {
+            return Err(errors);
         }
-        let mut paths = GlobSetBuilder::new();
-        let mut path_sources = Vec::new();
-        for (glob, source) in scratch.paths {
-            paths.add(glob);
-            path_sources.push(source);
+        let mut program_anchored = vec![Vec::new(); scratch.programs.len()];
+        let mut word_anchored = vec![Vec::new(); scratch.words.len()];
+        for (index, pattern) in compiled.iter().enumerate() {
+            if let Compiled::Command(pattern) = pattern {
+                match pattern.word_anchor() {
+                    Some(word) => word_anchored[word].push(index),
+                    None => program_anchored[pattern.program].push(index),
+                }
+            }
         }
-        let fail = |e: globset::Error| (0, PatternError(e.to_string()));
-        Ok(Self { compiled, programs: programs.build().map_err(fail)?, program_owners, paths: paths.build().map_err(fail)?, path_sources, path_owners })
+        let fail = |e: globset::Error| vec![(0, PatternError(e.to_string()))];
+        let path_sources = scratch.paths.sources.clone();
+        Ok(Self {
+            compiled,
+            programs: scratch.programs.build().map_err(fail)?,
+            program_anchored,
+            words: scratch.words.build().map_err(fail)?,
+            word_anchored,
+            paths: scratch.paths.build().map_err(fail)?,
+            path_sources,
+            path_owners: scratch.path_owners,
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -216,108 +354,223 @@ impl PatternSet {
         self.compiled.is_empty()
     }
 
+    /// Whether the pattern at `index` is a command pattern (what
+    /// `autoApprove` takes).
+    pub fn is_command(&self, index: usize) -> bool {
+        matches!(self.compiled.get(index), Some(Compiled::Command(_)))
+    }
+
+    /// Looks every word of `analysis` up once, for [`Prepared::matches`]
+    /// and [`Prepared::covering`].
+    pub fn prepare<'a>(&'a self, analysis: &'a Analysis) -> Prepared<'a> {
+        let mut table = WordTable::default();
+        let commands = analysis
+            .commands
+            .iter()
+            .map(|command| {
+                let programs = self.programs.matches(&command.program);
+                let mut candidates: Vec<usize> = programs.iter().flat_map(|&glob| &self.program_anchored[glob]).copied().collect();
+                let positionals: Vec<usize> = command.positionals.iter().map(|word| table.lookup(&self.words, word)).collect();
+                let mut positional_any = Bits::new(self.word_anchored.len());
+                for &word in &positionals {
+                    for &glob in &table.hits[word] {
+                        positional_any.set(glob);
+                        candidates.extend(&self.word_anchored[glob]);
+                    }
+                }
+                let mut flag_any = Bits::new(self.word_anchored.len());
+                for flag in &command.flags {
+                    let word = table.lookup(&self.words, flag);
+                    for &glob in &table.hits[word] {
+                        flag_any.set(glob);
+                        candidates.extend(&self.word_anchored[glob]);
+                    }
+                }
+                candidates.sort_unstable();
+                candidates.dedup();
+                CommandWords { programs, candidates, positionals, positional_any, flag_any }
+            })
+            .collect();
+        Prepared { set: self, analysis, commands, word_hits: table.hits }
+    }
+}
+
+/// Each distinct word of an analysis with the word globs it matches.
+#[derive(Default)]
+struct WordTable<'a> {
+    ids: HashMap<&'a str, usize>,
+    hits: Vec<Vec<usize>>,
+}
+
+impl<'a> WordTable<'a> {
+    fn lookup(&mut self, globs: &GlobIndex, word: &'a str) -> usize {
+        if let Some(&id) = self.ids.get(word) {
+            return id;
+        }
+        self.hits.push(globs.matches(&word.to_lowercase()));
+        let id = self.hits.len() - 1;
+        self.ids.insert(word, id);
+        id
+    }
+}
+
+/// A fixed-size set of small integers.
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(size: usize) -> Self {
+        Self(vec![0; size.div_ceil(64)])
+    }
+
+    fn set(&mut self, bit: usize) {
+        self.0[bit / 64] |= 1 << (bit % 64);
+    }
+
+    fn has(&self, bit: usize) -> bool {
+        self.0[bit / 64] & (1 << (bit % 64)) != 0
+    }
+}
+
+/// What one command's words match.
+struct CommandWords {
+    /// The program globs its name matches, ascending.
+    programs: Vec<usize>,
+    /// The command patterns that might match it, in policy order: those
+    /// found through its program or through one of its words.
+    candidates: Vec<usize>,
+    /// Each positional's entry in the word table.
+    positionals: Vec<usize>,
+    /// Word globs some positional matches.
+    positional_any: Bits,
+    /// Word globs some flag matches.
+    flag_any: Bits,
+}
+
+/// An analysis with every word looked up in a [`PatternSet`]'s globs.
+pub struct Prepared<'a> {
+    set: &'a PatternSet,
+    analysis: &'a Analysis,
+    commands: Vec<CommandWords>,
+    word_hits: Vec<Vec<usize>>,
+}
+
+impl Prepared<'_> {
     /// For every pattern, what it matched in the analysis (if anything).
-    pub fn matches(&self, analysis: &Analysis) -> Vec<Option<Subject>> {
-        let mut hits: Vec<Option<Subject>> = vec![None; self.compiled.len()];
-        // Which program globs each command matches, once.
-        let per_command: Vec<Vec<usize>> = analysis.commands.iter().map(|c| self.programs.matches(&c.program)).collect();
+    pub fn matches(&self) -> Vec<Option<Subject>> {
+        let set = self.set;
+        let analysis = self.analysis;
+        let mut hits: Vec<Option<Subject>> = vec![None; set.compiled.len()];
         for (index, command) in analysis.commands.iter().enumerate() {
-            for &glob in &per_command[index] {
-                let owner = self.program_owners[glob];
-                if hits[owner].is_none() && let Compiled::Command(pattern) = &self.compiled[owner] && pattern.program == glob && pattern.matches(command) {
+            for &owner in &self.commands[index].candidates {
+                if hits[owner].is_none() && let Compiled::Command(pattern) = &set.compiled[owner] && self.command_matches(pattern, index) {
                     hits[owner] = Some(describe(command));
                 }
             }
         }
-        for (owner, compiled) in self.compiled.iter().enumerate() {
+        let mut keywords: Option<HashMap<String, &str>> = None;
+        for (owner, compiled) in set.compiled.iter().enumerate() {
             match compiled {
                 Compiled::Chain(parts) if hits[owner].is_none() => {
-                    hits[owner] = analysis.feeds.iter().find(|stages| chain_matches(parts, stages, analysis, &per_command)).map(|stages| {
+                    hits[owner] = analysis.feeds.iter().find(|stages| self.chain_matches(parts, stages)).map(|stages| {
                         stages.iter().filter_map(|s| s.first()).map(|&i| describe(&analysis.commands[i])).collect::<Vec<_>>().join(" | ")
                     });
                 }
                 Compiled::Fact(names) => hits[owner] = analysis.facts.iter().find(|(f, _)| names.is_match(f.name())).map(|(f, detail)| format!("{detail} (fact:{})", f.name())),
                 Compiled::Keyword(word) => {
-                    hits[owner] = analysis
-                        .words()
-                        .flat_map(|w| w.split(|c: char| !c.is_alphanumeric() && c != '_'))
-                        .find(|w| w.eq_ignore_ascii_case(word))
-                        .map(str::to_owned);
+                    let pieces = keywords.get_or_insert_with(|| keyword_pieces(analysis));
+                    hits[owner] = pieces.get(word).map(|&piece| piece.to_owned());
                 }
                 _ => {}
             }
         }
-        self.match_paths(analysis, &mut hits);
+        self.match_paths(&mut hits);
         hits
     }
 
-    fn match_paths(&self, analysis: &Analysis, hits: &mut [Option<Subject>]) {
-        if self.path_sources.is_empty() {
+    fn match_paths(&self, hits: &mut [Option<Subject>]) {
+        let set = self.set;
+        if set.path_sources.is_empty() {
             return;
         }
         let mut mark = |path: &str, written: bool| {
-            let direct = self.paths.matches(path);
+            let direct = set.paths.matches(&path.to_lowercase());
             let expanded: Vec<usize> = if path.contains(['*', '?', '[']) {
-                (0..self.path_sources.len()).filter(|&i| could_match(path, &self.path_sources[i])).collect()
+                (0..set.path_sources.len()).filter(|&i| could_match(path, &set.path_sources[i])).collect()
             } else {
                 Vec::new()
             };
             for glob in direct.into_iter().chain(expanded) {
-                let owner = self.path_owners[glob];
-                let applies = match self.compiled[owner] {
-                    Compiled::Path => true,
-                    Compiled::Read => !written,
-                    Compiled::Write => written,
-                    _ => false,
-                };
-                if applies && hits[owner].is_none() {
-                    hits[owner] = Some(path.to_owned());
+                for &owner in &set.path_owners[glob] {
+                    let applies = match set.compiled[owner] {
+                        Compiled::Path => true,
+                        Compiled::Read => !written,
+                        Compiled::Write => written,
+                        _ => false,
+                    };
+                    if applies && hits[owner].is_none() {
+                        hits[owner] = Some(path.to_owned());
+                    }
                 }
             }
         };
-        for path in &analysis.writes {
+        for path in &self.analysis.writes {
             mark(path, true);
         }
-        for path in &analysis.reads {
+        for path in &self.analysis.reads {
             mark(path, false);
         }
     }
 
-    /// The autoApprove pattern among `allowed` that covers `command`.
-    pub fn covering(&self, command: &Command, allowed: impl Fn(usize) -> bool) -> Option<usize> {
-        self.programs.matches(&command.program).into_iter().map(|glob| self.program_owners[glob]).filter(|&owner| allowed(owner)).find(|&owner| {
-            matches!(&self.compiled[owner], Compiled::Command(pattern) if pattern.matches(command))
+    /// The autoApprove pattern among `allowed` that covers the command at
+    /// `index`.
+    pub fn covering(&self, index: usize, allowed: impl Fn(usize) -> bool) -> Option<usize> {
+        self.commands[index].candidates.iter().copied().filter(|&owner| allowed(owner)).find(|&owner| {
+            matches!(&self.set.compiled[owner], Compiled::Command(pattern) if self.command_matches(pattern, index))
+        })
+    }
+
+    fn command_matches(&self, pattern: &CommandPattern, index: usize) -> bool {
+        let command = &self.analysis.commands[index];
+        let words = &self.commands[index];
+        if words.programs.binary_search(&pattern.program).is_err() {
+            return false;
+        }
+        let has = |wanted: &String| command.flags.iter().any(|f| f == wanted || command.shouted && f.eq_ignore_ascii_case(wanted));
+        if !pattern.flags.iter().all(has) || !pattern.flag_globs.iter().all(|&g| words.flag_any.has(g)) {
+            return false;
+        }
+        // Cheap refusal first: every positional glob must match some
+        // argument before their order is looked at.
+        if !pattern.positionals.iter().all(|&g| words.positional_any.has(g)) {
+            return false;
+        }
+        let matches = |argument: &usize, glob: usize| self.word_hits[*argument].binary_search(&glob).is_ok();
+        let mut arguments = words.positionals.iter();
+        if command.program == "git" && let Some(&first) = pattern.positionals.first() {
+            if !arguments.next().is_some_and(|subcommand| matches(subcommand, first)) {
+                return false;
+            }
+            return pattern.positionals[1..].iter().all(|&wanted| arguments.any(|a| matches(a, wanted)));
+        }
+        pattern.positionals.iter().all(|&wanted| arguments.any(|a| matches(a, wanted)))
+    }
+
+    fn chain_matches(&self, parts: &[CommandPattern], stages: &[Vec<usize>]) -> bool {
+        let mut stage = stages.iter();
+        parts.iter().all(|part| {
+            stage.any(|commands| commands.iter().any(|&i| self.command_matches(part, i)))
         })
     }
 }
 
-impl CommandPattern {
-    fn matches(&self, command: &Command) -> bool {
-        let has = |wanted: &String| command.flags.iter().any(|f| f == wanted || command.shouted && f.eq_ignore_ascii_case(wanted));
-        if !self.flags.iter().all(has) {
-            return false;
-        }
-        if !self.flag_globs.iter().all(|g| command.flags.iter().any(|f| g.is_match(f))) {
-            return false;
-        }
-        let mut arguments = command.positionals.iter();
-        if command.program == "git" && let Some(first) = self.positionals.first() {
-            if !arguments.next().is_some_and(|subcommand| first.is_match(subcommand)) {
-                return false;
-            }
-            return self.positionals[1..].iter().all(|wanted| arguments.any(|a| wanted.is_match(a)));
-        }
-        self.positionals.iter().all(|wanted| arguments.any(|a| wanted.is_match(a)))
+/// Every word a keyword may match (see [`Analysis::words`]), split at
+/// punctuation, lower-cased, with the first spelling seen.
+fn keyword_pieces(analysis: &Analysis) -> HashMap<String, &str> {
+    let mut pieces = HashMap::new();
+    for piece in analysis.words().flat_map(|w| w.split(|c: char| !c.is_alphanumeric() && c != '_')).filter(|p| !p.is_empty()) {
+        pieces.entry(piece.to_lowercase()).or_insert(piece);
     }
-
-    fn matches_with(&self, command: &Command, program_globs: &[usize]) -> bool {
-        program_globs.contains(&self.program) && self.matches(command)
-    }
-}
-
-fn chain_matches(parts: &[CommandPattern], stages: &[Vec<usize>], analysis: &Analysis, per_command: &[Vec<usize>]) -> bool {
-    let mut stage = stages.iter();
-    parts.iter().all(|part| stage.any(|commands| commands.iter().any(|&i| part.matches_with(&analysis.commands[i], &per_command[i]))))
+    pieces
 }
 
 fn describe(command: &Command) -> String {
@@ -338,7 +591,7 @@ fn describe(command: &Command) -> String {
 /// `*` and `?` at the start of a segment do not match a leading `.`.
 pub fn could_match(argument: &str, pattern: &str) -> bool {
     let absolute = |p: &str| p.starts_with('/') || p.starts_with('~');
-    alternatives(pattern).iter().filter(|alternative| absolute(argument) || !absolute(alternative)).any(|alternative| intersects(&tokens(argument, false), &tokens(alternative, true)))
+    expand_braces(pattern).unwrap_or_else(|| vec![pattern.to_owned()]).iter().filter(|alternative| absolute(argument) || !absolute(alternative)).any(|alternative| intersects(&tokens(argument, false), &tokens(alternative, true)))
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -382,19 +635,10 @@ fn tokens(glob: &str, pattern: bool) -> Vec<Token> {
                 }
                 Token::Class
             }
-            c => Token::Char(c.to_ascii_lowercase()),
+            c => Token::Char(c.to_lowercase().next().unwrap_or(c)),
         });
     }
     out
-}
-
-fn alternatives(pattern: &str) -> Vec<String> {
-    let Some(open) = pattern.find('{') else { return vec![pattern.to_owned()] };
-    let Some(close) = pattern[open..].find('}').map(|i| open + i) else { return vec![pattern.to_owned()] };
-    pattern[open + 1..close]
-        .split(',')
-        .flat_map(|choice| alternatives(&format!("{}{choice}{}", &pattern[..open], &pattern[close + 1..])))
-        .collect()
 }
 
 fn is_run(token: &Token) -> bool {
@@ -405,7 +649,7 @@ fn is_run(token: &Token) -> bool {
 /// over pairs of positions (and whether the argument's current run has
 /// consumed anything yet, for the leading-dot rule).
 fn intersects(a: &[Token], b: &[Token]) -> bool {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = HashSet::new();
     let mut stack = vec![(0usize, 0usize, false)];
     while let Some((i, j, started)) = stack.pop() {
         if !seen.insert((i, j, started)) {
@@ -454,7 +698,12 @@ mod tests {
 
     fn hit(pattern: &str, hint: &str) -> bool {
         let set = PatternSet::new([(pattern, PatternKind::Glob)]).unwrap();
-        set.matches(&analyze(hint).unwrap())[0].is_some()
+        set.prepare(&analyze(hint).unwrap()).matches()[0].is_some()
+    }
+
+    fn error(pattern: &str) -> String {
+        let Err(errors) = PatternSet::new([(pattern, PatternKind::Glob)]) else { panic!("'{pattern}' compiled") };
+        errors[0].1.0.clone()
     }
 
     #[test]
@@ -482,10 +731,42 @@ mod tests {
 
     #[test]
     fn misleading_patterns_are_refused_with_the_way_to_write_them() {
-        assert!(check("/bin/rm -rf", PatternKind::Glob).unwrap_err().0.contains("base name"));
-        assert!(check("*--no-preserve-root*", PatternKind::Glob).unwrap_err().0.contains("* --no-preserve-root"));
-        assert!(check("fact:nope", PatternKind::Glob).unwrap_err().0.contains("fork_bomb"));
-        assert!(check("rm [", PatternKind::Glob).is_err());
+        assert!(error("/bin/rm -rf").contains("base name"));
+        assert!(error("*--no-preserve-root*").contains("* --no-preserve-root"));
+        assert!(error("fact:nope").contains("fork_bomb"));
+        assert!(!error("rm [").is_empty());
+    }
+
+    #[test]
+    fn brace_alternatives_are_globs_of_their_own_and_match_as_the_whole() {
+        let alternatives = |glob: &str| expand_braces(glob).map(|all| all.join(" "));
+        assert_eq!(alternatives("/etc/{a,b}/{c,d}").as_deref(), Some("/etc/a/c /etc/a/d /etc/b/c /etc/b/d"));
+        assert_eq!(alternatives("~/.{,z}shrc").as_deref(), Some("~/.shrc ~/.zshrc"));
+        assert_eq!(alternatives("x[{]y"), None, "a brace in a class is literal");
+        let wide = format!("{{{}}}", (0..=MAX_ALTERNATIVES).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
+        assert_eq!(alternatives(&wide), None);
+        for (pattern, hint, expected) in [
+            ("write:/etc/{shadow,sudoers}", "echo x > /etc/sudoers", true),
+            ("write:/etc/{shadow,sudoers}", "echo x > /etc/sudoers.bak", false),
+            ("read:**/{.netrc,.pgpass}", "cat ~/.PGPASS", true),
+            ("{curl,wget} * | {sh,bash}", "WGET -qO- x | bash", true),
+            ("rm -rf {/,~}", "rm -rf /", true),
+            ("rm -rf {/,~}", "rm -rf /tmp", false),
+        ] {
+            assert_eq!(hit(pattern, hint), expected, "{pattern} on {hint}");
+        }
+        assert_eq!(alternatives("{a,{b,c}}"), None, "nested braces are left to globset");
+        assert!(hit("rm {a,{b,c}}", "rm c") && !hit("rm {a,{b,c}}", "rm d"));
+    }
+
+    #[test]
+    fn patterns_of_any_program_are_found_through_their_arguments_and_flags() {
+        assert!(hit("* customer-db-*", "psql -h customer-db-7 -c 'select 1'"));
+        assert!(hit("* customer-db-*", "env X=1 psql customer-db-7"));
+        assert!(!hit("* customer-db-*", "psql other-db"));
+        assert!(hit("* --no-preserve-root", "rm -rf / --no-preserve-root"));
+        assert!(hit("* --destroy*", "tool --destroy-everything"));
+        assert!(!hit("* --destroy*", "tool --keep"));
     }
 
     #[test]
