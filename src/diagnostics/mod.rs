@@ -51,29 +51,38 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// A file's text, for turning byte offsets into locations.
+/// A file's text, for turning byte offsets into locations. Read-only
+/// once made: the index of line starts is computed from the text.
 pub struct SourceFile {
     pub path: PathBuf,
     pub text: String,
+    /// Byte offset of each line's start, ascending (the first is 0).
+    line_starts: Vec<usize>,
 }
 
 impl SourceFile {
+    pub fn new(path: impl Into<PathBuf>, text: impl Into<String>) -> Self {
+        let text = text.into();
+        let line_starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        Self { path: path.into(), text, line_starts }
+    }
+
     pub fn read(path: &Path) -> Result<Self, Diagnostic> {
         std::fs::read_to_string(path)
-            .map(|text| Self { path: path.to_path_buf(), text })
+            .map(|text| Self::new(path, text))
             .map_err(|e| Diagnostic::whole_file(path, format!("cannot read file: {}", io_reason(&e))))
     }
 
     /// A diagnostic at the start of `span` (clamped to the text).
     pub fn at(&self, span: Range<usize>, message: impl Into<String>) -> Diagnostic {
         let offset = self.char_boundary(span.start.min(self.text.len()));
-        let before = &self.text[..offset];
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let line = self.line_starts.partition_point(|&start| start <= offset);
+        let line_start = self.line_starts[line - 1];
         let line_end = self.text[offset..].find('\n').map_or(self.text.len(), |i| offset + i);
         Diagnostic {
             file: self.path.clone(),
-            line: before.matches('\n').count() + 1,
-            col: before[line_start..].chars().count() + 1,
+            line,
+            col: self.text[line_start..offset].chars().count() + 1,
             message: message.into(),
             source_line: Some(self.text[line_start..line_end].trim_end_matches('\r').to_owned()),
         }
@@ -104,7 +113,7 @@ mod tests {
 
     #[test]
     fn locations_are_one_based_and_count_characters() {
-        let file = SourceFile { path: "p.toml".into(), text: "a = 1\nbé = \"x\"\n".into() };
+        let file = SourceFile::new("p.toml", "a = 1\nbé = \"x\"\n");
         let d = file.at(10..11, "bad");
         assert_eq!((d.line, d.col), (2, 4));
         assert_eq!(d.to_string(), "p.toml:2:4: bad");

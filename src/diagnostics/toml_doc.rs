@@ -139,7 +139,7 @@ mod tests {
     }
 
     fn load_text(text: &str) -> Result<Settings, Vec<Diagnostic>> {
-        load(&SourceFile { path: "s.toml".into(), text: text.into() })
+        load(&SourceFile::new("s.toml", text))
     }
 
     #[test]

@@ -43,7 +43,7 @@ mod tests {
     use super::*;
 
     fn source(text: &str) -> SourceFile {
-        SourceFile { path: "x-adapter.md".into(), text: text.into() }
+        SourceFile::new("x-adapter.md", text)
     }
 
     #[test]

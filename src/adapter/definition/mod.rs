@@ -348,7 +348,7 @@ mod robustness {
     use super::*;
 
     fn check(text: String) -> Result<(), TestCaseError> {
-        let source = SourceFile { path: "fuzz-adapter.md".into(), text };
+        let source = SourceFile::new("fuzz-adapter.md", text);
         match parse(&source) {
             Ok(loaded) => prop_assert!(!loaded.definition.name.is_empty()),
             Err(errors) => {

@@ -9,7 +9,7 @@ use safety_dongle::{adapter::definition, diagnostics::SourceFile};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let source = SourceFile { path: "fuzz-adapter.md".into(), text: text.to_owned() };
+    let source = SourceFile::new("fuzz-adapter.md", text);
     match definition::parse(&source) {
         Ok(loaded) => assert!(!loaded.definition.name.is_empty()),
         Err(errors) => assert!(!errors.is_empty() && errors.iter().all(|e| e.line >= 1 && e.col >= 1)),
