@@ -8,7 +8,7 @@
 
 use super::words::normalize_path;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Command {
     /// The words as the program receives them.
     pub argv: Vec<String>,

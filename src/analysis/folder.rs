@@ -220,7 +220,8 @@ mod tests {
 
     #[test]
     fn resolved_forms_beyond_the_command_limit_make_the_action_too_complex() {
-        let hint = format!("cd ~/.ssh; {}", "rm a; ".repeat(MAX_COMMANDS - 1));
+        let removals: String = (1..MAX_COMMANDS).map(|i| format!("rm a{i}; ")).collect();
+        let hint = format!("cd ~/.ssh; {removals}");
         let analysis = super::super::analyze(&hint).unwrap();
         assert_eq!(analysis.commands.len(), MAX_COMMANDS);
         assert!(analysis.facts.iter().any(|(fact, detail)| *fact == Fact::TooComplex && detail.contains("resolved")), "{:?}", analysis.facts);

@@ -346,6 +346,7 @@ impl Builder {
     /// (order does not matter: either way round is suspicious).
     fn finish(&mut self) {
         self.downloads_run();
+        self.merge_repeated_commands();
         let writes: Vec<String> = self.analysis.commands.iter().flat_map(files_written_by).collect();
         self.analysis.writes.extend(writes);
         let executed = self.analysis.commands.iter().filter_map(executed_file).find(|file| self.analysis.writes.iter().any(|w| same_file(w, file)));
@@ -363,6 +364,43 @@ impl Builder {
 }
 
 impl Builder {
+    /// Keeps one copy of each command found more than once (the text after
+    /// a label is analysed twice; a loop body may repeat a line), so every
+    /// command is matched once. Chains name the copy kept.
+    fn merge_repeated_commands(&mut self) {
+        let mut kept: std::collections::HashMap<&Command, usize> = std::collections::HashMap::new();
+        let mut unique = Vec::new();
+        let renumbered: Vec<usize> = self
+            .analysis
+            .commands
+            .iter()
+            .enumerate()
+            .map(|(index, command)| {
+                *kept.entry(command).or_insert_with(|| {
+                    unique.push(index);
+                    unique.len() - 1
+                })
+            })
+            .collect();
+        if unique.len() == self.analysis.commands.len() {
+            return;
+        }
+        let mut index = 0;
+        self.analysis.commands.retain(|_| {
+            let keep = unique.binary_search(&index).is_ok();
+            index += 1;
+            keep
+        });
+        for stage in self.analysis.feeds.iter_mut().flatten() {
+            for command in stage.iter_mut() {
+                *command = renumbered[*command];
+            }
+            stage.dedup();
+        }
+        self.analysis.feeds.sort();
+        self.analysis.feeds.dedup();
+    }
+
     /// A downloader's output reaching an executor through a chain, or a
     /// file it saved being executed.
     fn downloads_run(&mut self) {
