@@ -1,7 +1,8 @@
 //! In-process evaluation latency against a 1,000-rule policy (the shipped
-//! default plus generated rules of every kind): a 200-character hint
-//! (p50, p99 and max over 200,000 evaluations) and an 8 KiB script (over
-//! 2,000), each parsed, analysed and matched from scratch.
+//! default plus generated rules of every kind): a 200-character command
+//! and a 200-character hint with a label (p50, p99 and max over 200,000
+//! evaluations each) and an 8 KiB script (over 2,000), each parsed,
+//! analysed and matched from scratch; and the analysis alone.
 //!
 //! Run with `cargo bench --bench evaluate`.
 
@@ -113,9 +114,14 @@ fn eight_kib_script() -> String {
 
 fn main() {
     let policy = thousand_rule_policy();
-    let hint = "executing shell command: cd /home/dev/project && RUST_LOG=debug cargo test --workspace -- --nocapture 2>&1 | tee /tmp/test-output.log; echo finished with status $? and then tell the user what happened";
-    assert_eq!(hint.chars().count(), 200, "the benchmark hint is 200 characters");
-    measure_both(&policy, "200-char hint", hint, EVALUATIONS);
+    let command = "cd /home/dev/project && RUST_LOG=debug cargo test --workspace --all-features --locked -- --nocapture 2>&1 | tee /tmp/test-output.log; echo finished with status $? and then tell the user what happened.";
+    assert_eq!(command.chars().count(), 200, "the benchmark command is 200 characters");
+    measure_both(&policy, "200-char command", command, EVALUATIONS);
+    // A label (`executing shell command: `) makes the text after it be
+    // analysed as well as the whole: two parses.
+    let labelled = "executing shell command: cd /home/dev/project && RUST_LOG=debug cargo test --workspace -- --nocapture 2>&1 | tee /tmp/test-output.log; echo finished with status $? and then tell the user what happened";
+    assert_eq!(labelled.chars().count(), 200, "the labelled hint is 200 characters");
+    measure_both(&policy, "200-char labelled hint", labelled, EVALUATIONS);
     let script = eight_kib_script();
     assert_eq!(script.len(), 8 * 1024);
     measure_both(&policy, "8 KiB script", &script, 2_000);

@@ -152,10 +152,15 @@ fn downstream_servers(config: &Config) -> Result<BTreeMap<String, ServerSettings
 
 /// The policy, the store and the loop over them.
 pub fn build_safety_loop(config: &Config) -> Result<SafetyLoop, String> {
-    let policy = CompiledPolicy::load(&config.policies).map_err(|errors| {
-        errors.iter().map(|e| e.render()).collect::<Vec<_>>().join("\n")
-    })?;
-    let store = open_store(config)?;
+    // Compiling the policy and opening the state are independent: side by
+    // side, a short-lived process (the hook) starts sooner.
+    let (policy, store) = std::thread::scope(|scope| {
+        let policy = scope.spawn(|| CompiledPolicy::load(&config.policies));
+        let store = open_store(config);
+        (policy.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), store)
+    });
+    let policy = policy.map_err(|errors| errors.iter().map(|e| e.render()).collect::<Vec<_>>().join("\n"))?;
+    let store = store?;
     let settings = &config.verifier;
     let verifier = VerifierLink::from_settings(settings);
     if let Err(unavailable) = &verifier {

@@ -133,12 +133,17 @@ impl Globs {
         if let Some(&id) = self.ids.get(&key) {
             return Ok(id);
         }
-        let whole = glob(&key.0, within_segments)?;
-        let id = self.sources.len();
         let parts: Option<Vec<Glob>> = expand_braces(&key.0)
             .filter(|alternatives| alternatives.len() > 1)
             .and_then(|alternatives| alternatives.iter().map(|alternative| glob(alternative, within_segments).ok()).collect());
-        for part in parts.unwrap_or_else(|| vec![whole]) {
+        // The glob as written, when it has no alternatives or one of them
+        // does not compile on its own (its error is the written glob's).
+        let parts = match parts {
+            Some(parts) => parts,
+            None => vec![glob(&key.0, within_segments)?],
+        };
+        let id = self.sources.len();
+        for part in parts {
             self.given.push(part);
             self.written.push(id);
         }
@@ -334,13 +339,22 @@ impl PatternSet {
         }
         let fail = |e: globset::Error| vec![(0, PatternError(e.to_string()))];
         let path_sources = scratch.paths.sources.clone();
+        // The three sets are independent; building them side by side
+        // shortens start-up where it counts most, the hook's one call.
+        let (programs, words, paths) = std::thread::scope(|scope| {
+            let programs = scope.spawn(|| scratch.programs.build());
+            let words = scope.spawn(|| scratch.words.build());
+            let paths = scratch.paths.build();
+            let joined = |built: std::thread::ScopedJoinHandle<'_, _>| built.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (joined(programs), joined(words), paths)
+        });
         Ok(Self {
             compiled,
-            programs: scratch.programs.build().map_err(fail)?,
+            programs: programs.map_err(fail)?,
             program_anchored,
-            words: scratch.words.build().map_err(fail)?,
+            words: words.map_err(fail)?,
             word_anchored,
-            paths: scratch.paths.build().map_err(fail)?,
+            paths: paths.map_err(fail)?,
             path_sources,
             path_owners: scratch.path_owners,
         })

@@ -54,6 +54,11 @@ impl Store {
         connection.pragma_update(None, "journal_mode", "WAL")?;
         connection.pragma_update(None, "synchronous", "NORMAL")?;
         connection.pragma_update(None, "foreign_keys", "ON")?;
+        // Closing does not fold the log into the database: a short-lived
+        // process (the hook runs once per tool call) would pay two extra
+        // syncs each time. Commits fold it in once it grows past SQLite's
+        // automatic checkpoint size, so it stays bounded.
+        connection.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
         migrations::migrate(&mut connection)?;
         Ok(Self { connection: Mutex::new(connection), path })
     }
