@@ -78,7 +78,7 @@ impl SourceFile {
         let offset = self.char_boundary(span.start.min(self.text.len()));
         let line = self.line_starts.partition_point(|&start| start <= offset);
         let line_start = self.line_starts[line - 1];
-        let line_end = self.text[offset..].find('\n').map_or(self.text.len(), |i| offset + i);
+        let line_end = self.line_starts.get(line).map_or(self.text.len(), |next| next - 1);
         Diagnostic {
             file: self.path.clone(),
             line,

@@ -57,13 +57,24 @@ struct CommandPattern {
     positionals: Vec<usize>,
 }
 
+/// Which files a path pattern looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// `path:`, any file.
+    Any,
+    /// `read:`, a file not only written.
+    Read,
+    /// `write:`, a file written.
+    Write,
+}
+
 #[derive(Debug, Clone)]
 enum Compiled {
     Command(CommandPattern),
     Chain(Vec<CommandPattern>),
-    Path,
-    Read,
-    Write,
+    /// A file the action touches as `access` says, by its index in the
+    /// set's path `GlobSet`.
+    File { glob: usize, access: Access },
     /// Facts whose names the glob matches.
     Fact(GlobMatcher),
     Keyword(String),
@@ -107,10 +118,6 @@ struct Scratch {
     programs: Globs,
     words: Globs,
     paths: Globs,
-    /// For each path glob, the patterns using it.
-    path_owners: Vec<Vec<usize>>,
-    /// The index of the pattern being compiled.
-    owner: usize,
 }
 
 /// Globs as written, each compiled once (by lower-cased source and whether
@@ -229,13 +236,9 @@ fn compile(source: &str, kind: PatternKind, scratch: &mut Scratch) -> Result<Com
         }
         return Ok(Compiled::Fact(matcher));
     }
-    for (prefix, kind) in [("path:", Compiled::Path), ("read:", Compiled::Read), ("write:", Compiled::Write)] {
+    for (prefix, access) in [("path:", Access::Any), ("read:", Access::Read), ("write:", Access::Write)] {
         if let Some(path) = source.strip_prefix(prefix) {
-            let path = path.trim();
-            let id = scratch.paths.add(path, true)?;
-            scratch.path_owners.resize(scratch.paths.len(), Vec::new());
-            scratch.path_owners[id].push(scratch.owner);
-            return Ok(kind);
+            return Ok(Compiled::File { glob: scratch.paths.add(path.trim(), true)?, access });
         }
     }
     if source.contains('|') {
@@ -314,14 +317,9 @@ impl PatternSet {
         let mut compiled = Vec::new();
         let mut errors = Vec::new();
         for (index, (source, kind)) in patterns.into_iter().enumerate() {
-            scratch.owner = index;
             match compile(source, kind, &mut scratch) {
                 Ok(pattern) => compiled.push(pattern),
-                Err(error) => {
-                    errors.push((index, error));
-                    // Keeps indices aligned; the set is never built.
-                    compiled.push(Compiled::Path);
-                }
+                Err(error) => errors.push((index, error)),
             }
         }
         if !errors.is_empty() {
@@ -329,16 +327,19 @@ impl PatternSet {
         }
         let mut program_anchored = vec![Vec::new(); scratch.programs.len()];
         let mut word_anchored = vec![Vec::new(); scratch.words.len()];
+        let mut path_owners = vec![Vec::new(); scratch.paths.len()];
         for (index, pattern) in compiled.iter().enumerate() {
-            if let Compiled::Command(pattern) = pattern {
-                match pattern.word_anchor() {
+            match pattern {
+                Compiled::Command(pattern) => match pattern.word_anchor() {
                     Some(word) => word_anchored[word].push(index),
                     None => program_anchored[pattern.program].push(index),
-                }
+                },
+                Compiled::File { glob, .. } => path_owners[*glob].push(index),
+                _ => {}
             }
         }
         let fail = |e: globset::Error| vec![(0, PatternError(e.to_string()))];
-        let path_sources = scratch.paths.sources.clone();
+        let path_sources = std::mem::take(&mut scratch.paths.sources);
         // The three sets are independent; building them side by side
         // shortens start-up where it counts most, the hook's one call.
         let (programs, words, paths) = std::thread::scope(|scope| {
@@ -356,7 +357,7 @@ impl PatternSet {
             word_anchored,
             paths: paths.map_err(fail)?,
             path_sources,
-            path_owners: scratch.path_owners,
+            path_owners,
         })
     }
 
@@ -516,9 +517,9 @@ impl Prepared<'_> {
             for glob in direct.into_iter().chain(expanded) {
                 for &owner in &set.path_owners[glob] {
                     let applies = match set.compiled[owner] {
-                        Compiled::Path => true,
-                        Compiled::Read => !written,
-                        Compiled::Write => written,
+                        Compiled::File { access: Access::Any, .. } => true,
+                        Compiled::File { access: Access::Read, .. } => !written,
+                        Compiled::File { access: Access::Write, .. } => written,
                         _ => false,
                     };
                     if applies && hits[owner].is_none() {
