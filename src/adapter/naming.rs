@@ -1,5 +1,7 @@
-//! Names from outside sources made into MCP-AQL names: sanitised to
-//! `^[a-z][a-z0-9_]*$`, made unique deterministically (`claim` hands out
+//! Names from outside sources made into MCP-AQL names: the one sanitiser
+//! for downstream tools, OpenAPI operations and server names, snake_case
+//! by words and camelCase humps so verbs stay words (`readFile` ->
+//! `read_file`), keeping `^[a-z][a-z0-9_]*$`; made unique deterministically (`claim` hands out
 //! `_2`, `_3` suffixes within a length limit), and classified into a
 //! semantic category by their leading verb.
 
@@ -7,22 +9,58 @@ use std::collections::BTreeSet;
 
 use crate::protocol::registry::Category;
 
-/// Lower-cases ASCII letters and turns every other character that is not a
-/// digit or `_` into `_`; a name that would not start with a letter gets
-/// an `x_` prefix, an empty one becomes `x`.
-pub fn sanitise(raw: &str) -> String {
-    let mut name: String = raw
-        .chars()
-        .map(|c| match c {
-            'a'..='z' | '0'..='9' | '_' => c,
-            'A'..='Z' => c.to_ascii_lowercase(),
-            _ => '_',
-        })
-        .collect();
-    if !name.starts_with(|c: char| c.is_ascii_lowercase()) {
-        name.insert_str(0, "x_");
+/// `raw` in snake_case: words split at every character that is not an
+/// ASCII letter or digit and at camelCase humps (`listPetsByID` ->
+/// `list_pets_by_id`, `HTTPServer` -> `http_server`, `getIDs` ->
+/// `get_ids`), digits staying with the word before them (`v2`, `oauth2`).
+/// The result keeps the naming rule: one that would not start with a
+/// letter gets an `x_` prefix, an empty one is `x`.
+pub fn snake_case(raw: &str) -> String {
+    let name = words(raw).join("_");
+    if name.is_empty() {
+        "x".to_owned()
+    } else if name.starts_with(|c: char| c.is_ascii_lowercase()) {
+        name
+    } else {
+        format!("x_{name}")
     }
-    if name == "x_" { "x".into() } else { name }
+}
+
+fn words(raw: &str) -> Vec<String> {
+    let chars: Vec<char> = raw.chars().collect();
+    let mut words = Vec::new();
+    let mut current = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_ascii_alphanumeric() {
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            continue;
+        }
+        if c.is_ascii_uppercase() && i > 0 && !current.is_empty() && starts_hump(&chars, i) {
+            words.push(std::mem::take(&mut current));
+        }
+        current.push(c.to_ascii_lowercase());
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words
+}
+
+/// Whether the upper-case letter at `i` (not the first of its word) starts
+/// a new word: after a lower-case letter (`listPets`), or after capitals or
+/// digits when a lower-case run follows (`HTTPServer`, `v2Repos`), except
+/// a plural `s` closing an acronym (`IDs`, `URLs`).
+fn starts_hump(chars: &[char], i: usize) -> bool {
+    let previous = chars[i - 1];
+    if previous.is_ascii_lowercase() {
+        return true;
+    }
+    let next = chars.get(i + 1).copied();
+    let after_next = chars.get(i + 2).copied();
+    let plural_acronym = next == Some('s') && !after_next.is_some_and(|c| c.is_ascii_lowercase());
+    next.is_some_and(|c| c.is_ascii_lowercase()) && !plural_acronym
 }
 
 /// Sanitised names for `raw` names, unique among themselves and against
@@ -36,7 +74,7 @@ pub fn unique_names(raw: &[String]) -> Vec<String> {
     let mut taken = BTreeSet::new();
     let mut names = vec![String::new(); raw.len()];
     for index in order {
-        names[index] = claim(&mut taken, &sanitise(&raw[index]), usize::MAX);
+        names[index] = claim(&mut taken, &snake_case(&raw[index]), usize::MAX);
     }
     names
 }
@@ -79,19 +117,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sanitising_keeps_the_naming_rule() {
+    fn one_sanitiser_splits_words_and_humps_and_keeps_the_naming_rule() {
         let rows = [
+            ("repos/get", "repos_get"),
+            ("listPetsByID", "list_pets_by_id"),
+            ("get-user_by.id", "get_user_by_id"),
+            ("HTTPServer", "http_server"),
+            ("getIDs", "get_ids"),
+            ("listURLsForRepo", "list_urls_for_repo"),
+            ("v2Repos", "v2_repos"),
+            ("oauth2Token", "oauth2_token"),
+            ("X-Request-ID", "x_request_id"),
+            ("labelNames", "label_names"),
+            // Downstream tools: the verb stays a word, so it classifies.
+            ("readFile", "read_file"),
+            ("ReadFile", "read_file"),
             ("get-annotated-message", "get_annotated_message"),
-            ("readFile", "readfile"),
-            ("3d-render", "x_3d_render"),
-            ("_hidden", "x__hidden"),
+            ("ümlaut.tool", "mlaut_tool"),
+            ("_links", "links"),
+            ("get /repos/{owner}/{repo}", "get_repos_owner_repo"),
+            ("2fa-enable", "x_2fa_enable"),
+            ("Ünïcode name", "n_code_name"),
             ("", "x"),
-            ("ümlaut.tool", "x__mlaut_tool"),
+            ("---", "x"),
         ];
         for (raw, expected) in rows {
-            let name = sanitise(raw);
-            assert_eq!(name, expected, "{raw}");
-            assert!(crate::protocol::registry::is_snake_case(&name), "{raw} -> {name}");
+            let name = snake_case(raw);
+            assert_eq!(name, expected, "{raw:?}");
+            assert!(crate::protocol::registry::is_snake_case(&name), "{raw:?} -> {name}");
         }
     }
 
@@ -124,6 +177,7 @@ mod tests {
 
     #[test]
     fn verbs_suggest_categories() {
+        assert_eq!(category_from_verb(&snake_case("readFile")), Some(Category::Read));
         assert_eq!(category_from_verb("list_directory"), Some(Category::Read));
         assert_eq!(category_from_verb("write_file"), Some(Category::Create));
         assert_eq!(category_from_verb("move_file"), Some(Category::Update));

@@ -15,7 +15,7 @@ use std::{collections::BTreeMap, path::Path};
 use serde_json::{Map, Value};
 
 use crate::{
-    adapter::naming::sanitise,
+    adapter::naming::snake_case,
     config::{ServerSettings, StartPolicy, default_call_timeout, server_transport_problem},
 };
 
@@ -49,7 +49,7 @@ pub fn parse(text: &str) -> Result<BTreeMap<String, ServerSettings>, Vec<String>
         }
         match server(entry) {
             Ok(Some(settings)) => {
-                let name = sanitise(raw_name).replace("__", "_");
+                let name = snake_case(raw_name);
                 if servers.insert(name.clone(), settings).is_some() {
                     errors.push(format!("{at}: its name becomes '{name}', which another entry already has"));
                 }

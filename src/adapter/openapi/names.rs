@@ -4,8 +4,6 @@
 //! the adapter's kebab-case name; and the environment variables its
 //! credentials come from.
 
-use crate::adapter::naming;
-
 /// Longest operation or parameter name: MCP clients refuse tool names past
 /// 64 characters, and the adapter format keeps the same bound.
 pub const MAX_NAME: usize = 64;
@@ -17,53 +15,6 @@ pub const FALLBACK_ADAPTER_NAME: &str = "imported-api";
 /// still too long: they join the telling words but rarely tell operations
 /// apart.
 const FILLER_WORDS: [&str; 14] = ["a", "an", "and", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with"];
-
-/// `raw` in snake_case: words split at every character that is not an
-/// ASCII letter or digit and at camelCase humps (`listPetsByID` ->
-/// `list_pets_by_id`, `HTTPServer` -> `http_server`, `getIDs` ->
-/// `get_ids`), digits staying with the word before them (`v2`, `oauth2`).
-/// The result keeps the naming rule: one that would not start with a
-/// letter gets an `x_` prefix, an empty one is `x`.
-pub fn snake_case(raw: &str) -> String {
-    naming::sanitise(&words(raw).join("_"))
-}
-
-fn words(raw: &str) -> Vec<String> {
-    let chars: Vec<char> = raw.chars().collect();
-    let mut words = Vec::new();
-    let mut current = String::new();
-    for (i, &c) in chars.iter().enumerate() {
-        if !c.is_ascii_alphanumeric() {
-            if !current.is_empty() {
-                words.push(std::mem::take(&mut current));
-            }
-            continue;
-        }
-        if c.is_ascii_uppercase() && i > 0 && !current.is_empty() && starts_hump(&chars, i) {
-            words.push(std::mem::take(&mut current));
-        }
-        current.push(c.to_ascii_lowercase());
-    }
-    if !current.is_empty() {
-        words.push(current);
-    }
-    words
-}
-
-/// Whether the upper-case letter at `i` (not the first of its word) starts
-/// a new word: after a lower-case letter (`listPets`), or after capitals or
-/// digits when a lower-case run follows (`HTTPServer`, `v2Repos`), except
-/// a plural `s` closing an acronym (`IDs`, `URLs`).
-fn starts_hump(chars: &[char], i: usize) -> bool {
-    let previous = chars[i - 1];
-    if previous.is_ascii_lowercase() {
-        return true;
-    }
-    let next = chars.get(i + 1).copied();
-    let after_next = chars.get(i + 2).copied();
-    let plural_acronym = next == Some('s') && !after_next.is_some_and(|c| c.is_ascii_lowercase());
-    next.is_some_and(|c| c.is_ascii_lowercase()) && !plural_acronym
-}
 
 /// A snake_case `name` shortened to at most `max` characters, dropping
 /// words in order of how little they tell, one at a time, left to right,
@@ -159,34 +110,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::protocol::registry::is_snake_case;
-
-    #[test]
-    fn snake_case_table() {
-        let rows = [
-            ("repos/get", "repos_get"),
-            ("listPetsByID", "list_pets_by_id"),
-            ("get-user_by.id", "get_user_by_id"),
-            ("HTTPServer", "http_server"),
-            ("getIDs", "get_ids"),
-            ("listURLsForRepo", "list_urls_for_repo"),
-            ("v2Repos", "v2_repos"),
-            ("oauth2Token", "oauth2_token"),
-            ("X-Request-ID", "x_request_id"),
-            ("labelNames", "label_names"),
-            ("_links", "links"),
-            ("get /repos/{owner}/{repo}", "get_repos_owner_repo"),
-            ("2fa-enable", "x_2fa_enable"),
-            ("Ünïcode name", "n_code_name"),
-            ("", "x"),
-            ("---", "x"),
-        ];
-        for (raw, expected) in rows {
-            let name = snake_case(raw);
-            assert_eq!(name, expected, "{raw:?}");
-            assert!(is_snake_case(&name), "{raw:?} -> {name}");
-        }
-    }
+    use crate::{adapter::naming, protocol::registry::is_snake_case};
 
     #[test]
     fn long_names_lose_their_least_telling_words_first() {

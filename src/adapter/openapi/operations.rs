@@ -17,11 +17,12 @@ use super::{
     ImportError,
     auth::Security,
     document::{Dialect, Document, Node},
-    names::{MAX_NAME, fit, snake_case},
+    names::{MAX_NAME, fit},
     refs::{Refs, Walk},
     schema::{self, Shape},
 };
 use crate::{
+    adapter::naming::snake_case,
     adapter::{definition::Location, naming::claim},
     protocol::{params::ParamType, registry::Category},
 };
