@@ -18,17 +18,22 @@ use std::{
 
 use axum::{Router as Http, routing::get};
 use safety_dongle::{
-    adapter::{definition, gate::OperationGate, http},
+    adapter::{definition, http},
     config::LoopMode,
-    policy::CompiledPolicy,
+    gate::Gate,
+    policy::{CompiledPolicy, PolicySource},
     protocol::{
         limits::Limits,
         registry::{CallContext, Category, Registry},
         router::Router,
         surface::{Endpoint, EndpointMode},
     },
-    safety::engine::{LoopConfig, SafetyLoop},
+    safety::core::LoopCore,
     store::Store,
+    verify::{
+        humans::{HumanSettings, Humans},
+        link::VerifierUnavailable,
+    },
 };
 use serde_json::{Map, Value, json};
 
@@ -63,9 +68,12 @@ fn scratch(name: &str) -> PathBuf {
 
 fn router(folder: &Path, data: &Path) -> Router {
     let store = Arc::new(Store::open(data).unwrap_or_else(|e| panic!("{e}")));
-    let policy = Arc::new(CompiledPolicy::load(&[]).unwrap_or_else(|e| panic!("{e:?}")));
-    let config = LoopConfig { mode: LoopMode::Enforcing, challenge_ttl_ms: 300_000, approval_wait: Duration::from_secs(1), verifier: Err(safety_dongle::verify::link::VerifierUnavailable::NotFound) };
-    let gate = Arc::new(OperationGate::new(Arc::new(SafetyLoop::new(store, policy, config))));
+    // The shipped policy, with a step budget that lasts the whole run: each
+    // call spends a step, and no human is here to grant a new budget.
+    let text = include_str!("../policies/default.toml").replace("maxAutonomousSteps = 50", "maxAutonomousSteps = 1000000");
+    let policy = Arc::new(CompiledPolicy::compile(&[PolicySource { path: "default.toml".into(), text }]).unwrap_or_else(|e| panic!("{e:?}")));
+    let humans = HumanSettings { challenge_ttl_ms: 300_000, approval_wait: Duration::from_secs(1), verifier: Err(VerifierUnavailable::NotFound) };
+    let gate = Arc::new(Gate::new(Arc::new(LoopCore::new(store.clone(), policy, LoopMode::Enforcing, Humans::new(store, humans)))));
     let loaded = definition::load_all(&[folder.to_path_buf()]).unwrap_or_else(|e| panic!("{e:?}"));
     let adapters: Vec<_> = loaded.into_iter().map(|l| l.definition).collect();
     let mut registry = Registry::default();

@@ -18,15 +18,19 @@ use std::{
 use safety_dongle::{
     adapter::{
         definition,
-        gate::OperationGate,
         http,
         openapi::{ImportOptions, import},
     },
     config::LoopMode,
+    gate::Gate,
     policy::CompiledPolicy,
     protocol::registry::Registry,
-    safety::engine::{LoopConfig, SafetyLoop},
+    safety::core::LoopCore,
     store::Store,
+    verify::{
+        humans::{HumanSettings, Humans},
+        link::VerifierUnavailable,
+    },
 };
 
 const RUNS: usize = 11;
@@ -78,8 +82,8 @@ fn main() {
     let state = Path::new(env!("CARGO_TARGET_TMPDIR")).join("openapi-bench-state");
     let store = std::sync::Arc::new(Store::open(&state).unwrap_or_else(|e| panic!("{e}")));
     let policy = std::sync::Arc::new(CompiledPolicy::load(&[]).unwrap_or_else(|e| panic!("{e:?}")));
-    let config = LoopConfig { mode: LoopMode::Enforcing, challenge_ttl_ms: 300_000, approval_wait: Duration::from_secs(1), verifier: Err(safety_dongle::verify::link::VerifierUnavailable::NotFound) };
-    let gate = std::sync::Arc::new(OperationGate::new(std::sync::Arc::new(SafetyLoop::new(store, policy, config))));
+    let humans = HumanSettings { challenge_ttl_ms: 300_000, approval_wait: Duration::from_secs(1), verifier: Err(VerifierUnavailable::NotFound) };
+    let gate = std::sync::Arc::new(Gate::new(std::sync::Arc::new(LoopCore::new(store.clone(), policy, LoopMode::Enforcing, Humans::new(store, humans)))));
     let mut loading = Vec::with_capacity(RUNS);
     for _ in 0..RUNS {
         let start = Instant::now();

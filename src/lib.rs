@@ -13,6 +13,7 @@ pub mod cli;
 pub mod policy;
 pub mod config;
 pub mod diagnostics;
+pub mod gate;
 pub mod hook;
 pub mod protocol;
 pub mod safety;

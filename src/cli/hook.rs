@@ -20,6 +20,7 @@ use serde_json::Value;
 
 use crate::{
     analysis::WorkingFolder,
+    gate::Gate,
     hook::{
         claude_code::{self, MAX_PAYLOAD_BYTES},
         claude_settings::MARGIN_SECS,
@@ -79,12 +80,12 @@ fn decide(args: &HookArgs) -> Result<serde_json::Value, String> {
     }
     let wait_allowed = args.timeout.saturating_sub(MARGIN_SECS);
     config.verifier.approval_timeout_secs = config.verifier.approval_timeout_secs.min(wait_allowed);
-    let safety = super::serve::build_safety_loop(&config)?;
+    let gate = Gate::new(std::sync::Arc::new(super::serve::build_loop_core(&config)?));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("no async runtime: {e}"))?;
     let mut context = CallContext::new(format!("claude-code:{}", call.session_id));
     if let Some(cwd) = &call.cwd {
         context.working_folder = WorkingFolder::for_this_user(cwd);
     }
-    let decision = runtime.block_on(safety.gate(&context, &args.agent, &claude_code::action_text(&call)));
+    let decision = runtime.block_on(gate.decide(&context, &args.agent, &claude_code::action_text(&call)));
     Ok(claude_code::output(&decision))
 }

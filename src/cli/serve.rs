@@ -10,25 +10,25 @@ use serde_json::{Map, Value, json};
 use crate::{
     adapter::{
         definition,
-        gate::OperationGate,
         http,
         mcp::{Downstreams, client_config},
     },
     config::{Config, ServerSettings},
+    gate::Gate,
     policy::CompiledPolicy,
     protocol::{
         introspect::Introspect,
         limits::Limits,
-        registry::{OperationIndex, OperationSource, Registry},
+        registry::{OperationIndex, OperationSource, Registry, SessionEnds},
         router::Router,
     },
-    safety::{
-        engine::{LoopConfig, SafetyLoop},
-        operations,
-    },
+    safety::{core::LoopCore, executions::SafetyLoop, operations},
     server,
     store::Store,
-    verify::link::VerifierLink,
+    verify::{
+        humans::{HumanSettings, Humans},
+        link::VerifierLink,
+    },
 };
 
 use super::ServeArgs;
@@ -58,6 +58,7 @@ pub(super) fn run(args: ServeArgs) -> ExitCode {
     let Some((assembled, runtime)) = assemble_with_runtime(&config) else {
         return ExitCode::from(1);
     };
+    let router = assembled.router.clone();
     let served = runtime.block_on(async {
         assembled.downstreams.start();
         let served = match args.http {
@@ -67,6 +68,8 @@ pub(super) fn run(args: ServeArgs) -> ExitCode {
         assembled.downstreams.shutdown().await;
         served
     });
+    // Whatever sessions are left end with the process (spec 2.3.3).
+    router.end_session(None);
     // The stdin reader is a blocking thread that only a new line or EOF
     // would end; do not wait for it (a client that keeps stdin open while
     // sending SIGTERM would otherwise keep the process alive).
@@ -98,20 +101,22 @@ pub fn assemble_with_runtime(config: &Config) -> Option<(Assembled, tokio::runti
 /// servers and the router over every operation. Errors are for the
 /// operator, so they may name files.
 pub fn assemble(config: &Config) -> Result<Assembled, String> {
-    let safety = Arc::new(build_safety_loop(config)?);
-    let mode = safety.mode();
-    let store = safety.store().clone();
+    let core = Arc::new(build_loop_core(config)?);
+    let mode = core.mode;
+    let store = core.store.clone();
     let mut registry = Registry::default();
     registry.register(Arc::new(Introspect::default())).map_err(|e| e.to_string())?;
-    operations::register(&mut registry, safety.clone()).map_err(|e| e.to_string())?;
-    let gate = Arc::new(OperationGate::new(safety));
+    operations::register(&mut registry, Arc::new(SafetyLoop::new(core.clone()))).map_err(|e| e.to_string())?;
+    let gate = Arc::new(Gate::new(core));
+    let session_ends = gate.clone() as Arc<dyn SessionEnds>;
     let servers = downstream_servers(config)?;
     let adapters = load_adapters(config, &servers)?;
     http::register(&mut registry, &adapters, &gate)?;
     let index = Arc::new(OperationIndex::new(registry));
     let downstreams = Downstreams::new(servers, index.clone(), gate, store);
     let router = Router::new(Registry::default(), config.endpoints, Limits::default(), capabilities(mode.name()))
-        .with_sources(index, vec![downstreams.clone() as Arc<dyn OperationSource>]);
+        .with_sources(index, vec![downstreams.clone() as Arc<dyn OperationSource>])
+        .with_session_ends(session_ends);
     Ok(Assembled { router: Arc::new(router), downstreams })
 }
 
@@ -150,8 +155,8 @@ fn downstream_servers(config: &Config) -> Result<BTreeMap<String, ServerSettings
     Ok(servers)
 }
 
-/// The policy, the store and the loop over them.
-pub fn build_safety_loop(config: &Config) -> Result<SafetyLoop, String> {
+/// The policy, the store, the humans and the loop's shared core over them.
+pub fn build_loop_core(config: &Config) -> Result<LoopCore, String> {
     // Compiling the policy and opening the state are independent: side by
     // side, a short-lived process (the hook) starts sooner.
     let (policy, store) = std::thread::scope(|scope| {
@@ -166,13 +171,13 @@ pub fn build_safety_loop(config: &Config) -> Result<SafetyLoop, String> {
     if let Err(unavailable) = &verifier {
         tracing::warn!(%unavailable, "no human can be asked, so blocks and pauses stay until `safety-dongle unblock` or expiry");
     }
-    let loop_config = LoopConfig {
-        mode: config.mode(),
+    let humans = HumanSettings {
         challenge_ttl_ms: i64::try_from(settings.challenge_ttl_secs.saturating_mul(1000)).unwrap_or(i64::MAX),
         approval_wait: std::time::Duration::from_secs(settings.approval_timeout_secs),
         verifier,
     };
-    Ok(SafetyLoop::new(Arc::new(store), Arc::new(policy), loop_config))
+    let store = Arc::new(store);
+    Ok(LoopCore::new(store.clone(), Arc::new(policy), config.mode(), Humans::new(store, humans)))
 }
 
 pub fn open_store(config: &Config) -> Result<Store, String> {

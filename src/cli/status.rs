@@ -39,9 +39,9 @@ pub(super) fn run(args: ConfigArg) -> ExitCode {
     println!("challenges waiting for a human: {}", challenges.len());
     for challenge in &challenges {
         let expiry = if challenge.durable || challenge.expires_at == i64::MAX { "until resolved".to_owned() } else { format!("until {}", rfc3339(challenge.expires_at)) };
-        println!("  {}  {}  {}  {expiry}  {}", challenge.agent, challenge.kind, challenge.id, challenge.reason);
+        println!("  {}  {}  {}  {expiry}  {}", challenge.agent, challenge.kind.name(), challenge.id, challenge.reason);
     }
-    let running: Vec<_> = downstreams.iter().filter(|server| crate::safety::engine::process_alive(server.owner_pid)).collect();
+    let running: Vec<_> = downstreams.iter().filter(|server| crate::safety::core::process_alive(server.owner_pid)).collect();
     println!("downstream servers: {}", running.len());
     for server in running {
         let detail = server.detail.as_deref().map(|d| format!("  {d}")).unwrap_or_default();

@@ -154,7 +154,7 @@ fn lift(store: &Store, unblock: &Unblock, stage: &str) -> ExitCode {
     let agent = unblock.agent();
     let result = store.write_durable(|tx| {
         let removed = records::remove_block(tx, unblock)?;
-        audit::append(tx, &AuditEntry { agent, event: "unblock", decision: unblock.resolution(), stage: Some(stage), policy_hash: "-", ..Default::default() })?;
+        audit::append(tx, &AuditEntry { agent, event: "unblock", decision: unblock.resolution().name(), stage: Some(stage), policy_hash: "-", ..Default::default() })?;
         Ok(removed)
     });
     match result {

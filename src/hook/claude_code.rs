@@ -17,7 +17,7 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::{protocol::canonical::canonical, safety::engine::GateDecision, verify::redact::redact_arguments};
+use crate::{gate::GateDecision, protocol::canonical::canonical, verify::redact::redact_arguments};
 
 /// The longest payload read.
 pub const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;
@@ -72,7 +72,7 @@ pub fn action_text(call: &PreToolUse) -> String {
 pub fn output(decision: &GateDecision) -> Value {
     match decision {
         GateDecision::Continue { .. } => json!({}),
-        GateDecision::HumanApproved { .. } => json!({
+        GateDecision::HumanApproved(_) => json!({
             "hookSpecificOutput": {
                 "hookEventName": "PreToolUse",
                 "permissionDecision": "allow",
@@ -124,7 +124,7 @@ mod tests {
     #[test]
     fn continue_defers_and_only_a_human_allows() {
         assert_eq!(output(&GateDecision::Continue { factors: vec![] }), json!({}));
-        let allowed = output(&GateDecision::HumanApproved { factors: vec![] });
+        let allowed = output(&GateDecision::HumanApproved(crate::gate::HumanApproval::for_tests()));
         assert_eq!(allowed["hookSpecificOutput"]["permissionDecision"], "allow");
         let denied = output(&GateDecision::Deny { reason: "no".into(), factors: vec![] });
         assert_eq!(denied["hookSpecificOutput"]["permissionDecision"], "deny");

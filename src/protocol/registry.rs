@@ -322,6 +322,15 @@ impl OperationIndex {
     }
 }
 
+/// Something that holds state per MCP session and lets go of it when the
+/// session ends (spec 2.3.3).
+pub trait SessionEnds: Send + Sync {
+    /// `session` ended; `None`: every session of this process (it is
+    /// exiting). May write the state store: call it off the async worker
+    /// threads.
+    fn session_ended(&self, session: Option<&str>);
+}
+
 /// Something that adds operations at run time and may need a moment to
 /// discover them (a downstream server that is still starting).
 pub trait OperationSource: Send + Sync {

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use super::{
     error::AqlError,
     limits::Limits,
-    registry::{CallContext, OperationIndex, OperationResult, OperationSource, Registry},
+    registry::{CallContext, OperationIndex, OperationResult, OperationSource, Registry, SessionEnds},
     request::{operation_name, resolve_params},
     surface::{Endpoint, EndpointMode},
 };
@@ -30,6 +30,7 @@ pub struct Router {
     mode: EndpointMode,
     limits: Limits,
     capabilities: Map<String, Value>,
+    session_ends: Vec<Arc<dyn SessionEnds>>,
 }
 
 impl Router {
@@ -39,7 +40,22 @@ impl Router {
         limits: Limits,
         capabilities: Map<String, Value>,
     ) -> Self {
-        Self { index: Arc::new(OperationIndex::new(registry)), sources: Vec::new(), mode, limits, capabilities }
+        Self { index: Arc::new(OperationIndex::new(registry)), sources: Vec::new(), mode, limits, capabilities, session_ends: Vec::new() }
+    }
+
+    /// A router that tells `holder` when a session ends.
+    pub fn with_session_ends(mut self, holder: Arc<dyn SessionEnds>) -> Self {
+        self.session_ends.push(holder);
+        self
+    }
+
+    /// Tells every holder of per-session state that `session` ended
+    /// (`None`: every session; the process is exiting). Writes the state
+    /// store: call it off the async worker threads.
+    pub fn end_session(&self, session: Option<&str>) {
+        for holder in &self.session_ends {
+            holder.session_ended(session);
+        }
     }
 
     /// A router over a shared index that `sources` add operations to.

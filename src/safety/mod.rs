@@ -1,12 +1,16 @@
 //! The execution safety loop (spec 8.6-8.8): the typed execution
-//! lifecycle, the five-stage evaluator, the directive agents obey, the
-//! engine that holds their state, and the MCP-AQL operations.
+//! lifecycle, the five-stage evaluator, the directive agents obey, what
+//! every acting path shares (`core`: the agent's block, pause and step
+//! budget in the shared state, and this process's `sessions`), the
+//! executions around steps, their errors, and the MCP-AQL operations.
 
-pub mod attempts;
+pub mod core;
 pub mod directive;
-pub mod engine;
+pub mod error;
 pub mod evaluator;
+pub mod executions;
 pub mod lifecycle;
 #[cfg(test)]
 mod model_tests;
 pub mod operations;
+pub mod sessions;

@@ -20,10 +20,16 @@ use crate::{
     policy::{CompiledPolicy, PolicySource},
     protocol::registry::CallContext,
     store::{Store, records},
-    verify::operator_override,
+    verify::{
+        humans::{HumanSettings, Humans},
+        operator_override,
+    },
 };
 
-use super::engine::{ExecuteRequest, FinishRequest, LoopConfig, SafetyLoop, StepRequest};
+use super::{
+    core::LoopCore,
+    executions::{ExecuteRequest, FinishRequest, SafetyLoop, StepRequest},
+};
 
 const AGENTS: [&str; 2] = ["alpha", "beta"];
 const SESSIONS: usize = 2;
@@ -175,8 +181,11 @@ impl ReferenceStateMachine for Reference {
                 Answer::Done
             }
             Command::Restart => {
+                // The process exits: its sessions end, and with them their
+                // executions and the requests waiting for a human.
                 for model in &mut state.agents {
                     model.paused = false;
+                    model.running = false;
                 }
                 state.taint = [None; SESSIONS];
                 Answer::Done
@@ -195,13 +204,12 @@ struct Engine {
 
 impl Engine {
     fn start(store: Arc<Store>, policy: Arc<CompiledPolicy>) -> SafetyLoop {
-        let config = LoopConfig {
-            mode: LoopMode::Enforcing,
+        let humans = HumanSettings {
             challenge_ttl_ms: 3_600_000,
             approval_wait: std::time::Duration::from_millis(1),
             verifier: Err(crate::verify::link::VerifierUnavailable::NotFound),
         };
-        SafetyLoop::new(store, policy, config)
+        SafetyLoop::new(Arc::new(LoopCore::new(store.clone(), policy, LoopMode::Enforcing, Humans::new(store, humans))))
     }
 }
 
@@ -243,7 +251,7 @@ impl StateMachineTest for RealLoop {
             }
             Command::Step { agent, session: s, hint } => {
                 let request = StepRequest { agent: AGENTS[agent].into(), hint: hint.text().into(), outcome: None, agent_risk: None };
-                let directive = block_on(engine.safety.step(&session(s), request)).expect("a step always answers with a directive");
+                let directive = block_on(engine.safety.step(&session(s), request)).to_json();
                 let answer = directive_answer(&directive);
                 if answer == Answer::Continue {
                     let remaining = directive["stepsRemaining"].as_u64().expect("stepsRemaining");
@@ -271,6 +279,7 @@ impl StateMachineTest for RealLoop {
                 Answer::Done
             }
             Command::Restart => {
+                engine.safety.core().end_session(None, crate::store::now_ms()).unwrap();
                 engine.safety = Engine::start(engine.store.clone(), engine.policy.clone());
                 Answer::Done
             }

@@ -3,10 +3,12 @@
 //! aliases): `execute_agent`, `complete_execution`, `abort_execution`,
 //! `confirm_operation` on EXECUTE, `record_execution_step` and
 //! `verify_challenge` on CREATE, `get_execution_state` on READ. Each parses
-//! its parameters and hands them to the engine.
+//! its parameters, hands them to the executions or to the humans' answers,
+//! and serialises the typed result.
 
 use std::sync::Arc;
 
+use serde::Serialize;
 use serde_json::json;
 
 use crate::{
@@ -18,12 +20,15 @@ use crate::{
     router::Router,
     types::{TypeDef, TypeShape},
     },
-    verify::redact::{CODE_PARAM, VERIFY_OPERATION, redact_text},
+    verify::{
+        answers::HumanAnswers,
+        redact::{CODE_PARAM, VERIFY_OPERATION, redact_text},
+    },
 };
 
 use super::{
-    engine::{ExecuteRequest, FinishRequest, SafetyLoop, StepRequest, tier_names},
     evaluator::Outcome,
+    executions::{ExecuteRequest, FinishRequest, SafetyLoop, StepRequest, tier_names},
     lifecycle::Status,
 };
 
@@ -31,8 +36,9 @@ const MAX_AGENT_NAME: usize = 128;
 
 /// Registers the loop's operations and types.
 pub fn register(registry: &mut Registry, safety: Arc<SafetyLoop>) -> Result<(), RegistryError> {
+    let answers = Arc::new(HumanAnswers::new(safety.core().clone()));
     for kind in [Kind::Execute, Kind::Step, Kind::Complete, Kind::Abort, Kind::State, Kind::Verify, Kind::Confirm] {
-        registry.register(Arc::new(LoopOperation { spec: kind.spec(), kind, safety: safety.clone() }))?;
+        registry.register(Arc::new(LoopOperation { spec: kind.spec(), kind, safety: safety.clone(), answers: answers.clone() }))?;
     }
     for def in types() {
         registry.register_type(def);
@@ -55,6 +61,7 @@ struct LoopOperation {
     spec: OperationSpec,
     kind: Kind,
     safety: Arc<SafetyLoop>,
+    answers: Arc<HumanAnswers>,
 }
 
 fn agent_param() -> ParamSpec {
@@ -182,9 +189,9 @@ impl LoopOperation {
         match self.kind {
             Kind::Verify => {
                 let id = params.str("challenge_id").unwrap_or_default();
-                return self.safety.verify_challenge(call, id, params.str(CODE_PARAM).unwrap_or_default());
+                return answer(self.answers.verify_challenge(call, id, params.str(CODE_PARAM).unwrap_or_default()).await);
             }
-            Kind::Confirm => return self.safety.confirm(call, params.str("approval_id").unwrap_or_default()).await,
+            Kind::Confirm => return answer(self.answers.confirm(call, params.str("approval_id").unwrap_or_default()).await),
             _ => {}
         }
         let agent = agent(operation, params)?;
@@ -192,20 +199,27 @@ impl LoopOperation {
             Kind::Execute => {
                 let max_steps = bounded_integer(operation, params, "max_autonomous_steps", 1..=i64::from(u32::MAX))?;
                 let goal = params.get("parameters").and_then(|p| p.get("goal")).and_then(|g| g.as_str()).map(str::to_owned);
-                self.safety.execute(call, ExecuteRequest { agent, goal, max_steps: max_steps.and_then(|n| u32::try_from(n).ok()) }).await
+                answer(self.safety.execute(call, ExecuteRequest { agent, goal, max_steps: max_steps.and_then(|n| u32::try_from(n).ok()) }).await)
             }
             Kind::Step => {
                 let agent_risk = bounded_integer(operation, params, "risk_score", 0..=100)?;
                 // A code has no business in a hint; it would be stored with it.
                 let hint = redact_text(params.str("next_action_hint").unwrap_or_default()).into_owned();
-                self.safety.step(call, StepRequest { agent, hint, outcome: outcome(params), agent_risk: agent_risk.and_then(|n| u8::try_from(n).ok()) }).await
+                let request = StepRequest { agent, hint, outcome: outcome(params), agent_risk: agent_risk.and_then(|n| u8::try_from(n).ok()) };
+                Ok(self.safety.step(call, request).await.to_json())
             }
-            Kind::Complete => self.safety.complete(call, FinishRequest { agent, outcome: outcome(params), text: params.str("summary").map(str::to_owned) }),
-            Kind::Abort => self.safety.abort(call, FinishRequest { agent, outcome: None, text: params.str("reason").map(str::to_owned) }),
-            Kind::State => self.safety.state(&agent),
+            Kind::Complete => answer(self.safety.complete(call, FinishRequest { agent, outcome: outcome(params), text: params.str("summary").map(str::to_owned) })),
+            Kind::Abort => answer(self.safety.abort(call, FinishRequest { agent, outcome: None, text: params.str("reason").map(str::to_owned) })),
+            Kind::State => answer(self.safety.state(&agent)),
             Kind::Verify | Kind::Confirm => Err(AqlError::internal("operation routed twice")),
         }
     }
+}
+
+/// A typed result on the wire; a refusal as the wire's error.
+fn answer<T: Serialize, E: Into<AqlError>>(result: Result<T, E>) -> OperationResult {
+    let value = result.map_err(Into::into)?;
+    serde_json::to_value(value).map_err(|_| AqlError::internal("a result could not be serialised"))
 }
 
 impl Operation for LoopOperation {

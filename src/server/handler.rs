@@ -32,18 +32,39 @@ use super::{
 };
 
 /// One MCP session: stdio has one per process, HTTP one per connection
-/// (rmcp's session factory builds a new one for each).
+/// (rmcp's session factory builds a new one for each). When rmcp lets go
+/// of the last clone (stdin closed, the HTTP session deleted or expired),
+/// the session ends (spec 2.3.3).
 #[derive(Clone)]
 pub struct DongleServer {
     router: Arc<Router>,
     tools: Arc<Vec<Tool>>,
-    session_id: Arc<str>,
+    session: Arc<Session>,
+}
+
+/// The session's id; dropping the last handle ends the session.
+struct Session {
+    id: String,
+    router: Arc<Router>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let (router, id) = (self.router.clone(), std::mem::take(&mut self.id));
+        let end = move || router.end_session(Some(&id));
+        // Ending writes the state durably: never on an async worker thread.
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn_blocking(end)),
+            Err(_) => end(),
+        }
+    }
 }
 
 impl DongleServer {
     pub fn new(router: Arc<Router>) -> Self {
         let tools = Arc::new(endpoint_tools(router.mode(), &router.registry()));
-        Self { router, tools, session_id: uuid::Uuid::new_v4().to_string().into() }
+        let session = Arc::new(Session { id: uuid::Uuid::new_v4().to_string(), router: router.clone() });
+        Self { router, tools, session }
     }
 
     /// The facts about one request the operations may use: the session,
@@ -53,7 +74,7 @@ impl DongleServer {
             Arc::new(ProgressToClient { peer: context.peer.clone(), token }) as Arc<dyn ProgressSink>
         });
         CallContext {
-            session_id: self.session_id.to_string(),
+            session_id: self.session.id.clone(),
             client: context.peer.peer_info().map(|info| info.client_info.name.clone()),
             progress,
             cancelled: context.ct.clone(),

@@ -120,6 +120,19 @@ ALTER TABLE verify_failures RENAME COLUMN agent TO subject;
 UPDATE verify_failures SET subject = 'agent:' || subject;
 ALTER TABLE lockouts RENAME COLUMN agent TO subject;
 UPDATE lockouts SET subject = 'agent:' || subject;
+"#, r#"
+-- A challenge that pauses its agent names the pause (step_limit,
+-- previous_failure, approval, verification): the pause holds while its
+-- challenge waits for a human, in every process sharing this file (the
+-- hook runs as one process per tool call).
+ALTER TABLE challenges ADD COLUMN pause TEXT;
+CREATE INDEX challenges_pausing ON challenges (agent, status) WHERE pause IS NOT NULL;
+-- Actions an agent took outside any execution (hooked and proxied calls),
+-- counted since a human last granted it a step budget.
+CREATE TABLE agent_steps (
+    agent         TEXT PRIMARY KEY,
+    steps         INTEGER NOT NULL
+);
 "#];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

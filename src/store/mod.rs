@@ -33,6 +33,17 @@ pub enum StoreError {
     NewerSchema { found: i64, supported: i64 },
     #[error("the state database is inconsistent: {0}")]
     Inconsistent(&'static str),
+    #[error("the state write was interrupted: the runtime is shutting down")]
+    Interrupted,
+}
+
+/// On the wire, a store failure is an internal error that names nothing of
+/// the state; the detail goes to the log.
+impl From<StoreError> for crate::protocol::error::AqlError {
+    fn from(error: StoreError) -> Self {
+        tracing::error!(%error, "safety state store failed");
+        Self::internal("safety state unavailable")
+    }
 }
 
 pub const DATABASE_FILE: &str = "state.db";
@@ -110,11 +121,40 @@ impl Store {
         })
     }
 
+    /// [`Store::sync_barrier`], off the async worker threads.
+    pub async fn sync_barrier_async(self: &std::sync::Arc<Self>) -> Result<(), StoreError> {
+        let store = self.clone();
+        blocking(move || store.sync_barrier()).await
+    }
+
+    /// [`Store::write_durable`], off the async worker threads.
+    pub async fn write_durable_async<T: Send + 'static>(
+        self: &std::sync::Arc<Self>,
+        work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let store = self.clone();
+        blocking(move || store.write_durable(work)).await
+    }
+
     /// Runs `work` on a read snapshot.
     pub fn read<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
         let mut connection = self.lock();
         let tx = connection.transaction_with_behavior(TransactionBehavior::Deferred)?;
         work(&tx)
+    }
+}
+
+/// Runs `work`, which may sync the disk, off the async worker threads: on
+/// tokio's blocking pool when a runtime is running, else right here. A
+/// panic inside `work` resumes in the caller.
+pub async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, StoreError> + Send + 'static) -> Result<T, StoreError> {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else { return work() };
+    match runtime.spawn_blocking(work).await {
+        Ok(result) => result,
+        Err(error) => match error.try_into_panic() {
+            Ok(panic) => std::panic::resume_unwind(panic),
+            Err(_) => Err(StoreError::Interrupted),
+        },
     }
 }
 

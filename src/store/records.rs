@@ -1,10 +1,11 @@
 //! Typed access to the state tables, inside a caller's transaction:
-//! executions, hard blocks, challenges, the notification events and the
-//! downstream servers' last known state.
+//! executions, hard blocks, challenges (and the pauses they hold), the
+//! per-agent count of actions outside executions, the notification events
+//! and the downstream servers' last known state.
 
 use rusqlite::{OptionalExtension, Row, Transaction, params};
 
-use crate::verify::Unblock;
+use crate::{safety::evaluator::PauseKind, verify::Unblock};
 
 use super::StoreError;
 
@@ -127,7 +128,7 @@ pub fn insert_block(tx: &Transaction<'_>, row: &BlockRow) -> Result<(), StoreErr
 pub fn remove_block(tx: &Transaction<'_>, unblock: &Unblock) -> Result<bool, StoreError> {
     let removed = tx.prepare_cached("DELETE FROM blocks WHERE agent = ?1")?.execute([unblock.agent()])?;
     tx.prepare_cached("UPDATE challenges SET status = ?2 WHERE agent = ?1 AND durable = 1 AND status = 'pending'")?
-        .execute(params![unblock.agent(), unblock.resolution()])?;
+        .execute(params![unblock.agent(), unblock.resolution().name()])?;
     Ok(removed == 1)
 }
 
@@ -150,6 +151,63 @@ impl ChallengeKind {
             Self::Approval => "approval",
         }
     }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        [Self::Verify, Self::DangerZone, Self::Approval].into_iter().find(|kind| kind.name() == name)
+    }
+
+    /// Whether the human answers with a code (else Approve/Deny).
+    pub fn wants_code(self) -> bool {
+        self != Self::Approval
+    }
+}
+
+/// Where a challenge stands. Only `Pending` waits for a human; an
+/// `Approved` approval still holds its pause until the agent collects it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChallengeStatus {
+    Pending,
+    /// The human approved; not yet collected.
+    Approved,
+    Denied,
+    Expired,
+    /// An approval collected, or a challenge spent by a wrong code.
+    Used,
+    Failed,
+    /// Lifted by the right code.
+    Verified,
+    /// Lifted by an operator at a terminal who typed the shown code back.
+    OperatorCode,
+    /// Lifted by an operator at a terminal who typed the agent's name back.
+    OperatorOverride,
+    /// Its session ended before a human answered.
+    Cancelled,
+}
+
+impl ChallengeStatus {
+    const ALL: [ChallengeStatus; 10] = [
+        Self::Pending, Self::Approved, Self::Denied, Self::Expired, Self::Used, Self::Failed, Self::Verified, Self::OperatorCode,
+        Self::OperatorOverride, Self::Cancelled,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Approved => "approved",
+            Self::Denied => "denied",
+            Self::Expired => "expired",
+            Self::Used => "used",
+            Self::Failed => "failed",
+            Self::Verified => "verified",
+            Self::OperatorCode => "operator_code",
+            Self::OperatorOverride => "operator_override",
+            Self::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|status| status.name() == name)
+    }
 }
 
 /// A request for a human decision, as stored. Codes are never stored.
@@ -157,25 +215,36 @@ impl ChallengeKind {
 pub struct ChallengeRow {
     pub id: String,
     pub agent: String,
-    pub kind: String,
+    pub kind: ChallengeKind,
     pub action: String,
     pub reason: String,
     pub created_at: i64,
     pub expires_at: i64,
-    pub status: String,
+    pub status: ChallengeStatus,
     pub durable: bool,
     pub owner_pid: u32,
     /// The MCP session whose call raised it (`None` for challenges stored
     /// before sessions were recorded).
     pub session_id: Option<String>,
+    /// The pause it holds on its agent while it waits, if any.
+    pub pause: Option<PauseKind>,
 }
 
 pub fn insert_challenge(tx: &Transaction<'_>, row: &ChallengeRow) -> Result<(), StoreError> {
-    let sql = format!("INSERT INTO challenges ({CHALLENGE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
-    tx.prepare_cached(&sql)?
-    .execute(params![
-        row.id, row.agent, row.kind, row.action, row.reason, row.created_at, row.expires_at, row.status,
-        row.durable, row.owner_pid, row.session_id
+    let sql = format!("INSERT INTO challenges ({CHALLENGE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+    tx.prepare_cached(&sql)?.execute(params![
+        row.id,
+        row.agent,
+        row.kind.name(),
+        row.action,
+        row.reason,
+        row.created_at,
+        row.expires_at,
+        row.status.name(),
+        row.durable,
+        row.owner_pid,
+        row.session_id,
+        row.pause.map(PauseKind::name)
     ])?;
     Ok(())
 }
@@ -189,8 +258,8 @@ pub fn challenge(tx: &Transaction<'_>, id: &str) -> Result<Option<(ChallengeRow,
     Ok(tx
         .prepare_cached(&sql)?
         .query_row([id], |row| {
-            let salt: Option<String> = row.get(11)?;
-            let hash: Option<String> = row.get(12)?;
+            let salt: Option<String> = row.get(12)?;
+            let hash: Option<String> = row.get(13)?;
             Ok((challenge_row(row)?, salt.zip(hash)))
         })
         .optional()?)
@@ -249,27 +318,94 @@ pub fn set_lockout(tx: &Transaction<'_>, subject: &str, until: i64, level: u32) 
     Ok(())
 }
 
-pub fn set_challenge_status(tx: &Transaction<'_>, id: &str, status: &str) -> Result<(), StoreError> {
-    tx.prepare_cached("UPDATE challenges SET status = ?2 WHERE id = ?1")?.execute(params![id, status])?;
+pub fn set_challenge_status(tx: &Transaction<'_>, id: &str, status: ChallengeStatus) -> Result<(), StoreError> {
+    tx.prepare_cached("UPDATE challenges SET status = ?2 WHERE id = ?1")?.execute(params![id, status.name()])?;
     Ok(())
 }
 
-const CHALLENGE_COLUMNS: &str = "id, agent, kind, action, reason, created_at, expires_at, status, durable, owner_pid, session_id";
+/// Records a human's answer on a challenge still waiting for it; `false`
+/// when it no longer waits (its session ended, or it expired).
+pub fn settle_challenge(tx: &Transaction<'_>, id: &str, status: ChallengeStatus) -> Result<bool, StoreError> {
+    let changed = tx.prepare_cached("UPDATE challenges SET status = ?2 WHERE id = ?1 AND status = 'pending'")?.execute(params![id, status.name()])?;
+    Ok(changed == 1)
+}
+
+/// The newest challenge holding a pause on `agent` that may still hold
+/// it (pending, or approved and not yet collected). Whether it does
+/// (expiry, a live owner) is the caller's judgement.
+pub fn pausing_challenge(tx: &Transaction<'_>, agent: &str) -> Result<Option<ChallengeRow>, StoreError> {
+    let sql = format!(
+        "SELECT {CHALLENGE_COLUMNS} FROM challenges WHERE agent = ?1 AND pause IS NOT NULL AND status IN ('pending', 'approved') \
+         ORDER BY created_at DESC, rowid DESC LIMIT 1"
+    );
+    Ok(tx.prepare_cached(&sql)?.query_row([agent], challenge_row).optional()?)
+}
+
+/// Ends every challenge still waiting (or approved, uncollected) that
+/// calls of `session` (every session, when `None`) raised in process
+/// `owner_pid`: nobody is left to collect an answer. A block's challenge
+/// is durable and stays. Returns how many ended.
+pub fn cancel_challenges_of(tx: &Transaction<'_>, owner_pid: u32, session_id: Option<&str>) -> Result<usize, StoreError> {
+    Ok(tx
+        .prepare_cached(
+            "UPDATE challenges SET status = 'cancelled' WHERE owner_pid = ?1 AND (?2 IS NULL OR session_id = ?2) AND durable = 0 \
+             AND status IN ('pending', 'approved')",
+        )?
+        .execute(params![owner_pid, session_id])?)
+}
+
+const CHALLENGE_COLUMNS: &str = "id, agent, kind, action, reason, created_at, expires_at, status, durable, owner_pid, session_id, pause";
 
 fn challenge_row(row: &Row<'_>) -> rusqlite::Result<ChallengeRow> {
+    let pause: Option<String> = row.get(11)?;
     Ok(ChallengeRow {
         id: row.get(0)?,
         agent: row.get(1)?,
-        kind: row.get(2)?,
+        kind: named(row, 2, ChallengeKind::parse)?,
         action: row.get(3)?,
         reason: row.get(4)?,
         created_at: row.get(5)?,
         expires_at: row.get(6)?,
-        status: row.get(7)?,
+        status: named(row, 7, ChallengeStatus::parse)?,
         durable: row.get(8)?,
         owner_pid: row.get(9)?,
         session_id: row.get(10)?,
+        pause: pause.map(|name| PauseKind::parse(&name).ok_or_else(|| unknown_name(11, &name))).transpose()?,
     })
+}
+
+/// A column holding one of a set of names, parsed; a name this version
+/// does not know is an error, never a guess.
+fn named<T>(row: &Row<'_>, index: usize, parse: impl Fn(&str) -> Option<T>) -> rusqlite::Result<T> {
+    let name: String = row.get(index)?;
+    parse(&name).ok_or_else(|| unknown_name(index, &name))
+}
+
+fn unknown_name(index: usize, name: &str) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, format!("unknown name '{name}'").into())
+}
+
+/// Actions `agent` took outside any execution since a human last granted
+/// it a step budget.
+pub fn loose_steps(tx: &Transaction<'_>, agent: &str) -> Result<u32, StoreError> {
+    Ok(tx.prepare_cached("SELECT steps FROM agent_steps WHERE agent = ?1")?.query_row([agent], |row| row.get(0)).optional()?.unwrap_or(0))
+}
+
+pub fn set_loose_steps(tx: &Transaction<'_>, agent: &str, steps: u32) -> Result<(), StoreError> {
+    tx.prepare_cached("INSERT INTO agent_steps (agent, steps) VALUES (?1, ?2) ON CONFLICT (agent) DO UPDATE SET steps = ?2")?
+        .execute(params![agent, steps])?;
+    Ok(())
+}
+
+/// The executions not yet finished that calls of `session` (every
+/// session, when `None`) started in process `owner_pid`.
+pub fn active_executions_of(tx: &Transaction<'_>, owner_pid: u32, session_id: Option<&str>) -> Result<Vec<ExecutionRow>, StoreError> {
+    let sql = format!(
+        "SELECT {EXECUTION_COLUMNS} FROM executions WHERE owner_pid = ?1 AND (?2 IS NULL OR session_id = ?2) AND status IN ('pending', 'running')"
+    );
+    let mut statement = tx.prepare_cached(&sql)?;
+    let rows = statement.query_map(params![owner_pid, session_id], execution)?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
 }
 
 /// Challenges still waiting for a human at `now` (Unix ms).

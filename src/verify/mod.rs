@@ -1,10 +1,13 @@
 //! Humans in the loop, and proof that a human, not the agent, decided.
 //!
-//! `link` talks to the verifier process that shows codes and approval
-//! requests; `code` checks a typed code against the hash it sent;
-//! `approvals` holds the answers until `confirm_operation` collects them;
-//! `redact` keeps codes out of action texts before they are evaluated,
-//! stored or logged.
+//! `humans` raises requests (challenges) and asks through `link`, the
+//! verifier process that shows codes and approval requests; `code` checks
+//! a typed code against the hash it sent, `challenge` is a code
+//! challenge's life as a typed state machine, and `attempts` limits wrong
+//! ones; `approvals` holds the answers until they are collected;
+//! `answers` collects them (`verify_challenge`, `confirm_operation`), its
+//! refusals typed in `error`; `redact` keeps codes out of action texts
+//! before they are evaluated, stored or logged.
 //!
 //! An [`Unblock`] is the only value that can lift a hard block
 //! (`store::records::remove_block` takes one). Its fields are private and
@@ -16,18 +19,25 @@
 //! only as a `link::Approved`, built from the verifier's answer. No MCP
 //! operation can make either from anything the agent sends.
 
+pub mod answers;
 pub mod approvals;
+pub mod attempts;
+pub mod challenge;
 pub mod code;
+pub mod error;
+pub mod humans;
 pub mod link;
 pub mod redact;
 
 use std::fmt;
 
+use crate::store::records::ChallengeStatus;
+
 /// Proof that a block on `agent` may be lifted.
 #[derive(Debug)]
 pub struct Unblock {
     agent: String,
-    resolution: &'static str,
+    resolution: ChallengeStatus,
 }
 
 impl Unblock {
@@ -36,7 +46,7 @@ impl Unblock {
     }
 
     /// How the block was resolved, as recorded on its challenge and audit row.
-    pub fn resolution(&self) -> &'static str {
+    pub fn resolution(&self) -> ChallengeStatus {
         self.resolution
     }
 }
@@ -66,7 +76,7 @@ impl fmt::Display for OverrideRefused {
 /// A block lifted by the right code for its challenge: checks the typed
 /// code against the stored salted hash, and only then yields the proof.
 pub(crate) fn code_verified(agent: &str, salt: &str, hash: &str, typed: &str) -> Option<Unblock> {
-    code::matches(salt, hash, typed).then(|| Unblock { agent: agent.to_owned(), resolution: "verified" })
+    code::matches(salt, hash, typed).then(|| Unblock { agent: agent.to_owned(), resolution: ChallengeStatus::Verified })
 }
 
 /// An operator's unblock at an interactive terminal, proven by typing back
@@ -79,7 +89,7 @@ pub(crate) fn operator_code(agent: &str, salt: &str, hash: &str, typed: &str, st
     if !code::matches(salt, hash, typed) {
         return Err(OverrideRefused::WrongCode);
     }
-    Ok(Unblock { agent: agent.to_owned(), resolution: "operator_code" })
+    Ok(Unblock { agent: agent.to_owned(), resolution: ChallengeStatus::OperatorCode })
 }
 
 /// An operator's override, made at an interactive terminal by typing the
@@ -91,7 +101,7 @@ pub(crate) fn operator_override(agent: &str, typed_back: &str, stdin_is_terminal
     if typed_back.trim() != agent {
         return Err(OverrideRefused::NameMismatch);
     }
-    Ok(Unblock { agent: agent.to_owned(), resolution: "operator_override" })
+    Ok(Unblock { agent: agent.to_owned(), resolution: ChallengeStatus::OperatorOverride })
 }
 
 #[cfg(test)]
@@ -111,6 +121,6 @@ mod tests {
         assert_eq!(operator_code("a", &salt, &hash, &code, false).unwrap_err(), OverrideRefused::NotATerminal);
         assert_eq!(operator_code("a", &salt, &hash, "a", true).unwrap_err(), OverrideRefused::WrongCode);
         let unblock = operator_code("a", &salt, &hash, &code, true).unwrap();
-        assert_eq!((unblock.agent(), unblock.resolution()), ("a", "operator_code"));
+        assert_eq!((unblock.agent(), unblock.resolution()), ("a", ChallengeStatus::OperatorCode));
     }
 }

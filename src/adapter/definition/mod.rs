@@ -26,7 +26,7 @@ use crate::{
     protocol::{params::ParamType, registry::Category},
 };
 
-use super::{danger::DangerLevel, trust::TrustLevel};
+use crate::gate::{danger::DangerLevel, trust::TrustLevel};
 
 /// The file name every adapter file has.
 pub const FILE_SUFFIX: &str = "-adapter.md";

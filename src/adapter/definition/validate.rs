@@ -10,12 +10,9 @@ use reqwest::Url;
 use serde_json::Value;
 
 use crate::{
-    adapter::{
-        danger::DangerLevel,
-        trust::TrustLevel,
-        yaml::{self, YamlError},
-    },
+    adapter::yaml::{self, YamlError},
     diagnostics::{Diagnostic, SourceFile},
+    gate::{danger::DangerLevel, trust::TrustLevel},
     protocol::{params::ParamType, registry::Category},
 };
 

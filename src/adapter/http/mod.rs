@@ -15,18 +15,20 @@ use std::sync::Arc;
 
 use crate::protocol::registry::Registry;
 
-use super::{definition::AdapterDefinition, gate::OperationGate};
+use crate::gate::Gate;
 
-use operation::{AdapterRuntime, HttpOperation};
+use super::definition::AdapterDefinition;
+
+use operation::AdapterRuntime;
 
 /// Registers every operation of `adapters`. Errors name the adapter file;
 /// a name another source already registered is one.
-pub fn register(registry: &mut Registry, adapters: &[AdapterDefinition], gate: &Arc<OperationGate>) -> Result<usize, String> {
+pub fn register(registry: &mut Registry, adapters: &[AdapterDefinition], gate: &Arc<Gate>) -> Result<usize, String> {
     let mut count = 0;
     for definition in adapters {
         let runtime = Arc::new(AdapterRuntime::new(definition).map_err(|e| format!("{}: {e}", definition.file.display()))?);
         for operation in &definition.operations {
-            let operation = HttpOperation::new(&definition.prefix, operation.clone(), runtime.clone(), gate.clone());
+            let operation = operation::operation(&definition.prefix, operation.clone(), runtime.clone(), gate.clone());
             registry.register(Arc::new(operation)).map_err(|e| format!("{}: {e}", definition.file.display()))?;
             count += 1;
         }

@@ -18,7 +18,10 @@ use reqwest::{Client, Url, header::HeaderValue, redirect};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::error::{AqlError, ErrorCode};
+use crate::{
+    gate::Admission,
+    protocol::error::{AqlError, ErrorCode},
+};
 
 use super::{
     super::definition::{AdapterDefinition, Auth, KeyPlace, Target},
@@ -73,9 +76,10 @@ impl Transport {
         &self.target.base_url
     }
 
-    /// Sends `request`, retrying it when `retry` allows (an idempotent
-    /// request) and the failure is worth another attempt.
-    pub async fn send(&self, request: &PreparedRequest, retry: bool, cancelled: &CancellationToken) -> Result<Received, AqlError> {
+    /// Sends `request`, which the gate admitted, retrying it when `retry`
+    /// allows (an idempotent request) and the failure is worth another
+    /// attempt.
+    pub async fn send(&self, _admitted: &Admission, request: &PreparedRequest, retry: bool, cancelled: &CancellationToken) -> Result<Received, AqlError> {
         let mut attempt: u32 = 0;
         loop {
             let outcome = tokio::select! {

@@ -33,6 +33,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{
     config::ServerSettings,
+    gate::Admission,
     protocol::{
         error::{AqlError, LimitKind},
         limits::Limits,
@@ -279,9 +280,10 @@ impl Downstream {
         }
     }
 
-    /// Calls one tool: bounded by the server's timeout, cancelled
-    /// downstream when the caller cancels, with progress passed back.
-    pub async fn call_tool(&self, tool: &str, arguments: rmcp::model::JsonObject, call: &CallContext) -> Result<CallToolResult, AqlError> {
+    /// Calls one tool the gate admitted: bounded by the server's timeout,
+    /// cancelled downstream when the caller cancels, with progress passed
+    /// back.
+    pub async fn call_tool(&self, _admitted: &Admission, tool: &str, arguments: rmcp::model::JsonObject, call: &CallContext) -> Result<CallToolResult, AqlError> {
         let overflow = lock(&self.overflow).clone();
         let peer = {
             let guard = lock(&self.state);

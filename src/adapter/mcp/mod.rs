@@ -19,7 +19,7 @@ use std::{collections::BTreeMap, future::Future, pin::Pin, sync::Arc};
 use rmcp::model::Tool;
 
 use crate::{
-    adapter::gate::OperationGate,
+    gate::Gate,
     config::{ServerSettings, StartPolicy},
     protocol::registry::{OperationIndex, OperationSource},
     store::{Store, now_ms, records},
@@ -36,7 +36,7 @@ pub struct Downstreams {
 /// servers.
 struct IndexObserver {
     index: Arc<OperationIndex>,
-    gate: Arc<OperationGate>,
+    gate: Arc<Gate>,
     store: Arc<Store>,
     pid: u32,
 }
@@ -68,7 +68,7 @@ impl Observer for IndexObserver {
 }
 
 impl Downstreams {
-    pub fn new(servers: BTreeMap<String, ServerSettings>, index: Arc<OperationIndex>, gate: Arc<OperationGate>, store: Arc<Store>) -> Arc<Self> {
+    pub fn new(servers: BTreeMap<String, ServerSettings>, index: Arc<OperationIndex>, gate: Arc<Gate>, store: Arc<Store>) -> Arc<Self> {
         let pid = std::process::id();
         let _ = store.write(|tx| records::remove_downstreams_of(tx, pid));
         let observer = Arc::new(IndexObserver { index, gate, store, pid });

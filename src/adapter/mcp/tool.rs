@@ -4,8 +4,9 @@
 //! introspectable parameters and its description ending in
 //! `[downstream server 'S', tool 'T'; danger_level: L]`.
 //!
-//! A call is validated against the tool's own input schema, then judged by
-//! the gate, and only then forwarded. The downstream's `structuredContent`
+//! It runs the gate's one sequence (`gate::operation`): a call is
+//! validated against the tool's own input schema, then judged by the gate,
+//! and only then forwarded with its admission. The downstream's `structuredContent`
 //! is the result when it has one, else its content blocks; an `isError`
 //! result comes back as a `TOOL_EXECUTION_FAILED` failure carrying the
 //! downstream's content, never as a crash.
@@ -16,17 +17,16 @@ use rmcp::model::{CallToolResult, JsonObject, Tool};
 use serde_json::{Value, json};
 
 use crate::{
-    adapter::{
+    adapter::naming::{category_from_verb, unique_names},
+    gate::{
+        Admission, Gate,
         danger::DangerLevel,
-        gate::{GatedCall, OperationGate, add_token_param, take_token},
-        naming::{category_from_verb, unique_names},
+        operation::{GatedOperation, Judged, Prepared, SendFuture, Sent, Upstream},
     },
     protocol::{
         error::AqlError,
         params::{ParamSpec, ParamType},
-        registry::{CallContext, Category, Operation, OperationFuture, OperationSpec, ReturnType},
-        request::Params,
-        router::Router,
+        registry::{CallContext, Category, Operation, OperationSpec, ReturnType},
     },
 };
 
@@ -35,70 +35,73 @@ use super::connection::Downstream;
 /// How many schema violations one refusal lists.
 const MAX_PROBLEMS: usize = 10;
 
+/// One downstream tool as the gate's upstream.
 pub struct ProxiedTool {
-    spec: OperationSpec,
+    operation: String,
     tool: String,
-    token_param: &'static str,
     server: Arc<Downstream>,
-    danger: DangerLevel,
     schema: Result<jsonschema::Validator, String>,
-    gate: Arc<OperationGate>,
 }
 
 /// The operations for a server's tools.
-pub fn operations(server: &Arc<Downstream>, tools: &[Tool], gate: &Arc<OperationGate>) -> Vec<Arc<dyn Operation>> {
+pub fn operations(server: &Arc<Downstream>, tools: &[Tool], gate: &Arc<Gate>) -> Vec<Arc<dyn Operation>> {
     let raw: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
     let names = unique_names(&raw);
     tools
         .iter()
         .zip(names)
-        .map(|(tool, name)| Arc::new(ProxiedTool::new(server, tool, &name, gate)) as Arc<dyn Operation>)
+        .map(|(tool, name)| Arc::new(operation(server, tool, &name, gate)) as Arc<dyn Operation>)
         .collect()
 }
 
-impl ProxiedTool {
-    fn new(server: &Arc<Downstream>, tool: &Tool, name: &str, gate: &Arc<OperationGate>) -> Self {
-        let category = classify(server, tool, name);
-        let danger = DangerLevel::classify(category, name);
-        let mut params = params_from_schema(&tool.input_schema);
-        let token_param = add_token_param(&mut params);
-        // The spec's introspection schema admits no extra fields, so where
-        // the operation comes from and its danger level travel in the
-        // description.
-        let own = tool.description.as_deref().map(str::to_owned).or_else(|| tool.title.clone()).unwrap_or_default();
-        let description = format!(
-            "{own} [downstream server '{}', tool '{}'; danger_level: {}]",
-            server.name(),
-            tool.name,
-            danger.name()
-        )
-        .trim_start()
-        .to_owned();
-        let schema = jsonschema::validator_for(&Value::Object(tool.input_schema.as_ref().clone()))
-            .map_err(|e| format!("tool '{}' has an input schema that cannot be used: {e}", tool.name));
-        Self {
-            spec: OperationSpec {
-                name: format!("{}__{name}", server.name()),
-                category,
-                description,
-                params,
-                returns: ReturnType {
-                    name: "ToolResult",
-                    kind: "object",
-                    description: "The downstream tool's structuredContent when it has one, else its content blocks",
-                },
-                examples: Vec::new(),
-                source: Some(server.name().to_owned()),
-            },
-            tool: tool.name.to_string(),
-            token_param,
-            server: server.clone(),
-            danger,
-            schema,
-            gate: gate.clone(),
-        }
+fn operation(server: &Arc<Downstream>, tool: &Tool, name: &str, gate: &Arc<Gate>) -> GatedOperation<ProxiedTool> {
+    let category = classify(server, tool, name);
+    let danger = DangerLevel::classify(category, name);
+    // The spec's introspection schema admits no extra fields, so where
+    // the operation comes from and its danger level travel in the
+    // description.
+    let own = tool.description.as_deref().map(str::to_owned).or_else(|| tool.title.clone()).unwrap_or_default();
+    let description = format!("{own} [downstream server '{}', tool '{}'; danger_level: {}]", server.name(), tool.name, danger.name()).trim_start().to_owned();
+    let schema = jsonschema::validator_for(&Value::Object(tool.input_schema.as_ref().clone()))
+        .map_err(|e| format!("tool '{}' has an input schema that cannot be used: {e}", tool.name));
+    let spec = OperationSpec {
+        name: format!("{}__{name}", server.name()),
+        category,
+        description,
+        params: params_from_schema(&tool.input_schema),
+        returns: ReturnType { name: "ToolResult", kind: "object", description: "The downstream tool's structuredContent when it has one, else its content blocks" },
+        examples: Vec::new(),
+        source: Some(server.name().to_owned()),
+    };
+    let judged = Judged { source: server.name().to_owned(), danger, trust: None, requires_confirmation: false };
+    let upstream = ProxiedTool { operation: spec.name.clone(), tool: tool.name.to_string(), server: server.clone(), schema };
+    GatedOperation::new(spec, judged, upstream, gate.clone())
+}
+
+impl Upstream for ProxiedTool {
+    type Call = JsonObject;
+
+    fn prepare(&self, _spec: &OperationSpec, arguments: JsonObject) -> Result<Prepared<JsonObject>, AqlError> {
+        let instance = Value::Object(arguments);
+        self.check_schema(&instance)?;
+        let Value::Object(arguments) = instance.clone() else {
+            return Err(AqlError::internal("proxied arguments were not an object"));
+        };
+        Ok(Prepared { call: arguments, judged_arguments: instance })
     }
 
+    fn send<'a>(&'a self, admission: &'a Admission, arguments: JsonObject, context: &'a CallContext) -> SendFuture<'a> {
+        Box::pin(async move {
+            match self.server.call_tool(admission, &self.tool, arguments, context).await {
+                Ok(result) if result.is_error == Some(true) => Sent { outcome: "tool_error", result: Err(self.failure(result)) },
+                Ok(result) => Sent { outcome: "ok", result: Ok(result_data(result)) },
+                Err(error) => Sent { outcome: "failed", result: Err(error) },
+            }
+        })
+    }
+}
+
+impl ProxiedTool {
     fn check_schema(&self, instance: &Value) -> Result<(), AqlError> {
         let validator = self.schema.as_ref().map_err(|why| AqlError::downstream_unavailable(self.server.name(), why))?;
         let problems: Vec<String> = validator
@@ -109,27 +112,7 @@ impl ProxiedTool {
                 path => format!("{path}: {error}"),
             })
             .collect();
-        if problems.is_empty() { Ok(()) } else { Err(AqlError::schema_violation(&self.spec.name, &problems)) }
-    }
-
-    async fn call(&self, call: &CallContext, params: Params) -> Result<Value, AqlError> {
-        let mut arguments: JsonObject = params.into_map();
-        let token = take_token(&mut arguments, self.token_param);
-        let instance = Value::Object(arguments);
-        self.check_schema(&instance)?;
-        let request = GatedCall { operation: &self.spec.name, source: self.server.name(), danger: self.danger, arguments: &instance, token: token.as_deref(), trust: None, requires_confirmation: false };
-        let admitted = self.gate.admit(call, request).await?;
-        let Value::Object(arguments) = instance else {
-            return Err(AqlError::internal("proxied arguments were not an object"));
-        };
-        let answered = self.server.call_tool(&self.tool, arguments, call).await;
-        let (outcome, result) = match answered {
-            Ok(result) if result.is_error == Some(true) => ("tool_error", Err(self.failure(result))),
-            Ok(result) => ("ok", Ok(result_data(result))),
-            Err(error) => ("failed", Err(error)),
-        };
-        self.gate.record_outcome(call, &admitted, outcome);
-        result
+        if problems.is_empty() { Ok(()) } else { Err(AqlError::schema_violation(&self.operation, &problems)) }
     }
 
     fn failure(&self, result: CallToolResult) -> AqlError {
@@ -147,16 +130,6 @@ fn result_data(result: CallToolResult) -> Value {
     match result.structured_content {
         Some(structured) => structured,
         None => serde_json::to_value(&result.content).unwrap_or_else(|_| json!([])),
-    }
-}
-
-impl Operation for ProxiedTool {
-    fn spec(&self) -> &OperationSpec {
-        &self.spec
-    }
-
-    fn invoke<'a>(&'a self, _router: &'a Router, call: &'a CallContext, params: Params) -> OperationFuture<'a> {
-        Box::pin(self.call(call, params))
     }
 }
 

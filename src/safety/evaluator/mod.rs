@@ -70,6 +70,25 @@ pub enum PauseKind {
     FailClosed,
 }
 
+impl PauseKind {
+    const ALL: [PauseKind; 5] = [Self::StepLimit, Self::PreviousFailure, Self::Approval, Self::Verification, Self::FailClosed];
+
+    /// How a stored pause names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::StepLimit => "step_limit",
+            Self::PreviousFailure => "previous_failure",
+            Self::Approval => "approval",
+            Self::Verification => "verification",
+            Self::FailClosed => "fail_closed",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|kind| kind.name() == name)
+    }
+}
+
 /// The decision. Deliberately not a bool.
 #[must_use]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,8 @@
 //! Confirmation tokens (`security/confirmation-tokens.md`): `conf_` and
 //! 128 random bits, bound to the operation, the SHA-256 of its canonical
-//! arguments and the source it belongs to, valid for five minutes, used at
-//! most once.
+//! arguments, the source it belongs to, and the MCP session and agent that
+//! received it (spec 2.3.3), valid for five minutes, used at most once,
+//! and revoked when their session ends.
 //!
 //! A token stands for an approval request shown to a human; presenting it
 //! proves nothing by itself. The gate redeems it only when the human
@@ -25,11 +26,19 @@ pub struct Scope {
     pub operation: String,
     pub params_hash: [u8; 32],
     pub source: String,
+    pub session_id: String,
+    pub agent: String,
 }
 
 impl Scope {
-    pub fn new(operation: &str, canonical_params: &str, source: &str) -> Self {
-        Self { operation: operation.to_owned(), params_hash: Sha256::digest(canonical_params.as_bytes()).into(), source: source.to_owned() }
+    pub fn new(operation: &str, canonical_params: &str, source: &str, session_id: &str, agent: &str) -> Self {
+        Self {
+            operation: operation.to_owned(),
+            params_hash: Sha256::digest(canonical_params.as_bytes()).into(),
+            source: source.to_owned(),
+            session_id: session_id.to_owned(),
+            agent: agent.to_owned(),
+        }
     }
 }
 
@@ -78,6 +87,9 @@ impl ConfirmationTokens {
         if entry.expires_at <= now {
             return Err(AqlError::token_expired(token));
         }
+        if entry.scope.session_id != scope.session_id || entry.scope.agent != scope.agent {
+            return Err(AqlError::token_invalid(token, "it was issued to another session or agent"));
+        }
         if entry.scope.source != scope.source || entry.scope.operation != scope.operation {
             return Err(AqlError::token_scope_mismatch(token, &format!("operation '{}'", entry.scope.operation)));
         }
@@ -85,6 +97,16 @@ impl ConfirmationTokens {
             return Err(AqlError::token_scope_mismatch(token, "different parameters"));
         }
         Ok(entry.approval_id.clone())
+    }
+
+    /// Revokes every token issued in `session` (it ended).
+    pub fn revoke_session(&self, session: &str) {
+        self.lock().retain(|_, entry| entry.scope.session_id != session);
+    }
+
+    /// Revokes every token (the process is exiting).
+    pub fn revoke_all(&self) {
+        self.lock().clear();
     }
 
     /// Marks a token used: its human has answered (either way).
@@ -103,24 +125,30 @@ mod tests {
     #[test]
     fn a_token_is_bound_to_its_call_and_single_use() {
         let tokens = ConfirmationTokens::default();
-        let scope = Scope::new("fs__write_file", r#"{"path":"a"}"#, "fs");
+        let scope = Scope::new("fs__write_file", r#"{"path":"a"}"#, "fs", "s1", "agent");
         let (token, expires_at) = tokens.issue(scope.clone(), "approval-1", 1_000).unwrap();
         assert!(token.starts_with("conf_") && token.len() == 5 + 32, "{token}");
         assert_eq!(expires_at, 1_000 + TOKEN_TTL_MS);
         assert_eq!(tokens.check(&token, &scope, 2_000).unwrap(), "approval-1");
 
-        let other_params = Scope::new("fs__write_file", r#"{"path":"b"}"#, "fs");
+        let other_params = Scope::new("fs__write_file", r#"{"path":"b"}"#, "fs", "s1", "agent");
         assert_eq!(tokens.check(&token, &other_params, 2_000).unwrap_err().code, ErrorCode::TokenScopeMismatch);
-        let other_op = Scope::new("fs__move_file", r#"{"path":"a"}"#, "fs");
+        let other_op = Scope::new("fs__move_file", r#"{"path":"a"}"#, "fs", "s1", "agent");
         assert_eq!(tokens.check(&token, &other_op, 2_000).unwrap_err().code, ErrorCode::TokenScopeMismatch);
-        let other_source = Scope::new("fs__write_file", r#"{"path":"a"}"#, "gh");
+        let other_source = Scope::new("fs__write_file", r#"{"path":"a"}"#, "gh", "s1", "agent");
         assert_eq!(tokens.check(&token, &other_source, 2_000).unwrap_err().code, ErrorCode::TokenScopeMismatch);
+        let other_session = Scope::new("fs__write_file", r#"{"path":"a"}"#, "fs", "s2", "agent");
+        assert_eq!(tokens.check(&token, &other_session, 2_000).unwrap_err().code, ErrorCode::TokenInvalid);
+        let other_agent = Scope::new("fs__write_file", r#"{"path":"a"}"#, "fs", "s1", "other");
+        assert_eq!(tokens.check(&token, &other_agent, 2_000).unwrap_err().code, ErrorCode::TokenInvalid);
 
         assert_eq!(tokens.check(&token, &scope, expires_at).unwrap_err().code, ErrorCode::TokenExpired);
         assert_eq!(tokens.check("conf_nope", &scope, 2_000).unwrap_err().code, ErrorCode::TokenInvalid);
         tokens.spend(&token);
         assert_eq!(tokens.check(&token, &scope, 2_000).unwrap_err().code, ErrorCode::TokenAlreadyUsed);
-        let (second, _) = tokens.issue(scope, "approval-2", 1_000).unwrap();
+        let (second, _) = tokens.issue(scope.clone(), "approval-2", 1_000).unwrap();
         assert_ne!(second, token);
+        tokens.revoke_session("s1");
+        assert_eq!(tokens.check(&second, &scope, 2_000).unwrap_err().code, ErrorCode::TokenInvalid, "revoked with its session");
     }
 }
