@@ -3,6 +3,7 @@ mod corpus;
 mod canary;
 mod cli;
 mod demo;
+mod gate;
 mod gui;
 mod hook;
 mod http;
