@@ -11,9 +11,9 @@
 //! call (an exhausted step budget also holds the agent paused while it
 //! waits): the hook waits (bounded) for the answer; a proxied call gets
 //! `CONFIRMATION_REQUIRED` with a token bound to the call, its session and
-//! its agent, and repeating the call with the token collects the answer. A verify-tier verdict on a proxied call is
-//! refused, audited, without blocking: that tier wants an out-of-band code
-//! one call cannot carry. An adapter that declares a trust level is held to
+//! its agent, and repeating the call with the token collects the answer.
+//! A verify-tier verdict on a proxied call is refused, audited, without
+//! blocking: that tier wants an out-of-band code one call cannot carry. An adapter that declares a trust level is held to
 //! the danger x trust matrix first.
 //!
 //! What passes is an [`Admission`]: private fields, made only here, and
@@ -289,7 +289,11 @@ impl Gate {
                 let reason = format!("agent '{agent}' is paused. {}", pause.describe());
                 return Ok((Checked::Refused { reason, factors: vec![format!("{} {} is still waiting for a human", pause.challenge_kind.name(), pause.challenge_id)] }, None, None));
             }
-            let spent = core.spend_step(tx, agent, now)?;
+            let mut execution = core.running_execution(tx, agent, now)?;
+            let spent = core.spend_step(tx, agent, execution.as_mut())?;
+            if let Some(execution) = &execution {
+                records::update_execution(tx, execution.row())?;
+            }
             let facts = StepFacts { agent, hint: action, outcome: None, step: spent.step, max_steps: spent.max_steps, agent_risk: checks.risk_floor, folder: &call.working_folder };
             let evaluation = evaluate_step(&core.policy, &facts);
             let rule = evaluation.rule.map(|i| core.policy.rule(i).describe());
@@ -344,7 +348,7 @@ impl Gate {
             };
             core.audit(tx, AuditEntry {
                 agent,
-                execution_id: spent.execution_id.as_deref(),
+                execution_id: execution.as_ref().map(|execution| execution.row().id.as_str()),
                 session_id: session,
                 event: "gate",
                 hint: Some(action),

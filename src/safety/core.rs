@@ -10,9 +10,10 @@
 //! its kind, and the pause lasts while the challenge waits for a human (or
 //! waits to be collected after an Approve), until it expires (approval
 //! and verification), or until the process that asked is gone (nobody is
-//! left to hear the answer). Every action spends one step of a budget:
-//! the agent's running execution's, else its own count of actions outside
-//! executions; only a human's Approve on a step-limit pause grants a new
+//! left to hear the answer). Every action spends one step of the agent's
+//! budget, counted per agent across its executions (a new execution does
+//! not refill it), limited by its running execution's `max_steps` or the
+//! policy's; only a human's Approve on a step-limit pause grants a new
 //! one.
 
 use std::sync::Arc;
@@ -39,7 +40,7 @@ use crate::{
 use super::{
     directive::{Notification, NotificationKind},
     evaluator::{Evaluation, PauseKind},
-    lifecycle::AnyExecution,
+    lifecycle::{AnyExecution, Execution, state::Running},
     sessions::Sessions,
 };
 
@@ -77,14 +78,12 @@ impl Pause {
     }
 }
 
-/// The step an action spends, and of which budget.
-#[derive(Debug, Clone)]
+/// The step an action spends: the agent's count since a human last
+/// granted a budget, and its limit.
+#[derive(Debug, Clone, Copy)]
 pub struct Spent {
     pub step: u32,
     pub max_steps: u32,
-    /// The running execution whose budget it is; `None`: the agent's own
-    /// count of actions outside executions.
-    pub execution_id: Option<String>,
 }
 
 /// Whether process `pid` still runs (Linux; elsewhere assumed alive).
@@ -167,18 +166,31 @@ impl LoopCore {
         Ok(Some(Pause { kind, challenge_id: challenge.id, challenge_kind: challenge.kind, reason: challenge.reason }))
     }
 
-    /// Spends one step of the agent's budget for an action outside
-    /// `record_execution_step`: its running execution's, else its own.
-    pub fn spend_step(&self, tx: &Transaction<'_>, agent: &str, now: i64) -> Result<Spent, StoreError> {
-        if let Some(row) = self.active_execution(tx, agent, now)? {
-            let mut execution = AnyExecution::from_row(row)?.running("stepped").map_err(|_| StoreError::Inconsistent("an active execution is not running"))?;
-            let step = execution.record_step();
-            records::update_execution(tx, execution.row())?;
-            return Ok(Spent { step, max_steps: execution.row().max_steps, execution_id: Some(execution.row().id.clone()) });
-        }
-        let step = records::loose_steps(tx, agent)?.saturating_add(1);
-        records::set_loose_steps(tx, agent, step)?;
-        Ok(Spent { step, max_steps: self.policy.settings_for(agent).max_steps, execution_id: None })
+    /// Spends one step of the agent's budget, counting it on its running
+    /// execution too (whose `max_steps` is then the limit; the caller
+    /// writes the execution back).
+    pub fn spend_step(&self, tx: &Transaction<'_>, agent: &str, execution: Option<&mut Execution<Running>>) -> Result<Spent, StoreError> {
+        let step = records::agent_steps(tx, agent)?.saturating_add(1);
+        records::set_agent_steps(tx, agent, step)?;
+        let max_steps = match execution {
+            Some(execution) => {
+                execution.record_step();
+                execution.row().max_steps
+            }
+            None => self.policy.settings_for(agent).max_steps,
+        };
+        Ok(Spent { step, max_steps })
+    }
+
+    /// The agent's running execution, ready to count a step on.
+    pub fn running_execution(&self, tx: &Transaction<'_>, agent: &str, now: i64) -> Result<Option<Execution<Running>>, StoreError> {
+        let Some(row) = self.active_execution(tx, agent, now)? else { return Ok(None) };
+        AnyExecution::from_row(row)?.running("stepped").map(Some).map_err(|_| StoreError::Inconsistent("an active execution is not running"))
+    }
+
+    /// Steps the agent has left of its budget under `max_steps`.
+    pub fn steps_remaining(&self, tx: &Transaction<'_>, agent: &str, max_steps: u32) -> Result<u32, StoreError> {
+        Ok(max_steps.saturating_sub(records::agent_steps(tx, agent)?))
     }
 
     /// A human's Approve on a step-limit pause: a fresh budget, for the
@@ -187,7 +199,7 @@ impl LoopCore {
         if let Some(row) = records::active_execution(tx, agent)? {
             records::update_execution(tx, &ExecutionRow { steps: 0, ..row })?;
         }
-        records::set_loose_steps(tx, agent, 0)
+        records::set_agent_steps(tx, agent, 0)
     }
 
     /// Spends a human's Approve: its request is used, and a step-limit

@@ -2,8 +2,8 @@
 //! `complete_execution`, `abort_execution` and `get_execution_state`
 //! around the pure evaluator.
 //!
-//! Each operation is one write transaction: the agent's block, pause and
-//! execution are read from the shared state, the step is evaluated, and its
+//! Each operation is one write transaction: the agent's block, pause,
+//! execution and step budget are read from the shared state, the step is evaluated, and its
 //! effects and audit row are committed together. When a step creates a
 //! block or a challenge, a `synchronous=FULL` barrier follows the commit
 //! before the directive is returned, so nothing is announced that a power
@@ -31,7 +31,7 @@ use crate::{
 };
 
 use super::{
-    core::{LoopCore, notification},
+    core::{LoopCore, Spent, notification},
     directive::{Directive, Notification, NotificationKind, SafetyTier},
     error::SafetyError,
     evaluator::{Outcome, PauseKind, StepFacts, Verdict, evaluate_step},
@@ -100,7 +100,8 @@ pub struct PendingHuman {
 }
 
 impl ExecutionState {
-    fn of(row: &ExecutionRow) -> Self {
+    /// The state of `row`, whose agent has `steps_remaining` of its budget.
+    fn of(row: &ExecutionRow, steps_remaining: u32) -> Self {
         Self {
             execution_id: row.id.clone(),
             element_name: row.agent.clone(),
@@ -109,7 +110,7 @@ impl ExecutionState {
             finished_at: row.finished_at.map(rfc3339),
             steps: row.steps,
             max_steps: row.max_steps,
-            steps_remaining: row.max_steps.saturating_sub(row.steps),
+            steps_remaining,
             summary: row.summary.clone(),
             risk_tolerance: None,
             safety_loop: None,
@@ -179,7 +180,7 @@ impl SafetyLoop {
             .start();
             records::insert_execution(tx, execution.row())?;
             core.audit(tx, AuditEntry { agent, execution_id: Some(&execution.row().id), session_id: Some(&call.session_id), event: "execute", decision: "started", ..Default::default() })?;
-            let mut state = ExecutionState::of(execution.row());
+            let mut state = ExecutionState::of(execution.row(), core.steps_remaining(tx, agent, max_steps)?);
             state.risk_tolerance = Some(settings.tolerance.name());
             state.safety_loop = Some(core.mode.name());
             Ok(Ok(state))
@@ -263,8 +264,7 @@ impl SafetyLoop {
             Ok(execution) => execution,
             Err(_) => return Err(StoreError::Inconsistent("an active execution is not running")),
         };
-        let step = execution.record_step();
-        let max_steps = execution.row().max_steps;
+        let Spent { step, max_steps } = core.spend_step(tx, agent, Some(&mut execution))?;
         let notifications = self.deliver_events(tx, &mut execution, agent, now)?;
 
         if matches!(core.mode, LoopMode::Logging | LoopMode::Disabled) {
@@ -406,7 +406,7 @@ impl SafetyLoop {
             };
             records::update_execution(tx, &row)?;
             core.audit(tx, AuditEntry { agent, execution_id: Some(&row.id), session_id: Some(&call.session_id), event, decision: &row.status, ..Default::default() })?;
-            Ok(Ok(ExecutionState::of(&row)))
+            Ok(Ok(ExecutionState::of(&row, core.steps_remaining(tx, agent, row.max_steps)?)))
         })??;
         core.sessions.clear_agent(&call.session_id, agent);
         Ok(finished)
@@ -417,12 +417,13 @@ impl SafetyLoop {
     pub fn state(&self, agent: &str) -> Result<ExecutionState, SafetyError> {
         let core = &self.core;
         let now = now_ms();
-        let (row, block, pause) =
-            core.store.write(|tx| Ok((records::latest_execution(tx, agent)?, records::block_of(tx, agent)?, core.pause_of(tx, agent, now)?)))?;
+        let (row, block, pause, steps) = core.store.write(|tx| {
+            Ok((records::latest_execution(tx, agent)?, records::block_of(tx, agent)?, core.pause_of(tx, agent, now)?, records::agent_steps(tx, agent)?))
+        })?;
         let Some(row) = row else {
             return Err(SafetyError::NoActiveExecution(agent.to_owned()));
         };
-        let mut state = ExecutionState::of(&row);
+        let mut state = ExecutionState::of(&row, row.max_steps.saturating_sub(steps));
         state.blocked = Some(block.is_some());
         if let Some(block) = block {
             state.verification_id = Some(block.challenge_id);

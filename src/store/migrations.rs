@@ -127,8 +127,8 @@ UPDATE lockouts SET subject = 'agent:' || subject;
 -- hook runs as one process per tool call).
 ALTER TABLE challenges ADD COLUMN pause TEXT;
 CREATE INDEX challenges_pausing ON challenges (agent, status) WHERE pause IS NOT NULL;
--- Actions an agent took outside any execution (hooked and proxied calls),
--- counted since a human last granted it a step budget.
+-- Actions an agent took (steps, hooked and proxied calls, across its
+-- executions), counted since a human last granted it a step budget.
 CREATE TABLE agent_steps (
     agent         TEXT PRIMARY KEY,
     steps         INTEGER NOT NULL

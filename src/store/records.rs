@@ -1,6 +1,6 @@
 //! Typed access to the state tables, inside a caller's transaction:
 //! executions, hard blocks, challenges (and the pauses they hold), the
-//! per-agent count of actions outside executions, the notification events
+//! per-agent count of actions since a human granted a budget, the events
 //! and the downstream servers' last known state.
 
 use rusqlite::{OptionalExtension, Row, Transaction, params};
@@ -385,13 +385,12 @@ fn unknown_name(index: usize, name: &str) -> rusqlite::Error {
     rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, format!("unknown name '{name}'").into())
 }
 
-/// Actions `agent` took outside any execution since a human last granted
-/// it a step budget.
-pub fn loose_steps(tx: &Transaction<'_>, agent: &str) -> Result<u32, StoreError> {
+/// Actions `agent` took since a human last granted it a step budget.
+pub fn agent_steps(tx: &Transaction<'_>, agent: &str) -> Result<u32, StoreError> {
     Ok(tx.prepare_cached("SELECT steps FROM agent_steps WHERE agent = ?1")?.query_row([agent], |row| row.get(0)).optional()?.unwrap_or(0))
 }
 
-pub fn set_loose_steps(tx: &Transaction<'_>, agent: &str, steps: u32) -> Result<(), StoreError> {
+pub fn set_agent_steps(tx: &Transaction<'_>, agent: &str, steps: u32) -> Result<(), StoreError> {
     tx.prepare_cached("INSERT INTO agent_steps (agent, steps) VALUES (?1, ?2) ON CONFLICT (agent) DO UPDATE SET steps = ?2")?
         .execute(params![agent, steps])?;
     Ok(())
