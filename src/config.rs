@@ -75,26 +75,7 @@ impl FromStr for LoopMode {
 /// A channel the verifier may show a request on. `terminal` (the
 /// controlling terminal, opened directly) extends DESIGN.md's list for
 /// humans without a desktop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Channel {
-    Dialog,
-    Notification,
-    Command,
-    Terminal,
-}
-
-impl Channel {
-    /// The name on the verifier protocol, as in the config file.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Dialog => "dialog",
-            Self::Notification => "notification",
-            Self::Command => "command",
-            Self::Terminal => "terminal",
-        }
-    }
-}
+pub use verifier_protocol::Channel;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -236,8 +217,8 @@ impl Config {
             Some(path) => Self::from_file(path)?,
             None => Self::default(),
         };
-        config.apply_env(|name| std::env::var(name).ok()).map_err(|message| {
-            vec![Diagnostic::whole_file(Path::new("<environment>"), message)]
+        config.apply_env(|name| std::env::var(name).ok()).map_err(|refused| {
+            vec![Diagnostic::whole_file(Path::new("<environment>"), refused.to_string())]
         })?;
         Ok(config)
     }
@@ -273,13 +254,13 @@ impl Config {
     }
 
     /// Applies environment overrides read through `var`.
-    pub fn apply_env(&mut self, var: impl Fn(&str) -> Option<String>) -> Result<(), String> {
+    pub fn apply_env(&mut self, var: impl Fn(&str) -> Option<String>) -> Result<(), EnvOverrideError> {
         if let Some(value) = var(ENDPOINT_MODE_ENV) {
-            self.endpoints = value.parse().map_err(|e| format!("{ENDPOINT_MODE_ENV}: {e}"))?;
+            self.endpoints = value.parse().map_err(|why| EnvOverrideError::BadValue { variable: ENDPOINT_MODE_ENV, why })?;
         }
         if let Some(value) = var(LOOP_MODE_ENV) {
-            let mode = value.parse().map_err(|e| format!("{LOOP_MODE_ENV}: {e}"))?;
-            self.override_mode(mode, LOOP_MODE_ENV).map_err(|refused| refused.to_string())?;
+            let mode = value.parse().map_err(|why| EnvOverrideError::BadValue { variable: LOOP_MODE_ENV, why })?;
+            self.override_mode(mode, LOOP_MODE_ENV).map_err(EnvOverrideError::Weaker)?;
         }
         Ok(())
     }
@@ -303,6 +284,15 @@ impl Config {
     }
 }
 
+/// Why an environment override was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EnvOverrideError {
+    #[error("{variable}: {why}")]
+    BadValue { variable: &'static str, why: String },
+    #[error(transparent)]
+    Weaker(WeakerModeRefused),
+}
+
 /// A flag or the environment asked for less protection than the config
 /// file sets.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -324,6 +314,8 @@ impl std::fmt::Display for WeakerModeRefused {
         )
     }
 }
+
+impl std::error::Error for WeakerModeRefused {}
 
 /// Rules serde cannot express, each reported at the table it concerns.
 fn validate(raw: &RawConfig, source: &SourceFile) -> Vec<Diagnostic> {
@@ -463,7 +455,7 @@ mod tests {
         let err = config
             .apply_env(|name| (name == LOOP_MODE_ENV).then(|| "relaxed".to_string()))
             .unwrap_err();
-        assert!(err.contains("MCPAQL_SAFETY_LOOP"));
+        assert!(err.to_string().contains("MCPAQL_SAFETY_LOOP"), "{err}");
     }
 
     /// One row per (file mode, allowed, asked): whether the override holds.

@@ -17,6 +17,8 @@ use std::{
     time::{Duration, Instant},
 };
 
+use verifier_protocol::{Channel, Tier};
+
 use crate::{
     store::{
         Store,
@@ -30,14 +32,14 @@ use crate::{
     },
 };
 
-use super::{UnblockArgs, runtime, serve};
+use super::{UnblockArgs, assemble, runtime};
 
 /// How long the code shown for an unblock may take to be typed back.
 const CODE_LIFETIME: Duration = Duration::from_secs(300);
 
 /// A fresh code, shown on `channel`, to be checked against its hash.
 struct ShownCode {
-    channel: String,
+    channel: Channel,
     salt: String,
     hash: String,
     shown_at: Instant,
@@ -51,7 +53,7 @@ pub(super) fn run(args: UnblockArgs) -> ExitCode {
     let Some(config) = args.config.load() else {
         return ExitCode::from(1);
     };
-    let store = match serve::open_store(&config) {
+    let store = match assemble::open_store(&config) {
         Ok(store) => store,
         Err(message) => {
             eprintln!("safety-dongle: {message}");
@@ -108,7 +110,7 @@ fn show_fresh_code(settings: &crate::config::VerifierSettings, block: &BlockRow)
     let request = HumanRequest {
         id: &id,
         agent: &block.agent,
-        tier: Some("danger_zone"),
+        tier: Some(Tier::DangerZone),
         reason: &reason,
         action: &action,
         expires_at: &expires_at,
@@ -125,7 +127,7 @@ fn show_fresh_code(settings: &crate::config::VerifierSettings, block: &BlockRow)
 fn typed_code(agent: &str, shown: &ShownCode) -> Result<Unblock, OverrideRefused> {
     let typed = prompt(&format!(
         "A code was shown on the {} channel. Type it here within {} minutes: ",
-        shown.channel,
+        shown.channel.name(),
         CODE_LIFETIME.as_secs() / 60
     ))?;
     if shown.shown_at.elapsed() > CODE_LIFETIME {

@@ -18,6 +18,7 @@ use std::{
 };
 
 use rusqlite::Transaction;
+use verifier_protocol::Tier;
 
 use crate::{
     safety::evaluator::PauseKind,
@@ -188,8 +189,8 @@ impl Humans {
         let expires_at = rfc3339(ask.expires_at);
         let timeout_secs = u64::try_from((ask.expires_at - now_ms()).max(1_000) / 1_000).unwrap_or(1);
         let tier = match ask.kind {
-            ChallengeKind::DangerZone => Some("danger_zone"),
-            ChallengeKind::Verify => Some("verify"),
+            ChallengeKind::DangerZone => Some(Tier::DangerZone),
+            ChallengeKind::Verify => Some(Tier::Verify),
             ChallengeKind::Approval => None,
         };
         let request = HumanRequest { id: &ask.id, agent: &ask.agent, tier, reason: &ask.reason, action: &ask.action, expires_at: &expires_at, timeout_secs };

@@ -17,19 +17,15 @@ use std::{
     time::Duration,
 };
 
-use serde_json::{Value, json};
 use tokio::{
     io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader},
     process::{ChildStdout, Command},
     sync::oneshot,
 };
 
-use crate::config::{Channel, VerifierSettings};
+use verifier_protocol::{Channel, Event, Kind, MAX_EVENT_BYTES, Request, Tier, VERSION};
 
-/// Must match the verifier's `protocol::VERSION`.
-const PROTOCOL_VERSION: u64 = 1;
-/// The longest event line read back.
-const MAX_EVENT_BYTES: u64 = 4 * 1024;
+use crate::config::VerifierSettings;
 /// How long a request may take to be shown (a command channel may be slow).
 const SHOW_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -58,7 +54,7 @@ pub enum Decision {
 /// Where a request was shown, or why it could not be.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Shown {
-    On(String),
+    On(Channel),
     Nowhere(Vec<String>),
 }
 
@@ -81,8 +77,8 @@ pub struct ApprovalTicket {
 pub struct HumanRequest<'a> {
     pub id: &'a str,
     pub agent: &'a str,
-    /// `verify` or `danger_zone` for codes.
-    pub tier: Option<&'a str>,
+    /// For codes.
+    pub tier: Option<Tier>,
     pub reason: &'a str,
     pub action: &'a str,
     pub expires_at: &'a str,
@@ -170,17 +166,21 @@ impl VerifierLink {
         }
     }
 
-    fn request_json(&self, kind: &str, request: &HumanRequest<'_>) -> String {
-        let channels: Vec<&str> = self.channels.iter().map(|c| c.name()).collect();
-        let mut line = json!({
-            "version": PROTOCOL_VERSION, "kind": kind, "id": request.id, "agent": request.agent,
-            "tier": request.tier, "reason": request.reason, "action": request.action,
-            "expires_at": request.expires_at, "timeout_secs": request.timeout_secs,
-            "channels": channels, "command": self.command,
-        })
-        .to_string();
-        line.push('\n');
-        line
+    fn request_line(&self, kind: Kind, request: &HumanRequest<'_>) -> String {
+        Request {
+            version: VERSION,
+            kind,
+            id: request.id.to_owned(),
+            agent: request.agent.to_owned(),
+            tier: request.tier,
+            reason: request.reason.to_owned(),
+            action: request.action.to_owned(),
+            expires_at: request.expires_at.to_owned(),
+            timeout_secs: request.timeout_secs,
+            channels: self.channels.clone(),
+            command: self.command.clone(),
+        }
+        .line()
     }
 
     async fn spawn(&self, line: &str) -> Result<(tokio::process::Child, BufReader<ChildStdout>), String> {
@@ -200,7 +200,7 @@ impl VerifierLink {
 
     /// Asks the verifier to generate and show a code.
     pub async fn show_code(&self, request: &HumanRequest<'_>) -> CodeOutcome {
-        let (mut child, mut events) = match self.spawn(&self.request_json("code", request)).await {
+        let (mut child, mut events) = match self.spawn(&self.request_line(Kind::Code, request)).await {
             Ok(spawned) => spawned,
             Err(error) => return CodeOutcome { hash: None, shown: Shown::Nowhere(vec![error]) },
         };
@@ -210,13 +210,12 @@ impl VerifierLink {
                 let Some(event) = next_event(&mut events).await else {
                     return Shown::Nowhere(vec!["verifier: exited without showing the code".into()]);
                 };
-                match event["event"].as_str() {
-                    Some("hash") => {
-                        hash = event["salt"].as_str().zip(event["hash"].as_str()).map(|(s, h)| (s.to_owned(), h.to_owned()));
-                    }
-                    Some("shown") => return Shown::On(event["channel"].as_str().unwrap_or("unknown").to_owned()),
-                    Some("unshown") => return Shown::Nowhere(errors_of(&event)),
-                    _ => return Shown::Nowhere(vec![format!("verifier: {}", event["message"].as_str().unwrap_or("unexpected event"))]),
+                match event {
+                    Event::Hash { salt, hash: salted } => hash = Some((salt, salted)),
+                    Event::Shown { channel } => return Shown::On(channel),
+                    Event::Unshown { errors } => return Shown::Nowhere(errors),
+                    Event::Error { message } => return Shown::Nowhere(vec![format!("verifier: {message}")]),
+                    Event::Decision { .. } => return Shown::Nowhere(vec!["verifier: answered a code request with a decision".into()]),
                 }
             }
         })
@@ -234,14 +233,15 @@ impl VerifierLink {
 
     /// Asks a human to approve or deny.
     pub async fn ask_approval(&self, request: &HumanRequest<'_>) -> ApprovalTicket {
-        let (mut child, mut events) = match self.spawn(&self.request_json("approval", request)).await {
+        let (mut child, mut events) = match self.spawn(&self.request_line(Kind::Approval, request)).await {
             Ok(spawned) => spawned,
             Err(error) => return ApprovalTicket { shown: Shown::Nowhere(vec![error]), decision: None },
         };
         let shown = tokio::time::timeout(SHOW_TIMEOUT, async {
             match next_event(&mut events).await {
-                Some(event) if event["event"] == "shown" => Shown::On(event["channel"].as_str().unwrap_or("unknown").to_owned()),
-                Some(event) if event["event"] == "unshown" => Shown::Nowhere(errors_of(&event)),
+                Some(Event::Shown { channel }) => Shown::On(channel),
+                Some(Event::Unshown { errors }) => Shown::Nowhere(errors),
+                Some(Event::Error { message }) => Shown::Nowhere(vec![format!("verifier: {message}")]),
                 _ => Shown::Nowhere(vec!["verifier: exited without showing the request".into()]),
             }
         })
@@ -259,9 +259,11 @@ impl VerifierLink {
         let limit = Duration::from_secs(request.timeout_secs.saturating_add(5));
         tokio::spawn(async move {
             let event = tokio::time::timeout(limit, next_event(&mut events)).await.ok().flatten();
-            let outcome = match event.as_ref().and_then(|e| (e["event"] == "decision").then(|| e["decision"].as_str())).flatten() {
-                Some("approve") => Decision::Approve(Approved { approval_id }),
-                Some("timeout") | None => Decision::TimedOut,
+            // Only an explicit approve approves; silence is a timeout and
+            // anything else a deny.
+            let outcome = match event {
+                Some(Event::Decision { decision: verifier_protocol::Decision::Approve }) => Decision::Approve(Approved { approval_id }),
+                Some(Event::Decision { decision: verifier_protocol::Decision::Timeout }) | None => Decision::TimedOut,
                 Some(_) => Decision::Deny,
             };
             let _ = answer.send(outcome);
@@ -272,17 +274,14 @@ impl VerifierLink {
     }
 }
 
-fn errors_of(event: &Value) -> Vec<String> {
-    event["errors"].as_array().map(|all| all.iter().filter_map(|e| e.as_str().map(str::to_owned)).collect()).unwrap_or_default()
-}
-
-/// The next event line, if the verifier sends one of the right version.
-async fn next_event<R: AsyncRead + Unpin>(events: &mut BufReader<R>) -> Option<Value> {
+/// The next event line, if the verifier sends one that reads as an event
+/// of this protocol version; `None` at end of output or on any other line
+/// (the caller then treats the verifier as gone).
+async fn next_event<R: AsyncRead + Unpin>(events: &mut BufReader<R>) -> Option<Event> {
     let mut line = Vec::new();
     let read = (&mut *events).take(MAX_EVENT_BYTES).read_until(b'\n', &mut line).await.ok()?;
     if read == 0 {
         return None;
     }
-    let event: Value = serde_json::from_slice(&line).ok()?;
-    (event["version"].as_u64() == Some(PROTOCOL_VERSION)).then_some(event)
+    Event::parse(&line).ok()
 }

@@ -2,7 +2,8 @@
 //! request to a human, outside the agent's reach, and exits.
 //!
 //! The dongle runs `safety-dongle-verifier --stdio` once per request and
-//! talks to it over the child's stdin/stdout only (`protocol`). For a code,
+//! talks to it over the child's stdin/stdout only (`pipe`, with the
+//! messages typed in `verifier_protocol`). For a code,
 //! the verifier generates it (`code`), sends back only its salted hash,
 //! then shows it on the first configured channel that works (`channels`).
 //! For an approval, it shows the request and returns the human's answer.
@@ -12,18 +13,19 @@
 mod channels;
 mod code;
 mod plain_text;
-mod protocol;
+mod pipe;
 
 use std::{io::Write, process::ExitCode, time::Duration};
 
 use channels::{Presentation, present};
-use protocol::{Event, Kind, Request, emit, read_request};
+use pipe::{emit, read_request};
+use verifier_protocol::{Decision, Event, Kind, Request};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
         [flag] if flag == "--version" || flag == "-V" => {
-            println!("safety-dongle-verifier {} (verifier protocol {})", env!("CARGO_PKG_VERSION"), protocol::VERSION);
+            println!("safety-dongle-verifier {} (verifier protocol {})", env!("CARGO_PKG_VERSION"), verifier_protocol::VERSION);
             ExitCode::SUCCESS
         }
         [flag] if flag == "--stdio" => serve_one_request(),
@@ -58,7 +60,7 @@ fn start_watchdog(request: &Request) {
     std::thread::spawn(move || {
         std::thread::sleep(timeout);
         if approval {
-            emit(&mut std::io::stdout(), &Event::Decision { decision: "timeout".into() });
+            emit(&mut std::io::stdout(), &Event::Decision { decision: Decision::Timeout });
         }
         std::process::exit(0);
     });
@@ -89,14 +91,14 @@ fn show_code(request: &Request, out: &mut impl Write) -> ExitCode {
 fn ask_approval(request: &Request, out: &mut impl Write) -> ExitCode {
     let shown = Presentation { request, code: None };
     if let Some(decision) = try_channels(request, &shown, out) {
-        emit(out, &Event::Decision { decision: decision.name().into() });
+        emit(out, &Event::Decision { decision });
     }
     ExitCode::SUCCESS
 }
 
 /// Tries each configured channel in order; reports `shown` from the first
 /// that works, or `unshown` with every channel's reason.
-fn try_channels(request: &Request, shown: &Presentation<'_>, out: &mut impl Write) -> Option<channels::Decision> {
+fn try_channels(request: &Request, shown: &Presentation<'_>, out: &mut impl Write) -> Option<Decision> {
     let mut errors = Vec::new();
     for &channel in &request.channels {
         let mut announced = false;
@@ -109,7 +111,7 @@ fn try_channels(request: &Request, shown: &Presentation<'_>, out: &mut impl Writ
             Err(error) if announced => {
                 // Shown, then failed while waiting for the human: deny.
                 errors.push(format!("{}: {error}", channel.name()));
-                return (request.kind == Kind::Approval).then_some(channels::Decision::Deny);
+                return (request.kind == Kind::Approval).then_some(Decision::Deny);
             }
             Err(error) => errors.push(format!("{}: {error}", channel.name())),
         }

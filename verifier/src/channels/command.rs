@@ -15,9 +15,9 @@ use std::{
 
 use serde_json::json;
 
-use crate::protocol::Kind;
+use verifier_protocol::{Decision, Kind};
 
-use super::{Decision, Presentation};
+use super::Presentation;
 
 /// The longest answer line read from the program.
 const MAX_ANSWER_BYTES: u64 = 1024;

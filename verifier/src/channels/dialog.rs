@@ -10,9 +10,9 @@
 
 use rfd::{MessageButtons, MessageDialog, MessageDialogResult, MessageLevel};
 
-use crate::protocol::Kind;
+use verifier_protocol::{Decision, Kind};
 
-use super::{Decision, Presentation};
+use super::Presentation;
 
 pub fn present(shown: &Presentation<'_>, announce: &mut dyn FnMut()) -> Result<Option<Decision>, String> {
     display_reachable()?;

@@ -7,10 +7,9 @@ mod dialog;
 mod notification;
 mod terminal;
 
-use crate::{
-    plain_text::{Lines, neutralise},
-    protocol::{Channel, Kind, Request, Tier},
-};
+use verifier_protocol::{Channel, Decision, Kind, Request, Tier};
+
+use crate::plain_text::{Lines, neutralise};
 
 /// The most characters of each field a person is shown; longer text is cut
 /// with a note saying how much is missing.
@@ -19,22 +18,6 @@ const MAX_REASON_CHARS: usize = 400;
 const MAX_ACTION_CHARS: usize = 1_000;
 /// Ids and times come from the dongle, but are bounded all the same.
 const MAX_FIELD_CHARS: usize = 64;
-
-/// The human's answer to an approval.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
-    Approve,
-    Deny,
-}
-
-impl Decision {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Approve => "approve",
-            Self::Deny => "deny",
-        }
-    }
-}
 
 /// What is being shown: the request, and the code when there is one.
 pub struct Presentation<'a> {

@@ -5,9 +5,9 @@
 
 use notify_rust::{Notification, Timeout};
 
-use crate::protocol::Kind;
+use verifier_protocol::{Decision, Kind};
 
-use super::{Decision, Presentation};
+use super::Presentation;
 
 pub fn present(shown: &Presentation<'_>, announce: &mut dyn FnMut()) -> Result<Option<Decision>, String> {
     if shown.request.kind == Kind::Approval {

@@ -7,9 +7,9 @@ use std::{
     io::{BufRead, BufReader, Write},
 };
 
-use crate::protocol::Kind;
+use verifier_protocol::{Decision, Kind};
 
-use super::{Decision, Presentation};
+use super::Presentation;
 
 pub fn present(shown: &Presentation<'_>, announce: &mut dyn FnMut()) -> Result<Option<Decision>, String> {
     let mut tty = OpenOptions::new().read(true).write(true).open("/dev/tty").map_err(|_| "no controlling terminal".to_owned())?;
