@@ -6,9 +6,11 @@
 //! matrix and confirmation tokens); here, `naming` turns outside names into
 //! MCP-AQL names; `definition` loads adapter files and `http` runs them;
 //! `openapi` turns an OpenAPI or Swagger document into an adapter file
-//! (both read YAML through `yaml`); `mcp` connects to downstream servers.
+//! (both read YAML through `yaml`); `mcp` connects to downstream servers;
+//! `error` says why an adapter could not be set up.
 
 pub mod definition;
+pub mod error;
 pub mod http;
 pub mod mcp;
 pub mod naming;

@@ -96,7 +96,7 @@ fn check_claude_settings(file: &std::path::Path, approval_timeout_secs: u64) -> 
     let whole = |message: String| vec![Diagnostic::whole_file(file, message)];
     let text = std::fs::read_to_string(file).map_err(|e| whole(format!("cannot be read: {}", crate::diagnostics::io_reason(&e))))?;
     let document: serde_json::Value = serde_json::from_str(&text).map_err(|e| whole(format!("is not JSON: {e}")))?;
-    let hooks = claude_settings::dongle_hooks(&document).map_err(whole)?;
+    let hooks = claude_settings::dongle_hooks(&document).map_err(|error| whole(error.to_string()))?;
     let problems: Vec<Diagnostic> = hooks
         .iter()
         .flat_map(|entry| claude_settings::problems(entry, approval_timeout_secs))

@@ -20,15 +20,19 @@ use serde_json::Value;
 
 use crate::{
     analysis::WorkingFolder,
+    diagnostics::Diagnostic,
     gate::Gate,
     hook::{
-        claude_code::{self, MAX_PAYLOAD_BYTES},
+        claude_code::{self, MAX_PAYLOAD_BYTES, PayloadError},
         claude_settings::MARGIN_SECS,
     },
-    protocol::registry::CallContext,
+    protocol::registry::{CallContext, SessionEnds},
 };
 
-use super::HookArgs;
+use super::{
+    HookArgs,
+    assemble::{AssembleError, build_loop_core},
+};
 
 pub(super) fn run(args: HookArgs) -> ExitCode {
     let answer = Answer::default();
@@ -64,28 +68,40 @@ impl Answer {
     }
 }
 
-fn decide(args: &HookArgs) -> Result<serde_json::Value, String> {
+/// Why the hook could not decide (it then denies, saying this).
+#[derive(Debug, thiserror::Error)]
+enum HookFailure {
+    #[error("reading the payload failed: {0}")]
+    Read(#[source] std::io::Error),
+    #[error(transparent)]
+    Payload(#[from] PayloadError),
+    #[error("the configuration has errors: {}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Config(Vec<Diagnostic>),
+    #[error(transparent)]
+    Assemble(#[from] AssembleError),
+    #[error("no async runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+}
+
+fn decide(args: &HookArgs) -> Result<serde_json::Value, HookFailure> {
     let mut payload = Vec::new();
-    std::io::stdin()
-        .take(MAX_PAYLOAD_BYTES as u64 + 1)
-        .read_to_end(&mut payload)
-        .map_err(|e| format!("reading the payload failed: {e}"))?;
+    std::io::stdin().take(MAX_PAYLOAD_BYTES as u64 + 1).read_to_end(&mut payload).map_err(HookFailure::Read)?;
     let call = claude_code::parse(&payload)?;
-    let mut config = args.config.load_or_diagnose().map_err(|errors| {
-        let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
-        format!("the configuration has errors: {}", messages.join("; "))
-    })?;
+    let mut config = args.config.load_or_diagnose().map_err(HookFailure::Config)?;
     if !args.policies.is_empty() {
         config.policies = args.policies.clone();
     }
     let wait_allowed = args.timeout.saturating_sub(MARGIN_SECS);
     config.verifier.approval_timeout_secs = config.verifier.approval_timeout_secs.min(wait_allowed);
-    let gate = Gate::new(std::sync::Arc::new(super::serve::build_loop_core(&config)?));
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("no async runtime: {e}"))?;
+    let gate = Gate::new(Arc::new(build_loop_core(&config)?));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(HookFailure::Runtime)?;
     let mut context = CallContext::new(format!("claude-code:{}", call.session_id));
     if let Some(cwd) = &call.cwd {
         context.working_folder = WorkingFolder::for_this_user(cwd);
     }
     let decision = runtime.block_on(gate.decide(&context, &args.agent, &claude_code::action_text(&call)));
+    // This process is the hook call's whole session: a request it raised
+    // that nobody answered in time can no longer be collected.
+    gate.session_ended(None);
     Ok(claude_code::output(&decision))
 }

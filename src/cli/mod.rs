@@ -5,6 +5,7 @@
 //! must fix (bad config, errors found by `check`), 2 a usage error.
 
 mod adapter;
+mod assemble;
 mod audit;
 mod check;
 mod demo;
@@ -135,7 +136,7 @@ impl ConfigArg {
     /// `None` means exit 1.
     fn open_store(&self) -> Option<crate::store::Store> {
         let config = self.load()?;
-        serve::open_store(&config).map_err(|message| eprintln!("safety-dongle: {message}")).ok()
+        assemble::open_store(&config).map_err(|error| eprintln!("safety-dongle: {error}")).ok()
     }
 }
 

@@ -1,37 +1,13 @@
-//! `safety-dongle serve`: assemble the operation registry and router from
-//! the configuration, start the downstream servers, then serve MCP on
-//! stdio or loopback HTTP; on the way out, terminate the downstream
-//! servers.
+//! `safety-dongle serve`: assemble the router from the configuration
+//! (`assemble`), start the downstream servers, then serve MCP on stdio or
+//! loopback HTTP; on the way out, end the sessions left and terminate the
+//! downstream servers.
 
-use std::{collections::BTreeMap, process::ExitCode, sync::Arc};
+use std::process::ExitCode;
 
-use serde_json::{Map, Value, json};
+use crate::server;
 
-use crate::{
-    adapter::{
-        definition,
-        http,
-        mcp::{Downstreams, client_config},
-    },
-    config::{Config, ServerSettings},
-    gate::Gate,
-    policy::CompiledPolicy,
-    protocol::{
-        introspect::Introspect,
-        limits::Limits,
-        registry::{OperationIndex, OperationSource, Registry, SessionEnds},
-        router::Router,
-    },
-    safety::{core::LoopCore, executions::SafetyLoop, operations},
-    server,
-    store::Store,
-    verify::{
-        humans::{HumanSettings, Humans},
-        link::VerifierLink,
-    },
-};
-
-use super::ServeArgs;
+use super::{ServeArgs, assemble::assemble_with_runtime};
 
 pub(super) fn run(args: ServeArgs) -> ExitCode {
     let Some(mut config) = super::load_config(args.config.as_deref()) else {
@@ -80,125 +56,5 @@ pub(super) fn run(args: ServeArgs) -> ExitCode {
             eprintln!("safety-dongle: {error}");
             ExitCode::from(1)
         }
-    }
-}
-
-/// What `serve` runs: the router, and the downstream servers behind it.
-pub struct Assembled {
-    pub router: Arc<Router>,
-    pub downstreams: Arc<Downstreams>,
-}
-
-/// Everything assembled over the configuration, and a runtime to run it
-/// on; `None` (after saying why) means exit 1.
-pub fn assemble_with_runtime(config: &Config) -> Option<(Assembled, tokio::runtime::Runtime)> {
-    let assembled = assemble(config).map_err(|message| eprintln!("safety-dongle: {message}")).ok()?;
-    Some((assembled, super::runtime()?))
-}
-
-/// Everything `serve` needs, assembled from the configuration: the state
-/// store, the compiled policy, the safety loop, the gate, the downstream
-/// servers and the router over every operation. Errors are for the
-/// operator, so they may name files.
-pub fn assemble(config: &Config) -> Result<Assembled, String> {
-    let core = Arc::new(build_loop_core(config)?);
-    let mode = core.mode;
-    let store = core.store.clone();
-    let mut registry = Registry::default();
-    registry.register(Arc::new(Introspect::default())).map_err(|e| e.to_string())?;
-    operations::register(&mut registry, Arc::new(SafetyLoop::new(core.clone()))).map_err(|e| e.to_string())?;
-    let gate = Arc::new(Gate::new(core));
-    let session_ends = gate.clone() as Arc<dyn SessionEnds>;
-    let servers = downstream_servers(config)?;
-    let adapters = load_adapters(config, &servers)?;
-    http::register(&mut registry, &adapters, &gate)?;
-    let index = Arc::new(OperationIndex::new(registry));
-    let downstreams = Downstreams::new(servers, index.clone(), gate, store);
-    let router = Router::new(Registry::default(), config.endpoints, Limits::default(), capabilities(mode.name()))
-        .with_sources(index, vec![downstreams.clone() as Arc<dyn OperationSource>])
-        .with_session_ends(session_ends);
-    Ok(Assembled { router: Arc::new(router), downstreams })
-}
-
-/// The adapter files the configuration names, all valid (any error in any
-/// file stops the start: a half-loaded set would silently lack
-/// operations), their warnings logged. An adapter whose operation prefix
-/// is also a downstream server's name is an error.
-fn load_adapters(config: &Config, servers: &BTreeMap<String, ServerSettings>) -> Result<Vec<definition::AdapterDefinition>, String> {
-    let loaded = definition::load_all(&config.adapters).map_err(|errors| errors.iter().map(|e| e.render()).collect::<Vec<_>>().join("\n"))?;
-    let mut adapters = Vec::new();
-    for adapter in loaded {
-        for warning in &adapter.warnings {
-            tracing::warn!("{warning}");
-        }
-        let definition = adapter.definition;
-        if servers.contains_key(&definition.prefix) {
-            return Err(format!("{}: adapter '{}' and downstream server '{}' would share the operation prefix '{}__'; rename one", definition.file.display(), definition.name, definition.prefix, definition.prefix));
-        }
-        adapters.push(definition);
-    }
-    Ok(adapters)
-}
-
-/// `[servers]` and the servers of the client configuration, if any; a
-/// name in both is an error rather than a silent choice.
-fn downstream_servers(config: &Config) -> Result<BTreeMap<String, ServerSettings>, String> {
-    let mut servers = config.servers.clone();
-    if let Some(file) = &config.client_config {
-        for (name, settings) in client_config::load(file).map_err(|errors| errors.join("\n"))? {
-            if servers.contains_key(&name) {
-                return Err(format!("{}: server '{name}' is also configured in [servers.{name}]; rename one", file.display()));
-            }
-            servers.insert(name, settings);
-        }
-    }
-    Ok(servers)
-}
-
-/// The policy, the store, the humans and the loop's shared core over them.
-pub fn build_loop_core(config: &Config) -> Result<LoopCore, String> {
-    // Compiling the policy and opening the state are independent: side by
-    // side, a short-lived process (the hook) starts sooner.
-    let (policy, store) = std::thread::scope(|scope| {
-        let policy = scope.spawn(|| CompiledPolicy::load(&config.policies));
-        let store = open_store(config);
-        (policy.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), store)
-    });
-    let policy = policy.map_err(|errors| errors.iter().map(|e| e.render()).collect::<Vec<_>>().join("\n"))?;
-    let store = store?;
-    let settings = &config.verifier;
-    let verifier = VerifierLink::from_settings(settings);
-    if let Err(unavailable) = &verifier {
-        tracing::warn!(%unavailable, "no human can be asked, so blocks and pauses stay until `safety-dongle unblock` or expiry");
-    }
-    let humans = HumanSettings {
-        challenge_ttl_ms: i64::try_from(settings.challenge_ttl_secs.saturating_mul(1000)).unwrap_or(i64::MAX),
-        approval_wait: std::time::Duration::from_secs(settings.approval_timeout_secs),
-        verifier,
-    };
-    let store = Arc::new(store);
-    Ok(LoopCore::new(store.clone(), Arc::new(policy), config.mode(), Humans::new(store, humans)))
-}
-
-pub fn open_store(config: &Config) -> Result<Store, String> {
-    let data_dir = config
-        .data_dir
-        .as_deref()
-        .ok_or("no data folder: this platform has none by default; pass --data-dir or set data_dir")?;
-    Store::open(data_dir).map_err(|e| e.to_string())
-}
-
-/// `_protocol.capabilities`: only what is enforced is claimed.
-fn capabilities(safety_loop: &str) -> Map<String, Value> {
-    match json!({
-        "execution_safety_loop": safety_loop,
-        "batch": false,
-        "confirmation": false,
-        "field_selection": false,
-        "pagination": false,
-        "warnings": true,
-    }) {
-        Value::Object(map) => map,
-        _ => Map::new(),
     }
 }

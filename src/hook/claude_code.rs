@@ -34,11 +34,20 @@ pub struct PreToolUse {
     pub cwd: Option<String>,
 }
 
-pub fn parse(bytes: &[u8]) -> Result<PreToolUse, String> {
+/// Why a hook payload was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum PayloadError {
+    #[error("the hook payload is larger than {MAX_PAYLOAD_BYTES} bytes")]
+    TooLarge,
+    #[error("the hook payload is not a PreToolUse event: {0}")]
+    NotPreToolUse(#[from] serde_json::Error),
+}
+
+pub fn parse(bytes: &[u8]) -> Result<PreToolUse, PayloadError> {
     if bytes.len() > MAX_PAYLOAD_BYTES {
-        return Err(format!("the hook payload is larger than {MAX_PAYLOAD_BYTES} bytes"));
+        return Err(PayloadError::TooLarge);
     }
-    serde_json::from_slice(bytes).map_err(|e| format!("the hook payload is not a PreToolUse event: {e}"))
+    Ok(serde_json::from_slice(bytes)?)
 }
 
 fn text<'a>(input: &'a Value, key: &str) -> &'a str {
@@ -129,7 +138,7 @@ mod tests {
         let denied = output(&GateDecision::Deny { reason: "no".into(), factors: vec![] });
         assert_eq!(denied["hookSpecificOutput"]["permissionDecision"], "deny");
         assert_eq!(denied["hookSpecificOutput"]["hookEventName"], "PreToolUse");
-        assert!(parse(b"not json").is_err());
-        assert!(parse(&vec![b' '; MAX_PAYLOAD_BYTES + 1]).is_err());
+        assert!(matches!(parse(b"not json"), Err(PayloadError::NotPreToolUse(_))));
+        assert!(matches!(parse(&vec![b' '; MAX_PAYLOAD_BYTES + 1]), Err(PayloadError::TooLarge)));
     }
 }

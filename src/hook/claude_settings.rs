@@ -44,13 +44,23 @@ pub struct HookEntry {
     pub failure_blocks: bool,
 }
 
-/// The dongle's PreToolUse hook entries in a settings document, or why the
-/// document cannot be read as Claude Code settings.
-pub fn dongle_hooks(settings: &Value) -> Result<Vec<HookEntry>, String> {
+/// Why a settings document cannot be read as Claude Code settings.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsError {
+    #[error("hooks.PreToolUse is not an array")]
+    NotAnArray,
+    #[error("{location}.timeout is not a whole number of seconds")]
+    Timeout { location: String },
+    #[error("{location}.command: --timeout '{value}' is not a whole number of seconds")]
+    Deadline { location: String, value: String },
+}
+
+/// The dongle's PreToolUse hook entries in a settings document.
+pub fn dongle_hooks(settings: &Value) -> Result<Vec<HookEntry>, SettingsError> {
     let Some(groups) = settings.pointer("/hooks/PreToolUse") else {
         return Ok(Vec::new());
     };
-    let groups = groups.as_array().ok_or("hooks.PreToolUse is not an array")?;
+    let groups = groups.as_array().ok_or(SettingsError::NotAnArray)?;
     let mut found = Vec::new();
     for (g, group) in groups.iter().enumerate() {
         let Some(handlers) = group.get("hooks").and_then(Value::as_array) else { continue };
@@ -62,9 +72,9 @@ pub fn dongle_hooks(settings: &Value) -> Result<Vec<HookEntry>, String> {
             let location = format!("hooks.PreToolUse[{g}].hooks[{h}]");
             let timeout_secs = match handler.get("timeout") {
                 None => CLAUDE_CODE_DEFAULT_TIMEOUT_SECS,
-                Some(value) => value.as_u64().ok_or_else(|| format!("{location}.timeout is not a whole number of seconds"))?,
+                Some(value) => value.as_u64().ok_or_else(|| SettingsError::Timeout { location: location.clone() })?,
             };
-            let deadline_secs = deadline_of(command).map_err(|why| format!("{location}.command: {why}"))?;
+            let deadline_secs = deadline_of(command).map_err(|value| SettingsError::Deadline { location: location.clone(), value })?;
             let failure_blocks = handler.get("onFailure").and_then(Value::as_str) == Some("block") || command.trim_end().ends_with("|| exit 2");
             found.push(HookEntry { location, timeout_secs, deadline_secs, failure_blocks });
         }
@@ -77,7 +87,8 @@ fn runs_the_hook(command: &str) -> bool {
     words.windows(3).any(|w| w[0].rsplit('/').next().is_some_and(|program| program.starts_with("safety-dongle")) && w[1] == "hook" && w[2] == "claude-code")
 }
 
-/// The `--timeout` a hook command passes, else the default.
+/// The `--timeout` a hook command passes, else the default; the value
+/// itself when it is not a whole number.
 fn deadline_of(command: &str) -> Result<u64, String> {
     let words: Vec<&str> = command.split_whitespace().collect();
     for (i, word) in words.iter().enumerate() {
@@ -86,7 +97,7 @@ fn deadline_of(command: &str) -> Result<u64, String> {
             Some(rest) if rest.starts_with('=') => &rest[1..],
             _ => continue,
         };
-        return value.parse().map_err(|_| format!("--timeout '{value}' is not a whole number of seconds"));
+        return value.parse().map_err(|_| value.to_owned());
     }
     Ok(DEFAULT_DEADLINE_SECS)
 }
@@ -167,8 +178,8 @@ mod tests {
     #[test]
     fn a_malformed_value_is_an_error_not_a_default() {
         let settings = json!({ "hooks": { "PreToolUse": [ { "hooks": [ { "type": "command", "command": "safety-dongle hook claude-code --timeout soon" } ] } ] } });
-        assert!(dongle_hooks(&settings).unwrap_err().contains("--timeout 'soon'"));
+        assert!(dongle_hooks(&settings).unwrap_err().to_string().contains("--timeout 'soon'"));
         let settings = json!({ "hooks": { "PreToolUse": [ { "hooks": [ { "type": "command", "command": "safety-dongle hook claude-code", "timeout": "180" } ] } ] } });
-        assert!(dongle_hooks(&settings).unwrap_err().contains("timeout is not a whole number"));
+        assert!(dongle_hooks(&settings).unwrap_err().to_string().contains("timeout is not a whole number"));
     }
 }

@@ -13,23 +13,21 @@ pub mod transport;
 
 use std::sync::Arc;
 
-use crate::protocol::registry::Registry;
+use crate::{gate::Gate, protocol::registry::Registry};
 
-use crate::gate::Gate;
-
-use super::definition::AdapterDefinition;
-
+use super::{definition::AdapterDefinition, error::AdapterError};
 use operation::AdapterRuntime;
 
 /// Registers every operation of `adapters`. Errors name the adapter file;
 /// a name another source already registered is one.
-pub fn register(registry: &mut Registry, adapters: &[AdapterDefinition], gate: &Arc<Gate>) -> Result<usize, String> {
+pub fn register(registry: &mut Registry, adapters: &[AdapterDefinition], gate: &Arc<Gate>) -> Result<usize, AdapterError> {
     let mut count = 0;
     for definition in adapters {
-        let runtime = Arc::new(AdapterRuntime::new(definition).map_err(|e| format!("{}: {e}", definition.file.display()))?);
+        let runtime = AdapterRuntime::new(definition).map_err(|source| AdapterError::HttpClient { file: definition.file.clone(), source })?;
+        let runtime = Arc::new(runtime);
         for operation in &definition.operations {
             let operation = operation::operation(&definition.prefix, operation.clone(), runtime.clone(), gate.clone());
-            registry.register(Arc::new(operation)).map_err(|e| format!("{}: {e}", definition.file.display()))?;
+            registry.register(Arc::new(operation)).map_err(|source| AdapterError::Register { file: definition.file.clone(), source })?;
             count += 1;
         }
     }

@@ -47,7 +47,7 @@ pub struct AdapterRuntime {
 }
 
 impl AdapterRuntime {
-    pub fn new(definition: &AdapterDefinition) -> Result<Self, String> {
+    pub fn new(definition: &AdapterDefinition) -> Result<Self, reqwest::Error> {
         Ok(Self {
             name: definition.name.clone(),
             prefix: definition.prefix.clone(),

@@ -54,7 +54,7 @@ pub struct Transport {
 }
 
 impl Transport {
-    pub fn new(definition: &AdapterDefinition) -> Result<Self, String> {
+    pub fn new(definition: &AdapterDefinition) -> Result<Self, reqwest::Error> {
         let origin = definition.target.base_url.origin();
         let policy = redirect::Policy::custom(move |attempt| {
             if attempt.previous().len() >= MAX_REDIRECTS || attempt.url().origin() != origin {
@@ -67,8 +67,7 @@ impl Transport {
             .timeout(definition.target.timeout)
             .redirect(policy)
             .user_agent(concat!("safety-dongle/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| format!("cannot create the HTTP client: {e}"))?;
+            .build()?;
         Ok(Self { adapter: definition.name.clone(), client, target: definition.target.clone(), auth: definition.auth.clone() })
     }
 

@@ -1,0 +1,180 @@
+//! Everything a running dongle is made of, assembled from the
+//! configuration: the state store, the compiled policy, the loop's shared
+//! core, the gate, the adapters and downstream servers, and the router over
+//! every operation. `serve`, `demo` and the hook start from here; an
+//! [`AssembleError`] says, for the operator, which file or setting stopped
+//! the start.
+
+use std::{collections::BTreeMap, path::PathBuf, sync::Arc};
+
+use serde_json::{Map, Value, json};
+
+use crate::{
+    adapter::{
+        definition,
+        error::AdapterError,
+        http,
+        mcp::{Downstreams, client_config},
+    },
+    config::{Config, ServerSettings},
+    diagnostics::Diagnostic,
+    gate::Gate,
+    policy::CompiledPolicy,
+    protocol::{
+        introspect::Introspect,
+        limits::Limits,
+        registry::{OperationIndex, OperationSource, Registry, RegistryError, SessionEnds},
+        router::Router,
+    },
+    safety::{core::LoopCore, executions::SafetyLoop, operations},
+    store::{Store, StoreError},
+    verify::{
+        humans::{HumanSettings, Humans},
+        link::VerifierLink,
+    },
+};
+
+/// Why the dongle could not be assembled.
+#[derive(Debug, thiserror::Error)]
+pub enum AssembleError {
+    /// The policy files, every error located.
+    #[error("{}", render(.0))]
+    Policy(Vec<Diagnostic>),
+    #[error("{}", render(.0))]
+    AdapterFiles(Vec<Diagnostic>),
+    #[error("{}", .0.join("\n"))]
+    ClientConfig(Vec<String>),
+    #[error("{}: adapter '{adapter}' and downstream server '{prefix}' would share the operation prefix '{prefix}__'; rename one", file.display())]
+    SharedPrefix { file: PathBuf, adapter: String, prefix: String },
+    #[error("{}: server '{name}' is also configured in [servers.{name}]; rename one", file.display())]
+    ServerTwice { file: PathBuf, name: String },
+    #[error(transparent)]
+    Adapter(#[from] AdapterError),
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    #[error("no data folder: this platform has none by default; pass --data-dir or set data_dir")]
+    NoDataFolder,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+fn render(diagnostics: &[Diagnostic]) -> String {
+    diagnostics.iter().map(Diagnostic::render).collect::<Vec<_>>().join("\n")
+}
+
+/// What `serve` runs: the router, and the downstream servers behind it.
+pub struct Assembled {
+    pub router: Arc<Router>,
+    pub downstreams: Arc<Downstreams>,
+}
+
+/// Everything assembled over the configuration, and a runtime to run it
+/// on; `None` (after saying why) means exit 1.
+pub fn assemble_with_runtime(config: &Config) -> Option<(Assembled, tokio::runtime::Runtime)> {
+    let assembled = assemble(config).map_err(|message| eprintln!("safety-dongle: {message}")).ok()?;
+    Some((assembled, super::runtime()?))
+}
+
+/// Everything `serve` needs, assembled from the configuration: the state
+/// store, the compiled policy, the safety loop, the gate, the downstream
+/// servers and the router over every operation. Errors are for the
+/// operator, so they may name files.
+pub fn assemble(config: &Config) -> Result<Assembled, AssembleError> {
+    let core = Arc::new(build_loop_core(config)?);
+    let mode = core.mode;
+    let store = core.store.clone();
+    let mut registry = Registry::default();
+    registry.register(Arc::new(Introspect::default()))?;
+    operations::register(&mut registry, Arc::new(SafetyLoop::new(core.clone())))?;
+    let gate = Arc::new(Gate::new(core));
+    let session_ends = gate.clone() as Arc<dyn SessionEnds>;
+    let servers = downstream_servers(config)?;
+    let adapters = load_adapters(config, &servers)?;
+    http::register(&mut registry, &adapters, &gate)?;
+    let index = Arc::new(OperationIndex::new(registry));
+    let downstreams = Downstreams::new(servers, index.clone(), gate, store);
+    let router = Router::new(Registry::default(), config.endpoints, Limits::default(), capabilities(mode.name()))
+        .with_sources(index, vec![downstreams.clone() as Arc<dyn OperationSource>])
+        .with_session_ends(session_ends);
+    Ok(Assembled { router: Arc::new(router), downstreams })
+}
+
+/// The adapter files the configuration names, all valid (any error in any
+/// file stops the start: a half-loaded set would silently lack
+/// operations), their warnings logged. An adapter whose operation prefix
+/// is also a downstream server's name is an error.
+fn load_adapters(config: &Config, servers: &BTreeMap<String, ServerSettings>) -> Result<Vec<definition::AdapterDefinition>, AssembleError> {
+    let loaded = definition::load_all(&config.adapters).map_err(AssembleError::AdapterFiles)?;
+    let mut adapters = Vec::new();
+    for adapter in loaded {
+        for warning in &adapter.warnings {
+            tracing::warn!("{warning}");
+        }
+        let definition = adapter.definition;
+        if servers.contains_key(&definition.prefix) {
+            return Err(AssembleError::SharedPrefix { file: definition.file, adapter: definition.name, prefix: definition.prefix });
+        }
+        adapters.push(definition);
+    }
+    Ok(adapters)
+}
+
+/// `[servers]` and the servers of the client configuration, if any; a
+/// name in both is an error rather than a silent choice.
+fn downstream_servers(config: &Config) -> Result<BTreeMap<String, ServerSettings>, AssembleError> {
+    let mut servers = config.servers.clone();
+    if let Some(file) = &config.client_config {
+        for (name, settings) in client_config::load(file).map_err(AssembleError::ClientConfig)? {
+            if servers.contains_key(&name) {
+                return Err(AssembleError::ServerTwice { file: file.clone(), name });
+            }
+            servers.insert(name, settings);
+        }
+    }
+    Ok(servers)
+}
+
+/// The policy, the store, the humans and the loop's shared core over them.
+pub fn build_loop_core(config: &Config) -> Result<LoopCore, AssembleError> {
+    // Compiling the policy and opening the state are independent: side by
+    // side, a short-lived process (the hook) starts sooner.
+    let (policy, store) = std::thread::scope(|scope| {
+        let policy = scope.spawn(|| CompiledPolicy::load(&config.policies));
+        let store = open_store(config);
+        (policy.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), store)
+    });
+    let policy = policy.map_err(AssembleError::Policy)?;
+    let store = store?;
+    let settings = &config.verifier;
+    let verifier = VerifierLink::from_settings(settings);
+    if let Err(unavailable) = &verifier {
+        tracing::warn!(%unavailable, "no human can be asked, so blocks and pauses stay until `safety-dongle unblock` or expiry");
+    }
+    let humans = HumanSettings {
+        challenge_ttl_ms: i64::try_from(settings.challenge_ttl_secs.saturating_mul(1000)).unwrap_or(i64::MAX),
+        approval_wait: std::time::Duration::from_secs(settings.approval_timeout_secs),
+        verifier,
+    };
+    let store = Arc::new(store);
+    Ok(LoopCore::new(store.clone(), Arc::new(policy), config.mode(), Humans::new(store, humans)))
+}
+
+pub fn open_store(config: &Config) -> Result<Store, AssembleError> {
+    let data_dir = config.data_dir.as_deref().ok_or(AssembleError::NoDataFolder)?;
+    Ok(Store::open(data_dir)?)
+}
+
+/// `_protocol.capabilities`: only what is enforced is claimed.
+fn capabilities(safety_loop: &str) -> Map<String, Value> {
+    match json!({
+        "execution_safety_loop": safety_loop,
+        "batch": false,
+        "confirmation": false,
+        "field_selection": false,
+        "pagination": false,
+        "warnings": true,
+    }) {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
