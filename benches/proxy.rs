@@ -106,11 +106,16 @@ fn main() {
     let direct_bytes = everything.tools_list_bytes() + filesystem.tools_list_bytes();
     drop(filesystem);
 
+    // Every proxied call spends a step of the agent's budget: a limit the
+    // benchmark cannot reach, so it measures calls, not pauses.
+    let policy = state.path().join("default.toml");
+    let text = include_str!("../policies/default.toml").replace("maxAutonomousSteps = 50", "maxAutonomousSteps = 1000000");
+    std::fs::write(&policy, text).unwrap_or_else(|e| panic!("{e}"));
     let config = state.path().join("config.toml");
     let toml = format!(
         "data_dir = \"{data}\"\npolicies = [\"{policy}\"]\n[servers.everything]\ncommand = \"{everything}\"\nenv = {{ PATH = \"{path}\" }}\n[servers.fs]\ncommand = \"{fs}\"\nargs = [\"{files}\"]\nenv = {{ PATH = \"{path}\" }}\n",
         data = state.path().join("data").display(),
-        policy = Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/default.toml").display(),
+        policy = policy.display(),
         everything = bin.join("mcp-server-everything").display(),
         fs = bin.join("mcp-server-filesystem").display(),
         files = files.display(),

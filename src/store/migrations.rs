@@ -126,7 +126,6 @@ UPDATE lockouts SET subject = 'agent:' || subject;
 -- challenge waits for a human, in every process sharing this file (the
 -- hook runs as one process per tool call).
 ALTER TABLE challenges ADD COLUMN pause TEXT;
-CREATE INDEX challenges_pausing ON challenges (agent, status) WHERE pause IS NOT NULL;
 -- Actions an agent took (steps, hooked and proxied calls, across its
 -- executions), counted since a human last granted it a step budget.
 CREATE TABLE agent_steps (

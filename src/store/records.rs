@@ -46,12 +46,31 @@ fn execution(row: &Row<'_>) -> rusqlite::Result<ExecutionRow> {
     })
 }
 
-/// The agent's execution that is not yet in a terminal state, if any.
+/// The agent's execution that is not yet in a terminal state, if any
+/// (the newest, should there be several).
+///
+/// This and [`pausing_challenge`] run for every step and gated call, so
+/// they are plain lookups on the `(agent, status)` index and the newest
+/// row is picked here: an `ORDER BY` would build a temporary sort per
+/// call, and a partial index would make SQLite prepare the statement
+/// again at every binding.
 pub fn active_execution(tx: &Transaction<'_>, agent: &str) -> Result<Option<ExecutionRow>, StoreError> {
-    let sql = format!(
-        "SELECT {EXECUTION_COLUMNS} FROM executions WHERE agent = ?1 AND status IN ('pending', 'running') ORDER BY started_at DESC LIMIT 1"
-    );
-    Ok(tx.prepare_cached(&sql)?.query_row([agent], execution).optional()?)
+    let sql = format!("SELECT {EXECUTION_COLUMNS}, rowid FROM executions WHERE agent = ?1 AND status IN ('pending', 'running')");
+    let mut statement = tx.prepare_cached(&sql)?;
+    let rows = statement.query_map([agent], |row| Ok((execution(row)?, row.get::<_, i64>(12)?)))?;
+    newest(rows, |(row, rowid)| (row.started_at, *rowid))
+}
+
+/// The row of `rows` with the greatest `key`.
+fn newest<T, K: Ord>(rows: impl Iterator<Item = rusqlite::Result<(T, i64)>>, key: impl Fn(&(T, i64)) -> K) -> Result<Option<T>, StoreError> {
+    let mut best: Option<(T, i64)> = None;
+    for row in rows {
+        let row = row?;
+        if best.as_ref().is_none_or(|current| key(&row) > key(current)) {
+            best = Some(row);
+        }
+    }
+    Ok(best.map(|(row, _)| row))
 }
 
 /// The agent's most recent execution, in any state.
@@ -334,11 +353,10 @@ pub fn settle_challenge(tx: &Transaction<'_>, id: &str, status: ChallengeStatus)
 /// it (pending, or approved and not yet collected). Whether it does
 /// (expiry, a live owner) is the caller's judgement.
 pub fn pausing_challenge(tx: &Transaction<'_>, agent: &str) -> Result<Option<ChallengeRow>, StoreError> {
-    let sql = format!(
-        "SELECT {CHALLENGE_COLUMNS} FROM challenges WHERE agent = ?1 AND pause IS NOT NULL AND status IN ('pending', 'approved') \
-         ORDER BY created_at DESC, rowid DESC LIMIT 1"
-    );
-    Ok(tx.prepare_cached(&sql)?.query_row([agent], challenge_row).optional()?)
+    let sql = format!("SELECT {CHALLENGE_COLUMNS}, rowid FROM challenges WHERE agent = ?1 AND status IN ('pending', 'approved') AND pause IS NOT NULL");
+    let mut statement = tx.prepare_cached(&sql)?;
+    let rows = statement.query_map([agent], |row| Ok((challenge_row(row)?, row.get::<_, i64>(12)?)))?;
+    newest(rows, |(row, rowid)| (row.created_at, *rowid))
 }
 
 /// Ends every challenge still waiting (or approved, uncollected) that
