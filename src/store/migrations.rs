@@ -128,10 +128,11 @@ UPDATE lockouts SET subject = 'agent:' || subject;
 ALTER TABLE challenges ADD COLUMN pause TEXT;
 -- Actions an agent took (steps, hooked and proxied calls, across its
 -- executions), counted since a human last granted it a step budget.
+-- (Without a rowid: one b-tree, so counting a step dirties one page.)
 CREATE TABLE agent_steps (
     agent         TEXT PRIMARY KEY,
     steps         INTEGER NOT NULL
-);
+) WITHOUT ROWID;
 "#];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
