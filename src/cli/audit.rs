@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use crate::store::{audit, rfc3339};
 
-use super::AuditArgs;
+use super::{AuditArgs, terminal_text::terminal_text};
 
 pub(super) fn run(args: AuditArgs) -> ExitCode {
     let Some(store) = args.config.open_store() else {
@@ -34,11 +34,11 @@ pub(super) fn run(args: AuditArgs) -> ExitCode {
                     "{:>6}  {}  {}  {}  {}{}{}{}",
                     row.seq,
                     rfc3339(row.at),
-                    row.agent,
+                    terminal_text(&row.agent),
                     row.event,
                     row.decision,
                     row.stage.map(|s| format!("  [{s}]")).unwrap_or_default(),
-                    row.rule.map(|r| format!("  {r}")).unwrap_or_default(),
+                    row.rule.map(|r| format!("  {}", terminal_text(&r))).unwrap_or_default(),
                     row.hint.map(|h| format!("  {h:?}")).unwrap_or_default(),
                 );
             }

@@ -13,6 +13,7 @@ mod eval;
 mod hook;
 mod serve;
 mod status;
+mod terminal_text;
 mod unblock;
 
 use std::{net::SocketAddr, path::PathBuf, process::ExitCode};

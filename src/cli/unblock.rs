@@ -32,7 +32,7 @@ use crate::{
     },
 };
 
-use super::{UnblockArgs, assemble, runtime};
+use super::{UnblockArgs, assemble, runtime, terminal_text::terminal_text};
 
 /// How long the code shown for an unblock may take to be typed back.
 const CODE_LIFETIME: Duration = Duration::from_secs(300);
@@ -72,7 +72,7 @@ pub(super) fn run(args: UnblockArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    println!("agent '{agent}' is hard-blocked: {}", block.reason);
+    println!("agent '{}' is hard-blocked: {}", terminal_text(agent), terminal_text(&block.reason));
     if let Some(rule) = &block.rule {
         println!("rule: {rule}");
     }

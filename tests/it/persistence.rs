@@ -40,10 +40,17 @@ async fn a_block_survives_sigkill_and_refuses_a_new_execution() {
     let directive = ask(&mut raw, step(4, "coder", "ls")).await["data"].clone();
     assert_eq!((directive["continue"].as_bool(), directive["stopped"].as_bool()), (Some(false), Some(true)));
     assert_eq!(ask(&mut raw, execute(5, "someone-else")).await["success"], true, "only the blocked agent is refused");
+    // A name that would make the operator's terminal read it backwards.
+    let reversed = "evil\u{202e}txt.exe";
+    assert_eq!(ask(&mut raw, execute(6, reversed)).await["success"], true);
 
     let status = dongle_command(&["status", "--data-dir", dir.path().to_str().unwrap()]).output().await.unwrap();
     let status = String::from_utf8_lossy(&status.stdout);
     assert!(status.contains("blocked agents: 1") && status.contains(&verification_id), "{status}");
+    assert!(status.contains("evil\\u{202e}txt.exe") && !status.contains(reversed), "agent text is shown escaped: {status}");
+    let listed = dongle_command(&["audit", "--data-dir", dir.path().to_str().unwrap()]).output().await.unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(listed.contains("evil\\u{202e}txt.exe") && !listed.contains(reversed), "{listed}");
     let verified = dongle_command(&["audit", "--data-dir", dir.path().to_str().unwrap(), "verify"]).output().await.unwrap();
     assert!(verified.status.success(), "{}", String::from_utf8_lossy(&verified.stdout));
 }
