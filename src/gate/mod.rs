@@ -13,8 +13,9 @@
 //! `CONFIRMATION_REQUIRED` with a token bound to the call, its session and
 //! its agent, and repeating the call with the token collects the answer.
 //! A verify-tier verdict on a proxied call is refused, audited, without
-//! blocking: that tier wants an out-of-band code one call cannot carry. An adapter that declares a trust level is held to
-//! the danger x trust matrix first.
+//! blocking: that tier wants an out-of-band code one call cannot carry.
+//! An adapter that declares a trust level is held to the danger x trust
+//! matrix first.
 //!
 //! What passes is an [`Admission`]: private fields, made only here, and
 //! required by every upstream's send, so a call that did not pass the gate

@@ -3,8 +3,8 @@
 //! around the pure evaluator.
 //!
 //! Each operation is one write transaction: the agent's block, pause,
-//! execution and step budget are read from the shared state, the step is evaluated, and its
-//! effects and audit row are committed together. When a step creates a
+//! execution and step budget are read from the shared state, the step is
+//! evaluated, and its effects and audit row are committed together. When a step creates a
 //! block or a challenge, a `synchronous=FULL` barrier follows the commit
 //! before the directive is returned, so nothing is announced that a power
 //! cut could undo. After the commit the human is asked; the step waits only
@@ -417,13 +417,17 @@ impl SafetyLoop {
     pub fn state(&self, agent: &str) -> Result<ExecutionState, SafetyError> {
         let core = &self.core;
         let now = now_ms();
-        let (row, block, pause, steps) = core.store.write(|tx| {
-            Ok((records::latest_execution(tx, agent)?, records::block_of(tx, agent)?, core.pause_of(tx, agent, now)?, records::agent_steps(tx, agent)?))
+        let (row, block, pause) = core.store.write(|tx| {
+            let row = match records::latest_execution(tx, agent)? {
+                Some(row) => Some((core.steps_remaining(tx, agent, row.max_steps)?, row)),
+                None => None,
+            };
+            Ok((row, records::block_of(tx, agent)?, core.pause_of(tx, agent, now)?))
         })?;
-        let Some(row) = row else {
+        let Some((steps_remaining, row)) = row else {
             return Err(SafetyError::NoActiveExecution(agent.to_owned()));
         };
-        let mut state = ExecutionState::of(&row, row.max_steps.saturating_sub(steps));
+        let mut state = ExecutionState::of(&row, steps_remaining);
         state.blocked = Some(block.is_some());
         if let Some(block) = block {
             state.verification_id = Some(block.challenge_id);

@@ -552,8 +552,12 @@ impl ReferenceStateMachine for Reference {
 /// hash of a fixed code for code requests, and answers an approval with
 /// the decision in `auto` when that exists as the request arrives, else
 /// with the one written to `<id>.answer` later, giving up (a timeout) when
-/// the folder is gone with its test.
+/// the folder is gone with its test. Its event lines are the protocol
+/// crate's own, written into the script.
 fn human_script(dir: &Path, salt: &str, hash: &str) -> std::path::PathBuf {
+    use verifier_protocol::{Decision, Event};
+    let line = |event: Event| event.line().trim_end().to_owned();
+    let shown = line(Event::Shown { channel: Channel::Command });
     let script = dir.join("human.sh");
     let text = format!(
         r#"#!/bin/sh
@@ -562,20 +566,27 @@ IFS= read -r line
 id=$(printf '%s' "$line" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')
 case "$line" in
 *'"kind":"code"'*)
-  printf '{{"version":1,"event":"hash","salt":"{salt}","hash":"{hash}"}}\n'
-  printf '{{"version":1,"event":"shown","channel":"command"}}\n'
+  printf '%s\n' '{hashed}' '{shown}'
   exit 0;;
 esac
 auto=$(cat "$dir/auto" 2>/dev/null)
 : > "$dir/$id.shown"
-printf '{{"version":1,"event":"shown","channel":"command"}}\n'
+printf '%s\n' '{shown}'
 if [ -n "$auto" ]; then answer="$auto"; else
   while [ -d "$dir" ] && [ ! -f "$dir/$id.answer" ]; do sleep 0.01; done
   answer=$(cat "$dir/$id.answer" 2>/dev/null)
 fi
-printf '{{"version":1,"event":"decision","decision":"%s"}}\n' "${{answer:-timeout}}"
+case "$answer" in
+approve) printf '%s\n' '{approve}';;
+deny) printf '%s\n' '{deny}';;
+*) printf '%s\n' '{timeout}';;
+esac
 "#,
-        dir = dir.display()
+        dir = dir.display(),
+        hashed = line(Event::Hash { salt: salt.to_owned(), hash: hash.to_owned() }),
+        approve = line(Event::Decision { decision: Decision::Approve }),
+        deny = line(Event::Decision { decision: Decision::Deny }),
+        timeout = line(Event::Decision { decision: Decision::Timeout }),
     );
     std::fs::write(&script, text).unwrap();
     #[cfg(unix)]
