@@ -25,11 +25,19 @@ fn call(data: &std::path::Path, payload: &str) -> Duration {
         .spawn()
         .unwrap_or_else(|e| panic!("spawn: {e}"));
     if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(payload.as_bytes()).unwrap_or_else(|e| panic!("write: {e}"));
+        stdin
+            .write_all(payload.as_bytes())
+            .unwrap_or_else(|e| panic!("write: {e}"));
     }
-    let output = child.wait_with_output().unwrap_or_else(|e| panic!("wait: {e}"));
+    let output = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("wait: {e}"));
     let elapsed = start.elapsed();
-    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "{}", "the ordinary call was let through");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).trim(),
+        "{}",
+        "the ordinary call was let through"
+    );
     elapsed
 }
 

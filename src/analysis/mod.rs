@@ -14,10 +14,11 @@
 //! only make the verdict stricter. What cannot be resolved statically is a
 //! [`Fact`] that keeps the action from being auto-approved.
 
-pub mod command;
 mod code;
+pub mod command;
 mod executors;
 pub mod folder;
+pub mod planted;
 mod shell;
 mod sql;
 mod tool_call;
@@ -27,6 +28,7 @@ use std::cell::RefCell;
 
 pub use command::Command;
 pub use folder::{ProjectFolder, WorkingFolder};
+pub use planted::{Change, CurrentFiles, FileWrite, NoCurrentFiles, OnDisk, PlantedAt, Replace};
 
 /// The longest action analysed. Longer ones are refused, not truncated: a
 /// dangerous tail must not hide behind a long harmless head.
@@ -34,8 +36,14 @@ pub const MAX_HINT_BYTES: usize = 8 * 1024;
 /// Executors nested deeper than this (`sh -c "sh -c '…'"`) are not
 /// followed; the action gets [`Fact::TooComplex`].
 const MAX_DEPTH: usize = 6;
-/// Commands reported at most, over every level.
-const MAX_COMMANDS: usize = 512;
+/// The longest tool call analysed (`name {json}`): its values are
+/// analysed one by one, each shell, SQL or code value at most
+/// [`MAX_HINT_BYTES`], and file content as [`planted`] says.
+pub const MAX_TOOL_CALL_BYTES: usize = planted::MAX_PLANTED_BYTES + MAX_HINT_BYTES;
+/// Commands reported at most, over every level (a planted script counts).
+const MAX_COMMANDS: usize = 4096;
+/// Writes with known content judged at most in one action.
+const MAX_PLANTED_WRITES: usize = 16;
 
 /// Something about an action that a pattern over commands cannot express.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -64,10 +72,14 @@ pub enum Fact {
     RunsDownloadedCode,
     /// Nested or long beyond what is analysed.
     TooComplex,
+    /// A file that runs later is written with content the analysis cannot
+    /// see or read (copied, moved, downloaded, reported without its text,
+    /// or not valid in its format).
+    PlantsUnseenCode,
 }
 
 impl Fact {
-    pub const ALL: [Fact; 11] = [
+    pub const ALL: [Fact; 12] = [
         Fact::RunsDownloadedCode,
         Fact::DynamicCommand,
         Fact::EvalOfUnknownText,
@@ -79,6 +91,7 @@ impl Fact {
         Fact::UnboundedSqlWrite,
         Fact::CodeSendsSecret,
         Fact::TooComplex,
+        Fact::PlantsUnseenCode,
     ];
 
     /// The name policies use (`fact:NAME`).
@@ -95,13 +108,22 @@ impl Fact {
             Self::CodeSendsSecret => "code_sends_secret",
             Self::TooComplex => "too_complex",
             Self::RunsDownloadedCode => "runs_downloaded_code",
+            Self::PlantsUnseenCode => "plants_unseen_code",
         }
     }
 
     /// Facts that make an action need a human whatever the policy says:
-    /// what will run cannot be known from the text.
+    /// what will run cannot be known from the text. An unseen plant is
+    /// left to the policy: whether a blind write of a Makefile needs a
+    /// human is a team's choice (the shipped policies say it does).
     pub fn needs_a_human(self) -> bool {
-        !matches!(self, Self::ForkBomb | Self::UnboundedSqlWrite | Self::CodeSendsSecret)
+        !matches!(
+            self,
+            Self::ForkBomb
+                | Self::UnboundedSqlWrite
+                | Self::CodeSendsSecret
+                | Self::PlantsUnseenCode
+        )
     }
 }
 
@@ -120,6 +142,8 @@ pub struct Analysis {
     pub reads: Vec<String>,
     /// Facts with what showed them.
     pub facts: Vec<(Fact, String)>,
+    /// Files that run later whose written content was judged.
+    pub planted: Vec<String>,
 }
 
 impl Analysis {
@@ -130,7 +154,11 @@ impl Analysis {
     /// Words a keyword may match: program names and the arguments they act
     /// on, never data.
     pub fn words(&self) -> impl Iterator<Item = &str> {
-        self.commands.iter().flat_map(|c| std::iter::once(c.program.as_str()).chain(c.flags.iter().map(String::as_str)).chain(c.arguments()))
+        self.commands.iter().flat_map(|c| {
+            std::iter::once(c.program.as_str())
+                .chain(c.flags.iter().map(String::as_str))
+                .chain(c.arguments())
+        })
     }
 }
 
@@ -138,6 +166,20 @@ impl Analysis {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HintTooLong {
     pub bytes: usize,
+}
+
+/// An action to analyse.
+#[derive(Debug, Clone, Copy)]
+pub struct Action<'a> {
+    /// A shell command line, or an MCP tool call written `name {json}`.
+    pub text: &'a str,
+    /// A file write whose content the caller knows (a hooked `Write` or
+    /// `Edit`), judged with the text.
+    pub write: Option<&'a FileWrite>,
+    /// Where the action starts.
+    pub folder: &'a WorkingFolder,
+    /// How a file being edited is read as it is now.
+    pub files: &'a dyn CurrentFiles,
 }
 
 /// Analyses an action: a shell command line, or an MCP tool call written
@@ -149,20 +191,49 @@ pub fn analyze(hint: &str) -> Result<Analysis, HintTooLong> {
 }
 
 /// Like [`analyze`] for an action that starts in a known folder
-/// (`folder`).
+/// (`folder`); no file is read.
 pub fn analyze_in(hint: &str, start: &WorkingFolder) -> Result<Analysis, HintTooLong> {
-    if hint.len() > MAX_HINT_BYTES {
-        return Err(HintTooLong { bytes: hint.len() });
+    analyze_action(&Action {
+        text: hint,
+        write: None,
+        folder: start,
+        files: &NoCurrentFiles,
+    })
+}
+
+/// Analyses an action with the file write it makes, if the caller knows
+/// it, judging every file that runs later by what it will run.
+pub fn analyze_action(action: &Action<'_>) -> Result<Analysis, HintTooLong> {
+    let hint = action.text;
+    let too_long = HintTooLong { bytes: hint.len() };
+    if hint.len() > MAX_TOOL_CALL_BYTES {
+        return Err(too_long);
     }
     let normal = words_normalized(hint);
     let mut builder = Builder::default();
     if !tool_call::analyze(&mut builder, &normal) {
+        if hint.len() > MAX_HINT_BYTES {
+            return Err(too_long);
+        }
         builder.shell(&normal, None);
         if let Some(rest) = after_label(&normal) {
             builder.shell(rest, None);
         }
     }
-    folder::resolve_in(&mut builder.analysis, start);
+    builder.pending_writes.extend(action.write.cloned());
+    let mut judged = 0;
+    while let Some(write) = builder.pending_writes.pop() {
+        judged += 1;
+        if judged > MAX_PLANTED_WRITES {
+            builder.fact(
+                Fact::TooComplex,
+                format!("more than {MAX_PLANTED_WRITES} file writes with content"),
+            );
+            break;
+        }
+        planted::plant(&mut builder, &write, action.files);
+    }
+    folder::resolve_in(&mut builder.analysis, action.folder);
     builder.finish();
     Ok(builder.analysis)
 }
@@ -190,7 +261,11 @@ fn is_invisible(c: char) -> bool {
 fn after_label(text: &str) -> Option<&str> {
     let (label, rest) = text.split_once(": ")?;
     let words: Vec<&str> = label.split_whitespace().collect();
-    let plain = (1..=6).contains(&words.len()) && words.iter().all(|w| w.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_'));
+    let plain = (1..=6).contains(&words.len())
+        && words.iter().all(|w| {
+            w.chars()
+                .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+        });
     (plain && !rest.trim().is_empty()).then_some(rest)
 }
 
@@ -208,6 +283,19 @@ pub(crate) struct Builder {
     /// Redirection targets written, with the commands whose output goes
     /// there.
     written_by: Vec<(Vec<usize>, String)>,
+    /// File writes whose content is known, to judge once the action is
+    /// walked.
+    pending_writes: Vec<FileWrite>,
+    /// Where the part being analysed was planted, while one is.
+    planting: Option<Planting>,
+}
+
+/// The planted part being analysed: where, and for a shell part the
+/// depth it is parsed at (its top-level statements give the lines).
+struct Planting {
+    at: PlantedAt,
+    first_line: usize,
+    shell_depth: Option<usize>,
 }
 
 thread_local! {
@@ -228,7 +316,11 @@ pub(crate) fn parse_bash(script: &str) -> Option<tree_sitter::Tree> {
     let ascii: std::borrow::Cow<'_, [u8]> = if script.is_ascii() {
         script.as_bytes().into()
     } else {
-        script.bytes().map(|b| if b.is_ascii() { b } else { b'x' }).collect::<Vec<u8>>().into()
+        script
+            .bytes()
+            .map(|b| if b.is_ascii() { b } else { b'x' })
+            .collect::<Vec<u8>>()
+            .into()
     };
     PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
@@ -238,7 +330,9 @@ pub(crate) fn parse_bash(script: &str) -> Option<tree_sitter::Tree> {
                 // Fails only if the grammar and the runtime disagree on
                 // their ABI: nothing parses, every action is unparseable.
                 let mut parser = tree_sitter::Parser::new();
-                parser.set_language(&tree_sitter_bash::LANGUAGE.into()).ok()?;
+                parser
+                    .set_language(&tree_sitter_bash::LANGUAGE.into())
+                    .ok()?;
                 slot.insert(parser)
             }
         };
@@ -249,15 +343,38 @@ pub(crate) fn parse_bash(script: &str) -> Option<tree_sitter::Tree> {
 impl Builder {
     pub(crate) fn fact(&mut self, fact: Fact, detail: impl Into<String>) {
         if !self.analysis.has(fact) {
-            self.analysis.facts.push((fact, detail.into()));
+            let detail = match &self.planting {
+                Some(planting) => format!("{} ({})", detail.into(), planting.at),
+                None => detail.into(),
+            };
+            self.analysis.facts.push((fact, detail));
         }
+    }
+
+    /// Analyses a part planted at `at` with `analyse`: every command and
+    /// fact found names the file and line (for a shell part, the line of
+    /// its statement).
+    pub(crate) fn planting(&mut self, at: PlantedAt, shell: bool, analyse: impl FnOnce(&mut Self)) {
+        let planting = Planting {
+            first_line: at.line,
+            at,
+            shell_depth: shell.then_some(self.depth),
+        };
+        let outer = self.planting.replace(planting);
+        let outer_vars = std::mem::take(&mut self.vars);
+        analyse(self);
+        self.vars = outer_vars;
+        self.planting = outer;
     }
 
     /// Parses and walks a script; returns the indices of the commands it
     /// runs directly (not those inside substitutions).
     pub(crate) fn shell(&mut self, script: &str, via: Option<&str>) -> Vec<usize> {
         if self.depth >= MAX_DEPTH {
-            self.fact(Fact::TooComplex, format!("executors nested deeper than {MAX_DEPTH}"));
+            self.fact(
+                Fact::TooComplex,
+                format!("executors nested deeper than {MAX_DEPTH}"),
+            );
             return Vec::new();
         }
         let Some(tree) = parse_bash(script) else {
@@ -265,16 +382,40 @@ impl Builder {
             return Vec::new();
         };
         if tree.root_node().has_error() && !self.lenient {
-            self.fact(Fact::Unparseable, format!("not valid shell: {}", preview(script)));
+            self.fact(
+                Fact::Unparseable,
+                format!("not valid shell: {}", preview(script)),
+            );
         }
+        let planted_part = self
+            .planting
+            .as_ref()
+            .is_some_and(|planting| planting.shell_depth == Some(self.depth));
         self.depth += 1;
-        let outer_vars = self.depth > 1;
+        let outer_vars = self.depth > 1 && !planted_part;
         let saved = outer_vars.then(|| self.vars.clone());
-        let direct = shell::walk(self, tree.root_node(), script, via);
+        let direct = if planted_part {
+            self.walk_planted(tree.root_node(), script)
+        } else {
+            shell::walk(self, tree.root_node(), script, via)
+        };
         if let Some(saved) = saved {
             self.vars = saved;
         }
         self.depth -= 1;
+        direct
+    }
+
+    /// A planted script's top-level statements, each with its line.
+    fn walk_planted(&mut self, root: tree_sitter::Node<'_>, script: &str) -> Vec<usize> {
+        let mut direct = Vec::new();
+        let mut cursor = root.walk();
+        for statement in root.named_children(&mut cursor) {
+            if let Some(planting) = &mut self.planting {
+                planting.at.line = planting.first_line + statement.start_position().row;
+            }
+            direct.extend(shell::walk(self, statement, script, None));
+        }
         direct
     }
 
@@ -287,19 +428,34 @@ impl Builder {
     }
 
     /// Records a command and what it runs in turn; returns its index.
-    pub(crate) fn command(&mut self, command: Command) -> Option<usize> {
+    pub(crate) fn command(&mut self, mut command: Command) -> Option<usize> {
+        if let Some(planting) = &self.planting {
+            command.planted = Some(planting.at.clone());
+        }
         if self.analysis.commands.len() >= MAX_COMMANDS {
-            self.fact(Fact::TooComplex, format!("more than {MAX_COMMANDS} commands"));
+            self.fact(
+                Fact::TooComplex,
+                format!("more than {MAX_COMMANDS} commands"),
+            );
             return None;
         }
         if command.dynamic_program {
-            self.fact(Fact::DynamicCommand, format!("the program of `{}` is not known before it runs", preview(&command.argv.join(" "))));
+            self.fact(
+                Fact::DynamicCommand,
+                format!(
+                    "the program of `{}` is not known before it runs",
+                    preview(&command.argv.join(" "))
+                ),
+            );
         }
         let index = self.analysis.commands.len();
         for argument in command.arguments() {
             self.analysis.reads.push(argument.to_owned());
             // `-d @file`, `-F key=@file`: curl and friends read the file.
-            if let Some((_, file)) = argument.rsplit_once('@').filter(|(_, f)| f.starts_with(['/', '~', '.'])) {
+            if let Some((_, file)) = argument
+                .rsplit_once('@')
+                .filter(|(_, f)| f.starts_with(['/', '~', '.']))
+            {
                 self.analysis.reads.push(words::normalize_path(file));
             }
         }
@@ -309,7 +465,10 @@ impl Builder {
             executors::unwrap(self, index);
             self.depth -= 1;
         } else {
-            self.fact(Fact::TooComplex, format!("executors nested deeper than {MAX_DEPTH}"));
+            self.fact(
+                Fact::TooComplex,
+                format!("executors nested deeper than {MAX_DEPTH}"),
+            );
         }
         Some(index)
     }
@@ -322,10 +481,27 @@ impl Builder {
         self.analysis.writes.push(words::normalize_path(path));
     }
 
-    /// A redirection target written with the output of `commands`.
-    pub(crate) fn write_from(&mut self, commands: &[usize], path: &str) {
+    /// A redirection target written with the output of `commands`
+    /// (appended with `>>`); what they print, when it is known, is judged
+    /// as the file's content.
+    pub(crate) fn write_from(&mut self, commands: &[usize], path: &str, append: bool) {
         self.write(path);
-        self.written_by.push((commands.to_vec(), words::normalize_path(path)));
+        self.written_by
+            .push((commands.to_vec(), words::normalize_path(path)));
+        if let Some(text) = commands
+            .last()
+            .and_then(|&last| executors::static_output(self, last))
+        {
+            let change = if append {
+                Change::Append(text)
+            } else {
+                Change::Whole(text)
+            };
+            self.pending_writes.push(FileWrite {
+                path: path.to_owned(),
+                change,
+            });
+        }
     }
 
     pub(crate) fn read(&mut self, path: &str) {
@@ -347,14 +523,28 @@ impl Builder {
     fn finish(&mut self) {
         self.downloads_run();
         self.merge_repeated_commands();
-        let writes: Vec<String> = self.analysis.commands.iter().flat_map(files_written_by).collect();
+        let writes: Vec<String> = self
+            .analysis
+            .commands
+            .iter()
+            .flat_map(files_written_by)
+            .collect();
         self.analysis.writes.extend(writes);
-        let executed = self.analysis.commands.iter().filter_map(executed_file).find(|file| self.analysis.writes.iter().any(|w| same_file(w, file)));
+        let executed = self
+            .analysis
+            .commands
+            .iter()
+            .filter_map(executed_file)
+            .find(|file| self.analysis.writes.iter().any(|w| same_file(w, file)));
         if let Some(file) = executed {
-            self.fact(Fact::WrittenThenExecuted, format!("{file} is written and then run"));
+            self.fact(
+                Fact::WrittenThenExecuted,
+                format!("{file} is written and then run"),
+            );
         }
         self.analysis.writes.sort();
         self.analysis.writes.dedup();
+        self.unseen_plants();
         // A destination (`cp a b`, `tee b`) is written, not read.
         let writes = &self.analysis.writes;
         self.analysis.reads.retain(|read| !writes.contains(read));
@@ -364,6 +554,20 @@ impl Builder {
 }
 
 impl Builder {
+    /// Files that run later written without their content being judged.
+    fn unseen_plants(&mut self) {
+        let planted = &self.analysis.planted;
+        let unseen = self
+            .analysis
+            .writes
+            .iter()
+            .filter(|w| !planted.iter().any(|p| same_file(p, w)))
+            .find_map(|w| planted::why_it_runs(w).map(|why| (w.clone(), why)));
+        if let Some((path, why)) = unseen {
+            self.fact(Fact::PlantsUnseenCode, planted::describe_unseen(&path, why));
+        }
+    }
+
     /// Keeps one copy of each command found more than once (the text after
     /// a label is analysed twice; a loop body may repeat a line), so every
     /// command is matched once. Chains name the copy kept.
@@ -405,16 +609,59 @@ impl Builder {
     /// file it saved being executed.
     fn downloads_run(&mut self) {
         let commands = &self.analysis.commands;
-        let downloads = |stage: &Vec<usize>| stage.iter().any(|&i| executors::DOWNLOADERS.contains(&commands[i].program.as_str()));
-        let runs = |stage: &Vec<usize>| stage.iter().any(|&i| executors::runs_its_input(&commands[i]));
-        let piped = self.analysis.feeds.iter().any(|stages| stages.iter().position(downloads).is_some_and(|at| stages[at + 1..].iter().any(runs)));
-        let mut saved: Vec<String> = commands.iter().filter(|c| executors::DOWNLOADERS.contains(&c.program.as_str())).flat_map(files_written_by).collect();
-        saved.extend(self.written_by.iter().filter(|(from, _)| from.iter().any(|&i| executors::DOWNLOADERS.contains(&commands[i].program.as_str()))).map(|(_, path)| path.clone()));
-        let saved_run = commands.iter().filter_map(executed_file).find(|file| saved.iter().any(|s| same_file(s, file)));
-        if piped {
-            self.fact(Fact::RunsDownloadedCode, "downloaded content flows into a shell or an interpreter");
+        let downloads = |stage: &Vec<usize>| {
+            stage
+                .iter()
+                .any(|&i| executors::DOWNLOADERS.contains(&commands[i].program.as_str()))
+        };
+        let runs = |stage: &Vec<usize>| {
+            stage
+                .iter()
+                .any(|&i| executors::runs_its_input(&commands[i]))
+        };
+        let piped = self.analysis.feeds.iter().find(|stages| {
+            stages
+                .iter()
+                .position(downloads)
+                .is_some_and(|at| stages[at + 1..].iter().any(runs))
+        });
+        let planted_at = piped
+            .and_then(|stages| {
+                stages
+                    .iter()
+                    .flatten()
+                    .find_map(|&i| commands[i].planted.as_ref())
+            })
+            .map(|at| format!(" ({at})"))
+            .unwrap_or_default();
+        let mut saved: Vec<String> = commands
+            .iter()
+            .filter(|c| executors::DOWNLOADERS.contains(&c.program.as_str()))
+            .flat_map(files_written_by)
+            .collect();
+        saved.extend(
+            self.written_by
+                .iter()
+                .filter(|(from, _)| {
+                    from.iter()
+                        .any(|&i| executors::DOWNLOADERS.contains(&commands[i].program.as_str()))
+                })
+                .map(|(_, path)| path.clone()),
+        );
+        let saved_run = commands
+            .iter()
+            .filter_map(executed_file)
+            .find(|file| saved.iter().any(|s| same_file(s, file)));
+        if piped.is_some() {
+            self.fact(
+                Fact::RunsDownloadedCode,
+                format!("downloaded content flows into a shell or an interpreter{planted_at}"),
+            );
         } else if let Some(file) = saved_run {
-            self.fact(Fact::RunsDownloadedCode, format!("{file} is downloaded and then run"));
+            self.fact(
+                Fact::RunsDownloadedCode,
+                format!("{file} is downloaded and then run"),
+            );
         }
     }
 }
@@ -429,27 +676,48 @@ fn executed_file(command: &Command) -> Option<String> {
     if first.contains('/') {
         return Some(words::normalize_path(first));
     }
-    let runs_a_file = executors::SHELLS.contains(&command.program.as_str()) || code::is_interpreter(&command.program) || matches!(command.program.as_str(), "source" | ".");
-    runs_a_file.then(|| command.positionals.first().cloned()).flatten()
+    let runs_a_file = executors::SHELLS.contains(&command.program.as_str())
+        || code::is_interpreter(&command.program)
+        || matches!(command.program.as_str(), "source" | ".");
+    runs_a_file
+        .then(|| command.positionals.first().cloned())
+        .flatten()
 }
 
 /// Files a command writes, by its well-known options and positions.
 fn files_written_by(command: &Command) -> Vec<String> {
     let argv = &command.argv;
     let after = |flags: &[&str]| -> Vec<String> {
-        argv.windows(2).filter(|w| flags.contains(&w[0].as_str())).map(|w| words::normalize_path(&w[1])).collect()
+        argv.windows(2)
+            .filter(|w| flags.contains(&w[0].as_str()))
+            .map(|w| words::normalize_path(&w[1]))
+            .collect()
     };
     match command.program.as_str() {
         "curl" => after(&["-o", "--output"]),
         "wget" => after(&["-O", "--output-document"]),
         "tee" => command.positionals.clone(),
-        "sed" | "perl" if command.flags.iter().any(|f| f.starts_with("-i")) => command.positionals.iter().skip(1).cloned().collect(),
+        "sed" | "perl" if command.flags.iter().any(|f| f.starts_with("-i")) => {
+            command.positionals.iter().skip(1).cloned().collect()
+        }
         // With arguments appended at run time (xargs) the destination is
         // not known.
-        "cp" | "mv" | "install" | "ln" | "rsync" | "scp" if !command.dynamic_args => command.positionals.last().cloned().into_iter().collect(),
-        "dd" => command.positionals.iter().filter_map(|p| p.strip_prefix("of=")).map(words::normalize_path).collect(),
+        "cp" | "mv" | "install" | "ln" | "rsync" | "scp" if !command.dynamic_args => {
+            command.positionals.last().cloned().into_iter().collect()
+        }
+        "dd" => command
+            .positionals
+            .iter()
+            .filter_map(|p| p.strip_prefix("of="))
+            .map(words::normalize_path)
+            .collect(),
         "chmod" => Vec::new(),
-        program if code::is_file_writing_tool(program) => command.positionals.iter().filter(|p| p.contains('/') || p.contains('.')).cloned().collect(),
+        program if code::is_file_writing_tool(program) => command
+            .positionals
+            .iter()
+            .filter(|p| p.contains('/') || p.contains('.'))
+            .cloned()
+            .collect(),
         _ => Vec::new(),
     }
 }

@@ -121,7 +121,9 @@ impl ConfigArg {
     /// Loads the configuration with `--data-dir` applied, printing every
     /// error; `None` means exit 1.
     fn load(&self) -> Option<Config> {
-        self.load_or_diagnose().map_err(|errors| print_diagnostics(&errors)).ok()
+        self.load_or_diagnose()
+            .map_err(|errors| print_diagnostics(&errors))
+            .ok()
     }
 
     /// Loads the configuration with `--data-dir` applied, or says why not.
@@ -137,7 +139,9 @@ impl ConfigArg {
     /// `None` means exit 1.
     fn open_store(&self) -> Option<crate::store::Store> {
         let config = self.load()?;
-        assemble::open_store(&config).map_err(|error| eprintln!("safety-dongle: {error}")).ok()
+        assemble::open_store(&config)
+            .map_err(|error| eprintln!("safety-dongle: {error}"))
+            .ok()
     }
 }
 
@@ -171,9 +175,18 @@ struct EvalArgs {
     /// (`cwd`); without it, relative paths are the project.
     #[arg(long, value_name = "DIR")]
     cwd: Option<String>,
+    /// A file write to judge by its content: the path written (with
+    /// --content-file); the action is then `write_file PATH` unless a HINT
+    /// is given. The file as it is now, if it exists, is what the write
+    /// changes.
+    #[arg(long = "write", value_name = "PATH", requires = "content_file")]
+    write: Option<String>,
+    /// The content the write puts in PATH, read from this file.
+    #[arg(long = "content-file", value_name = "FILE", requires = "write")]
+    content_file: Option<PathBuf>,
     /// The action, as an agent would report it in nextActionHint.
-    #[arg(value_name = "HINT")]
-    hint: String,
+    #[arg(value_name = "HINT", required_unless_present = "write")]
+    hint: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -202,7 +215,9 @@ struct UnblockArgs {
 
 /// Loads the configuration, printing every error; `None` means exit 1.
 fn load_config(path: Option<&std::path::Path>) -> Option<Config> {
-    Config::load(path).map_err(|errors| print_diagnostics(&errors)).ok()
+    Config::load(path)
+        .map_err(|errors| print_diagnostics(&errors))
+        .ok()
 }
 
 fn print_diagnostics(errors: &[crate::diagnostics::Diagnostic]) {
@@ -269,8 +284,12 @@ pub fn run() -> ExitCode {
         Command::Audit(args) => audit::run(args),
         Command::Unblock(args) => unblock::run(args),
         Command::Demo => demo::run(),
-        Command::Hook { client: HookClient::ClaudeCode(args) } => hook::run(args),
-        Command::Adapter { command: AdapterCommand::ImportOpenapi(args) } => adapter::import_openapi(args),
+        Command::Hook {
+            client: HookClient::ClaudeCode(args),
+        } => hook::run(args),
+        Command::Adapter {
+            command: AdapterCommand::ImportOpenapi(args),
+        } => adapter::import_openapi(args),
     }
 }
 

@@ -8,6 +8,11 @@
 //! verification code redacted (the agent's own `verify_challenge` call to
 //! the dongle passes through here too, and action texts are stored).
 //!
+//! A `Write`, `Edit` or `MultiEdit` also gives the write it makes
+//! ([`file_write`]), so a file that runs later is judged by its content
+//! (`analysis::planted`); the action text stays the path, which is what
+//! is audited and shown to a human.
+//!
 //! The answer never loosens Claude Code's own permissions: when the policy
 //! lets an action through, the hook states no decision and Claude Code's
 //! rules (and prompts) apply as before. It answers `allow` only when a
@@ -17,7 +22,12 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::{gate::GateDecision, protocol::canonical::canonical, verify::redact::redact_arguments};
+use crate::{
+    analysis::{Change, FileWrite, Replace},
+    gate::GateDecision,
+    protocol::canonical::canonical,
+    verify::redact::redact_arguments,
+};
 
 /// The longest payload read.
 pub const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;
@@ -64,17 +74,59 @@ pub fn action_text(call: &PreToolUse) -> String {
         "Read" => format!("read_file {}", text(input, "file_path")),
         "WebFetch" => text(input, "url").to_owned(),
         "WebSearch" => format!("web_search {}", text(input, "query")),
-        "Grep" => format!("search_files {} {}", text(input, "pattern"), text(input, "path")).trim_end().to_owned(),
-        "Glob" => format!("list_files {} {}", text(input, "pattern"), text(input, "path")).trim_end().to_owned(),
+        "Grep" => format!(
+            "search_files {} {}",
+            text(input, "pattern"),
+            text(input, "path")
+        )
+        .trim_end()
+        .to_owned(),
+        "Glob" => format!(
+            "list_files {} {}",
+            text(input, "pattern"),
+            text(input, "path")
+        )
+        .trim_end()
+        .to_owned(),
         "LS" => format!("list_files {}", text(input, "path")),
         name => {
             let arguments = canonical(&redact_arguments(input));
-            match name.strip_prefix("mcp__").and_then(|rest| rest.split_once("__")) {
+            match name
+                .strip_prefix("mcp__")
+                .and_then(|rest| rest.split_once("__"))
+            {
                 Some((server, tool)) => format!("{server}__{tool} {arguments}"),
                 None => format!("{name} {arguments}"),
             }
         }
     }
+}
+
+/// The write a `Write`, `Edit` or `MultiEdit` makes.
+pub fn file_write(call: &PreToolUse) -> Option<FileWrite> {
+    let input = &call.tool_input;
+    let path = text(input, "file_path").to_owned();
+    let edit = |edit: &Value| Replace {
+        old: text(edit, "old_string").to_owned(),
+        new: text(edit, "new_string").to_owned(),
+        all: edit
+            .get("replace_all")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+    };
+    let change = match call.tool_name.as_str() {
+        "Write" => Change::Whole(text(input, "content").to_owned()),
+        "Edit" => Change::Edits(vec![edit(input)]),
+        "MultiEdit" => Change::Edits(
+            input
+                .get("edits")
+                .and_then(Value::as_array)
+                .map(|edits| edits.iter().map(edit).collect())
+                .unwrap_or_default(),
+        ),
+        _ => return None,
+    };
+    (!path.is_empty()).then_some(FileWrite { path, change })
 }
 
 /// Claude Code's hook output for a decision.
@@ -108,22 +160,63 @@ mod tests {
     use super::*;
 
     fn call(tool: &str, input: Value) -> PreToolUse {
-        PreToolUse { tool_name: tool.into(), tool_input: input, session_id: "s".into(), cwd: None }
+        PreToolUse {
+            tool_name: tool.into(),
+            tool_input: input,
+            session_id: "s".into(),
+            cwd: None,
+        }
     }
 
     /// One row per tool: the payload's tool and input, and the action text.
     #[test]
     fn each_tool_becomes_the_action_an_agent_would_report() {
         let rows = [
-            ("Bash", json!({"command": "sudo rm -rf /", "description": "x"}), "sudo rm -rf /"),
-            ("Write", json!({"file_path": "/repo/a.rs", "content": "..."}), "write_file /repo/a.rs"),
-            ("Edit", json!({"file_path": "/repo/a.rs", "old_string": "a", "new_string": "b"}), "write_file /repo/a.rs"),
-            ("MultiEdit", json!({"file_path": "/repo/b.rs", "edits": []}), "write_file /repo/b.rs"),
-            ("Read", json!({"file_path": "/home/u/.ssh/id_rsa"}), "read_file /home/u/.ssh/id_rsa"),
-            ("WebFetch", json!({"url": "https://example.com", "prompt": "p"}), "https://example.com"),
-            ("mcp__github__create_issue", json!({"title": "t", "repo": "r"}), r#"github__create_issue {"repo":"r","title":"t"}"#),
-            ("Grep", json!({"pattern": "TODO", "path": "src"}), "search_files TODO src"),
-            ("TodoWrite", json!({"todos": []}), r#"TodoWrite {"todos":[]}"#),
+            (
+                "Bash",
+                json!({"command": "sudo rm -rf /", "description": "x"}),
+                "sudo rm -rf /",
+            ),
+            (
+                "Write",
+                json!({"file_path": "/repo/a.rs", "content": "..."}),
+                "write_file /repo/a.rs",
+            ),
+            (
+                "Edit",
+                json!({"file_path": "/repo/a.rs", "old_string": "a", "new_string": "b"}),
+                "write_file /repo/a.rs",
+            ),
+            (
+                "MultiEdit",
+                json!({"file_path": "/repo/b.rs", "edits": []}),
+                "write_file /repo/b.rs",
+            ),
+            (
+                "Read",
+                json!({"file_path": "/home/u/.ssh/id_rsa"}),
+                "read_file /home/u/.ssh/id_rsa",
+            ),
+            (
+                "WebFetch",
+                json!({"url": "https://example.com", "prompt": "p"}),
+                "https://example.com",
+            ),
+            (
+                "mcp__github__create_issue",
+                json!({"title": "t", "repo": "r"}),
+                r#"github__create_issue {"repo":"r","title":"t"}"#,
+            ),
+            (
+                "Grep",
+                json!({"pattern": "TODO", "path": "src"}),
+                "search_files TODO src",
+            ),
+            (
+                "TodoWrite",
+                json!({"todos": []}),
+                r#"TodoWrite {"todos":[]}"#,
+            ),
         ];
         for (tool, input, expected) in rows {
             assert_eq!(action_text(&call(tool, input)), expected, "{tool}");
@@ -131,14 +224,58 @@ mod tests {
     }
 
     #[test]
+    fn writes_and_edits_give_the_change_they_make() {
+        let write = file_write(&call(
+            "Write",
+            json!({"file_path": "Makefile", "content": "all:\n\tmake"}),
+        ))
+        .unwrap();
+        assert_eq!(
+            write,
+            FileWrite {
+                path: "Makefile".into(),
+                change: Change::Whole("all:\n\tmake".into())
+            }
+        );
+        let edits = file_write(&call("MultiEdit", json!({"file_path": "a.sh", "edits": [{"old_string": "a", "new_string": "b", "replace_all": true}]}))).unwrap();
+        assert_eq!(
+            edits.change,
+            Change::Edits(vec![Replace {
+                old: "a".into(),
+                new: "b".into(),
+                all: true
+            }])
+        );
+        assert_eq!(
+            file_write(&call("Read", json!({"file_path": "a.sh"}))),
+            None
+        );
+        assert_eq!(file_write(&call("Write", json!({"content": "x"}))), None);
+    }
+
+    #[test]
     fn continue_defers_and_only_a_human_allows() {
-        assert_eq!(output(&GateDecision::Continue { factors: vec![] }), json!({}));
-        let allowed = output(&GateDecision::HumanApproved(crate::gate::HumanApproval::for_tests()));
+        assert_eq!(
+            output(&GateDecision::Continue { factors: vec![] }),
+            json!({})
+        );
+        let allowed = output(&GateDecision::HumanApproved(
+            crate::gate::HumanApproval::for_tests(),
+        ));
         assert_eq!(allowed["hookSpecificOutput"]["permissionDecision"], "allow");
-        let denied = output(&GateDecision::Deny { reason: "no".into(), factors: vec![] });
+        let denied = output(&GateDecision::Deny {
+            reason: "no".into(),
+            factors: vec![],
+        });
         assert_eq!(denied["hookSpecificOutput"]["permissionDecision"], "deny");
         assert_eq!(denied["hookSpecificOutput"]["hookEventName"], "PreToolUse");
-        assert!(matches!(parse(b"not json"), Err(PayloadError::NotPreToolUse(_))));
-        assert!(matches!(parse(&vec![b' '; MAX_PAYLOAD_BYTES + 1]), Err(PayloadError::TooLarge)));
+        assert!(matches!(
+            parse(b"not json"),
+            Err(PayloadError::NotPreToolUse(_))
+        ));
+        assert!(matches!(
+            parse(&vec![b' '; MAX_PAYLOAD_BYTES + 1]),
+            Err(PayloadError::TooLarge)
+        ));
     }
 }

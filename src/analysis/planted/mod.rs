@@ -1,0 +1,450 @@
+//! Writes that plant code: a file that runs later (a git hook, a Makefile,
+//! a `package.json`, a CI workflow, a shell start-up file… the table in
+//! `table`) is judged by what it will run, with the same analysis as a
+//! command. Each format's reader (`make`, `structured`, `pipelines`,
+//! `system`) finds the shell and code parts of the content with their
+//! lines; each part is analysed in place, so its commands, chains, files
+//! and facts join the action's own and the policy decides on them, and
+//! every command and fact found there names the file and line it was
+//! planted at.
+//!
+//! A write is judged as the file it leaves behind: an edit is applied to
+//! the file as it is now (read through [`CurrentFiles`]), so a fragment
+//! that completes a dangerous line is seen; and parts already in the file
+//! before the write are not judged again, so an agent's harmless change
+//! next to a line a human wrote is not held against it.
+//!
+//! A file that runs later written with content the analysis cannot see
+//! (copied, moved, downloaded, or reported without its text) or cannot
+//! read (a `package.json` that is not JSON) is
+//! [`Fact::PlantsUnseenCode`]: the policy decides what that needs.
+
+mod make;
+mod pipelines;
+mod structured;
+mod system;
+pub mod table;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::{Builder, Fact, WorkingFolder, code, preview, words::normalize_path};
+use table::{Format, RunsLater, runs_later};
+
+/// The largest content judged; a larger file that runs later is unseen.
+pub const MAX_PLANTED_BYTES: usize = 1024 * 1024;
+
+/// A file write whose content is known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileWrite {
+    /// The path as the writer named it.
+    pub path: String,
+    pub change: Change,
+}
+
+/// What a write does to the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// The file becomes this text.
+    Whole(String),
+    /// This text is added at the end (`>>`).
+    Append(String),
+    /// Replacements applied in order to the file as it is.
+    Edits(Vec<Replace>),
+}
+
+/// One replacement of an edit (`Edit`, `MultiEdit`, `edit_file`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replace {
+    pub old: String,
+    pub new: String,
+    /// Every occurrence, not only the first.
+    pub all: bool,
+}
+
+/// Where the content a file has now comes from.
+pub trait CurrentFiles: Sync + std::fmt::Debug {
+    /// The file's text, if it exists, is a regular file and is readable
+    /// text of at most [`MAX_PLANTED_BYTES`].
+    fn current(&self, path: &str) -> Option<String>;
+}
+
+/// No file is read: every written file is taken as new.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoCurrentFiles;
+
+impl CurrentFiles for NoCurrentFiles {
+    fn current(&self, _: &str) -> Option<String> {
+        None
+    }
+}
+
+/// Files as they are on this machine. Relative paths are read from `base`
+/// (none: not read), `~` from the home folder. Only regular files are
+/// read, opened without blocking (a FIFO cannot hold the reader).
+#[derive(Debug, Clone, Default)]
+pub struct OnDisk {
+    base: Option<PathBuf>,
+    home: Option<PathBuf>,
+}
+
+impl OnDisk {
+    pub fn new(base: Option<PathBuf>) -> Self {
+        Self {
+            base,
+            home: std::env::var_os("HOME").map(PathBuf::from),
+        }
+    }
+
+    /// Relative paths are read from the working folder, when it is known.
+    pub fn in_folder(folder: &WorkingFolder) -> Self {
+        Self::new(folder.absolute().map(PathBuf::from))
+    }
+
+    fn locate(&self, path: &str) -> Option<PathBuf> {
+        if let Some(rest) = path.strip_prefix("~/") {
+            return self.home.as_ref().map(|home| home.join(rest));
+        }
+        let path = Path::new(path);
+        if path.is_absolute() {
+            return Some(path.to_path_buf());
+        }
+        self.base.as_ref().map(|base| base.join(path))
+    }
+}
+
+impl CurrentFiles for OnDisk {
+    fn current(&self, path: &str) -> Option<String> {
+        use std::io::Read;
+        let located = self.locate(path)?;
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.custom_flags(nix::libc::O_NONBLOCK);
+        }
+        let file = options.open(located).ok()?;
+        if !file.metadata().ok()?.is_file() {
+            return None;
+        }
+        let mut bytes = Vec::new();
+        file.take(MAX_PLANTED_BYTES as u64 + 1)
+            .read_to_end(&mut bytes)
+            .ok()?;
+        (bytes.len() <= MAX_PLANTED_BYTES)
+            .then(|| String::from_utf8(bytes).ok())
+            .flatten()
+    }
+}
+
+/// How a part of a file's content runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Language {
+    Shell,
+    Code(&'static str),
+}
+
+/// A piece of a file that will run, and the line it starts at (from 1).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Part {
+    line: usize,
+    text: String,
+    language: Language,
+}
+
+impl Part {
+    fn shell(line: usize, text: impl Into<String>) -> Self {
+        Self {
+            line,
+            text: text.into(),
+            language: Language::Shell,
+        }
+    }
+}
+
+/// The content could not be read in its format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Unreadable(String);
+
+/// Where a command or fact was planted, for explanations.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PlantedAt {
+    pub file: String,
+    pub line: usize,
+}
+
+impl std::fmt::Display for PlantedAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "planted in {} line {}", self.file, self.line)
+    }
+}
+
+/// The file a write leaves behind, and the one it replaces.
+struct Outcome {
+    before: Option<String>,
+    after: String,
+}
+
+fn apply(change: &Change, before: Option<String>) -> Outcome {
+    let after = match change {
+        Change::Whole(text) => text.clone(),
+        Change::Append(text) => format!("{}{text}", before.as_deref().unwrap_or("")),
+        Change::Edits(edits) => match &before {
+            Some(current) => edits.iter().fold(current.clone(), |text, edit| {
+                if edit.old.is_empty() || !text.contains(&edit.old) {
+                    // An edit that does not apply: its new text is judged
+                    // where it would go, at the end.
+                    format!("{text}\n{}", edit.new)
+                } else if edit.all {
+                    text.replace(&edit.old, &edit.new)
+                } else {
+                    text.replacen(&edit.old, &edit.new, 1)
+                }
+            }),
+            // Nothing to edit: the new text is all there is to judge.
+            None => edits
+                .iter()
+                .map(|edit| edit.new.as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        },
+    };
+    Outcome { before, after }
+}
+
+/// The parts of `content` that will run, read in the file's format.
+fn parts_of(kind: RunsLater, path: &str, content: &str) -> Result<Vec<Part>, Unreadable> {
+    if content.contains('\0') {
+        return Err(Unreadable("binary content".into()));
+    }
+    Ok(match kind.format {
+        Format::Shell => vec![Part::shell(1, content)],
+        Format::Code(language) => vec![Part {
+            line: 1,
+            text: content.to_owned(),
+            language: Language::Code(language),
+        }],
+        Format::Makefile => make::parts(content),
+        Format::PackageJson => structured::package_json(content)?,
+        Format::ToolJson => structured::tool_json(content)?,
+        Format::TomlCommands => structured::toml_commands(content)?,
+        Format::GitConfig => structured::git_config(content),
+        Format::YamlSteps => pipelines::yaml_steps(content),
+        Format::Jenkinsfile => pipelines::jenkinsfile(content),
+        Format::Containerfile => pipelines::containerfile(content),
+        Format::Crontab => system::crontab(content, path.starts_with("/etc/")),
+        Format::SystemdUnit => system::systemd_unit(content),
+        Format::LaunchdPlist => system::launchd_plist(content)?,
+    })
+}
+
+/// Judges a write: the parts of the file it leaves behind that were not
+/// there before are analysed where they stand.
+pub(super) fn plant(builder: &mut Builder, write: &FileWrite, files: &dyn CurrentFiles) {
+    let path = normalize_path(&write.path);
+    // A whole new text that is not a file that runs later needs nothing
+    // read; an edit may complete a script's shebang, so it is applied.
+    if let Change::Whole(text) = &write.change
+        && runs_later(&path, Some(text)).is_none()
+    {
+        return;
+    }
+    let outcome = apply(&write.change, files.current(&write.path));
+    let Some(kind) = runs_later(&path, Some(&outcome.after)) else {
+        return;
+    };
+    builder.analysis.planted.push(path.clone());
+    if outcome.after.len() > MAX_PLANTED_BYTES {
+        builder.fact(
+            Fact::PlantsUnseenCode,
+            format!(
+                "{path} runs later ({}) and is larger than the {MAX_PLANTED_BYTES} bytes judged",
+                kind.reason
+            ),
+        );
+        return;
+    }
+    let parts = match parts_of(kind, &path, &outcome.after) {
+        Ok(parts) => parts,
+        Err(Unreadable(why)) => {
+            builder.fact(
+                Fact::PlantsUnseenCode,
+                format!(
+                    "{path} runs later ({}) and what it runs cannot be read: {why}",
+                    kind.reason
+                ),
+            );
+            return;
+        }
+    };
+    let already: Vec<Part> = outcome
+        .before
+        .as_deref()
+        .and_then(|before| parts_of(kind, &path, before).ok())
+        .unwrap_or_default();
+    for part in parts {
+        let unchanged = already
+            .iter()
+            .any(|old| old.language == part.language && old.text == part.text);
+        if unchanged {
+            continue;
+        }
+        let at = PlantedAt {
+            file: path.clone(),
+            line: part.line,
+        };
+        builder.planting(at, part.language == Language::Shell, |builder| {
+            match part.language {
+                Language::Shell => {
+                    builder.shell(&part.text, None);
+                }
+                Language::Code(language) => code::analyze(builder, language, &part.text),
+            }
+        });
+    }
+}
+
+/// The write a file tool's call makes, when its arguments name one file
+/// and give its content or the edits to make (`write_file {"path": …,
+/// "content": …}`, `edit_file {"path": …, "edits": [{"oldText": …,
+/// "newText": …}]}`).
+pub(super) fn from_tool_call(arguments: &Map<String, Value>) -> Option<FileWrite> {
+    const PATH_KEYS: [&str; 9] = [
+        "path",
+        "file_path",
+        "filepath",
+        "filePath",
+        "file",
+        "filename",
+        "target",
+        "destination",
+        "notebook_path",
+    ];
+    const CONTENT_KEYS: [&str; 8] = [
+        "content",
+        "contents",
+        "text",
+        "data",
+        "body",
+        "file_text",
+        "new_source",
+        "new_content",
+    ];
+    let path = PATH_KEYS
+        .iter()
+        .find_map(|key| arguments.get(*key).and_then(Value::as_str))?;
+    if let Some(content) = CONTENT_KEYS
+        .iter()
+        .find_map(|key| arguments.get(*key).and_then(Value::as_str))
+    {
+        let append = arguments
+            .get("append")
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+            || arguments.get("mode").and_then(Value::as_str) == Some("append");
+        let change = if append {
+            Change::Append(content.to_owned())
+        } else {
+            Change::Whole(content.to_owned())
+        };
+        return Some(FileWrite {
+            path: path.to_owned(),
+            change,
+        });
+    }
+    let single = [arguments];
+    let edits: Vec<&Map<String, Value>> = match arguments.get("edits") {
+        Some(Value::Array(items)) => items.iter().filter_map(Value::as_object).collect(),
+        _ => single.to_vec(),
+    };
+    let replaces: Vec<Replace> = edits.iter().filter_map(|edit| replace(edit)).collect();
+    (!replaces.is_empty()).then(|| FileWrite {
+        path: path.to_owned(),
+        change: Change::Edits(replaces),
+    })
+}
+
+fn replace(edit: &Map<String, Value>) -> Option<Replace> {
+    let text = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|key| edit.get(*key).and_then(Value::as_str))
+            .map(str::to_owned)
+    };
+    let new = text(&[
+        "newText",
+        "new_text",
+        "new_string",
+        "newString",
+        "replacement",
+        "new",
+    ])?;
+    let old = text(&[
+        "oldText",
+        "old_text",
+        "old_string",
+        "oldString",
+        "search",
+        "old",
+    ])
+    .unwrap_or_default();
+    let all = edit
+        .get("replace_all")
+        .or_else(|| edit.get("replaceAll"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    Some(Replace { old, new, all })
+}
+
+/// Whether `path` is a file that runs later; `None` if not.
+pub(super) fn why_it_runs(path: &str) -> Option<&'static str> {
+    runs_later(path, None).map(|kind| kind.reason)
+}
+
+/// The line (from 1) of `content` where `needle` first appears, or 1.
+fn line_of(content: &str, needle: &str) -> usize {
+    let needle = needle
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    if needle.is_empty() {
+        return 1;
+    }
+    let probe: String = needle.chars().take(40).collect();
+    content
+        .lines()
+        .position(|line| line.contains(&probe))
+        .map_or(1, |at| at + 1)
+}
+
+/// Words as one shell line that gives each back as one word.
+fn quote_words<'a>(words: impl IntoIterator<Item = &'a str>) -> String {
+    words
+        .into_iter()
+        .map(|word| {
+            if !word.is_empty()
+                && word
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c))
+            {
+                word.to_owned()
+            } else {
+                format!("'{}'", word.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// What a fact planted in a file says about where.
+pub(super) fn describe_unseen(path: &str, reason: &str) -> String {
+    format!(
+        "{} runs later ({reason}) and what is written there is not known",
+        preview(path)
+    )
+}
+
+#[cfg(test)]
+mod tests;
