@@ -17,7 +17,7 @@
 //! Home-directory idioms (`expanduser("~")`, `Path.home()`, `os.homedir()`,
 //! `$ENV{HOME}`, `process.env.HOME`…) read as `~`.
 
-use super::{Builder, Command, Fact, preview};
+use super::{Builder, Command, Fact, preview, words::quote_words};
 
 /// Interpreters and the flags that carry inline code.
 const INTERPRETERS: &[(&str, &[&str])] = &[
@@ -221,6 +221,7 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
             }
         }
     }
+    command_builders(builder, language, code, &lower, &literals);
     if code.contains('`') && matches!(language, "perl" | "ruby" | "php") {
         for quoted in code.split('`').skip(1).step_by(2) {
             builder.shell_lenient(quoted, Some(language));
@@ -279,6 +280,79 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
             format!("{language} code reads secrets and uses the network"),
         );
     }
+}
+
+/// Rust's `Command::new("sh").arg("-c").arg("…")`: the program and every
+/// literal handed to `arg` or `args` up to the end of the statement are
+/// one argv, analysed as the command it runs.
+fn command_builders(
+    builder: &mut Builder,
+    language: &str,
+    code: &str,
+    lower: &str,
+    literals: &[Literal],
+) {
+    for at in lower.match_indices("command::new(").map(|(at, _)| at) {
+        let inside = |literal: &&Literal| literal.start > at;
+        let statement_end = code[at..].find(';').map_or(code.len(), |end| at + end);
+        let end = literals
+            .iter()
+            .filter(inside)
+            .find(|l| l.start < statement_end && l.end > statement_end)
+            .map_or(statement_end, |l| {
+                code[l.end..]
+                    .find(';')
+                    .map_or(code.len(), |end| l.end + end)
+            });
+        let argv: Vec<&str> = literals
+            .iter()
+            .filter(|l| l.start > at && l.end <= end)
+            .filter(|l| {
+                matches!(
+                    called_with(code, l.start, literals),
+                    Some("new" | "arg" | "args")
+                )
+            })
+            .map(|l| l.text.as_str())
+            .collect();
+        if argv.is_empty() {
+            builder.fact(
+                Fact::EvalOfUnknownText,
+                format!(
+                    "{language} code starts a program named at run time: {}",
+                    preview(&code[at..end])
+                ),
+            );
+        } else {
+            builder.shell_lenient(&quote_words(argv), Some(language));
+        }
+    }
+}
+
+/// The name of the call whose parentheses hold the literal at `start`.
+fn called_with<'a>(code: &'a str, start: usize, literals: &[Literal]) -> Option<&'a str> {
+    let mut depth = 0;
+    let mut at = start;
+    while at > 0 {
+        at -= 1;
+        if let Some(literal) = literals.iter().find(|l| l.end == at + 1 && l.start < start) {
+            at = literal.start;
+            continue;
+        }
+        match code.as_bytes()[at] {
+            b')' => depth += 1,
+            b'(' if depth == 0 => {
+                let before = &code[..at];
+                let name_start = before
+                    .rfind(|c: char| !c.is_alphanumeric() && c != '_')
+                    .map_or(0, |i| i + 1);
+                return Some(&before[name_start..]);
+            }
+            b'(' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
 }
 
 fn occurrences(text: &str, needle: &str) -> Vec<usize> {

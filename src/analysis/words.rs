@@ -513,3 +513,22 @@ mod tests {
         assert_eq!(normalize_path("plain"), "plain");
     }
 }
+
+/// Words as one shell line that gives each back as one word.
+pub(crate) fn quote_words<'a>(words: impl IntoIterator<Item = &'a str>) -> String {
+    words
+        .into_iter()
+        .map(|word| {
+            if !word.is_empty()
+                && word
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c))
+            {
+                word.to_owned()
+            } else {
+                format!("'{}'", word.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

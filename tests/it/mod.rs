@@ -18,3 +18,4 @@ mod support;
 mod terminal;
 mod unblock;
 mod upstream;
+mod writes;

@@ -29,7 +29,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{Builder, Fact, WorkingFolder, code, preview, words::normalize_path};
+use super::{
+    Builder, Fact, WorkingFolder, code, preview,
+    words::{normalize_path, quote_words},
+};
 use table::{Format, RunsLater, runs_later};
 
 /// The largest content judged; a larger file that runs later is unseen.
@@ -417,25 +420,6 @@ fn line_of(content: &str, needle: &str) -> usize {
         .lines()
         .position(|line| line.contains(&probe))
         .map_or(1, |at| at + 1)
-}
-
-/// Words as one shell line that gives each back as one word.
-fn quote_words<'a>(words: impl IntoIterator<Item = &'a str>) -> String {
-    words
-        .into_iter()
-        .map(|word| {
-            if !word.is_empty()
-                && word
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c))
-            {
-                word.to_owned()
-            } else {
-                format!("'{}'", word.replace('\'', r"'\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// What a fact planted in a file says about where.
