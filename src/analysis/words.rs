@@ -431,6 +431,25 @@ pub fn normalize_path(path: &str) -> String {
     }
 }
 
+/// Words as one shell line that gives each back as one word.
+pub(crate) fn quote_words<'a>(words: impl IntoIterator<Item = &'a str>) -> String {
+    words
+        .into_iter()
+        .map(|word| {
+            if !word.is_empty()
+                && word
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c))
+            {
+                word.to_owned()
+            } else {
+                format!("'{}'", word.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -512,23 +531,4 @@ mod tests {
         assert_eq!(normalize_path("../x"), "../x");
         assert_eq!(normalize_path("plain"), "plain");
     }
-}
-
-/// Words as one shell line that gives each back as one word.
-pub(crate) fn quote_words<'a>(words: impl IntoIterator<Item = &'a str>) -> String {
-    words
-        .into_iter()
-        .map(|word| {
-            if !word.is_empty()
-                && word
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c))
-            {
-                word.to_owned()
-            } else {
-                format!("'{}'", word.replace('\'', r"'\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }

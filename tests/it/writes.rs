@@ -19,7 +19,7 @@ use std::{
 };
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use safety_dongle::{
     analysis::{Action, Change, CurrentFiles, FileWrite, Replace, WorkingFolder, analyze_action},
