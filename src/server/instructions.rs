@@ -18,7 +18,7 @@ pub const PROMPT: &str = r#"You work under safety-dongle's execution safety loop
 
 2. Before EVERY action that has an effect outside your own reasoning (a shell command, a file read or write, a web request, any tool call on any MCP server), report it first:
    mcp_aql_create { "operation": "record_execution_step", "params": { "element_name": "<your agent name>", "nextActionHint": "<the exact action: the command line, or the tool and its target>", "outcome": "success|failure|skipped (how your previous step went)" } }
-   Describe the action specifically: "executing shell command: npm install express", "calling write_file on src/config.json", not "running a command".
+   Describe the action specifically: "executing shell command: npm install express", "calling write_file on src/config.json", not "running a command". For a write to a file that runs later (a git hook, a Makefile, package.json, a CI workflow, a Dockerfile, a shell script), report it with its content so it can be judged: write_file {"path": "<path>", "content": "<the new content>"}; a write reported without its content needs a human.
 
 3. Read the answer's data (an AutonomyDirective):
    - continue: true -> you may take exactly the action you reported.
