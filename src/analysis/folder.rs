@@ -182,6 +182,17 @@ pub(super) fn resolve_in(analysis: &mut Analysis, start: &WorkingFolder) {
         WorkingFolder::Project | WorkingFolder::In(_) => ".".to_owned(),
         WorkingFolder::Outside(folder) => folder.clone(),
     };
+    // A file judged for what it plants is judged under the name its
+    // write resolves to as well.
+    if let WorkingFolder::Outside(outside) = start {
+        let resolved: Vec<String> = analysis
+            .planted
+            .iter()
+            .filter(|p| !p.starts_with(['/', '~']))
+            .map(|p| normalize_path(&format!("{outside}/{p}")))
+            .collect();
+        analysis.planted.extend(resolved);
+    }
     let mut resolved = Vec::new();
     for command in &analysis.commands {
         if command.program == "cd" {

@@ -185,3 +185,28 @@ fn a_blind_write_of_a_file_that_runs_is_unseen() {
     );
     assert!(!analyse("cp a.txt b.txt", None, &Files::default()).has(Fact::PlantsUnseenCode));
 }
+
+#[test]
+fn a_judged_write_from_a_folder_that_is_no_project_is_not_unseen() {
+    let folder = WorkingFolder::from_cwd("/tmp/.scratch", Some("/home/u"));
+    let write = whole(".git/hooks/pre-commit", "#!/bin/sh\ncargo test\n");
+    let action = Action {
+        text: "write_file .git/hooks/pre-commit",
+        write: Some(&write),
+        folder: &folder,
+        files: &Files::default(),
+    };
+    let analysis = analyze_action(&action).unwrap();
+    assert!(
+        analysis
+            .writes
+            .contains(&"/tmp/.scratch/.git/hooks/pre-commit".to_owned()),
+        "{:?}",
+        analysis.writes
+    );
+    assert!(
+        !analysis.has(Fact::PlantsUnseenCode),
+        "{:?}",
+        analysis.facts
+    );
+}
