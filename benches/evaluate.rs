@@ -18,25 +18,16 @@ const EVALUATIONS: usize = 200_000;
 
 /// The shipped default policy plus generated rules up to 1,000.
 fn thousand_rule_policy() -> CompiledPolicy {
-    let default = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/policies/default.toml"
-    ))
-    .unwrap_or_else(|e| panic!("read default policy: {e}"));
-    let shipped = CompiledPolicy::compile(&[PolicySource {
-        path: "default.toml".into(),
-        text: default.clone(),
-    }])
-    .unwrap_or_else(|e| panic!("{e:?}"))
-    .rules()
-    .len();
+    let default = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/policies/default.toml"))
+        .unwrap_or_else(|e| panic!("read default policy: {e}"));
+    let shipped = CompiledPolicy::compile(&[PolicySource { path: "default.toml".into(), text: default.clone() }])
+        .unwrap_or_else(|e| panic!("{e:?}"))
+        .rules()
+        .len();
     let mut extra = String::from("[defaults]\ndeny = [\n");
     let generated = 1_000 - shipped;
     for i in 0..generated / 4 {
-        let _ = writeln!(
-            extra,
-            "  \"tool{i} --destroy*\", \"path:**/secret-store-{i}/**\","
-        );
+        let _ = writeln!(extra, "  \"tool{i} --destroy*\", \"path:**/secret-store-{i}/**\",");
     }
     extra.push_str("]\nrequiresApproval = [\n");
     for i in 0..generated / 4 {
@@ -49,21 +40,11 @@ fn thousand_rule_policy() -> CompiledPolicy {
     }
     extra.push_str("]\nscore = 70\nreason = \"touches a customer database\"\n");
     let policy = CompiledPolicy::compile(&[
-        PolicySource {
-            path: "default.toml".into(),
-            text: default,
-        },
-        PolicySource {
-            path: "generated.toml".into(),
-            text: extra,
-        },
+        PolicySource { path: "default.toml".into(), text: default },
+        PolicySource { path: "generated.toml".into(), text: extra },
     ])
     .unwrap_or_else(|e| panic!("{e:?}"));
-    assert_eq!(
-        policy.rules().len(),
-        1_000,
-        "the benchmark needs exactly 1,000 rules"
-    );
+    assert_eq!(policy.rules().len(), 1_000, "the benchmark needs exactly 1,000 rules");
     policy
 }
 
@@ -88,29 +69,13 @@ fn measure(runs: usize, mut work: impl FnMut()) -> Vec<u128> {
 
 /// The whole evaluation, and the analysis alone (the rest is matching).
 fn measure_both(policy: &CompiledPolicy, what: &str, hint: &str, runs: usize) {
-    let facts = StepFacts {
-        agent: "coder",
-        hint,
-        outcome: None,
-        step: 3,
-        max_steps: 50,
-        agent_risk: None,
-        folder: &WorkingFolder::Project,
-        write: None,
-        files: &NoCurrentFiles,
-    };
-    report(
-        &format!("evaluate {what}, 1,000-rule policy"),
-        &measure(runs, || {
-            black_box(evaluate_step(policy, black_box(&facts)));
-        }),
-    );
-    report(
-        &format!("  of which analysis of the {what}"),
-        &measure(runs, || {
-            let _ = black_box(analyze_in(black_box(hint), &WorkingFolder::Project));
-        }),
-    );
+    let facts = StepFacts { agent: "coder", hint, outcome: None, step: 3, max_steps: 50, agent_risk: None, folder: &WorkingFolder::Project, write: None, files: &NoCurrentFiles };
+    report(&format!("evaluate {what}, 1,000-rule policy"), &measure(runs, || {
+        black_box(evaluate_step(policy, black_box(&facts)));
+    }));
+    report(&format!("  of which analysis of the {what}"), &measure(runs, || {
+        let _ = black_box(analyze_in(black_box(hint), &WorkingFolder::Project));
+    }));
 }
 
 fn report(what: &str, nanos: &[u128]) {
@@ -150,20 +115,12 @@ fn eight_kib_script() -> String {
 fn main() {
     let policy = thousand_rule_policy();
     let command = "cd /home/dev/project && RUST_LOG=debug cargo test --workspace --all-features --locked -- --nocapture 2>&1 | tee /tmp/test-output.log; echo finished with status $? and then tell the user what happened.";
-    assert_eq!(
-        command.chars().count(),
-        200,
-        "the benchmark command is 200 characters"
-    );
+    assert_eq!(command.chars().count(), 200, "the benchmark command is 200 characters");
     measure_both(&policy, "200-char command", command, EVALUATIONS);
     // A label (`executing shell command: `) makes the text after it be
     // analysed as well as the whole: two parses.
     let labelled = "executing shell command: cd /home/dev/project && RUST_LOG=debug cargo test --workspace -- --nocapture 2>&1 | tee /tmp/test-output.log; echo finished with status $? and then tell the user what happened";
-    assert_eq!(
-        labelled.chars().count(),
-        200,
-        "the labelled hint is 200 characters"
-    );
+    assert_eq!(labelled.chars().count(), 200, "the labelled hint is 200 characters");
     measure_both(&policy, "200-char labelled hint", labelled, EVALUATIONS);
     let script = eight_kib_script();
     assert_eq!(script.len(), 8 * 1024);

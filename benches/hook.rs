@@ -20,10 +20,7 @@ const RUNS: usize = 300;
 /// spans its calls, and the bench measures calls, not the limit.
 fn call(data: &std::path::Path, payload: &str) -> Duration {
     static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let agent = format!(
-        "bench-{}",
-        CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    );
+    let agent = format!("bench-{}", CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
     let start = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_safety-dongle"))
         .args(["hook", "claude-code", "--agent", &agent, "--data-dir"])
@@ -34,19 +31,11 @@ fn call(data: &std::path::Path, payload: &str) -> Duration {
         .spawn()
         .unwrap_or_else(|e| panic!("spawn: {e}"));
     if let Some(mut stdin) = child.stdin.take() {
-        stdin
-            .write_all(payload.as_bytes())
-            .unwrap_or_else(|e| panic!("write: {e}"));
+        stdin.write_all(payload.as_bytes()).unwrap_or_else(|e| panic!("write: {e}"));
     }
-    let output = child
-        .wait_with_output()
-        .unwrap_or_else(|e| panic!("wait: {e}"));
+    let output = child.wait_with_output().unwrap_or_else(|e| panic!("wait: {e}"));
     let elapsed = start.elapsed();
-    assert_eq!(
-        String::from_utf8_lossy(&output.stdout).trim(),
-        "{}",
-        "the ordinary call was let through"
-    );
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "{}", "the ordinary call was let through");
     elapsed
 }
 
@@ -55,9 +44,7 @@ fn script_write() -> String {
     let mut script = String::from("#!/bin/sh\nset -eu\n");
     let mut index = 0;
     while script.len() < 64 * 1024 {
-        script.push_str(&format!(
-            "cargo build --release -p crate_{index} --target-dir target/{index}\n"
-        ));
+        script.push_str(&format!("cargo build --release -p crate_{index} --target-dir target/{index}\n"));
         index += 1;
     }
     script.truncate(64 * 1024);

@@ -28,31 +28,18 @@ struct Peer {
 
 impl Peer {
     fn spawn(command: &mut Command) -> Self {
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("spawn: {e}"));
+        let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap_or_else(|e| panic!("spawn: {e}"));
         let stdin = child.stdin.take().unwrap_or_else(|| panic!("stdin"));
         let stdout = BufReader::new(child.stdout.take().unwrap_or_else(|| panic!("stdout")));
-        let mut peer = Self {
-            child,
-            stdin,
-            stdout,
-        };
+        let mut peer = Self { child, stdin, stdout };
         peer.request(0, r#""method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}"#);
         peer.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
         peer
     }
 
     fn send(&mut self, line: &str) {
-        self.stdin
-            .write_all(line.as_bytes())
-            .unwrap_or_else(|e| panic!("write: {e}"));
-        self.stdin
-            .write_all(b"\n")
-            .unwrap_or_else(|e| panic!("write: {e}"));
+        self.stdin.write_all(line.as_bytes()).unwrap_or_else(|e| panic!("write: {e}"));
+        self.stdin.write_all(b"\n").unwrap_or_else(|e| panic!("write: {e}"));
         self.stdin.flush().unwrap_or_else(|e| panic!("flush: {e}"));
     }
 
@@ -61,15 +48,11 @@ impl Peer {
         self.send(&format!(r#"{{"jsonrpc":"2.0","id":{id},{body}}}"#));
         loop {
             let mut line = String::new();
-            let n = self
-                .stdout
-                .read_line(&mut line)
-                .unwrap_or_else(|e| panic!("read: {e}"));
+            let n = self.stdout.read_line(&mut line).unwrap_or_else(|e| panic!("read: {e}"));
             assert!(n > 0, "the server closed stdout");
             // Cheap filter first: only answers carry "result" or "error".
             if (line.contains("\"result\"") || line.contains("\"error\""))
-                && serde_json::from_str::<serde_json::Value>(&line)
-                    .is_ok_and(|answer| answer["id"] == id)
+                && serde_json::from_str::<serde_json::Value>(&line).is_ok_and(|answer| answer["id"] == id)
             {
                 return line;
             }
@@ -77,9 +60,7 @@ impl Peer {
     }
 
     fn tools_list_bytes(&mut self) -> usize {
-        let answer: serde_json::Value =
-            serde_json::from_str(&self.request(1, r#""method":"tools/list""#))
-                .unwrap_or_else(|e| panic!("{e}"));
+        let answer: serde_json::Value = serde_json::from_str(&self.request(1, r#""method":"tools/list""#)).unwrap_or_else(|e| panic!("{e}"));
         answer["result"]["tools"].to_string().len()
     }
 }
@@ -93,20 +74,14 @@ impl Drop for Peer {
 
 fn downstream_bin() -> PathBuf {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/downstream");
-    let status = Command::new("bash")
-        .arg(folder.join("install.sh"))
-        .status()
-        .unwrap_or_else(|e| panic!("install: {e}"));
+    let status = Command::new("bash").arg(folder.join("install.sh")).status().unwrap_or_else(|e| panic!("install: {e}"));
     assert!(status.success(), "installing the reference servers failed");
     folder.join("node_modules/.bin")
 }
 
 fn timed(peer: &mut Peer, body: impl Fn(usize) -> String, expect: &str) -> Vec<Duration> {
     for i in 0..WARMUP {
-        assert!(
-            peer.request(10 + i, &body(i)).contains(expect),
-            "warm-up call answered"
-        );
+        assert!(peer.request(10 + i, &body(i)).contains(expect), "warm-up call answered");
     }
     let mut times = Vec::with_capacity(CALLS);
     for i in 0..CALLS {
@@ -121,33 +96,20 @@ fn timed(peer: &mut Peer, body: impl Fn(usize) -> String, expect: &str) -> Vec<D
 
 fn main() {
     let bin = downstream_bin();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let state = tempfile::Builder::new()
-        .prefix("proxy-bench-")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let state = tempfile::Builder::new().prefix("proxy-bench-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap_or_else(|e| panic!("{e}"));
     let files = state.path().join("files");
     std::fs::create_dir_all(&files).unwrap_or_else(|e| panic!("{e}"));
 
-    let mut everything =
-        Peer::spawn(Command::new(bin.join("mcp-server-everything")).env("PATH", &path));
-    let mut filesystem = Peer::spawn(
-        Command::new(bin.join("mcp-server-filesystem"))
-            .arg(&files)
-            .env("PATH", &path),
-    );
+    let mut everything = Peer::spawn(Command::new(bin.join("mcp-server-everything")).env("PATH", &path));
+    let mut filesystem = Peer::spawn(Command::new(bin.join("mcp-server-filesystem")).arg(&files).env("PATH", &path));
     let direct_bytes = everything.tools_list_bytes() + filesystem.tools_list_bytes();
     drop(filesystem);
 
     // Every proxied call spends a step of the agent's budget: a limit the
     // benchmark cannot reach, so it measures calls, not pauses.
     let policy = state.path().join("default.toml");
-    let text = include_str!("../policies/default.toml")
-        .replace("maxAutonomousSteps = 50", "maxAutonomousSteps = 1000000");
+    let text = include_str!("../policies/default.toml").replace("maxAutonomousSteps = 50", "maxAutonomousSteps = 1000000");
     std::fs::write(&policy, text).unwrap_or_else(|e| panic!("{e}"));
     let config = state.path().join("config.toml");
     let toml = format!(
@@ -159,51 +121,22 @@ fn main() {
         files = files.display(),
     );
     std::fs::write(&config, toml).unwrap_or_else(|e| panic!("{e}"));
-    let mut dongle = Peer::spawn(
-        Command::new(env!("CARGO_BIN_EXE_safety-dongle"))
-            .args(["serve", "--config"])
-            .arg(&config)
-            .env("SAFETY_DONGLE_LOG", "warn"),
-    );
+    let mut dongle = Peer::spawn(Command::new(env!("CARGO_BIN_EXE_safety-dongle")).args(["serve", "--config"]).arg(&config).env("SAFETY_DONGLE_LOG", "warn"));
     let fronted_bytes = dongle.tools_list_bytes();
     let listed = dongle.request(2, r#""method":"tools/call","params":{"name":"mcp_aql_read","arguments":{"operation":"introspect","params":{"query":"operations"}}}"#);
-    assert!(
-        listed.contains("everything__echo") && listed.contains("fs__write_file"),
-        "both servers are behind the dongle"
-    );
+    assert!(listed.contains("everything__echo") && listed.contains("fs__write_file"), "both servers are behind the dongle");
 
-    let direct = timed(
-        &mut everything,
-        |i| {
-            format!(
-                r#""method":"tools/call","params":{{"name":"echo","arguments":{{"message":"m{i}"}}}}"#
-            )
-        },
-        "Echo: m",
-    );
+    let direct = timed(&mut everything, |i| format!(r#""method":"tools/call","params":{{"name":"echo","arguments":{{"message":"m{i}"}}}}"#), "Echo: m");
     let proxied = timed(
         &mut dongle,
-        |i| {
-            format!(
-                r#""method":"tools/call","params":{{"name":"mcp_aql_read","arguments":{{"operation":"everything__echo","params":{{"message":"m{i}"}}}}}}"#
-            )
-        },
+        |i| format!(r#""method":"tools/call","params":{{"name":"mcp_aql_read","arguments":{{"operation":"everything__echo","params":{{"message":"m{i}"}}}}}}"#),
         "Echo: m",
     );
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let (direct_median, proxied_median) = (ms(direct[CALLS / 2]), ms(proxied[CALLS / 2]));
-    println!(
-        "echo direct ({CALLS} sequential): median {direct_median:.3} ms, p99 {:.3} ms",
-        ms(direct[CALLS * 99 / 100])
-    );
-    println!(
-        "echo through the dongle ({CALLS} sequential): median {proxied_median:.3} ms, p99 {:.3} ms",
-        ms(proxied[CALLS * 99 / 100])
-    );
-    println!(
-        "proxy overhead: median {:.3} ms",
-        proxied_median - direct_median
-    );
+    println!("echo direct ({CALLS} sequential): median {direct_median:.3} ms, p99 {:.3} ms", ms(direct[CALLS * 99 / 100]));
+    println!("echo through the dongle ({CALLS} sequential): median {proxied_median:.3} ms, p99 {:.3} ms", ms(proxied[CALLS * 99 / 100]));
+    println!("proxy overhead: median {:.3} ms", proxied_median - direct_median);
     println!(
         "tools/list an agent sees: {direct_bytes} B direct (everything + filesystem, 27 tools), {fronted_bytes} B behind the dongle: {:.1}% less",
         100.0 * (1.0 - fronted_bytes as f64 / direct_bytes as f64)

@@ -39,15 +39,12 @@ fn spawn(mode: &str) -> (Child, BufReader<ChildStdout>) {
 /// Sends the handshake and `tools/list`; returns the `tools/list` answer.
 fn handshake(child: &mut Child, stdout: &mut BufReader<ChildStdout>) -> String {
     let stdin = child.stdin.as_mut().unwrap_or_else(|| panic!("stdin"));
-    writeln!(stdin, "{INITIALIZE}\n{INITIALIZED}\n{TOOLS_LIST}")
-        .unwrap_or_else(|e| panic!("write: {e}"));
+    writeln!(stdin, "{INITIALIZE}\n{INITIALIZED}\n{TOOLS_LIST}").unwrap_or_else(|e| panic!("write: {e}"));
     stdin.flush().unwrap_or_else(|e| panic!("flush: {e}"));
     let mut line = String::new();
     loop {
         line.clear();
-        let n = stdout
-            .read_line(&mut line)
-            .unwrap_or_else(|e| panic!("read: {e}"));
+        let n = stdout.read_line(&mut line).unwrap_or_else(|e| panic!("read: {e}"));
         assert!(n > 0, "server closed stdout");
         if line.contains(r#""id":2"#) {
             return line.trim_end().to_owned();
@@ -91,10 +88,7 @@ fn main() {
         if mode == "semantic" {
             std::thread::sleep(Duration::from_millis(500));
             match rss_kib(child.id()) {
-                Some(kib) => println!(
-                    "idle RSS after initialize: {:.1} MB ({kib} KiB)",
-                    kib as f64 / 1024.0
-                ),
+                Some(kib) => println!("idle RSS after initialize: {:.1} MB ({kib} KiB)", kib as f64 / 1024.0),
                 None => println!("idle RSS: /proc not available"),
             }
         }

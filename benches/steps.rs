@@ -16,20 +16,14 @@ const ROUND_TRIPS: usize = 2_000;
 const PIPELINED: usize = 20_000;
 
 fn send(stdin: &mut ChildStdin, line: &str) {
-    stdin
-        .write_all(line.as_bytes())
-        .unwrap_or_else(|e| panic!("write: {e}"));
-    stdin
-        .write_all(b"\n")
-        .unwrap_or_else(|e| panic!("write: {e}"));
+    stdin.write_all(line.as_bytes()).unwrap_or_else(|e| panic!("write: {e}"));
+    stdin.write_all(b"\n").unwrap_or_else(|e| panic!("write: {e}"));
     stdin.flush().unwrap_or_else(|e| panic!("flush: {e}"));
 }
 
 fn read(stdout: &mut BufReader<ChildStdout>) -> String {
     let mut line = String::new();
-    let n = stdout
-        .read_line(&mut line)
-        .unwrap_or_else(|e| panic!("read: {e}"));
+    let n = stdout.read_line(&mut line).unwrap_or_else(|e| panic!("read: {e}"));
     assert!(n > 0, "server closed stdout");
     line
 }
@@ -53,8 +47,7 @@ fn main() {
         .unwrap_or_else(|e| panic!("temp dir: {e}"));
     // A generous limit so the benchmark measures steps, not pauses.
     let policy = data.path().join("bench.toml");
-    std::fs::write(&policy, "[defaults]\nmaxAutonomousSteps = 1000000\n")
-        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&policy, "[defaults]\nmaxAutonomousSteps = 1000000\n").unwrap_or_else(|e| panic!("{e}"));
     let mut child = Command::new(env!("CARGO_BIN_EXE_safety-dongle"))
         .args(["serve", "--data-dir"])
         .arg(data.path())
@@ -68,15 +61,9 @@ fn main() {
         .unwrap_or_else(|e| panic!("spawn: {e}"));
     let mut stdin = child.stdin.take().unwrap_or_else(|| panic!("stdin"));
     let mut stdout = BufReader::new(child.stdout.take().unwrap_or_else(|| panic!("stdout")));
-    send(
-        &mut stdin,
-        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#,
-    );
+    send(&mut stdin, r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#);
     read(&mut stdout);
-    send(
-        &mut stdin,
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-    );
+    send(&mut stdin, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     send(&mut stdin, &execute_request(1, "latency"));
     assert!(read(&mut stdout).contains("running"), "execution started");
 
@@ -86,10 +73,7 @@ fn main() {
         send(&mut stdin, &step_request(10 + i, "latency"));
         let answer = read(&mut stdout);
         times.push(start.elapsed());
-        assert!(
-            answer.contains(r#"\"continue\":true"#),
-            "step continued: {answer}"
-        );
+        assert!(answer.contains(r#"\"continue\":true"#), "step continued: {answer}");
     }
     times.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
@@ -109,24 +93,17 @@ fn main() {
             batch.push_str(&step_request(100_000 + i, "throughput"));
             batch.push('\n');
             if i % 500 == 499 {
-                stdin
-                    .write_all(batch.as_bytes())
-                    .unwrap_or_else(|e| panic!("write: {e}"));
+                stdin.write_all(batch.as_bytes()).unwrap_or_else(|e| panic!("write: {e}"));
                 batch.clear();
             }
         }
-        stdin
-            .write_all(batch.as_bytes())
-            .unwrap_or_else(|e| panic!("write: {e}"));
+        stdin.write_all(batch.as_bytes()).unwrap_or_else(|e| panic!("write: {e}"));
         stdin.flush().unwrap_or_else(|e| panic!("flush: {e}"));
         stdin
     });
     for _ in 0..PIPELINED {
         let answer = read(&mut stdout);
-        assert!(
-            answer.contains(r#"\"continue\":true"#),
-            "step continued: {answer}"
-        );
+        assert!(answer.contains(r#"\"continue\":true"#), "step continued: {answer}");
     }
     let elapsed = start.elapsed();
     drop(writer.join());

@@ -217,14 +217,9 @@ impl Config {
             Some(path) => Self::from_file(path)?,
             None => Self::default(),
         };
-        config
-            .apply_env(|name| std::env::var(name).ok())
-            .map_err(|refused| {
-                vec![Diagnostic::whole_file(
-                    Path::new("<environment>"),
-                    refused.to_string(),
-                )]
-            })?;
+        config.apply_env(|name| std::env::var(name).ok()).map_err(|refused| {
+            vec![Diagnostic::whole_file(Path::new("<environment>"), refused.to_string())]
+        })?;
         Ok(config)
     }
 
@@ -243,13 +238,7 @@ impl Config {
             }
         };
         let base = path.parent().unwrap_or(Path::new("."));
-        let resolve = |p: &PathBuf| {
-            if p.is_absolute() {
-                p.clone()
-            } else {
-                base.join(p)
-            }
-        };
+        let resolve = |p: &PathBuf| if p.is_absolute() { p.clone() } else { base.join(p) };
         let defaults = Self::default();
         Ok(Self {
             data_dir: raw.data_dir.as_ref().map(resolve).or(defaults.data_dir),
@@ -258,37 +247,20 @@ impl Config {
             endpoints: raw.endpoints.unwrap_or_default(),
             policies: raw.policies.iter().map(resolve).collect(),
             adapters: raw.adapters.iter().map(resolve).collect(),
-            verifier: raw
-                .verifier
-                .map(toml::Spanned::into_inner)
-                .unwrap_or_default(),
-            servers: raw
-                .servers
-                .into_iter()
-                .map(|(name, s)| (name, s.into_inner()))
-                .collect(),
+            verifier: raw.verifier.map(toml::Spanned::into_inner).unwrap_or_default(),
+            servers: raw.servers.into_iter().map(|(name, s)| (name, s.into_inner())).collect(),
             client_config: raw.client_config.as_ref().map(resolve),
         })
     }
 
     /// Applies environment overrides read through `var`.
-    pub fn apply_env(
-        &mut self,
-        var: impl Fn(&str) -> Option<String>,
-    ) -> Result<(), EnvOverrideError> {
+    pub fn apply_env(&mut self, var: impl Fn(&str) -> Option<String>) -> Result<(), EnvOverrideError> {
         if let Some(value) = var(ENDPOINT_MODE_ENV) {
-            self.endpoints = value.parse().map_err(|why| EnvOverrideError::BadValue {
-                variable: ENDPOINT_MODE_ENV,
-                why,
-            })?;
+            self.endpoints = value.parse().map_err(|why| EnvOverrideError::BadValue { variable: ENDPOINT_MODE_ENV, why })?;
         }
         if let Some(value) = var(LOOP_MODE_ENV) {
-            let mode = value.parse().map_err(|why| EnvOverrideError::BadValue {
-                variable: LOOP_MODE_ENV,
-                why,
-            })?;
-            self.override_mode(mode, LOOP_MODE_ENV)
-                .map_err(EnvOverrideError::Weaker)?;
+            let mode = value.parse().map_err(|why| EnvOverrideError::BadValue { variable: LOOP_MODE_ENV, why })?;
+            self.override_mode(mode, LOOP_MODE_ENV).map_err(EnvOverrideError::Weaker)?;
         }
         Ok(())
     }
@@ -303,17 +275,9 @@ impl Config {
     /// weaker only when the file itself allows it: whoever controls a
     /// process's environment or arguments (an agent starting a shell, a
     /// client config it can edit) is not the owner of the file.
-    pub fn override_mode(
-        &mut self,
-        mode: LoopMode,
-        from: &'static str,
-    ) -> Result<(), WeakerModeRefused> {
+    pub fn override_mode(&mut self, mode: LoopMode, from: &'static str) -> Result<(), WeakerModeRefused> {
         if mode.strictness() < self.mode.strictness() && !self.allow_weaker_mode {
-            return Err(WeakerModeRefused {
-                from,
-                asked: mode,
-                configured: self.mode,
-            });
+            return Err(WeakerModeRefused { from, asked: mode, configured: self.mode });
         }
         self.mode = mode;
         Ok(())
@@ -360,9 +324,7 @@ fn validate(raw: &RawConfig, source: &SourceFile) -> Vec<Diagnostic> {
         validate_verifier(verifier.get_ref(), verifier.span(), source, &mut errors);
     }
     for (name, server) in &raw.servers {
-        if let Some(message) =
-            server_name_problem(name).or_else(|| server_transport_problem(server.get_ref()))
-        {
+        if let Some(message) = server_name_problem(name).or_else(|| server_transport_problem(server.get_ref())) {
             errors.push(source.at(server.span(), format!("servers.{name} {message}")));
         }
     }
@@ -382,9 +344,7 @@ pub fn server_transport_problem(settings: &ServerSettings) -> Option<String> {
         (Some(_), Some(_)) => "sets both command and url; choose one transport",
         (None, None) => "needs either command (stdio) or url (streamable HTTP)",
         (Some(command), None) if command.is_empty() => "has an empty command",
-        (None, Some(url)) if !(url.starts_with("http://") || url.starts_with("https://")) => {
-            "has a url that is not http:// or https://"
-        }
+        (None, Some(url)) if !(url.starts_with("http://") || url.starts_with("https://")) => "has a url that is not http:// or https://",
         _ if settings.timeout_secs == 0 => "timeout_secs must be at least 1",
         _ => return None,
     };
@@ -398,17 +358,11 @@ fn validate_verifier(
     errors: &mut Vec<Diagnostic>,
 ) {
     if verifier.channels.is_empty() {
-        errors.push(source.at(
-            verifier_at.clone(),
-            "verifier.channels must name at least one channel",
-        ));
+        errors.push(source.at(verifier_at.clone(), "verifier.channels must name at least one channel"));
     }
     match &verifier.command {
         Some(command) if command.is_empty() || command[0].is_empty() => {
-            errors.push(source.at(
-                verifier_at.clone(),
-                "verifier.command must start with a program",
-            ));
+            errors.push(source.at(verifier_at.clone(), "verifier.command must start with a program"));
         }
         None if verifier.channels.contains(&Channel::Command) => errors.push(source.at(
             verifier_at.clone(),
@@ -421,10 +375,7 @@ fn validate_verifier(
         ("approval_timeout_secs", verifier.approval_timeout_secs),
     ] {
         if value == 0 {
-            errors.push(source.at(
-                verifier_at.clone(),
-                format!("verifier.{key} must be at least 1"),
-            ));
+            errors.push(source.at(verifier_at.clone(), format!("verifier.{key} must be at least 1")));
         }
     }
 }
@@ -490,16 +441,8 @@ mod tests {
         let file = write_config("[verifier]\nchannels = [\"command\"]\n[servers.a]\nargs = []\n");
         let errors = Config::from_file(file.path()).unwrap_err();
         assert_eq!(errors.len(), 2, "{errors:#?}");
-        assert!(
-            errors[0]
-                .to_string()
-                .contains(":1:1: verifier.channels lists \"command\"")
-        );
-        assert!(
-            errors[1]
-                .to_string()
-                .contains(":3:1: servers.a needs either command")
-        );
+        assert!(errors[0].to_string().contains(":1:1: verifier.channels lists \"command\""));
+        assert!(errors[1].to_string().contains(":3:1: servers.a needs either command"));
     }
 
     #[test]
@@ -532,18 +475,9 @@ mod tests {
             (Monitoring, true, Disabled, true),
         ];
         for (configured, allowed, asked, holds) in rows {
-            let mut config = Config {
-                mode: configured,
-                allow_weaker_mode: allowed,
-                ..Config::default()
-            };
-            let result =
-                config.apply_env(|name| (name == LOOP_MODE_ENV).then(|| asked.name().to_owned()));
-            assert_eq!(
-                result.is_ok(),
-                holds,
-                "{configured:?} allowed={allowed} asked {asked:?}: {result:?}"
-            );
+            let mut config = Config { mode: configured, allow_weaker_mode: allowed, ..Config::default() };
+            let result = config.apply_env(|name| (name == LOOP_MODE_ENV).then(|| asked.name().to_owned()));
+            assert_eq!(result.is_ok(), holds, "{configured:?} allowed={allowed} asked {asked:?}: {result:?}");
             assert_eq!(config.mode, if holds { asked } else { configured });
         }
         let mut config = Config::default();

@@ -10,11 +10,11 @@
 pub mod adapter;
 pub mod analysis;
 pub mod cli;
+pub mod policy;
 pub mod config;
 pub mod diagnostics;
 pub mod gate;
 pub mod hook;
-pub mod policy;
 pub mod protocol;
 pub mod safety;
 pub mod server;

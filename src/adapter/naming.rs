@@ -144,21 +144,13 @@ mod tests {
         for (raw, expected) in rows {
             let name = snake_case(raw);
             assert_eq!(name, expected, "{raw:?}");
-            assert!(
-                crate::protocol::registry::is_snake_case(&name),
-                "{raw:?} -> {name}"
-            );
+            assert!(crate::protocol::registry::is_snake_case(&name), "{raw:?} -> {name}");
         }
     }
 
     #[test]
     fn collisions_resolve_the_same_whatever_the_listing_order() {
-        let forward = vec![
-            "get-item".to_owned(),
-            "get_item".to_owned(),
-            "Get_Item".to_owned(),
-            "other".to_owned(),
-        ];
+        let forward = vec!["get-item".to_owned(), "get_item".to_owned(), "Get_Item".to_owned(), "other".to_owned()];
         let names = unique_names(&forward);
         assert_eq!(names, ["get_item_2", "get_item_3", "get_item", "other"]);
         let mut reversed = forward.clone();
@@ -185,10 +177,7 @@ mod tests {
 
     #[test]
     fn verbs_suggest_categories() {
-        assert_eq!(
-            category_from_verb(&snake_case("readFile")),
-            Some(Category::Read)
-        );
+        assert_eq!(category_from_verb(&snake_case("readFile")), Some(Category::Read));
         assert_eq!(category_from_verb("list_directory"), Some(Category::Read));
         assert_eq!(category_from_verb("write_file"), Some(Category::Create));
         assert_eq!(category_from_verb("move_file"), Some(Category::Update));

@@ -32,10 +32,7 @@ const INTERPRETERS: &[(&str, &[&str])] = &[
     ("php", &["-r"]),
     ("osascript", &["-e"]),
     ("pwsh", &["-c", "-command", "-Command", "-EncodedCommand"]),
-    (
-        "powershell",
-        &["-c", "-command", "-Command", "-EncodedCommand"],
-    ),
+    ("powershell", &["-c", "-command", "-Command", "-EncodedCommand"]),
     ("lua", &["-e"]),
     ("luajit", &["-e"]),
     ("rscript", &["-e"]),
@@ -48,94 +45,17 @@ const INTERPRETERS: &[(&str, &[&str])] = &[
 ];
 
 const SPAWN_CALLS: [&str; 24] = [
-    "system",
-    "popen",
-    "exec",
-    "execsync",
-    "execfilesync",
-    "spawn",
-    "spawnsync",
-    "subprocess",
-    "check_output",
-    "check_call",
-    "call(",
-    "run(",
-    "shell_exec",
-    "passthru",
-    "proc_open",
-    "do shell script",
-    "start-process",
-    "invoke-expression",
-    "iex",
-    "io.popen",
-    "os.execute",
-    "%x",
-    "pty.spawn",
-    "qx",
+    "system", "popen", "exec", "execsync", "execfilesync", "spawn", "spawnsync", "subprocess", "check_output", "check_call",
+    "call(", "run(", "shell_exec", "passthru", "proc_open", "do shell script", "start-process", "invoke-expression", "iex",
+    "io.popen", "os.execute", "%x", "pty.spawn", "qx",
 ];
-const DELETE_CALLS: [&str; 10] = [
-    "rmtree",
-    "rm_rf",
-    "rm_r",
-    "remove_tree",
-    "rmsync",
-    "rmdirsync",
-    "fs.rm(",
-    "remove-item",
-    "removedirs",
-    "fileutils.rm",
-];
-const WRITE_CALLS: [&str; 8] = [
-    "writefile",
-    "appendfile",
-    "write_text",
-    "set-content",
-    "add-content",
-    "out-file",
-    "file.write",
-    "file_put_contents",
-];
-const NETWORK: [&str; 14] = [
-    "urllib",
-    "requests.",
-    "http.client",
-    "httpx",
-    "socket",
-    "fetch(",
-    "xmlhttprequest",
-    "net::http",
-    "lwp",
-    "io::socket",
-    "invoke-webrequest",
-    "invoke-restmethod",
-    "curl",
-    "http.request",
-];
-const SECRETS: [&str; 12] = [
-    "environ",
-    "process.env",
-    "env[",
-    "$env{",
-    "getenv",
-    ".ssh",
-    ".aws",
-    ".netrc",
-    "id_rsa",
-    "token",
-    "secret",
-    "password",
-];
+const DELETE_CALLS: [&str; 10] = ["rmtree", "rm_rf", "rm_r", "remove_tree", "rmsync", "rmdirsync", "fs.rm(", "remove-item", "removedirs", "fileutils.rm"];
+const WRITE_CALLS: [&str; 8] = ["writefile", "appendfile", "write_text", "set-content", "add-content", "out-file", "file.write", "file_put_contents"];
+const NETWORK: [&str; 14] = ["urllib", "requests.", "http.client", "httpx", "socket", "fetch(", "xmlhttprequest", "net::http", "lwp", "io::socket", "invoke-webrequest", "invoke-restmethod", "curl", "http.request"];
+const SECRETS: [&str; 12] = ["environ", "process.env", "env[", "$env{", "getenv", ".ssh", ".aws", ".netrc", "id_rsa", "token", "secret", "password"];
 const HOME_IDIOMS: [&str; 10] = [
-    "os.path.expanduser(\"~\")",
-    "os.path.expanduser('~')",
-    "path.home()",
-    "os.homedir()",
-    "dir.home",
-    "$env{home}",
-    "$env{'home'}",
-    "process.env.home",
-    "os.environ[\"home\"]",
-    "os.environ['home']",
+    "os.path.expanduser(\"~\")", "os.path.expanduser('~')", "path.home()", "os.homedir()", "dir.home", "$env{home}", "$env{'home'}",
+    "process.env.home", "os.environ[\"home\"]", "os.environ['home']",
 ];
 
 /// The interpreter's base name without a version (`python3.12` is
@@ -152,39 +72,23 @@ pub fn is_interpreter(program: &str) -> bool {
 /// Tools (as the hook and MCP name them) whose path arguments are written.
 pub fn is_file_writing_tool(program: &str) -> bool {
     let tool = program.rsplit("__").next().unwrap_or(program);
-    [
-        "write", "edit", "create", "append", "save", "put", "upload", "move", "copy", "rename",
-    ]
-    .iter()
-    .any(|verb| tool.starts_with(verb) || tool.ends_with(verb))
+    ["write", "edit", "create", "append", "save", "put", "upload", "move", "copy", "rename"].iter().any(|verb| tool.starts_with(verb) || tool.ends_with(verb))
 }
 
 /// The inline code of an interpreter command, analysed.
 pub(super) fn inline(builder: &mut Builder, command: &Command) {
     let family = family(&command.program).to_owned();
-    let Some((_, flags)) = INTERPRETERS.iter().find(|(name, _)| *name == family) else {
-        return;
-    };
+    let Some((_, flags)) = INTERPRETERS.iter().find(|(name, _)| *name == family) else { return };
     let argv = &command.argv;
     let code = if family.ends_with("awk") {
         let program_file = argv.iter().any(|w| w == "-f");
-        (!program_file)
-            .then(|| argv.iter().skip(1).find(|w| !w.starts_with('-')).cloned())
-            .flatten()
+        (!program_file).then(|| argv.iter().skip(1).find(|w| !w.starts_with('-')).cloned()).flatten()
     } else {
-        argv.iter()
-            .position(|w| flags.contains(&w.as_str()))
-            .and_then(|at| argv.get(at + 1).cloned())
+        argv.iter().position(|w| flags.contains(&w.as_str())).and_then(|at| argv.get(at + 1).cloned())
     };
     if let Some(code) = code {
         if command.dynamic_args {
-            builder.fact(
-                Fact::EvalOfUnknownText,
-                format!(
-                    "{} runs code that is not known before it runs",
-                    command.program
-                ),
-            );
+            builder.fact(Fact::EvalOfUnknownText, format!("{} runs code that is not known before it runs", command.program));
         }
         analyze(builder, &family, &code);
     }
@@ -208,13 +112,7 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
         for at in occurrences(&lower, call) {
             let groups = groups_in(code, &literals, at + call.len());
             if groups.is_empty() {
-                builder.fact(
-                    Fact::EvalOfUnknownText,
-                    format!(
-                        "{language} code starts a program named at run time: {}",
-                        preview(code)
-                    ),
-                );
+                builder.fact(Fact::EvalOfUnknownText, format!("{language} code starts a program named at run time: {}", preview(code)));
             }
             for group in groups {
                 builder.shell_lenient(&group, Some(language));
@@ -231,54 +129,29 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
         for at in occurrences(&lower, call) {
             let groups = groups_in(code, &literals, at + call.len());
             let dynamic = groups.is_empty();
-            let target = groups
-                .into_iter()
-                .next()
-                .unwrap_or_else(|| "$unknown".into());
-            builder.command(Command::new(
-                vec!["rm".into(), "-r".into(), "-f".into(), target],
-                false,
-                dynamic,
-                Some(format!("{language} {call}")),
-            ));
+            let target = groups.into_iter().next().unwrap_or_else(|| "$unknown".into());
+            builder.command(Command::new(vec!["rm".into(), "-r".into(), "-f".into(), target], false, dynamic, Some(format!("{language} {call}"))));
         }
     }
     let writing: Vec<String> = WRITE_CALLS
         .iter()
         .chain(["open("].iter())
-        .flat_map(|call| {
-            occurrences(&lower, call)
-                .into_iter()
-                .map(move |at| (call, at))
-        })
+        .flat_map(|call| occurrences(&lower, call).into_iter().map(move |at| (call, at)))
         .filter(|(call, at)| **call != "open(" || mode_writes(&lower[*at..]))
-        .flat_map(|(call, at)| {
-            groups_in(code, &literals, at + call.len())
-                .into_iter()
-                .take(1)
-        })
+        .flat_map(|(call, at)| groups_in(code, &literals, at + call.len()).into_iter().take(1))
         .collect();
     for path in &writing {
         builder.write(path);
     }
-    for literal in literals
-        .iter()
-        .map(|l| &l.text)
-        .filter(|t| looks_like_path(t))
-    {
+    for literal in literals.iter().map(|l| &l.text).filter(|t| looks_like_path(t)) {
         builder.read(literal);
     }
-    let loops = ["while", "for ", "for(", "loop", "until", "1.."]
-        .iter()
-        .any(|w| lower.contains(w));
+    let loops = ["while", "for ", "for(", "loop", "until", "1.."].iter().any(|w| lower.contains(w));
     if lower.contains("fork") && loops {
         builder.fact(Fact::ForkBomb, format!("{language} code forks in a loop"));
     }
     if NETWORK.iter().any(|n| lower.contains(n)) && SECRETS.iter().any(|s| lower.contains(s)) {
-        builder.fact(
-            Fact::CodeSendsSecret,
-            format!("{language} code reads secrets and uses the network"),
-        );
+        builder.fact(Fact::CodeSendsSecret, format!("{language} code reads secrets and uses the network"));
     }
 }
 
@@ -358,31 +231,19 @@ fn called_with<'a>(code: &'a str, start: usize, literals: &[Literal]) -> Option<
 fn occurrences(text: &str, needle: &str) -> Vec<usize> {
     text.match_indices(needle)
         .map(|(at, _)| at)
-        .filter(|&at| {
-            text[..at]
-                .chars()
-                .next_back()
-                .is_none_or(|c| !c.is_alphanumeric() && c != '_')
-                || needle.ends_with('(')
-        })
+        .filter(|&at| text[..at].chars().next_back().is_none_or(|c| !c.is_alphanumeric() && c != '_') || needle.ends_with('('))
         .collect()
 }
 
 fn looks_like_path(text: &str) -> bool {
-    !text.contains(char::is_whitespace)
-        && (text.starts_with('/')
-            || text.starts_with('~')
-            || text.starts_with("./")
-            || text.contains("/."))
+    !text.contains(char::is_whitespace) && (text.starts_with('/') || text.starts_with('~') || text.starts_with("./") || text.contains("/."))
 }
 
 /// `open(…, "w")`, `open(…, 'a')`: the call's mode writes.
 fn mode_writes(call: &str) -> bool {
     let end = call.find(')').unwrap_or(call.len());
     let inside = &call[..end];
-    ["\"w", "'w", "\"a", "'a", "\"x", "'x", "\"r+", "'r+"]
-        .iter()
-        .any(|m| inside.contains(m))
+    ["\"w", "'w", "\"a", "'a", "\"x", "'x", "\"r+", "'r+"].iter().any(|m| inside.contains(m))
 }
 
 struct Literal {
@@ -446,16 +307,11 @@ fn groups_in(code: &str, literals: &[Literal], from: usize) -> Vec<String> {
     } else {
         from + rest.find([';', '\n']).unwrap_or(rest.len())
     };
-    let inside: Vec<&Literal> = literals
-        .iter()
-        .filter(|l| l.start >= from && l.end <= end)
-        .collect();
+    let inside: Vec<&Literal> = literals.iter().filter(|l| l.start >= from && l.end <= end).collect();
     let mut groups: Vec<String> = Vec::new();
     let mut previous_end = None;
     for literal in inside {
-        let between = previous_end
-            .and_then(|p: usize| code.get(p..literal.start))
-            .map(str::trim);
+        let between = previous_end.and_then(|p: usize| code.get(p..literal.start)).map(str::trim);
         match (between, groups.last_mut()) {
             (Some("" | "." | "+" | ".."), Some(last)) => last.push_str(&literal.text),
             (Some(",") | Some("', '"), Some(last)) => {

@@ -36,56 +36,19 @@ pub struct Command {
 /// Programs whose every argument is data.
 const PRINTERS: [&str; 4] = ["echo", "printf", "print", "say"];
 /// Programs whose first positional is a search pattern, not a file.
-const SEARCHERS: [&str; 8] = [
-    "grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "git-grep",
-];
+const SEARCHERS: [&str; 8] = ["grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "git-grep"];
 /// Flags whose value is a message.
-const MESSAGE_FLAGS: [&str; 8] = [
-    "-m",
-    "--message",
-    "--body",
-    "--title",
-    "--description",
-    "--notes",
-    "--comment",
-    "--subject",
-];
+const MESSAGE_FLAGS: [&str; 8] = ["-m", "--message", "--body", "--title", "--description", "--notes", "--comment", "--subject"];
 
 impl Command {
     /// A command written all in capitals (`RM -RF ~`) is read in lower
     /// case, and its flags are compared without case (`-P` may have been
     /// meant).
-    pub fn new(
-        argv: Vec<String>,
-        dynamic_program: bool,
-        dynamic_args: bool,
-        via: Option<String>,
-    ) -> Self {
-        let shouted = argv.first().is_some_and(|first| {
-            first.chars().any(|c| c.is_uppercase()) && !first.chars().any(|c| c.is_lowercase())
-        });
-        let argv = if shouted {
-            argv.iter().map(|w| w.to_lowercase()).collect()
-        } else {
-            argv
-        };
-        let program = argv
-            .first()
-            .map(|first| base_name(first))
-            .unwrap_or_default();
-        let mut command = Self {
-            argv,
-            program,
-            flags: Vec::new(),
-            positionals: Vec::new(),
-            flag_values: Vec::new(),
-            data: Vec::new(),
-            dynamic_program,
-            dynamic_args,
-            via,
-            shouted,
-            planted: None,
-        };
+    pub fn new(argv: Vec<String>, dynamic_program: bool, dynamic_args: bool, via: Option<String>) -> Self {
+        let shouted = argv.first().is_some_and(|first| first.chars().any(|c| c.is_uppercase()) && !first.chars().any(|c| c.is_lowercase()));
+        let argv = if shouted { argv.iter().map(|w| w.to_lowercase()).collect() } else { argv };
+        let program = argv.first().map(|first| base_name(first)).unwrap_or_default();
+        let mut command = Self { argv, program, flags: Vec::new(), positionals: Vec::new(), flag_values: Vec::new(), data: Vec::new(), dynamic_program, dynamic_args, via, shouted, planted: None };
         command.shape();
         command
     }
@@ -96,16 +59,13 @@ impl Command {
             self.data = args;
             return;
         }
-        let searcher = SEARCHERS.contains(&self.program.as_str())
-            || self.program == "git" && args.first().is_some_and(|a| a == "grep");
+        let searcher = SEARCHERS.contains(&self.program.as_str()) || self.program == "git" && args.first().is_some_and(|a| a == "grep");
         let mut pattern_given = false;
         let mut options_done = false;
         let mut words = args.iter().peekable();
         while let Some(word) = words.next() {
             if options_done || word == "-" || !word.starts_with('-') {
-                let is_pattern = searcher
-                    && !pattern_given
-                    && !(self.program == "git" && self.positionals.is_empty());
+                let is_pattern = searcher && !pattern_given && !(self.program == "git" && self.positionals.is_empty());
                 if is_pattern {
                     pattern_given = true;
                     self.data.push(word.clone());
@@ -119,8 +79,7 @@ impl Command {
                 continue;
             }
             if let Some((name, value)) = word.split_once('=').filter(|_| word.starts_with("--")) {
-                self.flags
-                    .push(canonical_flag(&self.program, self.subcommand(), name));
+                self.flags.push(canonical_flag(&self.program, self.subcommand(), name));
                 self.flag_values.push(normalize_path(value));
                 continue;
             }
@@ -139,10 +98,7 @@ impl Command {
                 self.flags.push(canonical);
             }
         }
-        if self.program == "git"
-            && self.subcommand() == Some("push")
-            && self.positionals.iter().skip(1).any(|p| p.starts_with('+'))
-        {
+        if self.program == "git" && self.subcommand() == Some("push") && self.positionals.iter().skip(1).any(|p| p.starts_with('+')) {
             self.flags.push("-f".into());
         }
     }
@@ -154,19 +110,13 @@ impl Command {
 
     /// Every path-like argument: positionals and flag values (not data).
     pub fn arguments(&self) -> impl Iterator<Item = &str> {
-        self.positionals
-            .iter()
-            .chain(&self.flag_values)
-            .map(String::as_str)
+        self.positionals.iter().chain(&self.flag_values).map(String::as_str)
     }
 }
 
 /// The flags a pattern word stands for, split and mapped like a command's.
 pub fn pattern_flags(program: &str, subcommand: Option<&str>, word: &str) -> Vec<String> {
-    split_short_flags(word)
-        .iter()
-        .map(|flag| canonical_flag(program, subcommand, flag))
-        .collect()
+    split_short_flags(word).iter().map(|flag| canonical_flag(program, subcommand, flag)).collect()
 }
 
 /// The base name of a program path, lower case: `/usr/bin/RM` is `rm`.
@@ -206,35 +156,16 @@ mod tests {
     use super::*;
 
     fn command(line: &str) -> Command {
-        Command::new(
-            line.split_whitespace().map(str::to_owned).collect(),
-            false,
-            false,
-            None,
-        )
+        Command::new(line.split_whitespace().map(str::to_owned).collect(), false, false, None)
     }
 
     #[test]
     fn flags_are_split_mapped_and_order_free() {
-        for line in [
-            "rm -rf ~",
-            "rm ~ -rf",
-            "rm -r -f ~",
-            "rm --recursive --force ~",
-            "/bin/RM -Rf ~/",
-        ] {
+        for line in ["rm -rf ~", "rm ~ -rf", "rm -r -f ~", "rm --recursive --force ~", "/bin/RM -Rf ~/"] {
             let c = command(line);
             let mut flags = c.flags.clone();
             flags.sort();
-            assert_eq!(
-                (c.program.as_str(), flags, c.positionals.clone()),
-                (
-                    "rm",
-                    vec!["-f".to_owned(), "-r".to_owned()],
-                    vec!["~".to_owned()]
-                ),
-                "{line}"
-            );
+            assert_eq!((c.program.as_str(), flags, c.positionals.clone()), ("rm", vec!["-f".to_owned(), "-r".to_owned()], vec!["~".to_owned()]), "{line}");
         }
         assert_eq!(command("head -n10 x").flags, ["-n10"]);
         assert_eq!(command("git push origin +main").flags, ["-f"]);
@@ -245,31 +176,16 @@ mod tests {
         assert_eq!(command("echo rm -rf ~").data, ["rm", "-rf", "~"]);
         assert!(command("echo rm -rf ~").positionals.is_empty());
         let commit = command("git commit -m production");
-        assert_eq!(
-            (commit.positionals.clone(), commit.data.clone()),
-            (vec!["commit".to_owned()], vec!["production".to_owned()])
-        );
+        assert_eq!((commit.positionals.clone(), commit.data.clone()), (vec!["commit".to_owned()], vec!["production".to_owned()]));
         let search = command("rg -n DROP db/schema/");
-        assert_eq!(
-            (search.data.clone(), search.positionals.clone()),
-            (vec!["DROP".to_owned()], vec!["db/schema".to_owned()])
-        );
+        assert_eq!((search.data.clone(), search.positionals.clone()), (vec!["DROP".to_owned()], vec!["db/schema".to_owned()]));
         let git_grep = command("git grep secret src");
-        assert_eq!(
-            (git_grep.data.clone(), git_grep.positionals.clone()),
-            (
-                vec!["secret".to_owned()],
-                vec!["grep".to_owned(), "src".to_owned()]
-            )
-        );
+        assert_eq!((git_grep.data.clone(), git_grep.positionals.clone()), (vec!["secret".to_owned()], vec!["grep".to_owned(), "src".to_owned()]));
     }
 
     #[test]
     fn long_flag_values_are_arguments() {
         let c = command("curl --output=~/./x https://h");
-        assert_eq!(
-            (c.flags.clone(), c.flag_values.clone()),
-            (vec!["--output".to_owned()], vec!["~/x".to_owned()])
-        );
+        assert_eq!((c.flags.clone(), c.flag_values.clone()), (vec!["--output".to_owned()], vec!["~/x".to_owned()]));
     }
 }

@@ -9,119 +9,34 @@
 
 use super::{Builder, Command, Fact, code, preview, sql};
 
-pub const SHELLS: [&str; 10] = [
-    "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "busybox", "csh",
-];
+pub const SHELLS: [&str; 10] = ["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "busybox", "csh"];
 
 /// Prefix wrappers: options (those in the second field take a value), then
 /// as many leading positionals as the third field says, then the command.
 const PREFIX_WRAPPERS: &[(&[&str], &[&str], usize)] = &[
-    (
-        &["sudo"],
-        &[
-            "-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "--user", "--group",
-            "--chdir", "--prompt", "--host", "--role", "--type",
-        ],
-        0,
-    ),
+    (&["sudo"], &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "--user", "--group", "--chdir", "--prompt", "--host", "--role", "--type"], 0),
     (&["doas"], &["-u", "-C"], 0),
     (&["pkexec"], &["--user"], 0),
-    (
-        &["env"],
-        &["-u", "-C", "--unset", "--chdir", "-S", "--split-string"],
-        0,
-    ),
+    (&["env"], &["-u", "-C", "--unset", "--chdir", "-S", "--split-string"], 0),
     (&["nice"], &["-n", "--adjustment"], 0),
-    (
-        &[
-            "nohup",
-            "setsid",
-            "time",
-            "builtin",
-            "command",
-            "unbuffer",
-            "caffeinate",
-            "catchsegv",
-            "chronic",
-        ],
-        &[],
-        0,
-    ),
+    (&["nohup", "setsid", "time", "builtin", "command", "unbuffer", "caffeinate", "catchsegv", "chronic"], &[], 0),
     (&["timeout"], &["-s", "-k", "--signal", "--kill-after"], 1),
     (&["stdbuf"], &["-i", "-o", "-e"], 0),
     (&["ionice"], &["-c", "-n", "-p", "-t"], 0),
     (&["chroot"], &["--userspec", "--groups"], 1),
-    (
-        &["flock"],
-        &["-w", "-E", "--timeout", "--conflict-exit-code"],
-        1,
-    ),
+    (&["flock"], &["-w", "-E", "--timeout", "--conflict-exit-code"], 1),
     (&["exec"], &["-a"], 0),
-    (
-        &["xargs"],
-        &[
-            "-I",
-            "-i",
-            "-L",
-            "-l",
-            "-n",
-            "-P",
-            "-d",
-            "-E",
-            "-e",
-            "-s",
-            "-a",
-            "--arg-file",
-            "--delimiter",
-            "--max-args",
-            "--max-procs",
-            "--replace",
-            "--max-lines",
-        ],
-        0,
-    ),
-    (
-        &[
-            "torsocks",
-            "proxychains",
-            "proxychains4",
-            "firejail",
-            "unshare",
-            "nsenter",
-            "systemd-run",
-            "strace",
-            "ltrace",
-            "valgrind",
-        ],
-        &["-o", "-p", "-t", "-u", "--unit", "--uid"],
-        0,
-    ),
+    (&["xargs"], &["-I", "-i", "-L", "-l", "-n", "-P", "-d", "-E", "-e", "-s", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--replace", "--max-lines"], 0),
+    (&["torsocks", "proxychains", "proxychains4", "firejail", "unshare", "nsenter", "systemd-run", "strace", "ltrace", "valgrind"], &["-o", "-p", "-t", "-u", "--unit", "--uid"], 0),
 ];
 
 /// Programs that fetch from the network.
-pub const DOWNLOADERS: [&str; 14] = [
-    "curl",
-    "wget",
-    "fetch",
-    "aria2c",
-    "http",
-    "https",
-    "xh",
-    "lwp-request",
-    "invoke-webrequest",
-    "iwr",
-    "irm",
-    "invoke-restmethod",
-    "ftp",
-    "tftp",
-];
+pub const DOWNLOADERS: [&str; 14] = ["curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request", "invoke-webrequest", "iwr", "irm", "invoke-restmethod", "ftp", "tftp"];
 
 /// Programs that run text they are given as a script.
 const EVALUATORS: [&str; 3] = ["eval", "source", "."];
 /// Programs that decode their input.
-const DECODERS: [&str; 7] = [
-    "base64", "base32", "xxd", "openssl", "gunzip", "zcat", "uudecode",
-];
+const DECODERS: [&str; 7] = ["base64", "base32", "xxd", "openssl", "gunzip", "zcat", "uudecode"];
 
 /// Finds and analyses what the command at `index` runs in turn.
 pub(super) fn unwrap(builder: &mut Builder, index: usize) {
@@ -129,22 +44,15 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
     let program = command.program.as_str();
     let argv = &command.argv;
     let via = |what: &str| Some(what.to_owned());
-    if let Some((_, takes_value, skip)) = PREFIX_WRAPPERS
-        .iter()
-        .find(|(names, _, _)| names.contains(&program))
-    {
+    if let Some((_, takes_value, skip)) = PREFIX_WRAPPERS.iter().find(|(names, _, _)| names.contains(&program)) {
         if let Some(inner) = after_options(argv, takes_value, *skip, program == "env") {
-            if program == "env"
-                && let Some(split) = split_string(argv)
-            {
+            if program == "env" && let Some(split) = split_string(argv) {
                 builder.shell(&split, Some("env -S"));
             }
             let dynamic_args = command.dynamic_args || program == "xargs";
             inner_command(builder, inner, &command, dynamic_args, via(program));
         }
-        if program == "flock"
-            && let Some(script) = value_of(argv, &["-c", "--command"])
-        {
+        if program == "flock" && let Some(script) = value_of(argv, &["-c", "--command"]) {
             builder.shell(&script, Some("flock -c"));
         }
         return;
@@ -162,75 +70,33 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
         }
         "eval" => run_text(builder, &command, &argv[1..].join(" "), "eval"),
         "watch" => {
-            let inner = after_options(argv, &["-n", "-d", "--interval", "--differences"], 0, false)
-                .unwrap_or_default();
+            let inner = after_options(argv, &["-n", "-d", "--interval", "--differences"], 0, false).unwrap_or_default();
             builder.shell(&inner.join(" "), Some("watch"));
         }
         "parallel" => {
-            let end = argv
-                .iter()
-                .position(|w| w == ":::" || w == "::::")
-                .unwrap_or(argv.len());
-            let inner = after_options(
-                &argv[..end],
-                &["-j", "--jobs", "-S", "--sshlogin"],
-                0,
-                false,
-            )
-            .unwrap_or_default();
+            let end = argv.iter().position(|w| w == ":::" || w == "::::").unwrap_or(argv.len());
+            let inner = after_options(&argv[..end], &["-j", "--jobs", "-S", "--sshlogin"], 0, false).unwrap_or_default();
             inner_command(builder, inner, &command, true, via("parallel"));
         }
         "find" => find(builder, &command),
         "ssh" => {
-            let inner = after_options(
-                argv,
-                &[
-                    "-p", "-i", "-l", "-o", "-F", "-J", "-L", "-R", "-D", "-b", "-c", "-E", "-e",
-                    "-I", "-m", "-O", "-Q", "-S", "-W", "-w", "-B",
-                ],
-                1,
-                false,
-            )
-            .unwrap_or_default();
+            let inner = after_options(argv, &["-p", "-i", "-l", "-o", "-F", "-J", "-L", "-R", "-D", "-b", "-c", "-E", "-e", "-I", "-m", "-O", "-Q", "-S", "-W", "-w", "-B"], 1, false).unwrap_or_default();
             if !inner.is_empty() {
                 builder.shell(&inner.join(" "), Some("ssh"));
             }
         }
         "docker" | "podman" | "nerdctl" if command.subcommand() == Some("exec") => {
             let rest = &argv[1..];
-            let at = rest
-                .iter()
-                .position(|w| w == "exec")
-                .map_or(rest.len(), |i| i + 1);
+            let at = rest.iter().position(|w| w == "exec").map_or(rest.len(), |i| i + 1);
             let mut exec_argv = vec!["exec".to_owned()];
             exec_argv.extend(rest[at..].iter().cloned());
-            if let Some(inner) = after_options(
-                &exec_argv,
-                &[
-                    "-e",
-                    "-u",
-                    "-w",
-                    "--env",
-                    "--user",
-                    "--workdir",
-                    "--env-file",
-                    "--detach-keys",
-                ],
-                1,
-                false,
-            ) {
+            if let Some(inner) = after_options(&exec_argv, &["-e", "-u", "-w", "--env", "--user", "--workdir", "--env-file", "--detach-keys"], 1, false) {
                 inner_command(builder, inner, &command, command.dynamic_args, via(program));
             }
         }
         "kubectl" | "oc" if command.subcommand() == Some("exec") => {
             if let Some(at) = argv.iter().position(|w| w == "--") {
-                inner_command(
-                    builder,
-                    argv[at + 1..].to_vec(),
-                    &command,
-                    command.dynamic_args,
-                    via("kubectl exec"),
-                );
+                inner_command(builder, argv[at + 1..].to_vec(), &command, command.dynamic_args, via("kubectl exec"));
             }
         }
         "git" => git(builder, &command),
@@ -242,12 +108,7 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
 
 /// The words after a wrapper's options and `skip` leading positionals, if
 /// a command follows. `env` also skips `NAME=value` words.
-fn after_options(
-    argv: &[String],
-    takes_value: &[&str],
-    skip: usize,
-    assignments: bool,
-) -> Option<Vec<String>> {
+fn after_options(argv: &[String], takes_value: &[&str], skip: usize, assignments: bool) -> Option<Vec<String>> {
     let mut at = 1;
     let mut skipped = 0;
     while at < argv.len() {
@@ -258,11 +119,7 @@ fn after_options(
         }
         if word.starts_with('-') && word.len() > 1 {
             let name = word.split_once('=').map_or(word.as_str(), |(n, _)| n);
-            at += if takes_value.contains(&name) && !word.contains('=') {
-                2
-            } else {
-                1
-            };
+            at += if takes_value.contains(&name) && !word.contains('=') { 2 } else { 1 };
             continue;
         }
         if assignments && word.contains('=') && !word.starts_with('=') {
@@ -297,11 +154,7 @@ fn split_string(argv: &[String]) -> Option<String> {
 
 /// The script of `sh -c SCRIPT` (also `-lc`, `-xec`…).
 fn shell_script(argv: &[String]) -> Option<String> {
-    let at = argv
-        .iter()
-        .skip(1)
-        .position(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('c'))?
-        + 1;
+    let at = argv.iter().skip(1).position(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('c'))? + 1;
     argv.get(at + 1).cloned()
 }
 
@@ -309,31 +162,16 @@ fn shell_script(argv: &[String]) -> Option<String> {
 /// is not known statically is a fact.
 fn run_text(builder: &mut Builder, command: &Command, script: &str, via: &str) {
     if command.dynamic_args {
-        builder.fact(
-            Fact::EvalOfUnknownText,
-            format!(
-                "`{via}` runs text that is not known before it runs: {}",
-                preview(script)
-            ),
-        );
+        builder.fact(Fact::EvalOfUnknownText, format!("`{via}` runs text that is not known before it runs: {}", preview(script)));
     }
     builder.shell(script, Some(via));
 }
 
-fn inner_command(
-    builder: &mut Builder,
-    argv: Vec<String>,
-    outer: &Command,
-    dynamic_args: bool,
-    via: Option<String>,
-) {
+fn inner_command(builder: &mut Builder, argv: Vec<String>, outer: &Command, dynamic_args: bool, via: Option<String>) {
     if argv.is_empty() {
         return;
     }
-    let dynamic_program = argv[0].contains("$(")
-        || argv[0].starts_with('$')
-        || argv[0].contains(['*', '?', '['])
-        || outer.dynamic_program;
+    let dynamic_program = argv[0].contains("$(") || argv[0].starts_with('$') || argv[0].contains(['*', '?', '[']) || outer.dynamic_program;
     builder.command(Command::new(argv, dynamic_program, dynamic_args, via));
 }
 
@@ -341,24 +179,13 @@ fn inner_command(
 /// finds under ROOTS; `-delete` removes it, which is `rm -r -f ROOTS`.
 fn find(builder: &mut Builder, command: &Command) {
     let argv = &command.argv;
-    let roots: Vec<String> = argv[1..]
-        .iter()
-        .take_while(|w| !w.starts_with('-') && *w != "(" && *w != "!")
-        .cloned()
-        .collect();
-    let roots = if roots.is_empty() {
-        vec![".".to_owned()]
-    } else {
-        roots
-    };
+    let roots: Vec<String> = argv[1..].iter().take_while(|w| !w.starts_with('-') && *w != "(" && *w != "!").cloned().collect();
+    let roots = if roots.is_empty() { vec![".".to_owned()] } else { roots };
     let mut at = 1;
     while at < argv.len() {
         let word = argv[at].as_str();
         if matches!(word, "-exec" | "-execdir" | "-ok" | "-okdir") {
-            let end = argv[at + 1..]
-                .iter()
-                .position(|w| w == ";" || w == "+")
-                .map_or(argv.len(), |i| at + 1 + i);
+            let end = argv[at + 1..].iter().position(|w| w == ";" || w == "+").map_or(argv.len(), |i| at + 1 + i);
             let mut inner = Vec::new();
             for part in &argv[at + 1..end] {
                 if part == "{}" {
@@ -367,24 +194,12 @@ fn find(builder: &mut Builder, command: &Command) {
                     inner.push(part.clone());
                 }
             }
-            inner_command(
-                builder,
-                inner,
-                command,
-                command.dynamic_args,
-                Some(format!("find {word}")),
-            );
+            inner_command(builder, inner, command, command.dynamic_args, Some(format!("find {word}")));
             at = end;
         } else if word == "-delete" {
             let mut inner = vec!["rm".to_owned(), "-r".to_owned(), "-f".to_owned()];
             inner.extend(roots.iter().cloned());
-            inner_command(
-                builder,
-                inner,
-                command,
-                command.dynamic_args,
-                Some("find -delete".into()),
-            );
+            inner_command(builder, inner, command, command.dynamic_args, Some("find -delete".into()));
         }
         at += 1;
     }
@@ -405,18 +220,13 @@ fn git(builder: &mut Builder, command: &Command) {
                     if let Some(name) = key.strip_prefix("alias.") {
                         aliases.push((name.to_owned(), value.to_owned()));
                     } else if executing_git_key(&key) {
-                        builder.fact(
-                            Fact::ConfigExecutes,
-                            format!("git -c {key}= runs {}", preview(value)),
-                        );
+                        builder.fact(Fact::ConfigExecutes, format!("git -c {key}= runs {}", preview(value)));
                         builder.shell(value, Some("git config"));
                     }
                 }
                 at += 2;
             }
-            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" | "--config-env" => {
-                at += 2
-            }
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" | "--config-env" => at += 2,
             _ if word.starts_with('-') => at += 1,
             _ => break,
         }
@@ -429,90 +239,40 @@ fn git(builder: &mut Builder, command: &Command) {
     let rest = &argv[at + 1..];
     if let Some((_, value)) = aliases.iter().find(|(name, _)| *name == subcommand) {
         if let Some(script) = value.strip_prefix('!') {
-            builder.fact(
-                Fact::ConfigExecutes,
-                format!("git alias {subcommand} runs {}", preview(script)),
-            );
+            builder.fact(Fact::ConfigExecutes, format!("git alias {subcommand} runs {}", preview(script)));
             builder.shell(&format!("{script} {}", rest.join(" ")), Some("git alias"));
         } else {
             let mut expanded = vec!["git".to_owned()];
             expanded.extend(value.split_whitespace().map(str::to_owned));
             expanded.extend(rest.iter().cloned());
-            builder.command(Command::new(
-                expanded,
-                false,
-                command.dynamic_args,
-                Some("git alias".into()),
-            ));
+            builder.command(Command::new(expanded, false, command.dynamic_args, Some("git alias".into())));
         }
         return;
     }
     if stripped_globals {
         let mut plain = vec![argv[0].clone()];
         plain.extend(argv[at..].iter().cloned());
-        builder.command(Command::new(
-            plain,
-            false,
-            command.dynamic_args,
-            Some("git".into()),
-        ));
+        builder.command(Command::new(plain, false, command.dynamic_args, Some("git".into())));
     }
 }
 
 fn executing_git_key(key: &str) -> bool {
     matches!(
         key,
-        "core.pager"
-            | "core.editor"
-            | "core.sshcommand"
-            | "core.fsmonitor"
-            | "core.hookspath"
-            | "core.askpass"
-            | "core.gitproxy"
-            | "sequence.editor"
-            | "diff.external"
-            | "credential.helper"
-            | "gpg.program"
-            | "gpg.ssh.program"
-            | "pager.log"
-            | "pager.diff"
-            | "pager.show"
-            | "uploadpack.packobjectshook"
-            | "protocol.ext.allow"
-    ) || key.starts_with("filter.")
-        || key.starts_with("diff.") && key.ends_with(".textconv")
-        || key.starts_with("merge.") && key.ends_with(".driver")
+        "core.pager" | "core.editor" | "core.sshcommand" | "core.fsmonitor" | "core.hookspath" | "core.askpass" | "core.gitproxy"
+            | "sequence.editor" | "diff.external" | "credential.helper" | "gpg.program" | "gpg.ssh.program" | "pager.log"
+            | "pager.diff" | "pager.show" | "uploadpack.packobjectshook" | "protocol.ext.allow"
+    ) || key.starts_with("filter.") || key.starts_with("diff.") && key.ends_with(".textconv") || key.starts_with("merge.") && key.ends_with(".driver")
 }
 
 /// Environment assignments before a command that make it run something.
 pub(super) fn environment(builder: &mut Builder, name: &str, value: &str, program: Option<&str>) {
     let upper = name.to_uppercase();
-    let runs = matches!(
-        upper.as_str(),
-        "GIT_SSH_COMMAND"
-            | "GIT_SSH"
-            | "GIT_EXTERNAL_DIFF"
-            | "GIT_PAGER"
-            | "GIT_EDITOR"
-            | "GIT_ASKPASS"
-            | "GIT_PROXY_COMMAND"
-            | "GIT_SEQUENCE_EDITOR"
-            | "PAGER"
-            | "EDITOR"
-            | "VISUAL"
-            | "SSH_ASKPASS"
-            | "LD_PRELOAD"
-            | "BASH_ENV"
-            | "ENV"
-            | "PROMPT_COMMAND"
-    ) || upper.starts_with("GIT_CONFIG");
-    let matters = !matches!(upper.as_str(), "PAGER" | "EDITOR" | "VISUAL")
-        || program.is_some_and(|p| p == "git");
+    let runs = matches!(upper.as_str(), "GIT_SSH_COMMAND" | "GIT_SSH" | "GIT_EXTERNAL_DIFF" | "GIT_PAGER" | "GIT_EDITOR" | "GIT_ASKPASS" | "GIT_PROXY_COMMAND" | "GIT_SEQUENCE_EDITOR" | "PAGER" | "EDITOR" | "VISUAL" | "SSH_ASKPASS" | "LD_PRELOAD" | "BASH_ENV" | "ENV" | "PROMPT_COMMAND")
+        || upper.starts_with("GIT_CONFIG");
+    let matters = !matches!(upper.as_str(), "PAGER" | "EDITOR" | "VISUAL") || program.is_some_and(|p| p == "git");
     if runs && matters && !value.is_empty() {
-        builder.fact(
-            Fact::ConfigExecutes,
-            format!("{name}= makes the command run {}", preview(value)),
-        );
+        builder.fact(Fact::ConfigExecutes, format!("{name}= makes the command run {}", preview(value)));
         builder.shell(value, Some(name));
     }
 }
@@ -520,10 +280,7 @@ pub(super) fn environment(builder: &mut Builder, name: &str, value: &str, progra
 /// Whether a command runs what it is handed (a substitution, its stdin).
 pub(super) fn executes_its_input(command: &Command) -> bool {
     let program = command.program.as_str();
-    SHELLS.contains(&program)
-        || EVALUATORS.contains(&program)
-        || code::is_interpreter(program)
-        || sql::is_client(program)
+    SHELLS.contains(&program) || EVALUATORS.contains(&program) || code::is_interpreter(program) || sql::is_client(program)
 }
 
 /// Whether a command runs what reaches it through a chain: a shell without
@@ -535,12 +292,7 @@ pub(super) fn runs_its_input(command: &Command) -> bool {
         return command.dynamic_args || shell_script(&command.argv).is_none();
     }
     if code::is_interpreter(program) {
-        let inline = command.argv.iter().skip(1).any(|w| {
-            matches!(
-                w.as_str(),
-                "-c" | "-e" | "-E" | "-m" | "-r" | "--eval" | "-p"
-            )
-        });
+        let inline = command.argv.iter().skip(1).any(|w| matches!(w.as_str(), "-c" | "-e" | "-E" | "-m" | "-r" | "--eval" | "-p"));
         return command.dynamic_args || !inline;
     }
     EVALUATORS.contains(&program)
@@ -581,14 +333,9 @@ pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>]) {
         let Some(&first) = stage.last() else { continue };
         let command = builder.get(first).clone();
         let program = command.program.as_str();
-        if executes_its_input(&command)
-            && !(SHELLS.contains(&program) && shell_script(&command.argv).is_some())
-        {
+        if executes_its_input(&command) && !(SHELLS.contains(&program) && shell_script(&command.argv).is_some()) {
             if decoded {
-                builder.fact(
-                    Fact::DecodedIntoExecutor,
-                    format!("decoded text runs in {program}"),
-                );
+                builder.fact(Fact::DecodedIntoExecutor, format!("decoded text runs in {program}"));
             }
             if let Some(text) = text.take() {
                 stdin_text(builder, first, &text);
@@ -611,28 +358,12 @@ pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>]) {
 /// `echo ARGS | xargs CMD`: the command xargs runs, with the words it
 /// reads (`-I R` puts them where `R` stands).
 fn xargs_with(builder: &mut Builder, xargs: &Command, text: &str) {
-    let Some((_, takes_value, _)) = PREFIX_WRAPPERS
-        .iter()
-        .find(|(names, _, _)| names.contains(&"xargs"))
-    else {
-        return;
-    };
-    let Some(mut inner) = after_options(&xargs.argv, takes_value, 0, false) else {
-        return;
-    };
+    let Some((_, takes_value, _)) = PREFIX_WRAPPERS.iter().find(|(names, _, _)| names.contains(&"xargs")) else { return };
+    let Some(mut inner) = after_options(&xargs.argv, takes_value, 0, false) else { return };
     let words: Vec<String> = text.split_whitespace().map(str::to_owned).collect();
-    let replace = xargs
-        .argv
-        .windows(2)
-        .find(|w| w[0] == "-I" || w[0] == "-i")
-        .map(|w| w[1].clone());
+    let replace = xargs.argv.windows(2).find(|w| w[0] == "-I" || w[0] == "-i").map(|w| w[1].clone());
     match replace {
-        Some(token) => {
-            inner = inner
-                .into_iter()
-                .map(|w| w.replace(&token, &words.join(" ")))
-                .collect()
-        }
+        Some(token) => inner = inner.into_iter().map(|w| w.replace(&token, &words.join(" "))).collect(),
         None => inner.extend(words),
     }
     inner_command(builder, inner, xargs, false, Some("xargs".into()));
@@ -660,15 +391,7 @@ fn printed(command: &Command) -> String {
 
 fn is_decoding(command: &Command) -> bool {
     let argv = &command.argv;
-    let has = |flag: &str| {
-        argv.iter().any(|w| {
-            w == flag
-                || w.starts_with('-')
-                    && !w.starts_with("--")
-                    && flag.len() == 2
-                    && w.contains(&flag[1..])
-        })
-    };
+    let has = |flag: &str| argv.iter().any(|w| w == flag || w.starts_with('-') && !w.starts_with("--") && flag.len() == 2 && w.contains(&flag[1..]));
     match command.program.as_str() {
         "base64" | "base32" => has("-d") || argv.iter().any(|w| w == "--decode"),
         "xxd" => has("-r"),
@@ -697,10 +420,7 @@ fn base64_decode(text: &str) -> Option<String> {
     let mut bits = 0u32;
     let mut count = 0;
     let mut out = Vec::new();
-    for byte in text
-        .bytes()
-        .filter(|b| !b.is_ascii_whitespace() && *b != b'=')
-    {
+    for byte in text.bytes().filter(|b| !b.is_ascii_whitespace() && *b != b'=') {
         bits = (bits << 6) | u32::from(value(byte)?);
         count += 6;
         if count >= 8 {
@@ -713,9 +433,6 @@ fn base64_decode(text: &str) -> Option<String> {
 
 fn hex_decode(text: &str) -> Option<String> {
     let digits: Vec<u8> = text.bytes().filter(u8::is_ascii_hexdigit).collect();
-    let bytes: Option<Vec<u8>> = digits
-        .chunks(2)
-        .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
-        .collect();
+    let bytes: Option<Vec<u8>> = digits.chunks(2).map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()).collect();
     String::from_utf8(bytes?).ok()
 }

@@ -14,8 +14,8 @@
 //! only make the verdict stricter. What cannot be resolved statically is a
 //! [`Fact`] that keeps the action from being auto-approved.
 
-mod code;
 pub mod command;
+mod code;
 mod executors;
 pub mod folder;
 pub mod planted;
@@ -117,13 +117,7 @@ impl Fact {
     /// left to the policy: whether a blind write of a Makefile needs a
     /// human is a team's choice (the shipped policies say it does).
     pub fn needs_a_human(self) -> bool {
-        !matches!(
-            self,
-            Self::ForkBomb
-                | Self::UnboundedSqlWrite
-                | Self::CodeSendsSecret
-                | Self::PlantsUnseenCode
-        )
+        !matches!(self, Self::ForkBomb | Self::UnboundedSqlWrite | Self::CodeSendsSecret | Self::PlantsUnseenCode)
     }
 }
 
@@ -154,11 +148,7 @@ impl Analysis {
     /// Words a keyword may match: program names and the arguments they act
     /// on, never data.
     pub fn words(&self) -> impl Iterator<Item = &str> {
-        self.commands.iter().flat_map(|c| {
-            std::iter::once(c.program.as_str())
-                .chain(c.flags.iter().map(String::as_str))
-                .chain(c.arguments())
-        })
+        self.commands.iter().flat_map(|c| std::iter::once(c.program.as_str()).chain(c.flags.iter().map(String::as_str)).chain(c.arguments()))
     }
 }
 
@@ -193,12 +183,7 @@ pub fn analyze(hint: &str) -> Result<Analysis, HintTooLong> {
 /// Like [`analyze`] for an action that starts in a known folder
 /// (`folder`); no file is read.
 pub fn analyze_in(hint: &str, start: &WorkingFolder) -> Result<Analysis, HintTooLong> {
-    analyze_action(&Action {
-        text: hint,
-        write: None,
-        folder: start,
-        files: &NoCurrentFiles,
-    })
+    analyze_action(&Action { text: hint, write: None, folder: start, files: &NoCurrentFiles })
 }
 
 /// Analyses an action with the file write it makes, if the caller knows
@@ -225,10 +210,7 @@ pub fn analyze_action(action: &Action<'_>) -> Result<Analysis, HintTooLong> {
     while let Some(write) = builder.pending_writes.pop() {
         judged += 1;
         if judged > MAX_PLANTED_WRITES {
-            builder.fact(
-                Fact::TooComplex,
-                format!("more than {MAX_PLANTED_WRITES} file writes with content"),
-            );
+            builder.fact(Fact::TooComplex, format!("more than {MAX_PLANTED_WRITES} file writes with content"));
             break;
         }
         planted::plant(&mut builder, &write, action.files);
@@ -261,11 +243,7 @@ fn is_invisible(c: char) -> bool {
 fn after_label(text: &str) -> Option<&str> {
     let (label, rest) = text.split_once(": ")?;
     let words: Vec<&str> = label.split_whitespace().collect();
-    let plain = (1..=6).contains(&words.len())
-        && words.iter().all(|w| {
-            w.chars()
-                .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
-        });
+    let plain = (1..=6).contains(&words.len()) && words.iter().all(|w| w.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_'));
     (plain && !rest.trim().is_empty()).then_some(rest)
 }
 
@@ -316,11 +294,7 @@ pub(crate) fn parse_bash(script: &str) -> Option<tree_sitter::Tree> {
     let ascii: std::borrow::Cow<'_, [u8]> = if script.is_ascii() {
         script.as_bytes().into()
     } else {
-        script
-            .bytes()
-            .map(|b| if b.is_ascii() { b } else { b'x' })
-            .collect::<Vec<u8>>()
-            .into()
+        script.bytes().map(|b| if b.is_ascii() { b } else { b'x' }).collect::<Vec<u8>>().into()
     };
     PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
@@ -330,9 +304,7 @@ pub(crate) fn parse_bash(script: &str) -> Option<tree_sitter::Tree> {
                 // Fails only if the grammar and the runtime disagree on
                 // their ABI: nothing parses, every action is unparseable.
                 let mut parser = tree_sitter::Parser::new();
-                parser
-                    .set_language(&tree_sitter_bash::LANGUAGE.into())
-                    .ok()?;
+                parser.set_language(&tree_sitter_bash::LANGUAGE.into()).ok()?;
                 slot.insert(parser)
             }
         };
@@ -355,11 +327,7 @@ impl Builder {
     /// fact found names the file and line (for a shell part, the line of
     /// its statement).
     pub(crate) fn planting(&mut self, at: PlantedAt, shell: bool, analyse: impl FnOnce(&mut Self)) {
-        let planting = Planting {
-            first_line: at.line,
-            at,
-            shell_depth: shell.then_some(self.depth),
-        };
+        let planting = Planting { first_line: at.line, at, shell_depth: shell.then_some(self.depth) };
         let outer = self.planting.replace(planting);
         let outer_vars = std::mem::take(&mut self.vars);
         analyse(self);
@@ -371,10 +339,7 @@ impl Builder {
     /// runs directly (not those inside substitutions).
     pub(crate) fn shell(&mut self, script: &str, via: Option<&str>) -> Vec<usize> {
         if self.depth >= MAX_DEPTH {
-            self.fact(
-                Fact::TooComplex,
-                format!("executors nested deeper than {MAX_DEPTH}"),
-            );
+            self.fact(Fact::TooComplex, format!("executors nested deeper than {MAX_DEPTH}"));
             return Vec::new();
         }
         let Some(tree) = parse_bash(script) else {
@@ -382,23 +347,13 @@ impl Builder {
             return Vec::new();
         };
         if tree.root_node().has_error() && !self.lenient {
-            self.fact(
-                Fact::Unparseable,
-                format!("not valid shell: {}", preview(script)),
-            );
+            self.fact(Fact::Unparseable, format!("not valid shell: {}", preview(script)));
         }
-        let planted_part = self
-            .planting
-            .as_ref()
-            .is_some_and(|planting| planting.shell_depth == Some(self.depth));
+        let planted_part = self.planting.as_ref().is_some_and(|planting| planting.shell_depth == Some(self.depth));
         self.depth += 1;
         let outer_vars = self.depth > 1 && !planted_part;
         let saved = outer_vars.then(|| self.vars.clone());
-        let direct = if planted_part {
-            self.walk_planted(tree.root_node(), script)
-        } else {
-            shell::walk(self, tree.root_node(), script, via)
-        };
+        let direct = if planted_part { self.walk_planted(tree.root_node(), script) } else { shell::walk(self, tree.root_node(), script, via) };
         if let Some(saved) = saved {
             self.vars = saved;
         }
@@ -433,29 +388,17 @@ impl Builder {
             command.planted = Some(planting.at.clone());
         }
         if self.analysis.commands.len() >= MAX_COMMANDS {
-            self.fact(
-                Fact::TooComplex,
-                format!("more than {MAX_COMMANDS} commands"),
-            );
+            self.fact(Fact::TooComplex, format!("more than {MAX_COMMANDS} commands"));
             return None;
         }
         if command.dynamic_program {
-            self.fact(
-                Fact::DynamicCommand,
-                format!(
-                    "the program of `{}` is not known before it runs",
-                    preview(&command.argv.join(" "))
-                ),
-            );
+            self.fact(Fact::DynamicCommand, format!("the program of `{}` is not known before it runs", preview(&command.argv.join(" "))));
         }
         let index = self.analysis.commands.len();
         for argument in command.arguments() {
             self.analysis.reads.push(argument.to_owned());
             // `-d @file`, `-F key=@file`: curl and friends read the file.
-            if let Some((_, file)) = argument
-                .rsplit_once('@')
-                .filter(|(_, f)| f.starts_with(['/', '~', '.']))
-            {
+            if let Some((_, file)) = argument.rsplit_once('@').filter(|(_, f)| f.starts_with(['/', '~', '.'])) {
                 self.analysis.reads.push(words::normalize_path(file));
             }
         }
@@ -465,10 +408,7 @@ impl Builder {
             executors::unwrap(self, index);
             self.depth -= 1;
         } else {
-            self.fact(
-                Fact::TooComplex,
-                format!("executors nested deeper than {MAX_DEPTH}"),
-            );
+            self.fact(Fact::TooComplex, format!("executors nested deeper than {MAX_DEPTH}"));
         }
         Some(index)
     }
@@ -486,21 +426,10 @@ impl Builder {
     /// as the file's content.
     pub(crate) fn write_from(&mut self, commands: &[usize], path: &str, append: bool) {
         self.write(path);
-        self.written_by
-            .push((commands.to_vec(), words::normalize_path(path)));
-        if let Some(text) = commands
-            .last()
-            .and_then(|&last| executors::static_output(self, last))
-        {
-            let change = if append {
-                Change::Append(text)
-            } else {
-                Change::Whole(text)
-            };
-            self.pending_writes.push(FileWrite {
-                path: path.to_owned(),
-                change,
-            });
+        self.written_by.push((commands.to_vec(), words::normalize_path(path)));
+        if let Some(text) = commands.last().and_then(|&last| executors::static_output(self, last)) {
+            let change = if append { Change::Append(text) } else { Change::Whole(text) };
+            self.pending_writes.push(FileWrite { path: path.to_owned(), change });
         }
     }
 
@@ -523,24 +452,11 @@ impl Builder {
     fn finish(&mut self) {
         self.downloads_run();
         self.merge_repeated_commands();
-        let writes: Vec<String> = self
-            .analysis
-            .commands
-            .iter()
-            .flat_map(files_written_by)
-            .collect();
+        let writes: Vec<String> = self.analysis.commands.iter().flat_map(files_written_by).collect();
         self.analysis.writes.extend(writes);
-        let executed = self
-            .analysis
-            .commands
-            .iter()
-            .filter_map(executed_file)
-            .find(|file| self.analysis.writes.iter().any(|w| same_file(w, file)));
+        let executed = self.analysis.commands.iter().filter_map(executed_file).find(|file| self.analysis.writes.iter().any(|w| same_file(w, file)));
         if let Some(file) = executed {
-            self.fact(
-                Fact::WrittenThenExecuted,
-                format!("{file} is written and then run"),
-            );
+            self.fact(Fact::WrittenThenExecuted, format!("{file} is written and then run"));
         }
         self.analysis.writes.sort();
         self.analysis.writes.dedup();
@@ -557,12 +473,7 @@ impl Builder {
     /// Files that run later written without their content being judged.
     fn unseen_plants(&mut self) {
         let planted = &self.analysis.planted;
-        let unseen = self
-            .analysis
-            .writes
-            .iter()
-            .filter(|w| !planted.iter().any(|p| same_file(p, w)))
-            .find_map(|w| planted::why_it_runs(w).map(|why| (w.clone(), why)));
+        let unseen = self.analysis.writes.iter().filter(|w| !planted.iter().any(|p| same_file(p, w))).find_map(|w| planted::why_it_runs(w).map(|why| (w.clone(), why)));
         if let Some((path, why)) = unseen {
             self.fact(Fact::PlantsUnseenCode, planted::describe_unseen(&path, why));
         }
@@ -609,59 +520,17 @@ impl Builder {
     /// file it saved being executed.
     fn downloads_run(&mut self) {
         let commands = &self.analysis.commands;
-        let downloads = |stage: &Vec<usize>| {
-            stage
-                .iter()
-                .any(|&i| executors::DOWNLOADERS.contains(&commands[i].program.as_str()))
-        };
-        let runs = |stage: &Vec<usize>| {
-            stage
-                .iter()
-                .any(|&i| executors::runs_its_input(&commands[i]))
-        };
-        let piped = self.analysis.feeds.iter().find(|stages| {
-            stages
-                .iter()
-                .position(downloads)
-                .is_some_and(|at| stages[at + 1..].iter().any(runs))
-        });
-        let planted_at = piped
-            .and_then(|stages| {
-                stages
-                    .iter()
-                    .flatten()
-                    .find_map(|&i| commands[i].planted.as_ref())
-            })
-            .map(|at| format!(" ({at})"))
-            .unwrap_or_default();
-        let mut saved: Vec<String> = commands
-            .iter()
-            .filter(|c| executors::DOWNLOADERS.contains(&c.program.as_str()))
-            .flat_map(files_written_by)
-            .collect();
-        saved.extend(
-            self.written_by
-                .iter()
-                .filter(|(from, _)| {
-                    from.iter()
-                        .any(|&i| executors::DOWNLOADERS.contains(&commands[i].program.as_str()))
-                })
-                .map(|(_, path)| path.clone()),
-        );
-        let saved_run = commands
-            .iter()
-            .filter_map(executed_file)
-            .find(|file| saved.iter().any(|s| same_file(s, file)));
+        let downloads = |stage: &Vec<usize>| stage.iter().any(|&i| executors::DOWNLOADERS.contains(&commands[i].program.as_str()));
+        let runs = |stage: &Vec<usize>| stage.iter().any(|&i| executors::runs_its_input(&commands[i]));
+        let piped = self.analysis.feeds.iter().find(|stages| stages.iter().position(downloads).is_some_and(|at| stages[at + 1..].iter().any(runs)));
+        let planted_at = piped.and_then(|stages| stages.iter().flatten().find_map(|&i| commands[i].planted.as_ref())).map(|at| format!(" ({at})")).unwrap_or_default();
+        let mut saved: Vec<String> = commands.iter().filter(|c| executors::DOWNLOADERS.contains(&c.program.as_str())).flat_map(files_written_by).collect();
+        saved.extend(self.written_by.iter().filter(|(from, _)| from.iter().any(|&i| executors::DOWNLOADERS.contains(&commands[i].program.as_str()))).map(|(_, path)| path.clone()));
+        let saved_run = commands.iter().filter_map(executed_file).find(|file| saved.iter().any(|s| same_file(s, file)));
         if piped.is_some() {
-            self.fact(
-                Fact::RunsDownloadedCode,
-                format!("downloaded content flows into a shell or an interpreter{planted_at}"),
-            );
+            self.fact(Fact::RunsDownloadedCode, format!("downloaded content flows into a shell or an interpreter{planted_at}"));
         } else if let Some(file) = saved_run {
-            self.fact(
-                Fact::RunsDownloadedCode,
-                format!("{file} is downloaded and then run"),
-            );
+            self.fact(Fact::RunsDownloadedCode, format!("{file} is downloaded and then run"));
         }
     }
 }
@@ -676,48 +545,27 @@ fn executed_file(command: &Command) -> Option<String> {
     if first.contains('/') {
         return Some(words::normalize_path(first));
     }
-    let runs_a_file = executors::SHELLS.contains(&command.program.as_str())
-        || code::is_interpreter(&command.program)
-        || matches!(command.program.as_str(), "source" | ".");
-    runs_a_file
-        .then(|| command.positionals.first().cloned())
-        .flatten()
+    let runs_a_file = executors::SHELLS.contains(&command.program.as_str()) || code::is_interpreter(&command.program) || matches!(command.program.as_str(), "source" | ".");
+    runs_a_file.then(|| command.positionals.first().cloned()).flatten()
 }
 
 /// Files a command writes, by its well-known options and positions.
 fn files_written_by(command: &Command) -> Vec<String> {
     let argv = &command.argv;
     let after = |flags: &[&str]| -> Vec<String> {
-        argv.windows(2)
-            .filter(|w| flags.contains(&w[0].as_str()))
-            .map(|w| words::normalize_path(&w[1]))
-            .collect()
+        argv.windows(2).filter(|w| flags.contains(&w[0].as_str())).map(|w| words::normalize_path(&w[1])).collect()
     };
     match command.program.as_str() {
         "curl" => after(&["-o", "--output"]),
         "wget" => after(&["-O", "--output-document"]),
         "tee" => command.positionals.clone(),
-        "sed" | "perl" if command.flags.iter().any(|f| f.starts_with("-i")) => {
-            command.positionals.iter().skip(1).cloned().collect()
-        }
+        "sed" | "perl" if command.flags.iter().any(|f| f.starts_with("-i")) => command.positionals.iter().skip(1).cloned().collect(),
         // With arguments appended at run time (xargs) the destination is
         // not known.
-        "cp" | "mv" | "install" | "ln" | "rsync" | "scp" if !command.dynamic_args => {
-            command.positionals.last().cloned().into_iter().collect()
-        }
-        "dd" => command
-            .positionals
-            .iter()
-            .filter_map(|p| p.strip_prefix("of="))
-            .map(words::normalize_path)
-            .collect(),
+        "cp" | "mv" | "install" | "ln" | "rsync" | "scp" if !command.dynamic_args => command.positionals.last().cloned().into_iter().collect(),
+        "dd" => command.positionals.iter().filter_map(|p| p.strip_prefix("of=")).map(words::normalize_path).collect(),
         "chmod" => Vec::new(),
-        program if code::is_file_writing_tool(program) => command
-            .positionals
-            .iter()
-            .filter(|p| p.contains('/') || p.contains('.'))
-            .cloned()
-            .collect(),
+        program if code::is_file_writing_tool(program) => command.positionals.iter().filter(|p| p.contains('/') || p.contains('.')).cloned().collect(),
         _ => Vec::new(),
     }
 }

@@ -13,12 +13,7 @@ use tree_sitter::Node;
 use super::{Builder, Command, Fact, executors, words};
 
 /// Walks `node`; returns the commands it runs directly, in order.
-pub(super) fn walk(
-    builder: &mut Builder,
-    node: Node<'_>,
-    source: &str,
-    via: Option<&str>,
-) -> Vec<usize> {
+pub(super) fn walk(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) -> Vec<usize> {
     let mut direct = Vec::new();
     visit(builder, node, source, via, &mut direct);
     direct
@@ -33,13 +28,7 @@ fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
     node.named_children(&mut cursor).collect()
 }
 
-fn visit(
-    builder: &mut Builder,
-    node: Node<'_>,
-    source: &str,
-    via: Option<&str>,
-    direct: &mut Vec<usize>,
-) {
+fn visit(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>, direct: &mut Vec<usize>) {
     match node.kind() {
         "comment" | "heredoc_body" | "heredoc_start" | "heredoc_end" => {}
         "command" => direct.extend(command(builder, node, source, via)),
@@ -48,11 +37,7 @@ fn visit(
             direct.extend(declaration(builder, "export", &[node], source, via));
         }
         "declaration_command" | "unset_command" => {
-            let keyword = text(node, source)
-                .split_whitespace()
-                .next()
-                .unwrap_or("export")
-                .to_owned();
+            let keyword = text(node, source).split_whitespace().next().unwrap_or("export").to_owned();
             let children = named_children(node);
             for child in &children {
                 if child.kind() == "variable_assignment" {
@@ -71,14 +56,8 @@ fn visit(
                 visit(builder, child, source, via, direct);
             }
         }
-        "ERROR" if text(node, source).trim_start().starts_with('{') => {
-            direct.extend(brace_command(builder, node, source, via))
-        }
-        "ERROR"
-            if named_children(node)
-                .first()
-                .is_some_and(|c| c.kind() == "command_name") =>
-        {
+        "ERROR" if text(node, source).trim_start().starts_with('{') => direct.extend(brace_command(builder, node, source, via)),
+        "ERROR" if named_children(node).first().is_some_and(|c| c.kind() == "command_name") => {
             direct.extend(command(builder, node, source, via));
         }
         _ => {
@@ -91,12 +70,7 @@ fn visit(
 
 /// Commands inside substitutions anywhere under `node` (they run before
 /// the word they sit in is known); returns their direct commands.
-fn substitutions(
-    builder: &mut Builder,
-    node: Node<'_>,
-    source: &str,
-    via: Option<&str>,
-) -> Vec<usize> {
+fn substitutions(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) -> Vec<usize> {
     let mut found = Vec::new();
     if matches!(node.kind(), "command_substitution" | "process_substitution") {
         for child in named_children(node) {
@@ -111,9 +85,7 @@ fn substitutions(
 }
 
 fn assign(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) {
-    let name = node
-        .child_by_field_name("name")
-        .map(|n| text(n, source).to_owned());
+    let name = node.child_by_field_name("name").map(|n| text(n, source).to_owned());
     let value = node.child_by_field_name("value");
     if let Some(value) = value {
         substitutions(builder, value, source, via);
@@ -132,23 +104,12 @@ fn assign(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>
 /// (`sudo bash` is both), outermost first.
 /// An assignment or declaration as a command (`export NAME=value`,
 /// `unset NAME`), so rules can name variables that change behaviour.
-fn declaration(
-    builder: &mut Builder,
-    keyword: &str,
-    parts: &[Node<'_>],
-    source: &str,
-    via: Option<&str>,
-) -> Option<usize> {
+fn declaration(builder: &mut Builder, keyword: &str, parts: &[Node<'_>], source: &str, via: Option<&str>) -> Option<usize> {
     let vars = builder.vars.clone();
     let mut argv = vec![keyword.to_owned()];
     for part in parts {
-        let name = part.child_by_field_name("name").map_or_else(
-            || text(*part, source).to_owned(),
-            |n| text(n, source).to_owned(),
-        );
-        let value = part
-            .child_by_field_name("value")
-            .map(|v| words::expand(v, source, &vars).joined());
+        let name = part.child_by_field_name("name").map_or_else(|| text(*part, source).to_owned(), |n| text(n, source).to_owned());
+        let value = part.child_by_field_name("value").map(|v| words::expand(v, source, &vars).joined());
         argv.push(match value {
             Some(value) => format!("{name}={value}"),
             None if part.kind() == "variable_assignment" => format!("{name}="),
@@ -161,10 +122,7 @@ fn declaration(
 fn command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) -> Vec<usize> {
     // `server__tool {json}` written inside a script is a tool call.
     let raw = text(node, source);
-    if raw
-        .split_once(' ')
-        .is_some_and(|(name, rest)| name.contains("__") && rest.trim_start().starts_with('{'))
-    {
+    if raw.split_once(' ').is_some_and(|(name, rest)| name.contains("__") && rest.trim_start().starts_with('{')) {
         let start = builder.analysis.commands.len();
         if super::tool_call::analyze(builder, raw) {
             return (start..builder.analysis.commands.len()).collect();
@@ -181,21 +139,13 @@ fn command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str
         match child.kind() {
             "variable_assignment" if !named_seen => {
                 substituted.extend(substitutions(builder, child, source, via));
-                let name = child
-                    .child_by_field_name("name")
-                    .map(|n| text(n, source).to_owned())
-                    .unwrap_or_default();
-                let value = child
-                    .child_by_field_name("value")
-                    .map(|v| words::expand(v, source, &vars).joined())
-                    .unwrap_or_default();
+                let name = child.child_by_field_name("name").map(|n| text(n, source).to_owned()).unwrap_or_default();
+                let value = child.child_by_field_name("value").map(|v| words::expand(v, source, &vars).joined()).unwrap_or_default();
                 env.push((name, value));
             }
             "herestring_redirect" => {
                 substituted.extend(substitutions(builder, child, source, via));
-                here_text = named_children(child)
-                    .first()
-                    .map(|body| words::expand(*body, source, &vars).joined());
+                here_text = named_children(child).first().map(|body| words::expand(*body, source, &vars).joined());
             }
             "file_redirect" => redirect(builder, child, source, via, &vars),
             "comment" => {}
@@ -203,8 +153,7 @@ fn command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str
                 substituted.extend(substitutions(builder, child, source, via));
                 let expanded = words::expand(child, source, &vars);
                 if !named_seen || argv.is_empty() {
-                    dynamic_program |=
-                        expanded.dynamic || expanded.globbed || expanded.words.is_empty();
+                    dynamic_program |= expanded.dynamic || expanded.globbed || expanded.words.is_empty();
                     named_seen = true;
                 } else {
                     dynamic_args |= expanded.dynamic;
@@ -215,31 +164,15 @@ fn command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str
     }
     for (name, value) in &env {
         executors::environment(builder, name, value, argv.first().map(String::as_str));
-        builder.command(Command::new(
-            vec!["export".into(), format!("{name}={value}")],
-            false,
-            false,
-            Some("assignment".into()),
-        ));
+        builder.command(Command::new(vec!["export".into(), format!("{name}={value}")], false, false, Some("assignment".into())));
     }
     if argv.is_empty() {
         return Vec::new();
     }
-    let Some(index) = builder.command(Command::new(
-        argv,
-        dynamic_program,
-        dynamic_args,
-        via.map(str::to_owned),
-    )) else {
-        return Vec::new();
-    };
+    let Some(index) = builder.command(Command::new(argv, dynamic_program, dynamic_args, via.map(str::to_owned))) else { return Vec::new() };
     let group: Vec<usize> = (index..builder.analysis.commands.len()).collect();
     let innermost = *group.last().unwrap_or(&index);
-    if !substituted.is_empty()
-        && group
-            .iter()
-            .any(|&i| executors::executes_its_input(builder.get(i)))
-    {
+    if !substituted.is_empty() && group.iter().any(|&i| executors::executes_its_input(builder.get(i))) {
         builder.feed(vec![substituted, group.clone()]);
     }
     if let Some(text) = here_text {
@@ -251,17 +184,10 @@ fn command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str
 /// `{rm,-rf,~}` in command position, which the grammar cannot read: the
 /// same text is expanded as an argument would be, and its words are the
 /// command.
-fn brace_command(
-    builder: &mut Builder,
-    node: Node<'_>,
-    source: &str,
-    via: Option<&str>,
-) -> Option<usize> {
+fn brace_command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) -> Option<usize> {
     let wrapped = format!(": {}", text(node, source).trim());
     let tree = super::parse_bash(&wrapped)?;
-    let command = named_children(tree.root_node())
-        .into_iter()
-        .find(|n| n.kind() == "command")?;
+    let command = named_children(tree.root_node()).into_iter().find(|n| n.kind() == "command")?;
     let vars = builder.vars.clone();
     let mut argv = Vec::new();
     let mut dynamic = false;
@@ -276,44 +202,24 @@ fn brace_command(
     builder.command(Command::new(argv, false, dynamic, via.map(str::to_owned)))
 }
 
-fn redirect(
-    builder: &mut Builder,
-    node: Node<'_>,
-    source: &str,
-    via: Option<&str>,
-    vars: &words::Vars,
-) {
+fn redirect(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>, vars: &words::Vars) {
     redirect_from(builder, node, source, via, vars, &[]);
 }
 
 /// Records a redirection; a written target is tied to `from`, the
 /// commands whose output goes there.
-fn redirect_from(
-    builder: &mut Builder,
-    node: Node<'_>,
-    source: &str,
-    via: Option<&str>,
-    vars: &words::Vars,
-    from: &[usize],
-) {
+fn redirect_from(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>, vars: &words::Vars, from: &[usize]) {
     let operator: String = {
         let mut cursor = node.walk();
-        node.children(&mut cursor)
-            .filter(|c| !c.is_named())
-            .map(|c| text(c, source))
-            .collect()
+        node.children(&mut cursor).filter(|c| !c.is_named()).map(|c| text(c, source)).collect()
     };
-    let Some(destination) = node.child_by_field_name("destination") else {
-        return;
-    };
+    let Some(destination) = node.child_by_field_name("destination") else { return };
     if matches!(destination.kind(), "process_substitution") {
         substitutions(builder, destination, source, via);
         return;
     }
     let target = words::expand(destination, source, vars).joined();
-    if operator.contains('&') && target.chars().all(|c| c.is_ascii_digit() || c == '-')
-        || target == "/dev/null"
-    {
+    if operator.contains('&') && target.chars().all(|c| c.is_ascii_digit() || c == '-') || target == "/dev/null" {
         return;
     }
     if operator.contains('>') {
@@ -323,13 +229,7 @@ fn redirect_from(
     }
 }
 
-fn redirected(
-    builder: &mut Builder,
-    node: Node<'_>,
-    source: &str,
-    via: Option<&str>,
-    direct: &mut Vec<usize>,
-) {
+fn redirected(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>, direct: &mut Vec<usize>) {
     let mut body_direct = Vec::new();
     if let Some(body) = node.child_by_field_name("body") {
         visit(builder, body, source, via, &mut body_direct);
@@ -343,13 +243,8 @@ fn redirected(
         match child.kind() {
             "file_redirect" => redirect_from(builder, child, source, via, &vars, &body_direct),
             "heredoc_redirect" => {
-                let body = named_children(child)
-                    .into_iter()
-                    .find(|c| c.kind() == "heredoc_body");
-                for nested in named_children(child)
-                    .into_iter()
-                    .filter(|c| c.kind() != "heredoc_body")
-                {
+                let body = named_children(child).into_iter().find(|c| c.kind() == "heredoc_body");
+                for nested in named_children(child).into_iter().filter(|c| c.kind() != "heredoc_body") {
                     visit(builder, nested, source, via, &mut body_direct);
                 }
                 if let (Some(body), Some(&receiver)) = (body, body_direct.last()) {
@@ -358,9 +253,7 @@ fn redirected(
             }
             "herestring_redirect" => {
                 substitutions(builder, child, source, via);
-                let here = named_children(child)
-                    .first()
-                    .map(|b| words::expand(*b, source, &vars).joined());
+                let here = named_children(child).first().map(|b| words::expand(*b, source, &vars).joined());
                 if let (Some(here), Some(&receiver)) = (here, body_direct.last()) {
                     executors::stdin_text(builder, receiver, &here);
                 }
@@ -371,13 +264,7 @@ fn redirected(
     direct.extend(body_direct);
 }
 
-fn pipeline(
-    builder: &mut Builder,
-    node: Node<'_>,
-    source: &str,
-    via: Option<&str>,
-    direct: &mut Vec<usize>,
-) {
+fn pipeline(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>, direct: &mut Vec<usize>) {
     let mut stages: Vec<Vec<usize>> = Vec::new();
     for child in named_children(node) {
         let mut stage = Vec::new();
@@ -394,21 +281,11 @@ fn pipeline(
 /// A function that calls itself more than once, or in the background or a
 /// pipeline: `:(){ :|:& };:`.
 fn fork_bomb(builder: &mut Builder, node: Node<'_>, source: &str) {
-    let Some(name) = node.child_by_field_name("name").map(|n| text(n, source)) else {
-        return;
-    };
-    let Some(body) = node.child_by_field_name("body") else {
-        return;
-    };
+    let Some(name) = node.child_by_field_name("name").map(|n| text(n, source)) else { return };
+    let Some(body) = node.child_by_field_name("body") else { return };
     let body_text = text(body, source);
-    let calls = body_text
-        .split(|c: char| c.is_whitespace() || matches!(c, '|' | '&' | ';' | '{' | '}' | '(' | ')'))
-        .filter(|w| *w == name)
-        .count();
+    let calls = body_text.split(|c: char| c.is_whitespace() || matches!(c, '|' | '&' | ';' | '{' | '}' | '(' | ')')).filter(|w| *w == name).count();
     if calls >= 2 || calls == 1 && (body_text.contains('&') || body_text.contains('|')) {
-        builder.fact(
-            Fact::ForkBomb,
-            format!("function {name} starts copies of itself"),
-        );
+        builder.fact(Fact::ForkBomb, format!("function {name} starts copies of itself"));
     }
 }

@@ -69,9 +69,7 @@ pub fn expand(node: Node<'_>, source: &str, vars: &Vars) -> Expanded {
     let mut state = Expanded::default();
     let mut pieces = Pieces::new();
     collect(node, source, vars, false, &mut pieces, &mut state);
-    state.globbed = pieces
-        .iter()
-        .any(|(c, q)| *q == Quoting::Unquoted && matches!(c, '*' | '?' | '['));
+    state.globbed = pieces.iter().any(|(c, q)| *q == Quoting::Unquoted && matches!(c, '*' | '?' | '['));
     let braced = expand_braces(&pieces);
     if braced.len() > MAX_EXPANSIONS {
         state.dynamic = true;
@@ -90,19 +88,8 @@ fn push_str(pieces: &mut Pieces, text: &str, quoting: Quoting) {
     pieces.extend(text.chars().map(|c| (c, quoting)));
 }
 
-fn collect(
-    node: Node<'_>,
-    source: &str,
-    vars: &Vars,
-    in_quotes: bool,
-    pieces: &mut Pieces,
-    state: &mut Expanded,
-) {
-    let quoting = if in_quotes {
-        Quoting::Quoted
-    } else {
-        Quoting::Unquoted
-    };
+fn collect(node: Node<'_>, source: &str, vars: &Vars, in_quotes: bool, pieces: &mut Pieces, state: &mut Expanded) {
+    let quoting = if in_quotes { Quoting::Quoted } else { Quoting::Unquoted };
     match node.kind() {
         "word" | "number" | "special_variable_name" | "variable_name" | "brace_expression" => {
             if in_quotes {
@@ -114,20 +101,11 @@ fn collect(
         "string_content" => unescape_double_quoted(text(node, source), pieces),
         "raw_string" => {
             let raw = text(node, source);
-            push_str(
-                pieces,
-                raw.strip_prefix('\'')
-                    .and_then(|r| r.strip_suffix('\''))
-                    .unwrap_or(raw),
-                Quoting::Quoted,
-            );
+            push_str(pieces, raw.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')).unwrap_or(raw), Quoting::Quoted);
         }
         "ansi_c_string" => {
             let raw = text(node, source);
-            let body = raw
-                .strip_prefix("$'")
-                .and_then(|r| r.strip_suffix('\''))
-                .unwrap_or(raw);
+            let body = raw.strip_prefix("$'").and_then(|r| r.strip_suffix('\'')).unwrap_or(raw);
             push_str(pieces, &decode_ansi_c(body), Quoting::Quoted);
         }
         "string" | "translated_string" => {
@@ -141,10 +119,7 @@ fn collect(
             let mut at = node.start_byte() + if node.kind() == "string" { 1 } else { 2 };
             for child in children {
                 if child.start_byte() > at {
-                    unescape_double_quoted(
-                        source.get(at..child.start_byte()).unwrap_or(""),
-                        pieces,
-                    );
+                    unescape_double_quoted(source.get(at..child.start_byte()).unwrap_or(""), pieces);
                 }
                 collect(child, source, vars, true, pieces, state);
                 at = child.end_byte();
@@ -154,9 +129,7 @@ fn collect(
                 unescape_double_quoted(source.get(at..end).unwrap_or(""), pieces);
             }
         }
-        "simple_expansion" | "expansion" => {
-            expand_variable(node, source, vars, in_quotes, pieces, state)
-        }
+        "simple_expansion" | "expansion" => expand_variable(node, source, vars, in_quotes, pieces, state),
         "command_substitution" | "process_substitution" => {
             state.dynamic = true;
             state.substituted = true;
@@ -186,37 +159,18 @@ fn collect(
     }
 }
 
-fn expand_variable(
-    node: Node<'_>,
-    source: &str,
-    vars: &Vars,
-    in_quotes: bool,
-    pieces: &mut Pieces,
-    state: &mut Expanded,
-) {
+fn expand_variable(node: Node<'_>, source: &str, vars: &Vars, in_quotes: bool, pieces: &mut Pieces, state: &mut Expanded) {
     let mut cursor = node.walk();
     let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-    let name = children
-        .iter()
-        .find(|c| matches!(c.kind(), "variable_name" | "special_variable_name"))
-        .map(|c| text(*c, source));
+    let name = children.iter().find(|c| matches!(c.kind(), "variable_name" | "special_variable_name")).map(|c| text(*c, source));
     let raw = text(node, source);
     // `${#x}`, `${x/a/b}` and the like: only `${x}` and `${x:-default}`
     // (and `-`, `=`, `:=`) are resolved.
-    let default = children
-        .iter()
-        .find(|c| !matches!(c.kind(), "variable_name" | "special_variable_name"));
-    let simple = node.kind() == "simple_expansion"
-        || children.len() == 1 && !raw.starts_with("${#") && !raw.starts_with("${!");
-    let quoting = if in_quotes {
-        Quoting::Quoted
-    } else {
-        Quoting::Split
-    };
+    let default = children.iter().find(|c| !matches!(c.kind(), "variable_name" | "special_variable_name"));
+    let simple = node.kind() == "simple_expansion" || children.len() == 1 && !raw.starts_with("${#") && !raw.starts_with("${!");
+    let quoting = if in_quotes { Quoting::Quoted } else { Quoting::Split };
     match (name, name.and_then(|n| vars.get(n))) {
-        (Some(_), Some(Some(value))) if simple || default.is_some() => {
-            push_str(pieces, value, quoting)
-        }
+        (Some(_), Some(Some(value))) if simple || default.is_some() => push_str(pieces, value, quoting),
         (Some(_), Some(None) | None) if default.is_some() && is_default_operator(raw) => {
             state.dynamic = true;
             if let Some(default) = default {
@@ -272,11 +226,7 @@ pub fn decode_ansi_c(body: &str) -> String {
     let chars: Vec<char> = body.chars().collect();
     let mut i = 0;
     let number = |from: usize, max: usize, radix: u32| -> (Option<u32>, usize) {
-        let digits: String = chars[from..]
-            .iter()
-            .take(max)
-            .take_while(|c| c.is_digit(radix))
-            .collect();
+        let digits: String = chars[from..].iter().take(max).take_while(|c| c.is_digit(radix)).collect();
         (u32::from_str_radix(&digits, radix).ok(), digits.len())
     };
     while i < chars.len() {
@@ -400,9 +350,7 @@ fn split_fields(pieces: &[(char, Quoting)], words: &mut Vec<String>) {
 /// repeated and trailing slashes dropped, `.` segments removed and `..`
 /// resolved where it does not climb above the start.
 pub fn normalize_path(path: &str) -> String {
-    if !(path.contains('/') || path.starts_with('~') || path.starts_with('.'))
-        || path.contains("://")
-    {
+    if !(path.contains('/') || path.starts_with('~') || path.starts_with('.')) || path.contains("://") {
         return path.to_owned();
     }
     let absolute = path.starts_with('/');
@@ -411,10 +359,7 @@ pub fn normalize_path(path: &str) -> String {
         match part {
             "" | "." => {}
             ".." => {
-                if parts
-                    .last()
-                    .is_some_and(|last| *last != ".." && *last != "~")
-                {
+                if parts.last().is_some_and(|last| *last != ".." && *last != "~") {
                     parts.pop();
                 } else if !absolute {
                     parts.push("..");
@@ -435,17 +380,7 @@ pub fn normalize_path(path: &str) -> String {
 pub(crate) fn quote_words<'a>(words: impl IntoIterator<Item = &'a str>) -> String {
     words
         .into_iter()
-        .map(|word| {
-            if !word.is_empty()
-                && word
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c))
-            {
-                word.to_owned()
-            } else {
-                format!("'{}'", word.replace('\'', r"'\''"))
-            }
-        })
+        .map(|word| if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c)) { word.to_owned() } else { format!("'{}'", word.replace('\'', r"'\''")) })
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -456,29 +391,14 @@ mod tests {
 
     fn words_of(line: &str) -> Vec<Expanded> {
         let mut parser = tree_sitter::Parser::new();
-        parser
-            .set_language(&tree_sitter_bash::LANGUAGE.into())
-            .unwrap();
+        parser.set_language(&tree_sitter_bash::LANGUAGE.into()).unwrap();
         let tree = parser.parse(line, None).unwrap();
         let command = tree.root_node().named_child(0).unwrap();
         let mut cursor = command.walk();
         let vars = Vars::default();
         command
             .named_children(&mut cursor)
-            .filter(|c| {
-                matches!(
-                    c.kind(),
-                    "command_name"
-                        | "word"
-                        | "string"
-                        | "raw_string"
-                        | "concatenation"
-                        | "ansi_c_string"
-                        | "simple_expansion"
-                        | "expansion"
-                        | "command_substitution"
-                )
-            })
+            .filter(|c| matches!(c.kind(), "command_name" | "word" | "string" | "raw_string" | "concatenation" | "ansi_c_string" | "simple_expansion" | "expansion" | "command_substitution"))
             .map(|c| expand(c, line, &vars))
             .collect()
     }
@@ -489,10 +409,7 @@ mod tests {
 
     #[test]
     fn quotes_escapes_and_ansi_c_strings_are_removed() {
-        assert_eq!(
-            flat(r#"r"m" -'r'f \~ $'\x72\155' "a\"b""#),
-            ["rm", "-rf", "~", "rm", "a\"b"]
-        );
+        assert_eq!(flat(r#"r"m" -'r'f \~ $'\x72\155' "a\"b""#), ["rm", "-rf", "~", "rm", "a\"b"]);
     }
 
     #[test]

@@ -45,11 +45,7 @@ pub enum AssembleError {
     #[error("{}", .0.join("\n"))]
     ClientConfig(Vec<String>),
     #[error("{}: adapter '{adapter}' and downstream server '{prefix}' would share the operation prefix '{prefix}__'; rename one", file.display())]
-    SharedPrefix {
-        file: PathBuf,
-        adapter: String,
-        prefix: String,
-    },
+    SharedPrefix { file: PathBuf, adapter: String, prefix: String },
     #[error("{}: server '{name}' is also configured in [servers.{name}]; rename one", file.display())]
     ServerTwice { file: PathBuf, name: String },
     #[error(transparent)]
@@ -63,11 +59,7 @@ pub enum AssembleError {
 }
 
 fn render(diagnostics: &[Diagnostic]) -> String {
-    diagnostics
-        .iter()
-        .map(Diagnostic::render)
-        .collect::<Vec<_>>()
-        .join("\n")
+    diagnostics.iter().map(Diagnostic::render).collect::<Vec<_>>().join("\n")
 }
 
 /// What `serve` runs: the router, and the downstream servers behind it.
@@ -79,9 +71,7 @@ pub struct Assembled {
 /// Everything assembled over the configuration, and a runtime to run it
 /// on; `None` (after saying why) means exit 1.
 pub fn assemble_with_runtime(config: &Config) -> Option<(Assembled, tokio::runtime::Runtime)> {
-    let assembled = assemble(config)
-        .map_err(|message| eprintln!("safety-dongle: {message}"))
-        .ok()?;
+    let assembled = assemble(config).map_err(|message| eprintln!("safety-dongle: {message}")).ok()?;
     Some((assembled, super::runtime()?))
 }
 
@@ -103,28 +93,17 @@ pub fn assemble(config: &Config) -> Result<Assembled, AssembleError> {
     http::register(&mut registry, &adapters, &gate)?;
     let index = Arc::new(OperationIndex::new(registry));
     let downstreams = Downstreams::new(servers, index.clone(), gate, store);
-    let router = Router::new(
-        Registry::default(),
-        config.endpoints,
-        Limits::default(),
-        capabilities(mode.name()),
-    )
-    .with_sources(index, vec![downstreams.clone() as Arc<dyn OperationSource>])
-    .with_session_ends(session_ends);
-    Ok(Assembled {
-        router: Arc::new(router),
-        downstreams,
-    })
+    let router = Router::new(Registry::default(), config.endpoints, Limits::default(), capabilities(mode.name()))
+        .with_sources(index, vec![downstreams.clone() as Arc<dyn OperationSource>])
+        .with_session_ends(session_ends);
+    Ok(Assembled { router: Arc::new(router), downstreams })
 }
 
 /// The adapter files the configuration names, all valid (any error in any
 /// file stops the start: a half-loaded set would silently lack
 /// operations), their warnings logged. An adapter whose operation prefix
 /// is also a downstream server's name is an error.
-fn load_adapters(
-    config: &Config,
-    servers: &BTreeMap<String, ServerSettings>,
-) -> Result<Vec<definition::AdapterDefinition>, AssembleError> {
+fn load_adapters(config: &Config, servers: &BTreeMap<String, ServerSettings>) -> Result<Vec<definition::AdapterDefinition>, AssembleError> {
     let loaded = definition::load_all(&config.adapters).map_err(AssembleError::AdapterFiles)?;
     let mut adapters = Vec::new();
     for adapter in loaded {
@@ -133,11 +112,7 @@ fn load_adapters(
         }
         let definition = adapter.definition;
         if servers.contains_key(&definition.prefix) {
-            return Err(AssembleError::SharedPrefix {
-                file: definition.file,
-                adapter: definition.name,
-                prefix: definition.prefix,
-            });
+            return Err(AssembleError::SharedPrefix { file: definition.file, adapter: definition.name, prefix: definition.prefix });
         }
         adapters.push(definition);
     }
@@ -151,10 +126,7 @@ fn downstream_servers(config: &Config) -> Result<BTreeMap<String, ServerSettings
     if let Some(file) = &config.client_config {
         for (name, settings) in client_config::load(file).map_err(AssembleError::ClientConfig)? {
             if servers.contains_key(&name) {
-                return Err(AssembleError::ServerTwice {
-                    file: file.clone(),
-                    name,
-                });
+                return Err(AssembleError::ServerTwice { file: file.clone(), name });
             }
             servers.insert(name, settings);
         }
@@ -169,12 +141,7 @@ pub fn build_loop_core(config: &Config) -> Result<LoopCore, AssembleError> {
     let (policy, store) = std::thread::scope(|scope| {
         let policy = scope.spawn(|| CompiledPolicy::load(&config.policies));
         let store = open_store(config);
-        (
-            policy
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            store,
-        )
+        (policy.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), store)
     });
     let policy = policy.map_err(AssembleError::Policy)?;
     let store = store?;
@@ -184,25 +151,16 @@ pub fn build_loop_core(config: &Config) -> Result<LoopCore, AssembleError> {
         tracing::warn!(%unavailable, "no human can be asked, so blocks and pauses stay until `safety-dongle unblock` or expiry");
     }
     let humans = HumanSettings {
-        challenge_ttl_ms: i64::try_from(settings.challenge_ttl_secs.saturating_mul(1000))
-            .unwrap_or(i64::MAX),
+        challenge_ttl_ms: i64::try_from(settings.challenge_ttl_secs.saturating_mul(1000)).unwrap_or(i64::MAX),
         approval_wait: std::time::Duration::from_secs(settings.approval_timeout_secs),
         verifier,
     };
     let store = Arc::new(store);
-    Ok(LoopCore::new(
-        store.clone(),
-        Arc::new(policy),
-        config.mode(),
-        Humans::new(store, humans),
-    ))
+    Ok(LoopCore::new(store.clone(), Arc::new(policy), config.mode(), Humans::new(store, humans)))
 }
 
 pub fn open_store(config: &Config) -> Result<Store, AssembleError> {
-    let data_dir = config
-        .data_dir
-        .as_deref()
-        .ok_or(AssembleError::NoDataFolder)?;
+    let data_dir = config.data_dir.as_deref().ok_or(AssembleError::NoDataFolder)?;
     Ok(Store::open(data_dir)?)
 }
 

@@ -18,11 +18,7 @@ pub(super) fn run(args: AuditArgs) -> ExitCode {
                 ExitCode::SUCCESS
             }
             Ok(report) => {
-                println!(
-                    "audit chain BROKEN at row {} ({} rows before it check out)",
-                    report.broken_at.unwrap_or_default(),
-                    report.rows
-                );
+                println!("audit chain BROKEN at row {} ({} rows before it check out)", report.broken_at.unwrap_or_default(), report.rows);
                 ExitCode::from(1)
             }
             Err(error) => {
@@ -42,9 +38,7 @@ pub(super) fn run(args: AuditArgs) -> ExitCode {
                     row.event,
                     row.decision,
                     row.stage.map(|s| format!("  [{s}]")).unwrap_or_default(),
-                    row.rule
-                        .map(|r| format!("  {}", terminal_text(&r)))
-                        .unwrap_or_default(),
+                    row.rule.map(|r| format!("  {}", terminal_text(&r))).unwrap_or_default(),
                     row.hint.map(|h| format!("  {h:?}")).unwrap_or_default(),
                 );
             }

@@ -31,10 +31,7 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
     match Config::load(args.config.as_deref()) {
         Ok(config) => {
             approval_timeout_secs = config.verifier.approval_timeout_secs;
-            checked.push(args.config.as_deref().map_or_else(
-                || "default configuration".into(),
-                |p| p.display().to_string(),
-            ));
+            checked.push(args.config.as_deref().map_or_else(|| "default configuration".into(), |p| p.display().to_string()));
             match CompiledPolicy::load(&config.policies) {
                 Ok(policy) => checked.extend(policy.sources().iter().cloned()),
                 Err(found) => errors.extend(found),
@@ -42,14 +39,8 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
             adapters.extend(config.adapters);
             if let Some(file) = &config.client_config {
                 match client_config::load(file) {
-                    Ok(servers) => {
-                        checked.push(format!("{} ({} servers)", file.display(), servers.len()))
-                    }
-                    Err(found) => errors.extend(
-                        found
-                            .into_iter()
-                            .map(|message| Diagnostic::whole_file(file, message)),
-                    ),
+                    Ok(servers) => checked.push(format!("{} ({} servers)", file.display(), servers.len())),
+                    Err(found) => errors.extend(found.into_iter().map(|message| Diagnostic::whole_file(file, message))),
                 }
             }
         }
@@ -57,10 +48,7 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
     }
     let mut policies = Vec::new();
     let here = std::env::current_dir().unwrap_or_default();
-    let mut settings = claude_settings::discover(
-        &here,
-        std::env::var_os("HOME").map(PathBuf::from).as_deref(),
-    );
+    let mut settings = claude_settings::discover(&here, std::env::var_os("HOME").map(PathBuf::from).as_deref());
     for path in &args.paths {
         match path.extension().and_then(|e| e.to_str()) {
             Some("toml") => policies.push(path.clone()),
@@ -84,10 +72,7 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
     }
     for file in &settings {
         match check_claude_settings(file, approval_timeout_secs) {
-            Ok(hooks) => checked.push(format!(
-                "{} ({hooks} safety-dongle hook entries)",
-                file.display()
-            )),
+            Ok(hooks) => checked.push(format!("{} ({hooks} safety-dongle hook entries)", file.display())),
             Err(found) => errors.extend(found),
         }
     }
@@ -107,31 +92,17 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
 
 /// How many dongle hook entries a Claude Code settings file has, or what
 /// could make one of them fail open.
-fn check_claude_settings(
-    file: &std::path::Path,
-    approval_timeout_secs: u64,
-) -> Result<usize, Vec<Diagnostic>> {
+fn check_claude_settings(file: &std::path::Path, approval_timeout_secs: u64) -> Result<usize, Vec<Diagnostic>> {
     let whole = |message: String| vec![Diagnostic::whole_file(file, message)];
-    let text = std::fs::read_to_string(file).map_err(|e| {
-        whole(format!(
-            "cannot be read: {}",
-            crate::diagnostics::io_reason(&e)
-        ))
-    })?;
-    let document: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| whole(format!("is not JSON: {e}")))?;
-    let hooks =
-        claude_settings::dongle_hooks(&document).map_err(|error| whole(error.to_string()))?;
+    let text = std::fs::read_to_string(file).map_err(|e| whole(format!("cannot be read: {}", crate::diagnostics::io_reason(&e))))?;
+    let document: serde_json::Value = serde_json::from_str(&text).map_err(|e| whole(format!("is not JSON: {e}")))?;
+    let hooks = claude_settings::dongle_hooks(&document).map_err(|error| whole(error.to_string()))?;
     let problems: Vec<Diagnostic> = hooks
         .iter()
         .flat_map(|entry| claude_settings::problems(entry, approval_timeout_secs))
         .map(|problem| Diagnostic::whole_file(file, problem))
         .collect();
-    if problems.is_empty() {
-        Ok(hooks.len())
-    } else {
-        Err(problems)
-    }
+    if problems.is_empty() { Ok(hooks.len()) } else { Err(problems) }
 }
 
 /// `file (adapter 'name', N operations)`, after printing its warnings.
@@ -140,10 +111,5 @@ fn describe(loaded: &Loaded) -> String {
         eprintln!("warning: {}", warning.render());
     }
     let definition = &loaded.definition;
-    format!(
-        "{} (adapter '{}', {} operations)",
-        definition.file.display(),
-        definition.name,
-        definition.operations.len()
-    )
+    format!("{} (adapter '{}', {} operations)", definition.file.display(), definition.name, definition.operations.len())
 }

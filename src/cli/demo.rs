@@ -19,10 +19,11 @@ use serde_json::{Value, json};
 
 use crate::{
     config::{Channel, Config},
-    protocol::envelope::envelope,
-    protocol::registry::Category,
     protocol::{registry::CallContext, router::Router, surface::Endpoint},
+    protocol::registry::Category,
+    protocol::envelope::envelope,
 };
+
 
 pub(super) fn run() -> ExitCode {
     let state = match tempfile_dir() {
@@ -36,17 +37,12 @@ pub(super) fn run() -> ExitCode {
     config.data_dir = Some(state.clone());
     config.verifier.channels = vec![Channel::Dialog, Channel::Terminal];
     config.verifier.approval_timeout_secs = 120;
-    let Some((super::assemble::Assembled { router, .. }, runtime)) =
-        super::assemble::assemble_with_runtime(&config)
-    else {
+    let Some((super::assemble::Assembled { router, .. }, runtime)) = super::assemble::assemble_with_runtime(&config) else {
         return ExitCode::from(1);
     };
     println!("safety-dongle demo: scripted agents against the default policy.");
     println!("State: {} (temporary)\n", state.display());
-    runtime.block_on(script(&Demo {
-        router,
-        call: CallContext::new("demo"),
-    }));
+    runtime.block_on(script(&Demo { router, call: CallContext::new("demo") }));
     let _ = std::fs::remove_dir_all(&state);
     ExitCode::SUCCESS
 }
@@ -66,43 +62,22 @@ impl Demo {
     /// Sends one MCP-AQL request and prints it with its answer.
     async fn send(&self, category: Category, operation: &str, params: Value) -> Value {
         let request = json!({ "operation": operation, "params": params });
-        println!(
-            "  -> {} {}",
-            Endpoint::Semantic(category).tool_name(),
-            request
-        );
+        println!("  -> {} {}", Endpoint::Semantic(category).tool_name(), request);
         let arguments = match request {
             Value::Object(map) => map,
             _ => serde_json::Map::new(),
         };
-        let answer = envelope(
-            &self
-                .router
-                .handle(&self.call, Endpoint::Semantic(category), &arguments)
-                .await,
-            &[],
-        );
+        let answer = envelope(&self.router.handle(&self.call, Endpoint::Semantic(category), &arguments).await, &[]);
         println!("  <- {}", summarize(&answer));
         answer
     }
 
     async fn start(&self, agent: &str, goal: &str) {
-        self.send(
-            Category::Execute,
-            "execute_agent",
-            json!({ "element_name": agent, "parameters": { "goal": goal } }),
-        )
-        .await;
+        self.send(Category::Execute, "execute_agent", json!({ "element_name": agent, "parameters": { "goal": goal } })).await;
     }
 
     async fn step(&self, agent: &str, hint: &str) -> Value {
-        self.send(
-            Category::Create,
-            "record_execution_step",
-            json!({ "element_name": agent, "nextActionHint": hint }),
-        )
-        .await["data"]
-            .clone()
+        self.send(Category::Create, "record_execution_step", json!({ "element_name": agent, "nextActionHint": hint })).await["data"].clone()
     }
 }
 
@@ -110,11 +85,7 @@ impl Demo {
 fn summarize(answer: &Value) -> String {
     let data = &answer["data"];
     if answer["success"] != true {
-        return format!(
-            "error {}: {}",
-            answer["error"]["code"],
-            answer["error"]["message"].as_str().unwrap_or("")
-        );
+        return format!("error {}: {}", answer["error"]["code"], answer["error"]["message"].as_str().unwrap_or(""));
     }
     if data.get("continue").is_none() {
         return data.to_string();
@@ -136,11 +107,7 @@ fn summarize(answer: &Value) -> String {
 }
 
 fn id_in(directive: &Value, key: &str) -> Option<String> {
-    directive["notifications"]
-        .as_array()?
-        .iter()
-        .rev()
-        .find_map(|n| n["metadata"][key].as_str().map(str::to_owned))
+    directive["notifications"].as_array()?.iter().rev().find_map(|n| n["metadata"][key].as_str().map(str::to_owned))
 }
 
 /// Asks the person at the terminal for the code they were shown.
@@ -161,20 +128,14 @@ fn read_code() -> Option<String> {
 async fn script(demo: &Demo) {
     println!("1. Advisory: an agent starts a monitored execution; an ordinary build goes through.");
     demo.start("builder", "build the project").await;
-    demo.step("builder", "executing shell command: cargo build --release")
-        .await;
+    demo.step("builder", "executing shell command: cargo build --release").await;
 
     println!("\n2. Confirm: a push needs a human's Approve (a dialog, or this terminal).");
     demo.start("pusher", "publish the branch").await;
     let pause = demo.step("pusher", "git push origin main").await;
     if let Some(approval) = id_in(&pause, "approvalId") {
         println!("   The agent waits for the human's answer with confirm_operation:");
-        demo.send(
-            Category::Execute,
-            "confirm_operation",
-            json!({ "approval_id": approval }),
-        )
-        .await;
+        demo.send(Category::Execute, "confirm_operation", json!({ "approval_id": approval })).await;
     }
 
     println!("\n3. Verify: publishing a package needs a code that only the human can see.");
@@ -184,47 +145,21 @@ async fn script(demo: &Demo) {
 
     println!("\n4. Danger zone: wiping the disk stops the agent until a human verifies.");
     demo.start("wiper", "free some disk space").await;
-    let stop = demo
-        .step(
-            "wiper",
-            "executing shell command: sudo rm -rf / --no-preserve-root",
-        )
-        .await;
+    let stop = demo.step("wiper", "executing shell command: sudo rm -rf / --no-preserve-root").await;
     println!("   Starting over does not help: the block is per agent and survives restarts.");
-    demo.send(
-        Category::Execute,
-        "execute_agent",
-        json!({ "element_name": "wiper" }),
-    )
-    .await;
+    demo.send(Category::Execute, "execute_agent", json!({ "element_name": "wiper" })).await;
     verify(demo, &stop, "verificationId").await;
-    demo.send(
-        Category::Read,
-        "get_execution_state",
-        json!({ "element_name": "wiper" }),
-    )
-    .await;
+    demo.send(Category::Read, "get_execution_state", json!({ "element_name": "wiper" })).await;
 
-    println!(
-        "\nDone. Every decision above is an audit row; `safety-dongle eval \"HINT\"` explains one stage by stage."
-    );
+    println!("\nDone. Every decision above is an audit row; `safety-dongle eval \"HINT\"` explains one stage by stage.");
 }
 
 async fn verify(demo: &Demo, directive: &Value, key: &str) {
-    let Some(challenge) = id_in(directive, key) else {
-        return;
-    };
+    let Some(challenge) = id_in(directive, key) else { return };
     match read_code() {
         Some(code) => {
-            demo.send(
-                Category::Create,
-                "verify_challenge",
-                json!({ "challenge_id": challenge, "code": code }),
-            )
-            .await;
+            demo.send(Category::Create, "verify_challenge", json!({ "challenge_id": challenge, "code": code })).await;
         }
-        None => println!(
-            "   (No code typed: the agent stays where it is. Run the demo in a terminal to type it.)"
-        ),
+        None => println!("   (No code typed: the agent stays where it is. Run the demo in a terminal to type it.)"),
     }
 }

@@ -34,9 +34,7 @@ pub(super) fn run(args: EvalArgs) -> ExitCode {
         None => None,
         Some((_, Some(outcome))) => Some(outcome),
         Some((other, None)) => {
-            eprintln!(
-                "safety-dongle: unknown outcome '{other}' (expected success, failure or skipped)"
-            );
+            eprintln!("safety-dongle: unknown outcome '{other}' (expected success, failure or skipped)");
             return ExitCode::from(2);
         }
     };
@@ -46,28 +44,17 @@ pub(super) fn run(args: EvalArgs) -> ExitCode {
         None => WorkingFolder::Project,
     };
     let write = match (&args.write, &args.content_file) {
-        (Some(path), Some(content_file)) => {
-            match std::fs::read(content_file).map(String::from_utf8) {
-                Ok(Ok(content)) => Some(FileWrite {
-                    path: path.clone(),
-                    change: Change::Whole(content),
-                }),
-                Ok(Err(_)) => {
-                    eprintln!(
-                        "safety-dongle: {} is not UTF-8 text",
-                        content_file.display()
-                    );
-                    return ExitCode::from(2);
-                }
-                Err(error) => {
-                    eprintln!(
-                        "safety-dongle: cannot read {}: {error}",
-                        content_file.display()
-                    );
-                    return ExitCode::from(2);
-                }
+        (Some(path), Some(content_file)) => match std::fs::read(content_file).map(String::from_utf8) {
+            Ok(Ok(content)) => Some(FileWrite { path: path.clone(), change: Change::Whole(content) }),
+            Ok(Err(_)) => {
+                eprintln!("safety-dongle: {} is not UTF-8 text", content_file.display());
+                return ExitCode::from(2);
             }
-        }
+            Err(error) => {
+                eprintln!("safety-dongle: cannot read {}: {error}", content_file.display());
+                return ExitCode::from(2);
+            }
+        },
         _ => None,
     };
     let hint = match (&args.hint, &write) {
@@ -77,72 +64,32 @@ pub(super) fn run(args: EvalArgs) -> ExitCode {
     };
     // The file a write changes is read as it is now: relative paths from
     // --cwd, or from where eval runs.
-    let base = args
-        .cwd
-        .as_ref()
-        .map(PathBuf::from)
-        .or_else(|| std::env::current_dir().ok());
+    let base = args.cwd.as_ref().map(PathBuf::from).or_else(|| std::env::current_dir().ok());
     let files = OnDisk::new(base);
-    let facts = StepFacts {
-        agent: &args.agent,
-        hint: &hint,
-        outcome,
-        step: args.step,
-        max_steps: settings.max_steps,
-        agent_risk: None,
-        folder: &folder,
-        write: write.as_ref(),
-        files: &files,
-    };
+    let facts = StepFacts { agent: &args.agent, hint: &hint, outcome, step: args.step, max_steps: settings.max_steps, agent_risk: None, folder: &folder, write: write.as_ref(), files: &files };
     let evaluation = evaluate_step(&policy, &facts);
 
-    println!(
-        "policy: {} (sha256 {})",
-        policy.sources().join(", "),
-        &policy.hash()[..16]
-    );
+    println!("policy: {} (sha256 {})", policy.sources().join(", "), &policy.hash()[..16]);
     let sections = policy.sections_for(&settings);
     println!(
         "agent:  {} (maxAutonomousSteps {}, riskTolerance {}{})",
         args.agent,
         settings.max_steps,
         settings.tolerance.name(),
-        if sections.is_empty() {
-            String::new()
-        } else {
-            format!(", sections {}", sections.join(", "))
-        }
+        if sections.is_empty() { String::new() } else { format!(", sections {}", sections.join(", ")) }
     );
-    match analysis::analyze_action(&Action {
-        text: &hint,
-        write: write.as_ref(),
-        folder: &folder,
-        files: &files,
-    }) {
+    match analysis::analyze_action(&Action { text: &hint, write: write.as_ref(), folder: &folder, files: &files }) {
         Ok(analysis) => explain(&analysis),
-        Err(too_long) => println!(
-            "runs:   nothing analysed: {} bytes is too long",
-            too_long.bytes
-        ),
+        Err(too_long) => println!("runs:   nothing analysed: {} bytes is too long", too_long.bytes),
     }
     for report in &evaluation.trace {
         let verdict = match report.decided.as_ref().map(|d| d.verdict) {
             None => "pass".to_owned(),
             Some(verdict) => verdict_name(verdict).to_uppercase(),
         };
-        println!(
-            "stage {} {:<16} {} -> {verdict}",
-            report.stage.number(),
-            report.stage.name(),
-            report.summary
-        );
+        println!("stage {} {:<16} {} -> {verdict}", report.stage.number(), report.stage.name(), report.summary);
     }
-    println!(
-        "decision: {} (risk score {}, tier {})",
-        verdict_name(evaluation.verdict),
-        evaluation.score,
-        evaluation.tier.name()
-    );
+    println!("decision: {} (risk score {}, tier {})", verdict_name(evaluation.verdict), evaluation.score, evaluation.tier.name());
     if let Some(reason) = &evaluation.reason {
         println!("reason: {reason}");
     }
@@ -159,28 +106,12 @@ fn explain(analysis: &Analysis) {
         println!("judged: {path} by what it will run");
     }
     for command in &analysis.commands {
-        let via = command
-            .via
-            .as_deref()
-            .map(|v| format!("   (via {v})"))
-            .unwrap_or_default();
-        let planted = command
-            .planted
-            .as_ref()
-            .map(|at| format!("   ({at})"))
-            .unwrap_or_default();
+        let via = command.via.as_deref().map(|v| format!("   (via {v})")).unwrap_or_default();
+        let planted = command.planted.as_ref().map(|at| format!("   ({at})")).unwrap_or_default();
         println!("runs:   {}{via}{planted}", command.argv.join(" "));
     }
     for stages in &analysis.feeds {
-        let names: Vec<String> = stages
-            .iter()
-            .map(|s| {
-                s.iter()
-                    .map(|&i| analysis.commands[i].program.clone())
-                    .collect::<Vec<_>>()
-                    .join("+")
-            })
-            .collect();
+        let names: Vec<String> = stages.iter().map(|s| s.iter().map(|&i| analysis.commands[i].program.clone()).collect::<Vec<_>>().join("+")).collect();
         println!("chain:  {}", names.join(" | "));
     }
     if !analysis.writes.is_empty() {

@@ -45,9 +45,7 @@ pub(super) fn run(args: HookArgs) -> ExitCode {
     });
     let decided = match decide(&args) {
         Ok(decided) => decided,
-        Err(reason) => claude_code::deny(&format!(
-            "safety-dongle could not evaluate this tool call, so it is refused: {reason}"
-        )),
+        Err(reason) => claude_code::deny(&format!("safety-dongle could not evaluate this tool call, so it is refused: {reason}")),
     };
     answer.give(&decided);
     ExitCode::SUCCESS
@@ -60,10 +58,7 @@ struct Answer(Arc<Mutex<bool>>);
 
 impl Answer {
     fn give(&self, answer: &Value) {
-        let mut given = self
-            .0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut given = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if !*given {
             *given = true;
             let mut stdout = std::io::stdout().lock();
@@ -90,36 +85,22 @@ enum HookFailure {
 
 fn decide(args: &HookArgs) -> Result<serde_json::Value, HookFailure> {
     let mut payload = Vec::new();
-    std::io::stdin()
-        .take(MAX_PAYLOAD_BYTES as u64 + 1)
-        .read_to_end(&mut payload)
-        .map_err(HookFailure::Read)?;
+    std::io::stdin().take(MAX_PAYLOAD_BYTES as u64 + 1).read_to_end(&mut payload).map_err(HookFailure::Read)?;
     let call = claude_code::parse(&payload)?;
-    let mut config = args
-        .config
-        .load_or_diagnose()
-        .map_err(HookFailure::Config)?;
+    let mut config = args.config.load_or_diagnose().map_err(HookFailure::Config)?;
     if !args.policies.is_empty() {
         config.policies = args.policies.clone();
     }
     let wait_allowed = args.timeout.saturating_sub(MARGIN_SECS);
     config.verifier.approval_timeout_secs = config.verifier.approval_timeout_secs.min(wait_allowed);
     let gate = Gate::new(Arc::new(build_loop_core(&config)?));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(HookFailure::Runtime)?;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(HookFailure::Runtime)?;
     let mut context = CallContext::new(format!("claude-code:{}", call.session_id));
     if let Some(cwd) = &call.cwd {
         context.working_folder = WorkingFolder::for_this_user(cwd);
     }
     let write = claude_code::file_write(&call);
-    let decision = runtime.block_on(gate.decide(
-        &context,
-        &args.agent,
-        &claude_code::action_text(&call),
-        write.as_ref(),
-    ));
+    let decision = runtime.block_on(gate.decide(&context, &args.agent, &claude_code::action_text(&call), write.as_ref()));
     // This process is the hook call's whole session: a request it raised
     // that nobody answered in time can no longer be collected.
     gate.session_ended(None);

@@ -121,9 +121,7 @@ impl ConfigArg {
     /// Loads the configuration with `--data-dir` applied, printing every
     /// error; `None` means exit 1.
     fn load(&self) -> Option<Config> {
-        self.load_or_diagnose()
-            .map_err(|errors| print_diagnostics(&errors))
-            .ok()
+        self.load_or_diagnose().map_err(|errors| print_diagnostics(&errors)).ok()
     }
 
     /// Loads the configuration with `--data-dir` applied, or says why not.
@@ -139,9 +137,7 @@ impl ConfigArg {
     /// `None` means exit 1.
     fn open_store(&self) -> Option<crate::store::Store> {
         let config = self.load()?;
-        assemble::open_store(&config)
-            .map_err(|error| eprintln!("safety-dongle: {error}"))
-            .ok()
+        assemble::open_store(&config).map_err(|error| eprintln!("safety-dongle: {error}")).ok()
     }
 }
 
@@ -215,9 +211,7 @@ struct UnblockArgs {
 
 /// Loads the configuration, printing every error; `None` means exit 1.
 fn load_config(path: Option<&std::path::Path>) -> Option<Config> {
-    Config::load(path)
-        .map_err(|errors| print_diagnostics(&errors))
-        .ok()
+    Config::load(path).map_err(|errors| print_diagnostics(&errors)).ok()
 }
 
 fn print_diagnostics(errors: &[crate::diagnostics::Diagnostic]) {
@@ -284,12 +278,8 @@ pub fn run() -> ExitCode {
         Command::Audit(args) => audit::run(args),
         Command::Unblock(args) => unblock::run(args),
         Command::Demo => demo::run(),
-        Command::Hook {
-            client: HookClient::ClaudeCode(args),
-        } => hook::run(args),
-        Command::Adapter {
-            command: AdapterCommand::ImportOpenapi(args),
-        } => adapter::import_openapi(args),
+        Command::Hook { client: HookClient::ClaudeCode(args) } => hook::run(args),
+        Command::Adapter { command: AdapterCommand::ImportOpenapi(args) } => adapter::import_openapi(args),
     }
 }
 

@@ -15,12 +15,7 @@ pub(super) fn run(args: ConfigArg) -> ExitCode {
     };
     let now = now_ms();
     let state = store.read(|tx| {
-        Ok((
-            records::blocks(tx)?,
-            records::active_executions(tx)?,
-            records::pending_challenges(tx, now)?,
-            records::downstreams(tx)?,
-        ))
+        Ok((records::blocks(tx)?, records::active_executions(tx)?, records::pending_challenges(tx, now)?, records::downstreams(tx)?))
     });
     let (blocks, executions, challenges, downstreams) = match state {
         Ok(state) => state,
@@ -32,61 +27,25 @@ pub(super) fn run(args: ConfigArg) -> ExitCode {
     println!("state: {}", store.path().display());
     println!("blocked agents: {}", blocks.len());
     for block in &blocks {
-        println!(
-            "  {}  since {}  challenge {}  {}",
-            terminal_text(&block.agent),
-            rfc3339(block.blocked_at),
-            block.challenge_id,
-            terminal_text(&block.reason)
-        );
+        println!("  {}  since {}  challenge {}  {}", terminal_text(&block.agent), rfc3339(block.blocked_at), block.challenge_id, terminal_text(&block.reason));
     }
     println!("active executions: {}", executions.len());
     for execution in &executions {
         println!(
             "  {}  {}  {}  step {}/{}  since {}  (pid {})",
-            terminal_text(&execution.agent),
-            execution.id,
-            execution.status,
-            execution.steps,
-            execution.max_steps,
-            rfc3339(execution.started_at),
-            execution.owner_pid
+            terminal_text(&execution.agent), execution.id, execution.status, execution.steps, execution.max_steps, rfc3339(execution.started_at), execution.owner_pid
         );
     }
     println!("challenges waiting for a human: {}", challenges.len());
     for challenge in &challenges {
-        let expiry = if challenge.durable || challenge.expires_at == i64::MAX {
-            "until resolved".to_owned()
-        } else {
-            format!("until {}", rfc3339(challenge.expires_at))
-        };
-        println!(
-            "  {}  {}  {}  {expiry}  {}",
-            terminal_text(&challenge.agent),
-            challenge.kind.name(),
-            challenge.id,
-            terminal_text(&challenge.reason)
-        );
+        let expiry = if challenge.durable || challenge.expires_at == i64::MAX { "until resolved".to_owned() } else { format!("until {}", rfc3339(challenge.expires_at)) };
+        println!("  {}  {}  {}  {expiry}  {}", terminal_text(&challenge.agent), challenge.kind.name(), challenge.id, terminal_text(&challenge.reason));
     }
-    let running: Vec<_> = downstreams
-        .iter()
-        .filter(|server| crate::safety::core::process_alive(server.owner_pid))
-        .collect();
+    let running: Vec<_> = downstreams.iter().filter(|server| crate::safety::core::process_alive(server.owner_pid)).collect();
     println!("downstream servers: {}", running.len());
     for server in running {
-        let detail = server
-            .detail
-            .as_deref()
-            .map(|d| format!("  {}", terminal_text(d)))
-            .unwrap_or_default();
-        println!(
-            "  {}  {}  {} tools  since {}  (pid {}){detail}",
-            server.name,
-            server.state,
-            server.tools,
-            rfc3339(server.updated_at),
-            server.owner_pid
-        );
+        let detail = server.detail.as_deref().map(|d| format!("  {}", terminal_text(d))).unwrap_or_default();
+        println!("  {}  {}  {} tools  since {}  (pid {}){detail}", server.name, server.state, server.tools, rfc3339(server.updated_at), server.owner_pid);
     }
     ExitCode::SUCCESS
 }

@@ -40,20 +40,11 @@ mod tests {
 
     #[test]
     fn escapes_and_bidi_controls_are_shown_not_obeyed() {
-        assert!(matches!(
-            terminal_text("builder-1 rm -rf ./target"),
-            Cow::Borrowed(_)
-        ));
-        assert_eq!(
-            terminal_text("ok\u{1b}[2J\u{1b}[31mred"),
-            "ok\\u{1b}[2J\\u{1b}[31mred"
-        );
+        assert!(matches!(terminal_text("builder-1 rm -rf ./target"), Cow::Borrowed(_)));
+        assert_eq!(terminal_text("ok\u{1b}[2J\u{1b}[31mred"), "ok\\u{1b}[2J\\u{1b}[31mred");
         assert_eq!(terminal_text("line\nnext\r"), "line\\u{a}next\\u{d}");
         assert_eq!(terminal_text("safe\u{202E}txt.exe"), "safe\\u{202e}txt.exe");
-        assert_eq!(
-            terminal_text("a\u{2066}b\u{2069}\u{200B}"),
-            "a\\u{2066}b\\u{2069}\\u{200b}"
-        );
+        assert_eq!(terminal_text("a\u{2066}b\u{2069}\u{200B}"), "a\\u{2066}b\\u{2069}\\u{200b}");
         // Other scripts pass untouched.
         assert_eq!(terminal_text("агент 代理 وكيل"), "агент 代理 وكيل");
     }

@@ -29,13 +29,7 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// An error about a file as a whole (unreadable, unsafe permissions).
     pub fn whole_file(file: &Path, message: impl Into<String>) -> Self {
-        Self {
-            file: file.to_path_buf(),
-            line: 1,
-            col: 1,
-            message: message.into(),
-            source_line: None,
-        }
+        Self { file: file.to_path_buf(), line: 1, col: 1, message: message.into(), source_line: None }
     }
 
     /// The location line followed by the source line and a caret.
@@ -53,14 +47,7 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: {}",
-            self.file.display(),
-            self.line,
-            self.col,
-            self.message
-        )
+        write!(f, "{}:{}:{}: {}", self.file.display(), self.line, self.col, self.message)
     }
 }
 
@@ -76,22 +63,14 @@ pub struct SourceFile {
 impl SourceFile {
     pub fn new(path: impl Into<PathBuf>, text: impl Into<String>) -> Self {
         let text = text.into();
-        let line_starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
-        Self {
-            path: path.into(),
-            text,
-            line_starts,
-        }
+        let line_starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        Self { path: path.into(), text, line_starts }
     }
 
     pub fn read(path: &Path) -> Result<Self, Diagnostic> {
         std::fs::read_to_string(path)
             .map(|text| Self::new(path, text))
-            .map_err(|e| {
-                Diagnostic::whole_file(path, format!("cannot read file: {}", io_reason(&e)))
-            })
+            .map_err(|e| Diagnostic::whole_file(path, format!("cannot read file: {}", io_reason(&e))))
     }
 
     /// A diagnostic at the start of `span` (clamped to the text).
@@ -99,20 +78,13 @@ impl SourceFile {
         let offset = self.char_boundary(span.start.min(self.text.len()));
         let line = self.line_starts.partition_point(|&start| start <= offset);
         let line_start = self.line_starts[line - 1];
-        let line_end = self
-            .line_starts
-            .get(line)
-            .map_or(self.text.len(), |next| next - 1);
+        let line_end = self.line_starts.get(line).map_or(self.text.len(), |next| next - 1);
         Diagnostic {
             file: self.path.clone(),
             line,
             col: self.text[line_start..offset].chars().count() + 1,
             message: message.into(),
-            source_line: Some(
-                self.text[line_start..line_end]
-                    .trim_end_matches('\r')
-                    .to_owned(),
-            ),
+            source_line: Some(self.text[line_start..line_end].trim_end_matches('\r').to_owned()),
         }
     }
 

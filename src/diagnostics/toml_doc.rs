@@ -31,10 +31,7 @@ pub fn load<T: DeserializeOwned>(source: &SourceFile) -> Result<T, Vec<Diagnosti
 pub fn load_partial<T: DeserializeOwned>(source: &SourceFile) -> (Option<T>, Vec<Diagnostic>) {
     let (root, syntax_errors) = DeTable::parse_recoverable(&source.text);
     if !syntax_errors.is_empty() {
-        let errors = syntax_errors
-            .iter()
-            .map(|e| source.at(e.span().unwrap_or(0..0), e.message()))
-            .collect();
+        let errors = syntax_errors.iter().map(|e| source.at(e.span().unwrap_or(0..0), e.message())).collect();
         return (None, sorted(errors));
     }
     let span = root.span();
@@ -55,10 +52,7 @@ pub fn load_partial<T: DeserializeOwned>(source: &SourceFile) -> (Option<T>, Vec
                     errors.push(source.at(at.clone(), e.message()));
                 }
                 // Without a span nothing can be pruned safely: stop here.
-                match e
-                    .span()
-                    .and_then(|_| prune(&mut document, span.clone(), at.start))
-                {
+                match e.span().and_then(|_| prune(&mut document, span.clone(), at.start)) {
                     Some(container) => pruned_from.push(container),
                     None => return (None, sorted(errors)),
                 }
@@ -150,16 +144,12 @@ mod tests {
 
     #[test]
     fn every_key_error_is_reported_with_its_location() {
-        let errors =
-            load_text("name = 3\ncolour = \"red\"\ncount = \"many\"\n[[items]]\nsize = -1\n")
-                .expect_err("four errors");
+        let errors = load_text("name = 3\ncolour = \"red\"\ncount = \"many\"\n[[items]]\nsize = -1\n")
+            .expect_err("four errors");
         let lines: Vec<usize> = errors.iter().map(|d| d.line).collect();
         assert_eq!(errors.len(), 4, "{errors:#?}");
         for line in [1, 2, 3, 5] {
-            assert!(
-                lines.contains(&line),
-                "no error on line {line}: {errors:#?}"
-            );
+            assert!(lines.contains(&line), "no error on line {line}: {errors:#?}");
         }
         assert!(errors.iter().any(|d| d.message.contains("colour")));
     }

@@ -43,12 +43,7 @@ use crate::{
         core::LoopCore,
         evaluator::{PauseKind, StepFacts, Verdict, evaluate_step},
     },
-    store::{
-        audit::AuditEntry,
-        now_ms,
-        records::{self, ChallengeKind, ChallengeStatus},
-        rfc3339,
-    },
+    store::{audit::AuditEntry, now_ms, records::{self, ChallengeKind, ChallengeStatus}, rfc3339},
     verify::{
         humans::{Raised, approved},
         redact::{redact_arguments, redact_text},
@@ -69,16 +64,8 @@ const TOKEN_ALIAS: &str = "_confirmation";
 /// `_confirmation`), or `_confirmation` alone when the operation has a
 /// `confirmation_token` of its own.
 pub fn add_token_param(params: &mut Vec<ParamSpec>) -> &'static str {
-    let name = if params.iter().any(|p| p.name == TOKEN_PARAM) {
-        TOKEN_ALIAS
-    } else {
-        TOKEN_PARAM
-    };
-    let mut token = ParamSpec::optional(
-        name,
-        ParamType::String,
-        "Confirmation token from a CONFIRMATION_REQUIRED answer, once a human approved the call",
-    );
+    let name = if params.iter().any(|p| p.name == TOKEN_PARAM) { TOKEN_ALIAS } else { TOKEN_PARAM };
+    let mut token = ParamSpec::optional(name, ParamType::String, "Confirmation token from a CONFIRMATION_REQUIRED answer, once a human approved the call");
     if name == TOKEN_PARAM {
         token = token.alias(TOKEN_ALIAS);
     }
@@ -103,10 +90,7 @@ pub enum GateDecision {
     /// A human approved it through the verifier.
     HumanApproved(HumanApproval),
     /// Refused (a deny, a block, a pause, a human's no, or fail-closed).
-    Deny {
-        reason: String,
-        factors: Vec<String>,
-    },
+    Deny { reason: String, factors: Vec<String> },
 }
 
 /// Proof that a human approved one action: made only by the gate, from the
@@ -123,9 +107,7 @@ impl HumanApproval {
 
     #[cfg(test)]
     pub(crate) fn for_tests() -> Self {
-        Self {
-            approval_id: "test".into(),
-        }
+        Self { approval_id: "test".into() }
     }
 }
 
@@ -173,22 +155,12 @@ struct Checks<'a> {
 /// The gate's answer before anyone waits for a human.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Checked {
-    Allowed {
-        factors: Vec<String>,
-    },
+    Allowed { factors: Vec<String> },
     /// Refused; a deny also blocked the agent.
-    Refused {
-        reason: String,
-        factors: Vec<String>,
-    },
+    Refused { reason: String, factors: Vec<String> },
     /// A human was shown approval request `approval_id`, open until
     /// `expires_at` (ms).
-    AwaitingHuman {
-        approval_id: String,
-        reason: String,
-        factors: Vec<String>,
-        expires_at: i64,
-    },
+    AwaitingHuman { approval_id: String, reason: String, factors: Vec<String>, expires_at: i64 },
 }
 
 pub struct Gate {
@@ -198,59 +170,27 @@ pub struct Gate {
 
 impl Gate {
     pub fn new(core: Arc<LoopCore>) -> Self {
-        Self {
-            core,
-            tokens: ConfirmationTokens::default(),
-        }
+        Self { core, tokens: ConfirmationTokens::default() }
     }
 
     /// A hooked action: decided now, waiting (bounded) for a human when
     /// one must approve. `write` is the file it writes, when the hook
     /// knows the content: the content is judged, the text is what is
     /// audited and shown.
-    pub async fn decide(
-        &self,
-        call: &CallContext,
-        agent: &str,
-        action: &str,
-        write: Option<&FileWrite>,
-    ) -> GateDecision {
+    pub async fn decide(&self, call: &CallContext, agent: &str, action: &str, write: Option<&FileWrite>) -> GateDecision {
         let action = &*redact_text(action);
-        match self
-            .check(
-                call,
-                agent,
-                action,
-                Checks {
-                    write,
-                    ..Checks::default()
-                },
-            )
-            .await
-        {
+        match self.check(call, agent, action, Checks { write, ..Checks::default() }).await {
             Checked::Allowed { factors } => GateDecision::Continue { factors },
             Checked::Refused { reason, factors } => GateDecision::Deny { reason, factors },
-            Checked::AwaitingHuman {
-                approval_id,
-                reason,
-                factors,
-                ..
-            } => match self.redeem(call, agent, &approval_id, action).await {
+            Checked::AwaitingHuman { approval_id, reason, factors, .. } => match self.redeem(call, agent, &approval_id, action).await {
                 Ok(()) => GateDecision::HumanApproved(HumanApproval { approval_id }),
-                Err(_) => GateDecision::Deny {
-                    reason: format!("{reason}; the human did not approve"),
-                    factors,
-                },
+                Err(_) => GateDecision::Deny { reason: format!("{reason}; the human did not approve"), factors },
             },
         }
     }
 
     /// A call to an outside source.
-    pub async fn admit(
-        &self,
-        call: &CallContext,
-        request: GatedCall<'_>,
-    ) -> Result<Admission, AqlError> {
+    pub async fn admit(&self, call: &CallContext, request: GatedCall<'_>) -> Result<Admission, AqlError> {
         let arguments = canonical(request.arguments);
         let action = match redact_arguments(request.arguments) {
             Cow::Borrowed(_) => format!("{} {arguments}", request.operation),
@@ -259,33 +199,14 @@ impl Gate {
             Cow::Owned(redacted) => format!("{} {}", request.operation, canonical(&redacted)),
         };
         let agent = self.core.acting_agent(call);
-        let admission = |agent: String, action: String| Admission {
-            agent,
-            action,
-            session_id: call.session_id.clone(),
-        };
+        let admission = |agent: String, action: String| Admission { agent, action, session_id: call.session_id.clone() };
         // Hashed only where a token is checked or issued, not on every call.
-        let scope = || {
-            Scope::new(
-                request.operation,
-                &arguments,
-                request.source,
-                &call.session_id,
-                &agent,
-            )
-        };
-        let trust = request
-            .trust
-            .map(|level| (level, level.gate(request.danger)));
+        let scope = || Scope::new(request.operation, &arguments, request.source, &call.session_id, &agent);
+        let trust = request.trust.map(|level| (level, level.gate(request.danger)));
         if let Some((level, TrustGate::Deny { minimum })) = trust
             && self.refuse_outright(call, &agent, &action, "trust")
         {
-            return Err(AqlError::danger_level_denied(
-                request.operation,
-                request.danger.name(),
-                level.name(),
-                minimum.name(),
-            ));
+            return Err(AqlError::danger_level_denied(request.operation, request.danger.name(), level.name(), minimum.name()));
         }
         if let Some(token) = request.token {
             let approval_id = self.tokens.check(token, &scope(), now_ms())?;
@@ -297,50 +218,21 @@ impl Gate {
             return redeemed.map(|()| admission(agent, action));
         }
         let must_ask = match trust {
-            Some((level, TrustGate::Confirm)) => Some(format!(
-                "adapter trust level '{}' requires a human to confirm {} operations",
-                level.name(),
-                request.danger.name()
-            )),
-            _ if request.requires_confirmation => Some(format!(
-                "'{}' is marked requires_confirmation",
-                request.operation
-            )),
+            Some((level, TrustGate::Confirm)) => Some(format!("adapter trust level '{}' requires a human to confirm {} operations", level.name(), request.danger.name())),
+            _ if request.requires_confirmation => Some(format!("'{}' is marked requires_confirmation", request.operation)),
             _ => None,
         };
-        let checks = Checks {
-            risk_floor: request.danger.risk_floor(),
-            must_ask: must_ask.as_deref(),
-            verify_refuses: true,
-            write: None,
-        };
+        let checks = Checks { risk_floor: request.danger.risk_floor(), must_ask: must_ask.as_deref(), verify_refuses: true, write: None };
         match self.check(call, &agent, &action, checks).await {
             Checked::Allowed { .. } => Ok(admission(agent, action)),
-            Checked::Refused { reason, factors } => Err(AqlError::refused_by_policy(
-                request.operation,
-                &reason,
-                &factors,
-            )),
-            Checked::AwaitingHuman {
-                approval_id,
-                reason,
-                expires_at,
-                ..
-            } => {
+            Checked::Refused { reason, factors } => Err(AqlError::refused_by_policy(request.operation, &reason, &factors)),
+            Checked::AwaitingHuman { approval_id, reason, expires_at, .. } => {
                 let now = now_ms();
-                let Some((token, token_expiry)) = self.tokens.issue(scope(), &approval_id, now)
-                else {
+                let Some((token, token_expiry)) = self.tokens.issue(scope(), &approval_id, now) else {
                     return Err(AqlError::internal("no randomness for a confirmation token"));
                 };
                 let expiry = rfc3339(token_expiry.min(expires_at));
-                Err(AqlError::confirmation_required(
-                    request.operation,
-                    request.danger.name(),
-                    &reason,
-                    &token,
-                    &approval_id,
-                    &expiry,
-                ))
+                Err(AqlError::confirmation_required(request.operation, request.danger.name(), &reason, &token, &approval_id, &expiry))
             }
         }
     }
@@ -351,23 +243,9 @@ impl Gate {
     pub fn record_outcome(&self, admission: Admission, outcome: &'static str) {
         let core = self.core.clone();
         let write = move || {
-            let Admission {
-                agent,
-                action,
-                session_id,
-            } = admission;
+            let Admission { agent, action, session_id } = admission;
             let written = core.store.write(|tx| {
-                core.audit(
-                    tx,
-                    AuditEntry {
-                        agent: &agent,
-                        session_id: Some(&session_id),
-                        event: "call",
-                        hint: Some(&action),
-                        decision: outcome,
-                        ..Default::default()
-                    },
-                )
+                core.audit(tx, AuditEntry { agent: &agent, session_id: Some(&session_id), event: "call", hint: Some(&action), decision: outcome, ..Default::default() })
             });
             if let Err(error) = written {
                 tracing::error!(%error, "the outcome of a gated call could not be audited");
@@ -387,18 +265,7 @@ impl Gate {
         let enforcing = self.core.enforcing();
         let decision = if enforcing { "stop" } else { "would_stop" };
         let written = self.core.store.write(|tx| {
-            self.core.audit(
-                tx,
-                AuditEntry {
-                    agent,
-                    session_id: Some(&call.session_id),
-                    event: "gate",
-                    hint: Some(action),
-                    decision,
-                    stage: Some(stage),
-                    ..Default::default()
-                },
-            )
+            self.core.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "gate", hint: Some(action), decision, stage: Some(stage), ..Default::default() })
         });
         if let Err(error) = written {
             tracing::error!(%error, "a refused call could not be audited; refusing (fail closed)");
@@ -410,13 +277,7 @@ impl Gate {
     /// Decides on one action. A deny or danger-zone verdict hard-blocks the
     /// agent (durably, before this returns); a pause shows an approval
     /// request to a human and returns its id without waiting.
-    async fn check(
-        &self,
-        call: &CallContext,
-        agent: &str,
-        action: &str,
-        checks: Checks<'_>,
-    ) -> Checked {
+    async fn check(&self, call: &CallContext, agent: &str, action: &str, checks: Checks<'_>) -> Checked {
         // Evaluated, audited and shown to a human without any code in it.
         let action = &*redact_text(action);
         let core = &self.core;
@@ -441,17 +302,7 @@ impl Gate {
                 records::update_execution(tx, execution.row())?;
             }
             let files = OnDisk::in_folder(&call.working_folder);
-            let facts = StepFacts {
-                agent,
-                hint: action,
-                outcome: None,
-                step: spent.step,
-                max_steps: spent.max_steps,
-                agent_risk: checks.risk_floor,
-                folder: &call.working_folder,
-                write: checks.write,
-                files: &files,
-            };
+            let facts = StepFacts { agent, hint: action, outcome: None, step: spent.step, max_steps: spent.max_steps, agent_risk: checks.risk_floor, folder: &call.working_folder, write: checks.write, files: &files };
             let evaluation = evaluate_step(&core.policy, &facts);
             let rule = evaluation.rule.map(|i| core.policy.rule(i).describe());
             let mut stage = format!("stage {}", evaluation.stage.number());
@@ -516,10 +367,7 @@ impl Gate {
             })?;
             Ok((checked, ask, taint))
         });
-        let fail_closed = || Checked::Refused {
-            reason: "safety state unavailable: refusing (fail closed)".into(),
-            factors: vec![],
-        };
+        let fail_closed = || Checked::Refused { reason: "safety state unavailable: refusing (fail closed)".into(), factors: vec![] };
         let (checked, ask, taint) = match decided {
             Ok(decided) => decided,
             Err(error) => {
@@ -536,26 +384,10 @@ impl Gate {
         let Some(ask) = ask else { return checked };
         let shown = core.humans.ask(&ask).await;
         match (checked, shown) {
-            (
-                Checked::AwaitingHuman {
-                    approval_id,
-                    reason,
-                    factors,
-                    ..
-                },
-                Err(failures),
-            ) => {
+            (Checked::AwaitingHuman { approval_id, reason, factors, .. }, Err(failures)) => {
                 // Nobody saw it: the request must not hold the agent.
-                let _ = core.store.write(|tx| {
-                    records::set_challenge_status(tx, &approval_id, ChallengeStatus::Cancelled)
-                });
-                Checked::Refused {
-                    reason: format!(
-                        "{reason}; no channel could ask a human ({})",
-                        failures.join("; ")
-                    ),
-                    factors,
-                }
+                let _ = core.store.write(|tx| records::set_challenge_status(tx, &approval_id, ChallengeStatus::Cancelled));
+                Checked::Refused { reason: format!("{reason}; no channel could ask a human ({})", failures.join("; ")), factors }
             }
             // A block's challenge that could not be shown leaves the block
             // in place: the refusal stands either way.
@@ -567,49 +399,23 @@ impl Gate {
     /// gate opened for `action`, and spends it; a step-limit approval grants
     /// a fresh step budget. The agent's block, or another pause, if one
     /// arrived meanwhile, still refuses.
-    async fn redeem(
-        &self,
-        call: &CallContext,
-        agent: &str,
-        approval_id: &str,
-        action: &str,
-    ) -> Result<(), AqlError> {
+    async fn redeem(&self, call: &CallContext, agent: &str, approval_id: &str, action: &str) -> Result<(), AqlError> {
         let core = &self.core;
         let now = now_ms();
-        let standing = core.store.write(|tx| {
-            Ok((
-                core.block_for(tx, &call.session_id, agent)?,
-                core.pause_of(tx, agent, now)?,
-            ))
-        });
+        let standing = core.store.write(|tx| Ok((core.block_for(tx, &call.session_id, agent)?, core.pause_of(tx, agent, now)?)));
         let (block, pause) = standing?;
         if let Some(block) = block {
-            return Err(AqlError::agent_blocked(
-                &block.agent,
-                &block.challenge_id,
-                &block.reason,
-            ));
+            return Err(AqlError::agent_blocked(&block.agent, &block.challenge_id, &block.reason));
         }
         if let Some(pause) = pause.filter(|pause| pause.challenge_id != approval_id) {
-            return Err(AqlError::refused_by_policy(
-                action,
-                &format!("agent '{agent}' is paused. {}", pause.describe()),
-                &[],
-            ));
+            return Err(AqlError::refused_by_policy(action, &format!("agent '{agent}' is paused. {}", pause.describe()), &[]));
         }
         let settled = core.humans.wait(approval_id).await;
         let approved = approved(approval_id, settled, &core.store)?;
-        let (core, session, agent, action) = (
-            core.clone(),
-            call.session_id.clone(),
-            agent.to_owned(),
-            action.to_owned(),
-        );
+        let (core, session, agent, action) = (core.clone(), call.session_id.clone(), agent.to_owned(), action.to_owned());
         core.clone()
             .store
-            .write_durable_async(move |tx| {
-                core.spend_approval(tx, &approved, &agent, &session, "gate", Some(&action))
-            })
+            .write_durable_async(move |tx| core.spend_approval(tx, &approved, &agent, &session, "gate", Some(&action)))
             .await?;
         Ok(())
     }

@@ -18,9 +18,7 @@ use crate::protocol::{
     router::Router,
 };
 
-use super::{
-    Admission, Gate, GatedCall, add_token_param, danger::DangerLevel, take_token, trust::TrustLevel,
-};
+use super::{Admission, Gate, GatedCall, add_token_param, danger::DangerLevel, take_token, trust::TrustLevel};
 
 /// How the gate judges an upstream's calls.
 #[derive(Debug, Clone)]
@@ -55,19 +53,10 @@ pub trait Upstream: Send + Sync + 'static {
 
     /// Checks and builds a call from its arguments (the token already
     /// taken out); refusing here bothers nobody.
-    fn prepare(
-        &self,
-        spec: &OperationSpec,
-        arguments: Map<String, Value>,
-    ) -> Result<Prepared<Self::Call>, AqlError>;
+    fn prepare(&self, spec: &OperationSpec, arguments: Map<String, Value>) -> Result<Prepared<Self::Call>, AqlError>;
 
     /// Sends an admitted call.
-    fn send<'a>(
-        &'a self,
-        admission: &'a Admission,
-        call: Self::Call,
-        context: &'a CallContext,
-    ) -> SendFuture<'a>;
+    fn send<'a>(&'a self, admission: &'a Admission, call: Self::Call, context: &'a CallContext) -> SendFuture<'a>;
 }
 
 /// An MCP-AQL operation whose every call passes the gate.
@@ -83,13 +72,7 @@ impl<U: Upstream> GatedOperation<U> {
     /// The operation; `spec` gains the confirmation-token parameter.
     pub fn new(mut spec: OperationSpec, judged: Judged, upstream: U, gate: Arc<Gate>) -> Self {
         let token_param = add_token_param(&mut spec.params);
-        Self {
-            spec,
-            judged,
-            token_param,
-            upstream,
-            gate,
-        }
+        Self { spec, judged, token_param, upstream, gate }
     }
 
     async fn call(&self, context: &CallContext, params: Params) -> Result<Value, AqlError> {
@@ -117,12 +100,7 @@ impl<U: Upstream> Operation for GatedOperation<U> {
         &self.spec
     }
 
-    fn invoke<'a>(
-        &'a self,
-        _router: &'a Router,
-        call: &'a CallContext,
-        params: Params,
-    ) -> OperationFuture<'a> {
+    fn invoke<'a>(&'a self, _router: &'a Router, call: &'a CallContext, params: Params) -> OperationFuture<'a> {
         Box::pin(self.call(call, params))
     }
 }

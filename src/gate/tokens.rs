@@ -31,13 +31,7 @@ pub struct Scope {
 }
 
 impl Scope {
-    pub fn new(
-        operation: &str,
-        canonical_params: &str,
-        source: &str,
-        session_id: &str,
-        agent: &str,
-    ) -> Self {
+    pub fn new(operation: &str, canonical_params: &str, source: &str, session_id: &str, agent: &str) -> Self {
         Self {
             operation: operation.to_owned(),
             params_hash: Sha256::digest(canonical_params.as_bytes()).into(),
@@ -64,9 +58,7 @@ impl ConfirmationTokens {
     fn lock(&self) -> MutexGuard<'_, HashMap<String, Issued>> {
         // Entries are replaced whole: a panic elsewhere cannot leave one
         // half-written.
-        self.issued
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.issued.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// A fresh token for `scope`, standing for `approval_id`; `None` when
@@ -74,22 +66,11 @@ impl ConfirmationTokens {
     pub fn issue(&self, scope: Scope, approval_id: &str, now: i64) -> Option<(String, i64)> {
         let mut bytes = [0_u8; 16];
         getrandom::fill(&mut bytes).ok()?;
-        let token = format!(
-            "conf_{}",
-            bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
-        );
+        let token = format!("conf_{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>());
         let expires_at = now + TOKEN_TTL_MS;
         let mut issued = self.lock();
         issued.retain(|_, entry| entry.expires_at > now && !entry.used);
-        issued.insert(
-            token.clone(),
-            Issued {
-                scope,
-                approval_id: approval_id.to_owned(),
-                expires_at,
-                used: false,
-            },
-        );
+        issued.insert(token.clone(), Issued { scope, approval_id: approval_id.to_owned(), expires_at, used: false });
         Some((token, expires_at))
     }
 
@@ -107,30 +88,20 @@ impl ConfirmationTokens {
             return Err(AqlError::token_expired(token));
         }
         if entry.scope.session_id != scope.session_id || entry.scope.agent != scope.agent {
-            return Err(AqlError::token_invalid(
-                token,
-                "it was issued to another session or agent",
-            ));
+            return Err(AqlError::token_invalid(token, "it was issued to another session or agent"));
         }
         if entry.scope.source != scope.source || entry.scope.operation != scope.operation {
-            return Err(AqlError::token_scope_mismatch(
-                token,
-                &format!("operation '{}'", entry.scope.operation),
-            ));
+            return Err(AqlError::token_scope_mismatch(token, &format!("operation '{}'", entry.scope.operation)));
         }
         if entry.scope.params_hash != scope.params_hash {
-            return Err(AqlError::token_scope_mismatch(
-                token,
-                "different parameters",
-            ));
+            return Err(AqlError::token_scope_mismatch(token, "different parameters"));
         }
         Ok(entry.approval_id.clone())
     }
 
     /// Revokes every token issued in `session` (it ended).
     pub fn revoke_session(&self, session: &str) {
-        self.lock()
-            .retain(|_, entry| entry.scope.session_id != session);
+        self.lock().retain(|_, entry| entry.scope.session_id != session);
     }
 
     /// Revokes every token (the process is exiting).
@@ -156,62 +127,28 @@ mod tests {
         let tokens = ConfirmationTokens::default();
         let scope = Scope::new("fs__write_file", r#"{"path":"a"}"#, "fs", "s1", "agent");
         let (token, expires_at) = tokens.issue(scope.clone(), "approval-1", 1_000).unwrap();
-        assert!(
-            token.starts_with("conf_") && token.len() == 5 + 32,
-            "{token}"
-        );
+        assert!(token.starts_with("conf_") && token.len() == 5 + 32, "{token}");
         assert_eq!(expires_at, 1_000 + TOKEN_TTL_MS);
         assert_eq!(tokens.check(&token, &scope, 2_000).unwrap(), "approval-1");
 
         let other_params = Scope::new("fs__write_file", r#"{"path":"b"}"#, "fs", "s1", "agent");
-        assert_eq!(
-            tokens.check(&token, &other_params, 2_000).unwrap_err().code,
-            ErrorCode::TokenScopeMismatch
-        );
+        assert_eq!(tokens.check(&token, &other_params, 2_000).unwrap_err().code, ErrorCode::TokenScopeMismatch);
         let other_op = Scope::new("fs__move_file", r#"{"path":"a"}"#, "fs", "s1", "agent");
-        assert_eq!(
-            tokens.check(&token, &other_op, 2_000).unwrap_err().code,
-            ErrorCode::TokenScopeMismatch
-        );
+        assert_eq!(tokens.check(&token, &other_op, 2_000).unwrap_err().code, ErrorCode::TokenScopeMismatch);
         let other_source = Scope::new("fs__write_file", r#"{"path":"a"}"#, "gh", "s1", "agent");
-        assert_eq!(
-            tokens.check(&token, &other_source, 2_000).unwrap_err().code,
-            ErrorCode::TokenScopeMismatch
-        );
+        assert_eq!(tokens.check(&token, &other_source, 2_000).unwrap_err().code, ErrorCode::TokenScopeMismatch);
         let other_session = Scope::new("fs__write_file", r#"{"path":"a"}"#, "fs", "s2", "agent");
-        assert_eq!(
-            tokens
-                .check(&token, &other_session, 2_000)
-                .unwrap_err()
-                .code,
-            ErrorCode::TokenInvalid
-        );
+        assert_eq!(tokens.check(&token, &other_session, 2_000).unwrap_err().code, ErrorCode::TokenInvalid);
         let other_agent = Scope::new("fs__write_file", r#"{"path":"a"}"#, "fs", "s1", "other");
-        assert_eq!(
-            tokens.check(&token, &other_agent, 2_000).unwrap_err().code,
-            ErrorCode::TokenInvalid
-        );
+        assert_eq!(tokens.check(&token, &other_agent, 2_000).unwrap_err().code, ErrorCode::TokenInvalid);
 
-        assert_eq!(
-            tokens.check(&token, &scope, expires_at).unwrap_err().code,
-            ErrorCode::TokenExpired
-        );
-        assert_eq!(
-            tokens.check("conf_nope", &scope, 2_000).unwrap_err().code,
-            ErrorCode::TokenInvalid
-        );
+        assert_eq!(tokens.check(&token, &scope, expires_at).unwrap_err().code, ErrorCode::TokenExpired);
+        assert_eq!(tokens.check("conf_nope", &scope, 2_000).unwrap_err().code, ErrorCode::TokenInvalid);
         tokens.spend(&token);
-        assert_eq!(
-            tokens.check(&token, &scope, 2_000).unwrap_err().code,
-            ErrorCode::TokenAlreadyUsed
-        );
+        assert_eq!(tokens.check(&token, &scope, 2_000).unwrap_err().code, ErrorCode::TokenAlreadyUsed);
         let (second, _) = tokens.issue(scope.clone(), "approval-2", 1_000).unwrap();
         assert_ne!(second, token);
         tokens.revoke_session("s1");
-        assert_eq!(
-            tokens.check(&second, &scope, 2_000).unwrap_err().code,
-            ErrorCode::TokenInvalid,
-            "revoked with its session"
-        );
+        assert_eq!(tokens.check(&second, &scope, 2_000).unwrap_err().code, ErrorCode::TokenInvalid, "revoked with its session");
     }
 }

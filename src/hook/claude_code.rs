@@ -74,27 +74,12 @@ pub fn action_text(call: &PreToolUse) -> String {
         "Read" => format!("read_file {}", text(input, "file_path")),
         "WebFetch" => text(input, "url").to_owned(),
         "WebSearch" => format!("web_search {}", text(input, "query")),
-        "Grep" => format!(
-            "search_files {} {}",
-            text(input, "pattern"),
-            text(input, "path")
-        )
-        .trim_end()
-        .to_owned(),
-        "Glob" => format!(
-            "list_files {} {}",
-            text(input, "pattern"),
-            text(input, "path")
-        )
-        .trim_end()
-        .to_owned(),
+        "Grep" => format!("search_files {} {}", text(input, "pattern"), text(input, "path")).trim_end().to_owned(),
+        "Glob" => format!("list_files {} {}", text(input, "pattern"), text(input, "path")).trim_end().to_owned(),
         "LS" => format!("list_files {}", text(input, "path")),
         name => {
             let arguments = canonical(&redact_arguments(input));
-            match name
-                .strip_prefix("mcp__")
-                .and_then(|rest| rest.split_once("__"))
-            {
+            match name.strip_prefix("mcp__").and_then(|rest| rest.split_once("__")) {
                 Some((server, tool)) => format!("{server}__{tool} {arguments}"),
                 None => format!("{name} {arguments}"),
             }
@@ -109,21 +94,12 @@ pub fn file_write(call: &PreToolUse) -> Option<FileWrite> {
     let edit = |edit: &Value| Replace {
         old: text(edit, "old_string").to_owned(),
         new: text(edit, "new_string").to_owned(),
-        all: edit
-            .get("replace_all")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
+        all: edit.get("replace_all").and_then(Value::as_bool).unwrap_or(false),
     };
     let change = match call.tool_name.as_str() {
         "Write" => Change::Whole(text(input, "content").to_owned()),
         "Edit" => Change::Edits(vec![edit(input)]),
-        "MultiEdit" => Change::Edits(
-            input
-                .get("edits")
-                .and_then(Value::as_array)
-                .map(|edits| edits.iter().map(edit).collect())
-                .unwrap_or_default(),
-        ),
+        "MultiEdit" => Change::Edits(input.get("edits").and_then(Value::as_array).map(|edits| edits.iter().map(edit).collect()).unwrap_or_default()),
         _ => return None,
     };
     (!path.is_empty()).then_some(FileWrite { path, change })
@@ -160,63 +136,22 @@ mod tests {
     use super::*;
 
     fn call(tool: &str, input: Value) -> PreToolUse {
-        PreToolUse {
-            tool_name: tool.into(),
-            tool_input: input,
-            session_id: "s".into(),
-            cwd: None,
-        }
+        PreToolUse { tool_name: tool.into(), tool_input: input, session_id: "s".into(), cwd: None }
     }
 
     /// One row per tool: the payload's tool and input, and the action text.
     #[test]
     fn each_tool_becomes_the_action_an_agent_would_report() {
         let rows = [
-            (
-                "Bash",
-                json!({"command": "sudo rm -rf /", "description": "x"}),
-                "sudo rm -rf /",
-            ),
-            (
-                "Write",
-                json!({"file_path": "/repo/a.rs", "content": "..."}),
-                "write_file /repo/a.rs",
-            ),
-            (
-                "Edit",
-                json!({"file_path": "/repo/a.rs", "old_string": "a", "new_string": "b"}),
-                "write_file /repo/a.rs",
-            ),
-            (
-                "MultiEdit",
-                json!({"file_path": "/repo/b.rs", "edits": []}),
-                "write_file /repo/b.rs",
-            ),
-            (
-                "Read",
-                json!({"file_path": "/home/u/.ssh/id_rsa"}),
-                "read_file /home/u/.ssh/id_rsa",
-            ),
-            (
-                "WebFetch",
-                json!({"url": "https://example.com", "prompt": "p"}),
-                "https://example.com",
-            ),
-            (
-                "mcp__github__create_issue",
-                json!({"title": "t", "repo": "r"}),
-                r#"github__create_issue {"repo":"r","title":"t"}"#,
-            ),
-            (
-                "Grep",
-                json!({"pattern": "TODO", "path": "src"}),
-                "search_files TODO src",
-            ),
-            (
-                "TodoWrite",
-                json!({"todos": []}),
-                r#"TodoWrite {"todos":[]}"#,
-            ),
+            ("Bash", json!({"command": "sudo rm -rf /", "description": "x"}), "sudo rm -rf /"),
+            ("Write", json!({"file_path": "/repo/a.rs", "content": "..."}), "write_file /repo/a.rs"),
+            ("Edit", json!({"file_path": "/repo/a.rs", "old_string": "a", "new_string": "b"}), "write_file /repo/a.rs"),
+            ("MultiEdit", json!({"file_path": "/repo/b.rs", "edits": []}), "write_file /repo/b.rs"),
+            ("Read", json!({"file_path": "/home/u/.ssh/id_rsa"}), "read_file /home/u/.ssh/id_rsa"),
+            ("WebFetch", json!({"url": "https://example.com", "prompt": "p"}), "https://example.com"),
+            ("mcp__github__create_issue", json!({"title": "t", "repo": "r"}), r#"github__create_issue {"repo":"r","title":"t"}"#),
+            ("Grep", json!({"pattern": "TODO", "path": "src"}), "search_files TODO src"),
+            ("TodoWrite", json!({"todos": []}), r#"TodoWrite {"todos":[]}"#),
         ];
         for (tool, input, expected) in rows {
             assert_eq!(action_text(&call(tool, input)), expected, "{tool}");
@@ -225,57 +160,25 @@ mod tests {
 
     #[test]
     fn writes_and_edits_give_the_change_they_make() {
-        let write = file_write(&call(
-            "Write",
-            json!({"file_path": "Makefile", "content": "all:\n\tmake"}),
-        ))
-        .unwrap();
-        assert_eq!(
-            write,
-            FileWrite {
-                path: "Makefile".into(),
-                change: Change::Whole("all:\n\tmake".into())
-            }
-        );
-        let edits = file_write(&call("MultiEdit", json!({"file_path": "a.sh", "edits": [{"old_string": "a", "new_string": "b", "replace_all": true}]}))).unwrap();
-        assert_eq!(
-            edits.change,
-            Change::Edits(vec![Replace {
-                old: "a".into(),
-                new: "b".into(),
-                all: true
-            }])
-        );
-        assert_eq!(
-            file_write(&call("Read", json!({"file_path": "a.sh"}))),
-            None
-        );
+        let write = file_write(&call("Write", json!({"file_path": "Makefile", "content": "all:\n\tmake"}))).unwrap();
+        assert_eq!(write, FileWrite { path: "Makefile".into(), change: Change::Whole("all:\n\tmake".into()) });
+        let edits =
+            file_write(&call("MultiEdit", json!({"file_path": "a.sh", "edits": [{"old_string": "a", "new_string": "b", "replace_all": true}]})))
+                .unwrap();
+        assert_eq!(edits.change, Change::Edits(vec![Replace { old: "a".into(), new: "b".into(), all: true }]));
+        assert_eq!(file_write(&call("Read", json!({"file_path": "a.sh"}))), None);
         assert_eq!(file_write(&call("Write", json!({"content": "x"}))), None);
     }
 
     #[test]
     fn continue_defers_and_only_a_human_allows() {
-        assert_eq!(
-            output(&GateDecision::Continue { factors: vec![] }),
-            json!({})
-        );
-        let allowed = output(&GateDecision::HumanApproved(
-            crate::gate::HumanApproval::for_tests(),
-        ));
+        assert_eq!(output(&GateDecision::Continue { factors: vec![] }), json!({}));
+        let allowed = output(&GateDecision::HumanApproved(crate::gate::HumanApproval::for_tests()));
         assert_eq!(allowed["hookSpecificOutput"]["permissionDecision"], "allow");
-        let denied = output(&GateDecision::Deny {
-            reason: "no".into(),
-            factors: vec![],
-        });
+        let denied = output(&GateDecision::Deny { reason: "no".into(), factors: vec![] });
         assert_eq!(denied["hookSpecificOutput"]["permissionDecision"], "deny");
         assert_eq!(denied["hookSpecificOutput"]["hookEventName"], "PreToolUse");
-        assert!(matches!(
-            parse(b"not json"),
-            Err(PayloadError::NotPreToolUse(_))
-        ));
-        assert!(matches!(
-            parse(&vec![b' '; MAX_PAYLOAD_BYTES + 1]),
-            Err(PayloadError::TooLarge)
-        ));
+        assert!(matches!(parse(b"not json"), Err(PayloadError::NotPreToolUse(_))));
+        assert!(matches!(parse(&vec![b' '; MAX_PAYLOAD_BYTES + 1]), Err(PayloadError::TooLarge)));
     }
 }

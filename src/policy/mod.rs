@@ -200,17 +200,11 @@ impl PolicySource {
     /// Reads a file, refusing one that group or others can write.
     pub fn read(path: &Path) -> Result<Self, Diagnostic> {
         refuse_unsafe_permissions(path)?;
-        SourceFile::read(path).map(|file| Self {
-            path: file.path,
-            text: file.text,
-        })
+        SourceFile::read(path).map(|file| Self { path: file.path, text: file.text })
     }
 
     pub fn embedded_default() -> Self {
-        Self {
-            path: PathBuf::from(EMBEDDED_DEFAULT_NAME),
-            text: EMBEDDED_DEFAULT.to_owned(),
-        }
+        Self { path: PathBuf::from(EMBEDDED_DEFAULT_NAME), text: EMBEDDED_DEFAULT.to_owned() }
     }
 }
 
@@ -334,9 +328,7 @@ impl CompiledPolicy {
         let hits = prepared.matches();
         let mut matches = Matches::default();
         for (index, (rule, hit)) in self.rules.iter().zip(hits).enumerate() {
-            let Some(subject) = hit.filter(|_| self.applies(rule, settings)) else {
-                continue;
-            };
+            let Some(subject) = hit.filter(|_| self.applies(rule, settings)) else { continue };
             match rule.action {
                 RuleAction::Deny => matches.deny.push(index),
                 RuleAction::RequiresApproval => matches.requires_approval.push(index),
@@ -345,23 +337,13 @@ impl CompiledPolicy {
             }
             matches.subjects.insert(index, subject);
         }
-        matches.needs_a_human = analysis
-            .facts
-            .iter()
-            .filter(|(fact, _)| fact.needs_a_human())
-            .cloned()
-            .collect();
+        matches.needs_a_human = analysis.facts.iter().filter(|(fact, _)| fact.needs_a_human()).cloned().collect();
         matches.auto_approve = self.auto_approval(&prepared, analysis, settings);
         matches
     }
 
     /// Every command covered by an autoApprove rule, and no fact at all.
-    fn auto_approval(
-        &self,
-        prepared: &pattern::Prepared<'_>,
-        analysis: &Analysis,
-        settings: &AgentSettings,
-    ) -> Option<Vec<usize>> {
+    fn auto_approval(&self, prepared: &pattern::Prepared<'_>, analysis: &Analysis, settings: &AgentSettings) -> Option<Vec<usize>> {
         if analysis.commands.is_empty() || !analysis.facts.is_empty() {
             return None;
         }
@@ -369,9 +351,7 @@ impl CompiledPolicy {
             let rule = &self.rules[index];
             rule.action == RuleAction::AutoApprove && self.applies(rule, settings)
         };
-        (0..analysis.commands.len())
-            .map(|command| prepared.covering(command, is_auto))
-            .collect()
+        (0..analysis.commands.len()).map(|command| prepared.covering(command, is_auto)).collect()
     }
 }
 
@@ -391,14 +371,10 @@ impl Builder {
         let name: Arc<str> = file
             .path
             .file_name()
-            .map_or_else(
-                || file.path.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            )
+            .map_or_else(|| file.path.display().to_string(), |n| n.to_string_lossy().into_owned())
             .into();
         if let Some(defaults) = raw.defaults {
-            let (steps, tolerance) =
-                self.add_section(file, &name, &defaults, Scope::Defaults, errors);
+            let (steps, tolerance) = self.add_section(file, &name, &defaults, Scope::Defaults, errors);
             self.max_steps = match (self.max_steps, steps) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
@@ -410,22 +386,15 @@ impl Builder {
         }
         for (pattern, section) in &raw.agents {
             let Some(glob) = agent_glob(pattern) else {
-                errors.push(file.at(
-                    section.span(),
-                    format!("agents.\"{pattern}\": not a valid agent glob"),
-                ));
+                errors.push(file.at(section.span(), format!("agents.\"{pattern}\": not a valid agent glob")));
                 continue;
             };
             if self.agent_sections.len() == MAX_AGENT_SECTIONS {
-                errors.push(file.at(
-                    section.span(),
-                    format!("more than {MAX_AGENT_SECTIONS} agent sections"),
-                ));
+                errors.push(file.at(section.span(), format!("more than {MAX_AGENT_SECTIONS} agent sections")));
                 continue;
             }
             let index = self.agent_sections.len();
-            let (max_steps, tolerance) =
-                self.add_section(file, &name, section.get_ref(), Scope::Agents(index), errors);
+            let (max_steps, tolerance) = self.add_section(file, &name, section.get_ref(), Scope::Agents(index), errors);
             self.agent_sections.push(AgentSection {
                 glob,
                 pattern: pattern.clone(),
@@ -442,37 +411,17 @@ impl Builder {
                 continue;
             }
             if rule.patterns.is_empty() && rule.keywords.is_empty() {
-                errors.push(file.at(
-                    risk.span(),
-                    "a [[risk]] rule needs `match` patterns or `keywords`",
-                ));
+                errors.push(file.at(risk.span(), "a [[risk]] rule needs `match` patterns or `keywords`"));
             }
             if rule.reason.get_ref().trim().is_empty() {
                 errors.push(file.at(rule.reason.span(), "reason must not be empty"));
             }
-            let action = RuleAction::Risk {
-                score: score as u8,
-                reason: rule.reason.get_ref().clone(),
-            };
+            let action = RuleAction::Risk { score: score as u8, reason: rule.reason.get_ref().clone() };
             for pattern in &rule.patterns {
-                self.push(
-                    file,
-                    &name,
-                    action.clone(),
-                    pattern,
-                    PatternKind::Glob,
-                    Scope::Defaults,
-                );
+                self.push(file, &name, action.clone(), pattern, PatternKind::Glob, Scope::Defaults);
             }
             for keyword in &rule.keywords {
-                self.push(
-                    file,
-                    &name,
-                    action.clone(),
-                    keyword,
-                    PatternKind::Keyword,
-                    Scope::Defaults,
-                );
+                self.push(file, &name, action.clone(), keyword, PatternKind::Keyword, Scope::Defaults);
             }
         }
     }
@@ -486,58 +435,30 @@ impl Builder {
         scope: Scope,
         errors: &mut Vec<Diagnostic>,
     ) -> (Option<u32>, Option<RiskTolerance>) {
-        let max_steps =
-            section.max_autonomous_steps.as_ref().and_then(|steps| {
-                match u32::try_from(*steps.get_ref()) {
-                    Ok(n) if n >= 1 => Some(n),
-                    _ => {
-                        errors.push(file.at(
-                            steps.span(),
-                            "maxAutonomousSteps must be a whole number of at least 1",
-                        ));
-                        None
-                    }
+        let max_steps = section.max_autonomous_steps.as_ref().and_then(|steps| {
+            match u32::try_from(*steps.get_ref()) {
+                Ok(n) if n >= 1 => Some(n),
+                _ => {
+                    errors.push(file.at(steps.span(), "maxAutonomousSteps must be a whole number of at least 1"));
+                    None
                 }
-            });
+            }
+        });
         let tolerance = section.risk_tolerance.as_ref().and_then(|t| {
             let parsed = RiskTolerance::parse(t.get_ref());
             if parsed.is_none() {
-                errors.push(file.at(
-                    t.span(),
-                    "riskTolerance must be conservative, moderate or aggressive",
-                ));
+                errors.push(file.at(t.span(), "riskTolerance must be conservative, moderate or aggressive"));
             }
             parsed
         });
         for pattern in &section.deny {
-            self.push(
-                file,
-                name,
-                RuleAction::Deny,
-                pattern,
-                PatternKind::Glob,
-                scope,
-            );
+            self.push(file, name, RuleAction::Deny, pattern, PatternKind::Glob, scope);
         }
         for pattern in &section.requires_approval {
-            self.push(
-                file,
-                name,
-                RuleAction::RequiresApproval,
-                pattern,
-                PatternKind::Glob,
-                scope,
-            );
+            self.push(file, name, RuleAction::RequiresApproval, pattern, PatternKind::Glob, scope);
         }
         for pattern in section.auto_approve.iter().flatten() {
-            self.push(
-                file,
-                name,
-                RuleAction::AutoApprove,
-                pattern,
-                PatternKind::Glob,
-                scope,
-            );
+            self.push(file, name, RuleAction::AutoApprove, pattern, PatternKind::Glob, scope);
         }
         (max_steps, tolerance)
     }
@@ -557,10 +478,7 @@ impl Builder {
             pattern: pattern.get_ref().clone(),
             kind,
             scope,
-            origin: Origin {
-                file: name.clone(),
-                line: at.line,
-            },
+            origin: Origin { file: name.clone(), line: at.line },
         });
         self.locations.push(at);
     }
@@ -568,36 +486,18 @@ impl Builder {
     /// Compiles every rule's pattern into one set; `None` with an error
     /// per bad pattern, at the pattern.
     fn compile_patterns(&self, errors: &mut Vec<Diagnostic>) -> Option<PatternSet> {
-        let located = |index: usize, message: String| Diagnostic {
-            message,
-            ..self.locations[index].clone()
+        let located = |index: usize, message: String| Diagnostic { message, ..self.locations[index].clone() };
+        let patterns = match PatternSet::new(self.rules.iter().map(|r| (r.pattern.as_str(), r.kind))) {
+            Ok(patterns) => patterns,
+            Err(failed) => {
+                errors.extend(failed.into_iter().map(|(index, error)| located(index, format!("invalid pattern '{}': {}", self.rules[index].pattern, error.0))));
+                return None;
+            }
         };
-        let patterns =
-            match PatternSet::new(self.rules.iter().map(|r| (r.pattern.as_str(), r.kind))) {
-                Ok(patterns) => patterns,
-                Err(failed) => {
-                    errors.extend(failed.into_iter().map(|(index, error)| {
-                        located(
-                            index,
-                            format!(
-                                "invalid pattern '{}': {}",
-                                self.rules[index].pattern, error.0
-                            ),
-                        )
-                    }));
-                    return None;
-                }
-            };
         let before = errors.len();
         for (index, rule) in self.rules.iter().enumerate() {
             if rule.action == RuleAction::AutoApprove && !patterns.is_command(index) {
-                errors.push(located(
-                    index,
-                    format!(
-                        "autoApprove takes command patterns only, not '{}'",
-                        rule.pattern
-                    ),
-                ));
+                errors.push(located(index, format!("autoApprove takes command patterns only, not '{}'", rule.pattern)));
             }
         }
         (errors.len() == before).then_some(patterns)
@@ -618,10 +518,7 @@ impl Builder {
             default_tolerance: self.tolerance.unwrap_or(RiskTolerance::Moderate),
             agent_sections: self.agent_sections,
             hash: hex(&hasher.finalize()),
-            sources: sources
-                .iter()
-                .map(|s| s.path.display().to_string())
-                .collect(),
+            sources: sources.iter().map(|s| s.path.display().to_string()).collect(),
         }
     }
 }
@@ -629,11 +526,7 @@ impl Builder {
 /// An `element_name` glob, matched against the whole name,
 /// case-sensitively.
 fn agent_glob(pattern: &str) -> Option<globset::GlobMatcher> {
-    globset::GlobBuilder::new(pattern)
-        .literal_separator(false)
-        .build()
-        .ok()
-        .map(|g| g.compile_matcher())
+    globset::GlobBuilder::new(pattern).literal_separator(false).build().ok().map(|g| g.compile_matcher())
 }
 
 pub fn hex(bytes: &[u8]) -> String {

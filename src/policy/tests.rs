@@ -3,10 +3,7 @@
 use super::*;
 
 fn source(name: &str, text: &str) -> PolicySource {
-    PolicySource {
-        path: PathBuf::from(name),
-        text: text.into(),
-    }
+    PolicySource { path: PathBuf::from(name), text: text.into() }
 }
 
 fn compile(sources: &[(&str, &str)]) -> CompiledPolicy {
@@ -15,10 +12,7 @@ fn compile(sources: &[(&str, &str)]) -> CompiledPolicy {
 }
 
 fn decide(policy: &CompiledPolicy, agent: &str, hint: &str) -> Matches {
-    policy.matches(
-        &crate::analysis::analyze(hint).unwrap(),
-        &policy.settings_for(agent),
-    )
+    policy.matches(&crate::analysis::analyze(hint).unwrap(), &policy.settings_for(agent))
 }
 
 #[test]
@@ -28,35 +22,20 @@ fn the_shipped_policies_compile() {
         let text = std::fs::read_to_string(root.join(name)).unwrap();
         compile(&[(name, &text)]);
     }
-    assert_eq!(
-        compile(&[(EMBEDDED_DEFAULT_NAME, EMBEDDED_DEFAULT)]).default_max_steps(),
-        50
-    );
+    assert_eq!(compile(&[(EMBEDDED_DEFAULT_NAME, EMBEDDED_DEFAULT)]).default_max_steps(), 50);
 }
 
 #[test]
 fn later_files_can_only_tighten_defaults_and_add_rules() {
-    let base =
-        "[defaults]\nmaxAutonomousSteps = 20\nriskTolerance = \"moderate\"\ndeny = [\"a*\"]\n";
-    let looser =
-        "[defaults]\nmaxAutonomousSteps = 90\nriskTolerance = \"aggressive\"\ndeny = [\"b*\"]\n";
+    let base = "[defaults]\nmaxAutonomousSteps = 20\nriskTolerance = \"moderate\"\ndeny = [\"a*\"]\n";
+    let looser = "[defaults]\nmaxAutonomousSteps = 90\nriskTolerance = \"aggressive\"\ndeny = [\"b*\"]\n";
     let policy = compile(&[("base.toml", base), ("looser.toml", looser)]);
     let settings = policy.settings_for("anyone");
-    assert_eq!(
-        (settings.max_steps, settings.tolerance),
-        (20, RiskTolerance::Moderate)
-    );
-    assert_eq!(
-        decide(&policy, "x", "b thing").deny.len(),
-        1,
-        "the later file's rules still add"
-    );
+    assert_eq!((settings.max_steps, settings.tolerance), (20, RiskTolerance::Moderate));
+    assert_eq!(decide(&policy, "x", "b thing").deny.len(), 1, "the later file's rules still add");
     let stricter = "[defaults]\nmaxAutonomousSteps = 5\nriskTolerance = \"conservative\"\n";
     let settings = compile(&[("base.toml", base), ("s.toml", stricter)]).settings_for("anyone");
-    assert_eq!(
-        (settings.max_steps, settings.tolerance),
-        (5, RiskTolerance::Conservative)
-    );
+    assert_eq!((settings.max_steps, settings.tolerance), (5, RiskTolerance::Conservative));
 }
 
 #[test]
@@ -75,39 +54,15 @@ autoApprove = ["kubectl get *"]
 "#;
     let policy = compile(&[("p.toml", text)]);
     let deployer = policy.settings_for("deploy-prod");
-    assert_eq!(
-        (deployer.max_steps, deployer.tolerance),
-        (5, RiskTolerance::Conservative)
-    );
+    assert_eq!((deployer.max_steps, deployer.tolerance), (5, RiskTolerance::Conservative));
     assert_eq!(policy.settings_for("coder").max_steps, 50);
     assert_eq!(policy.sections_for(&deployer), vec!["deploy-*"]);
-    assert!(
-        !decide(&policy, "deploy-prod", "kubectl delete pod x")
-            .deny
-            .is_empty()
-    );
-    assert!(
-        decide(&policy, "coder", "kubectl delete pod x")
-            .deny
-            .is_empty(),
-        "other agents are unaffected"
-    );
-    assert!(
-        !decide(&policy, "deploy-prod", "rm -rf /").deny.is_empty(),
-        "defaults still apply"
-    );
-    assert!(
-        decide(&policy, "deploy-prod", "ls -la")
-            .auto_approve
-            .is_none(),
-        "the section's autoApprove replaced the defaults'"
-    );
+    assert!(!decide(&policy, "deploy-prod", "kubectl delete pod x").deny.is_empty());
+    assert!(decide(&policy, "coder", "kubectl delete pod x").deny.is_empty(), "other agents are unaffected");
+    assert!(!decide(&policy, "deploy-prod", "rm -rf /").deny.is_empty(), "defaults still apply");
+    assert!(decide(&policy, "deploy-prod", "ls -la").auto_approve.is_none(), "the section's autoApprove replaced the defaults'");
     assert!(decide(&policy, "coder", "ls -la").auto_approve.is_some());
-    assert!(
-        decide(&policy, "deploy-prod", "kubectl get pods")
-            .auto_approve
-            .is_some()
-    );
+    assert!(decide(&policy, "deploy-prod", "kubectl get pods").auto_approve.is_some());
 }
 
 #[test]
@@ -129,21 +84,12 @@ reason = ""
 [agents."a"]
 colour = "red"
 "#;
-    let errors = CompiledPolicy::compile(&[source("bad.toml", text)])
-        .err()
-        .expect("errors");
+    let errors = CompiledPolicy::compile(&[source("bad.toml", text)]).err().expect("errors");
     let lines: Vec<usize> = errors.iter().map(|e| e.line).collect();
     for line in [2, 3, 4, 8, 11, 13, 16] {
-        assert!(
-            lines.contains(&line),
-            "no error on line {line}: {errors:#?}"
-        );
+        assert!(lines.contains(&line), "no error on line {line}: {errors:#?}");
     }
-    assert!(
-        errors
-            .iter()
-            .all(|e| e.file == std::path::Path::new("bad.toml"))
-    );
+    assert!(errors.iter().all(|e| e.file == std::path::Path::new("bad.toml")));
 }
 
 #[cfg(unix)]
@@ -153,8 +99,6 @@ fn a_group_writable_policy_file_is_refused() {
     let mut file = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
     file.write_all(b"[defaults]\n").unwrap();
     std::fs::set_permissions(file.path(), std::fs::Permissions::from_mode(0o666)).unwrap();
-    let errors = CompiledPolicy::load(&[file.path().to_path_buf()])
-        .err()
-        .expect("refused");
+    let errors = CompiledPolicy::load(&[file.path().to_path_buf()]).err().expect("refused");
     assert!(errors[0].message.contains("writable by group or others"));
 }

@@ -146,11 +146,7 @@ impl AqlError {
     /// runtime maps an upstream's answers this way). `details` must be a
     /// JSON object; anything else is dropped.
     pub fn new(code: ErrorCode, message: impl Into<String>, details_value: Value) -> Self {
-        Self {
-            code,
-            message: message.into(),
-            details: details(details_value),
-        }
+        Self { code, message: message.into(), details: details(details_value) }
     }
 
     pub fn missing_param(operation: &str, param: &str) -> Self {
@@ -227,9 +223,7 @@ impl AqlError {
             message: format!(
                 "Parameter '{param}' of operation '{operation}' was given twice, as '{first}' and '{second}'; give it once"
             ),
-            details: details(
-                json!({ "param_name": param, "operation": operation, "given_as": [first, second] }),
-            ),
+            details: details(json!({ "param_name": param, "operation": operation, "given_as": [first, second] })),
         }
     }
 
@@ -313,18 +307,14 @@ impl AqlError {
             message: format!(
                 "Agent '{agent}' is hard-blocked ({reason}). A human must complete challenge {verification_id} out of band, or an operator must run `safety-dongle unblock {agent}` at a terminal"
             ),
-            details: details(
-                json!({ "agent": agent, "blocked": true, "verificationId": verification_id }),
-            ),
+            details: details(json!({ "agent": agent, "blocked": true, "verificationId": verification_id })),
         }
     }
 
     pub fn no_active_execution(agent: &str) -> Self {
         Self {
             code: ErrorCode::NotFoundResource,
-            message: format!(
-                "Agent '{agent}' has no running execution; start one with execute_agent"
-            ),
+            message: format!("Agent '{agent}' has no running execution; start one with execute_agent"),
             details: details(json!({ "agent": agent })),
         }
     }
@@ -350,9 +340,7 @@ impl AqlError {
     pub fn token_expired(id: &str) -> Self {
         Self {
             code: ErrorCode::TokenExpired,
-            message: format!(
-                "Challenge or approval '{id}' has expired; a new one is issued on the agent's next call"
-            ),
+            message: format!("Challenge or approval '{id}' has expired; a new one is issued on the agent's next call"),
             details: details(json!({ "id": id })),
         }
     }
@@ -360,9 +348,7 @@ impl AqlError {
     pub fn token_used(id: &str) -> Self {
         Self {
             code: ErrorCode::TokenAlreadyUsed,
-            message: format!(
-                "Challenge or approval '{id}' was already used; each allows one attempt"
-            ),
+            message: format!("Challenge or approval '{id}' was already used; each allows one attempt"),
             details: details(json!({ "id": id })),
         }
     }
@@ -371,9 +357,7 @@ impl AqlError {
     pub fn verification_failed(challenge_id: &str) -> Self {
         Self {
             code: ErrorCode::PermissionDenied,
-            message: format!(
-                "Verification failed for challenge '{challenge_id}'; the challenge is used up"
-            ),
+            message: format!("Verification failed for challenge '{challenge_id}'; the challenge is used up"),
             details: details(json!({ "challenge_id": challenge_id, "verified": false })),
         }
     }
@@ -394,9 +378,7 @@ impl AqlError {
     pub fn session_rate_limited(retry_after_secs: i64) -> Self {
         Self {
             code: ErrorCode::RateLimitExceeded,
-            message: format!(
-                "Too many failed verifications from this session; try again in {retry_after_secs} s"
-            ),
+            message: format!("Too many failed verifications from this session; try again in {retry_after_secs} s"),
             details: details(json!({ "scope": "session", "retry_after_secs": retry_after_secs })),
         }
     }
@@ -404,9 +386,7 @@ impl AqlError {
     pub fn rate_limited(agent: &str, retry_after_secs: i64) -> Self {
         Self {
             code: ErrorCode::RateLimitExceeded,
-            message: format!(
-                "Too many failed verifications for agent '{agent}'; try again in {retry_after_secs} s"
-            ),
+            message: format!("Too many failed verifications for agent '{agent}'; try again in {retry_after_secs} s"),
             details: details(json!({ "agent": agent, "retry_after_secs": retry_after_secs })),
         }
     }
@@ -414,9 +394,7 @@ impl AqlError {
     pub fn confirmation_pending(approval_id: &str) -> Self {
         Self {
             code: ErrorCode::ConfirmationRequired,
-            message: format!(
-                "The human has not answered approval '{approval_id}' yet; ask again (confirm_operation, or the gated call repeated with its confirmation token)"
-            ),
+            message: format!("The human has not answered approval '{approval_id}' yet; ask again (confirm_operation, or the gated call repeated with its confirmation token)"),
             details: details(json!({ "approval_id": approval_id })),
         }
     }
@@ -431,14 +409,7 @@ impl AqlError {
 
     /// A proxied call the gate sent to a human: retry it with the token
     /// once the human approved (`confirmation-tokens.md`).
-    pub fn confirmation_required(
-        operation: &str,
-        danger_level: &str,
-        reason: &str,
-        token: &str,
-        approval_id: &str,
-        expires_at: &str,
-    ) -> Self {
+    pub fn confirmation_required(operation: &str, danger_level: &str, reason: &str, token: &str, approval_id: &str, expires_at: &str) -> Self {
         Self {
             code: ErrorCode::ConfirmationRequired,
             message: format!(
@@ -459,31 +430,18 @@ impl AqlError {
     pub fn refused_by_policy(operation: &str, reason: &str, factors: &[String]) -> Self {
         Self {
             code: ErrorCode::PermissionDenied,
-            message: format!(
-                "Permission denied: '{operation}' was refused by the safety policy: {reason}"
-            ),
-            details: details(
-                json!({ "operation": operation, "reason": reason, "factors": factors }),
-            ),
+            message: format!("Permission denied: '{operation}' was refused by the safety policy: {reason}"),
+            details: details(json!({ "operation": operation, "reason": reason, "factors": factors })),
         }
     }
 
     /// An adapter operation whose danger level its trust level does not
     /// allow (`danger-levels.md` 4.4).
-    pub fn danger_level_denied(
-        operation: &str,
-        danger_level: &str,
-        trust: &str,
-        minimum: &str,
-    ) -> Self {
+    pub fn danger_level_denied(operation: &str, danger_level: &str, trust: &str, minimum: &str) -> Self {
         Self {
             code: ErrorCode::PermissionDangerLevelDenied,
-            message: format!(
-                "Operation '{operation}' (danger: {danger_level}) denied for adapter trust level '{trust}'; it needs at least '{minimum}'"
-            ),
-            details: details(
-                json!({ "operation": operation, "danger_level": danger_level, "adapter_trust": trust, "minimum_trust_required": minimum }),
-            ),
+            message: format!("Operation '{operation}' (danger: {danger_level}) denied for adapter trust level '{trust}'; it needs at least '{minimum}'"),
+            details: details(json!({ "operation": operation, "danger_level": danger_level, "adapter_trust": trust, "minimum_trust_required": minimum })),
         }
     }
 
@@ -507,12 +465,8 @@ impl AqlError {
     pub fn downstream_timeout(server: &str, tool: &str, timeout_secs: u64) -> Self {
         Self {
             code: ErrorCode::TransportTimeout,
-            message: format!(
-                "Downstream server '{server}' did not answer '{tool}' within {timeout_secs} s; the call was cancelled"
-            ),
-            details: details(
-                json!({ "server": server, "tool": tool, "timeout_secs": timeout_secs }),
-            ),
+            message: format!("Downstream server '{server}' did not answer '{tool}' within {timeout_secs} s; the call was cancelled"),
+            details: details(json!({ "server": server, "tool": tool, "timeout_secs": timeout_secs })),
         }
     }
 
@@ -521,9 +475,7 @@ impl AqlError {
     pub fn tool_failed(server: &str, tool: &str, summary: &str, result: Value) -> Self {
         Self {
             code: ErrorCode::ToolExecutionFailed,
-            message: format!(
-                "Tool '{tool}' of downstream server '{server}' reported an error: {summary}"
-            ),
+            message: format!("Tool '{tool}' of downstream server '{server}' reported an error: {summary}"),
             details: details(json!({ "server": server, "tool": tool, "result": result })),
         }
     }
@@ -532,10 +484,7 @@ impl AqlError {
     pub fn schema_violation(operation: &str, problems: &[String]) -> Self {
         Self {
             code: ErrorCode::ValidationInvalidValue,
-            message: format!(
-                "Invalid parameters for '{operation}': {}",
-                problems.join("; ")
-            ),
+            message: format!("Invalid parameters for '{operation}': {}", problems.join("; ")),
             details: details(json!({ "operation": operation, "problems": problems })),
         }
     }

@@ -24,20 +24,11 @@ impl Default for Introspect {
             spec: OperationSpec {
                 name: "introspect".into(),
                 category: Category::Read,
-                description: "Discover operations and types: list them, or detail one by name"
-                    .into(),
+                description: "Discover operations and types: list them, or detail one by name".into(),
                 params: vec![
-                    ParamSpec::required(
-                        "query",
-                        ParamType::String,
-                        "What to list: operations or types",
-                    )
-                    .one_of(&["operations", "types"]),
-                    ParamSpec::optional(
-                        "name",
-                        ParamType::String,
-                        "One operation or type to detail",
-                    ),
+                    ParamSpec::required("query", ParamType::String, "What to list: operations or types")
+                        .one_of(&["operations", "types"]),
+                    ParamSpec::optional("name", ParamType::String, "One operation or type to detail"),
                 ],
                 returns: ReturnType {
                     name: "IntrospectionResult",
@@ -45,10 +36,7 @@ impl Default for Introspect {
                     description: "Lists, or one item's details (null when unknown)",
                 },
                 examples: vec![
-                    (
-                        "List every operation".into(),
-                        json!({ "query": "operations" }),
-                    ),
+                    ("List every operation".into(), json!({ "query": "operations" })),
                     (
                         "Detail one operation".into(),
                         json!({ "query": "operations", "name": "introspect" }),
@@ -65,12 +53,7 @@ impl Operation for Introspect {
         &self.spec
     }
 
-    fn invoke<'a>(
-        &'a self,
-        router: &'a Router,
-        call: &'a CallContext,
-        params: Params,
-    ) -> OperationFuture<'a> {
+    fn invoke<'a>(&'a self, router: &'a Router, call: &'a CallContext, params: Params) -> OperationFuture<'a> {
         let data = match (params.str("query"), params.str("name")) {
             (Some("types"), None) => list_types(router),
             (Some("types"), Some(name)) => type_details(router, name),

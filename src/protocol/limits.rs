@@ -153,16 +153,9 @@ mod tests {
 
     #[test]
     fn arrays_count_as_levels() {
-        let limits = Limits {
-            max_nesting_depth: 3,
-            ..Limits::default()
-        };
+        let limits = Limits { max_nesting_depth: 3, ..Limits::default() };
         assert!(limits.check_arguments(&args(json!({"a": [[1]]}))).is_ok());
-        assert!(
-            limits
-                .check_arguments(&args(json!({"a": [[[1]]]})))
-                .is_err()
-        );
+        assert!(limits.check_arguments(&args(json!({"a": [[[1]]]}))).is_err());
     }
 
     #[test]

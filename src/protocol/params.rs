@@ -135,11 +135,7 @@ impl ParamSpec {
         info.insert("required".into(), self.required.into());
         let description = match self.aliases.as_slice() {
             [] => self.description.clone(),
-            aliases => format!(
-                "{} (also accepted as {})",
-                self.description,
-                aliases.join(", ")
-            ),
+            aliases => format!("{} (also accepted as {})", self.description, aliases.join(", ")),
         };
         info.insert("description".into(), description.into());
         if let Some(default) = &self.default {

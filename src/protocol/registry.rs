@@ -150,19 +150,11 @@ impl Warnings {
     pub fn push(&self, code: &str, message: impl Into<String>, details: Value) {
         let warning = json!({ "code": code, "message": message.into(), "details": details });
         // A poisoned list still holds whole warnings: each push is one call.
-        self.0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .push(warning);
+        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(warning);
     }
 
     pub fn take(&self) -> Vec<Value> {
-        std::mem::take(
-            &mut *self
-                .0
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner()),
-        )
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
     }
 }
 
@@ -189,14 +181,7 @@ impl CallContext {
     /// A context for `session_id` with no client name, no progress
     /// reporting, a cancellation nobody triggers and no warnings yet.
     pub fn new(session_id: impl Into<String>) -> Self {
-        Self {
-            session_id: session_id.into(),
-            client: None,
-            progress: None,
-            cancelled: CancellationToken::new(),
-            warnings: Warnings::default(),
-            working_folder: WorkingFolder::Project,
-        }
+        Self { session_id: session_id.into(), client: None, progress: None, cancelled: CancellationToken::new(), warnings: Warnings::default(), working_folder: WorkingFolder::Project }
     }
 }
 
@@ -214,12 +199,7 @@ impl fmt::Debug for CallContext {
 /// against its spec, with defaults applied.
 pub trait Operation: Send + Sync {
     fn spec(&self) -> &OperationSpec;
-    fn invoke<'a>(
-        &'a self,
-        router: &'a Router,
-        call: &'a CallContext,
-        params: Params,
-    ) -> OperationFuture<'a>;
+    fn invoke<'a>(&'a self, router: &'a Router, call: &'a CallContext, params: Params) -> OperationFuture<'a>;
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -233,10 +213,7 @@ impl fmt::Display for RegistryError {
         match self {
             Self::Duplicate(name) => write!(f, "operation '{name}' is registered twice"),
             Self::BadName(name) => {
-                write!(
-                    f,
-                    "operation name '{name}' does not match ^[a-z][a-z0-9_]*$"
-                )
+                write!(f, "operation name '{name}' does not match ^[a-z][a-z0-9_]*$")
             }
         }
     }
@@ -299,8 +276,7 @@ impl Registry {
 
     /// Removes every operation that came from `source`.
     pub fn remove_source(&mut self, source: &str) {
-        self.operations
-            .retain(|_, op| op.spec().source.as_deref() != Some(source));
+        self.operations.retain(|_, op| op.spec().source.as_deref() != Some(source));
     }
 
     /// Names of the operations in one category, or all when `None`.
@@ -328,26 +304,18 @@ pub struct OperationIndex {
 
 impl OperationIndex {
     pub fn new(registry: Registry) -> Self {
-        Self {
-            current: RwLock::new(Arc::new(registry)),
-        }
+        Self { current: RwLock::new(Arc::new(registry)) }
     }
 
     pub fn snapshot(&self) -> Arc<Registry> {
         // A poisoned lock still holds a whole registry: replacement is one
         // pointer store.
-        self.current
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clone()
+        self.current.read().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
     }
 
     /// Applies `change` to a copy of the current registry and installs it.
     pub fn update(&self, change: impl FnOnce(&mut Registry)) {
-        let mut current = self
-            .current
-            .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut current = self.current.write().unwrap_or_else(|poisoned| poisoned.into_inner());
         let mut next = Registry::clone(&current);
         change(&mut next);
         *current = Arc::new(next);

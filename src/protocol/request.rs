@@ -55,31 +55,16 @@ fn supplied_value<'a>(
     match (found.next(), found.next()) {
         (Some((_, value)), None) => Ok(Some(value)),
         (None, _) => Ok(None),
-        (Some((first, _)), Some((second, _))) => Err(AqlError::duplicate_param(
-            &spec.name,
-            &param.name,
-            first,
-            second,
-        )),
+        (Some((first, _)), Some((second, _))) => Err(AqlError::duplicate_param(&spec.name, &param.name, first, second)),
     }
 }
 
 /// Resolves and validates the parameters of `spec` from a request.
-pub fn resolve_params(
-    spec: &OperationSpec,
-    arguments: &Map<String, Value>,
-) -> Result<Params, AqlError> {
+pub fn resolve_params(spec: &OperationSpec, arguments: &Map<String, Value>) -> Result<Params, AqlError> {
     let nested = match arguments.get("params") {
         None | Some(Value::Null) => None,
         Some(Value::Object(map)) => Some(map),
-        Some(other) => {
-            return Err(AqlError::invalid_type(
-                Some(&spec.name),
-                "params",
-                "object",
-                other,
-            ));
-        }
+        Some(other) => return Err(AqlError::invalid_type(Some(&spec.name), "params", "object", other)),
     };
     let top_level = arguments
         .iter()
@@ -99,8 +84,8 @@ pub fn resolve_params(
 
     let mut resolved = Map::new();
     for param in &spec.params {
-        let value =
-            supplied_value(spec, param, nested)?.or(supplied_value(spec, param, Some(arguments))?);
+        let value = supplied_value(spec, param, nested)?
+            .or(supplied_value(spec, param, Some(arguments))?);
         match (value, &param.default) {
             (Some(value), _) => {
                 param.check(&spec.name, value)?;
@@ -139,11 +124,7 @@ mod tests {
                 ParamSpec::optional("limit", ParamType::Integer, "limit").with_default(json!(10)),
                 ParamSpec::optional("order", ParamType::String, "order").one_of(&["asc", "desc"]),
             ],
-            returns: ReturnType {
-                name: "Thing",
-                kind: "object",
-                description: "",
-            },
+            returns: ReturnType { name: "Thing", kind: "object", description: "" },
             examples: vec![],
             source: None,
         }
@@ -158,9 +139,7 @@ mod tests {
 
     #[test]
     fn nested_params_win_over_top_level() {
-        let params =
-            resolve(json!({"operation": "get_thing", "id": "top", "params": {"id": "nested"}}))
-                .unwrap();
+        let params = resolve(json!({"operation": "get_thing", "id": "top", "params": {"id": "nested"}})).unwrap();
         assert_eq!(params.str("id"), Some("nested"));
         let params = resolve(json!({"operation": "get_thing", "id": "top"})).unwrap();
         assert_eq!(params.str("id"), Some("top"));
@@ -188,25 +167,11 @@ mod tests {
     #[test]
     fn aliases_are_accepted_but_not_twice() {
         let mut spec = spec();
-        spec.params.push(
-            ParamSpec::optional("next_action_hint", ParamType::String, "hint")
-                .alias("nextActionHint"),
-        );
-        let map = |v: Value| match v {
-            Value::Object(m) => m,
-            _ => panic!(),
-        };
-        let params = resolve_params(
-            &spec,
-            &map(json!({"params": {"id": "a", "nextActionHint": "ls"}})),
-        )
-        .unwrap();
+        spec.params.push(ParamSpec::optional("next_action_hint", ParamType::String, "hint").alias("nextActionHint"));
+        let map = |v: Value| match v { Value::Object(m) => m, _ => panic!() };
+        let params = resolve_params(&spec, &map(json!({"params": {"id": "a", "nextActionHint": "ls"}}))).unwrap();
         assert_eq!(params.str("next_action_hint"), Some("ls"));
-        let err = resolve_params(
-            &spec,
-            &map(json!({"params": {"id": "a", "nextActionHint": "ls", "next_action_hint": "rm"}})),
-        )
-        .unwrap_err();
+        let err = resolve_params(&spec, &map(json!({"params": {"id": "a", "nextActionHint": "ls", "next_action_hint": "rm"}}))).unwrap_err();
         assert_eq!(err.code, ErrorCode::ValidationInvalidValue);
     }
 

@@ -15,9 +15,7 @@ use serde_json::{Map, Value};
 use super::{
     error::AqlError,
     limits::Limits,
-    registry::{
-        CallContext, OperationIndex, OperationResult, OperationSource, Registry, SessionEnds,
-    },
+    registry::{CallContext, OperationIndex, OperationResult, OperationSource, Registry, SessionEnds},
     request::{operation_name, resolve_params},
     surface::{Endpoint, EndpointMode},
 };
@@ -42,14 +40,7 @@ impl Router {
         limits: Limits,
         capabilities: Map<String, Value>,
     ) -> Self {
-        Self {
-            index: Arc::new(OperationIndex::new(registry)),
-            sources: Vec::new(),
-            mode,
-            limits,
-            capabilities,
-            session_ends: Vec::new(),
-        }
+        Self { index: Arc::new(OperationIndex::new(registry)), sources: Vec::new(), mode, limits, capabilities, session_ends: Vec::new() }
     }
 
     /// A router that tells `holder` when a session ends.
@@ -68,11 +59,7 @@ impl Router {
     }
 
     /// A router over a shared index that `sources` add operations to.
-    pub fn with_sources(
-        mut self,
-        index: Arc<OperationIndex>,
-        sources: Vec<Arc<dyn OperationSource>>,
-    ) -> Self {
+    pub fn with_sources(mut self, index: Arc<OperationIndex>, sources: Vec<Arc<dyn OperationSource>>) -> Self {
         self.index = index;
         self.sources = sources;
         self
@@ -124,11 +111,7 @@ impl Router {
         let spec = operation.spec();
         if !endpoint.accepts(spec.category) {
             let expected = self.mode.home_endpoint(spec.category).tool_name();
-            return Err(AqlError::endpoint_mismatch(
-                name,
-                expected,
-                endpoint.tool_name(),
-            ));
+            return Err(AqlError::endpoint_mismatch(name, expected, endpoint.tool_name()));
         }
         let params = resolve_params(spec, arguments)?;
         operation.invoke(self, call, params).await

@@ -35,13 +35,7 @@ pub enum Status {
 }
 
 impl Status {
-    pub const ALL: [Status; 5] = [
-        Self::Pending,
-        Self::Running,
-        Self::Completed,
-        Self::Failed,
-        Self::Cancelled,
-    ];
+    pub const ALL: [Status; 5] = [Self::Pending, Self::Running, Self::Completed, Self::Failed, Self::Cancelled];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -76,10 +70,7 @@ impl<S> Execution<S> {
 
     fn to<T>(mut self, status: Status) -> Execution<T> {
         self.row.status = status.name().to_owned();
-        Execution {
-            row: self.row,
-            state: PhantomData,
-        }
+        Execution { row: self.row, state: PhantomData }
     }
 
     fn finish<T>(mut self, status: Status, at: i64, summary: Option<String>) -> Execution<T> {
@@ -174,12 +165,7 @@ pub struct LifecycleError {
 
 impl fmt::Display for LifecycleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "an execution that is {} cannot be {}",
-            self.from.name(),
-            self.wanted
-        )
+        write!(f, "an execution that is {} cannot be {}", self.from.name(), self.wanted)
     }
 }
 
@@ -195,14 +181,9 @@ pub enum AnyExecution {
 
 impl AnyExecution {
     pub fn from_row(row: ExecutionRow) -> Result<Self, StoreError> {
-        let status = Status::parse(&row.status).ok_or(StoreError::Inconsistent(
-            "an execution has an unknown status",
-        ))?;
+        let status = Status::parse(&row.status).ok_or(StoreError::Inconsistent("an execution has an unknown status"))?;
         fn execution<S>(row: ExecutionRow) -> Execution<S> {
-            Execution {
-                row,
-                state: PhantomData,
-            }
+            Execution { row, state: PhantomData }
         }
         Ok(match status {
             Status::Pending => Self::Pending(execution(row)),
@@ -237,26 +218,16 @@ impl AnyExecution {
     pub fn running(self, wanted: &'static str) -> Result<Execution<Running>, LifecycleError> {
         match self {
             Self::Running(e) => Ok(e),
-            other => Err(LifecycleError {
-                from: other.status(),
-                wanted,
-            }),
+            other => Err(LifecycleError { from: other.status(), wanted }),
         }
     }
 
     /// Cancels a pending or running execution.
-    pub fn cancel(
-        self,
-        at: i64,
-        reason: Option<String>,
-    ) -> Result<Execution<Cancelled>, LifecycleError> {
+    pub fn cancel(self, at: i64, reason: Option<String>) -> Result<Execution<Cancelled>, LifecycleError> {
         match self {
             Self::Pending(e) => Ok(e.cancel(at, reason)),
             Self::Running(e) => Ok(e.cancel(at, reason)),
-            other => Err(LifecycleError {
-                from: other.status(),
-                wanted: "cancelled",
-            }),
+            other => Err(LifecycleError { from: other.status(), wanted: "cancelled" }),
         }
     }
 }
@@ -283,16 +254,10 @@ mod tests {
         let mut running = fresh().start();
         assert_eq!(running.record_step(), 1);
         let done = running.complete(5, Some("ok".into()));
-        assert_eq!(
-            (done.row().status.as_str(), done.row().finished_at),
-            ("completed", Some(5))
-        );
+        assert_eq!((done.row().status.as_str(), done.row().finished_at), ("completed", Some(5)));
         let failed = fresh().start().fail(3, None);
         let retried = failed.retry();
-        assert_eq!(
-            (retried.row().status.as_str(), retried.row().finished_at),
-            ("running", None)
-        );
+        assert_eq!((retried.row().status.as_str(), retried.row().finished_at), ("running", None));
         assert_eq!(fresh().cancel(2, None).row().status, "cancelled");
     }
 
@@ -301,10 +266,7 @@ mod tests {
         let done = AnyExecution::from_row(fresh().start().complete(5, None).into_row()).unwrap();
         let err = done.running("completed").unwrap_err();
         assert_eq!(err.from, Status::Completed);
-        assert_eq!(
-            err.to_string(),
-            "an execution that is completed cannot be completed"
-        );
+        assert_eq!(err.to_string(), "an execution that is completed cannot be completed");
         let cancelled = AnyExecution::from_row(fresh().cancel(1, None).into_row()).unwrap();
         assert!(cancelled.cancel(2, None).is_err());
         let mut row = fresh().into_row();

@@ -89,63 +89,26 @@ impl Hint {
 
 #[derive(Debug, Clone)]
 enum Command {
-    Execute {
-        agent: usize,
-        session: usize,
-    },
-    Step {
-        agent: usize,
-        session: usize,
-        hint: Hint,
-    },
-    Complete {
-        agent: usize,
-        session: usize,
-    },
-    Abort {
-        agent: usize,
-        session: usize,
-    },
+    Execute { agent: usize, session: usize },
+    Step { agent: usize, session: usize, hint: Hint },
+    Complete { agent: usize, session: usize },
+    Abort { agent: usize, session: usize },
     /// A hooked call; the human approves or denies whatever it asks.
-    Hook {
-        agent: usize,
-        hint: Hint,
-        approve: bool,
-    },
+    Hook { agent: usize, hint: Hint, approve: bool },
     /// A proxied call in `session`, acting for the session's agent.
-    Proxy {
-        session: usize,
-        hint: Hint,
-    },
+    Proxy { session: usize, hint: Hint },
     /// Repeats the call of the `token`-th token issued (modulo), from
     /// `session`.
-    Redeem {
-        session: usize,
-        token: usize,
-    },
+    Redeem { session: usize, token: usize },
     /// The human answers the agent's newest request still waiting.
-    Human {
-        agent: usize,
-        approve: bool,
-    },
+    Human { agent: usize, approve: bool },
     /// `confirm_operation` for the agent's pause.
-    Confirm {
-        agent: usize,
-        session: usize,
-    },
+    Confirm { agent: usize, session: usize },
     /// A code for the agent's block, from the session that raised it
     /// (`own`) or from a stranger's.
-    Verify {
-        agent: usize,
-        own: bool,
-        right: bool,
-    },
-    EndSession {
-        session: usize,
-    },
-    Unblock {
-        agent: usize,
-    },
+    Verify { agent: usize, own: bool, right: bool },
+    EndSession { session: usize },
+    Unblock { agent: usize },
     Restart,
 }
 
@@ -242,19 +205,13 @@ struct Model {
 impl Model {
     fn blocked_in(&self, agent: usize, session: Option<usize>) -> bool {
         self.agents[agent].block.is_some()
-            || session
-                .and_then(|s| self.taint[s])
-                .is_some_and(|(other, generation)| {
-                    self.agents[other]
-                        .block
-                        .is_some_and(|block| block.generation == generation)
-                })
+            || session.and_then(|s| self.taint[s]).is_some_and(|(other, generation)| {
+                self.agents[other].block.is_some_and(|block| block.generation == generation)
+            })
     }
 
     fn paused(&self, agent: usize) -> bool {
-        self.requests.iter().any(|r| {
-            r.agent == agent && r.holds && matches!(r.status, Status::Pending | Status::Approved)
-        })
+        self.requests.iter().any(|r| r.agent == agent && r.holds && matches!(r.status, Status::Pending | Status::Approved))
     }
 
     /// Records a request for a human raised in `session`; whether a human
@@ -270,11 +227,7 @@ impl Model {
         let model = &mut self.agents[agent];
         model.generations += 1;
         model.danger_challenges += 1;
-        model.block = Some(Block {
-            generation: model.generations,
-            shown,
-            pending: true,
-        });
+        model.block = Some(Block { generation: model.generations, shown, pending: true });
         if let Some(s) = taint {
             self.taint[s] = Some((agent, model.generations));
         }
@@ -283,41 +236,20 @@ impl Model {
     /// A blocked call re-issues a spent challenge, within the window's
     /// allowance.
     fn reissue(&mut self, agent: usize, session: &str) {
-        let Some(block) = self.agents[agent].block else {
-            return;
-        };
+        let Some(block) = self.agents[agent].block else { return };
         if block.pending || self.agents[agent].danger_challenges >= DANGER_CHALLENGES {
             return;
         }
         let shown = self.raise(session);
         let model = &mut self.agents[agent];
         model.danger_challenges += 1;
-        model.block = Some(Block {
-            shown,
-            pending: true,
-            ..block
-        });
+        model.block = Some(Block { shown, pending: true, ..block });
     }
 
     /// Opens a request; returns its index.
-    fn request(
-        &mut self,
-        agent: usize,
-        session: &str,
-        from_step: bool,
-        holds: bool,
-        step_limit: bool,
-    ) -> usize {
+    fn request(&mut self, agent: usize, session: &str, from_step: bool, holds: bool, step_limit: bool) -> usize {
         let shown = self.raise(session);
-        self.requests.push(Request {
-            agent,
-            session: session.to_owned(),
-            shown,
-            from_step,
-            holds,
-            step_limit,
-            status: Status::Pending,
-        });
+        self.requests.push(Request { agent, session: session.to_owned(), shown, from_step, holds, step_limit, status: Status::Pending });
         self.requests.len() - 1
     }
 
@@ -338,9 +270,7 @@ impl Model {
     fn end_session(&mut self, session: Option<usize>) {
         let name = session.map(|s| SESSIONS[s].to_owned());
         for request in &mut self.requests {
-            if name.as_ref().is_none_or(|n| *n == request.session)
-                && matches!(request.status, Status::Pending | Status::Approved)
-            {
+            if name.as_ref().is_none_or(|n| *n == request.session) && matches!(request.status, Status::Pending | Status::Approved) {
                 request.status = Status::Cancelled;
             }
         }
@@ -365,13 +295,7 @@ impl Model {
 
     /// The gate's decision on an action of `agent` in `session` (`None`: a
     /// hook's own session). Returns the answer and the request it opened.
-    fn gate(
-        &mut self,
-        agent: usize,
-        session: Option<usize>,
-        session_name: &str,
-        hint: Hint,
-    ) -> (Answer, Option<usize>) {
+    fn gate(&mut self, agent: usize, session: Option<usize>, session_name: &str, hint: Hint) -> (Answer, Option<usize>) {
         if self.blocked_in(agent, session) {
             self.reissue(agent, session_name);
             return (Answer::Refused, None);
@@ -381,20 +305,14 @@ impl Model {
         }
         self.agents[agent].steps += 1;
         if self.agents[agent].steps > MAX_STEPS {
-            return (
-                Answer::Pause,
-                Some(self.request(agent, session_name, false, true, true)),
-            );
+            return (Answer::Pause, Some(self.request(agent, session_name, false, true, true)));
         }
         match hint {
             Hint::Benign => {
                 self.proceed(agent);
                 (Answer::Continue, None)
             }
-            Hint::Approval => (
-                Answer::Pause,
-                Some(self.request(agent, session_name, false, false, false)),
-            ),
+            Hint::Approval => (Answer::Pause, Some(self.request(agent, session_name, false, false, false))),
             Hint::Deny => {
                 self.block(agent, session_name, session);
                 (Answer::Stop, None)
@@ -461,11 +379,7 @@ impl ReferenceStateMachine for Reference {
                     Answer::Started
                 }
             }
-            Command::Step {
-                agent,
-                session,
-                hint,
-            } => {
+            Command::Step { agent, session, hint } => {
                 if state.blocked_in(agent, Some(session)) {
                     state.reissue(agent, SESSIONS[session]);
                     Answer::Stop
@@ -509,11 +423,7 @@ impl ReferenceStateMachine for Reference {
                     Answer::Finished
                 }
             }
-            Command::Hook {
-                agent,
-                hint,
-                approve,
-            } => {
+            Command::Hook { agent, hint, approve } => {
                 state.hooks += 1;
                 let name = format!("hook-{}", state.hooks);
                 let answer = match state.gate(agent, None, &name, hint) {
@@ -530,9 +440,7 @@ impl ReferenceStateMachine for Reference {
                 };
                 // The hook's process, and with it its session, ends.
                 for request in &mut state.requests {
-                    if request.session == name
-                        && matches!(request.status, Status::Pending | Status::Approved)
-                    {
+                    if request.session == name && matches!(request.status, Status::Pending | Status::Approved) {
                         request.status = Status::Cancelled;
                     }
                 }
@@ -543,13 +451,7 @@ impl ReferenceStateMachine for Reference {
                 match state.gate(agent, Some(session), SESSIONS[session], hint) {
                     (Answer::Continue, _) => Answer::Admitted,
                     (Answer::Pause, Some(request)) if state.requests[request].shown => {
-                        state.tokens.push(Token {
-                            session,
-                            agent,
-                            request,
-                            used: false,
-                            revoked: false,
-                        });
+                        state.tokens.push(Token { session, agent, request, used: false, revoked: false });
                         Answer::ConfirmationRequired
                     }
                     (Answer::Pause, Some(request)) => {
@@ -567,19 +469,10 @@ impl ReferenceStateMachine for Reference {
                     let index = token % state.tokens.len();
                     let token = state.tokens[index].clone();
                     let agent = state.session_agent[session].unwrap_or(session);
-                    if token.revoked
-                        || token.used
-                        || token.session != session
-                        || token.agent != agent
-                    {
+                    if token.revoked || token.used || token.session != session || token.agent != agent {
                         Answer::Refused
                     } else if state.blocked_in(agent, Some(session))
-                        || state.requests.iter().enumerate().any(|(i, r)| {
-                            i != token.request
-                                && r.agent == agent
-                                && r.holds
-                                && matches!(r.status, Status::Pending | Status::Approved)
-                        })
+                        || state.requests.iter().enumerate().any(|(i, r)| i != token.request && r.agent == agent && r.holds && matches!(r.status, Status::Pending | Status::Approved))
                     {
                         state.tokens[index].used = true;
                         Answer::Refused
@@ -600,36 +493,17 @@ impl ReferenceStateMachine for Reference {
                 }
             }
             Command::Human { agent, approve } => {
-                if let Some(request) = state
-                    .requests
-                    .iter_mut()
-                    .rev()
-                    .find(|r| r.agent == agent && r.shown && r.status == Status::Pending)
-                {
-                    request.status = if approve {
-                        Status::Approved
-                    } else {
-                        Status::Denied
-                    };
+                if let Some(request) = state.requests.iter_mut().rev().find(|r| r.agent == agent && r.shown && r.status == Status::Pending) {
+                    request.status = if approve { Status::Approved } else { Status::Denied };
                 }
                 Answer::Done
             }
             Command::Confirm { agent, .. } => {
-                let holding = state.requests.iter().rposition(|r| {
-                    r.agent == agent
-                        && r.holds
-                        && matches!(r.status, Status::Pending | Status::Approved)
-                });
+                let holding = state.requests.iter().rposition(|r| r.agent == agent && r.holds && matches!(r.status, Status::Pending | Status::Approved));
                 match holding {
                     None => Answer::Done,
-                    Some(request)
-                        if !state.requests[request].from_step || !state.requests[request].shown =>
-                    {
-                        Answer::Refused
-                    }
-                    Some(request) if state.requests[request].status == Status::Pending => {
-                        Answer::Pending
-                    }
+                    Some(request) if !state.requests[request].from_step || !state.requests[request].shown => Answer::Refused,
+                    Some(request) if state.requests[request].status == Status::Pending => Answer::Pending,
                     Some(request) => {
                         state.collect(request);
                         Answer::Done
@@ -639,11 +513,7 @@ impl ReferenceStateMachine for Reference {
             Command::Verify { agent, own, right } => match state.agents[agent].block {
                 None => Answer::Done,
                 Some(block) => {
-                    let subject = if own {
-                        AGENTS[agent].to_owned()
-                    } else {
-                        STRANGER.to_owned()
-                    };
+                    let subject = if own { AGENTS[agent].to_owned() } else { STRANGER.to_owned() };
                     let failures = state.failures.entry(subject).or_default();
                     if *failures >= FAILURES_BEFORE_LOCKOUT {
                         Answer::LockedOut
@@ -653,10 +523,7 @@ impl ReferenceStateMachine for Reference {
                     } else {
                         *failures += 1;
                         if own && block.pending {
-                            state.agents[agent].block = Some(Block {
-                                pending: false,
-                                ..block
-                            });
+                            state.agents[agent].block = Some(Block { pending: false, ..block });
                         }
                         Answer::Refused
                     }
@@ -690,9 +557,7 @@ impl ReferenceStateMachine for Reference {
 fn human_script(dir: &Path, salt: &str, hash: &str) -> std::path::PathBuf {
     use verifier_protocol::{Decision, Event};
     let line = |event: Event| event.line().trim_end().to_owned();
-    let shown = line(Event::Shown {
-        channel: Channel::Command,
-    });
+    let shown = line(Event::Shown { channel: Channel::Command });
     let script = dir.join("human.sh");
     let text = format!(
         r#"#!/bin/sh
@@ -718,19 +583,10 @@ deny) printf '%s\n' '{deny}';;
 esac
 "#,
         dir = dir.display(),
-        hashed = line(Event::Hash {
-            salt: salt.to_owned(),
-            hash: hash.to_owned()
-        }),
-        approve = line(Event::Decision {
-            decision: Decision::Approve
-        }),
-        deny = line(Event::Decision {
-            decision: Decision::Deny
-        }),
-        timeout = line(Event::Decision {
-            decision: Decision::Timeout
-        }),
+        hashed = line(Event::Hash { salt: salt.to_owned(), hash: hash.to_owned() }),
+        approve = line(Event::Decision { decision: Decision::Approve }),
+        deny = line(Event::Decision { decision: Decision::Deny }),
+        timeout = line(Event::Decision { decision: Decision::Timeout }),
     );
     std::fs::write(&script, text).unwrap();
     #[cfg(unix)]
@@ -756,31 +612,14 @@ struct Engine {
     hooks: usize,
 }
 
-fn start(
-    store: &Arc<Store>,
-    policy: &Arc<CompiledPolicy>,
-    program: &Path,
-) -> (SafetyLoop, HumanAnswers, Gate) {
+fn start(store: &Arc<Store>, policy: &Arc<CompiledPolicy>, program: &Path) -> (SafetyLoop, HumanAnswers, Gate) {
     let humans = HumanSettings {
         challenge_ttl_ms: 3_600_000,
         approval_wait: Duration::from_millis(250),
-        verifier: Ok(VerifierLink::new(
-            program.to_path_buf(),
-            vec![Channel::Command],
-            None,
-        )),
+        verifier: Ok(VerifierLink::new(program.to_path_buf(), vec![Channel::Command], None)),
     };
-    let core = Arc::new(LoopCore::new(
-        store.clone(),
-        policy.clone(),
-        LoopMode::Enforcing,
-        Humans::new(store.clone(), humans),
-    ));
-    (
-        SafetyLoop::new(core.clone()),
-        HumanAnswers::new(core.clone()),
-        Gate::new(core),
-    )
+    let core = Arc::new(LoopCore::new(store.clone(), policy.clone(), LoopMode::Enforcing, Humans::new(store.clone(), humans)));
+    (SafetyLoop::new(core.clone()), HumanAnswers::new(core.clone()), Gate::new(core))
 }
 
 fn context(session: &str, client: Option<&str>) -> CallContext {
@@ -803,25 +642,10 @@ fn directive_answer(value: &Value) -> Answer {
 
 impl Engine {
     /// Repeats the proxied call `hint` with `token` from `session`.
-    fn proxy(
-        &self,
-        session: usize,
-        hint: Hint,
-        token: Option<&str>,
-    ) -> Result<String, crate::protocol::error::AqlError> {
+    fn proxy(&self, session: usize, hint: Hint, token: Option<&str>) -> Result<String, crate::protocol::error::AqlError> {
         let arguments = json!({"n": 1});
-        let call = GatedCall {
-            operation: hint.operation(),
-            source: "srv",
-            danger: DangerLevel::Safe,
-            arguments: &arguments,
-            token,
-            trust: None,
-            requires_confirmation: false,
-        };
-        self.runtime
-            .block_on(self.gate.admit(&self::session(session), call))
-            .map(|admission| format!("{admission:?}"))
+        let call = GatedCall { operation: hint.operation(), source: "srv", danger: DangerLevel::Safe, arguments: &arguments, token, trust: None, requires_confirmation: false };
+        self.runtime.block_on(self.gate.admit(&self::session(session), call)).map(|admission| format!("{admission:?}"))
     }
 
     /// The newest approval request of `agent` a human was shown and that
@@ -835,17 +659,11 @@ impl Engine {
                 Ok(ids)
             })
             .unwrap();
-        pending
-            .into_iter()
-            .find(|id| self.dir.path().join(format!("{id}.shown")).exists())
+        pending.into_iter().find(|id| self.dir.path().join(format!("{id}.shown")).exists())
     }
 
     fn status(&self, id: &str) -> ChallengeStatus {
-        self.store
-            .read(|tx| records::challenge(tx, id))
-            .unwrap()
-            .map(|(row, _)| row.status)
-            .unwrap()
+        self.store.read(|tx| records::challenge(tx, id)).unwrap().map(|(row, _)| row.status).unwrap()
     }
 }
 
@@ -856,102 +674,41 @@ impl StateMachineTest for RealLoop {
     type Reference = Reference;
 
     fn init_test(_: &Model) -> Engine {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
         let dir = tempfile::tempdir().unwrap();
         let store = Arc::new(Store::open(&dir.path().join("state")).unwrap());
-        let source = PolicySource {
-            path: "model.toml".into(),
-            text: POLICY.into(),
-        };
+        let source = PolicySource { path: "model.toml".into(), text: POLICY.into() };
         let policy = Arc::new(CompiledPolicy::compile(&[source]).unwrap());
         let (code, salt, hash) = code::tests::fresh();
         let program = human_script(dir.path(), &salt, &hash);
         let (safety, answers, gate) = start(&store, &policy, &program);
-        Engine {
-            runtime,
-            dir,
-            store,
-            policy,
-            program,
-            code,
-            safety,
-            answers,
-            gate,
-            tokens: Vec::new(),
-            hooks: 0,
-        }
+        Engine { runtime, dir, store, policy, program, code, safety, answers, gate, tokens: Vec::new(), hooks: 0 }
     }
 
     fn apply(mut engine: Engine, model: &Model, command: Command) -> Engine {
         let answer = match command {
             Command::Execute { agent, session: s } => {
-                let request = ExecuteRequest {
-                    agent: AGENTS[agent].into(),
-                    goal: None,
-                    max_steps: None,
-                };
-                match engine
-                    .runtime
-                    .block_on(engine.safety.execute(&session(s), request))
-                {
+                let request = ExecuteRequest { agent: AGENTS[agent].into(), goal: None, max_steps: None };
+                match engine.runtime.block_on(engine.safety.execute(&session(s), request)) {
                     Ok(_) => Answer::Started,
                     Err(_) => Answer::Refused,
                 }
             }
-            Command::Step {
-                agent,
-                session: s,
-                hint,
-            } => {
-                let request = StepRequest {
-                    agent: AGENTS[agent].into(),
-                    hint: hint.text().into(),
-                    outcome: None,
-                    agent_risk: None,
-                };
-                directive_answer(
-                    &engine
-                        .runtime
-                        .block_on(engine.safety.step(&session(s), request))
-                        .to_json(),
-                )
+            Command::Step { agent, session: s, hint } => {
+                let request = StepRequest { agent: AGENTS[agent].into(), hint: hint.text().into(), outcome: None, agent_risk: None };
+                directive_answer(&engine.runtime.block_on(engine.safety.step(&session(s), request)).to_json())
             }
             Command::Complete { agent, session: s } | Command::Abort { agent, session: s } => {
-                let request = FinishRequest {
-                    agent: AGENTS[agent].into(),
-                    outcome: None,
-                    text: None,
-                };
-                let finished = if matches!(command, Command::Complete { .. }) {
-                    engine.safety.complete(&session(s), request)
-                } else {
-                    engine.safety.abort(&session(s), request)
-                };
-                if finished.is_ok() {
-                    Answer::Finished
-                } else {
-                    Answer::Refused
-                }
+                let request = FinishRequest { agent: AGENTS[agent].into(), outcome: None, text: None };
+                let finished = if matches!(command, Command::Complete { .. }) { engine.safety.complete(&session(s), request) } else { engine.safety.abort(&session(s), request) };
+                if finished.is_ok() { Answer::Finished } else { Answer::Refused }
             }
-            Command::Hook {
-                agent,
-                hint,
-                approve,
-            } => {
+            Command::Hook { agent, hint, approve } => {
                 engine.hooks += 1;
                 let name = format!("hook-{}", engine.hooks);
                 let auto = engine.dir.path().join("auto");
                 std::fs::write(&auto, if approve { "approve" } else { "deny" }).unwrap();
-                let decided = engine.runtime.block_on(engine.gate.decide(
-                    &context(&name, None),
-                    AGENTS[agent],
-                    hint.text(),
-                    None,
-                ));
+                let decided = engine.runtime.block_on(engine.gate.decide(&context(&name, None), AGENTS[agent], hint.text(), None));
                 std::fs::remove_file(&auto).unwrap();
                 engine.gate.session_ended(Some(&name));
                 match decided {
@@ -963,10 +720,7 @@ impl StateMachineTest for RealLoop {
             Command::Proxy { session: s, hint } => match engine.proxy(s, hint, None) {
                 Ok(_) => Answer::Admitted,
                 Err(error) if error.code == ErrorCode::ConfirmationRequired => {
-                    let token = error.details["confirmation_token"]
-                        .as_str()
-                        .expect("a token")
-                        .to_owned();
+                    let token = error.details["confirmation_token"].as_str().expect("a token").to_owned();
                     engine.tokens.push((token, hint));
                     Answer::ConfirmationRequired
                 }
@@ -979,26 +733,17 @@ impl StateMachineTest for RealLoop {
                     let (token, hint) = engine.tokens[token % engine.tokens.len()].clone();
                     match engine.proxy(s, hint, Some(&token)) {
                         Ok(_) => Answer::Admitted,
-                        Err(error) if error.code == ErrorCode::ConfirmationRequired => {
-                            Answer::Pending
-                        }
+                        Err(error) if error.code == ErrorCode::ConfirmationRequired => Answer::Pending,
                         Err(_) => Answer::Refused,
                     }
                 }
             }
             Command::Human { agent, approve } => {
                 if let Some(id) = engine.waiting_request(AGENTS[agent]) {
-                    std::fs::write(
-                        engine.dir.path().join(format!("{id}.answer")),
-                        if approve { "approve" } else { "deny" },
-                    )
-                    .unwrap();
+                    std::fs::write(engine.dir.path().join(format!("{id}.answer")), if approve { "approve" } else { "deny" }).unwrap();
                     let deadline = std::time::Instant::now() + Duration::from_secs(10);
                     while engine.status(&id) == ChallengeStatus::Pending {
-                        assert!(
-                            std::time::Instant::now() < deadline,
-                            "the human's answer was never recorded"
-                        );
+                        assert!(std::time::Instant::now() < deadline, "the human's answer was never recorded");
                         std::thread::sleep(Duration::from_millis(5));
                     }
                     // The answer reaches the board right after the store.
@@ -1007,16 +752,10 @@ impl StateMachineTest for RealLoop {
                 Answer::Done
             }
             Command::Confirm { agent, session: s } => {
-                let holding = engine
-                    .store
-                    .read(|tx| records::pausing_challenge(tx, AGENTS[agent]))
-                    .unwrap();
+                let holding = engine.store.read(|tx| records::pausing_challenge(tx, AGENTS[agent])).unwrap();
                 match holding {
                     None => Answer::Done,
-                    Some(challenge) => match engine
-                        .runtime
-                        .block_on(engine.answers.confirm(&session(s), &challenge.id))
-                    {
+                    Some(challenge) => match engine.runtime.block_on(engine.answers.confirm(&session(s), &challenge.id)) {
                         Ok(_) => Answer::Done,
                         Err(crate::verify::error::VerifyError::StillPending(_)) => Answer::Pending,
                         Err(_) => Answer::Refused,
@@ -1024,43 +763,17 @@ impl StateMachineTest for RealLoop {
                 }
             }
             Command::Verify { agent, own, right } => {
-                let block = engine
-                    .store
-                    .read(|tx| records::block_of(tx, AGENTS[agent]))
-                    .unwrap();
+                let block = engine.store.read(|tx| records::block_of(tx, AGENTS[agent])).unwrap();
                 match block {
                     None => Answer::Done,
                     Some(block) => {
-                        let raised_in = engine
-                            .store
-                            .read(|tx| records::challenge(tx, &block.challenge_id))
-                            .unwrap()
-                            .and_then(|(row, _)| row.session_id)
-                            .unwrap();
-                        assert_eq!(
-                            engine
-                                .store
-                                .read(|tx| records::challenge(tx, &block.challenge_id))
-                                .unwrap()
-                                .map(|(row, _)| row.kind),
-                            Some(ChallengeKind::DangerZone)
-                        );
+                        let raised_in = engine.store.read(|tx| records::challenge(tx, &block.challenge_id)).unwrap().and_then(|(row, _)| row.session_id).unwrap();
+                        assert_eq!(engine.store.read(|tx| records::challenge(tx, &block.challenge_id)).unwrap().map(|(row, _)| row.kind), Some(ChallengeKind::DangerZone));
                         let from = if own { raised_in } else { STRANGER.to_owned() };
-                        let typed = if right {
-                            engine.code.clone()
-                        } else {
-                            "0000000000000000000000000Z".to_owned()
-                        };
-                        match engine.runtime.block_on(engine.answers.verify_challenge(
-                            &context(&from, None),
-                            &block.challenge_id,
-                            &typed,
-                        )) {
+                        let typed = if right { engine.code.clone() } else { "0000000000000000000000000Z".to_owned() };
+                        match engine.runtime.block_on(engine.answers.verify_challenge(&context(&from, None), &block.challenge_id, &typed)) {
                             Ok(_) => Answer::Done,
-                            Err(
-                                crate::verify::error::VerifyError::AgentLockedOut { .. }
-                                | crate::verify::error::VerifyError::SessionLockedOut { .. },
-                            ) => Answer::LockedOut,
+                            Err(crate::verify::error::VerifyError::AgentLockedOut { .. } | crate::verify::error::VerifyError::SessionLockedOut { .. }) => Answer::LockedOut,
                             Err(_) => Answer::Refused,
                         }
                     }
@@ -1072,16 +785,12 @@ impl StateMachineTest for RealLoop {
             }
             Command::Unblock { agent } => {
                 let unblock = operator_override(AGENTS[agent], AGENTS[agent], true).unwrap();
-                engine
-                    .store
-                    .write_durable(|tx| records::remove_block(tx, &unblock))
-                    .unwrap();
+                engine.store.write_durable(|tx| records::remove_block(tx, &unblock)).unwrap();
                 Answer::Done
             }
             Command::Restart => {
                 engine.gate.session_ended(None);
-                (engine.safety, engine.answers, engine.gate) =
-                    start(&engine.store, &engine.policy, &engine.program);
+                (engine.safety, engine.answers, engine.gate) = start(&engine.store, &engine.policy, &engine.program);
                 Answer::Done
             }
         };
@@ -1091,20 +800,9 @@ impl StateMachineTest for RealLoop {
 
     fn check_invariants(engine: &Engine, model: &Model) {
         for (index, agent) in AGENTS.iter().enumerate() {
-            let blocked = engine
-                .store
-                .read(|tx| records::block_of(tx, agent))
-                .unwrap()
-                .is_some();
-            assert_eq!(
-                blocked,
-                model.agents[index].block.is_some(),
-                "stored block of {agent}"
-            );
-            assert!(
-                model.agents[index].autonomous <= MAX_STEPS,
-                "{agent} took more than {MAX_STEPS} actions without a human"
-            );
+            let blocked = engine.store.read(|tx| records::block_of(tx, agent)).unwrap().is_some();
+            assert_eq!(blocked, model.agents[index].block.is_some(), "stored block of {agent}");
+            assert!(model.agents[index].autonomous <= MAX_STEPS, "{agent} took more than {MAX_STEPS} actions without a human");
         }
     }
 }

@@ -21,9 +21,7 @@ pub struct Sessions {
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // The maps hold plain data updated in single statements: a panic
     // elsewhere cannot leave them half-changed.
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Sessions {
@@ -59,12 +57,8 @@ impl Sessions {
     /// Whether `session` acts as `agent`: it runs the agent's execution,
     /// or the agent's block tainted it.
     pub fn acts_as(&self, session: &str, agent: &str) -> bool {
-        lock(&self.agents)
-            .get(session)
-            .is_some_and(|running| running == agent)
-            || lock(&self.tainted)
-                .get(session)
-                .is_some_and(|(tainter, _)| tainter == agent)
+        lock(&self.agents).get(session).is_some_and(|running| running == agent)
+            || lock(&self.tainted).get(session).is_some_and(|(tainter, _)| tainter == agent)
     }
 
     /// Forgets the session.

@@ -11,10 +11,9 @@ use std::sync::Arc;
 use rmcp::{
     ErrorData as McpError, Peer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
-        GetPromptResult, Implementation, ListPromptsResult, ListToolsResult,
-        PaginatedRequestParams, ProgressNotificationParam, ProgressToken, Prompt, PromptMessage,
-        Role, ServerCapabilities, ServerConfig, Tool,
+        CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
+        ListPromptsResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken, Prompt,
+        PromptMessage, Role, ServerCapabilities, ServerConfig, Tool,
     },
     service::{RequestContext, RoleServer},
 };
@@ -64,32 +63,19 @@ impl Drop for Session {
 impl DongleServer {
     pub fn new(router: Arc<Router>) -> Self {
         let tools = Arc::new(endpoint_tools(router.mode(), &router.registry()));
-        let session = Arc::new(Session {
-            id: uuid::Uuid::new_v4().to_string(),
-            router: router.clone(),
-        });
-        Self {
-            router,
-            tools,
-            session,
-        }
+        let session = Arc::new(Session { id: uuid::Uuid::new_v4().to_string(), router: router.clone() });
+        Self { router, tools, session }
     }
 
     /// The facts about one request the operations may use: the session,
     /// the client's name, where its progress goes, and its cancellation.
     fn call_context(&self, context: &RequestContext<RoleServer>) -> CallContext {
         let progress = context.meta.get_progress_token().map(|token| {
-            Arc::new(ProgressToClient {
-                peer: context.peer.clone(),
-                token,
-            }) as Arc<dyn ProgressSink>
+            Arc::new(ProgressToClient { peer: context.peer.clone(), token }) as Arc<dyn ProgressSink>
         });
         CallContext {
             session_id: self.session.id.clone(),
-            client: context
-                .peer
-                .peer_info()
-                .map(|info| info.client_info.name.clone()),
+            client: context.peer.peer_info().map(|info| info.client_info.name.clone()),
             progress,
             cancelled: context.ct.clone(),
             warnings: Warnings::default(),
@@ -106,10 +92,7 @@ struct ProgressToClient {
 }
 
 impl ProgressSink for ProgressToClient {
-    fn report(
-        &self,
-        update: Progress,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'static>> {
+    fn report(&self, update: Progress) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'static>> {
         let mut param = ProgressNotificationParam::new(self.token.clone(), update.progress);
         param.total = update.total;
         param.message = update.message;
@@ -124,17 +107,9 @@ impl ProgressSink for ProgressToClient {
 
 impl ServerHandler for DongleServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_prompts()
-                .build(),
-        )
-        .with_server_info(Implementation::new(
-            "safety-dongle",
-            env!("CARGO_PKG_VERSION"),
-        ))
-        .with_instructions(INSTRUCTIONS)
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_prompts().build())
+            .with_server_info(Implementation::new("safety-dongle", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
     }
 
     async fn list_prompts(
@@ -152,16 +127,9 @@ impl ServerHandler for DongleServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
         if request.name != PROMPT_NAME {
-            return Err(McpError::invalid_params(
-                format!(
-                    "Unknown prompt '{}': this server has '{PROMPT_NAME}'",
-                    request.name
-                ),
-                None,
-            ));
+            return Err(McpError::invalid_params(format!("Unknown prompt '{}': this server has '{PROMPT_NAME}'", request.name), None));
         }
-        let result = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, PROMPT)])
-            .with_description(PROMPT_DESCRIPTION);
+        let result = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, PROMPT)]).with_description(PROMPT_DESCRIPTION);
         Ok(result.into())
     }
 
@@ -180,11 +148,7 @@ impl ServerHandler for DongleServer {
     ) -> Result<CallToolResponse, McpError> {
         let Some(endpoint) = self.router.mode().endpoint_for_tool(&request.name) else {
             return Err(McpError::invalid_params(
-                format!(
-                    "Unknown tool '{}': this server exposes {}",
-                    request.name,
-                    self.tool_names()
-                ),
+                format!("Unknown tool '{}': this server exposes {}", request.name, self.tool_names()),
                 None,
             ));
         };
@@ -200,10 +164,6 @@ impl ServerHandler for DongleServer {
 
 impl DongleServer {
     fn tool_names(&self) -> String {
-        self.tools
-            .iter()
-            .map(|t| t.name.as_ref())
-            .collect::<Vec<_>>()
-            .join(", ")
+        self.tools.iter().map(|t| t.name.as_ref()).collect::<Vec<_>>().join(", ")
     }
 }

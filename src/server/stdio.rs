@@ -83,12 +83,8 @@ impl<R: AsyncRead + Unpin + Send + 'static> ScreenedTransport<R> {
             }
             let newline = available.iter().position(|&b| b == b'\n');
             let chunk = &available[..newline.unwrap_or(available.len())];
-            let room = self
-                .limits
-                .max_request_size
-                .saturating_sub(self.frame.len());
-            self.frame
-                .extend_from_slice(&chunk[..chunk.len().min(room)]);
+            let room = self.limits.max_request_size.saturating_sub(self.frame.len());
+            self.frame.extend_from_slice(&chunk[..chunk.len().min(room)]);
             self.frame_len += chunk.len();
             let consumed = chunk.len() + usize::from(newline.is_some());
             self.reader.consume(consumed);

@@ -22,7 +22,8 @@ use crate::protocol::{
     surface::{Endpoint, EndpointMode},
 };
 
-const INTROSPECT_HINT: &str = r#"Discover all operations (downstream servers' too) and parameters: { operation: "introspect", params: { query: "operations" } }"#;
+const INTROSPECT_HINT: &str =
+    r#"Discover all operations (downstream servers' too) and parameters: { operation: "introspect", params: { query: "operations" } }"#;
 
 /// The tools registered in `mode`, described from the registry.
 pub fn endpoint_tools(mode: EndpointMode, registry: &Registry) -> Vec<Tool> {
@@ -34,16 +35,8 @@ pub fn endpoint_tools(mode: EndpointMode, registry: &Registry) -> Vec<Tool> {
                 Some(category) => (category.read_only(), category.destructive()),
                 None => (false, true),
             };
-            Tool::new(
-                endpoint.tool_name(),
-                describe(endpoint, registry),
-                schema.clone(),
-            )
-            .with_annotations(
-                ToolAnnotations::new()
-                    .read_only(read_only)
-                    .destructive(destructive),
-            )
+            Tool::new(endpoint.tool_name(), describe(endpoint, registry), schema.clone())
+                .with_annotations(ToolAnnotations::new().read_only(read_only).destructive(destructive))
         })
         .collect()
 }
@@ -107,24 +100,12 @@ fn describe(endpoint: Endpoint, registry: &Registry) -> String {
 /// the agent gets `VALIDATION_PAYLOAD_TOO_LARGE` instead, whatever produced
 /// it (a downstream server, an adapter, introspection). The operation
 /// itself has run by then and its outcome is recorded as it was.
-pub fn call_tool_result(
-    result: &OperationResult,
-    warnings: &[serde_json::Value],
-    limits: &Limits,
-) -> CallToolResult {
+pub fn call_tool_result(result: &OperationResult, warnings: &[serde_json::Value], limits: &Limits) -> CallToolResult {
     let mut text = envelope(result, warnings).to_string();
     let mut failed = is_error(result);
     if text.len() > limits.max_response_size {
-        tracing::warn!(
-            bytes = text.len(),
-            limit = limits.max_response_size,
-            "an answer over the response limit was withheld"
-        );
-        let refusal = Err(AqlError::payload_too_large(
-            LimitKind::ResponseSize,
-            limits.max_response_size,
-            text.len(),
-        ));
+        tracing::warn!(bytes = text.len(), limit = limits.max_response_size, "an answer over the response limit was withheld");
+        let refusal = Err(AqlError::payload_too_large(LimitKind::ResponseSize, limits.max_response_size, text.len()));
         text = envelope(&refusal, &[]).to_string();
         failed = is_error(&refusal);
     }
@@ -147,30 +128,15 @@ mod tests {
 
     #[test]
     fn an_envelope_over_the_response_limit_is_replaced_by_the_limit_error() {
-        let limits = Limits {
-            max_response_size: 1_000,
-            ..Limits::default()
-        };
+        let limits = Limits { max_response_size: 1_000, ..Limits::default() };
         let fits = call_tool_result(&Ok(json!({ "text": "x".repeat(900) })), &[], &limits);
-        assert_eq!(
-            envelope_of(&fits)["data"]["text"].as_str().map(str::len),
-            Some(900)
-        );
+        assert_eq!(envelope_of(&fits)["data"]["text"].as_str().map(str::len), Some(900));
 
-        let over = call_tool_result(
-            &Ok(json!({ "text": "x".repeat(1_000) })),
-            &[json!({"code": "W"})],
-            &limits,
-        );
+        let over = call_tool_result(&Ok(json!({ "text": "x".repeat(1_000) })), &[json!({"code": "W"})], &limits);
         let envelope = envelope_of(&over);
         assert_eq!(envelope["error"]["code"], "VALIDATION_PAYLOAD_TOO_LARGE");
         assert_eq!(envelope["error"]["details"]["limit_type"], "response_size");
         assert_eq!(envelope["error"]["details"]["limit_value"], 1_000);
-        assert!(
-            envelope["error"]["details"]["actual_value"]
-                .as_u64()
-                .unwrap()
-                > 1_000
-        );
+        assert!(envelope["error"]["details"]["actual_value"].as_u64().unwrap() > 1_000);
     }
 }

@@ -90,10 +90,7 @@ pub fn append(tx: &Transaction<'_>, entry: &AuditEntry<'_>) -> Result<i64, Store
     // The last line of defence: whatever path an action took, no
     // code-shaped text is stored (see `verify::redact`).
     let hint = entry.hint.map(redact_text);
-    let entry = &AuditEntry {
-        hint: hint.as_deref(),
-        ..*entry
-    };
+    let entry = &AuditEntry { hint: hint.as_deref(), ..*entry };
     let hash = row_hash(&prev, seq, at, entry);
     tx.prepare_cached(
         "INSERT INTO audit (seq, at, agent, execution_id, session_id, event, hint, decision, stage, rule, policy_hash, prev_hash, hash) \
@@ -107,36 +104,29 @@ pub fn append(tx: &Transaction<'_>, entry: &AuditEntry<'_>) -> Result<i64, Store
 }
 
 /// Rows in order, optionally for one agent, at most `limit` of the newest.
-pub fn rows(
-    tx: &Transaction<'_>,
-    agent: Option<&str>,
-    limit: usize,
-) -> Result<Vec<AuditRow>, StoreError> {
+pub fn rows(tx: &Transaction<'_>, agent: Option<&str>, limit: usize) -> Result<Vec<AuditRow>, StoreError> {
     let mut statement = tx.prepare_cached(
         "SELECT seq, at, agent, execution_id, session_id, event, hint, decision, stage, rule, policy_hash, prev_hash, hash \
          FROM audit WHERE ?1 IS NULL OR agent = ?1 ORDER BY seq DESC LIMIT ?2",
     )?;
     let mut rows = statement
-        .query_map(
-            params![agent, i64::try_from(limit).unwrap_or(i64::MAX)],
-            |row| {
-                Ok(AuditRow {
-                    seq: row.get(0)?,
-                    at: row.get(1)?,
-                    agent: row.get(2)?,
-                    execution_id: row.get(3)?,
-                    session_id: row.get(4)?,
-                    event: row.get(5)?,
-                    hint: row.get(6)?,
-                    decision: row.get(7)?,
-                    stage: row.get(8)?,
-                    rule: row.get(9)?,
-                    policy_hash: row.get(10)?,
-                    prev_hash: row.get(11)?,
-                    hash: row.get(12)?,
-                })
-            },
-        )?
+        .query_map(params![agent, i64::try_from(limit).unwrap_or(i64::MAX)], |row| {
+            Ok(AuditRow {
+                seq: row.get(0)?,
+                at: row.get(1)?,
+                agent: row.get(2)?,
+                execution_id: row.get(3)?,
+                session_id: row.get(4)?,
+                event: row.get(5)?,
+                hint: row.get(6)?,
+                decision: row.get(7)?,
+                stage: row.get(8)?,
+                rule: row.get(9)?,
+                policy_hash: row.get(10)?,
+                prev_hash: row.get(11)?,
+                hash: row.get(12)?,
+            })
+        })?
         .collect::<Result<Vec<_>, _>>()?;
     rows.reverse();
     Ok(rows)
@@ -163,12 +153,9 @@ pub fn verify(tx: &Transaction<'_>) -> Result<ChainReport, StoreError> {
     while let Some(row) = rows.next()? {
         let seq: i64 = row.get(0)?;
         let at: i64 = row.get(1)?;
-        let (agent, execution_id, session_id): (String, Option<String>, Option<String>) =
-            (row.get(2)?, row.get(3)?, row.get(4)?);
-        let (event, hint, decision): (String, Option<String>, String) =
-            (row.get(5)?, row.get(6)?, row.get(7)?);
-        let (stage, rule, policy_hash): (Option<String>, Option<String>, String) =
-            (row.get(8)?, row.get(9)?, row.get(10)?);
+        let (agent, execution_id, session_id): (String, Option<String>, Option<String>) = (row.get(2)?, row.get(3)?, row.get(4)?);
+        let (event, hint, decision): (String, Option<String>, String) = (row.get(5)?, row.get(6)?, row.get(7)?);
+        let (stage, rule, policy_hash): (Option<String>, Option<String>, String) = (row.get(8)?, row.get(9)?, row.get(10)?);
         let (prev_hash, hash): (String, String) = (row.get(11)?, row.get(12)?);
         let entry = AuditEntry {
             agent: &agent,
@@ -181,21 +168,12 @@ pub fn verify(tx: &Transaction<'_>) -> Result<ChainReport, StoreError> {
             rule: rule.as_deref(),
             policy_hash: &policy_hash,
         };
-        if seq != expected_seq
-            || prev_hash != expected_prev
-            || row_hash(&prev_hash, seq, at, &entry) != hash
-        {
-            return Ok(ChainReport {
-                rows: count,
-                broken_at: Some(seq),
-            });
+        if seq != expected_seq || prev_hash != expected_prev || row_hash(&prev_hash, seq, at, &entry) != hash {
+            return Ok(ChainReport { rows: count, broken_at: Some(seq) });
         }
         expected_prev = hash;
         expected_seq = seq + 1;
         count += 1;
     }
-    Ok(ChainReport {
-        rows: count,
-        broken_at: None,
-    })
+    Ok(ChainReport { rows: count, broken_at: None })
 }

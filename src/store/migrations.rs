@@ -5,8 +5,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::StoreError;
 
 /// Each entry takes the schema from version `index` to `index + 1`.
-const MIGRATIONS: &[&str] = &[
-    r#"
+const MIGRATIONS: &[&str] = &[r#"
 CREATE TABLE executions (
     id            TEXT PRIMARY KEY,
     agent         TEXT NOT NULL,
@@ -81,8 +80,7 @@ CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
     BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
     BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
-"#,
-    r#"
+"#, r#"
 ALTER TABLE challenges ADD COLUMN code_salt TEXT;
 ALTER TABLE challenges ADD COLUMN code_hash TEXT;
 
@@ -99,8 +97,7 @@ CREATE TABLE lockouts (
     until         INTEGER NOT NULL,
     level         INTEGER NOT NULL
 );
-"#,
-    r#"
+"#, r#"
 -- Downstream MCP servers as each serving process last saw them, for
 -- `safety-dongle status`.
 CREATE TABLE downstream_servers (
@@ -112,8 +109,7 @@ CREATE TABLE downstream_servers (
     updated_at    INTEGER NOT NULL,
     PRIMARY KEY (owner_pid, name)
 );
-"#,
-    r#"
+"#, r#"
 -- The MCP session whose call raised a challenge: only the blocked agent's
 -- own sessions may spend it with a wrong code or count against it.
 ALTER TABLE challenges ADD COLUMN session_id TEXT;
@@ -124,8 +120,7 @@ ALTER TABLE verify_failures RENAME COLUMN agent TO subject;
 UPDATE verify_failures SET subject = 'agent:' || subject;
 ALTER TABLE lockouts RENAME COLUMN agent TO subject;
 UPDATE lockouts SET subject = 'agent:' || subject;
-"#,
-    r#"
+"#, r#"
 -- A challenge that pauses its agent names the pause (step_limit,
 -- previous_failure, approval, verification): the pause holds while its
 -- challenge waits for a human, in every process sharing this file (the
@@ -138,8 +133,7 @@ CREATE TABLE agent_steps (
     agent         TEXT PRIMARY KEY,
     steps         INTEGER NOT NULL
 ) WITHOUT ROWID;
-"#,
-];
+"#];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
@@ -147,16 +141,9 @@ pub fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
     let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let found: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
     if found > SCHEMA_VERSION {
-        return Err(StoreError::NewerSchema {
-            found,
-            supported: SCHEMA_VERSION,
-        });
+        return Err(StoreError::NewerSchema { found, supported: SCHEMA_VERSION });
     }
-    for (version, sql) in MIGRATIONS
-        .iter()
-        .enumerate()
-        .skip(usize::try_from(found).unwrap_or(0))
-    {
+    for (version, sql) in MIGRATIONS.iter().enumerate().skip(usize::try_from(found).unwrap_or(0)) {
         tx.execute_batch(sql)?;
         tx.pragma_update(None, "user_version", version as i64 + 1)?;
     }

@@ -28,13 +28,8 @@ pub enum StoreError {
     #[error("state database: {0}")]
     Sqlite(#[from] rusqlite::Error),
     #[error("cannot create the data folder {path}: {source}")]
-    DataDir {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error(
-        "the state database has schema version {found}, newer than this safety-dongle supports ({supported}); upgrade safety-dongle"
-    )]
+    DataDir { path: PathBuf, source: std::io::Error },
+    #[error("the state database has schema version {found}, newer than this safety-dongle supports ({supported}); upgrade safety-dongle")]
     NewerSchema { found: i64, supported: i64 },
     #[error("the state database is inconsistent: {0}")]
     Inconsistent(&'static str),
@@ -81,15 +76,9 @@ impl Store {
         // process (the hook runs once per tool call) would pay two extra
         // syncs each time. Commits fold it in once it grows past SQLite's
         // automatic checkpoint size, so it stays bounded.
-        connection.set_db_config(
-            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
-            true,
-        )?;
+        connection.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
         migrations::migrate(&mut connection)?;
-        Ok(Self {
-            connection: Mutex::new(connection),
-            path,
-        })
+        Ok(Self { connection: Mutex::new(connection), path })
     }
 
     pub fn path(&self) -> &Path {
@@ -100,16 +89,11 @@ impl Store {
         // A panic while holding the lock cannot leave SQLite half-written
         // (the transaction rolls back when dropped), so the connection is
         // still sound after poisoning.
-        self.connection
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.connection.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Runs `work` in a write transaction and commits it.
-    pub fn write<T>(
-        &self,
-        work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
+    pub fn write<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
         let mut connection = self.lock();
         let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let value = work(&tx)?;
@@ -119,10 +103,7 @@ impl Store {
 
     /// Like [`Store::write`], but the commit is flushed to stable storage
     /// before this returns (`synchronous=FULL`).
-    pub fn write_durable<T>(
-        &self,
-        work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
+    pub fn write_durable<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
         let mut connection = self.lock();
         connection.pragma_update(None, "synchronous", "FULL")?;
         let result = (|| {
@@ -163,10 +144,7 @@ impl Store {
     }
 
     /// Runs `work` on a read snapshot.
-    pub fn read<T>(
-        &self,
-        work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
+    pub fn read<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
         let mut connection = self.lock();
         let tx = connection.transaction_with_behavior(TransactionBehavior::Deferred)?;
         work(&tx)
@@ -176,12 +154,8 @@ impl Store {
 /// Runs `work`, which may sync the disk, off the async worker threads: on
 /// tokio's blocking pool when a runtime is running, else right here. A
 /// panic inside `work` resumes in the caller.
-pub async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
-) -> Result<T, StoreError> {
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-        return work();
-    };
+pub async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, StoreError> + Send + 'static) -> Result<T, StoreError> {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else { return work() };
     match runtime.spawn_blocking(work).await {
         Ok(result) => result,
         Err(error) => match error.try_into_panic() {
@@ -192,18 +166,11 @@ pub async fn blocking<T: Send + 'static>(
 }
 
 fn create_private_dir(dir: &Path) -> Result<(), StoreError> {
-    let error = |source| StoreError::DataDir {
-        path: dir.to_path_buf(),
-        source,
-    };
+    let error = |source| StoreError::DataDir { path: dir.to_path_buf(), source };
     #[cfg(unix)]
     {
         use std::os::unix::fs::DirBuilderExt;
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(error)
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(error)
     }
     #[cfg(not(unix))]
     {

@@ -26,7 +26,8 @@ pub struct ExecutionRow {
     pub summary: Option<String>,
 }
 
-const EXECUTION_COLUMNS: &str = "id, agent, status, steps, max_steps, started_at, finished_at, owner_pid, session_id, event_cursor, goal, summary";
+const EXECUTION_COLUMNS: &str =
+    "id, agent, status, steps, max_steps, started_at, finished_at, owner_pid, session_id, event_cursor, goal, summary";
 
 fn execution(row: &Row<'_>) -> rusqlite::Result<ExecutionRow> {
     Ok(ExecutionRow {
@@ -53,23 +54,15 @@ fn execution(row: &Row<'_>) -> rusqlite::Result<ExecutionRow> {
 /// row is picked here: an `ORDER BY` would build a temporary sort per
 /// call, and a partial index would make SQLite prepare the statement
 /// again at every binding.
-pub fn active_execution(
-    tx: &Transaction<'_>,
-    agent: &str,
-) -> Result<Option<ExecutionRow>, StoreError> {
-    let sql = format!(
-        "SELECT {EXECUTION_COLUMNS}, rowid FROM executions WHERE agent = ?1 AND status IN ('pending', 'running')"
-    );
+pub fn active_execution(tx: &Transaction<'_>, agent: &str) -> Result<Option<ExecutionRow>, StoreError> {
+    let sql = format!("SELECT {EXECUTION_COLUMNS}, rowid FROM executions WHERE agent = ?1 AND status IN ('pending', 'running')");
     let mut statement = tx.prepare_cached(&sql)?;
     let rows = statement.query_map([agent], |row| Ok((execution(row)?, row.get::<_, i64>(12)?)))?;
     newest(rows, |(row, rowid)| (row.started_at, *rowid))
 }
 
 /// The row of `rows` with the greatest `key`.
-fn newest<T, K: Ord>(
-    rows: impl Iterator<Item = rusqlite::Result<(T, i64)>>,
-    key: impl Fn(&(T, i64)) -> K,
-) -> Result<Option<T>, StoreError> {
+fn newest<T, K: Ord>(rows: impl Iterator<Item = rusqlite::Result<(T, i64)>>, key: impl Fn(&(T, i64)) -> K) -> Result<Option<T>, StoreError> {
     let mut best: Option<(T, i64)> = None;
     for row in rows {
         let row = row?;
@@ -81,48 +74,24 @@ fn newest<T, K: Ord>(
 }
 
 /// The agent's most recent execution, in any state.
-pub fn latest_execution(
-    tx: &Transaction<'_>,
-    agent: &str,
-) -> Result<Option<ExecutionRow>, StoreError> {
-    let sql = format!(
-        "SELECT {EXECUTION_COLUMNS} FROM executions WHERE agent = ?1 ORDER BY started_at DESC, rowid DESC LIMIT 1"
-    );
-    Ok(tx
-        .prepare_cached(&sql)?
-        .query_row([agent], execution)
-        .optional()?)
+pub fn latest_execution(tx: &Transaction<'_>, agent: &str) -> Result<Option<ExecutionRow>, StoreError> {
+    let sql = format!("SELECT {EXECUTION_COLUMNS} FROM executions WHERE agent = ?1 ORDER BY started_at DESC, rowid DESC LIMIT 1");
+    Ok(tx.prepare_cached(&sql)?.query_row([agent], execution).optional()?)
 }
 
 /// Every execution not in a terminal state.
 pub fn active_executions(tx: &Transaction<'_>) -> Result<Vec<ExecutionRow>, StoreError> {
-    let sql = format!(
-        "SELECT {EXECUTION_COLUMNS} FROM executions WHERE status IN ('pending', 'running') ORDER BY started_at"
-    );
+    let sql = format!("SELECT {EXECUTION_COLUMNS} FROM executions WHERE status IN ('pending', 'running') ORDER BY started_at");
     let mut statement = tx.prepare_cached(&sql)?;
-    let rows = statement
-        .query_map([], execution)?
-        .collect::<Result<Vec<_>, _>>()?;
+    let rows = statement.query_map([], execution)?.collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
 
 pub fn insert_execution(tx: &Transaction<'_>, row: &ExecutionRow) -> Result<(), StoreError> {
-    let sql = format!(
-        "INSERT INTO executions ({EXECUTION_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
-    );
+    let sql = format!("INSERT INTO executions ({EXECUTION_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
     tx.prepare_cached(&sql)?.execute(params![
-        row.id,
-        row.agent,
-        row.status,
-        row.steps,
-        row.max_steps,
-        row.started_at,
-        row.finished_at,
-        row.owner_pid,
-        row.session_id,
-        row.event_cursor,
-        row.goal,
-        row.summary
+        row.id, row.agent, row.status, row.steps, row.max_steps, row.started_at, row.finished_at,
+        row.owner_pid, row.session_id, row.event_cursor, row.goal, row.summary
     ])?;
     Ok(())
 }
@@ -134,11 +103,7 @@ pub fn update_execution(tx: &Transaction<'_>, row: &ExecutionRow) -> Result<(), 
             "UPDATE executions SET status = ?2, steps = ?3, finished_at = ?4, event_cursor = ?5, summary = ?6 WHERE id = ?1",
         )?
         .execute(params![row.id, row.status, row.steps, row.finished_at, row.event_cursor, row.summary])?;
-    if changed == 1 {
-        Ok(())
-    } else {
-        Err(StoreError::Inconsistent("an execution disappeared"))
-    }
+    if changed == 1 { Ok(()) } else { Err(StoreError::Inconsistent("an execution disappeared")) }
 }
 
 /// A hard block on an agent (spec 8.8.3).
@@ -152,31 +117,19 @@ pub struct BlockRow {
 }
 
 fn block(row: &Row<'_>) -> rusqlite::Result<BlockRow> {
-    Ok(BlockRow {
-        agent: row.get(0)?,
-        challenge_id: row.get(1)?,
-        reason: row.get(2)?,
-        rule: row.get(3)?,
-        blocked_at: row.get(4)?,
-    })
+    Ok(BlockRow { agent: row.get(0)?, challenge_id: row.get(1)?, reason: row.get(2)?, rule: row.get(3)?, blocked_at: row.get(4)? })
 }
 
 pub fn block_of(tx: &Transaction<'_>, agent: &str) -> Result<Option<BlockRow>, StoreError> {
     Ok(tx
-        .prepare_cached(
-            "SELECT agent, challenge_id, reason, rule, blocked_at FROM blocks WHERE agent = ?1",
-        )?
+        .prepare_cached("SELECT agent, challenge_id, reason, rule, blocked_at FROM blocks WHERE agent = ?1")?
         .query_row([agent], block)
         .optional()?)
 }
 
 pub fn blocks(tx: &Transaction<'_>) -> Result<Vec<BlockRow>, StoreError> {
-    let mut statement = tx.prepare_cached(
-        "SELECT agent, challenge_id, reason, rule, blocked_at FROM blocks ORDER BY blocked_at",
-    )?;
-    let rows = statement
-        .query_map([], block)?
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut statement = tx.prepare_cached("SELECT agent, challenge_id, reason, rule, blocked_at FROM blocks ORDER BY blocked_at")?;
+    let rows = statement.query_map([], block)?.collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
 
@@ -192,13 +145,9 @@ pub fn insert_block(tx: &Transaction<'_>, row: &BlockRow) -> Result<(), StoreErr
 /// Lifts an agent's block. Only an [`Unblock`] — proof that a human
 /// verified the code or an operator overrode at a terminal — can do it.
 pub fn remove_block(tx: &Transaction<'_>, unblock: &Unblock) -> Result<bool, StoreError> {
-    let removed = tx
-        .prepare_cached("DELETE FROM blocks WHERE agent = ?1")?
-        .execute([unblock.agent()])?;
-    tx.prepare_cached(
-        "UPDATE challenges SET status = ?2 WHERE agent = ?1 AND durable = 1 AND status = 'pending'",
-    )?
-    .execute(params![unblock.agent(), unblock.resolution().name()])?;
+    let removed = tx.prepare_cached("DELETE FROM blocks WHERE agent = ?1")?.execute([unblock.agent()])?;
+    tx.prepare_cached("UPDATE challenges SET status = ?2 WHERE agent = ?1 AND durable = 1 AND status = 'pending'")?
+        .execute(params![unblock.agent(), unblock.resolution().name()])?;
     Ok(removed == 1)
 }
 
@@ -223,9 +172,7 @@ impl ChallengeKind {
     }
 
     pub fn parse(name: &str) -> Option<Self> {
-        [Self::Verify, Self::DangerZone, Self::Approval]
-            .into_iter()
-            .find(|kind| kind.name() == name)
+        [Self::Verify, Self::DangerZone, Self::Approval].into_iter().find(|kind| kind.name() == name)
     }
 
     /// Whether the human answers with a code (else Approve/Deny).
@@ -258,16 +205,8 @@ pub enum ChallengeStatus {
 
 impl ChallengeStatus {
     const ALL: [ChallengeStatus; 10] = [
-        Self::Pending,
-        Self::Approved,
-        Self::Denied,
-        Self::Expired,
-        Self::Used,
-        Self::Failed,
-        Self::Verified,
-        Self::OperatorCode,
-        Self::OperatorOverride,
-        Self::Cancelled,
+        Self::Pending, Self::Approved, Self::Denied, Self::Expired, Self::Used, Self::Failed, Self::Verified, Self::OperatorCode,
+        Self::OperatorOverride, Self::Cancelled,
     ];
 
     pub fn name(self) -> &'static str {
@@ -311,9 +250,7 @@ pub struct ChallengeRow {
 }
 
 pub fn insert_challenge(tx: &Transaction<'_>, row: &ChallengeRow) -> Result<(), StoreError> {
-    let sql = format!(
-        "INSERT INTO challenges ({CHALLENGE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
-    );
+    let sql = format!("INSERT INTO challenges ({CHALLENGE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
     tx.prepare_cached(&sql)?.execute(params![
         row.id,
         row.agent,
@@ -335,12 +272,8 @@ pub fn insert_challenge(tx: &Transaction<'_>, row: &ChallengeRow) -> Result<(), 
 pub type CodeHash = (String, String);
 
 /// A challenge by id, with its code hash once the verifier sent one.
-pub fn challenge(
-    tx: &Transaction<'_>,
-    id: &str,
-) -> Result<Option<(ChallengeRow, Option<CodeHash>)>, StoreError> {
-    let sql =
-        format!("SELECT {CHALLENGE_COLUMNS}, code_salt, code_hash FROM challenges WHERE id = ?1");
+pub fn challenge(tx: &Transaction<'_>, id: &str) -> Result<Option<(ChallengeRow, Option<CodeHash>)>, StoreError> {
+    let sql = format!("SELECT {CHALLENGE_COLUMNS}, code_salt, code_hash FROM challenges WHERE id = ?1");
     Ok(tx
         .prepare_cached(&sql)?
         .query_row([id], |row| {
@@ -352,60 +285,35 @@ pub fn challenge(
 }
 
 /// Stores the salted hash of a challenge's code, as the verifier sent it.
-pub fn set_challenge_hash(
-    tx: &Transaction<'_>,
-    id: &str,
-    salt: &str,
-    hash: &str,
-) -> Result<(), StoreError> {
-    tx.prepare_cached("UPDATE challenges SET code_salt = ?2, code_hash = ?3 WHERE id = ?1")?
-        .execute(params![id, salt, hash])?;
+pub fn set_challenge_hash(tx: &Transaction<'_>, id: &str, salt: &str, hash: &str) -> Result<(), StoreError> {
+    tx.prepare_cached("UPDATE challenges SET code_salt = ?2, code_hash = ?3 WHERE id = ?1")?.execute(params![id, salt, hash])?;
     Ok(())
 }
 
 /// How many challenges of `kind` the agent was given since `since`.
-pub fn challenges_since(
-    tx: &Transaction<'_>,
-    agent: &str,
-    kind: ChallengeKind,
-    since: i64,
-) -> Result<u32, StoreError> {
+pub fn challenges_since(tx: &Transaction<'_>, agent: &str, kind: ChallengeKind, since: i64) -> Result<u32, StoreError> {
     Ok(tx
-        .prepare_cached(
-            "SELECT COUNT(*) FROM challenges WHERE agent = ?1 AND kind = ?2 AND created_at >= ?3",
-        )?
+        .prepare_cached("SELECT COUNT(*) FROM challenges WHERE agent = ?1 AND kind = ?2 AND created_at >= ?3")?
         .query_row(params![agent, kind.name(), since], |row| row.get(0))?)
 }
 
 /// Points an agent's block at a new challenge (after the old one expired).
-pub fn set_block_challenge(
-    tx: &Transaction<'_>,
-    agent: &str,
-    challenge_id: &str,
-) -> Result<(), StoreError> {
-    tx.prepare_cached("UPDATE blocks SET challenge_id = ?2 WHERE agent = ?1")?
-        .execute(params![agent, challenge_id])?;
+pub fn set_block_challenge(tx: &Transaction<'_>, agent: &str, challenge_id: &str) -> Result<(), StoreError> {
+    tx.prepare_cached("UPDATE blocks SET challenge_id = ?2 WHERE agent = ?1")?.execute(params![agent, challenge_id])?;
     Ok(())
 }
 
 /// How many requests for a human calls of `session` raised since `since`.
-pub fn challenges_in_session_since(
-    tx: &Transaction<'_>,
-    session_id: &str,
-    since: i64,
-) -> Result<u32, StoreError> {
+pub fn challenges_in_session_since(tx: &Transaction<'_>, session_id: &str, since: i64) -> Result<u32, StoreError> {
     Ok(tx
-        .prepare_cached(
-            "SELECT COUNT(*) FROM challenges WHERE session_id = ?1 AND created_at >= ?2",
-        )?
+        .prepare_cached("SELECT COUNT(*) FROM challenges WHERE session_id = ?1 AND created_at >= ?2")?
         .query_row(params![session_id, since], |row| row.get(0))?)
 }
 
 /// Records a failed verification attempt against `subject` (see
 /// `safety::attempts::Subject`).
 pub fn insert_failure(tx: &Transaction<'_>, subject: &str, at: i64) -> Result<(), StoreError> {
-    tx.prepare_cached("INSERT INTO verify_failures (subject, at) VALUES (?1, ?2)")?
-        .execute(params![subject, at])?;
+    tx.prepare_cached("INSERT INTO verify_failures (subject, at) VALUES (?1, ?2)")?.execute(params![subject, at])?;
     Ok(())
 }
 
@@ -423,54 +331,31 @@ pub fn lockout(tx: &Transaction<'_>, subject: &str) -> Result<Option<(i64, u32)>
         .optional()?)
 }
 
-pub fn set_lockout(
-    tx: &Transaction<'_>,
-    subject: &str,
-    until: i64,
-    level: u32,
-) -> Result<(), StoreError> {
+pub fn set_lockout(tx: &Transaction<'_>, subject: &str, until: i64, level: u32) -> Result<(), StoreError> {
     tx.prepare_cached("INSERT INTO lockouts (subject, until, level) VALUES (?1, ?2, ?3) ON CONFLICT (subject) DO UPDATE SET until = ?2, level = ?3")?
         .execute(params![subject, until, level])?;
     Ok(())
 }
 
-pub fn set_challenge_status(
-    tx: &Transaction<'_>,
-    id: &str,
-    status: ChallengeStatus,
-) -> Result<(), StoreError> {
-    tx.prepare_cached("UPDATE challenges SET status = ?2 WHERE id = ?1")?
-        .execute(params![id, status.name()])?;
+pub fn set_challenge_status(tx: &Transaction<'_>, id: &str, status: ChallengeStatus) -> Result<(), StoreError> {
+    tx.prepare_cached("UPDATE challenges SET status = ?2 WHERE id = ?1")?.execute(params![id, status.name()])?;
     Ok(())
 }
 
 /// Records a human's answer on a challenge still waiting for it; `false`
 /// when it no longer waits (its session ended, or it expired).
-pub fn settle_challenge(
-    tx: &Transaction<'_>,
-    id: &str,
-    status: ChallengeStatus,
-) -> Result<bool, StoreError> {
-    let changed = tx
-        .prepare_cached("UPDATE challenges SET status = ?2 WHERE id = ?1 AND status = 'pending'")?
-        .execute(params![id, status.name()])?;
+pub fn settle_challenge(tx: &Transaction<'_>, id: &str, status: ChallengeStatus) -> Result<bool, StoreError> {
+    let changed = tx.prepare_cached("UPDATE challenges SET status = ?2 WHERE id = ?1 AND status = 'pending'")?.execute(params![id, status.name()])?;
     Ok(changed == 1)
 }
 
 /// The newest challenge holding a pause on `agent` that may still hold
 /// it (pending, or approved and not yet collected). Whether it does
 /// (expiry, a live owner) is the caller's judgement.
-pub fn pausing_challenge(
-    tx: &Transaction<'_>,
-    agent: &str,
-) -> Result<Option<ChallengeRow>, StoreError> {
-    let sql = format!(
-        "SELECT {CHALLENGE_COLUMNS}, rowid FROM challenges WHERE agent = ?1 AND status IN ('pending', 'approved') AND pause IS NOT NULL"
-    );
+pub fn pausing_challenge(tx: &Transaction<'_>, agent: &str) -> Result<Option<ChallengeRow>, StoreError> {
+    let sql = format!("SELECT {CHALLENGE_COLUMNS}, rowid FROM challenges WHERE agent = ?1 AND status IN ('pending', 'approved') AND pause IS NOT NULL");
     let mut statement = tx.prepare_cached(&sql)?;
-    let rows = statement.query_map([agent], |row| {
-        Ok((challenge_row(row)?, row.get::<_, i64>(12)?))
-    })?;
+    let rows = statement.query_map([agent], |row| Ok((challenge_row(row)?, row.get::<_, i64>(12)?)))?;
     newest(rows, |(row, rowid)| (row.created_at, *rowid))
 }
 
@@ -478,11 +363,7 @@ pub fn pausing_challenge(
 /// calls of `session` (every session, when `None`) raised in process
 /// `owner_pid`: nobody is left to collect an answer. A block's challenge
 /// is durable and stays. Returns how many ended.
-pub fn cancel_challenges_of(
-    tx: &Transaction<'_>,
-    owner_pid: u32,
-    session_id: Option<&str>,
-) -> Result<usize, StoreError> {
+pub fn cancel_challenges_of(tx: &Transaction<'_>, owner_pid: u32, session_id: Option<&str>) -> Result<usize, StoreError> {
     Ok(tx
         .prepare_cached(
             "UPDATE challenges SET status = 'cancelled' WHERE owner_pid = ?1 AND (?2 IS NULL OR session_id = ?2) AND durable = 0 \
@@ -507,9 +388,7 @@ fn challenge_row(row: &Row<'_>) -> rusqlite::Result<ChallengeRow> {
         durable: row.get(8)?,
         owner_pid: row.get(9)?,
         session_id: row.get(10)?,
-        pause: pause
-            .map(|name| PauseKind::parse(&name).ok_or_else(|| unknown_name(11, &name)))
-            .transpose()?,
+        pause: pause.map(|name| PauseKind::parse(&name).ok_or_else(|| unknown_name(11, &name))).transpose()?,
     })
 }
 
@@ -521,20 +400,12 @@ fn named<T>(row: &Row<'_>, index: usize, parse: impl Fn(&str) -> Option<T>) -> r
 }
 
 fn unknown_name(index: usize, name: &str) -> rusqlite::Error {
-    rusqlite::Error::FromSqlConversionFailure(
-        index,
-        rusqlite::types::Type::Text,
-        format!("unknown name '{name}'").into(),
-    )
+    rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, format!("unknown name '{name}'").into())
 }
 
 /// Actions `agent` took since a human last granted it a step budget.
 pub fn agent_steps(tx: &Transaction<'_>, agent: &str) -> Result<u32, StoreError> {
-    Ok(tx
-        .prepare_cached("SELECT steps FROM agent_steps WHERE agent = ?1")?
-        .query_row([agent], |row| row.get(0))
-        .optional()?
-        .unwrap_or(0))
+    Ok(tx.prepare_cached("SELECT steps FROM agent_steps WHERE agent = ?1")?.query_row([agent], |row| row.get(0)).optional()?.unwrap_or(0))
 }
 
 pub fn set_agent_steps(tx: &Transaction<'_>, agent: &str, steps: u32) -> Result<(), StoreError> {
@@ -545,18 +416,12 @@ pub fn set_agent_steps(tx: &Transaction<'_>, agent: &str, steps: u32) -> Result<
 
 /// The executions not yet finished that calls of `session` (every
 /// session, when `None`) started in process `owner_pid`.
-pub fn active_executions_of(
-    tx: &Transaction<'_>,
-    owner_pid: u32,
-    session_id: Option<&str>,
-) -> Result<Vec<ExecutionRow>, StoreError> {
+pub fn active_executions_of(tx: &Transaction<'_>, owner_pid: u32, session_id: Option<&str>) -> Result<Vec<ExecutionRow>, StoreError> {
     let sql = format!(
         "SELECT {EXECUTION_COLUMNS} FROM executions WHERE owner_pid = ?1 AND (?2 IS NULL OR session_id = ?2) AND status IN ('pending', 'running')"
     );
     let mut statement = tx.prepare_cached(&sql)?;
-    let rows = statement
-        .query_map(params![owner_pid, session_id], execution)?
-        .collect::<Result<Vec<_>, _>>()?;
+    let rows = statement.query_map(params![owner_pid, session_id], execution)?.collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
 
@@ -566,9 +431,7 @@ pub fn pending_challenges(tx: &Transaction<'_>, now: i64) -> Result<Vec<Challeng
         "SELECT {CHALLENGE_COLUMNS} FROM challenges WHERE status = 'pending' AND (durable = 1 OR expires_at > ?1) ORDER BY created_at"
     );
     let mut statement = tx.prepare_cached(&sql)?;
-    let rows = statement
-        .query_map([now], challenge_row)?
-        .collect::<Result<Vec<_>, _>>()?;
+    let rows = statement.query_map([now], challenge_row)?.collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
 
@@ -592,11 +455,7 @@ pub fn insert_event(tx: &Transaction<'_>, event: &EventRow) -> Result<i64, Store
 }
 
 /// Events after `cursor` addressed to `agent` or to everyone.
-pub fn events_after(
-    tx: &Transaction<'_>,
-    cursor: i64,
-    agent: &str,
-) -> Result<Vec<EventRow>, StoreError> {
+pub fn events_after(tx: &Transaction<'_>, cursor: i64, agent: &str) -> Result<Vec<EventRow>, StoreError> {
     let mut statement = tx.prepare_cached(
         "SELECT id, agent, kind, message, metadata, created_at FROM events \
          WHERE id > ?1 AND (agent IS NULL OR agent = ?2) ORDER BY id LIMIT 100",
@@ -618,9 +477,7 @@ pub fn events_after(
 
 /// The id of the newest event, 0 if none.
 pub fn last_event_id(tx: &Transaction<'_>) -> Result<i64, StoreError> {
-    Ok(tx
-        .prepare_cached("SELECT COALESCE(MAX(id), 0) FROM events")?
-        .query_row([], |row| row.get(0))?)
+    Ok(tx.prepare_cached("SELECT COALESCE(MAX(id), 0) FROM events")?.query_row([], |row| row.get(0))?)
 }
 
 /// A downstream MCP server as its serving process last reported it.
@@ -645,8 +502,7 @@ pub fn upsert_downstream(tx: &Transaction<'_>, row: &DownstreamRow) -> Result<()
 
 /// Forgets the servers of a process that has ended.
 pub fn remove_downstreams_of(tx: &Transaction<'_>, owner_pid: u32) -> Result<(), StoreError> {
-    tx.prepare_cached("DELETE FROM downstream_servers WHERE owner_pid = ?1")?
-        .execute([owner_pid])?;
+    tx.prepare_cached("DELETE FROM downstream_servers WHERE owner_pid = ?1")?.execute([owner_pid])?;
     Ok(())
 }
 
@@ -654,14 +510,7 @@ pub fn downstreams(tx: &Transaction<'_>) -> Result<Vec<DownstreamRow>, StoreErro
     let mut statement = tx.prepare_cached("SELECT owner_pid, name, state, tools, detail, updated_at FROM downstream_servers ORDER BY name, owner_pid")?;
     let rows = statement
         .query_map([], |row| {
-            Ok(DownstreamRow {
-                owner_pid: row.get(0)?,
-                name: row.get(1)?,
-                state: row.get(2)?,
-                tools: row.get(3)?,
-                detail: row.get(4)?,
-                updated_at: row.get(5)?,
-            })
+            Ok(DownstreamRow { owner_pid: row.get(0)?, name: row.get(1)?, state: row.get(2)?, tools: row.get(3)?, detail: row.get(4)?, updated_at: row.get(5)? })
         })?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)

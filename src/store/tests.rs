@@ -9,14 +9,7 @@ use super::{
 };
 
 fn entry(agent: &str) -> AuditEntry<'_> {
-    AuditEntry {
-        agent,
-        event: "step",
-        decision: "continue",
-        policy_hash: "p",
-        hint: Some("ls"),
-        ..Default::default()
-    }
+    AuditEntry { agent, event: "step", decision: "continue", policy_hash: "p", hint: Some("ls"), ..Default::default() }
 }
 
 #[test]
@@ -24,19 +17,14 @@ fn a_newer_schema_is_refused_and_never_reset() {
     let dir = tempfile::tempdir().unwrap();
     drop(Store::open(dir.path()).unwrap());
     let raw = Connection::open(dir.path().join(DATABASE_FILE)).unwrap();
-    raw.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
-        .unwrap();
+    raw.pragma_update(None, "user_version", SCHEMA_VERSION + 1).unwrap();
     drop(raw);
     match Store::open(dir.path()) {
-        Err(StoreError::NewerSchema { found, supported }) => {
-            assert_eq!((found, supported), (SCHEMA_VERSION + 1, SCHEMA_VERSION))
-        }
+        Err(StoreError::NewerSchema { found, supported }) => assert_eq!((found, supported), (SCHEMA_VERSION + 1, SCHEMA_VERSION)),
         other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
     }
     let raw = Connection::open(dir.path().join(DATABASE_FILE)).unwrap();
-    let version: i64 = raw
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .unwrap();
+    let version: i64 = raw.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
     assert_eq!(version, SCHEMA_VERSION + 1, "the file was left as it was");
 }
 
@@ -46,10 +34,7 @@ fn the_audit_log_refuses_updates_and_deletes() {
     let store = Store::open(dir.path()).unwrap();
     store.write(|tx| audit::append(tx, &entry("a"))).unwrap();
     let raw = Connection::open(dir.path().join(DATABASE_FILE)).unwrap();
-    assert!(
-        raw.execute("UPDATE audit SET decision = 'stop'", [])
-            .is_err()
-    );
+    assert!(raw.execute("UPDATE audit SET decision = 'stop'", []).is_err());
     assert!(raw.execute("DELETE FROM audit", []).is_err());
 }
 
@@ -65,17 +50,10 @@ fn the_chain_verifies_and_shows_where_it_was_tampered_with() {
 
     // Someone with the file drops the trigger and rewrites history.
     let raw = Connection::open(dir.path().join(DATABASE_FILE)).unwrap();
-    raw.execute_batch(
-        "DROP TRIGGER audit_no_update; UPDATE audit SET decision = 'stop' WHERE seq = 3;",
-    )
-    .unwrap();
+    raw.execute_batch("DROP TRIGGER audit_no_update; UPDATE audit SET decision = 'stop' WHERE seq = 3;").unwrap();
     let report = store.read(audit::verify).unwrap();
     assert_eq!((report.rows, report.broken_at), (2, Some(3)));
 
     raw.execute_batch("UPDATE audit SET decision = 'continue' WHERE seq = 3; DROP TRIGGER audit_no_delete; DELETE FROM audit WHERE seq = 2;").unwrap();
-    assert_eq!(
-        store.read(audit::verify).unwrap().broken_at,
-        Some(3),
-        "a removed row breaks the link after it"
-    );
+    assert_eq!(store.read(audit::verify).unwrap().broken_at, Some(3), "a removed row breaks the link after it");
 }

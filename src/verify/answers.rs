@@ -63,49 +63,22 @@ impl HumanAnswers {
     /// sessions: the one whose call raised the challenge, one in which this
     /// process runs the agent's execution, or one its block tainted.
     fn is_agents_own_session(&self, call: &CallContext, challenge: &ChallengeRow) -> bool {
-        challenge.session_id.as_deref() == Some(call.session_id.as_str())
-            || self
-                .core
-                .sessions
-                .acts_as(&call.session_id, &challenge.agent)
+        challenge.session_id.as_deref() == Some(call.session_id.as_str()) || self.core.sessions.acts_as(&call.session_id, &challenge.agent)
     }
 
     /// `verify_challenge`: one attempt at the code of a challenge.
-    pub async fn verify_challenge(
-        &self,
-        call: &CallContext,
-        challenge_id: &str,
-        typed: &str,
-    ) -> Result<VerificationResult, VerifyError> {
+    pub async fn verify_challenge(&self, call: &CallContext, challenge_id: &str, typed: &str) -> Result<VerificationResult, VerifyError> {
         let now = now_ms();
-        let loaded = self
-            .core
-            .store
-            .read(|tx| records::challenge(tx, challenge_id))?;
-        let own = loaded
-            .as_ref()
-            .is_some_and(|(challenge, _)| self.is_agents_own_session(call, challenge));
-        let (core, session, id, typed) = (
-            self.core.clone(),
-            call.session_id.clone(),
-            challenge_id.to_owned(),
-            typed.to_owned(),
-        );
-        crate::store::blocking(move || {
-            core.store
-                .write_durable(|tx| attempt(&core, tx, &session, own, &id, &typed, now))
-        })
-        .await?
+        let loaded = self.core.store.read(|tx| records::challenge(tx, challenge_id))?;
+        let own = loaded.as_ref().is_some_and(|(challenge, _)| self.is_agents_own_session(call, challenge));
+        let (core, session, id, typed) = (self.core.clone(), call.session_id.clone(), challenge_id.to_owned(), typed.to_owned());
+        crate::store::blocking(move || core.store.write_durable(|tx| attempt(&core, tx, &session, own, &id, &typed, now))).await?
     }
 
     /// `confirm_operation`: waits (bounded) for the human's answer to an
     /// approval request a step raised. Only the human's Approve, delivered
     /// by the verifier, makes this succeed; it can be used once.
-    pub async fn confirm(
-        &self,
-        call: &CallContext,
-        approval_id: &str,
-    ) -> Result<ApprovalResult, VerifyError> {
+    pub async fn confirm(&self, call: &CallContext, approval_id: &str) -> Result<ApprovalResult, VerifyError> {
         let humans = &self.core.humans;
         if humans.is_gate_approval(approval_id) {
             return Err(VerifyError::BelongsToGatedCall(approval_id.to_owned()));
@@ -115,106 +88,37 @@ impl HumanAnswers {
         let approved = approved(approval_id, settled, &self.core.store)?;
         let (core, session, who) = (self.core.clone(), call.session_id.clone(), agent.clone());
         let approval_id = approved.approval_id().to_owned();
-        core.clone()
-            .store
-            .write_durable_async(move |tx| {
-                core.spend_approval(tx, &approved, &who, &session, "confirm", None)
-            })
-            .await?;
-        Ok(ApprovalResult {
-            approved: true,
-            approval_id,
-            element_name: agent,
-        })
+        core.clone().store.write_durable_async(move |tx| core.spend_approval(tx, &approved, &who, &session, "confirm", None)).await?;
+        Ok(ApprovalResult { approved: true, approval_id, element_name: agent })
     }
 }
 
 /// One attempt, in one durable transaction: the lockout first, then the
 /// challenge's state, then the code.
-fn attempt(
-    core: &LoopCore,
-    tx: &rusqlite::Transaction<'_>,
-    session: &str,
-    own: bool,
-    challenge_id: &str,
-    typed: &str,
-    now: i64,
-) -> Result<Result<VerificationResult, VerifyError>, StoreError> {
+fn attempt(core: &LoopCore, tx: &rusqlite::Transaction<'_>, session: &str, own: bool, challenge_id: &str, typed: &str, now: i64) -> Result<Result<VerificationResult, VerifyError>, StoreError> {
     let id = challenge_id.to_owned();
     let challenge = Loaded::load(tx, challenge_id, now)?;
     let row = match &challenge {
-        Loaded::Unknown => {
-            return Ok(Err(VerifyError::Invalid {
-                id,
-                why: "no such challenge",
-            }));
-        }
+        Loaded::Unknown => return Ok(Err(VerifyError::Invalid { id, why: "no such challenge" })),
         Loaded::Approval(_) => {
-            return Ok(Err(VerifyError::Invalid {
-                id,
-                why: "this is an approval request: a human answers it in the dialog, and the agent calls confirm_operation",
-            }));
+            return Ok(Err(VerifyError::Invalid { id, why: "this is an approval request: a human answers it in the dialog, and the agent calls confirm_operation" }));
         }
         Loaded::Pending(pending) => pending.row().clone(),
         Loaded::Spent(row) | Loaded::Expired(row) => row.clone(),
     };
     let agent = row.agent.as_str();
-    let subject = if own {
-        Subject::Agent(agent)
-    } else {
-        Subject::Session(session)
-    };
+    let subject = if own { Subject::Agent(agent) } else { Subject::Session(session) };
     if let Some(until) = attempts::locked_until(tx, &subject, now)? {
-        core.audit(
-            tx,
-            AuditEntry {
-                agent,
-                session_id: Some(session),
-                event: "verify",
-                decision: "locked_out",
-                stage: Some("rate_limit"),
-                ..Default::default()
-            },
-        )?;
+        core.audit(tx, AuditEntry { agent, session_id: Some(session), event: "verify", decision: "locked_out", stage: Some("rate_limit"), ..Default::default() })?;
         let retry_after_secs = (until - now + 999) / 1000;
-        return Ok(Err(if own {
-            VerifyError::AgentLockedOut {
-                agent: agent.to_owned(),
-                retry_after_secs,
-            }
-        } else {
-            VerifyError::SessionLockedOut { retry_after_secs }
-        }));
+        return Ok(Err(if own { VerifyError::AgentLockedOut { agent: agent.to_owned(), retry_after_secs } } else { VerifyError::SessionLockedOut { retry_after_secs } }));
     }
-    let failed = |reason: &'static str,
-                  error: VerifyError|
-     -> Result<Result<VerificationResult, VerifyError>, StoreError> {
+    let failed = |reason: &'static str, error: VerifyError| -> Result<Result<VerificationResult, VerifyError>, StoreError> {
         let stage = if own { reason } else { "other_session" };
-        core.audit(
-            tx,
-            AuditEntry {
-                agent,
-                session_id: Some(session),
-                event: "verify",
-                decision: "failed",
-                stage: Some(stage),
-                ..Default::default()
-            },
-        )?;
+        core.audit(tx, AuditEntry { agent, session_id: Some(session), event: "verify", decision: "failed", stage: Some(stage), ..Default::default() })?;
         if let Some(until) = attempts::record_failure(tx, &subject, now)? {
             let what = format!("{} locked out until {}", subject.key(), rfc3339(until));
-            core.audit(
-                tx,
-                AuditEntry {
-                    agent,
-                    session_id: Some(session),
-                    event: "lockout",
-                    hint: Some(&what),
-                    decision: "locked_out",
-                    stage: Some("rate_limit"),
-                    ..Default::default()
-                },
-            )?;
+            core.audit(tx, AuditEntry { agent, session_id: Some(session), event: "lockout", hint: Some(&what), decision: "locked_out", stage: Some("rate_limit"), ..Default::default() })?;
         }
         Ok(Err(error))
     };
@@ -226,23 +130,8 @@ fn attempt(
     match pending.attempt(typed) {
         Attempt::Verified(verified) => {
             let (row, how) = verified.commit(tx)?;
-            core.audit(
-                tx,
-                AuditEntry {
-                    agent: &row.agent,
-                    session_id: Some(session),
-                    event: "verify",
-                    decision: how.name(),
-                    stage: Some(row.kind.name()),
-                    ..Default::default()
-                },
-            )?;
-            Ok(Ok(VerificationResult {
-                verified: true,
-                challenge_id: row.id,
-                element_name: row.agent,
-                kind: row.kind.name(),
-            }))
+            core.audit(tx, AuditEntry { agent: &row.agent, session_id: Some(session), event: "verify", decision: how.name(), stage: Some(row.kind.name()), ..Default::default() })?;
+            Ok(Ok(VerificationResult { verified: true, challenge_id: row.id, element_name: row.agent, kind: row.kind.name() }))
         }
         Attempt::Failed(failure) => {
             // Only the agent's own attempts spend the challenge.
@@ -253,11 +142,7 @@ fn attempt(
                 FailedBecause::Unshown => "unshown",
                 FailedBecause::WrongCode => "wrong_code",
             };
-            let error = if own {
-                VerifyError::Failed(id)
-            } else {
-                VerifyError::FailedElsewhere(id)
-            };
+            let error = if own { VerifyError::Failed(id) } else { VerifyError::FailedElsewhere(id) };
             failed(reason, error)
         }
     }

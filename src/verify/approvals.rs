@@ -49,30 +49,19 @@ pub struct ApprovalBoard {
 
 impl ApprovalBoard {
     fn lock(&self) -> MutexGuard<'_, HashMap<String, Slot>> {
-        self.slots
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.slots.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Registers a request that was shown to a human.
     pub fn open(&self, approval_id: &str, agent: &str) {
         let (status, _) = watch::channel(Status::Pending);
-        self.lock().insert(
-            approval_id.to_owned(),
-            Slot {
-                agent: agent.to_owned(),
-                status,
-                approved: None,
-            },
-        );
+        self.lock().insert(approval_id.to_owned(), Slot { agent: agent.to_owned(), status, approved: None });
     }
 
     /// Records the verifier's answer.
     pub fn settle(&self, approval_id: &str, decision: Decision) {
         let mut slots = self.lock();
-        let Some(slot) = slots.get_mut(approval_id) else {
-            return;
-        };
+        let Some(slot) = slots.get_mut(approval_id) else { return };
         let status = match decision {
             Decision::Approve(approved) => {
                 slot.approved = Some(approved);
@@ -97,18 +86,13 @@ impl ApprovalBoard {
         let mut receiver = receiver;
         let _ = tokio::time::timeout(limit, receiver.wait_for(|s| *s != Status::Pending)).await;
         let mut slots = self.lock();
-        let Some(slot) = slots.get_mut(approval_id) else {
-            return Settled::Unknown;
-        };
+        let Some(slot) = slots.get_mut(approval_id) else { return Settled::Unknown };
         let status = *slot.status.borrow();
         let settled = match status {
             Status::Pending => return Settled::StillPending,
             Status::Denied => Settled::Denied,
             Status::TimedOut => Settled::TimedOut,
-            Status::Approved => slot
-                .approved
-                .take()
-                .map_or(Settled::Used, Settled::Approved),
+            Status::Approved => slot.approved.take().map_or(Settled::Used, Settled::Approved),
         };
         slots.remove(approval_id);
         settled
@@ -123,32 +107,14 @@ mod tests {
     async fn answers_are_collected_once_and_waiting_is_bounded() {
         let board = ApprovalBoard::default();
         board.open("a", "agent");
-        assert!(matches!(
-            board.wait("a", Duration::from_millis(20)).await,
-            Settled::StillPending
-        ));
+        assert!(matches!(board.wait("a", Duration::from_millis(20)).await, Settled::StillPending));
         assert_eq!(board.agent_of("a").as_deref(), Some("agent"));
         board.settle("a", Decision::Deny);
-        assert!(matches!(
-            board.wait("a", Duration::from_secs(5)).await,
-            Settled::Denied
-        ));
-        assert!(
-            matches!(
-                board.wait("a", Duration::from_millis(1)).await,
-                Settled::Unknown
-            ),
-            "collected once, then gone"
-        );
+        assert!(matches!(board.wait("a", Duration::from_secs(5)).await, Settled::Denied));
+        assert!(matches!(board.wait("a", Duration::from_millis(1)).await, Settled::Unknown), "collected once, then gone");
         board.open("b", "agent");
         board.settle("b", Decision::TimedOut);
-        assert!(matches!(
-            board.wait("b", Duration::from_secs(5)).await,
-            Settled::TimedOut
-        ));
-        assert!(matches!(
-            board.wait("never-opened", Duration::from_millis(1)).await,
-            Settled::Unknown
-        ));
+        assert!(matches!(board.wait("b", Duration::from_secs(5)).await, Settled::TimedOut));
+        assert!(matches!(board.wait("never-opened", Duration::from_millis(1)).await, Settled::Unknown));
     }
 }

@@ -43,29 +43,17 @@ impl Subject<'_> {
 /// How long the lockout of the given level lasts: one window, doubling
 /// per level, at most [`MAX_LOCKOUT_MS`].
 pub fn lockout_ms(level: u32) -> i64 {
-    FAILURE_WINDOW_MS
-        .saturating_mul(1_i64 << level.min(32))
-        .min(MAX_LOCKOUT_MS)
+    FAILURE_WINDOW_MS.saturating_mul(1_i64 << level.min(32)).min(MAX_LOCKOUT_MS)
 }
 
 /// Until when the subject is locked out, if it is at `now`.
-pub fn locked_until(
-    tx: &Transaction<'_>,
-    subject: &Subject<'_>,
-    now: i64,
-) -> Result<Option<i64>, StoreError> {
-    Ok(records::lockout(tx, &subject.key())?
-        .map(|(until, _)| until)
-        .filter(|until| *until > now))
+pub fn locked_until(tx: &Transaction<'_>, subject: &Subject<'_>, now: i64) -> Result<Option<i64>, StoreError> {
+    Ok(records::lockout(tx, &subject.key())?.map(|(until, _)| until).filter(|until| *until > now))
 }
 
 /// Records one failure against the subject; returns the end of the
 /// lockout it earned, if it earned one.
-pub fn record_failure(
-    tx: &Transaction<'_>,
-    subject: &Subject<'_>,
-    now: i64,
-) -> Result<Option<i64>, StoreError> {
+pub fn record_failure(tx: &Transaction<'_>, subject: &Subject<'_>, now: i64) -> Result<Option<i64>, StoreError> {
     let key = subject.key();
     records::insert_failure(tx, &key, now)?;
     if records::failures_since(tx, &key, now - FAILURE_WINDOW_MS)? < FAILURES_PER_WINDOW {

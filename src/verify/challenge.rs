@@ -65,9 +65,7 @@ pub enum Attempt {
 impl Loaded {
     /// Loads challenge `id` as of `now`; an expired one is marked expired.
     pub fn load(tx: &Transaction<'_>, id: &str, now: i64) -> Result<Self, StoreError> {
-        let Some((row, hash)) = records::challenge(tx, id)? else {
-            return Ok(Self::Unknown);
-        };
+        let Some((row, hash)) = records::challenge(tx, id)? else { return Ok(Self::Unknown) };
         if row.kind == ChallengeKind::Approval {
             return Ok(Self::Approval(row));
         }
@@ -90,20 +88,11 @@ impl Pending {
     /// Checks one typed code against the stored salted hash.
     pub fn attempt(self, typed: &str) -> Attempt {
         let Some((salt, hash)) = &self.hash else {
-            return Attempt::Failed(Failed {
-                row: self.row,
-                because: FailedBecause::Unshown,
-            });
+            return Attempt::Failed(Failed { row: self.row, because: FailedBecause::Unshown });
         };
         match code_verified(&self.row.agent, salt, hash, typed) {
-            Some(unblock) => Attempt::Verified(Verified {
-                row: self.row,
-                unblock,
-            }),
-            None => Attempt::Failed(Failed {
-                row: self.row,
-                because: FailedBecause::WrongCode,
-            }),
+            Some(unblock) => Attempt::Verified(Verified { row: self.row, unblock }),
+            None => Attempt::Failed(Failed { row: self.row, because: FailedBecause::WrongCode }),
         }
     }
 }
@@ -111,10 +100,7 @@ impl Pending {
 impl Verified {
     /// Records the verification; a danger-zone challenge's block is lifted
     /// with the proof. Returns the challenge and how it was resolved.
-    pub fn commit(
-        self,
-        tx: &Transaction<'_>,
-    ) -> Result<(ChallengeRow, ChallengeStatus), StoreError> {
+    pub fn commit(self, tx: &Transaction<'_>) -> Result<(ChallengeRow, ChallengeStatus), StoreError> {
         records::set_challenge_status(tx, &self.row.id, ChallengeStatus::Verified)?;
         if self.row.kind == ChallengeKind::DangerZone {
             records::remove_block(tx, &self.unblock)?;
@@ -144,23 +130,20 @@ mod tests {
         let id = uuid::Uuid::new_v4().to_string();
         store
             .write(|tx| {
-                records::insert_challenge(
-                    tx,
-                    &ChallengeRow {
-                        id: id.clone(),
-                        agent: "a".into(),
-                        kind,
-                        action: "x".into(),
-                        reason: "r".into(),
-                        created_at: 0,
-                        expires_at,
-                        status: ChallengeStatus::Pending,
-                        durable: true,
-                        owner_pid: 1,
-                        session_id: None,
-                        pause: None,
-                    },
-                )?;
+                records::insert_challenge(tx, &ChallengeRow {
+                    id: id.clone(),
+                    agent: "a".into(),
+                    kind,
+                    action: "x".into(),
+                    reason: "r".into(),
+                    created_at: 0,
+                    expires_at,
+                    status: ChallengeStatus::Pending,
+                    durable: true,
+                    owner_pid: 1,
+                    session_id: None,
+                    pause: None,
+                })?;
                 records::set_challenge_hash(tx, &id, &salt, &hash)
             })
             .unwrap();
@@ -174,25 +157,14 @@ mod tests {
         let (id, code) = challenge(&store, ChallengeKind::DangerZone, 1_000);
         store
             .write(|tx| {
-                let Loaded::Pending(pending) = Loaded::load(tx, &id, 10)? else {
-                    panic!("pending")
-                };
-                let Attempt::Failed(failed) = pending.attempt("WRONG") else {
-                    panic!("a wrong code failed")
-                };
+                let Loaded::Pending(pending) = Loaded::load(tx, &id, 10)? else { panic!("pending") };
+                let Attempt::Failed(failed) = pending.attempt("WRONG") else { panic!("a wrong code failed") };
                 assert_eq!(failed.because, FailedBecause::WrongCode);
-                let Loaded::Pending(pending) = Loaded::load(tx, &id, 10)? else {
-                    panic!("an unspent failure leaves it pending")
-                };
-                let Attempt::Verified(verified) = pending.attempt(&code) else {
-                    panic!("the code verifies")
-                };
+                let Loaded::Pending(pending) = Loaded::load(tx, &id, 10)? else { panic!("an unspent failure leaves it pending") };
+                let Attempt::Verified(verified) = pending.attempt(&code) else { panic!("the code verifies") };
                 let (_, how) = verified.commit(tx)?;
                 assert_eq!(how, ChallengeStatus::Verified);
-                assert!(
-                    matches!(Loaded::load(tx, &id, 10)?, Loaded::Spent(_)),
-                    "verified once, then spent"
-                );
+                assert!(matches!(Loaded::load(tx, &id, 10)?, Loaded::Spent(_)), "verified once, then spent");
                 Ok(())
             })
             .unwrap();

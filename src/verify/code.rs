@@ -31,25 +31,19 @@ pub fn normalize(typed: &str) -> Option<String> {
             other => other,
         })
         .collect();
-    (canonical.len() == CODE_CHARS && canonical.chars().all(|c| ALPHABET.contains(c)))
-        .then_some(canonical)
+    (canonical.len() == CODE_CHARS && canonical.chars().all(|c| ALPHABET.contains(c))).then_some(canonical)
 }
 
 fn unhex(text: &str) -> Option<Vec<u8>> {
     if !text.len().is_multiple_of(2) {
         return None;
     }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
+    (0..text.len()).step_by(2).map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok()).collect()
 }
 
 /// Whether `typed` is the code behind `salt`/`hash` (hex, as stored).
 pub fn matches(salt_hex: &str, hash_hex: &str, typed: &str) -> bool {
-    let (Some(salt), Some(expected), Some(code)) =
-        (unhex(salt_hex), unhex(hash_hex), normalize(typed))
-    else {
+    let (Some(salt), Some(expected), Some(code)) = (unhex(salt_hex), unhex(hash_hex), normalize(typed)) else {
         return false;
     };
     let mut hasher = Sha256::new();
@@ -73,24 +67,14 @@ pub(crate) mod tests {
     /// A code with its salt and hash (hex), as the verifier would send them.
     pub(crate) fn fresh() -> (String, String, String) {
         let (code, salt) = ("JM9CK2C60MTH0WX8EGCRQ81DDT", [7u8; 16]);
-        (
-            code.to_owned(),
-            crate::policy::hex(&salt),
-            hash(&salt, code),
-        )
+        (code.to_owned(), crate::policy::hex(&salt), hash(&salt, code))
     }
 
     #[test]
     fn typed_codes_are_normalised() {
         let code = "JM9CK2C60MTH0WX8EGCRQ81DDT";
-        assert_eq!(
-            normalize("jm9ck-2c60m-th0wx-8egcr-q81dd-t").as_deref(),
-            Some(code)
-        );
-        assert_eq!(
-            normalize(" JM9CK 2C6OM TH0WX 8EGCR Q8IDD T ").as_deref(),
-            Some(code)
-        );
+        assert_eq!(normalize("jm9ck-2c60m-th0wx-8egcr-q81dd-t").as_deref(), Some(code));
+        assert_eq!(normalize(" JM9CK 2C6OM TH0WX 8EGCR Q8IDD T ").as_deref(), Some(code));
         assert_eq!(normalize("JM9CK-2C60M"), None);
         assert_eq!(normalize("UUUUUUUUUUUUUUUUUUUUUUUUUU"), None);
     }
@@ -100,16 +84,8 @@ pub(crate) mod tests {
         let salt = [9u8; 16];
         let stored = hash(&salt, "JM9CK2C60MTH0WX8EGCRQ81DDT");
         let salt_hex = crate::policy::hex(&salt);
-        assert!(matches(
-            &salt_hex,
-            &stored,
-            "jm9ck-2c60m-th0wx-8egcr-q81dd-t"
-        ));
-        assert!(!matches(
-            &salt_hex,
-            &stored,
-            "JM9CK-2C60M-TH0WX-8EGCR-Q81DD-V"
-        ));
+        assert!(matches(&salt_hex, &stored, "jm9ck-2c60m-th0wx-8egcr-q81dd-t"));
+        assert!(!matches(&salt_hex, &stored, "JM9CK-2C60M-TH0WX-8EGCR-Q81DD-V"));
         assert!(!matches("zz", &stored, "JM9CK2C60MTH0WX8EGCRQ81DDT"));
         assert!(!matches(&salt_hex, "", "JM9CK2C60MTH0WX8EGCRQ81DDT"));
     }

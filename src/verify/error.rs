@@ -21,10 +21,7 @@ pub enum VerifyError {
     #[error("verification of '{0}' failed in a session that is not the agent's")]
     FailedElsewhere(String),
     #[error("agent '{agent}' is locked out for {retry_after_secs} s")]
-    AgentLockedOut {
-        agent: String,
-        retry_after_secs: i64,
-    },
+    AgentLockedOut { agent: String, retry_after_secs: i64 },
     #[error("this session is locked out for {retry_after_secs} s")]
     SessionLockedOut { retry_after_secs: i64 },
     #[error("the human has not answered '{0}' yet")]
@@ -44,13 +41,8 @@ impl From<VerifyError> for AqlError {
             VerifyError::Used(id) => AqlError::token_used(&id),
             VerifyError::Failed(id) => AqlError::verification_failed(&id),
             VerifyError::FailedElsewhere(id) => AqlError::verification_failed_elsewhere(&id),
-            VerifyError::AgentLockedOut {
-                agent,
-                retry_after_secs,
-            } => AqlError::rate_limited(&agent, retry_after_secs),
-            VerifyError::SessionLockedOut { retry_after_secs } => {
-                AqlError::session_rate_limited(retry_after_secs)
-            }
+            VerifyError::AgentLockedOut { agent, retry_after_secs } => AqlError::rate_limited(&agent, retry_after_secs),
+            VerifyError::SessionLockedOut { retry_after_secs } => AqlError::session_rate_limited(retry_after_secs),
             VerifyError::StillPending(id) => AqlError::confirmation_pending(&id),
             VerifyError::Denied(id) => AqlError::approval_denied(&id),
             VerifyError::BelongsToGatedCall(_) => AqlError::bad_value(

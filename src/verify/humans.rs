@@ -87,20 +87,12 @@ pub struct Humans {
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // Plain data updated in single statements: a panic elsewhere cannot
     // leave it half-changed.
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Humans {
     pub fn new(store: Arc<Store>, settings: HumanSettings) -> Self {
-        Self {
-            store,
-            settings,
-            pid: std::process::id(),
-            approvals: Arc::new(ApprovalBoard::default()),
-            gate_approvals: Mutex::new(HashSet::new()),
-        }
+        Self { store, settings, pid: std::process::id(), approvals: Arc::new(ApprovalBoard::default()), gate_approvals: Mutex::new(HashSet::new()) }
     }
 
     pub fn approval_wait(&self) -> Duration {
@@ -109,13 +101,7 @@ impl Humans {
 
     /// A request under a fresh challenge id, valid for the configured
     /// challenge lifetime.
-    pub fn new_ask(
-        &self,
-        kind: ChallengeKind,
-        raised: Raised<'_>,
-        reason: String,
-        now: i64,
-    ) -> Ask {
+    pub fn new_ask(&self, kind: ChallengeKind, raised: Raised<'_>, reason: String, now: i64) -> Ask {
         Ask {
             kind,
             id: uuid::Uuid::new_v4().to_string(),
@@ -130,43 +116,27 @@ impl Humans {
     /// Stores the challenge an [`Ask`] describes, holding `pause` on its
     /// agent while it waits; `record_expiry` is when it stops being valid
     /// (`i64::MAX` for one only a human can end).
-    pub fn record(
-        &self,
-        tx: &Transaction<'_>,
-        ask: &Ask,
-        record_expiry: i64,
-        pause: Option<PauseKind>,
-        now: i64,
-    ) -> Result<(), StoreError> {
-        records::insert_challenge(
-            tx,
-            &ChallengeRow {
-                id: ask.id.clone(),
-                agent: ask.agent.clone(),
-                kind: ask.kind,
-                action: ask.action.clone(),
-                reason: ask.reason.clone(),
-                created_at: now,
-                expires_at: record_expiry,
-                status: ChallengeStatus::Pending,
-                durable: ask.kind == ChallengeKind::DangerZone,
-                owner_pid: self.pid,
-                session_id: Some(ask.session_id.clone()),
-                pause,
-            },
-        )
+    pub fn record(&self, tx: &Transaction<'_>, ask: &Ask, record_expiry: i64, pause: Option<PauseKind>, now: i64) -> Result<(), StoreError> {
+        records::insert_challenge(tx, &ChallengeRow {
+            id: ask.id.clone(),
+            agent: ask.agent.clone(),
+            kind: ask.kind,
+            action: ask.action.clone(),
+            reason: ask.reason.clone(),
+            created_at: now,
+            expires_at: record_expiry,
+            status: ChallengeStatus::Pending,
+            durable: ask.kind == ChallengeKind::DangerZone,
+            owner_pid: self.pid,
+            session_id: Some(ask.session_id.clone()),
+            pause,
+        })
     }
 
     /// Records an approval request that gates one call: collected by
     /// repeating the call, never by `confirm_operation`; it holds `pause`
     /// on the agent while it waits.
-    pub fn record_gate_approval(
-        &self,
-        tx: &Transaction<'_>,
-        ask: &Ask,
-        pause: Option<PauseKind>,
-        now: i64,
-    ) -> Result<(), StoreError> {
+    pub fn record_gate_approval(&self, tx: &Transaction<'_>, ask: &Ask, pause: Option<PauseKind>, now: i64) -> Result<(), StoreError> {
         self.record(tx, ask, ask.expires_at, pause, now)?;
         lock(&self.gate_approvals).insert(ask.id.clone());
         Ok(())
@@ -183,10 +153,7 @@ impl Humans {
 
     /// Waits (bounded) for the human's answer to an approval request.
     pub async fn wait(&self, approval_id: &str) -> Settled {
-        let settled = self
-            .approvals
-            .wait(approval_id, self.settings.approval_wait)
-            .await;
+        let settled = self.approvals.wait(approval_id, self.settings.approval_wait).await;
         if !matches!(settled, Settled::StillPending) {
             lock(&self.gate_approvals).remove(approval_id);
         }
@@ -195,10 +162,7 @@ impl Humans {
 
     /// Makes a challenge committed with a normal write durable, then asks.
     pub async fn sync_and_ask(&self, ask: &Ask) -> Result<(), Vec<String>> {
-        self.store
-            .sync_barrier_async()
-            .await
-            .map_err(|_| vec!["the challenge could not be made durable".to_owned()])?;
+        self.store.sync_barrier_async().await.map_err(|_| vec!["the challenge could not be made durable".to_owned()])?;
         self.ask(ask).await
     }
 
@@ -211,13 +175,7 @@ impl Humans {
             Err(unavailable) => return Err(vec![unavailable.to_string()]),
         };
         // The request itself is already stored, so it counts.
-        let raised = self.store.read(|tx| {
-            records::challenges_in_session_since(
-                tx,
-                &ask.session_id,
-                now_ms() - HUMAN_REQUEST_WINDOW_MS,
-            )
-        });
+        let raised = self.store.read(|tx| records::challenges_in_session_since(tx, &ask.session_id, now_ms() - HUMAN_REQUEST_WINDOW_MS));
         match raised {
             Ok(count) if count <= HUMAN_REQUESTS_PER_SESSION => {}
             Ok(_) => {
@@ -226,60 +184,36 @@ impl Humans {
                     HUMAN_REQUEST_WINDOW_MS / 60_000
                 )]);
             }
-            Err(_) => {
-                return Err(vec![
-                    "the safety state could not be read, so no dialog was opened".into(),
-                ]);
-            }
+            Err(_) => return Err(vec!["the safety state could not be read, so no dialog was opened".into()]),
         }
         let expires_at = rfc3339(ask.expires_at);
-        let timeout_secs =
-            u64::try_from((ask.expires_at - now_ms()).max(1_000) / 1_000).unwrap_or(1);
+        let timeout_secs = u64::try_from((ask.expires_at - now_ms()).max(1_000) / 1_000).unwrap_or(1);
         let tier = match ask.kind {
             ChallengeKind::DangerZone => Some(Tier::DangerZone),
             ChallengeKind::Verify => Some(Tier::Verify),
             ChallengeKind::Approval => None,
         };
-        let request = HumanRequest {
-            id: &ask.id,
-            agent: &ask.agent,
-            tier,
-            reason: &ask.reason,
-            action: &ask.action,
-            expires_at: &expires_at,
-            timeout_secs,
-        };
+        let request = HumanRequest { id: &ask.id, agent: &ask.agent, tier, reason: &ask.reason, action: &ask.action, expires_at: &expires_at, timeout_secs };
         if ask.kind == ChallengeKind::Approval {
             return self.ask_approval(link, &request, ask).await;
         }
         let outcome = link.show_code(&request).await;
         if let Some((salt, hash)) = outcome.hash.clone()
             && let id = ask.id.clone()
-            && self
-                .store
-                .write_durable_async(move |tx| records::set_challenge_hash(tx, &id, &salt, &hash))
-                .await
-                .is_err()
+            && self.store.write_durable_async(move |tx| records::set_challenge_hash(tx, &id, &salt, &hash)).await.is_err()
         {
             return Err(vec!["the code's hash could not be stored".into()]);
         }
         match (outcome.hash, outcome.shown) {
             (Some(_), Shown::On(_)) => Ok(()),
-            (None, Shown::On(_)) => Err(vec![
-                "verifier: showed a code without sending its hash".into(),
-            ]),
+            (None, Shown::On(_)) => Err(vec!["verifier: showed a code without sending its hash".into()]),
             (_, Shown::Nowhere(errors)) => Err(errors),
         }
     }
 
     /// Shows an approval request and follows it: the human's answer
     /// becomes the challenge's status and lands on the board.
-    async fn ask_approval(
-        &self,
-        link: &VerifierLink,
-        request: &HumanRequest<'_>,
-        ask: &Ask,
-    ) -> Result<(), Vec<String>> {
+    async fn ask_approval(&self, link: &VerifierLink, request: &HumanRequest<'_>, ask: &Ask) -> Result<(), Vec<String>> {
         let ticket = link.ask_approval(request).await;
         if let (Shown::On(_), Some(decision)) = (&ticket.shown, ticket.decision) {
             self.approvals.open(&ask.id, &ask.agent);
@@ -295,9 +229,7 @@ impl Humans {
                 // session ended stays cancelled.
                 let waiting = {
                     let id = id.clone();
-                    store
-                        .write_durable_async(move |tx| records::settle_challenge(tx, &id, status))
-                        .await
+                    store.write_durable_async(move |tx| records::settle_challenge(tx, &id, status)).await
                 };
                 if let Ok(true) = waiting {
                     board.settle(&id, decision);
@@ -312,11 +244,7 @@ impl Humans {
 }
 
 /// The human's Approve, or why there is none to spend.
-pub fn approved(
-    approval_id: &str,
-    settled: Settled,
-    store: &Store,
-) -> Result<Approved, VerifyError> {
+pub fn approved(approval_id: &str, settled: Settled, store: &Store) -> Result<Approved, VerifyError> {
     let id = approval_id.to_owned();
     match settled {
         Settled::Approved(approved) => Ok(approved),
@@ -330,18 +258,9 @@ pub fn approved(
                 Some(ChallengeStatus::Used) => VerifyError::Used(id),
                 Some(ChallengeStatus::Denied) => VerifyError::Denied(id),
                 Some(ChallengeStatus::Expired) => VerifyError::Expired(id),
-                Some(ChallengeStatus::Cancelled) => VerifyError::Invalid {
-                    id,
-                    why: "the session that raised this request ended",
-                },
-                Some(_) => VerifyError::Invalid {
-                    id,
-                    why: "no human was asked about this request (no channel could show it, or the dongle restarted)",
-                },
-                None => VerifyError::Invalid {
-                    id,
-                    why: "no such approval request",
-                },
+                Some(ChallengeStatus::Cancelled) => VerifyError::Invalid { id, why: "the session that raised this request ended" },
+                Some(_) => VerifyError::Invalid { id, why: "no human was asked about this request (no channel could show it, or the dongle restarted)" },
+                None => VerifyError::Invalid { id, why: "no such approval request" },
             })
         }
     }

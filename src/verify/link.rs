@@ -88,9 +88,7 @@ pub struct HumanRequest<'a> {
 /// Why no verifier can be asked.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum VerifierUnavailable {
-    #[error(
-        "no safety-dongle-verifier next to safety-dongle, and verifier.program is not set (PATH is never searched)"
-    )]
+    #[error("no safety-dongle-verifier next to safety-dongle, and verifier.program is not set (PATH is never searched)")]
     NotFound,
     #[error("refusing the verifier {path}: {why}")]
     Untrusted { path: String, why: String },
@@ -104,28 +102,17 @@ pub fn trust_problem(path: &Path) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
     let metadata = match std::fs::metadata(path) {
         Ok(metadata) => metadata,
-        Err(error) => {
-            return Some(format!(
-                "cannot be read ({})",
-                crate::diagnostics::io_reason(&error)
-            ));
-        }
+        Err(error) => return Some(format!("cannot be read ({})", crate::diagnostics::io_reason(&error))),
     };
     if !metadata.is_file() {
         return Some("is not a regular file".into());
     }
     if metadata.mode() & 0o022 != 0 {
-        return Some(format!(
-            "is writable by group or others (mode {:o}); run chmod go-w on it",
-            metadata.mode() & 0o777
-        ));
+        return Some(format!("is writable by group or others (mode {:o}); run chmod go-w on it", metadata.mode() & 0o777));
     }
     let me = nix::unistd::geteuid().as_raw();
     if metadata.uid() != me && metadata.uid() != 0 {
-        return Some(format!(
-            "is owned by user {}, neither this user ({me}) nor root",
-            metadata.uid()
-        ));
+        return Some(format!("is owned by user {}, neither this user ({me}) nor root", metadata.uid()));
     }
     None
 }
@@ -145,33 +132,20 @@ pub struct VerifierLink {
 
 impl VerifierLink {
     pub fn new(program: PathBuf, channels: Vec<Channel>, command: Option<Vec<String>>) -> Self {
-        Self {
-            program,
-            channels,
-            command,
-        }
+        Self { program, channels, command }
     }
 
     /// The link the settings describe, if its program can be trusted.
     pub fn from_settings(settings: &VerifierSettings) -> Result<Self, VerifierUnavailable> {
-        Self::locate(settings.program.as_deref())
-            .map(|program| Self::new(program, settings.channels.clone(), settings.command.clone()))
+        Self::locate(settings.program.as_deref()).map(|program| Self::new(program, settings.channels.clone(), settings.command.clone()))
     }
 
     /// The same link without the terminal channel, if any channel remains:
     /// for a code that must reach a human by another way than the terminal
     /// asking for it (whoever drives that terminal would read it there).
     pub fn out_of_band(&self) -> Option<Self> {
-        let channels: Vec<Channel> = self
-            .channels
-            .iter()
-            .copied()
-            .filter(|c| *c != Channel::Terminal)
-            .collect();
-        (!channels.is_empty()).then(|| Self {
-            channels,
-            ..self.clone()
-        })
+        let channels: Vec<Channel> = self.channels.iter().copied().filter(|c| *c != Channel::Terminal).collect();
+        (!channels.is_empty()).then(|| Self { channels, ..self.clone() })
     }
 
     /// The configured program, else the verifier next to this executable;
@@ -182,19 +156,12 @@ impl VerifierLink {
         let path = match configured {
             Some(path) => path.to_path_buf(),
             None => {
-                let beside = std::env::current_exe()
-                    .ok()
-                    .map(|exe| exe.with_file_name(VERIFIER_PROGRAM));
-                beside
-                    .filter(|p| p.is_file())
-                    .ok_or(VerifierUnavailable::NotFound)?
+                let beside = std::env::current_exe().ok().map(|exe| exe.with_file_name(VERIFIER_PROGRAM));
+                beside.filter(|p| p.is_file()).ok_or(VerifierUnavailable::NotFound)?
             }
         };
         match trust_problem(&path) {
-            Some(why) => Err(VerifierUnavailable::Untrusted {
-                path: path.display().to_string(),
-                why,
-            }),
+            Some(why) => Err(VerifierUnavailable::Untrusted { path: path.display().to_string(), why }),
             None => Ok(path),
         }
     }
@@ -216,28 +183,16 @@ impl VerifierLink {
         .line()
     }
 
-    async fn spawn(
-        &self,
-        line: &str,
-    ) -> Result<(tokio::process::Child, BufReader<ChildStdout>), String> {
+    async fn spawn(&self, line: &str) -> Result<(tokio::process::Child, BufReader<ChildStdout>), String> {
         let mut child = Command::new(&self.program)
             .arg("--stdio")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| {
-                format!(
-                    "verifier: cannot start {}: {}",
-                    self.program.display(),
-                    crate::diagnostics::io_reason(&e)
-                )
-            })?;
+            .map_err(|e| format!("verifier: cannot start {}: {}", self.program.display(), crate::diagnostics::io_reason(&e)))?;
         let mut stdin = child.stdin.take().ok_or("verifier: no stdin")?;
-        stdin
-            .write_all(line.as_bytes())
-            .await
-            .map_err(|_| "verifier: the request could not be sent".to_owned())?;
+        stdin.write_all(line.as_bytes()).await.map_err(|_| "verifier: the request could not be sent".to_owned())?;
         drop(stdin);
         let stdout = child.stdout.take().ok_or("verifier: no stdout")?;
         Ok((child, BufReader::new(stdout)))
@@ -245,43 +200,27 @@ impl VerifierLink {
 
     /// Asks the verifier to generate and show a code.
     pub async fn show_code(&self, request: &HumanRequest<'_>) -> CodeOutcome {
-        let (mut child, mut events) =
-            match self.spawn(&self.request_line(Kind::Code, request)).await {
-                Ok(spawned) => spawned,
-                Err(error) => {
-                    return CodeOutcome {
-                        hash: None,
-                        shown: Shown::Nowhere(vec![error]),
-                    };
-                }
-            };
+        let (mut child, mut events) = match self.spawn(&self.request_line(Kind::Code, request)).await {
+            Ok(spawned) => spawned,
+            Err(error) => return CodeOutcome { hash: None, shown: Shown::Nowhere(vec![error]) },
+        };
         let mut hash = None;
         let shown = tokio::time::timeout(SHOW_TIMEOUT, async {
             loop {
                 let Some(event) = next_event(&mut events).await else {
-                    return Shown::Nowhere(vec![
-                        "verifier: exited without showing the code".into(),
-                    ]);
+                    return Shown::Nowhere(vec!["verifier: exited without showing the code".into()]);
                 };
                 match event {
                     Event::Hash { salt, hash: salted } => hash = Some((salt, salted)),
                     Event::Shown { channel } => return Shown::On(channel),
                     Event::Unshown { errors } => return Shown::Nowhere(errors),
-                    Event::Error { message } => {
-                        return Shown::Nowhere(vec![format!("verifier: {message}")]);
-                    }
-                    Event::Decision { .. } => {
-                        return Shown::Nowhere(vec![
-                            "verifier: answered a code request with a decision".into(),
-                        ]);
-                    }
+                    Event::Error { message } => return Shown::Nowhere(vec![format!("verifier: {message}")]),
+                    Event::Decision { .. } => return Shown::Nowhere(vec!["verifier: answered a code request with a decision".into()]),
                 }
             }
         })
         .await
-        .unwrap_or_else(|_| {
-            Shown::Nowhere(vec!["verifier: no channel showed the code in time".into()])
-        });
+        .unwrap_or_else(|_| Shown::Nowhere(vec!["verifier: no channel showed the code in time".into()]));
         if matches!(shown, Shown::Nowhere(_)) {
             let _ = child.start_kill();
         }
@@ -294,72 +233,44 @@ impl VerifierLink {
 
     /// Asks a human to approve or deny.
     pub async fn ask_approval(&self, request: &HumanRequest<'_>) -> ApprovalTicket {
-        let (mut child, mut events) = match self
-            .spawn(&self.request_line(Kind::Approval, request))
-            .await
-        {
+        let (mut child, mut events) = match self.spawn(&self.request_line(Kind::Approval, request)).await {
             Ok(spawned) => spawned,
-            Err(error) => {
-                return ApprovalTicket {
-                    shown: Shown::Nowhere(vec![error]),
-                    decision: None,
-                };
-            }
+            Err(error) => return ApprovalTicket { shown: Shown::Nowhere(vec![error]), decision: None },
         };
         let shown = tokio::time::timeout(SHOW_TIMEOUT, async {
             match next_event(&mut events).await {
                 Some(Event::Shown { channel }) => Shown::On(channel),
                 Some(Event::Unshown { errors }) => Shown::Nowhere(errors),
-                Some(Event::Error { message }) => {
-                    Shown::Nowhere(vec![format!("verifier: {message}")])
-                }
+                Some(Event::Error { message }) => Shown::Nowhere(vec![format!("verifier: {message}")]),
                 _ => Shown::Nowhere(vec!["verifier: exited without showing the request".into()]),
             }
         })
         .await
-        .unwrap_or_else(|_| {
-            Shown::Nowhere(vec![
-                "verifier: no channel showed the request in time".into(),
-            ])
-        });
+        .unwrap_or_else(|_| Shown::Nowhere(vec!["verifier: no channel showed the request in time".into()]));
         if let Shown::Nowhere(_) = shown {
             let _ = child.start_kill();
             tokio::spawn(async move {
                 let _ = child.wait().await;
             });
-            return ApprovalTicket {
-                shown,
-                decision: None,
-            };
+            return ApprovalTicket { shown, decision: None };
         }
         let (answer, decision) = oneshot::channel();
         let approval_id = request.id.to_owned();
         let limit = Duration::from_secs(request.timeout_secs.saturating_add(5));
         tokio::spawn(async move {
-            let event = tokio::time::timeout(limit, next_event(&mut events))
-                .await
-                .ok()
-                .flatten();
+            let event = tokio::time::timeout(limit, next_event(&mut events)).await.ok().flatten();
             // Only an explicit approve approves; silence is a timeout and
             // anything else a deny.
             let outcome = match event {
-                Some(Event::Decision {
-                    decision: verifier_protocol::Decision::Approve,
-                }) => Decision::Approve(Approved { approval_id }),
-                Some(Event::Decision {
-                    decision: verifier_protocol::Decision::Timeout,
-                })
-                | None => Decision::TimedOut,
+                Some(Event::Decision { decision: verifier_protocol::Decision::Approve }) => Decision::Approve(Approved { approval_id }),
+                Some(Event::Decision { decision: verifier_protocol::Decision::Timeout }) | None => Decision::TimedOut,
                 Some(_) => Decision::Deny,
             };
             let _ = answer.send(outcome);
             let _ = child.start_kill();
             let _ = child.wait().await;
         });
-        ApprovalTicket {
-            shown,
-            decision: Some(decision),
-        }
+        ApprovalTicket { shown, decision: Some(decision) }
     }
 }
 
@@ -368,11 +279,7 @@ impl VerifierLink {
 /// (the caller then treats the verifier as gone).
 async fn next_event<R: AsyncRead + Unpin>(events: &mut BufReader<R>) -> Option<Event> {
     let mut line = Vec::new();
-    let read = (&mut *events)
-        .take(MAX_EVENT_BYTES)
-        .read_until(b'\n', &mut line)
-        .await
-        .ok()?;
+    let read = (&mut *events).take(MAX_EVENT_BYTES).read_until(b'\n', &mut line).await.ok()?;
     if read == 0 {
         return None;
     }

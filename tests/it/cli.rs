@@ -5,10 +5,7 @@ use std::io::Write;
 use super::support::dongle_command;
 
 fn config_file(text: &str) -> tempfile::NamedTempFile {
-    let mut file = tempfile::Builder::new()
-        .suffix(".toml")
-        .tempfile()
-        .expect("temp file");
+    let mut file = tempfile::Builder::new().suffix(".toml").tempfile().expect("temp file");
     file.write_all(text.as_bytes()).expect("write");
     file
 }
@@ -18,77 +15,36 @@ async fn version_names_the_protocol_version() {
     let output = dongle_command(&["--version"]).output().await.expect("run");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success());
-    assert!(
-        stdout.starts_with("safety-dongle ") && stdout.contains("MCP-AQL 1.0.0-draft"),
-        "{stdout}"
-    );
+    assert!(stdout.starts_with("safety-dongle ") && stdout.contains("MCP-AQL 1.0.0-draft"), "{stdout}");
 }
 
 #[tokio::test]
 async fn check_reports_every_error_as_file_line_col_and_exits_one() {
-    let file = config_file(
-        "endpoints = \"both\"\nmode = \"relaxed\"\ncolour = 1\n[servers.fs]\nargs = []\n",
-    );
-    let output = dongle_command(&[
-        "check",
-        "--config",
-        file.path().to_str().expect("utf-8 path"),
-    ])
-    .output()
-    .await
-    .expect("run");
+    let file = config_file("endpoints = \"both\"\nmode = \"relaxed\"\ncolour = 1\n[servers.fs]\nargs = []\n");
+    let output = dongle_command(&["check", "--config", file.path().to_str().expect("utf-8 path")]).output().await.expect("run");
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
     let path = file.path().display().to_string();
     for line in 1..=3 {
-        assert!(
-            stderr.contains(&format!("{path}:{line}:")),
-            "no error for line {line} in:\n{stderr}"
-        );
+        assert!(stderr.contains(&format!("{path}:{line}:")), "no error for line {line} in:\n{stderr}");
     }
     assert!(stderr.contains("unknown field `colour`"), "{stderr}");
-    assert!(
-        stderr.contains("   ^"),
-        "carets under the source line:\n{stderr}"
-    );
+    assert!(stderr.contains("   ^"), "carets under the source line:\n{stderr}");
 }
 
 #[tokio::test]
 async fn check_passes_a_valid_config() {
-    let file =
-        config_file("endpoints = \"all\"\nmode = \"enforcing\"\n[servers.fs]\ncommand = \"npx\"\n");
-    let output = dongle_command(&[
-        "check",
-        "--config",
-        file.path().to_str().expect("utf-8 path"),
-    ])
-    .output()
-    .await
-    .expect("run");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let file = config_file("endpoints = \"all\"\nmode = \"enforcing\"\n[servers.fs]\ncommand = \"npx\"\n");
+    let output = dongle_command(&["check", "--config", file.path().to_str().expect("utf-8 path")]).output().await.expect("run");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
 }
 
 #[tokio::test]
 async fn serve_refuses_a_bad_config_and_a_bad_environment() {
     let file = config_file("endpoints = \"both\"\n");
-    let output = dongle_command(&[
-        "serve",
-        "--config",
-        file.path().to_str().expect("utf-8 path"),
-    ])
-    .output()
-    .await
-    .expect("run");
+    let output = dongle_command(&["serve", "--config", file.path().to_str().expect("utf-8 path")]).output().await.expect("run");
     assert_eq!(output.status.code(), Some(1));
-    let output = dongle_command(&["serve"])
-        .env("MCP_AQL_ENDPOINT_MODE", "many")
-        .output()
-        .await
-        .expect("run");
+    let output = dongle_command(&["serve"]).env("MCP_AQL_ENDPOINT_MODE", "many").output().await.expect("run");
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("MCP_AQL_ENDPOINT_MODE"));
 }
@@ -96,61 +52,33 @@ async fn serve_refuses_a_bad_config_and_a_bad_environment() {
 #[tokio::test]
 async fn the_endpoint_mode_comes_from_the_environment_when_no_flag_is_given() {
     let client = {
-        use rmcp::{
-            ServiceExt,
-            transport::{ConfigureCommandExt, TokioChildProcess},
-        };
+        use rmcp::{ServiceExt, transport::{ConfigureCommandExt, TokioChildProcess}};
         let command = dongle_command(&[]).configure(|c| {
-            c.env("MCP_AQL_ENDPOINT_MODE", "single")
-                .stderr(std::process::Stdio::null());
+            c.env("MCP_AQL_ENDPOINT_MODE", "single").stderr(std::process::Stdio::null());
         });
-        ().serve(TokioChildProcess::new(command).expect("spawn"))
-            .await
-            .expect("initialize")
+        ().serve(TokioChildProcess::new(command).expect("spawn")).await.expect("initialize")
     };
     let tools = client.list_all_tools().await.expect("tools/list");
-    assert_eq!(
-        tools.iter().map(|t| t.name.as_ref()).collect::<Vec<_>>(),
-        ["mcp_aql"]
-    );
+    assert_eq!(tools.iter().map(|t| t.name.as_ref()).collect::<Vec<_>>(), ["mcp_aql"]);
 }
 
 /// Each example MCP-client config starts a working server with exactly the
 /// arguments it gives.
 #[tokio::test]
 async fn the_example_client_configs_start_a_working_server() {
-    use rmcp::{
-        ServiceExt,
-        transport::{ConfigureCommandExt, TokioChildProcess},
-    };
+    use rmcp::{ServiceExt, transport::{ConfigureCommandExt, TokioChildProcess}};
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    for example in [
-        "examples/claude-desktop/claude_desktop_config.json",
-        "examples/claude-code/mcp.json",
-        "examples/cursor/.cursor/mcp.json",
-    ] {
+    for example in ["examples/claude-desktop/claude_desktop_config.json", "examples/claude-code/mcp.json", "examples/cursor/.cursor/mcp.json"] {
         let text = std::fs::read_to_string(root.join(example)).expect("example exists");
         let config: serde_json::Value = serde_json::from_str(&text).expect("example is JSON");
         let server = &config["mcpServers"]["safety-dongle"];
         assert_eq!(server["command"], "safety-dongle", "{example}");
-        let args: Vec<&str> = server["args"]
-            .as_array()
-            .expect("args")
-            .iter()
-            .filter_map(|a| a.as_str())
-            .collect();
+        let args: Vec<&str> = server["args"].as_array().expect("args").iter().filter_map(|a| a.as_str()).collect();
         let command = dongle_command(&args).configure(|c| {
             c.stderr(std::process::Stdio::null());
         });
-        let client =
-            ().serve(TokioChildProcess::new(command).expect("spawn"))
-                .await
-                .expect("initialize");
-        assert_eq!(
-            client.list_all_tools().await.expect("tools/list").len(),
-            5,
-            "{example}"
-        );
+        let client = ().serve(TokioChildProcess::new(command).expect("spawn")).await.expect("initialize");
+        assert_eq!(client.list_all_tools().await.expect("tools/list").len(), 5, "{example}");
     }
 }
 
@@ -160,21 +88,14 @@ async fn the_example_client_configs_start_a_working_server() {
 async fn the_example_claude_code_hook_command_answers() {
     use tokio::io::AsyncWriteExt;
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(root.join("examples/claude-code/.claude/settings.json"))
-        .expect("example exists");
+    let text = std::fs::read_to_string(root.join("examples/claude-code/.claude/settings.json")).expect("example exists");
     let settings: serde_json::Value = serde_json::from_str(&text).expect("settings are JSON");
     let hook = &settings["hooks"]["PreToolUse"][0];
     assert_eq!(hook["matcher"], "*");
-    let command = hook["hooks"][0]["command"]
-        .as_str()
-        .expect("a command hook");
+    let command = hook["hooks"][0]["command"].as_str().expect("a command hook");
     // As Claude Code runs it: through a shell, `safety-dongle` found on PATH.
     let bin_dir = super::support::binary().parent().unwrap().to_path_buf();
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
     let mut child = tokio::process::Command::new("sh")
         .args(["-c", command])
         .env("PATH", path)
@@ -185,19 +106,10 @@ async fn the_example_claude_code_hook_command_answers() {
         .spawn()
         .expect("spawn");
     let mut stdin = child.stdin.take().expect("stdin");
-    stdin
-        .write_all(
-            br#"{"session_id":"e","tool_name":"Bash","tool_input":{"command":"cargo build"}}"#,
-        )
-        .await
-        .expect("write");
+    stdin.write_all(br#"{"session_id":"e","tool_name":"Bash","tool_input":{"command":"cargo build"}}"#).await.expect("write");
     drop(stdin);
     let output = child.wait_with_output().await.expect("run");
-    assert_eq!(
-        String::from_utf8_lossy(&output.stdout).trim(),
-        "{}",
-        "an ordinary build is left to Claude Code's own rules"
-    );
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "{}", "an ordinary build is left to Claude Code's own rules");
 }
 
 /// The example policies load and decide as their comments say.
@@ -207,28 +119,11 @@ async fn the_example_policies_decide_as_documented() {
     let coding = root.join("examples/policies/coding-agent.toml");
     let ops = root.join("examples/policies/ops-agent.toml");
     let default = root.join("policies/default.toml");
-    let check = dongle_command(&["check", coding.to_str().unwrap(), ops.to_str().unwrap()])
-        .output()
-        .await
-        .expect("run");
-    assert!(
-        check.status.success(),
-        "{}",
-        String::from_utf8_lossy(&check.stderr)
-    );
+    let check = dongle_command(&["check", coding.to_str().unwrap(), ops.to_str().unwrap()]).output().await.expect("run");
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
     let cases: [(&[&std::path::Path], &str, &str, &str); 6] = [
-        (
-            &[&default, &coding],
-            "coder",
-            "git commit --no-verify -m wip",
-            "stop",
-        ),
-        (
-            &[&default, &coding],
-            "coder",
-            "write_file /repo/.github/workflows/ci.yml",
-            "pause",
-        ),
+        (&[&default, &coding], "coder", "git commit --no-verify -m wip", "stop"),
+        (&[&default, &coding], "coder", "write_file /repo/.github/workflows/ci.yml", "pause"),
         (&[&default, &coding], "coder", "cargo test", "continue"),
         (&[&ops], "ops", "kubectl delete namespace payments", "stop"),
         (&[&ops], "ops", "kubectl get pods -n payments", "continue"),
@@ -242,10 +137,7 @@ async fn the_example_policies_decide_as_documented() {
         args.push(hint);
         let output = dongle_command(&args).output().await.expect("run eval");
         let text = String::from_utf8_lossy(&output.stdout);
-        assert!(
-            text.contains(&format!("decision: {expected} ")),
-            "{hint}: expected {expected}:\n{text}"
-        );
+        assert!(text.contains(&format!("decision: {expected} ")), "{hint}: expected {expected}:\n{text}");
     }
 }
 
@@ -255,12 +147,7 @@ async fn the_example_policies_decide_as_documented() {
 /// Runs a copy of the dongle in `dongle_dir` as Claude Code's hook on a
 /// denied command with `PATH` as given; returns whether the human (a
 /// `command` channel script) was shown the code.
-async fn code_shown_by_a_copy_in(
-    dir: &std::path::Path,
-    dongle_dir: &std::path::Path,
-    path: &str,
-    agent: &str,
-) -> bool {
+async fn code_shown_by_a_copy_in(dir: &std::path::Path, dongle_dir: &std::path::Path, path: &str, agent: &str) -> bool {
     let seen = dir.join("seen.json");
     let _ = std::fs::remove_file(&seen);
     let script = dir.join("human.sh");
@@ -268,37 +155,16 @@ async fn code_shown_by_a_copy_in(
     let config = dir.join("config.toml");
     std::fs::write(&config, format!("data_dir = \"{}\"\n[verifier]\nchannels = [\"command\"]\ncommand = [\"/bin/sh\", \"{}\"]\n", dir.join("state").display(), script.display())).unwrap();
     let mut command = tokio::process::Command::new(dongle_dir.join("safety-dongle"));
-    command
-        .args([
-            "hook",
-            "claude-code",
-            "--config",
-            config.to_str().unwrap(),
-            "--agent",
-            agent,
-        ])
-        .env("PATH", path);
+    command.args(["hook", "claude-code", "--config", config.to_str().unwrap(), "--agent", agent]).env("PATH", path);
     let output = {
         use tokio::io::AsyncWriteExt;
-        let mut child = command
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = command.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
         let mut stdin = child.stdin.take().unwrap();
-        stdin
-            .write_all(
-                br#"{"session_id":"p","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}"#,
-            )
-            .await
-            .unwrap();
+        stdin.write_all(br#"{"session_id":"p","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}"#).await.unwrap();
         drop(stdin);
         child.wait_with_output().await.unwrap()
     };
-    assert!(
-        String::from_utf8_lossy(&output.stdout).contains("\"deny\""),
-        "denied either way"
-    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("\"deny\""), "denied either way");
     std::fs::read_to_string(&seen).is_ok_and(|text| text.contains("verification_code"))
 }
 
@@ -312,34 +178,17 @@ async fn only_a_trustworthy_verifier_beside_the_binary_is_used() {
     std::fs::create_dir_all(&dongle_dir).unwrap();
     std::fs::create_dir_all(&planted_dir).unwrap();
     std::fs::copy(super::support::binary(), dongle_dir.join("safety-dongle")).unwrap();
-    std::fs::copy(
-        super::humans::verifier_program(),
-        planted_dir.join("safety-dongle-verifier"),
-    )
-    .unwrap();
-    let path = format!(
-        "{}:{}",
-        planted_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    assert!(
-        !code_shown_by_a_copy_in(&dir, &dongle_dir, &path, "planted").await,
-        "a verifier found on PATH was used"
-    );
+    std::fs::copy(super::humans::verifier_program(), planted_dir.join("safety-dongle-verifier")).unwrap();
+    let path = format!("{}:{}", planted_dir.display(), std::env::var("PATH").unwrap_or_default());
+    assert!(!code_shown_by_a_copy_in(&dir, &dongle_dir, &path, "planted").await, "a verifier found on PATH was used");
 
     let beside = dongle_dir.join("safety-dongle-verifier");
     std::fs::copy(super::humans::verifier_program(), &beside).unwrap();
     std::fs::set_permissions(&beside, std::fs::Permissions::from_mode(0o775)).unwrap();
-    assert!(
-        !code_shown_by_a_copy_in(&dir, &dongle_dir, &path, "writable").await,
-        "a group-writable verifier was used"
-    );
+    assert!(!code_shown_by_a_copy_in(&dir, &dongle_dir, &path, "writable").await, "a group-writable verifier was used");
     // The control: the same verifier, writable by its owner only, is used.
     std::fs::set_permissions(&beside, std::fs::Permissions::from_mode(0o755)).unwrap();
-    assert!(
-        code_shown_by_a_copy_in(&dir, &dongle_dir, &path, "trusted").await,
-        "the verifier beside the binary showed the code"
-    );
+    assert!(code_shown_by_a_copy_in(&dir, &dongle_dir, &path, "trusted").await, "the verifier beside the binary showed the code");
 }
 
 /// Adapter files and client configurations decide where credentials go and
@@ -350,111 +199,39 @@ async fn writable_adapter_files_and_client_configs_are_refused() {
     use std::os::unix::fs::PermissionsExt;
     let dir = super::support::scratch_dir();
     let adapter = dir.join("tracker-adapter.md");
-    std::fs::copy(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("examples/adapters/github-issues-adapter.md"),
-        &adapter,
-    )
-    .unwrap();
+    std::fs::copy(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/adapters/github-issues-adapter.md"), &adapter).unwrap();
     let client = dir.join("claude_desktop_config.json");
-    std::fs::write(
-        &client,
-        r#"{"mcpServers": {"fs": {"command": "npx", "args": ["x"]}}}"#,
-    )
-    .unwrap();
+    std::fs::write(&client, r#"{"mcpServers": {"fs": {"command": "npx", "args": ["x"]}}}"#).unwrap();
     let config = dir.join("config.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "adapters = [\"{}\"]\nclient_config = \"{}\"\n",
-            adapter.display(),
-            client.display()
-        ),
-    )
-    .unwrap();
-    let check = || async {
-        dongle_command(&["check", "--config", config.to_str().unwrap()])
-            .output()
-            .await
-            .unwrap()
-    };
+    std::fs::write(&config, format!("adapters = [\"{}\"]\nclient_config = \"{}\"\n", adapter.display(), client.display())).unwrap();
+    let check = || async { dongle_command(&["check", "--config", config.to_str().unwrap()]).output().await.unwrap() };
     for file in [&adapter, &client] {
         std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o644)).unwrap();
     }
     let output = check().await;
-    assert!(
-        output.status.success(),
-        "the control passes: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(output.status.success(), "the control passes: {}", String::from_utf8_lossy(&output.stderr));
     for file in [&adapter, &client] {
         std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o664)).unwrap();
         let output = check().await;
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(
-            output.status.code(),
-            Some(1),
-            "{}: {stderr}",
-            file.display()
-        );
-        assert!(
-            stderr.contains("writable by group or others")
-                && stderr.contains(file.to_str().unwrap()),
-            "{stderr}"
-        );
+        assert_eq!(output.status.code(), Some(1), "{}: {stderr}", file.display());
+        assert!(stderr.contains("writable by group or others") && stderr.contains(file.to_str().unwrap()), "{stderr}");
         std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o644)).unwrap();
     }
 }
 
 #[tokio::test]
 async fn a_flag_cannot_weaken_the_configured_mode_unless_the_file_allows_it() {
-    let output = dongle_command(&["serve", "--mode", "monitoring"])
-        .output()
-        .await
-        .expect("run");
-    assert_eq!(
-        output.status.code(),
-        Some(1),
-        "no config file: the default (enforcing) holds"
-    );
+    let output = dongle_command(&["serve", "--mode", "monitoring"]).output().await.expect("run");
+    assert_eq!(output.status.code(), Some(1), "no config file: the default (enforcing) holds");
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains(
-            "--mode asks for safety-loop mode 'monitoring', weaker than the configured 'enforcing'"
-        ),
-        "{stderr}"
-    );
+    assert!(stderr.contains("--mode asks for safety-loop mode 'monitoring', weaker than the configured 'enforcing'"), "{stderr}");
     let file = config_file("mode = \"logging\"\n");
-    let output = dongle_command(&[
-        "serve",
-        "--config",
-        file.path().to_str().expect("utf-8 path"),
-        "--mode",
-        "disabled",
-    ])
-    .output()
-    .await
-    .expect("run");
-    assert_eq!(
-        output.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let output = dongle_command(&["serve", "--mode", "disabled"])
-        .env("MCPAQL_SAFETY_LOOP", "monitoring")
-        .output()
-        .await
-        .expect("run");
-    assert_eq!(
-        output.status.code(),
-        Some(1),
-        "the environment is refused before the flag is looked at"
-    );
-    assert!(
-        String::from_utf8_lossy(&output.stderr)
-            .contains("MCPAQL_SAFETY_LOOP asks for safety-loop mode 'monitoring'")
-    );
+    let output = dongle_command(&["serve", "--config", file.path().to_str().expect("utf-8 path"), "--mode", "disabled"]).output().await.expect("run");
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = dongle_command(&["serve", "--mode", "disabled"]).env("MCPAQL_SAFETY_LOOP", "monitoring").output().await.expect("run");
+    assert_eq!(output.status.code(), Some(1), "the environment is refused before the flag is looked at");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("MCPAQL_SAFETY_LOOP asks for safety-loop mode 'monitoring'"));
 }
 
 /// `eval --write` explains a file write by what the file will run: the

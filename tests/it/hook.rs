@@ -17,23 +17,12 @@ use super::{
 /// A config whose verifier cannot start: deny decisions do not wait on it.
 pub(super) fn unreachable_humans(dir: &Path) -> String {
     let config = dir.join("config.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "data_dir = \"{}\"\n[verifier]\nprogram = \"/nonexistent/verifier\"\n",
-            dir.join("state").display()
-        ),
-    )
-    .unwrap();
+    std::fs::write(&config, format!("data_dir = \"{}\"\n[verifier]\nprogram = \"/nonexistent/verifier\"\n", dir.join("state").display())).unwrap();
     config.display().to_string()
 }
 
 async fn hook(config: &str, agent: &str, payload: &Value) -> Value {
-    run_hook(
-        &["hook", "claude-code", "--config", config, "--agent", agent],
-        payload,
-    )
-    .await
+    run_hook(&["hook", "claude-code", "--config", config, "--agent", agent], payload).await
 }
 
 /// Runs the hook with `args`, feeds it `payload`, returns its JSON answer.
@@ -42,39 +31,19 @@ async fn run_hook(args: &[&str], payload: &Value) -> Value {
 }
 
 /// The hook started with `args` and `env`, its stdin open.
-fn spawn_hook(
-    args: &[&str],
-    env: &[(&str, &str)],
-) -> (tokio::process::Child, tokio::process::ChildStdin) {
-    let mut child = dongle_command(args)
-        .envs(env.iter().copied())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+fn spawn_hook(args: &[&str], env: &[(&str, &str)]) -> (tokio::process::Child, tokio::process::ChildStdin) {
+    let mut child = dongle_command(args).envs(env.iter().copied()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
     let stdin = child.stdin.take().unwrap();
     (child, stdin)
 }
 
-pub(super) async fn run_hook_with_env(
-    args: &[&str],
-    env: &[(&str, &str)],
-    payload: &Value,
-) -> Value {
+pub(super) async fn run_hook_with_env(args: &[&str], env: &[(&str, &str)], payload: &Value) -> Value {
     let (child, mut stdin) = spawn_hook(args, env);
-    stdin
-        .write_all(payload.to_string().as_bytes())
-        .await
-        .unwrap();
+    stdin.write_all(payload.to_string().as_bytes()).await.unwrap();
     drop(stdin);
     let output = child.wait_with_output().await.unwrap();
-    assert!(
-        output.status.success(),
-        "the hook exits 0 and answers in JSON"
-    );
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
+    assert!(output.status.success(), "the hook exits 0 and answers in JSON");
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
 }
 
 /// `defer`, `allow` or `deny`, checking the output's shape on the way.
@@ -84,12 +53,7 @@ pub(super) fn decision(answer: &Value) -> &'static str {
     }
     let specific = &answer["hookSpecificOutput"];
     assert_eq!(specific["hookEventName"], "PreToolUse", "{answer}");
-    assert!(
-        specific["permissionDecisionReason"]
-            .as_str()
-            .is_some_and(|r| !r.is_empty()),
-        "{answer}"
-    );
+    assert!(specific["permissionDecisionReason"].as_str().is_some_and(|r| !r.is_empty()), "{answer}");
     match specific["permissionDecision"].as_str() {
         Some("allow") => "allow",
         Some("deny") => "deny",
@@ -105,23 +69,14 @@ fn bash(session: &str, command: &str) -> Value {
 async fn recorded_payloads_get_the_expected_decisions() {
     let dir = scratch_dir();
     let config = unreachable_humans(&dir);
-    let corpus: Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/claude-code-hook.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
+    let corpus: Value = serde_json::from_str(&std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/claude-code-hook.json")).unwrap()).unwrap();
     let cases = corpus["cases"].as_array().unwrap();
     assert!(cases.len() >= 20);
     let mut failures = Vec::new();
     for (index, case) in cases.iter().enumerate() {
         let answer = hook(&config, &format!("replay-{index}"), &case["payload"]).await;
         if decision(&answer) != case["expect"] {
-            failures.push(format!(
-                "{}: expected {}, got {answer}",
-                case["payload"], case["expect"]
-            ));
+            failures.push(format!("{}: expected {}, got {answer}", case["payload"], case["expect"]));
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
@@ -131,27 +86,13 @@ async fn recorded_payloads_get_the_expected_decisions() {
 async fn a_blocked_agents_session_is_denied_everything() {
     let dir = scratch_dir();
     let config = unreachable_humans(&dir);
-    assert_eq!(
-        decision(&hook(&config, "claude-code", &bash("s", "cargo build")).await),
-        "defer"
-    );
-    assert_eq!(
-        decision(&hook(&config, "claude-code", &bash("s", "sudo rm -rf /")).await),
-        "deny"
-    );
+    assert_eq!(decision(&hook(&config, "claude-code", &bash("s", "cargo build")).await), "defer");
+    assert_eq!(decision(&hook(&config, "claude-code", &bash("s", "sudo rm -rf /")).await), "deny");
     let after = hook(&config, "claude-code", &bash("s", "cargo build")).await;
     assert_eq!(decision(&after), "deny");
-    assert!(
-        after["hookSpecificOutput"]["permissionDecisionReason"]
-            .as_str()
-            .unwrap()
-            .contains("hard-blocked")
-    );
+    assert!(after["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().contains("hard-blocked"));
     // The server sees the same block.
-    let status = dongle_command(&["status", "--config", &config])
-        .output()
-        .await
-        .unwrap();
+    let status = dongle_command(&["status", "--config", &config]).output().await.unwrap();
     assert!(String::from_utf8_lossy(&status.stdout).contains("blocked agents: 1"));
 }
 
@@ -177,16 +118,7 @@ async fn unreadable_state_fails_closed() {
 }
 
 async fn hook_with_data_dir(data_dir: &Path, payload: &Value) -> Value {
-    run_hook(
-        &[
-            "hook",
-            "claude-code",
-            "--data-dir",
-            data_dir.to_str().unwrap(),
-        ],
-        payload,
-    )
-    .await
+    run_hook(&["hook", "claude-code", "--data-dir", data_dir.to_str().unwrap()], payload).await
 }
 
 /// The environment cannot switch protection off behind the config file's
@@ -197,49 +129,16 @@ async fn the_environment_cannot_weaken_the_configured_mode() {
     let config = unreachable_humans(&dir);
     for weaker in ["disabled", "monitoring", "logging"] {
         let args = ["hook", "claude-code", "--config", &config, "--agent", "env"];
-        let answer = run_hook_with_env(
-            &args,
-            &[("MCPAQL_SAFETY_LOOP", weaker)],
-            &bash("e", "sudo rm -rf /"),
-        )
-        .await;
-        assert_eq!(
-            decision(&answer),
-            "deny",
-            "MCPAQL_SAFETY_LOOP={weaker}: {answer}"
-        );
-        let reason = answer["hookSpecificOutput"]["permissionDecisionReason"]
-            .as_str()
-            .unwrap();
-        assert!(
-            reason.contains("weaker than the configured 'enforcing'"),
-            "{reason}"
-        );
+        let answer = run_hook_with_env(&args, &[("MCPAQL_SAFETY_LOOP", weaker)], &bash("e", "sudo rm -rf /")).await;
+        assert_eq!(decision(&answer), "deny", "MCPAQL_SAFETY_LOOP={weaker}: {answer}");
+        let reason = answer["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
+        assert!(reason.contains("weaker than the configured 'enforcing'"), "{reason}");
     }
     // A config file that allows weakening lets the environment decide.
     let allowing = dir.join("allowing.toml");
-    std::fs::write(
-        &allowing,
-        format!(
-            "allow_weaker_mode = true\n{}",
-            std::fs::read_to_string(&config).unwrap()
-        ),
-    )
-    .unwrap();
-    let args = [
-        "hook",
-        "claude-code",
-        "--config",
-        allowing.to_str().unwrap(),
-        "--agent",
-        "env-allowed",
-    ];
-    let answer = run_hook_with_env(
-        &args,
-        &[("MCPAQL_SAFETY_LOOP", "disabled")],
-        &bash("e2", "sudo rm -rf /"),
-    )
-    .await;
+    std::fs::write(&allowing, format!("allow_weaker_mode = true\n{}", std::fs::read_to_string(&config).unwrap())).unwrap();
+    let args = ["hook", "claude-code", "--config", allowing.to_str().unwrap(), "--agent", "env-allowed"];
+    let answer = run_hook_with_env(&args, &[("MCPAQL_SAFETY_LOOP", "disabled")], &bash("e2", "sudo rm -rf /")).await;
     assert_eq!(decision(&answer), "defer", "allowed by the file: {answer}");
 }
 
@@ -249,61 +148,22 @@ async fn the_environment_cannot_weaken_the_configured_mode() {
 async fn the_hook_denies_at_its_own_deadline_whatever_it_waits_for() {
     let dir = scratch_dir();
     let config = unreachable_humans(&dir);
-    let (child, mut stdin) = spawn_hook(
-        &["hook", "claude-code", "--config", &config, "--timeout", "2"],
-        &[],
-    );
-    stdin
-        .write_all(br#"{"session_id":"s","tool_name":"Bash","tool_input":{"command":"#)
-        .await
-        .unwrap();
+    let (child, mut stdin) = spawn_hook(&["hook", "claude-code", "--config", &config, "--timeout", "2"], &[]);
+    stdin.write_all(br#"{"session_id":"s","tool_name":"Bash","tool_input":{"command":"#).await.unwrap();
     let started = std::time::Instant::now();
-    let output = tokio::time::timeout(std::time::Duration::from_secs(10), child.wait_with_output())
-        .await
-        .expect("the hook ends at its deadline")
-        .unwrap();
+    let output = tokio::time::timeout(std::time::Duration::from_secs(10), child.wait_with_output()).await.expect("the hook ends at its deadline").unwrap();
     drop(stdin);
     let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(
-        decision(&answer),
-        "deny",
-        "a payload that never ends: {answer}"
-    );
-    assert!(
-        answer["hookSpecificOutput"]["permissionDecisionReason"]
-            .as_str()
-            .unwrap()
-            .contains("deadline of 2 s")
-    );
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
-    );
+    assert_eq!(decision(&answer), "deny", "a payload that never ends: {answer}");
+    assert!(answer["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().contains("deadline of 2 s"));
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
 
     // A human who takes longer than the deadline allows: no allow, in time.
     let human = Setup::new(Answer::ApproveAfter(60), 300);
     let started = std::time::Instant::now();
-    let answer = run_hook(
-        &[
-            "hook",
-            "claude-code",
-            "--config",
-            human.config.to_str().unwrap(),
-            "--agent",
-            "slow",
-            "--timeout",
-            "7",
-        ],
-        &bash("h", "git push origin main"),
-    )
-    .await;
+    let answer = run_hook(&["hook", "claude-code", "--config", human.config.to_str().unwrap(), "--agent", "slow", "--timeout", "7"], &bash("h", "git push origin main")).await;
     assert_eq!(decision(&answer), "deny", "{answer}");
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(9),
-        "answered after {:?}",
-        started.elapsed()
-    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(9), "answered after {:?}", started.elapsed());
 }
 
 /// `check` reads the Claude Code settings of the project it runs in and
@@ -313,60 +173,29 @@ async fn check_refuses_claude_code_settings_whose_hook_could_fail_open() {
     let project = scratch_dir();
     std::fs::create_dir_all(project.join(".claude")).unwrap();
     let settings = project.join(".claude/settings.json");
-    let example =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/claude-code/.claude/settings.json");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/claude-code/.claude/settings.json");
     let check = |config_lines: &'static str| {
         let project = project.clone();
         async move {
             let config = project.join("config.toml");
-            std::fs::write(
-                &config,
-                format!(
-                    "data_dir = \"{}\"\n{config_lines}",
-                    project.join("state").display()
-                ),
-            )
-            .unwrap();
-            let output = dongle_command(&["check", "--config", config.to_str().unwrap()])
-                .current_dir(&project)
-                .env("HOME", &project)
-                .output()
-                .await
-                .unwrap();
-            (
-                output.status.success(),
-                String::from_utf8_lossy(&output.stdout).into_owned()
-                    + &String::from_utf8_lossy(&output.stderr),
-            )
+            std::fs::write(&config, format!("data_dir = \"{}\"\n{config_lines}", project.join("state").display())).unwrap();
+            let output = dongle_command(&["check", "--config", config.to_str().unwrap()]).current_dir(&project).env("HOME", &project).output().await.unwrap();
+            (output.status.success(), String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr))
         }
     };
 
     std::fs::copy(&example, &settings).unwrap();
     let (ok, text) = check("").await;
-    assert!(
-        ok && text.contains("settings.json (1 safety-dongle hook entries): ok"),
-        "the shipped example passes:\n{text}"
-    );
+    assert!(ok && text.contains("settings.json (1 safety-dongle hook entries): ok"), "the shipped example passes:\n{text}");
 
     let (ok, text) = check("[verifier]\napproval_timeout_secs = 170\n").await;
-    assert!(
-        !ok && text.contains(
-            "approval_timeout_secs (170) does not fit inside the hook's deadline (170 s)"
-        ),
-        "{text}"
-    );
+    assert!(!ok && text.contains("approval_timeout_secs (170) does not fit inside the hook's deadline (170 s)"), "{text}");
 
     std::fs::write(&settings, r#"{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"safety-dongle hook claude-code","timeout":60}]}]}}"#).unwrap();
     let (ok, text) = check("").await;
     assert!(!ok, "{text}");
-    assert!(
-        text.contains("stops the hook after 60 s, before its own deadline of 170 s"),
-        "{text}"
-    );
-    assert!(
-        text.contains("crashes or cannot start lets the tool run"),
-        "{text}"
-    );
+    assert!(text.contains("stops the hook after 60 s, before its own deadline of 170 s"), "{text}");
+    assert!(text.contains("crashes or cannot start lets the tool run"), "{text}");
 }
 
 #[tokio::test]
@@ -384,19 +213,8 @@ async fn the_working_folder_says_what_relative_and_absolute_paths_name() {
     for (index, (cwd, command, expected)) in rows.into_iter().enumerate() {
         let session = format!("folder-{index}");
         let payload = json!({"session_id": session, "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": command}});
-        let args = [
-            "hook",
-            "claude-code",
-            "--config",
-            &config,
-            "--agent",
-            &session,
-        ];
+        let args = ["hook", "claude-code", "--config", &config, "--agent", &session];
         let answer = run_hook_with_env(&args, &[("HOME", "/home/dev")], &payload).await;
-        assert_eq!(
-            decision(&answer),
-            expected,
-            "{command:?} in {cwd}: {answer}"
-        );
+        assert_eq!(decision(&answer), expected, "{command:?} in {cwd}: {answer}");
     }
 }

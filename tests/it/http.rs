@@ -42,10 +42,7 @@ async fn post(url: &str, body: Vec<u8>) -> (u16, Value) {
         .expect("POST");
     let status = response.status().as_u16();
     let bytes = response.bytes().await.expect("body");
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
+    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
 }
 
 #[tokio::test]
@@ -67,10 +64,7 @@ async fn http_screens_oversized_and_non_utf8_bodies_like_stdio() {
     bad.extend_from_slice(b"\xC0\xAFspect\"}}}");
     let (_, answer) = post(&server.url, bad).await;
     assert_eq!(answer["id"], 42);
-    assert_eq!(
-        envelope_of(&answer)["error"]["code"],
-        "VALIDATION_INVALID_ENCODING"
-    );
+    assert_eq!(envelope_of(&answer)["error"]["code"], "VALIDATION_INVALID_ENCODING");
 }
 
 #[tokio::test]
@@ -95,23 +89,10 @@ async fn http_refuses_foreign_origins() {
 async fn foreign_origins_and_hosts_are_refused_before_the_body_is_read() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let server = HttpServer::start(&[]).await;
-    let authority = server
-        .url
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp")
-        .to_owned();
-    for (host, origin) in [
-        (authority.as_str(), "https://evil.example"),
-        ("rebound.evil.example", ""),
-    ] {
-        let mut stream = tokio::net::TcpStream::connect(&authority)
-            .await
-            .expect("connect");
-        let origin_line = if origin.is_empty() {
-            String::new()
-        } else {
-            format!("Origin: {origin}\r\n")
-        };
+    let authority = server.url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
+    for (host, origin) in [(authority.as_str(), "https://evil.example"), ("rebound.evil.example", "")] {
+        let mut stream = tokio::net::TcpStream::connect(&authority).await.expect("connect");
+        let origin_line = if origin.is_empty() { String::new() } else { format!("Origin: {origin}\r\n") };
         let head = format!(
             "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{origin_line}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n",
             60 * 1024 * 1024
@@ -119,35 +100,21 @@ async fn foreign_origins_and_hosts_are_refused_before_the_body_is_read() {
         stream.write_all(head.as_bytes()).await.unwrap();
         stream.write_all(&[b' '; 1024]).await.unwrap();
         let mut answer = vec![0u8; 256];
-        let read =
-            tokio::time::timeout(std::time::Duration::from_secs(5), stream.read(&mut answer))
-                .await
-                .expect("answered without waiting for the rest of the body")
-                .unwrap();
-        let status_line = String::from_utf8_lossy(&answer[..read])
-            .lines()
-            .next()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(
-            status_line.starts_with("HTTP/1.1 403"),
-            "host {host}, origin {origin:?}: {status_line}"
-        );
+        let read = tokio::time::timeout(std::time::Duration::from_secs(5), stream.read(&mut answer))
+            .await
+            .expect("answered without waiting for the rest of the body")
+            .unwrap();
+        let status_line = String::from_utf8_lossy(&answer[..read]).lines().next().unwrap_or_default().to_owned();
+        assert!(status_line.starts_with("HTTP/1.1 403"), "host {host}, origin {origin:?}: {status_line}");
     }
 }
 
 #[tokio::test]
 async fn http_refuses_non_loopback_addresses() {
-    let output = dongle_command(&["serve", "--http", "0.0.0.0:0"])
-        .output()
-        .await
-        .expect("run");
+    let output = dongle_command(&["serve", "--http", "0.0.0.0:0"]).output().await.expect("run");
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("only loopback addresses are allowed"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("only loopback addresses are allowed"), "{stderr}");
 }
 
 /// Over HTTP each connection is its own MCP session: a hard block taints
@@ -155,11 +122,7 @@ async fn http_refuses_non_loopback_addresses() {
 /// another session's agents go on; the blocked agent is refused everywhere.
 #[tokio::test]
 async fn a_block_taints_its_own_http_session_only() {
-    let server = HttpServer::start(&[
-        "--data-dir",
-        super::support::scratch_dir().to_str().unwrap(),
-    ])
-    .await;
+    let server = HttpServer::start(&["--data-dir", super::support::scratch_dir().to_str().unwrap()]).await;
     let (offender, bystander) = tokio::join!(server.client(), server.client());
     let call = |agent: &str, operation: &str, extra: Value| {
         let mut params = json!({ "element_name": agent });
@@ -169,56 +132,22 @@ async fn a_block_taints_its_own_http_session_only() {
         json!({ "operation": operation, "params": params })
     };
     let execute = |agent: &str| call(agent, "execute_agent", json!({}));
-    let step = |agent: &str, hint: &str| {
-        call(
-            agent,
-            "record_execution_step",
-            json!({ "nextActionHint": hint }),
-        )
-    };
+    let step = |agent: &str, hint: &str| call(agent, "record_execution_step", json!({ "nextActionHint": hint }));
 
     // y is executing when x is blocked, so the broadcast is for it too.
-    assert_eq!(
-        super::support::call(&bystander, "mcp_aql_execute", execute("y"))
-            .await
-            .0["success"],
-        true
-    );
-    assert_eq!(
-        super::support::call(&offender, "mcp_aql_execute", execute("x"))
-            .await
-            .0["success"],
-        true
-    );
-    let (stop, _) =
-        super::support::call(&offender, "mcp_aql_create", step("x", "sudo rm -rf /")).await;
+    assert_eq!(super::support::call(&bystander, "mcp_aql_execute", execute("y")).await.0["success"], true);
+    assert_eq!(super::support::call(&offender, "mcp_aql_execute", execute("x")).await.0["success"], true);
+    let (stop, _) = super::support::call(&offender, "mcp_aql_create", step("x", "sudo rm -rf /")).await;
     assert_eq!(stop["data"]["stopped"], true, "{stop}");
 
-    let (renamed, _) =
-        super::support::call(&offender, "mcp_aql_execute", execute("x-renamed")).await;
-    assert_eq!(
-        renamed["error"]["code"], "PERMISSION_DENIED",
-        "the offending session is tainted: {renamed}"
-    );
+    let (renamed, _) = super::support::call(&offender, "mcp_aql_execute", execute("x-renamed")).await;
+    assert_eq!(renamed["error"]["code"], "PERMISSION_DENIED", "the offending session is tainted: {renamed}");
     let (elsewhere, _) = super::support::call(&bystander, "mcp_aql_execute", execute("z")).await;
-    assert_eq!(
-        elsewhere["success"], true,
-        "another session is not tainted: {elsewhere}"
-    );
-    let (steps, _) =
-        super::support::call(&bystander, "mcp_aql_create", step("y", "cargo build")).await;
+    assert_eq!(elsewhere["success"], true, "another session is not tainted: {elsewhere}");
+    let (steps, _) = super::support::call(&bystander, "mcp_aql_create", step("y", "cargo build")).await;
     assert_eq!(steps["data"]["continue"], true);
-    let broadcast = steps["data"]["notifications"]
-        .as_array()
-        .and_then(|n| n.iter().find(|n| n["type"] == "danger_zone").cloned());
-    assert_eq!(
-        broadcast.map(|n| n["metadata"]["agent"].clone()),
-        Some(json!("x")),
-        "the danger_zone broadcast reached the other session's agent"
-    );
+    let broadcast = steps["data"]["notifications"].as_array().and_then(|n| n.iter().find(|n| n["type"] == "danger_zone").cloned());
+    assert_eq!(broadcast.map(|n| n["metadata"]["agent"].clone()), Some(json!("x")), "the danger_zone broadcast reached the other session's agent");
     let (blocked, _) = super::support::call(&bystander, "mcp_aql_execute", execute("x")).await;
-    assert_eq!(
-        blocked["error"]["code"], "PERMISSION_DENIED",
-        "the blocked agent is refused in every session"
-    );
+    assert_eq!(blocked["error"]["code"], "PERMISSION_DENIED", "the blocked agent is refused in every session");
 }

@@ -32,11 +32,7 @@ pub struct Setup {
 
 pub fn verifier_program() -> PathBuf {
     let path = super::support::binary().with_file_name("safety-dongle-verifier");
-    assert!(
-        path.is_file(),
-        "{} is missing: build the workspace first (cargo build --workspace)",
-        path.display()
-    );
+    assert!(path.is_file(), "{} is missing: build the workspace first (cargo build --workspace)", path.display());
     path
 }
 
@@ -57,10 +53,7 @@ impl Setup {
         let script = dir.join("human.sh");
         std::fs::write(
             &script,
-            format!(
-                "#!/bin/sh\nf=$(mktemp \"{}/request.XXXXXX\")\ncat > \"$f\"\n{reply}\n",
-                seen.display()
-            ),
+            format!("#!/bin/sh\nf=$(mktemp \"{}/request.XXXXXX\")\ncat > \"$f\"\n{reply}\n", seen.display()),
         )
         .unwrap();
         let config = dir.join("config.toml");
@@ -107,29 +100,16 @@ impl Setup {
 
     /// The code the human read for a challenge.
     pub fn code_for(&self, challenge_id: &str) -> String {
-        self.shown(challenge_id)["code"]
-            .as_str()
-            .expect("a code request carries the code")
-            .to_owned()
+        self.shown(challenge_id)["code"].as_str().expect("a code request carries the code").to_owned()
     }
 }
 
 pub fn verify(id: i64, challenge: &str, code: &str) -> Value {
-    tool_call(
-        id,
-        "mcp_aql_create",
-        "verify_challenge",
-        json!({"challenge_id": challenge, "code": code}),
-    )
+    tool_call(id, "mcp_aql_create", "verify_challenge", json!({"challenge_id": challenge, "code": code}))
 }
 
 pub fn confirm(id: i64, approval: &str) -> Value {
-    tool_call(
-        id,
-        "mcp_aql_execute",
-        "confirm_operation",
-        json!({"approval_id": approval}),
-    )
+    tool_call(id, "mcp_aql_execute", "confirm_operation", json!({"approval_id": approval}))
 }
 
 /// The id in a directive's last notification of `kind` under `key`.
@@ -151,56 +131,26 @@ async fn danger_zone_from_trigger_to_unblock_with_the_generated_id() {
     let human = Setup::new(Answer::Approve, 300);
     let mut raw = human.start().await;
     assert_eq!(ask(&mut raw, execute(1, "coder")).await["success"], true);
-    let stop = ask(
-        &mut raw,
-        step(2, "coder", "executing shell command: sudo rm -rf /"),
-    )
-    .await["data"]
-        .clone();
+    let stop = ask(&mut raw, step(2, "coder", "executing shell command: sudo rm -rf /")).await["data"].clone();
     assert_eq!(stop["stopped"], true, "{stop}");
     let challenge = notified_id(&stop, "danger_zone", "verificationId");
     assert!(is_uuid_v4(&challenge));
     let request = human.shown(&challenge);
-    assert_eq!(
-        (
-            request["type"].as_str(),
-            request["tier"].as_str(),
-            request["agent"].as_str()
-        ),
-        (
-            Some("verification_code"),
-            Some("danger_zone"),
-            Some("coder")
-        )
-    );
+    assert_eq!((request["type"].as_str(), request["tier"].as_str(), request["agent"].as_str()), (Some("verification_code"), Some("danger_zone"), Some("coder")));
     let code = request["code"].as_str().unwrap().to_owned();
     let shape: Vec<usize> = code.split('-').map(str::len).collect();
-    assert_eq!(
-        shape,
-        vec![5, 5, 5, 5, 5, 1],
-        "26 characters in groups of five: {code}"
-    );
+    assert_eq!(shape, vec![5, 5, 5, 5, 5, 1], "26 characters in groups of five: {code}");
 
-    assert_eq!(
-        ask(&mut raw, execute(3, "coder")).await["error"]["code"],
-        "PERMISSION_DENIED"
-    );
+    assert_eq!(ask(&mut raw, execute(3, "coder")).await["error"]["code"], "PERMISSION_DENIED");
     // The human types it lower-case with spaces: still the same code.
     let typed = code.to_lowercase().replace('-', " ");
     let verified = ask(&mut raw, verify(4, &challenge, &typed)).await;
     assert_eq!(verified["data"]["verified"], true, "{verified}");
-    assert_eq!(
-        ask(&mut raw, execute(5, "coder")).await["error"]["code"],
-        "CONFLICT_ALREADY_EXISTS",
-        "unblocked: only the old execution is in the way"
-    );
+    assert_eq!(ask(&mut raw, execute(5, "coder")).await["error"]["code"], "CONFLICT_ALREADY_EXISTS", "unblocked: only the old execution is in the way");
     let next = ask(&mut raw, step(6, "coder", "cargo build")).await["data"].clone();
     assert_eq!(next["continue"], true, "{next}");
     let again = ask(&mut raw, verify(7, &challenge, &code)).await;
-    assert_eq!(
-        again["error"]["code"], "TOKEN_ALREADY_USED",
-        "a code works once"
-    );
+    assert_eq!(again["error"]["code"], "TOKEN_ALREADY_USED", "a code works once");
 }
 
 #[tokio::test]
@@ -208,32 +158,15 @@ async fn verify_tier_pauses_until_the_code_is_typed_back() {
     let human = Setup::new(Answer::Approve, 300);
     let mut raw = human.start().await;
     ask(&mut raw, execute(1, "publisher")).await;
-    let pause = ask(
-        &mut raw,
-        step(2, "publisher", "npm publish --access public"),
-    )
-    .await["data"]
-        .clone();
-    assert_eq!(
-        (pause["continue"].as_bool(), pause["nextStepRisk"].as_str()),
-        (Some(false), Some("verify"))
-    );
+    let pause = ask(&mut raw, step(2, "publisher", "npm publish --access public")).await["data"].clone();
+    assert_eq!((pause["continue"].as_bool(), pause["nextStepRisk"].as_str()), (Some(false), Some("verify")));
     assert!(pause.get("stopped").is_none());
     let challenge = notified_id(&pause, "autonomy_pause", "verificationId");
     let waiting = ask(&mut raw, step(3, "publisher", "cargo build")).await["data"].clone();
-    assert_eq!(
-        waiting["continue"], false,
-        "paused until verified: {waiting}"
-    );
+    assert_eq!(waiting["continue"], false, "paused until verified: {waiting}");
     let code = human.code_for(&challenge);
-    assert_eq!(
-        ask(&mut raw, verify(4, &challenge, &code)).await["data"]["verified"],
-        true
-    );
-    assert_eq!(
-        ask(&mut raw, step(5, "publisher", "cargo build")).await["data"]["continue"],
-        true
-    );
+    assert_eq!(ask(&mut raw, verify(4, &challenge, &code)).await["data"]["verified"], true);
+    assert_eq!(ask(&mut raw, step(5, "publisher", "cargo build")).await["data"]["continue"], true);
 }
 
 #[tokio::test]
@@ -244,30 +177,16 @@ async fn a_wrong_code_uses_the_challenge_up() {
     let stop = ask(&mut raw, step(2, "a", "drop table users")).await["data"].clone();
     let challenge = notified_id(&stop, "danger_zone", "verificationId");
     let code = human.code_for(&challenge);
-    let wrong = ask(
-        &mut raw,
-        verify(3, &challenge, "00000-00000-00000-00000-00000-0"),
-    )
-    .await;
+    let wrong = ask(&mut raw, verify(3, &challenge, "00000-00000-00000-00000-00000-0")).await;
     assert_eq!(wrong["error"]["code"], "PERMISSION_DENIED");
     let late = ask(&mut raw, verify(4, &challenge, &code)).await;
-    assert_eq!(
-        late["error"]["code"], "TOKEN_ALREADY_USED",
-        "one attempt per challenge"
-    );
-    assert_eq!(
-        ask(&mut raw, execute(5, "a")).await["error"]["code"],
-        "PERMISSION_DENIED",
-        "still blocked"
-    );
+    assert_eq!(late["error"]["code"], "TOKEN_ALREADY_USED", "one attempt per challenge");
+    assert_eq!(ask(&mut raw, execute(5, "a")).await["error"]["code"], "PERMISSION_DENIED", "still blocked");
 }
 
 #[tokio::test]
 async fn approvals_are_approved_or_denied_only_by_the_human() {
-    for (answer, expected) in [
-        (Answer::Approve, None),
-        (Answer::Deny, Some("PERMISSION_DENIED")),
-    ] {
+    for (answer, expected) in [(Answer::Approve, None), (Answer::Deny, Some("PERMISSION_DENIED"))] {
         let human = Setup::new(answer, 300);
         let mut raw = human.start().await;
         ask(&mut raw, execute(1, "pusher")).await;
@@ -277,26 +196,15 @@ async fn approvals_are_approved_or_denied_only_by_the_human() {
         assert!(is_uuid_v4(&approval));
         assert_eq!(human.shown(&approval)["type"], "approval_request");
         // verify_challenge cannot be used to approve.
-        let sneaky = ask(
-            &mut raw,
-            verify(3, &approval, "00000-00000-00000-00000-00000-0"),
-        )
-        .await;
+        let sneaky = ask(&mut raw, verify(3, &approval, "00000-00000-00000-00000-00000-0")).await;
         assert_eq!(sneaky["error"]["code"], "TOKEN_INVALID");
         let answered = ask(&mut raw, confirm(4, &approval)).await;
         match expected {
             None => {
                 assert_eq!(answered["data"]["approved"], true, "{answered}");
-                assert_eq!(
-                    ask(&mut raw, step(5, "pusher", "cargo build")).await["data"]["continue"],
-                    true,
-                    "the pause is lifted"
-                );
+                assert_eq!(ask(&mut raw, step(5, "pusher", "cargo build")).await["data"]["continue"], true, "the pause is lifted");
                 let twice = ask(&mut raw, confirm(6, &approval)).await;
-                assert_eq!(
-                    twice["error"]["code"], "TOKEN_ALREADY_USED",
-                    "an approval is used up"
-                );
+                assert_eq!(twice["error"]["code"], "TOKEN_ALREADY_USED", "an approval is used up");
             }
             Some(code) => assert_eq!(answered["error"]["code"], code, "{answered}"),
         }
@@ -314,15 +222,8 @@ async fn an_unanswered_approval_cannot_be_confirmed_and_the_server_keeps_serving
     // While the human thinks, other agents' calls flow.
     let started = Instant::now();
     assert_eq!(ask(&mut raw, execute(3, "other")).await["success"], true);
-    assert_eq!(
-        ask(&mut raw, step(4, "other", "cargo build")).await["data"]["continue"],
-        true
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "calls were held up for {:?}",
-        started.elapsed()
-    );
+    assert_eq!(ask(&mut raw, step(4, "other", "cargo build")).await["data"]["continue"], true);
+    assert!(started.elapsed() < Duration::from_secs(2), "calls were held up for {:?}", started.elapsed());
     // confirm_operation waits for the answer, then succeeds.
     let answered = ask(&mut raw, confirm(5, &approval)).await;
     assert_eq!(answered["data"]["approved"], true, "{answered}");
@@ -341,17 +242,11 @@ async fn challenges_expire_and_a_blocked_agent_gets_a_fresh_one() {
     assert_eq!(expired["error"]["code"], "TOKEN_EXPIRED", "{expired}");
     // The next call by the blocked agent issues a new challenge and code.
     let refused = ask(&mut raw, execute(4, "late")).await;
-    let second = refused["error"]["details"]["verificationId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let second = refused["error"]["details"]["verificationId"].as_str().unwrap().to_owned();
     assert_ne!(second, first);
     let second_code = human.code_for(&second);
     assert_ne!(second_code, first_code);
-    assert_eq!(
-        ask(&mut raw, verify(5, &second, &second_code)).await["data"]["verified"],
-        true
-    );
+    assert_eq!(ask(&mut raw, verify(5, &second, &second_code)).await["data"]["verified"], true);
     // At most three challenges per agent per five minutes: the first block,
     // its re-issue and a second block use them up, so the second block's
     // expired challenge is not replaced within the window.
@@ -360,23 +255,11 @@ async fn challenges_expire_and_a_blocked_agent_gets_a_fresh_one() {
     for round in 0..3 {
         tokio::time::sleep(Duration::from_millis(1_100)).await;
         let refused = ask(&mut raw, execute(10 + round, "late")).await;
-        assert_eq!(
-            refused["error"]["code"], "PERMISSION_DENIED",
-            "still blocked"
-        );
-        ids.push(
-            refused["error"]["details"]["verificationId"]
-                .as_str()
-                .unwrap()
-                .to_owned(),
-        );
+        assert_eq!(refused["error"]["code"], "PERMISSION_DENIED", "still blocked");
+        ids.push(refused["error"]["details"]["verificationId"].as_str().unwrap().to_owned());
     }
     ids.dedup();
-    assert_eq!(
-        ids.len(),
-        1,
-        "no fourth challenge within five minutes: {ids:?}"
-    );
+    assert_eq!(ids.len(), 1, "no fourth challenge within five minutes: {ids:?}");
 }
 
 #[tokio::test]
@@ -388,67 +271,31 @@ async fn failed_verifications_lock_the_agent_out_across_a_restart() {
     let challenge = notified_id(&pause, "autonomy_pause", "verificationId");
     let mut codes = Vec::new();
     for attempt in 0..10 {
-        let answer = ask(
-            &mut raw,
-            verify(10 + attempt, &challenge, "00000-00000-00000-00000-00000-0"),
-        )
-        .await;
+        let answer = ask(&mut raw, verify(10 + attempt, &challenge, "00000-00000-00000-00000-00000-0")).await;
         codes.push(answer["error"]["code"].as_str().unwrap_or("").to_owned());
     }
     assert_eq!(codes[0], "PERMISSION_DENIED");
-    assert!(
-        codes[1..].iter().all(|c| c == "TOKEN_ALREADY_USED"),
-        "{codes:?}"
-    );
-    let locked = ask(
-        &mut raw,
-        verify(30, &challenge, "00000-00000-00000-00000-00000-0"),
-    )
-    .await;
+    assert!(codes[1..].iter().all(|c| c == "TOKEN_ALREADY_USED"), "{codes:?}");
+    let locked = ask(&mut raw, verify(30, &challenge, "00000-00000-00000-00000-00000-0")).await;
     assert_eq!(locked["error"]["code"], "RATE_LIMIT_EXCEEDED", "{locked}");
     raw.child.kill().await.unwrap();
 
     // The agent comes back in a new process and session, as its own.
     let mut raw = human.start().await;
     assert_eq!(ask(&mut raw, execute(31, "guesser")).await["success"], true);
-    let still = ask(
-        &mut raw,
-        verify(32, &challenge, "00000-00000-00000-00000-00000-0"),
-    )
-    .await;
-    assert_eq!(
-        still["error"]["code"], "RATE_LIMIT_EXCEEDED",
-        "the lockout survives a restart: {still}"
-    );
-    let retry = still["error"]["details"]["retry_after_secs"]
-        .as_i64()
-        .unwrap();
+    let still = ask(&mut raw, verify(32, &challenge, "00000-00000-00000-00000-00000-0")).await;
+    assert_eq!(still["error"]["code"], "RATE_LIMIT_EXCEEDED", "the lockout survives a restart: {still}");
+    let retry = still["error"]["details"]["retry_after_secs"].as_i64().unwrap();
     assert!(retry > 0 && retry <= 3600, "{retry}");
     // Another agent is not locked out by this one.
     ask(&mut raw, execute(33, "bystander")).await;
     let other = ask(&mut raw, step(34, "bystander", "npm publish")).await["data"].clone();
     let other_challenge = notified_id(&other, "autonomy_pause", "verificationId");
-    let ok = ask(
-        &mut raw,
-        verify(35, &other_challenge, &human.code_for(&other_challenge)),
-    )
-    .await;
+    let ok = ask(&mut raw, verify(35, &other_challenge, &human.code_for(&other_challenge))).await;
     assert_eq!(ok["data"]["verified"], true, "{ok}");
-    let audit = super::support::dongle_command(&[
-        "audit",
-        "--config",
-        human.config.to_str().unwrap(),
-        "--agent",
-        "guesser",
-    ])
-    .output()
-    .await
-    .unwrap();
+    let audit = super::support::dongle_command(&["audit", "--config", human.config.to_str().unwrap(), "--agent", "guesser"]).output().await.unwrap();
     let audit = String::from_utf8_lossy(&audit.stdout);
-    assert!(
-        audit.contains("lockout") && audit.contains("agent:guesser locked out until"),
-        "the lockout is audited:\n{audit}"
-    );
+    assert!(audit.contains("lockout") && audit.contains("agent:guesser locked out until"), "the lockout is audited:\n{audit}");
 }
 
 /// A challenge's id is public (broadcast, readable with
@@ -465,35 +312,17 @@ async fn another_session_can_neither_burn_a_challenge_nor_lock_its_agent_out() {
     let mut other = human.start().await;
     let mut codes = Vec::new();
     for attempt in 0..12 {
-        let answer = ask(
-            &mut other,
-            verify(10 + attempt, &challenge, "00000-00000-00000-00000-00000-0"),
-        )
-        .await;
+        let answer = ask(&mut other, verify(10 + attempt, &challenge, "00000-00000-00000-00000-00000-0")).await;
         codes.push(answer["error"]["code"].as_str().unwrap_or("").to_owned());
     }
-    assert!(
-        codes[..10].iter().all(|c| c == "PERMISSION_DENIED"),
-        "the challenge stays open: {codes:?}"
-    );
-    assert!(
-        codes[10..].iter().all(|c| c == "RATE_LIMIT_EXCEEDED"),
-        "the other session locks itself out: {codes:?}"
-    );
-    let locked = ask(
-        &mut other,
-        verify(30, &challenge, &human.code_for(&challenge)),
-    )
-    .await;
+    assert!(codes[..10].iter().all(|c| c == "PERMISSION_DENIED"), "the challenge stays open: {codes:?}");
+    assert!(codes[10..].iter().all(|c| c == "RATE_LIMIT_EXCEEDED"), "the other session locks itself out: {codes:?}");
+    let locked = ask(&mut other, verify(30, &challenge, &human.code_for(&challenge))).await;
     assert_eq!(locked["error"]["details"]["scope"], "session", "{locked}");
 
     // The agent's own attempt is neither locked out nor facing a spent
     // challenge, and the right code lifts its block.
-    let lifted = ask(
-        &mut agent,
-        verify(40, &challenge, &human.code_for(&challenge)),
-    )
-    .await;
+    let lifted = ask(&mut agent, verify(40, &challenge, &human.code_for(&challenge))).await;
     assert_eq!(lifted["data"]["verified"], true, "{lifted}");
     let next = ask(&mut agent, step(41, "victim", "cargo build")).await;
     assert_eq!(next["data"]["continue"], true, "unblocked: {next}");
@@ -509,28 +338,15 @@ async fn requests_for_a_human_are_bounded_per_session_across_agent_names() {
     for index in 0..12 {
         let agent = format!("name-{index}");
         ask(&mut raw, execute(100 + index * 2, &agent)).await;
-        let pause =
-            ask(&mut raw, step(101 + index * 2, &agent, "npm publish")).await["data"].clone();
+        let pause = ask(&mut raw, step(101 + index * 2, &agent, "npm publish")).await["data"].clone();
         assert_eq!(pause["continue"], false, "still paused: {pause}");
-        if pause["reason"]
-            .as_str()
-            .unwrap_or("")
-            .contains("already asked a human 10 times")
-        {
+        if pause["reason"].as_str().unwrap_or("").contains("already asked a human 10 times") {
             unshown.push(index);
         }
     }
-    assert_eq!(
-        unshown,
-        [10, 11],
-        "the 11th and 12th requests open no dialog"
-    );
+    assert_eq!(unshown, [10, 11], "the 11th and 12th requests open no dialog");
     std::thread::sleep(Duration::from_millis(500));
-    assert_eq!(
-        std::fs::read_dir(&human.seen).unwrap().count(),
-        10,
-        "the human was shown ten requests"
-    );
+    assert_eq!(std::fs::read_dir(&human.seen).unwrap().count(), 10, "the human was shown ten requests");
     // Another session is not held back by this one.
     let mut fresh = human.start().await;
     ask(&mut fresh, execute(1, "elsewhere")).await;
@@ -541,91 +357,45 @@ async fn requests_for_a_human_are_bounded_per_session_across_agent_names() {
 #[tokio::test]
 async fn without_a_display_the_dialog_fails_fast_and_the_next_channel_is_tried() {
     let human = Setup::with_channels(Answer::Approve, 300, "[\"dialog\", \"command\"]");
-    let mut raw = human
-        .start_with_env(&[("DISPLAY", ""), ("WAYLAND_DISPLAY", "")])
-        .await;
+    let mut raw = human.start_with_env(&[("DISPLAY", ""), ("WAYLAND_DISPLAY", "")]).await;
     ask(&mut raw, execute(1, "headless")).await;
     let started = Instant::now();
     let stop = ask(&mut raw, step(2, "headless", "rm -rf /")).await["data"].clone();
-    assert!(
-        started.elapsed() < Duration::from_secs(3),
-        "the dialog channel hung for {:?}",
-        started.elapsed()
-    );
+    assert!(started.elapsed() < Duration::from_secs(3), "the dialog channel hung for {:?}", started.elapsed());
     let challenge = notified_id(&stop, "danger_zone", "verificationId");
-    assert!(
-        human.code_for(&challenge).len() == 31,
-        "shown through the command channel"
-    );
+    assert!(human.code_for(&challenge).len() == 31, "shown through the command channel");
 
     let only_dialog = Setup::with_channels(Answer::Approve, 300, "[\"dialog\"]");
-    let mut raw = only_dialog
-        .start_with_env(&[("DISPLAY", ""), ("WAYLAND_DISPLAY", "")])
-        .await;
+    let mut raw = only_dialog.start_with_env(&[("DISPLAY", ""), ("WAYLAND_DISPLAY", "")]).await;
     ask(&mut raw, execute(1, "headless")).await;
     let stop = ask(&mut raw, step(2, "headless", "rm -rf /")).await["data"].clone();
     let reason = stop["reason"].as_str().unwrap();
-    assert!(
-        reason.contains("No channel could show") && reason.contains("no display"),
-        "{reason}"
-    );
-    assert!(
-        reason.contains("safety-dongle unblock headless"),
-        "the way out is named: {reason}"
-    );
+    assert!(reason.contains("No channel could show") && reason.contains("no display"), "{reason}");
+    assert!(reason.contains("safety-dongle unblock headless"), "the way out is named: {reason}");
     assert_eq!(stop["stopped"], true, "the dongle stays closed");
 }
 
 pub fn state_files(dir: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(dir.join("state"))
-        .map(|entries| entries.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default()
+    std::fs::read_dir(dir.join("state")).map(|entries| entries.flatten().map(|e| e.path()).collect()).unwrap_or_default()
 }
 
 #[tokio::test]
 async fn an_approved_step_limit_grants_a_fresh_budget() {
     let human = Setup::new(Answer::Approve, 300);
     let mut raw = human.start().await;
-    let start = tool_call(
-        1,
-        "mcp_aql_execute",
-        "execute_agent",
-        json!({"element_name": "runner", "maxAutonomousSteps": 2}),
-    );
+    let start = tool_call(1, "mcp_aql_execute", "execute_agent", json!({"element_name": "runner", "maxAutonomousSteps": 2}));
     assert_eq!(ask(&mut raw, start).await["data"]["maxAutonomousSteps"], 2);
     for id in 2..4 {
-        assert_eq!(
-            ask(&mut raw, step(id, "runner", "cargo build")).await["data"]["continue"],
-            true
-        );
+        assert_eq!(ask(&mut raw, step(id, "runner", "cargo build")).await["data"]["continue"], true);
     }
     let limit = ask(&mut raw, step(4, "runner", "cargo build")).await["data"].clone();
-    assert_eq!(
-        (limit["continue"].as_bool(), limit["reason"].as_str()),
-        (Some(false), Some("Step limit exceeded")),
-        "{limit}"
-    );
+    assert_eq!((limit["continue"].as_bool(), limit["reason"].as_str()), (Some(false), Some("Step limit exceeded")), "{limit}");
     let approval = notified_id(&limit, "autonomy_pause", "approvalId");
     // A new execution does not escape the pause.
-    ask(
-        &mut raw,
-        tool_call(
-            5,
-            "mcp_aql_execute",
-            "abort_execution",
-            json!({"element_name": "runner"}),
-        ),
-    )
-    .await;
+    ask(&mut raw, tool_call(5, "mcp_aql_execute", "abort_execution", json!({"element_name": "runner"}))).await;
     ask(&mut raw, execute(6, "runner")).await;
-    assert_eq!(
-        ask(&mut raw, step(7, "runner", "cargo build")).await["data"]["continue"],
-        false
-    );
-    assert_eq!(
-        ask(&mut raw, confirm(8, &approval)).await["data"]["approved"],
-        true
-    );
+    assert_eq!(ask(&mut raw, step(7, "runner", "cargo build")).await["data"]["continue"], false);
+    assert_eq!(ask(&mut raw, confirm(8, &approval)).await["data"]["approved"], true);
     let after = ask(&mut raw, step(9, "runner", "cargo build")).await["data"].clone();
     assert_eq!(after["continue"], true, "{after}");
 }

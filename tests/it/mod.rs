@@ -1,7 +1,7 @@
 mod adapters;
+mod corpus;
 mod canary;
 mod cli;
-mod corpus;
 mod demo;
 mod gate;
 mod gui;
@@ -15,7 +15,7 @@ mod robustness;
 mod schema;
 mod stdio;
 mod support;
+mod upstream;
 mod terminal;
 mod unblock;
-mod upstream;
 mod writes;

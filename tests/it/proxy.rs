@@ -14,10 +14,7 @@ use serde_json::{Value, json};
 
 use super::{
     humans::{Answer, Setup},
-    support::{
-        Client, assert_valid, call, downstream_packages, introspect, introspection_schema,
-        stdio_client, stdio_client_with_env,
-    },
+    support::{Client, assert_valid, call, downstream_packages, introspect, introspection_schema, stdio_client, stdio_client_with_env},
 };
 
 /// The reference servers' `.bin` folder (with the Node they run on).
@@ -37,11 +34,7 @@ fn files_root(setup: &Setup) -> PathBuf {
 /// their environment so the test can find every process they start.
 fn servers_toml(root: &Path, marker: &str, fs_start: &str) -> String {
     let bin = downstream_bin();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     format!(
         "[servers.fs]\ncommand = \"{fs}\"\nargs = [\"{root}\"]\nstart = \"{fs_start}\"\nenv = {{ PATH = \"{path}\", DONGLE_TEST_MARKER = \"{marker}\" }}\n\
          [servers.everything]\ncommand = \"{everything}\"\nenv = {{ PATH = \"{path}\", DONGLE_TEST_MARKER = \"{marker}\" }}\ntimeout_secs = 20\n",
@@ -63,11 +56,7 @@ async fn proxied(answer: Answer, policy_lines: &str) -> (Setup, PathBuf, String,
     let setup = Setup::new(answer, 300);
     let root = files_root(&setup);
     let marker = uuid::Uuid::new_v4().to_string();
-    extend_config(
-        &setup,
-        policy_lines,
-        &servers_toml(&root, &marker, "startup"),
-    );
+    extend_config(&setup, policy_lines, &servers_toml(&root, &marker, "startup"));
     let client = stdio_client(&["serve", "--config", setup.config.to_str().unwrap()]).await;
     (setup, root, marker, client)
 }
@@ -90,14 +79,8 @@ fn marked_processes(marker: &str) -> Vec<u32> {
         .filter(|pid| {
             let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let zombie = stat
-                .rsplit(')')
-                .next()
-                .is_some_and(|rest| rest.trim_start().starts_with('Z'));
-            !zombie
-                && environ
-                    .split(|b| *b == 0)
-                    .any(|var| var == needle.as_bytes())
+            let zombie = stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z'));
+            !zombie && environ.split(|b| *b == 0).any(|var| var == needle.as_bytes())
         })
         .collect()
 }
@@ -115,186 +98,46 @@ async fn every_downstream_tool_is_an_introspectable_operation_that_works() {
     let (_setup, root, _marker, client) = proxied(Answer::Approve, "").await;
     let listed = introspect(&client, json!({"query": "operations"})).await;
     let operations = listed["data"]["operations"].as_array().unwrap();
-    let named = |name: &str| {
-        operations
-            .iter()
-            .find(|op| op["name"] == name)
-            .cloned()
-            .unwrap_or_else(|| panic!("{name} not listed"))
-    };
-    let from = |server: &str| {
-        operations
-            .iter()
-            .filter(|op| {
-                op["description"]
-                    .as_str()
-                    .unwrap()
-                    .contains(&format!("[downstream server '{server}'"))
-            })
-            .count()
-    };
+    let named = |name: &str| operations.iter().find(|op| op["name"] == name).cloned().unwrap_or_else(|| panic!("{name} not listed"));
+    let from = |server: &str| operations.iter().filter(|op| op["description"].as_str().unwrap().contains(&format!("[downstream server '{server}'"))).count();
     let (fs_ops, everything_ops) = (from("fs"), from("everything"));
-    assert_eq!(
-        (fs_ops, everything_ops),
-        (14, 13),
-        "every tool of both servers"
-    );
-    assert_eq!(
-        named("fs__read_text_file")["semantic_category"],
-        "READ",
-        "readOnlyHint"
-    );
-    assert_eq!(
-        named("fs__write_file")["semantic_category"],
-        "DELETE",
-        "destructiveHint"
-    );
-    assert_eq!(
-        named("fs__create_directory")["semantic_category"],
-        "CREATE",
-        "create_ verb"
-    );
-    assert_eq!(
-        named("everything__get_annotated_message")["semantic_category"],
-        "READ",
-        "names are sanitised"
-    );
-    assert_eq!(
-        named("everything__toggle_simulated_logging")["semantic_category"],
-        "EXECUTE",
-        "no telling hint or verb"
-    );
+    assert_eq!((fs_ops, everything_ops), (14, 13), "every tool of both servers");
+    assert_eq!(named("fs__read_text_file")["semantic_category"], "READ", "readOnlyHint");
+    assert_eq!(named("fs__write_file")["semantic_category"], "DELETE", "destructiveHint");
+    assert_eq!(named("fs__create_directory")["semantic_category"], "CREATE", "create_ verb");
+    assert_eq!(named("everything__get_annotated_message")["semantic_category"], "READ", "names are sanitised");
+    assert_eq!(named("everything__toggle_simulated_logging")["semantic_category"], "EXECUTE", "no telling hint or verb");
 
-    let details = introspect(
-        &client,
-        json!({"query": "operations", "name": "fs__write_file"}),
-    )
-    .await["data"]["operation"]
-        .clone();
-    assert!(
-        details["description"]
-            .as_str()
-            .unwrap()
-            .ends_with("[downstream server 'fs', tool 'write_file'; danger_level: destructive]"),
-        "{details}"
-    );
-    assert_valid(
-        &introspection_schema(),
-        &json!({"success": true, "data": {"operation": details}}),
-    );
+    let details = introspect(&client, json!({"query": "operations", "name": "fs__write_file"})).await["data"]["operation"].clone();
+    assert!(details["description"].as_str().unwrap().ends_with("[downstream server 'fs', tool 'write_file'; danger_level: destructive]"), "{details}");
+    assert_valid(&introspection_schema(), &json!({"success": true, "data": {"operation": details}}));
     assert_eq!(details["mcpTool"], "mcp_aql_delete");
-    let params: Vec<(&str, bool)> = details["parameters"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            (
-                p["name"].as_str().unwrap(),
-                p["required"].as_bool().unwrap(),
-            )
-        })
-        .collect();
-    assert!(
-        params.contains(&("path", true))
-            && params.contains(&("content", true))
-            && params.contains(&("confirmation_token", false)),
-        "{params:?}"
-    );
+    let params: Vec<(&str, bool)> = details["parameters"].as_array().unwrap().iter().map(|p| (p["name"].as_str().unwrap(), p["required"].as_bool().unwrap())).collect();
+    assert!(params.contains(&("path", true)) && params.contains(&("content", true)) && params.contains(&("confirmation_token", false)), "{params:?}");
 
-    let (echo, is_error) = operation(
-        &client,
-        "mcp_aql_read",
-        "everything__echo",
-        json!({"message": "hello through the gate"}),
-    )
-    .await;
+    let (echo, is_error) = operation(&client, "mcp_aql_read", "everything__echo", json!({"message": "hello through the gate"})).await;
     assert!(!is_error);
-    assert_eq!(
-        echo["data"][0]["text"], "Echo: hello through the gate",
-        "{echo}"
-    );
+    assert_eq!(echo["data"][0]["text"], "Echo: hello through the gate", "{echo}");
 
     let path = root.join("notes.txt");
-    let (read, _) = operation(
-        &client,
-        "mcp_aql_read",
-        "fs__read_text_file",
-        json!({"path": path}),
-    )
-    .await;
-    assert_eq!(
-        read["data"]["content"], "first line\n",
-        "structuredContent is preferred: {read}"
-    );
+    let (read, _) = operation(&client, "mcp_aql_read", "fs__read_text_file", json!({"path": path})).await;
+    assert_eq!(read["data"]["content"], "first line\n", "structuredContent is preferred: {read}");
 
-    let (structured, _) = operation(
-        &client,
-        "mcp_aql_read",
-        "everything__get_structured_content",
-        json!({"location": "Chicago"}),
-    )
-    .await;
-    assert!(
-        structured["data"]["temperature"].is_number(),
-        "{structured}"
-    );
+    let (structured, _) = operation(&client, "mcp_aql_read", "everything__get_structured_content", json!({"location": "Chicago"})).await;
+    assert!(structured["data"]["temperature"].is_number(), "{structured}");
 
-    let (wrong_type, is_error) = operation(
-        &client,
-        "mcp_aql_read",
-        "everything__get_sum",
-        json!({"a": 1, "b": "two"}),
-    )
-    .await;
-    assert_eq!(
-        (code(&wrong_type), is_error),
-        ("VALIDATION_INVALID_TYPE", false),
-        "{wrong_type}"
-    );
-    let (bad_enum, _) = operation(
-        &client,
-        "mcp_aql_read",
-        "everything__get_annotated_message",
-        json!({"messageType": "shouting"}),
-    )
-    .await;
+    let (wrong_type, is_error) = operation(&client, "mcp_aql_read", "everything__get_sum", json!({"a": 1, "b": "two"})).await;
+    assert_eq!((code(&wrong_type), is_error), ("VALIDATION_INVALID_TYPE", false), "{wrong_type}");
+    let (bad_enum, _) = operation(&client, "mcp_aql_read", "everything__get_annotated_message", json!({"messageType": "shouting"})).await;
     assert_eq!(code(&bad_enum), "VALIDATION_INVALID_VALUE", "{bad_enum}");
-    let (wrong_endpoint, _) = operation(
-        &client,
-        "mcp_aql_create",
-        "fs__read_text_file",
-        json!({"path": path}),
-    )
-    .await;
+    let (wrong_endpoint, _) = operation(&client, "mcp_aql_create", "fs__read_text_file", json!({"path": path})).await;
     assert_eq!(code(&wrong_endpoint), "VALIDATION_ENDPOINT_MISMATCH");
 
     // The downstream's isError comes back as a failure, not a crash.
-    let (outside, is_error) = operation(
-        &client,
-        "mcp_aql_read",
-        "fs__read_text_file",
-        json!({"path": "/etc/hostname"}),
-    )
-    .await;
-    assert_eq!(
-        (code(&outside), is_error),
-        ("TOOL_EXECUTION_FAILED", true),
-        "{outside}"
-    );
-    assert!(
-        outside["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("outside allowed directories"),
-        "{outside}"
-    );
-    let (still_fine, _) = operation(
-        &client,
-        "mcp_aql_read",
-        "everything__echo",
-        json!({"message": "after an error"}),
-    )
-    .await;
+    let (outside, is_error) = operation(&client, "mcp_aql_read", "fs__read_text_file", json!({"path": "/etc/hostname"})).await;
+    assert_eq!((code(&outside), is_error), ("TOOL_EXECUTION_FAILED", true), "{outside}");
+    assert!(outside["error"]["message"].as_str().unwrap().contains("outside allowed directories"), "{outside}");
+    let (still_fine, _) = operation(&client, "mcp_aql_read", "everything__echo", json!({"message": "after an error"})).await;
     assert_eq!(still_fine["success"], true);
 }
 
@@ -303,34 +146,17 @@ async fn a_destructive_call_waits_for_a_human_and_its_token_is_bound_and_single_
     let (setup, root, _marker, client) = proxied(Answer::Approve, "").await;
     let target = root.join("written.txt");
     let params = json!({"path": target, "content": "approved content"});
-    let (asked, is_error) =
-        operation(&client, "mcp_aql_delete", "fs__write_file", params.clone()).await;
-    assert_eq!(
-        (code(&asked), is_error),
-        ("CONFIRMATION_REQUIRED", false),
-        "{asked}"
-    );
+    let (asked, is_error) = operation(&client, "mcp_aql_delete", "fs__write_file", params.clone()).await;
+    assert_eq!((code(&asked), is_error), ("CONFIRMATION_REQUIRED", false), "{asked}");
     let details = &asked["error"]["details"];
     assert_eq!(details["danger_level"], "destructive");
     let token = details["confirmation_token"].as_str().unwrap().to_owned();
-    assert!(
-        token.starts_with("conf_") && token.len() >= 5 + 32,
-        "{token}"
-    );
+    assert!(token.starts_with("conf_") && token.len() >= 5 + 32, "{token}");
     let approval = details["approval_id"].as_str().unwrap();
     let shown = setup.shown(approval);
     assert_eq!(shown["type"], "approval_request");
-    assert!(
-        shown["action"]
-            .as_str()
-            .unwrap()
-            .starts_with("fs__write_file {\"content\":\"approved content\""),
-        "{shown}"
-    );
-    assert!(
-        !target.exists(),
-        "nothing was written before the human answered"
-    );
+    assert!(shown["action"].as_str().unwrap().starts_with("fs__write_file {\"content\":\"approved content\""), "{shown}");
+    assert!(!target.exists(), "nothing was written before the human answered");
 
     let mut changed = params.clone();
     changed["content"] = json!("something else");
@@ -341,18 +167,9 @@ async fn a_destructive_call_waits_for_a_human_and_its_token_is_bound_and_single_
 
     let mut confirmed = params.clone();
     confirmed["confirmation_token"] = json!(token);
-    let (written, _) = operation(
-        &client,
-        "mcp_aql_delete",
-        "fs__write_file",
-        confirmed.clone(),
-    )
-    .await;
+    let (written, _) = operation(&client, "mcp_aql_delete", "fs__write_file", confirmed.clone()).await;
     assert_eq!(written["success"], true, "{written}");
-    assert_eq!(
-        std::fs::read_to_string(&target).unwrap(),
-        "approved content"
-    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "approved content");
 
     std::fs::remove_file(&target).unwrap();
     let (again, _) = operation(&client, "mcp_aql_delete", "fs__write_file", confirmed).await;
@@ -381,156 +198,63 @@ async fn a_deny_rule_stops_a_write_before_the_downstream_sees_it_and_blocks_the_
     let default_policy = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("policies/default.toml");
     let root = files_root(&setup);
     let marker = uuid::Uuid::new_v4().to_string();
-    extend_config(
-        &setup,
-        &format!(
-            "policies = [\"{}\", \"{}\"]\n",
-            default_policy.display(),
-            policy.display()
-        ),
-        &servers_toml(&root, &marker, "startup"),
-    );
+    extend_config(&setup, &format!("policies = [\"{}\", \"{}\"]\n", default_policy.display(), policy.display()), &servers_toml(&root, &marker, "startup"));
     let client = stdio_client(&["serve", "--config", setup.config.to_str().unwrap()]).await;
 
     let target = root.join(".env");
-    let (refused, is_error) = operation(
-        &client,
-        "mcp_aql_delete",
-        "fs__write_file",
-        json!({"path": target, "content": "SECRET=1"}),
-    )
-    .await;
-    assert_eq!(
-        (code(&refused), is_error),
-        ("PERMISSION_DENIED", false),
-        "{refused}"
-    );
-    assert!(
-        refused["error"]["details"]["factors"]
-            .to_string()
-            .contains("write:**/.env"),
-        "{refused}"
-    );
+    let (refused, is_error) = operation(&client, "mcp_aql_delete", "fs__write_file", json!({"path": target, "content": "SECRET=1"})).await;
+    assert_eq!((code(&refused), is_error), ("PERMISSION_DENIED", false), "{refused}");
+    assert!(refused["error"]["details"]["factors"].to_string().contains("write:**/.env"), "{refused}");
     assert!(!target.exists(), "the downstream never saw the call");
 
     // The deny hard-blocked the client's agent: even reads are refused now.
-    let (blocked, _) = operation(
-        &client,
-        "mcp_aql_read",
-        "fs__read_text_file",
-        json!({"path": root.join("notes.txt")}),
-    )
-    .await;
+    let (blocked, _) = operation(&client, "mcp_aql_read", "fs__read_text_file", json!({"path": root.join("notes.txt")})).await;
     assert_eq!(code(&blocked), "PERMISSION_DENIED", "{blocked}");
-    assert!(
-        blocked["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("hard-blocked"),
-        "{blocked}"
-    );
+    assert!(blocked["error"]["message"].as_str().unwrap().contains("hard-blocked"), "{blocked}");
 
-    let audit = Command::new(super::support::binary())
-        .args(["audit", "--config", setup.config.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let audit = Command::new(super::support::binary()).args(["audit", "--config", setup.config.to_str().unwrap()]).output().unwrap();
     let audit = String::from_utf8_lossy(&audit.stdout);
     assert!(audit.contains("gate") && audit.contains("stop"), "{audit}");
-    assert!(
-        !audit
-            .lines()
-            .any(|line| line.contains(" call ") && line.contains(".env")),
-        "no call row for the refused write:\n{audit}"
-    );
+    assert!(!audit.lines().any(|line| line.contains(" call ") && line.contains(".env")), "no call row for the refused write:\n{audit}");
 }
 
 #[tokio::test]
 async fn a_killed_downstream_is_restarted_and_its_calls_fail_clearly_meanwhile() {
     let (_setup, root, marker, client) = proxied(Answer::Approve, "").await;
     let path = root.join("notes.txt");
-    let (first, _) = operation(
-        &client,
-        "mcp_aql_read",
-        "fs__read_text_file",
-        json!({"path": path}),
-    )
-    .await;
+    let (first, _) = operation(&client, "mcp_aql_read", "fs__read_text_file", json!({"path": path})).await;
     assert_eq!(first["success"], true);
     let root_arg = root.to_str().unwrap().to_owned();
     let fs_pids = |marker: &str| -> Vec<u32> {
         marked_processes(marker)
             .into_iter()
-            .filter(|pid| {
-                std::fs::read(format!("/proc/{pid}/cmdline"))
-                    .unwrap_or_default()
-                    .split(|b| *b == 0)
-                    .any(|arg| arg == root_arg.as_bytes())
-            })
+            .filter(|pid| std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default().split(|b| *b == 0).any(|arg| arg == root_arg.as_bytes()))
             .collect()
     };
     let before = fs_pids(&marker);
     assert!(!before.is_empty(), "the filesystem server runs");
     for pid in &before {
-        let _ = Command::new("kill")
-            .args(["-KILL", &pid.to_string()])
-            .status();
+        let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
     }
 
-    let (during, is_error) = operation(
-        &client,
-        "mcp_aql_read",
-        "fs__read_text_file",
-        json!({"path": path}),
-    )
-    .await;
-    assert_eq!(
-        (code(&during), is_error),
-        ("TRANSPORT_NETWORK_ERROR", true),
-        "{during}"
-    );
-    assert!(
-        during["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("'fs'"),
-        "{during}"
-    );
-    let (other_server, _) = operation(
-        &client,
-        "mcp_aql_read",
-        "everything__echo",
-        json!({"message": "unaffected"}),
-    )
-    .await;
-    assert_eq!(
-        other_server["success"], true,
-        "the other server keeps working"
-    );
+    let (during, is_error) = operation(&client, "mcp_aql_read", "fs__read_text_file", json!({"path": path})).await;
+    assert_eq!((code(&during), is_error), ("TRANSPORT_NETWORK_ERROR", true), "{during}");
+    assert!(during["error"]["message"].as_str().unwrap().contains("'fs'"), "{during}");
+    let (other_server, _) = operation(&client, "mcp_aql_read", "everything__echo", json!({"message": "unaffected"})).await;
+    assert_eq!(other_server["success"], true, "the other server keeps working");
 
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let (after, _) = operation(
-            &client,
-            "mcp_aql_read",
-            "fs__read_text_file",
-            json!({"path": path}),
-        )
-        .await;
+        let (after, _) = operation(&client, "mcp_aql_read", "fs__read_text_file", json!({"path": path})).await;
         if after["success"] == true {
             break;
         }
         assert_eq!(code(&after), "TRANSPORT_NETWORK_ERROR", "{after}");
-        assert!(
-            Instant::now() < deadline,
-            "the filesystem server was not restarted: {after}"
-        );
+        assert!(Instant::now() < deadline, "the filesystem server was not restarted: {after}");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     let after = fs_pids(&marker);
-    assert!(
-        !after.is_empty() && after.iter().all(|pid| !before.contains(pid)),
-        "a new process: {before:?} -> {after:?}"
-    );
+    assert!(!after.is_empty() && after.iter().all(|pid| !before.contains(pid)), "a new process: {before:?} -> {after:?}");
 }
 
 #[tokio::test]
@@ -540,38 +264,15 @@ async fn sigterm_leaves_no_downstream_process_behind() {
     let marker = uuid::Uuid::new_v4().to_string();
     extend_config(&setup, "", &servers_toml(&root, &marker, "startup"));
     let mut raw = setup.start().await;
-    let listed = super::support::ask(
-        &mut raw,
-        super::support::tool_call(
-            1,
-            "mcp_aql_read",
-            "introspect",
-            json!({"query": "operations"}),
-        ),
-    )
-    .await;
-    assert!(
-        listed["data"]["operations"].as_array().unwrap().len() > 27,
-        "both servers are up"
-    );
-    wait_until("both servers run", Duration::from_secs(10), || {
-        marked_processes(&marker).len() >= 2
-    });
+    let listed = super::support::ask(&mut raw, super::support::tool_call(1, "mcp_aql_read", "introspect", json!({"query": "operations"}))).await;
+    assert!(listed["data"]["operations"].as_array().unwrap().len() > 27, "both servers are up");
+    wait_until("both servers run", Duration::from_secs(10), || marked_processes(&marker).len() >= 2);
 
     let dongle = raw.child.id().unwrap();
-    let _ = Command::new("kill")
-        .args(["-TERM", &dongle.to_string()])
-        .status();
-    let exited = tokio::time::timeout(Duration::from_secs(15), raw.child.wait())
-        .await
-        .expect("the dongle exits on SIGTERM")
-        .unwrap();
+    let _ = Command::new("kill").args(["-TERM", &dongle.to_string()]).status();
+    let exited = tokio::time::timeout(Duration::from_secs(15), raw.child.wait()).await.expect("the dongle exits on SIGTERM").unwrap();
     assert!(exited.success(), "{exited:?}");
-    wait_until(
-        "every downstream process is gone",
-        Duration::from_secs(5),
-        || marked_processes(&marker).is_empty(),
-    );
+    wait_until("every downstream process is gone", Duration::from_secs(5), || marked_processes(&marker).is_empty());
 }
 
 #[tokio::test]
@@ -579,11 +280,7 @@ async fn servers_from_a_client_config_and_lazy_start_show_in_status() {
     let setup = Setup::new(Answer::Approve, 300);
     let root = files_root(&setup);
     let bin = downstream_bin();
-    let path_var = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path_var = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     let client_config = setup.dir.join("claude_desktop_config.json");
     std::fs::write(
         &client_config,
@@ -594,68 +291,20 @@ async fn servers_from_a_client_config_and_lazy_start_show_in_status() {
         .to_string(),
     )
     .unwrap();
-    extend_config(
-        &setup,
-        "",
-        &format!(
-            "[servers.lazy_echo]\ncommand = \"{}\"\nstart = \"lazy\"\nenv = {{ PATH = \"{path_var}\" }}\n",
-            bin.join("mcp-server-everything").display()
-        ),
-    );
+    extend_config(&setup, "", &format!("[servers.lazy_echo]\ncommand = \"{}\"\nstart = \"lazy\"\nenv = {{ PATH = \"{path_var}\" }}\n", bin.join("mcp-server-everything").display()));
     let config = setup.config.to_str().unwrap().to_owned();
-    let client = stdio_client(&[
-        "serve",
-        "--config",
-        &config,
-        "--import-client-config",
-        client_config.to_str().unwrap(),
-    ])
-    .await;
+    let client = stdio_client(&["serve", "--config", &config, "--import-client-config", client_config.to_str().unwrap()]).await;
 
-    let status = || {
-        String::from_utf8_lossy(
-            &Command::new(super::support::binary())
-                .args(["status", "--config", &config])
-                .output()
-                .unwrap()
-                .stdout,
-        )
-        .into_owned()
-    };
-    wait_until(
-        "the imported server is ready",
-        Duration::from_secs(20),
-        || status().contains("filesystem  ready  14 tools"),
-    );
+    let status = || String::from_utf8_lossy(&Command::new(super::support::binary()).args(["status", "--config", &config]).output().unwrap().stdout).into_owned();
+    wait_until("the imported server is ready", Duration::from_secs(20), || status().contains("filesystem  ready  14 tools"));
     let before = status();
-    assert!(
-        before.contains("lazy_echo  idle  0 tools"),
-        "a lazy server waits for need:\n{before}"
-    );
-    assert!(
-        !before.contains("myself"),
-        "the dongle does not proxy itself:\n{before}"
-    );
+    assert!(before.contains("lazy_echo  idle  0 tools"), "a lazy server waits for need:\n{before}");
+    assert!(!before.contains("myself"), "the dongle does not proxy itself:\n{before}");
 
-    let (read, _) = operation(
-        &client,
-        "mcp_aql_read",
-        "filesystem__read_text_file",
-        json!({"path": root.join("notes.txt")}),
-    )
-    .await;
+    let (read, _) = operation(&client, "mcp_aql_read", "filesystem__read_text_file", json!({"path": root.join("notes.txt")})).await;
     assert_eq!(read["data"]["content"], "first line\n", "{read}");
-    let (echo, _) = operation(
-        &client,
-        "mcp_aql_read",
-        "lazy_echo__echo",
-        json!({"message": "woken"}),
-    )
-    .await;
-    assert_eq!(
-        echo["data"][0]["text"], "Echo: woken",
-        "an unknown operation starts the lazy server: {echo}"
-    );
+    let (echo, _) = operation(&client, "mcp_aql_read", "lazy_echo__echo", json!({"message": "woken"})).await;
+    assert_eq!(echo["data"][0]["text"], "Echo: woken", "an unknown operation starts the lazy server: {echo}");
     assert!(status().contains("lazy_echo  ready  13 tools"));
 }
 
@@ -665,68 +314,30 @@ async fn servers_from_a_client_config_and_lazy_start_show_in_status() {
 /// `claude_desktop_config.json` starts it.
 #[tokio::test]
 async fn the_claude_desktop_filesystem_example_works() {
-    let example =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/claude-desktop-filesystem");
-    let desktop: Value = serde_json::from_str(
-        &std::fs::read_to_string(example.join("claude_desktop_config.json")).unwrap(),
-    )
-    .unwrap();
+    let example = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/claude-desktop-filesystem");
+    let desktop: Value = serde_json::from_str(&std::fs::read_to_string(example.join("claude_desktop_config.json")).unwrap()).unwrap();
     let dongle = &desktop["mcpServers"]["safety-dongle"];
     assert_eq!(dongle["command"], "safety-dongle");
-    let args: Vec<String> = dongle["args"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a.as_str().unwrap().to_owned())
-        .collect();
+    let args: Vec<String> = dongle["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_owned()).collect();
     assert_eq!(args[..2], ["serve", "--import-client-config"]);
 
-    let mut servers: Value =
-        serde_json::from_str(&std::fs::read_to_string(example.join("servers.json")).unwrap())
-            .unwrap();
+    let mut servers: Value = serde_json::from_str(&std::fs::read_to_string(example.join("servers.json")).unwrap()).unwrap();
     let entry = &mut servers["mcpServers"]["filesystem"];
-    assert_eq!(
-        (entry["command"].as_str(), entry["args"][1].as_str()),
-        (Some("npx"), Some("@modelcontextprotocol/server-filesystem"))
-    );
+    assert_eq!((entry["command"].as_str(), entry["args"][1].as_str()), (Some("npx"), Some("@modelcontextprotocol/server-filesystem")));
     let setup = Setup::new(Answer::Approve, 300);
     let root = files_root(&setup);
     let bin = downstream_bin();
     entry["command"] = json!(bin.join("mcp-server-filesystem"));
     entry["args"] = json!([root]);
-    entry["env"] =
-        json!({"PATH": format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default())});
+    entry["env"] = json!({"PATH": format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default())});
     let servers_file = setup.dir.join("servers.json");
     std::fs::write(&servers_file, servers.to_string()).unwrap();
 
-    let client = stdio_client(&[
-        "serve",
-        "--config",
-        setup.config.to_str().unwrap(),
-        &args[1],
-        servers_file.to_str().unwrap(),
-    ])
-    .await;
-    assert_eq!(
-        client.list_all_tools().await.unwrap().len(),
-        5,
-        "the agent sees the five endpoint tools"
-    );
-    let (read, _) = operation(
-        &client,
-        "mcp_aql_read",
-        "filesystem__read_text_file",
-        json!({"path": root.join("notes.txt")}),
-    )
-    .await;
+    let client = stdio_client(&["serve", "--config", setup.config.to_str().unwrap(), &args[1], servers_file.to_str().unwrap()]).await;
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 5, "the agent sees the five endpoint tools");
+    let (read, _) = operation(&client, "mcp_aql_read", "filesystem__read_text_file", json!({"path": root.join("notes.txt")})).await;
     assert_eq!(read["data"]["content"], "first line\n", "{read}");
-    let (write, _) = operation(
-        &client,
-        "mcp_aql_delete",
-        "filesystem__write_file",
-        json!({"path": root.join("new.txt"), "content": "x"}),
-    )
-    .await;
+    let (write, _) = operation(&client, "mcp_aql_delete", "filesystem__write_file", json!({"path": root.join("new.txt"), "content": "x"})).await;
     assert_eq!(code(&write), "CONFIRMATION_REQUIRED", "{write}");
 }
 
@@ -739,98 +350,42 @@ async fn downstream_servers_inherit_no_credentials() {
     let marker = uuid::Uuid::new_v4().to_string();
     extend_config(&setup, "", &servers_toml(&root, &marker, "startup"));
     let secret = ("TRACKER_TOKEN", "secret-credential-of-an-adapter");
-    let _client = stdio_client_with_env(
-        &["serve", "--config", setup.config.to_str().unwrap()],
-        &[secret, ("LC_TIME", "C")],
-    )
-    .await;
-    wait_until("both servers run", Duration::from_secs(20), || {
-        marked_processes(&marker).len() >= 2
-    });
+    let _client = stdio_client_with_env(&["serve", "--config", setup.config.to_str().unwrap()], &[secret, ("LC_TIME", "C")]).await;
+    wait_until("both servers run", Duration::from_secs(20), || marked_processes(&marker).len() >= 2);
     for pid in marked_processes(&marker) {
         let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-        let vars: Vec<String> = environ
-            .split(|b| *b == 0)
-            .map(|v| String::from_utf8_lossy(v).into_owned())
-            .collect();
-        assert!(
-            !vars.iter().any(|v| v.starts_with("TRACKER_TOKEN=")),
-            "process {pid} inherited the credential: {vars:?}"
-        );
-        assert!(
-            vars.iter().any(|v| v.starts_with("HOME=")) && vars.iter().any(|v| v == "LC_TIME=C"),
-            "the base passes: {vars:?}"
-        );
-        assert!(
-            vars.iter()
-                .any(|v| *v == format!("DONGLE_TEST_MARKER={marker}")),
-            "the entry's env passes"
-        );
+        let vars: Vec<String> = environ.split(|b| *b == 0).map(|v| String::from_utf8_lossy(v).into_owned()).collect();
+        assert!(!vars.iter().any(|v| v.starts_with("TRACKER_TOKEN=")), "process {pid} inherited the credential: {vars:?}");
+        assert!(vars.iter().any(|v| v.starts_with("HOME=")) && vars.iter().any(|v| v == "LC_TIME=C"), "the base passes: {vars:?}");
+        assert!(vars.iter().any(|v| *v == format!("DONGLE_TEST_MARKER={marker}")), "the entry's env passes");
     }
 }
+
 
 #[tokio::test]
 async fn a_downstream_answer_over_the_response_limit_never_reaches_the_agent() {
     let (_setup, root, _marker, client) = proxied(Answer::Approve, "").await;
     let limit = 10 * 1024 * 1024;
     let line = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n";
-    std::fs::write(
-        root.join("big.txt"),
-        line.repeat(limit / line.len() + 1_000),
-    )
-    .unwrap();
+    std::fs::write(root.join("big.txt"), line.repeat(limit / line.len() + 1_000)).unwrap();
 
-    let (answer, _) = operation(
-        &client,
-        "mcp_aql_read",
-        "fs__read_text_file",
-        json!({"path": root.join("big.txt")}),
-    )
-    .await;
-    assert_eq!(
-        code(&answer),
-        "VALIDATION_PAYLOAD_TOO_LARGE",
-        "{}",
-        &answer.to_string()[..answer.to_string().len().min(300)]
-    );
+    let (answer, _) = operation(&client, "mcp_aql_read", "fs__read_text_file", json!({"path": root.join("big.txt")})).await;
+    assert_eq!(code(&answer), "VALIDATION_PAYLOAD_TOO_LARGE", "{}", &answer.to_string()[..answer.to_string().len().min(300)]);
     let details = &answer["error"]["details"];
-    assert_eq!(
-        (
-            details["limit_type"].as_str(),
-            details["limit_value"].as_u64(),
-            details["unit"].as_str()
-        ),
-        (Some("response_size"), Some(limit as u64), Some("bytes"))
-    );
-    assert!(
-        details["actual_value"].as_u64().unwrap() > limit as u64,
-        "{details}"
-    );
+    assert_eq!((details["limit_type"].as_str(), details["limit_value"].as_u64(), details["unit"].as_str()), (Some("response_size"), Some(limit as u64), Some("bytes")));
+    assert!(details["actual_value"].as_u64().unwrap() > limit as u64, "{details}");
 
     // The connection that carried it was cut; the server is restarted and
     // the same operation under the limit answers again.
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let (small, _) = operation(
-            &client,
-            "mcp_aql_read",
-            "fs__read_text_file",
-            json!({"path": root.join("notes.txt")}),
-        )
-        .await;
+        let (small, _) = operation(&client, "mcp_aql_read", "fs__read_text_file", json!({"path": root.join("notes.txt")})).await;
         if small["success"] == true {
             assert_eq!(small["data"]["content"], "first line\n", "{small}");
             break;
         }
-        assert_eq!(
-            code(&small),
-            "TRANSPORT_NETWORK_ERROR",
-            "only while the server restarts: {small}"
-        );
-        assert!(
-            Instant::now() < deadline,
-            "the server never came back: {small}"
-        );
+        assert_eq!(code(&small), "TRANSPORT_NETWORK_ERROR", "only while the server restarts: {small}");
+        assert!(Instant::now() < deadline, "the server never came back: {small}");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }

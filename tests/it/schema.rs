@@ -15,11 +15,7 @@ async fn introspection_answers_validate_against_the_spec_schemas() {
     let result = operation_result_schema();
     for mode in ["semantic", "single", "all"] {
         let client = stdio_client(&["serve", "--endpoints", mode]).await;
-        let tool = if mode == "single" {
-            "mcp_aql"
-        } else {
-            "mcp_aql_read"
-        };
+        let tool = if mode == "single" { "mcp_aql" } else { "mcp_aql_read" };
         let mut answers = Vec::new();
         for params in [
             json!({"query": "operations"}),
@@ -28,12 +24,7 @@ async fn introspection_answers_validate_against_the_spec_schemas() {
             json!({"query": "types"}),
             json!({"query": "types", "name": "missing"}),
         ] {
-            let (envelope, _) = super::support::call(
-                &client,
-                tool,
-                json!({"operation": "introspect", "params": params}),
-            )
-            .await;
+            let (envelope, _) = super::support::call(&client, tool, json!({"operation": "introspect", "params": params})).await;
             answers.push(envelope);
         }
         let types = answers[3].clone();

@@ -32,8 +32,7 @@ pub fn binary() -> PathBuf {
 /// A fresh folder under the test target dir, for state that must not touch
 /// the user's data folder.
 pub fn scratch_dir() -> PathBuf {
-    let dir =
-        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("dongle-{}", uuid::Uuid::new_v4()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("dongle-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).expect("create scratch dir");
     dir
 }
@@ -46,14 +45,8 @@ pub fn downstream_packages() -> &'static Path {
     static PACKAGES: OnceLock<PathBuf> = OnceLock::new();
     PACKAGES.get_or_init(|| {
         let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/downstream");
-        let status = std::process::Command::new("bash")
-            .arg(folder.join("install.sh"))
-            .status()
-            .expect("run tests/downstream/install.sh");
-        assert!(
-            status.success(),
-            "installing tests/downstream's npm packages failed (npm must reach the registry)"
-        );
+        let status = std::process::Command::new("bash").arg(folder.join("install.sh")).status().expect("run tests/downstream/install.sh");
+        assert!(status.success(), "installing tests/downstream's npm packages failed (npm must reach the registry)");
         folder.join("node_modules")
     })
 }
@@ -102,23 +95,15 @@ pub async fn call(client: &Client, tool: &str, arguments: Value) -> (Value, bool
         .expect("answer in time")
         .expect("tools/call answered");
     assert_eq!(result.content.len(), 1, "one content block: {result:?}");
-    let text = result.content[0]
-        .as_text()
-        .expect("text content")
-        .text
-        .clone();
+    let text = result.content[0].as_text().expect("text content").text.clone();
     let envelope: Value = serde_json::from_str(&text).expect("content is a JSON envelope");
     (envelope, result.is_error.unwrap_or(false))
 }
 
 /// `introspect` with the given params through `mcp_aql_read`.
 pub async fn introspect(client: &Client, params: Value) -> Value {
-    let (envelope, is_error) = call(
-        client,
-        "mcp_aql_read",
-        json!({ "operation": "introspect", "params": params }),
-    )
-    .await;
+    let (envelope, is_error) =
+        call(client, "mcp_aql_read", json!({ "operation": "introspect", "params": params })).await;
     assert!(!is_error, "introspect failed: {envelope}");
     assert_eq!(envelope["success"], true, "{envelope}");
     envelope
@@ -194,11 +179,7 @@ impl RawStdio {
             .expect("spawn safety-dongle");
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().expect("stdout piped"));
-        Self {
-            child,
-            stdin,
-            stdout,
-        }
+        Self { child, stdin, stdout }
     }
 
     /// Starts the binary and completes the MCP handshake.
@@ -218,8 +199,7 @@ impl RawStdio {
         .await;
         let answer = raw.read_json().await;
         assert!(answer["result"]["protocolVersion"].is_string(), "{answer}");
-        raw.send_json(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
+        raw.send_json(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
     }
 
     pub async fn send_raw(&mut self, bytes: &[u8]) {
@@ -261,44 +241,27 @@ impl RawStdio {
 
     /// Asserts the process is still running.
     pub fn assert_alive(&mut self) {
-        assert!(
-            self.child.try_wait().expect("poll child").is_none(),
-            "the server exited"
-        );
+        assert!(self.child.try_wait().expect("poll child").is_none(), "the server exited");
     }
 }
 
 /// The envelope inside a raw tools/call answer.
 pub fn envelope_of(answer: &Value) -> Value {
-    let text = answer["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("not a tool result: {answer}"));
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("not a tool result: {answer}"));
     serde_json::from_str(text).expect("envelope JSON")
 }
 
 fn schema(name: &str) -> jsonschema::Validator {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/spec/schemas")
-        .join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "read {}: {e} (../shared must sit beside the checkout)",
-            path.display()
-        )
-    });
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/spec/schemas").join(name);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("read {}: {e} (../shared must sit beside the checkout)", path.display()));
     let schema: Value = serde_json::from_str(&text).expect("schema JSON");
     jsonschema::validator_for(&schema).expect("schema compiles")
 }
 
 pub fn assert_valid(validator: &jsonschema::Validator, instance: &Value) {
-    let errors: Vec<String> = validator
-        .iter_errors(instance)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "schema violations {errors:#?} in {instance:#}"
-    );
+    let errors: Vec<String> = validator.iter_errors(instance).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "schema violations {errors:#?} in {instance:#}");
 }
 
 pub fn operation_result_schema() -> jsonschema::Validator {
@@ -316,21 +279,11 @@ pub fn tool_call(id: i64, tool: &str, operation: &str, params: Value) -> Value {
 }
 
 pub fn execute(id: i64, agent: &str) -> Value {
-    tool_call(
-        id,
-        "mcp_aql_execute",
-        "execute_agent",
-        json!({"element_name": agent}),
-    )
+    tool_call(id, "mcp_aql_execute", "execute_agent", json!({"element_name": agent}))
 }
 
 pub fn step(id: i64, agent: &str, hint: &str) -> Value {
-    tool_call(
-        id,
-        "mcp_aql_create",
-        "record_execution_step",
-        json!({"element_name": agent, "nextActionHint": hint}),
-    )
+    tool_call(id, "mcp_aql_create", "record_execution_step", json!({"element_name": agent, "nextActionHint": hint}))
 }
 
 /// Sends one request and returns the envelope of its answer.

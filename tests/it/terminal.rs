@@ -15,11 +15,7 @@ pub struct Terminal {
 }
 
 fn tmux(socket: &str, args: &[&str]) -> String {
-    let output = Command::new("tmux")
-        .args(["-L", socket])
-        .args(args)
-        .output()
-        .expect("tmux is installed (.ci/run installs it)");
+    let output = Command::new("tmux").args(["-L", socket]).args(args).output().expect("tmux is installed (.ci/run installs it)");
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
@@ -27,37 +23,13 @@ impl Terminal {
     /// Starts `command` (a shell command line) in a fresh 220x80 session.
     pub fn run(command: &str) -> Self {
         let session = format!("t-{}", uuid::Uuid::new_v4().simple());
-        tmux(
-            &session,
-            &[
-                "new-session",
-                "-d",
-                "-s",
-                &session,
-                "-x",
-                "220",
-                "-y",
-                "80",
-                command,
-            ],
-        );
+        tmux(&session, &["new-session", "-d", "-s", &session, "-x", "220", "-y", "80", command]);
         Self { session }
     }
 
     /// What the screen shows, with up to 300 lines of scrollback.
     pub fn screen(&self) -> String {
-        tmux(
-            &self.session,
-            &[
-                "capture-pane",
-                "-t",
-                &self.session,
-                "-p",
-                "-J",
-                "-S",
-                "-300",
-            ],
-        )
+        tmux(&self.session, &["capture-pane", "-t", &self.session, "-p", "-J", "-S", "-300"])
     }
 
     /// Waits up to 20 s for the screen to satisfy `what`; returns it.
@@ -68,28 +40,20 @@ impl Terminal {
             if what(&text) {
                 return text;
             }
-            assert!(
-                Instant::now() < deadline,
-                "waited for {describe}; the screen shows:\n{text}"
-            );
+            assert!(Instant::now() < deadline, "waited for {describe}; the screen shows:\n{text}");
             std::thread::sleep(Duration::from_millis(100));
         }
     }
 
     /// Types `text` and presses Enter.
     pub fn type_line(&self, text: &str) {
-        tmux(
-            &self.session,
-            &["send-keys", "-t", &self.session, "-l", text],
-        );
+        tmux(&self.session, &["send-keys", "-t", &self.session, "-l", text]);
         tmux(&self.session, &["send-keys", "-t", &self.session, "Enter"]);
     }
 }
 
 impl Drop for Terminal {
     fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.session, "kill-server"])
-            .output();
+        let _ = Command::new("tmux").args(["-L", &self.session, "kill-server"]).output();
     }
 }

@@ -32,10 +32,7 @@ pub struct Seen {
 
 impl Seen {
     pub fn header(&self, name: &str) -> Option<String> {
-        self.headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned)
+        self.headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned)
     }
 
     pub fn json(&self) -> Value {
@@ -61,11 +58,7 @@ struct Lifetime {
 
 impl Drop for Lifetime {
     fn drop(&mut self) {
-        self.shared
-            .slow_lifetimes
-            .lock()
-            .unwrap()
-            .push((self.started.elapsed(), self.answered));
+        self.shared.slow_lifetimes.lock().unwrap().push((self.started.elapsed(), self.answered));
     }
 }
 
@@ -77,9 +70,7 @@ pub struct Upstream {
 impl Upstream {
     pub async fn start() -> Self {
         let shared = Arc::new(Shared::default());
-        let app = Router::new()
-            .fallback(any(respond))
-            .with_state(shared.clone());
+        let app = Router::new().fallback(any(respond)).with_state(shared.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
@@ -99,46 +90,24 @@ impl Upstream {
     }
 
     pub fn count(&self, path_prefix: &str) -> usize {
-        self.seen()
-            .iter()
-            .filter(|s| s.path.starts_with(path_prefix))
-            .count()
+        self.seen().iter().filter(|s| s.path.starts_with(path_prefix)).count()
     }
 }
 
 fn json_response(status: u16, body: Value) -> Response {
-    (
-        StatusCode::from_u16(status).unwrap(),
-        [(header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response()
+    (StatusCode::from_u16(status).unwrap(), [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }
 
 fn query_value(query: Option<&str>, key: &str) -> Option<String> {
-    query?.split('&').find_map(|pair| {
-        pair.split_once('=')
-            .filter(|(k, _)| *k == key)
-            .map(|(_, v)| v.to_owned())
-    })
+    query?.split('&').find_map(|pair| pair.split_once('=').filter(|(k, _)| *k == key).map(|(_, v)| v.to_owned()))
 }
 
 async fn respond(State(shared): State<Arc<Shared>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let body = to_bytes(body, 64 << 20).await.unwrap().to_vec();
-    let seen = Seen {
-        method: parts.method.to_string(),
-        path: parts.uri.path().to_owned(),
-        query: parts.uri.query().map(str::to_owned),
-        headers: parts.headers,
-        body,
-    };
+    let seen = Seen { method: parts.method.to_string(), path: parts.uri.path().to_owned(), query: parts.uri.query().map(str::to_owned), headers: parts.headers, body };
     shared.seen.lock().unwrap().push(seen.clone());
-    let path = seen
-        .path
-        .strip_prefix("/v1")
-        .unwrap_or(&seen.path)
-        .to_owned();
+    let path = seen.path.strip_prefix("/v1").unwrap_or(&seen.path).to_owned();
     let query = seen.query.as_deref();
     let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     match segments.as_slice() {
@@ -206,3 +175,4 @@ async fn respond(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         _ => json_response(200, json!({ "method": seen.method, "path": seen.path, "query": seen.query, "body": seen.json() })),
     }
 }
+

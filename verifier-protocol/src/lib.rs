@@ -139,10 +139,7 @@ impl Event {
             #[serde(flatten)]
             event: &'a Event,
         }
-        line_of(&Versioned {
-            version: VERSION,
-            event: self,
-        })
+        line_of(&Versioned { version: VERSION, event: self })
     }
 
     /// Reads an event line of this protocol version.
@@ -155,13 +152,9 @@ impl Event {
 /// Why a line was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LineError {
-    TooLong {
-        limit: u64,
-    },
+    TooLong { limit: u64 },
     /// The line carries no version, or another one.
-    Version {
-        found: Option<u64>,
-    },
+    Version { found: Option<u64> },
     Malformed(String),
 }
 
@@ -169,14 +162,8 @@ impl fmt::Display for LineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::TooLong { limit } => write!(f, "line longer than {limit} bytes"),
-            Self::Version { found: Some(found) } => write!(
-                f,
-                "protocol version {found} is not supported (this end speaks {VERSION})"
-            ),
-            Self::Version { found: None } => write!(
-                f,
-                "the line carries no protocol version (this end speaks {VERSION})"
-            ),
+            Self::Version { found: Some(found) } => write!(f, "protocol version {found} is not supported (this end speaks {VERSION})"),
+            Self::Version { found: None } => write!(f, "the line carries no protocol version (this end speaks {VERSION})"),
             Self::Malformed(why) => write!(f, "malformed line: {why}"),
         }
     }
@@ -201,8 +188,7 @@ fn check_line(line: &[u8], limit: u64) -> Result<(), LineError> {
     struct Probe {
         version: Option<u64>,
     }
-    let probe: Probe =
-        serde_json::from_slice(line).map_err(|error| LineError::Malformed(error.to_string()))?;
+    let probe: Probe = serde_json::from_slice(line).map_err(|error| LineError::Malformed(error.to_string()))?;
     match probe.version {
         Some(version) if version == u64::from(VERSION) => Ok(()),
         found => Err(LineError::Version { found }),
@@ -234,29 +220,15 @@ mod tests {
         let written = request();
         assert_eq!(Request::parse(written.line().as_bytes()), Ok(written));
         let events = [
-            Event::Hash {
-                salt: "00".into(),
-                hash: "ff".into(),
-            },
-            Event::Shown {
-                channel: Channel::Command,
-            },
-            Event::Unshown {
-                errors: vec!["dialog: no display".into()],
-            },
-            Event::Decision {
-                decision: Decision::Timeout,
-            },
-            Event::Error {
-                message: "bad".into(),
-            },
+            Event::Hash { salt: "00".into(), hash: "ff".into() },
+            Event::Shown { channel: Channel::Command },
+            Event::Unshown { errors: vec!["dialog: no display".into()] },
+            Event::Decision { decision: Decision::Timeout },
+            Event::Error { message: "bad".into() },
         ];
         for event in events {
             let line = event.line();
-            assert!(
-                line.ends_with('\n') && line.contains("\"version\":1"),
-                "{line}"
-            );
+            assert!(line.ends_with('\n') && line.contains("\"version\":1"), "{line}");
             assert_eq!(Event::parse(line.as_bytes()), Ok(event));
         }
     }
@@ -264,34 +236,14 @@ mod tests {
     #[test]
     fn lines_of_another_version_length_or_shape_are_refused() {
         let line = request().line().replace("\"version\":1", "\"version\":2");
-        assert_eq!(
-            Request::parse(line.as_bytes()),
-            Err(LineError::Version { found: Some(2) })
-        );
+        assert_eq!(Request::parse(line.as_bytes()), Err(LineError::Version { found: Some(2) }));
         let line = request().line().replace("\"version\":1,", "");
-        assert_eq!(
-            Request::parse(line.as_bytes()),
-            Err(LineError::Version { found: None })
-        );
+        assert_eq!(Request::parse(line.as_bytes()), Err(LineError::Version { found: None }));
         let line = request().line().replace("\"kind\"", "\"extra\":1,\"kind\"");
-        assert!(matches!(
-            Request::parse(line.as_bytes()),
-            Err(LineError::Malformed(_))
-        ));
-        let long = format!(
-            "{{\"version\":1,\"event\":\"error\",\"message\":\"{}\"}}",
-            "x".repeat(MAX_EVENT_BYTES as usize)
-        );
-        assert_eq!(
-            Event::parse(long.as_bytes()),
-            Err(LineError::TooLong {
-                limit: MAX_EVENT_BYTES
-            })
-        );
+        assert!(matches!(Request::parse(line.as_bytes()), Err(LineError::Malformed(_))));
+        let long = format!("{{\"version\":1,\"event\":\"error\",\"message\":\"{}\"}}", "x".repeat(MAX_EVENT_BYTES as usize));
+        assert_eq!(Event::parse(long.as_bytes()), Err(LineError::TooLong { limit: MAX_EVENT_BYTES }));
         let unknown = br#"{"version":1,"event":"decision","decision":"maybe"}"#;
-        assert!(matches!(
-            Event::parse(unknown),
-            Err(LineError::Malformed(_))
-        ));
+        assert!(matches!(Event::parse(unknown), Err(LineError::Malformed(_))));
     }
 }

@@ -12,8 +12,8 @@
 
 mod channels;
 mod code;
-mod pipe;
 mod plain_text;
+mod pipe;
 
 use std::{io::Write, process::ExitCode, time::Duration};
 
@@ -25,18 +25,12 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
         [flag] if flag == "--version" || flag == "-V" => {
-            println!(
-                "safety-dongle-verifier {} (verifier protocol {})",
-                env!("CARGO_PKG_VERSION"),
-                verifier_protocol::VERSION
-            );
+            println!("safety-dongle-verifier {} (verifier protocol {})", env!("CARGO_PKG_VERSION"), verifier_protocol::VERSION);
             ExitCode::SUCCESS
         }
         [flag] if flag == "--stdio" => serve_one_request(),
         _ => {
-            eprintln!(
-                "usage: safety-dongle-verifier --version | --stdio (spawned by safety-dongle)"
-            );
+            eprintln!("usage: safety-dongle-verifier --version | --stdio (spawned by safety-dongle)");
             ExitCode::from(2)
         }
     }
@@ -66,12 +60,7 @@ fn start_watchdog(request: &Request) {
     std::thread::spawn(move || {
         std::thread::sleep(timeout);
         if approval {
-            emit(
-                &mut std::io::stdout(),
-                &Event::Decision {
-                    decision: Decision::Timeout,
-                },
-            );
+            emit(&mut std::io::stdout(), &Event::Decision { decision: Decision::Timeout });
         }
         std::process::exit(0);
     });
@@ -92,27 +81,15 @@ fn show_code(request: &Request, out: &mut impl Write) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    emit(
-        out,
-        &Event::Hash {
-            salt: code::hex(&salt),
-            hash: code::hex(&code.salted_hash(&salt)),
-        },
-    );
+    emit(out, &Event::Hash { salt: code::hex(&salt), hash: code::hex(&code.salted_hash(&salt)) });
     let display = code.display();
-    let shown = Presentation {
-        request,
-        code: Some(&display),
-    };
+    let shown = Presentation { request, code: Some(&display) };
     try_channels(request, &shown, out);
     ExitCode::SUCCESS
 }
 
 fn ask_approval(request: &Request, out: &mut impl Write) -> ExitCode {
-    let shown = Presentation {
-        request,
-        code: None,
-    };
+    let shown = Presentation { request, code: None };
     if let Some(decision) = try_channels(request, &shown, out) {
         emit(out, &Event::Decision { decision });
     }
@@ -121,11 +98,7 @@ fn ask_approval(request: &Request, out: &mut impl Write) -> ExitCode {
 
 /// Tries each configured channel in order; reports `shown` from the first
 /// that works, or `unshown` with every channel's reason.
-fn try_channels(
-    request: &Request,
-    shown: &Presentation<'_>,
-    out: &mut impl Write,
-) -> Option<Decision> {
+fn try_channels(request: &Request, shown: &Presentation<'_>, out: &mut impl Write) -> Option<Decision> {
     let mut errors = Vec::new();
     for &channel in &request.channels {
         let mut announced = false;

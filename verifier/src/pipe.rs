@@ -11,9 +11,7 @@ use verifier_protocol::{Event, MAX_REQUEST_BYTES, Request};
 pub fn read_request(input: impl Read) -> Result<Request, String> {
     let mut line = Vec::new();
     let mut limited = std::io::BufReader::new(input.take(MAX_REQUEST_BYTES + 1));
-    limited
-        .read_until(b'\n', &mut line)
-        .map_err(|e| format!("reading the request failed: {e}"))?;
+    limited.read_until(b'\n', &mut line).map_err(|e| format!("reading the request failed: {e}"))?;
     Request::parse(&line).map_err(|error| format!("request refused: {error}"))
 }
 

@@ -67,9 +67,8 @@ pub fn neutralise(text: &str, max_chars: usize, lines: Lines) -> String {
 /// The names of the C0 controls and DEL, as people know them.
 fn control_name(ch: char) -> Option<&'static str> {
     const C0: [&str; 32] = [
-        "NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS", "TAB", "LF", "VT", "FF",
-        "CR", "SO", "SI", "DLE", "DC1", "DC2", "DC3", "DC4", "NAK", "SYN", "ETB", "CAN", "EM",
-        "SUB", "ESC", "FS", "GS", "RS", "US",
+        "NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS", "TAB", "LF", "VT", "FF", "CR", "SO", "SI", "DLE", "DC1", "DC2",
+        "DC3", "DC4", "NAK", "SYN", "ETB", "CAN", "EM", "SUB", "ESC", "FS", "GS", "RS", "US",
     ];
     match u32::from(ch) {
         code @ 0..=31 => C0.get(code as usize).copied(),
@@ -111,23 +110,14 @@ mod tests {
         let rows = [
             ("rm -rf /tmp/x", "rm -rf /tmp/x"),
             ("rm -rf /tmp/%s%n%x", "rm -rf /tmp/%s%n%x"),
-            (
-                "ls\u{1b}[2K\u{1b}[1Agit status",
-                "ls«ESC»[2K«ESC»[1Agit status",
-            ),
+            ("ls\u{1b}[2K\u{1b}[1Agit status", "ls«ESC»[2K«ESC»[1Agit status"),
             ("echo safe\r rm -rf ~", "echo safe«CR» rm -rf ~"),
             ("cat \u{202e}txt.hs", "cat «U+202E»txt.hs"),
             ("r\u{200b}m -rf ~", "r«U+200B»m -rf ~"),
             ("\u{0440}m -rf ~", "«U+0440»m -rf ~"),
-            (
-                "git push \u{ff0d}\u{ff0d}force",
-                "git push «U+FF0D»«U+FF0D»force",
-            ),
+            ("git push \u{ff0d}\u{ff0d}force", "git push «U+FF0D»«U+FF0D»force"),
             ("a\0b\u{7f}c\td", "a«NUL»b«DEL»c«TAB»d"),
-            (
-                "forged «U+0041» marker",
-                "forged «U+00AB»U+0041«U+00BB» marker",
-            ),
+            ("forged «U+0041» marker", "forged «U+00AB»U+0041«U+00BB» marker"),
         ];
         for (input, shown) in rows {
             assert_eq!(neutralise(input, 1000, Lines::Marked), shown, "{input:?}");
@@ -137,14 +127,8 @@ mod tests {
     #[test]
     fn line_breaks_are_marked_and_indented_lines_stay_inside_their_field() {
         let fake = "ls\n\nWhy it needs you: routine cleanup";
-        assert_eq!(
-            neutralise(fake, 100, Lines::Marked),
-            "ls«LF»«LF»Why it needs you: routine cleanup"
-        );
-        assert_eq!(
-            neutralise(fake, 100, Lines::Indented("    ")),
-            "ls«LF»\n    «LF»\n    Why it needs you: routine cleanup"
-        );
+        assert_eq!(neutralise(fake, 100, Lines::Marked), "ls«LF»«LF»Why it needs you: routine cleanup");
+        assert_eq!(neutralise(fake, 100, Lines::Indented("    ")), "ls«LF»\n    «LF»\n    Why it needs you: routine cleanup");
     }
 
     #[test]
@@ -152,14 +136,8 @@ mod tests {
         let long = "x".repeat(5000);
         let shown = neutralise(&long, 100, Lines::Marked);
         assert!(shown.starts_with(&"x".repeat(100)));
-        assert!(
-            shown.ends_with(" «... 4900 more characters not shown»"),
-            "{shown}"
-        );
-        assert_eq!(
-            neutralise(&"y".repeat(100), 100, Lines::Marked),
-            "y".repeat(100)
-        );
+        assert!(shown.ends_with(" «... 4900 more characters not shown»"), "{shown}");
+        assert_eq!(neutralise(&"y".repeat(100), 100, Lines::Marked), "y".repeat(100));
         // Escaped characters count once each, so the bound holds for them too.
         let wide = neutralise(&"\u{202e}".repeat(50), 10, Lines::Marked);
         assert_eq!(wide.matches("«U+202E»").count(), 10);
@@ -168,9 +146,6 @@ mod tests {
     #[test]
     fn interpreters_get_their_own_escapes() {
         assert_eq!(escape_printf("100% %s%n"), "100%% %%s%%n");
-        assert_eq!(
-            escape_markup("<b>x</b> & <a href='u'>"),
-            "&lt;b&gt;x&lt;/b&gt; &amp; &lt;a href=&apos;u&apos;&gt;"
-        );
+        assert_eq!(escape_markup("<b>x</b> & <a href='u'>"), "&lt;b&gt;x&lt;/b&gt; &amp; &lt;a href=&apos;u&apos;&gt;");
     }
 }

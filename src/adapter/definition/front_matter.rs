@@ -21,10 +21,7 @@ pub fn split(source: &SourceFile) -> Result<Parts<'_>, Vec<Diagnostic>> {
     let mut lines = text.split_inclusive('\n');
     let opening = lines.next().unwrap_or("");
     if opening.trim_end_matches(['\r', '\n']) != "---" {
-        return Err(vec![source.at(
-            0..0,
-            "an adapter file must start with a '---' line that opens its YAML front matter",
-        )]);
+        return Err(vec![source.at(0..0, "an adapter file must start with a '---' line that opens its YAML front matter")]);
     }
     let yaml_start = opening.len();
     let mut offset = yaml_start;
@@ -34,18 +31,11 @@ pub fn split(source: &SourceFile) -> Result<Parts<'_>, Vec<Diagnostic>> {
             if yaml.len() > MAX_FRONT_MATTER_BYTES {
                 return Err(vec![source.at(0..0, format!("the front matter is {} bytes; at most {MAX_FRONT_MATTER_BYTES} are accepted", yaml.len()))]);
             }
-            return Ok(Parts {
-                yaml,
-                line_offset: 1,
-                body: &text[offset + line.len()..],
-            });
+            return Ok(Parts { yaml, line_offset: 1, body: &text[offset + line.len()..] });
         }
         offset += line.len();
     }
-    Err(vec![source.at(
-        0..0,
-        "the YAML front matter is never closed: add a line '---' after it",
-    )])
+    Err(vec![source.at(0..0, "the YAML front matter is never closed: add a line '---' after it")])
 }
 
 #[cfg(test)]
@@ -68,10 +58,7 @@ mod tests {
     #[test]
     fn missing_delimiters_are_errors() {
         let opening = split(&source("name: a\n---\n")).err().unwrap_or_default();
-        assert!(
-            opening[0].message.contains("must start with a '---' line"),
-            "{opening:?}"
-        );
+        assert!(opening[0].message.contains("must start with a '---' line"), "{opening:?}");
         let closing = split(&source("---\nname: a\n")).err().unwrap_or_default();
         assert!(closing[0].message.contains("never closed"), "{closing:?}");
         // A horizontal rule in the body is not a second front matter.

@@ -72,17 +72,9 @@ pub struct Target {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Auth {
     None,
-    Bearer {
-        token_env: String,
-    },
-    ApiKey {
-        key_env: String,
-        place: KeyPlace,
-    },
-    Basic {
-        username_env: String,
-        password_env: String,
-    },
+    Bearer { token_env: String },
+    ApiKey { key_env: String, place: KeyPlace },
+    Basic { username_env: String, password_env: String },
 }
 
 /// Where an API key travels, by the name the API expects.
@@ -171,13 +163,7 @@ pub enum Location {
 }
 
 impl Location {
-    pub const ALL: [Location; 5] = [
-        Self::Path,
-        Self::Query,
-        Self::Header,
-        Self::Body,
-        Self::RawBody,
-    ];
+    pub const ALL: [Location; 5] = [Self::Path, Self::Query, Self::Header, Self::Body, Self::RawBody];
 
     /// The name an adapter file writes under `in`.
     pub fn name(self) -> &'static str {
@@ -191,9 +177,7 @@ impl Location {
     }
 
     pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|location| location.name() == text)
+        Self::ALL.into_iter().find(|location| location.name() == text)
     }
 }
 
@@ -225,16 +209,10 @@ pub enum PageStyle {
     /// RFC 8288 `Link: <…>; rel="next"`.
     LinkHeader,
     /// The next cursor is read from `next_field` and sent as `param`.
-    Cursor {
-        param: String,
-        next_field: Vec<String>,
-    },
+    Cursor { param: String, next_field: Vec<String> },
     /// `offset_param` advances by the number of items received; a page
     /// shorter than `limit_param` ends the listing.
-    Offset {
-        offset_param: String,
-        limit_param: String,
-    },
+    Offset { offset_param: String, limit_param: String },
 }
 
 /// One counted limit of an adapter's request rate.
@@ -262,9 +240,7 @@ impl RateWindow {
     }
 
     pub fn parse_metric(text: &str) -> Option<Self> {
-        [Self::Minute, Self::Hour, Self::Day]
-            .into_iter()
-            .find(|w| w.metric() == text)
+        [Self::Minute, Self::Hour, Self::Day].into_iter().find(|w| w.metric() == text)
     }
 
     pub fn length(self) -> Duration {
@@ -323,38 +299,20 @@ pub fn discover(entries: &[PathBuf]) -> Result<Vec<PathBuf>, Vec<Diagnostic>> {
                     let mut found: Vec<PathBuf> = listing
                         .filter_map(Result::ok)
                         .map(|e| e.path())
-                        .filter(|p| {
-                            p.is_file()
-                                && p.file_name()
-                                    .and_then(|n| n.to_str())
-                                    .is_some_and(|n| n.ends_with(FILE_SUFFIX))
-                        })
+                        .filter(|p| p.is_file() && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(FILE_SUFFIX)))
                         .collect();
                     found.sort();
                     files.extend(found);
                 }
-                Err(error) => errors.push(Diagnostic::whole_file(
-                    entry,
-                    format!(
-                        "cannot list adapter folder: {}",
-                        crate::diagnostics::io_reason(&error)
-                    ),
-                )),
+                Err(error) => errors.push(Diagnostic::whole_file(entry, format!("cannot list adapter folder: {}", crate::diagnostics::io_reason(&error)))),
             }
         } else if entry.is_file() {
             files.push(entry.clone());
         } else {
-            errors.push(Diagnostic::whole_file(
-                entry,
-                "no such adapter file or folder",
-            ));
+            errors.push(Diagnostic::whole_file(entry, "no such adapter file or folder"));
         }
     }
-    if errors.is_empty() {
-        Ok(files)
-    } else {
-        Err(errors)
-    }
+    if errors.is_empty() { Ok(files) } else { Err(errors) }
 }
 
 /// Loads every adapter the config names. Any error in any file fails the
@@ -376,19 +334,11 @@ pub fn load_all(entries: &[PathBuf]) -> Result<Vec<Loaded>, Vec<Diagnostic>> {
         if let Some(first) = seen.insert(&definition.name, &definition.file) {
             errors.push(Diagnostic::whole_file(
                 &definition.file,
-                format!(
-                    "name: adapter '{}' is already loaded from {}",
-                    definition.name,
-                    first.display()
-                ),
+                format!("name: adapter '{}' is already loaded from {}", definition.name, first.display()),
             ));
         }
     }
-    if errors.is_empty() {
-        Ok(loaded)
-    } else {
-        Err(errors)
-    }
+    if errors.is_empty() { Ok(loaded) } else { Err(errors) }
 }
 
 #[cfg(test)]
@@ -404,10 +354,7 @@ mod robustness {
             Err(errors) => {
                 prop_assert!(!errors.is_empty(), "a refusal names at least one error");
                 for error in errors {
-                    prop_assert!(
-                        error.line >= 1 && error.col >= 1 && !error.message.is_empty(),
-                        "{error:?}"
-                    );
+                    prop_assert!(error.line >= 1 && error.col >= 1 && !error.message.is_empty(), "{error:?}");
                 }
             }
         }
@@ -416,8 +363,7 @@ mod robustness {
 
     /// The public GitHub example, which the mutations start from.
     fn example() -> String {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/spec/examples/github-api-adapter.md");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/spec/examples/github-api-adapter.md");
         std::fs::read_to_string(path).unwrap_or_else(|_| "---\nname: x\n---\n".into())
     }
 

@@ -20,32 +20,14 @@ use operation::AdapterRuntime;
 
 /// Registers every operation of `adapters`. Errors name the adapter file;
 /// a name another source already registered is one.
-pub fn register(
-    registry: &mut Registry,
-    adapters: &[AdapterDefinition],
-    gate: &Arc<Gate>,
-) -> Result<usize, AdapterError> {
+pub fn register(registry: &mut Registry, adapters: &[AdapterDefinition], gate: &Arc<Gate>) -> Result<usize, AdapterError> {
     let mut count = 0;
     for definition in adapters {
-        let runtime =
-            AdapterRuntime::new(definition).map_err(|source| AdapterError::HttpClient {
-                file: definition.file.clone(),
-                source,
-            })?;
+        let runtime = AdapterRuntime::new(definition).map_err(|source| AdapterError::HttpClient { file: definition.file.clone(), source })?;
         let runtime = Arc::new(runtime);
         for operation in &definition.operations {
-            let operation = operation::operation(
-                &definition.prefix,
-                operation.clone(),
-                runtime.clone(),
-                gate.clone(),
-            );
-            registry
-                .register(Arc::new(operation))
-                .map_err(|source| AdapterError::Register {
-                    file: definition.file.clone(),
-                    source,
-                })?;
+            let operation = operation::operation(&definition.prefix, operation.clone(), runtime.clone(), gate.clone());
+            registry.register(Arc::new(operation)).map_err(|source| AdapterError::Register { file: definition.file.clone(), source })?;
             count += 1;
         }
     }

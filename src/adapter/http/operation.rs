@@ -71,45 +71,22 @@ pub struct HttpCall {
 }
 
 /// The operation `<prefix>__<name>` for an adapter operation.
-pub fn operation(
-    prefix: &str,
-    definition: OperationDefinition,
-    adapter: Arc<AdapterRuntime>,
-    gate: Arc<Gate>,
-) -> GatedOperation<HttpUpstream> {
+pub fn operation(prefix: &str, definition: OperationDefinition, adapter: Arc<AdapterRuntime>, gate: Arc<Gate>) -> GatedOperation<HttpUpstream> {
     let mut params: Vec<ParamSpec> = definition
         .params
         .iter()
         .map(|p| {
-            let mut spec = if p.required {
-                ParamSpec::required(&p.name, p.ty, &p.description)
-            } else {
-                ParamSpec::optional(&p.name, p.ty, &p.description)
-            };
+            let mut spec = if p.required { ParamSpec::required(&p.name, p.ty, &p.description) } else { ParamSpec::optional(&p.name, p.ty, &p.description) };
             spec.default = p.default.clone();
             spec.allowed = p.allowed.clone();
             spec
         })
         .collect();
     if let Some(pages) = &definition.pagination {
+        params.push(ParamSpec::optional("all_pages", ParamType::Boolean, "Fetch every page (up to page_limit) and return their items together").with_default(json!(false)));
         params.push(
-            ParamSpec::optional(
-                "all_pages",
-                ParamType::Boolean,
-                "Fetch every page (up to page_limit) and return their items together",
-            )
-            .with_default(json!(false)),
-        );
-        params.push(
-            ParamSpec::optional(
-                "page_limit",
-                ParamType::Integer,
-                &format!(
-                    "The most pages all_pages fetches (1 to {})",
-                    pages.max_pages
-                ),
-            )
-            .with_default(json!(pages.max_pages)),
+            ParamSpec::optional("page_limit", ParamType::Integer, &format!("The most pages all_pages fetches (1 to {})", pages.max_pages))
+                .with_default(json!(pages.max_pages)),
         );
     }
     let description = format!(
@@ -127,107 +104,44 @@ pub fn operation(
         category: definition.category,
         description,
         params,
-        returns: ReturnType {
-            name: "ApiResponse",
-            kind: "object",
-            description: "The API's JSON answer; with all_pages, {items, pages, complete}",
-        },
+        returns: ReturnType { name: "ApiResponse", kind: "object", description: "The API's JSON answer; with all_pages, {items, pages, complete}" },
         examples: Vec::new(),
         source: Some(adapter.name.clone()),
     };
-    let judged = Judged {
-        source: adapter.name.clone(),
-        danger: definition.danger,
-        trust: adapter.trust,
-        requires_confirmation: definition.requires_confirmation,
-    };
-    GatedOperation::new(
-        spec,
-        judged,
-        HttpUpstream {
-            definition,
-            adapter,
-        },
-        gate,
-    )
+    let judged = Judged { source: adapter.name.clone(), danger: definition.danger, trust: adapter.trust, requires_confirmation: definition.requires_confirmation };
+    GatedOperation::new(spec, judged, HttpUpstream { definition, adapter }, gate)
 }
 
 impl Upstream for HttpUpstream {
     type Call = HttpCall;
 
-    fn prepare(
-        &self,
-        spec: &OperationSpec,
-        mut arguments: Map<String, Value>,
-    ) -> Result<Prepared<HttpCall>, AqlError> {
+    fn prepare(&self, spec: &OperationSpec, mut arguments: Map<String, Value>) -> Result<Prepared<HttpCall>, AqlError> {
         let page_limit = self.paging(spec, &mut arguments)?;
-        let request = request::build(
-            self.adapter.transport.base_url(),
-            &self.definition,
-            &arguments,
-        )?;
-        Ok(Prepared {
-            call: HttpCall {
-                request,
-                page_limit,
-            },
-            judged_arguments: Value::Object(arguments),
-        })
+        let request = request::build(self.adapter.transport.base_url(), &self.definition, &arguments)?;
+        Ok(Prepared { call: HttpCall { request, page_limit }, judged_arguments: Value::Object(arguments) })
     }
 
-    fn send<'a>(
-        &'a self,
-        admission: &'a Admission,
-        call: HttpCall,
-        context: &'a CallContext,
-    ) -> SendFuture<'a> {
+    fn send<'a>(&'a self, admission: &'a Admission, call: HttpCall, context: &'a CallContext) -> SendFuture<'a> {
         Box::pin(async move {
             let result = self.fetch(admission, context, call).await;
-            Sent {
-                outcome: if result.is_ok() { "ok" } else { "failed" },
-                result,
-            }
+            Sent { outcome: if result.is_ok() { "ok" } else { "failed" }, result }
         })
     }
 }
 
 impl HttpUpstream {
     /// `Some(page_limit)` when the call asked for all pages.
-    fn paging(
-        &self,
-        spec: &OperationSpec,
-        arguments: &mut Map<String, Value>,
-    ) -> Result<Option<u32>, AqlError> {
-        let Some(pages) = &self.definition.pagination else {
-            return Ok(None);
-        };
-        let all = arguments
-            .remove("all_pages")
-            .and_then(|v| v.as_bool())
-            .unwrap_or(false);
-        let limit = arguments
-            .remove("page_limit")
-            .and_then(|v| v.as_u64())
-            .unwrap_or(u64::from(pages.max_pages));
+    fn paging(&self, spec: &OperationSpec, arguments: &mut Map<String, Value>) -> Result<Option<u32>, AqlError> {
+        let Some(pages) = &self.definition.pagination else { return Ok(None) };
+        let all = arguments.remove("all_pages").and_then(|v| v.as_bool()).unwrap_or(false);
+        let limit = arguments.remove("page_limit").and_then(|v| v.as_u64()).unwrap_or(u64::from(pages.max_pages));
         if !(1..=u64::from(pages.max_pages)).contains(&limit) {
-            return Err(AqlError::bad_value(
-                &spec.name,
-                "page_limit",
-                &format!("must be between 1 and {}", pages.max_pages),
-            ));
+            return Err(AqlError::bad_value(&spec.name, "page_limit", &format!("must be between 1 and {}", pages.max_pages)));
         }
         Ok(all.then_some(u32::try_from(limit).unwrap_or(pages.max_pages)))
     }
 
-    async fn fetch(
-        &self,
-        admission: &Admission,
-        call: &CallContext,
-        HttpCall {
-            request: first,
-            page_limit,
-        }: HttpCall,
-    ) -> Result<Value, AqlError> {
+    async fn fetch(&self, admission: &Admission, call: &CallContext, HttpCall { request: first, page_limit }: HttpCall) -> Result<Value, AqlError> {
         let operation = format!("{}__{}", self.adapter.prefix, self.definition.name);
         let retry = self.definition.method.idempotent() && !self.definition.non_idempotent;
         let mut current = first;
@@ -236,56 +150,30 @@ impl HttpUpstream {
         let mut warned = false;
         loop {
             if let Some(warning) = self.adapter.limiter.admit(Instant::now())?
-                && !warned
-            {
-                call.warnings
-                    .push("RATE_LIMIT_QUOTA_WARNING", warning.message, warning.details);
-                warned = true;
-            }
-            let received = self
-                .adapter
-                .transport
-                .send(admission, &current, retry, &call.cancelled)
-                .await?;
-            let answer = Answer {
-                status: received.status,
-                content_type: &received.content_type,
-                body: &received.body,
-            };
-            let body = response::interpret(&self.adapter.name, &self.definition.name, &answer)
-                .map_err(|mut error| {
-                    if let Some(seconds) = received.retry_after_secs {
-                        error
-                            .details
-                            .insert("retry_after_seconds".into(), seconds.into());
-                    }
-                    error
-                })?;
-            let (Some(pagination), Some(limit)) = (&self.definition.pagination, page_limit) else {
-                return Ok(body);
-            };
+                && !warned {
+                    call.warnings.push("RATE_LIMIT_QUOTA_WARNING", warning.message, warning.details);
+                    warned = true;
+                }
+            let received = self.adapter.transport.send(admission, &current, retry, &call.cancelled).await?;
+            let answer = Answer { status: received.status, content_type: &received.content_type, body: &received.body };
+            let body = response::interpret(&self.adapter.name, &self.definition.name, &answer).map_err(|mut error| {
+                if let Some(seconds) = received.retry_after_secs {
+                    error.details.insert("retry_after_seconds".into(), seconds.into());
+                }
+                error
+            })?;
+            let (Some(pagination), Some(limit)) = (&self.definition.pagination, page_limit) else { return Ok(body) };
             let Some(page) = pagination::items(pagination, &body) else {
                 return Err(AqlError::new(
                     crate::protocol::error::ErrorCode::SerializationParseError,
-                    format!(
-                        "Page {} of '{operation}' has no list of items at '{}'",
-                        pages + 1,
-                        pagination.items_field.join(".")
-                    ),
+                    format!("Page {} of '{operation}' has no list of items at '{}'", pages + 1, pagination.items_field.join(".")),
                     json!({ "operation": operation, "items_field": pagination.items_field.join(".") }),
                 ));
             };
             let received_items = page.len();
             items.extend(page.iter().cloned());
             pages += 1;
-            let next = pagination::next_request(
-                pagination,
-                self.adapter.transport.base_url(),
-                &current,
-                received.link.as_deref(),
-                &body,
-                received_items,
-            );
+            let next = pagination::next_request(pagination, self.adapter.transport.base_url(), &current, received.link.as_deref(), &body, received_items);
             match next {
                 None => return Ok(json!({ "items": items, "pages": pages, "complete": true })),
                 Some(_) if pages >= limit => {

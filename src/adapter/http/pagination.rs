@@ -23,28 +23,16 @@ fn field<'v>(body: &'v Value, path: &[String]) -> Option<&'v Value> {
 }
 
 /// The request for the page after `page`, or `None` when it was the last.
-pub fn next_request(
-    pagination: &Pagination,
-    base: &Url,
-    sent: &PreparedRequest,
-    link: Option<&str>,
-    body: &Value,
-    received: usize,
-) -> Option<PreparedRequest> {
+pub fn next_request(pagination: &Pagination, base: &Url, sent: &PreparedRequest, link: Option<&str>, body: &Value, received: usize) -> Option<PreparedRequest> {
     match &pagination.style {
         PageStyle::LinkHeader => {
             let next = next_link(link?)?;
             let url = sent.url.join(&next).ok()?;
             if url.origin() != base.origin() {
-                tracing::warn!(
-                    "a next-page link points outside the adapter's origin; not followed"
-                );
+                tracing::warn!("a next-page link points outside the adapter's origin; not followed");
                 return None;
             }
-            Some(PreparedRequest {
-                url,
-                ..sent.clone()
-            })
+            Some(PreparedRequest { url, ..sent.clone() })
         }
         PageStyle::Cursor { param, next_field } => {
             let cursor = match field(body, next_field)? {
@@ -54,10 +42,7 @@ pub fn next_request(
             };
             Some(with_value(sent, param, Value::String(cursor)))
         }
-        PageStyle::Offset {
-            offset_param,
-            limit_param,
-        } => {
+        PageStyle::Offset { offset_param, limit_param } => {
             if received == 0 {
                 return None;
             }
@@ -65,14 +50,8 @@ pub fn next_request(
             if limit.is_some_and(|limit| received < limit) {
                 return None;
             }
-            let offset = current(sent, offset_param)
-                .and_then(|v| v.parse::<usize>().ok())
-                .unwrap_or(0);
-            Some(with_value(
-                sent,
-                offset_param,
-                Value::from(offset + received),
-            ))
+            let offset = current(sent, offset_param).and_then(|v| v.parse::<usize>().ok()).unwrap_or(0);
+            Some(with_value(sent, offset_param, Value::from(offset + received)))
         }
     }
 }
@@ -92,16 +71,12 @@ pub fn next_link(header: &str) -> Option<String> {
 
 /// A parameter's value as sent: from the query, else the JSON body.
 fn current(sent: &PreparedRequest, name: &str) -> Option<String> {
-    sent.url
-        .query_pairs()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v.into_owned())
-        .or_else(|| {
-            sent.body.as_ref()?.get(name).map(|v| match v {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            })
+    sent.url.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned()).or_else(|| {
+        sent.body.as_ref()?.get(name).map(|v| match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
         })
+    })
 }
 
 /// `sent` with `name` set to `value`: in the JSON body when the request has
@@ -112,21 +87,12 @@ fn with_value(sent: &PreparedRequest, name: &str, value: Value) -> PreparedReque
         body.insert(name.to_owned(), value);
         return next;
     }
-    let kept: Vec<(String, String)> = sent
-        .url
-        .query_pairs()
-        .filter(|(k, _)| k != name)
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-        .collect();
+    let kept: Vec<(String, String)> = sent.url.query_pairs().filter(|(k, _)| k != name).map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
     let text = match value {
         Value::String(s) => s,
         other => other.to_string(),
     };
-    next.url
-        .query_pairs_mut()
-        .clear()
-        .extend_pairs(kept)
-        .append_pair(name, &text);
+    next.url.query_pairs_mut().clear().extend_pairs(kept).append_pair(name, &text);
     next
 }
 
@@ -137,10 +103,7 @@ mod tests {
     #[test]
     fn next_links_are_found_among_others() {
         let header = r#"<https://api.example.com/items?page=1>; rel="prev", <https://api.example.com/items?page=3>; rel="next", <https://api.example.com/items?page=9>; rel="last""#;
-        assert_eq!(
-            next_link(header).as_deref(),
-            Some("https://api.example.com/items?page=3")
-        );
+        assert_eq!(next_link(header).as_deref(), Some("https://api.example.com/items?page=3"));
         assert_eq!(next_link(r#"<https://a/x>; rel="last""#), None);
         assert_eq!(next_link("garbage"), None);
     }

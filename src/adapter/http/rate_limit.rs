@@ -35,11 +35,7 @@ pub struct QuotaWarning {
 
 impl RateLimiter {
     pub fn new(adapter: &str, limits: &[RateLimit]) -> Self {
-        Self {
-            adapter: adapter.to_owned(),
-            limits: limits.to_vec(),
-            sent: Mutex::new(VecDeque::new()),
-        }
+        Self { adapter: adapter.to_owned(), limits: limits.to_vec(), sent: Mutex::new(VecDeque::new()) }
     }
 
     /// Counts one request that is about to leave at `now`, or refuses it.
@@ -49,30 +45,16 @@ impl RateLimiter {
         }
         // A poisoned queue still holds instants; each change is one push
         // or pop.
-        let mut sent = self
-            .sent
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let longest = self
-            .limits
-            .iter()
-            .map(|l| l.window.length())
-            .max()
-            .unwrap_or_default();
-        while sent
-            .front()
-            .is_some_and(|&at| now.duration_since(at) >= longest)
-        {
+        let mut sent = self.sent.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let longest = self.limits.iter().map(|l| l.window.length()).max().unwrap_or_default();
+        while sent.front().is_some_and(|&at| now.duration_since(at) >= longest) {
             sent.pop_front();
         }
         let mut warning = None;
         for limit in &self.limits {
             let window = limit.window.length();
             // Oldest first: the requests inside the window are a suffix.
-            let first_inside = sent
-                .iter()
-                .position(|&at| now.duration_since(at) < window)
-                .unwrap_or(sent.len());
+            let first_inside = sent.iter().position(|&at| now.duration_since(at) < window).unwrap_or(sent.len());
             let count = (sent.len() - first_inside) as u64;
             let metric = limit.window.metric();
             match limit.kind {
@@ -81,23 +63,9 @@ impl RateLimiter {
                     let wait = window.saturating_sub(now.duration_since(oldest));
                     let retry_after = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
                     let (code, message) = if limit.kind == LimitKind::ApiLimit {
-                        (
-                            ErrorCode::RateLimitExceeded,
-                            format!(
-                                "API rate limit of adapter '{}' would be exceeded ({} requests per {})",
-                                self.adapter,
-                                limit.threshold,
-                                unit(window)
-                            ),
-                        )
+                        (ErrorCode::RateLimitExceeded, format!("API rate limit of adapter '{}' would be exceeded ({} requests per {})", self.adapter, limit.threshold, unit(window)))
                     } else {
-                        (
-                            ErrorCode::RateLimitQuotaExhausted,
-                            format!(
-                                "Quota exhausted: adapter '{}' reached its hard stop of {} {metric}",
-                                self.adapter, limit.threshold
-                            ),
-                        )
+                        (ErrorCode::RateLimitQuotaExhausted, format!("Quota exhausted: adapter '{}' reached its hard stop of {} {metric}", self.adapter, limit.threshold))
                     };
                     return Err(AqlError::new(
                         code,
@@ -107,12 +75,7 @@ impl RateLimiter {
                 }
                 LimitKind::QuotaWarn if count + 1 >= limit.threshold && warning.is_none() => {
                     warning = Some(QuotaWarning {
-                        message: format!(
-                            "Approaching quota limit: adapter '{}' has made {} of its {metric} warning threshold {}",
-                            self.adapter,
-                            count + 1,
-                            limit.threshold
-                        ),
+                        message: format!("Approaching quota limit: adapter '{}' has made {} of its {metric} warning threshold {}", self.adapter, count + 1, limit.threshold),
                         details: json!({ "adapter": self.adapter, "metric": metric, "current": count + 1, "warn_threshold": limit.threshold, "hard_stop_threshold": self.hard_stop(limit) }),
                     });
                 }
@@ -124,10 +87,7 @@ impl RateLimiter {
     }
 
     fn hard_stop(&self, warn: &RateLimit) -> Option<u64> {
-        self.limits
-            .iter()
-            .find(|l| l.window == warn.window && l.kind == LimitKind::QuotaStop)
-            .map(|l| l.threshold)
+        self.limits.iter().find(|l| l.window == warn.window && l.kind == LimitKind::QuotaStop).map(|l| l.threshold)
     }
 }
 
@@ -147,54 +107,29 @@ mod tests {
     #[test]
     fn warn_then_stop_then_the_window_slides() {
         let limits = [
-            RateLimit {
-                window: RateWindow::Minute,
-                threshold: 2,
-                kind: LimitKind::QuotaWarn,
-            },
-            RateLimit {
-                window: RateWindow::Minute,
-                threshold: 3,
-                kind: LimitKind::QuotaStop,
-            },
+            RateLimit { window: RateWindow::Minute, threshold: 2, kind: LimitKind::QuotaWarn },
+            RateLimit { window: RateWindow::Minute, threshold: 3, kind: LimitKind::QuotaStop },
         ];
         let limiter = RateLimiter::new("api", &limits);
         let start = Instant::now();
         assert_eq!(limiter.admit(start).ok(), Some(None));
-        let warned = limiter
-            .admit(start)
-            .ok()
-            .flatten()
-            .unwrap_or_else(|| panic!("second call should warn"));
+        let warned = limiter.admit(start).ok().flatten().unwrap_or_else(|| panic!("second call should warn"));
         assert_eq!(warned.details["current"], 2);
         assert_eq!(warned.details["hard_stop_threshold"], 3);
         assert!(limiter.admit(start).is_ok());
-        let stopped = limiter
-            .admit(start)
-            .err()
-            .unwrap_or_else(|| panic!("fourth call should stop"));
+        let stopped = limiter.admit(start).err().unwrap_or_else(|| panic!("fourth call should stop"));
         assert_eq!(stopped.code, ErrorCode::RateLimitQuotaExhausted);
         assert_eq!(stopped.details["retry_after_seconds"], 60);
-        assert!(
-            limiter.admit(start + Duration::from_secs(61)).is_ok(),
-            "a minute later the window is empty"
-        );
+        assert!(limiter.admit(start + Duration::from_secs(61)).is_ok(), "a minute later the window is empty");
     }
 
     #[test]
     fn api_limits_refuse_before_sending_with_the_wait() {
-        let limits = [RateLimit {
-            window: RateWindow::Hour,
-            threshold: 1,
-            kind: LimitKind::ApiLimit,
-        }];
+        let limits = [RateLimit { window: RateWindow::Hour, threshold: 1, kind: LimitKind::ApiLimit }];
         let limiter = RateLimiter::new("api", &limits);
         let start = Instant::now();
         assert!(limiter.admit(start).is_ok());
-        let refused = limiter
-            .admit(start + Duration::from_secs(600))
-            .err()
-            .unwrap_or_else(|| panic!("over the limit"));
+        let refused = limiter.admit(start + Duration::from_secs(600)).err().unwrap_or_else(|| panic!("over the limit"));
         assert_eq!(refused.code, ErrorCode::RateLimitExceeded);
         assert_eq!(refused.details["retry_after_seconds"], 3_000);
     }

@@ -20,23 +20,12 @@ pub struct Answer<'a> {
 
 /// The parsed body of a 2xx answer, or the error an agent sees.
 pub fn interpret(adapter: &str, operation: &str, answer: &Answer<'_>) -> Result<Value, AqlError> {
-    let body = answer
-        .body
-        .strip_prefix(b"\xEF\xBB\xBF".as_slice())
-        .unwrap_or(answer.body);
+    let body = answer.body.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(answer.body);
     let success = (200..300).contains(&answer.status);
     let parsed = if body.iter().all(u8::is_ascii_whitespace) {
         Ok(Value::Null)
     } else if is_binary(answer.content_type) {
-        return Err(malformed(
-            operation,
-            answer,
-            format!(
-                "Server returned {} instead of JSON (HTTP {})",
-                answer.content_type, answer.status
-            ),
-            None,
-        ));
+        return Err(malformed(operation, answer, format!("Server returned {} instead of JSON (HTTP {})", answer.content_type, answer.status), None));
     } else {
         serde_json::from_slice::<Value>(body)
     };
@@ -45,15 +34,9 @@ pub fn interpret(adapter: &str, operation: &str, answer: &Answer<'_>) -> Result<
         Err(error) => {
             let text = String::from_utf8_lossy(body);
             let message = if answer.content_type.contains("text/html") {
-                format!(
-                    "Server returned HTML instead of JSON (HTTP {})",
-                    answer.status
-                )
+                format!("Server returned HTML instead of JSON (HTTP {})", answer.status)
             } else {
-                format!(
-                    "Failed to parse response as JSON (HTTP {}): {error}",
-                    answer.status
-                )
+                format!("Failed to parse response as JSON (HTTP {}): {error}", answer.status)
             };
             return Err(malformed(operation, answer, message, Some(&text)));
         }
@@ -65,26 +48,12 @@ pub fn interpret(adapter: &str, operation: &str, answer: &Answer<'_>) -> Result<
 }
 
 fn is_binary(content_type: &str) -> bool {
-    let essence = content_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    let textual = essence.is_empty()
-        || essence.starts_with("text/")
-        || essence.contains("json")
-        || essence.ends_with("+xml")
-        || essence == "application/javascript";
+    let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let textual = essence.is_empty() || essence.starts_with("text/") || essence.contains("json") || essence.ends_with("+xml") || essence == "application/javascript";
     !textual
 }
 
-fn malformed(
-    operation: &str,
-    answer: &Answer<'_>,
-    message: String,
-    text: Option<&str>,
-) -> AqlError {
+fn malformed(operation: &str, answer: &Answer<'_>, message: String, text: Option<&str>) -> AqlError {
     let preview: String = text.unwrap_or("").chars().take(PREVIEW_CHARS).collect();
     AqlError::new(
         ErrorCode::SerializationParseError,
@@ -111,14 +80,8 @@ fn status_error(adapter: &str, operation: &str, status: u16, body: Value) -> Aql
         s if s >= 500 => (ErrorCode::InternalError, "Server error"),
         _ => (ErrorCode::ValidationInvalidType, "Request failed"),
     };
-    let message = format!(
-        "{label}: {upstream} (HTTP {status} from adapter '{adapter}', operation '{operation}')"
-    );
-    AqlError::new(
-        code,
-        message,
-        json!({ "operation": operation, "adapter": adapter, "status": status, "upstream_message": upstream, "body": clip(body) }),
-    )
+    let message = format!("{label}: {upstream} (HTTP {status} from adapter '{adapter}', operation '{operation}')");
+    AqlError::new(code, message, json!({ "operation": operation, "adapter": adapter, "status": status, "upstream_message": upstream, "body": clip(body) }))
 }
 
 /// The upstream's own error message, from the shapes APIs commonly use.
@@ -158,18 +121,11 @@ fn as_text(value: &Value) -> String {
 /// An error body kept in details, cut to a readable size.
 fn clip(body: Value) -> Value {
     let text = body.to_string();
-    if text.len() <= 2_000 {
-        body
-    } else {
-        Value::String(text.chars().take(2_000).collect())
-    }
+    if text.len() <= 2_000 { body } else { Value::String(text.chars().take(2_000).collect()) }
 }
 
 fn reason_phrase(status: u16) -> &'static str {
-    reqwest::StatusCode::from_u16(status)
-        .ok()
-        .and_then(|s| s.canonical_reason())
-        .unwrap_or("no reason given")
+    reqwest::StatusCode::from_u16(status).ok().and_then(|s| s.canonical_reason()).unwrap_or("no reason given")
 }
 
 #[cfg(test)]
@@ -177,28 +133,14 @@ mod tests {
     use super::*;
 
     fn answer(status: u16, content_type: &str, body: &[u8]) -> Result<Value, AqlError> {
-        interpret(
-            "api",
-            "op",
-            &Answer {
-                status,
-                content_type,
-                body,
-            },
-        )
+        interpret("api", "op", &Answer { status, content_type, body })
     }
 
     #[test]
     fn bodies_parse_with_bom_and_empty_as_null() {
-        assert_eq!(
-            answer(200, "application/json", b"\xEF\xBB\xBF{\"a\":1}").ok(),
-            Some(json!({"a": 1}))
-        );
+        assert_eq!(answer(200, "application/json", b"\xEF\xBB\xBF{\"a\":1}").ok(), Some(json!({"a": 1})));
         assert_eq!(answer(204, "", b"").ok(), Some(Value::Null));
-        assert_eq!(
-            answer(200, "application/json", b"  \n").ok(),
-            Some(Value::Null)
-        );
+        assert_eq!(answer(200, "application/json", b"  \n").ok(), Some(Value::Null));
     }
 
     #[test]

@@ -68,12 +68,7 @@ impl Transport {
             .redirect(policy)
             .user_agent(concat!("safety-dongle/", env!("CARGO_PKG_VERSION")))
             .build()?;
-        Ok(Self {
-            adapter: definition.name.clone(),
-            client,
-            target: definition.target.clone(),
-            auth: definition.auth.clone(),
-        })
+        Ok(Self { adapter: definition.name.clone(), client, target: definition.target.clone(), auth: definition.auth.clone() })
     }
 
     pub fn base_url(&self) -> &Url {
@@ -83,13 +78,7 @@ impl Transport {
     /// Sends `request`, which the gate admitted, retrying it when `retry`
     /// allows (an idempotent request) and the failure is worth another
     /// attempt.
-    pub async fn send(
-        &self,
-        _admitted: &Admission,
-        request: &PreparedRequest,
-        retry: bool,
-        cancelled: &CancellationToken,
-    ) -> Result<Received, AqlError> {
+    pub async fn send(&self, _admitted: &Admission, request: &PreparedRequest, retry: bool, cancelled: &CancellationToken) -> Result<Received, AqlError> {
         let mut attempt: u32 = 0;
         loop {
             let outcome = tokio::select! {
@@ -98,13 +87,11 @@ impl Transport {
             };
             let may_retry = retry && attempt < self.target.max_retries;
             let wait = match &outcome {
-                Ok(received) if may_retry && matches!(received.status, 429 | 502 | 503 | 504) => {
-                    match received.retry_after_secs.map(Duration::from_secs) {
-                        Some(asked) if asked > MAX_RETRY_AFTER => None,
-                        Some(asked) => Some(asked),
-                        None => Some(self.backoff(attempt)),
-                    }
-                }
+                Ok(received) if may_retry && matches!(received.status, 429 | 502 | 503 | 504) => match received.retry_after_secs.map(Duration::from_secs) {
+                    Some(asked) if asked > MAX_RETRY_AFTER => None,
+                    Some(asked) => Some(asked),
+                    None => Some(self.backoff(attempt)),
+                },
                 Err(error) if may_retry && transient(error) => Some(self.backoff(attempt)),
                 _ => None,
             };
@@ -121,17 +108,9 @@ impl Transport {
     /// `retry_base * 2^attempt`, scaled by a random factor in [0.5, 1] so
     /// that clients who failed together do not retry together.
     fn backoff(&self, attempt: u32) -> Duration {
-        let full = self
-            .target
-            .retry_base
-            .saturating_mul(2u32.saturating_pow(attempt))
-            .min(MAX_BACKOFF);
+        let full = self.target.retry_base.saturating_mul(2u32.saturating_pow(attempt)).min(MAX_BACKOFF);
         let mut byte = [0u8; 1];
-        let jitter = if getrandom::fill(&mut byte).is_ok() {
-            0.5 + f64::from(byte[0]) / 510.0
-        } else {
-            1.0
-        };
+        let jitter = if getrandom::fill(&mut byte).is_ok() { 0.5 + f64::from(byte[0]) / 510.0 } else { 1.0 };
         full.mul_f64(jitter)
     }
 
@@ -142,33 +121,18 @@ impl Transport {
             Auth::None => {}
             Auth::Bearer { token_env } => {
                 let token = secret(token_env)?;
-                builder_auth = Some((
-                    "authorization".into(),
-                    sensitive(&format!("Bearer {token}"), token_env)?,
-                ));
+                builder_auth = Some(("authorization".into(), sensitive(&format!("Bearer {token}"), token_env)?));
             }
-            Auth::Basic {
-                username_env,
-                password_env,
-            } => {
+            Auth::Basic { username_env, password_env } => {
                 let user = secret(username_env)?;
                 let password = secret(password_env)?;
                 let encoded = base64(format!("{user}:{password}").as_bytes());
-                builder_auth = Some((
-                    "authorization".into(),
-                    sensitive(&format!("Basic {encoded}"), username_env)?,
-                ));
+                builder_auth = Some(("authorization".into(), sensitive(&format!("Basic {encoded}"), username_env)?));
             }
-            Auth::ApiKey {
-                key_env,
-                place: KeyPlace::Header(name),
-            } => {
+            Auth::ApiKey { key_env, place: KeyPlace::Header(name) } => {
                 builder_auth = Some((name.clone(), sensitive(&secret(key_env)?, key_env)?));
             }
-            Auth::ApiKey {
-                key_env,
-                place: KeyPlace::Query(name),
-            } => {
+            Auth::ApiKey { key_env, place: KeyPlace::Query(name) } => {
                 url.query_pairs_mut().append_pair(name, &secret(key_env)?);
             }
         }
@@ -180,76 +144,41 @@ impl Transport {
             builder = builder.header(name, value);
         }
         if let Some(body) = &request.body {
-            let bytes = serde_json::to_vec(body)
-                .map_err(|_| AqlError::internal("a request body could not be serialised"))?;
-            builder = builder
-                .header("content-type", "application/json")
-                .body(bytes);
+            let bytes = serde_json::to_vec(body).map_err(|_| AqlError::internal("a request body could not be serialised"))?;
+            builder = builder.header("content-type", "application/json").body(bytes);
         }
         builder = builder.header("accept", "application/json");
         let mut response = builder.send().await.map_err(|e| self.transport_error(&e))?;
         let limit = self.target.max_response_bytes;
-        if response
-            .content_length()
-            .is_some_and(|length| length > limit as u64)
-        {
+        if response.content_length().is_some_and(|length| length > limit as u64) {
             return Err(self.too_large());
         }
         let status = response.status().as_u16();
         let headers = response.headers();
-        let text = |name: &str| {
-            headers
-                .get_all(name)
-                .iter()
-                .filter_map(|v| v.to_str().ok())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let text = |name: &str| headers.get_all(name).iter().filter_map(|v| v.to_str().ok()).collect::<Vec<_>>().join(", ");
         let content_type = text("content-type");
         let link = Some(text("link")).filter(|l| !l.is_empty());
-        let retry_after_secs = matches!(status, 429 | 503)
-            .then(|| retry_after(&text("retry-after")))
-            .flatten();
+        let retry_after_secs = matches!(status, 429 | 503).then(|| retry_after(&text("retry-after"))).flatten();
         let mut body = Vec::new();
-        while let Some(chunk) = response
-            .chunk()
-            .await
-            .map_err(|e| self.transport_error(&e))?
-        {
+        while let Some(chunk) = response.chunk().await.map_err(|e| self.transport_error(&e))? {
             if body.len() + chunk.len() > limit {
                 return Err(self.too_large());
             }
             body.extend_from_slice(&chunk);
         }
-        Ok(Received {
-            status,
-            content_type,
-            link,
-            retry_after_secs,
-            body,
-        })
+        Ok(Received { status, content_type, link, retry_after_secs, body })
     }
 
     fn too_large(&self) -> AqlError {
         AqlError::new(
             ErrorCode::ValidationPayloadTooLarge,
-            format!(
-                "The response of adapter '{}' exceeds the maximum size limit of {} bytes",
-                self.adapter, self.target.max_response_bytes
-            ),
+            format!("The response of adapter '{}' exceeds the maximum size limit of {} bytes", self.adapter, self.target.max_response_bytes),
             json!({ "adapter": self.adapter, "limit_bytes": self.target.max_response_bytes }),
         )
     }
 
     fn cancelled(&self) -> AqlError {
-        AqlError::new(
-            ErrorCode::TransportNetworkError,
-            format!(
-                "The request to adapter '{}' was cancelled by the client",
-                self.adapter
-            ),
-            json!({ "adapter": self.adapter, "cancelled": true }),
-        )
+        AqlError::new(ErrorCode::TransportNetworkError, format!("The request to adapter '{}' was cancelled by the client", self.adapter), json!({ "adapter": self.adapter, "cancelled": true }))
     }
 
     /// Seed 8.3's transport failures, from the error's kind and its inner
@@ -265,59 +194,27 @@ impl Transport {
         }
         let chain = causes.join(": ");
         let lower = chain.to_ascii_lowercase();
-        let refused = causes
-            .iter()
-            .any(|c| c.to_ascii_lowercase().contains("connection refused"));
+        let refused = causes.iter().any(|c| c.to_ascii_lowercase().contains("connection refused"));
         let (code, message) = if error.is_timeout() {
-            (
-                ErrorCode::TransportTimeout,
-                format!(
-                    "Request timed out after {}ms",
-                    self.target.timeout.as_millis()
-                ),
-            )
+            (ErrorCode::TransportTimeout, format!("Request timed out after {}ms", self.target.timeout.as_millis()))
         } else if lower.contains("dns error") || lower.contains("failed to lookup address") {
-            (
-                ErrorCode::TransportDnsError,
-                format!("Could not resolve host: {host}"),
-            )
+            (ErrorCode::TransportDnsError, format!("Could not resolve host: {host}"))
         } else if refused {
-            (
-                ErrorCode::TransportConnectionRefused,
-                format!("Connection refused: {host}:{port}"),
-            )
-        } else if lower.contains("certificate")
-            || lower.contains("tls")
-            || lower.contains("handshake")
-        {
+            (ErrorCode::TransportConnectionRefused, format!("Connection refused: {host}:{port}"))
+        } else if lower.contains("certificate") || lower.contains("tls") || lower.contains("handshake") {
             (ErrorCode::TransportTlsError, format!("TLS error: {chain}"))
         } else {
-            let details = if chain.is_empty() {
-                "the connection failed".to_owned()
-            } else {
-                chain.clone()
-            };
-            (
-                ErrorCode::TransportNetworkError,
-                format!("Network error: {details}"),
-            )
+            let details = if chain.is_empty() { "the connection failed".to_owned() } else { chain.clone() };
+            (ErrorCode::TransportNetworkError, format!("Network error: {details}"))
         };
-        AqlError::new(
-            code,
-            format!("{message} (adapter '{}')", self.adapter),
-            json!({ "adapter": self.adapter }),
-        )
+        AqlError::new(code, format!("{message} (adapter '{}')", self.adapter), json!({ "adapter": self.adapter }))
     }
 }
 
 /// Failures another attempt may cure.
 fn transient(error: &AqlError) -> bool {
-    matches!(
-        error.code,
-        ErrorCode::TransportTimeout
-            | ErrorCode::TransportConnectionRefused
-            | ErrorCode::TransportNetworkError
-    ) && error.details.get("cancelled").is_none()
+    matches!(error.code, ErrorCode::TransportTimeout | ErrorCode::TransportConnectionRefused | ErrorCode::TransportNetworkError)
+        && error.details.get("cancelled").is_none()
 }
 
 /// A credential from the environment; its absence names the variable,
@@ -327,9 +224,7 @@ fn secret(variable: &str) -> Result<String, AqlError> {
         Ok(value) if !value.is_empty() => Ok(value),
         _ => Err(AqlError::new(
             ErrorCode::AuthCredentialMissing,
-            format!(
-                "Credential not found: set the environment variable {variable} for safety-dongle"
-            ),
+            format!("Credential not found: set the environment variable {variable} for safety-dongle"),
             json!({ "env": variable }),
         )),
     }
@@ -337,11 +232,7 @@ fn secret(variable: &str) -> Result<String, AqlError> {
 
 fn sensitive(value: &str, variable: &str) -> Result<HeaderValue, AqlError> {
     let mut header = HeaderValue::from_str(value).map_err(|_| {
-        AqlError::new(
-            ErrorCode::AuthCredentialMissing,
-            format!("The credential in {variable} is not valid in an HTTP header"),
-            json!({ "env": variable }),
-        )
+        AqlError::new(ErrorCode::AuthCredentialMissing, format!("The credential in {variable} is not valid in an HTTP header"), json!({ "env": variable }))
     })?;
     header.set_sensitive(true);
     Ok(header)
@@ -354,10 +245,7 @@ fn retry_after(value: &str) -> Option<u64> {
         return Some(seconds);
     }
     let at = httpdate_to_system_time(value)?;
-    Some(
-        at.duration_since(std::time::SystemTime::now())
-            .map_or(0, |d| d.as_secs()),
-    )
+    Some(at.duration_since(std::time::SystemTime::now()).map_or(0, |d| d.as_secs()))
 }
 
 fn httpdate_to_system_time(value: &str) -> Option<std::time::SystemTime> {
@@ -365,15 +253,8 @@ fn httpdate_to_system_time(value: &str) -> Option<std::time::SystemTime> {
     // "Sun, 06 Nov 1994 08:49:37 GMT".
     let rest = value.split_once(", ")?.1;
     let parts: Vec<&str> = rest.split(' ').collect();
-    let [day, month, year, time, "GMT"] = parts.as_slice() else {
-        return None;
-    };
-    let month = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ]
-    .iter()
-    .position(|m| m == month)?
-        + 1;
+    let [day, month, year, time, "GMT"] = parts.as_slice() else { return None };
+    let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"].iter().position(|m| m == month)? + 1;
     let iso = format!("{year}-{month:02}-{day}T{time}Z");
     humantime::parse_rfc3339(&iso).ok()
 }
@@ -383,11 +264,7 @@ fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
+        let b = [chunk[0], chunk.get(1).copied().unwrap_or(0), chunk.get(2).copied().unwrap_or(0)];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for (i, shift) in [18u32, 12, 6, 0].into_iter().enumerate() {
             if i <= chunk.len() {
@@ -406,15 +283,7 @@ mod tests {
 
     #[test]
     fn base64_matches_rfc_4648_vectors() {
-        let rows = [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ];
+        let rows = [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")];
         for (input, expected) in rows {
             assert_eq!(base64(input.as_bytes()), expected);
         }

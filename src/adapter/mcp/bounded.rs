@@ -42,21 +42,12 @@ pub struct BoundedLines<R> {
 
 impl<R> BoundedLines<R> {
     pub fn new(inner: R, limit: usize, overflow: Arc<Overflow>) -> Self {
-        Self {
-            inner,
-            limit,
-            line: 0,
-            overflow,
-        }
+        Self { inner, limit, line: 0, overflow }
     }
 }
 
 impl<R: AsyncRead + Unpin> AsyncRead for BoundedLines<R> {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         if this.overflow.cut_line_bytes().is_some() {
             return Poll::Ready(Ok(()));
@@ -69,9 +60,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for BoundedLines<R> {
             let ends_line = chunk.last() == Some(&b'\n');
             let content = chunk.len() - usize::from(ends_line);
             if this.line + content > this.limit {
-                this.overflow
-                    .0
-                    .store(this.line + content, Ordering::Release);
+                this.overflow.0.store(this.line + content, Ordering::Release);
                 buf.set_filled(line_start);
                 return Poll::Ready(Ok(()));
             }
@@ -103,10 +92,7 @@ mod tests {
 
     #[tokio::test]
     async fn lines_within_the_limit_pass_unchanged() {
-        assert_eq!(
-            read_all(b"12345\n123\n\n12345", 5).await,
-            (b"12345\n123\n\n12345".to_vec(), None)
-        );
+        assert_eq!(read_all(b"12345\n123\n\n12345", 5).await, (b"12345\n123\n\n12345".to_vec(), None));
     }
 
     #[tokio::test]
@@ -123,10 +109,7 @@ mod tests {
         let mut reader = BoundedLines::new(parts, 5, overflow.clone());
         let mut out = Vec::new();
         reader.read_to_end(&mut out).await.unwrap();
-        assert_eq!(
-            out, b"abcd",
-            "what was already delivered stays an unfinished line, which rmcp discards at the end"
-        );
+        assert_eq!(out, b"abcd", "what was already delivered stays an unfinished line, which rmcp discards at the end");
         assert_eq!(overflow.cut_line_bytes(), Some(6));
     }
 
@@ -138,11 +121,7 @@ mod tests {
     struct Parts(std::collections::VecDeque<&'static [u8]>);
 
     impl AsyncRead for Parts {
-        fn poll_read(
-            mut self: Pin<&mut Self>,
-            _: &mut Context<'_>,
-            buf: &mut ReadBuf<'_>,
-        ) -> Poll<io::Result<()>> {
+        fn poll_read(mut self: Pin<&mut Self>, _: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
             if let Some(part) = self.0.pop_front() {
                 buf.put_slice(part);
             }

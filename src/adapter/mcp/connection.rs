@@ -22,14 +22,11 @@ use std::{
 use rmcp::{
     ClientHandler, Peer, RoleClient, ServiceExt,
     model::{
-        CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
-        ClientCapabilities, ClientConfig, ClientRequest, Implementation, ProgressNotificationParam,
-        ProgressToken, ServerResult, Tool,
+        CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientCapabilities, ClientConfig,
+        ClientRequest, Implementation, ProgressNotificationParam, ProgressToken, ServerResult, Tool,
     },
     service::{NotificationContext, PeerRequestOptions, RunningService, ServiceError},
-    transport::{
-        StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig,
-    },
+    transport::{StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig},
 };
 use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
@@ -59,14 +56,9 @@ pub enum ServerState {
     /// Not started yet (lazy servers before first need).
     Idle,
     Connecting,
-    Ready {
-        tools: usize,
-    },
+    Ready { tools: usize },
     /// Down after a failure; the next attempt is due at `retry_at` (ms).
-    Down {
-        error: String,
-        retry_at: i64,
-    },
+    Down { error: String, retry_at: i64 },
     Stopped,
 }
 
@@ -109,9 +101,7 @@ pub struct Downstream {
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // Every guarded value is replaced whole.
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Downstream {
@@ -165,12 +155,7 @@ impl Downstream {
         }
     }
 
-    fn set_state(
-        &self,
-        observer: &dyn Observer,
-        state: ServerState,
-        peer: Option<Peer<RoleClient>>,
-    ) {
+    fn set_state(&self, observer: &dyn Observer, state: ServerState, peer: Option<Peer<RoleClient>>) {
         *lock(&self.state) = (state.clone(), peer);
         observer.state_changed(self, &state);
     }
@@ -184,18 +169,11 @@ impl Downstream {
                 Ended::Failed(error) => error,
             };
             self.first_attempt.send_replace(true);
-            let backoff = FIRST_BACKOFF
-                .saturating_mul(1 << failures.min(6))
-                .min(MAX_BACKOFF);
+            let backoff = FIRST_BACKOFF.saturating_mul(1 << failures.min(6)).min(MAX_BACKOFF);
             failures = failures.saturating_add(1);
-            let retry_at =
-                crate::store::now_ms() + i64::try_from(backoff.as_millis()).unwrap_or(i64::MAX);
+            let retry_at = crate::store::now_ms() + i64::try_from(backoff.as_millis()).unwrap_or(i64::MAX);
             tracing::warn!(server = %self.name, %error, retry_in_ms = backoff.as_millis() as u64, "downstream server is down");
-            self.set_state(
-                observer.as_ref(),
-                ServerState::Down { error, retry_at },
-                None,
-            );
+            self.set_state(observer.as_ref(), ServerState::Down { error, retry_at }, None);
             tokio::select! {
                 _ = tokio::time::sleep(backoff) => {}
                 _ = self.stop.cancelled() => break,
@@ -208,29 +186,17 @@ impl Downstream {
     /// One connection from start to end.
     async fn serve_connection(self: &Arc<Self>, observer: &dyn Observer) -> Ended {
         let list_changed = Arc::new(Notify::new());
-        let handler = DownstreamClient {
-            progress: self.progress.clone(),
-            list_changed: list_changed.clone(),
+        let handler = DownstreamClient { progress: self.progress.clone(), list_changed: list_changed.clone() };
+        let (service, mut child) = match tokio::time::timeout(CONNECT_TIMEOUT, self.connect(handler)).await {
+            Ok(Ok(connected)) => connected,
+            Ok(Err(error)) => return Ended::Failed(error),
+            Err(_) => return Ended::Failed(format!("did not finish connecting within {} s", CONNECT_TIMEOUT.as_secs())),
         };
-        let (service, mut child) =
-            match tokio::time::timeout(CONNECT_TIMEOUT, self.connect(handler)).await {
-                Ok(Ok(connected)) => connected,
-                Ok(Err(error)) => return Ended::Failed(error),
-                Err(_) => {
-                    return Ended::Failed(format!(
-                        "did not finish connecting within {} s",
-                        CONNECT_TIMEOUT.as_secs()
-                    ));
-                }
-            };
         let peer = service.peer().clone();
         let listed = match tokio::time::timeout(CONNECT_TIMEOUT, peer.list_all_tools()).await {
             Ok(Ok(tools)) => Ok(tools),
             Ok(Err(error)) => Err(format!("listing its tools failed: {error}")),
-            Err(_) => Err(format!(
-                "did not list its tools within {} s",
-                CONNECT_TIMEOUT.as_secs()
-            )),
+            Err(_) => Err(format!("did not list its tools within {} s", CONNECT_TIMEOUT.as_secs())),
         };
         let tools = match listed {
             Ok(tools) => tools,
@@ -241,11 +207,7 @@ impl Downstream {
             }
         };
         observer.tools_changed(self, &tools);
-        self.set_state(
-            observer,
-            ServerState::Ready { tools: tools.len() },
-            Some(peer.clone()),
-        );
+        self.set_state(observer, ServerState::Ready { tools: tools.len() }, Some(peer.clone()));
         self.first_attempt.send_replace(true);
         tracing::info!(server = %self.name, tools = tools.len(), "downstream server connected");
 
@@ -269,16 +231,7 @@ impl Downstream {
         ended
     }
 
-    async fn connect(
-        &self,
-        handler: DownstreamClient,
-    ) -> Result<
-        (
-            RunningService<RoleClient, DownstreamClient>,
-            Option<tokio::process::Child>,
-        ),
-        String,
-    > {
+    async fn connect(&self, handler: DownstreamClient) -> Result<(RunningService<RoleClient, DownstreamClient>, Option<tokio::process::Child>), String> {
         match (&self.settings.command, &self.settings.url) {
             (Some(command), _) => {
                 let mut builder = tokio::process::Command::new(command);
@@ -296,16 +249,13 @@ impl Downstream {
                 if let Some(cwd) = &self.settings.cwd {
                     builder.current_dir(cwd);
                 }
-                let mut child = builder
-                    .spawn()
-                    .map_err(|e| format!("could not start '{command}': {e}"))?;
+                let mut child = builder.spawn().map_err(|e| format!("could not start '{command}': {e}"))?;
                 let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
                     return Err("the child's pipes were not set up".into());
                 };
                 let overflow = Arc::new(Overflow::default());
                 *lock(&self.overflow) = overflow.clone();
-                let stdout =
-                    BoundedLines::new(stdout, Limits::default().max_response_size, overflow);
+                let stdout = BoundedLines::new(stdout, Limits::default().max_response_size, overflow);
                 match handler.serve((stdout, stdin)).await {
                     Ok(service) => Ok((service, Some(child))),
                     Err(error) => {
@@ -317,20 +267,13 @@ impl Downstream {
             (None, Some(url)) => {
                 let mut headers = HashMap::new();
                 for (name, value) in &self.settings.headers {
-                    let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
-                        .map_err(|_| format!("header name '{name}' is not valid"))?;
-                    let value = reqwest::header::HeaderValue::from_str(value)
-                        .map_err(|_| format!("the value of header '{name}' is not valid"))?;
+                    let name = reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|_| format!("header name '{name}' is not valid"))?;
+                    let value = reqwest::header::HeaderValue::from_str(value).map_err(|_| format!("the value of header '{name}' is not valid"))?;
                     headers.insert(name, value);
                 }
-                let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
-                    .custom_headers(headers);
-                let transport =
-                    StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
-                let service = handler
-                    .serve(transport)
-                    .await
-                    .map_err(|e| format!("the MCP handshake with {url} failed: {e}"))?;
+                let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(headers);
+                let transport = StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
+                let service = handler.serve(transport).await.map_err(|e| format!("the MCP handshake with {url} failed: {e}"))?;
                 Ok((service, None))
             }
             (None, None) => Err("neither command nor url is set".into()),
@@ -340,13 +283,7 @@ impl Downstream {
     /// Calls one tool the gate admitted: bounded by the server's timeout,
     /// cancelled downstream when the caller cancels, with progress passed
     /// back.
-    pub async fn call_tool(
-        &self,
-        _admitted: &Admission,
-        tool: &str,
-        arguments: rmcp::model::JsonObject,
-        call: &CallContext,
-    ) -> Result<CallToolResult, AqlError> {
+    pub async fn call_tool(&self, _admitted: &Admission, tool: &str, arguments: rmcp::model::JsonObject, call: &CallContext) -> Result<CallToolResult, AqlError> {
         let overflow = lock(&self.overflow).clone();
         let peer = {
             let guard = lock(&self.state);
@@ -354,26 +291,10 @@ impl Downstream {
                 (_, Some(peer)) => peer.clone(),
                 (ServerState::Down { error, retry_at }, None) => {
                     let wait_ms = (retry_at - crate::store::now_ms()).max(0);
-                    return Err(AqlError::downstream_unavailable(
-                        &self.name,
-                        &format!(
-                            "{error}; restarting, next attempt in {:.1} s",
-                            wait_ms as f64 / 1000.0
-                        ),
-                    ));
+                    return Err(AqlError::downstream_unavailable(&self.name, &format!("{error}; restarting, next attempt in {:.1} s", wait_ms as f64 / 1000.0)));
                 }
-                (ServerState::Ready { .. }, None) => {
-                    return Err(AqlError::downstream_unavailable(
-                        &self.name,
-                        "its connection just closed; it is being restarted",
-                    ));
-                }
-                (state, None) => {
-                    return Err(AqlError::downstream_unavailable(
-                        &self.name,
-                        &format!("it is {}", state.name()),
-                    ));
-                }
+                (ServerState::Ready { .. }, None) => return Err(AqlError::downstream_unavailable(&self.name, "its connection just closed; it is being restarted")),
+                (state, None) => return Err(AqlError::downstream_unavailable(&self.name, &format!("it is {}", state.name()))),
             }
         };
         let mut params = CallToolRequestParams::new(tool.to_owned());
@@ -385,10 +306,7 @@ impl Downstream {
             .send_request_with_option(request, options)
             .await
             .map_err(|_| AqlError::downstream_unavailable(&self.name, "the connection closed"))?;
-        let _route = call
-            .progress
-            .clone()
-            .map(|sink| ProgressRoute::open(&self.progress, handle.progress_token.clone(), sink));
+        let _route = call.progress.clone().map(|sink| ProgressRoute::open(&self.progress, handle.progress_token.clone(), sink));
         let request_id = handle.id.clone();
         let response = tokio::select! {
             response = handle.await_response() => response,
@@ -400,33 +318,14 @@ impl Downstream {
         };
         match response {
             Ok(ServerResult::CallToolResult(result)) => Ok(result),
-            Ok(_) => Err(AqlError::downstream_unavailable(
-                &self.name,
-                "it answered tools/call with something other than a tool result",
-            )),
-            Err(ServiceError::Timeout { .. }) => Err(AqlError::downstream_timeout(
-                &self.name,
-                tool,
-                self.settings.timeout_secs,
-            )),
-            Err(ServiceError::McpError(error)) => Err(AqlError::tool_failed(
-                &self.name,
-                tool,
-                &error.message,
-                serde_json::json!({ "code": error.code.0, "message": error.message }),
-            )),
+            Ok(_) => Err(AqlError::downstream_unavailable(&self.name, "it answered tools/call with something other than a tool result")),
+            Err(ServiceError::Timeout { .. }) => Err(AqlError::downstream_timeout(&self.name, tool, self.settings.timeout_secs)),
+            Err(ServiceError::McpError(error)) => Err(AqlError::tool_failed(&self.name, tool, &error.message, serde_json::json!({ "code": error.code.0, "message": error.message }))),
             Err(_) if let Some(bytes) = overflow.cut_line_bytes() => {
                 tracing::warn!(server = %self.name, tool, bytes, "an answer over the response limit: the connection is cut and the server restarted");
-                Err(AqlError::payload_too_large(
-                    LimitKind::ResponseSize,
-                    Limits::default().max_response_size,
-                    bytes,
-                ))
+                Err(AqlError::payload_too_large(LimitKind::ResponseSize, Limits::default().max_response_size, bytes))
             }
-            Err(error) => Err(AqlError::downstream_unavailable(
-                &self.name,
-                &format!("the call failed: {error}"),
-            )),
+            Err(error) => Err(AqlError::downstream_unavailable(&self.name, &format!("the call failed: {error}"))),
         }
     }
 }
@@ -461,16 +360,9 @@ struct ProgressRoute {
 }
 
 impl ProgressRoute {
-    fn open(
-        routes: &Arc<ProgressRoutes>,
-        token: ProgressToken,
-        sink: Arc<dyn ProgressSink>,
-    ) -> Self {
+    fn open(routes: &Arc<ProgressRoutes>, token: ProgressToken, sink: Arc<dyn ProgressSink>) -> Self {
         lock(routes).insert(token.clone(), sink);
-        Self {
-            routes: routes.clone(),
-            token,
-        }
+        Self { routes: routes.clone(), token }
     }
 }
 
@@ -488,25 +380,13 @@ struct DownstreamClient {
 
 impl ClientHandler for DownstreamClient {
     fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("safety-dongle", env!("CARGO_PKG_VERSION")),
-        )
+        ClientConfig::new(ClientCapabilities::default(), Implementation::new("safety-dongle", env!("CARGO_PKG_VERSION")))
     }
 
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
+    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
         let sink = lock(&self.progress).get(&params.progress_token).cloned();
         if let Some(sink) = sink {
-            sink.report(Progress {
-                progress: params.progress,
-                total: params.total,
-                message: params.message,
-            })
-            .await;
+            sink.report(Progress { progress: params.progress, total: params.total, message: params.message }).await;
         }
     }
 
@@ -522,20 +402,7 @@ impl ClientHandler for DownstreamClient {
 /// else the dongle was started with. Anything more a server needs is
 /// named in its entry's `env`.
 fn inherited_environment() -> impl Iterator<Item = (std::ffi::OsString, std::ffi::OsString)> {
-    const BASE: [&str; 10] = [
-        "PATH",
-        "HOME",
-        "USER",
-        "LOGNAME",
-        "SHELL",
-        "LANG",
-        "TZ",
-        "TMPDIR",
-        "TERM",
-        "XDG_RUNTIME_DIR",
-    ];
-    std::env::vars_os().filter(|(name, _)| {
-        name.to_str()
-            .is_some_and(|name| BASE.contains(&name) || name.starts_with("LC_"))
-    })
+    const BASE: [&str; 10] = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TZ", "TMPDIR", "TERM", "XDG_RUNTIME_DIR"];
+    std::env::vars_os().filter(|(name, _)| name.to_str().is_some_and(|name| BASE.contains(&name) || name.starts_with("LC_")))
 }
+

@@ -19,8 +19,8 @@ use std::{collections::BTreeMap, future::Future, pin::Pin, sync::Arc};
 use rmcp::model::Tool;
 
 use crate::{
-    config::{ServerSettings, StartPolicy},
     gate::Gate,
+    config::{ServerSettings, StartPolicy},
     protocol::registry::{OperationIndex, OperationSource},
     store::{Store, now_ms, records},
 };
@@ -60,14 +60,7 @@ impl Observer for IndexObserver {
             ServerState::Down { error, .. } => (0, Some(error.clone())),
             _ => (0, None),
         };
-        let row = records::DownstreamRow {
-            owner_pid: self.pid,
-            name: server.name().to_owned(),
-            state: state.name().to_owned(),
-            tools,
-            detail,
-            updated_at: now_ms(),
-        };
+        let row = records::DownstreamRow { owner_pid: self.pid, name: server.name().to_owned(), state: state.name().to_owned(), tools, detail, updated_at: now_ms() };
         if let Err(error) = self.store.write(|tx| records::upsert_downstream(tx, &row)) {
             tracing::warn!(%error, "could not record a downstream server's state");
         }
@@ -75,24 +68,11 @@ impl Observer for IndexObserver {
 }
 
 impl Downstreams {
-    pub fn new(
-        servers: BTreeMap<String, ServerSettings>,
-        index: Arc<OperationIndex>,
-        gate: Arc<Gate>,
-        store: Arc<Store>,
-    ) -> Arc<Self> {
+    pub fn new(servers: BTreeMap<String, ServerSettings>, index: Arc<OperationIndex>, gate: Arc<Gate>, store: Arc<Store>) -> Arc<Self> {
         let pid = std::process::id();
         let _ = store.write(|tx| records::remove_downstreams_of(tx, pid));
-        let observer = Arc::new(IndexObserver {
-            index,
-            gate,
-            store,
-            pid,
-        });
-        let servers = servers
-            .into_iter()
-            .map(|(name, settings)| Downstream::new(name, settings))
-            .collect::<Vec<_>>();
+        let observer = Arc::new(IndexObserver { index, gate, store, pid });
+        let servers = servers.into_iter().map(|(name, settings)| Downstream::new(name, settings)).collect::<Vec<_>>();
         for server in &servers {
             observer.state_changed(server, &ServerState::Idle);
         }
@@ -102,11 +82,7 @@ impl Downstreams {
     /// Starts the servers configured to start with the dongle. Must run
     /// inside the async runtime.
     pub fn start(&self) {
-        for server in self
-            .servers
-            .iter()
-            .filter(|s| s.settings().start == StartPolicy::Startup)
-        {
+        for server in self.servers.iter().filter(|s| s.settings().start == StartPolicy::Startup) {
             server.start(self.observer.clone());
         }
     }
@@ -115,10 +91,7 @@ impl Downstreams {
     /// their recorded state.
     pub async fn shutdown(&self) {
         futures::future::join_all(self.servers.iter().map(|server| server.stop())).await;
-        let _ = self
-            .observer
-            .store
-            .write(|tx| records::remove_downstreams_of(tx, self.observer.pid));
+        let _ = self.observer.store.write(|tx| records::remove_downstreams_of(tx, self.observer.pid));
     }
 }
 
@@ -128,12 +101,7 @@ impl OperationSource for Downstreams {
             for server in &self.servers {
                 server.start(self.observer.clone());
             }
-            futures::future::join_all(
-                self.servers
-                    .iter()
-                    .map(|server| server.first_attempt_done()),
-            )
-            .await;
+            futures::future::join_all(self.servers.iter().map(|server| server.first_attempt_done())).await;
         })
     }
 }

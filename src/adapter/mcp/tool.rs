@@ -44,11 +44,7 @@ pub struct ProxiedTool {
 }
 
 /// The operations for a server's tools.
-pub fn operations(
-    server: &Arc<Downstream>,
-    tools: &[Tool],
-    gate: &Arc<Gate>,
-) -> Vec<Arc<dyn Operation>> {
+pub fn operations(server: &Arc<Downstream>, tools: &[Tool], gate: &Arc<Gate>) -> Vec<Arc<dyn Operation>> {
     let raw: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
     let names = unique_names(&raw);
     tools
@@ -58,109 +54,48 @@ pub fn operations(
         .collect()
 }
 
-fn operation(
-    server: &Arc<Downstream>,
-    tool: &Tool,
-    name: &str,
-    gate: &Arc<Gate>,
-) -> GatedOperation<ProxiedTool> {
+fn operation(server: &Arc<Downstream>, tool: &Tool, name: &str, gate: &Arc<Gate>) -> GatedOperation<ProxiedTool> {
     let category = classify(server, tool, name);
     let danger = DangerLevel::classify(category, name);
     // The spec's introspection schema admits no extra fields, so where
     // the operation comes from and its danger level travel in the
     // description.
-    let own = tool
-        .description
-        .as_deref()
-        .map(str::to_owned)
-        .or_else(|| tool.title.clone())
-        .unwrap_or_default();
-    let description = format!(
-        "{own} [downstream server '{}', tool '{}'; danger_level: {}]",
-        server.name(),
-        tool.name,
-        danger.name()
-    )
-    .trim_start()
-    .to_owned();
+    let own = tool.description.as_deref().map(str::to_owned).or_else(|| tool.title.clone()).unwrap_or_default();
+    let description = format!("{own} [downstream server '{}', tool '{}'; danger_level: {}]", server.name(), tool.name, danger.name()).trim_start().to_owned();
     let schema = jsonschema::validator_for(&Value::Object(tool.input_schema.as_ref().clone()))
-        .map_err(|e| {
-            format!(
-                "tool '{}' has an input schema that cannot be used: {e}",
-                tool.name
-            )
-        });
+        .map_err(|e| format!("tool '{}' has an input schema that cannot be used: {e}", tool.name));
     let spec = OperationSpec {
         name: format!("{}__{name}", server.name()),
         category,
         description,
         params: params_from_schema(&tool.input_schema),
-        returns: ReturnType {
-            name: "ToolResult",
-            kind: "object",
-            description: "The downstream tool's structuredContent when it has one, else its content blocks",
-        },
+        returns: ReturnType { name: "ToolResult", kind: "object", description: "The downstream tool's structuredContent when it has one, else its content blocks" },
         examples: Vec::new(),
         source: Some(server.name().to_owned()),
     };
-    let judged = Judged {
-        source: server.name().to_owned(),
-        danger,
-        trust: None,
-        requires_confirmation: false,
-    };
-    let upstream = ProxiedTool {
-        operation: spec.name.clone(),
-        tool: tool.name.to_string(),
-        server: server.clone(),
-        schema,
-    };
+    let judged = Judged { source: server.name().to_owned(), danger, trust: None, requires_confirmation: false };
+    let upstream = ProxiedTool { operation: spec.name.clone(), tool: tool.name.to_string(), server: server.clone(), schema };
     GatedOperation::new(spec, judged, upstream, gate.clone())
 }
 
 impl Upstream for ProxiedTool {
     type Call = JsonObject;
 
-    fn prepare(
-        &self,
-        _spec: &OperationSpec,
-        arguments: JsonObject,
-    ) -> Result<Prepared<JsonObject>, AqlError> {
+    fn prepare(&self, _spec: &OperationSpec, arguments: JsonObject) -> Result<Prepared<JsonObject>, AqlError> {
         let instance = Value::Object(arguments);
         self.check_schema(&instance)?;
         let Value::Object(arguments) = instance.clone() else {
             return Err(AqlError::internal("proxied arguments were not an object"));
         };
-        Ok(Prepared {
-            call: arguments,
-            judged_arguments: instance,
-        })
+        Ok(Prepared { call: arguments, judged_arguments: instance })
     }
 
-    fn send<'a>(
-        &'a self,
-        admission: &'a Admission,
-        arguments: JsonObject,
-        context: &'a CallContext,
-    ) -> SendFuture<'a> {
+    fn send<'a>(&'a self, admission: &'a Admission, arguments: JsonObject, context: &'a CallContext) -> SendFuture<'a> {
         Box::pin(async move {
-            match self
-                .server
-                .call_tool(admission, &self.tool, arguments, context)
-                .await
-            {
-                Ok(result) if result.is_error == Some(true) => Sent {
-                    outcome: "tool_error",
-                    result: Err(self.failure(result)),
-                },
-                Ok(result) => Sent {
-                    outcome: "ok",
-                    result: Ok(result_data(result)),
-                },
-                Err(error) => Sent {
-                    outcome: "failed",
-                    result: Err(error),
-                },
+            match self.server.call_tool(admission, &self.tool, arguments, context).await {
+                Ok(result) if result.is_error == Some(true) => Sent { outcome: "tool_error", result: Err(self.failure(result)) },
+                Ok(result) => Sent { outcome: "ok", result: Ok(result_data(result)) },
+                Err(error) => Sent { outcome: "failed", result: Err(error) },
             }
         })
     }
@@ -168,10 +103,7 @@ impl Upstream for ProxiedTool {
 
 impl ProxiedTool {
     fn check_schema(&self, instance: &Value) -> Result<(), AqlError> {
-        let validator = self
-            .schema
-            .as_ref()
-            .map_err(|why| AqlError::downstream_unavailable(self.server.name(), why))?;
+        let validator = self.schema.as_ref().map_err(|why| AqlError::downstream_unavailable(self.server.name(), why))?;
         let problems: Vec<String> = validator
             .iter_errors(instance)
             .take(MAX_PROBLEMS)
@@ -180,29 +112,16 @@ impl ProxiedTool {
                 path => format!("{path}: {error}"),
             })
             .collect();
-        if problems.is_empty() {
-            Ok(())
-        } else {
-            Err(AqlError::schema_violation(&self.operation, &problems))
-        }
+        if problems.is_empty() { Ok(()) } else { Err(AqlError::schema_violation(&self.operation, &problems)) }
     }
 
     fn failure(&self, result: CallToolResult) -> AqlError {
         let summary = result
             .content
             .iter()
-            .find_map(|block| {
-                block
-                    .as_text()
-                    .map(|text| text.text.chars().take(300).collect::<String>())
-            })
+            .find_map(|block| block.as_text().map(|text| text.text.chars().take(300).collect::<String>()))
             .unwrap_or_else(|| "no message".to_owned());
-        AqlError::tool_failed(
-            self.server.name(),
-            &self.tool,
-            &summary,
-            result_data(result),
-        )
+        AqlError::tool_failed(self.server.name(), &self.tool, &summary, result_data(result))
     }
 }
 
@@ -218,10 +137,7 @@ fn result_data(result: CallToolResult) -> Value {
 /// name), then the annotations, then the verb; EXECUTE when none speaks.
 fn classify(server: &Downstream, tool: &Tool, name: &str) -> Category {
     let overrides = &server.settings().categories;
-    if let Some(category) = overrides
-        .get(tool.name.as_ref())
-        .or_else(|| overrides.get(name))
-    {
+    if let Some(category) = overrides.get(tool.name.as_ref()).or_else(|| overrides.get(name)) {
         return *category;
     }
     let hints = tool.annotations.as_ref();
@@ -237,21 +153,14 @@ fn classify(server: &Downstream, tool: &Tool, name: &str) -> Category {
 /// Parameters from a JSON Schema object: its properties, with type,
 /// required, description, default and enum.
 fn params_from_schema(schema: &JsonObject) -> Vec<ParamSpec> {
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required: Vec<&str> = schema.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
         return Vec::new();
     };
     properties
         .iter()
         .map(|(name, property)| {
-            let description = property
-                .get("description")
-                .and_then(Value::as_str)
-                .unwrap_or("");
+            let description = property.get("description").and_then(Value::as_str).unwrap_or("");
             let ty = param_type(property.get("type"));
             let mut param = if required.contains(&name.as_str()) {
                 ParamSpec::required(name, ty, description)
@@ -275,16 +184,8 @@ fn param_type(declared: Option<&Value>) -> ParamType {
     let single = match declared {
         Some(Value::String(ty)) => Some(ty.as_str()),
         Some(Value::Array(types)) => {
-            let named: Vec<&str> = types
-                .iter()
-                .filter_map(Value::as_str)
-                .filter(|t| *t != "null")
-                .collect();
-            if named.len() == 1 {
-                Some(named[0])
-            } else {
-                None
-            }
+            let named: Vec<&str> = types.iter().filter_map(Value::as_str).filter(|t| *t != "null").collect();
+            if named.len() == 1 { Some(named[0]) } else { None }
         }
         _ => None,
     };
@@ -324,13 +225,7 @@ mod tests {
             "required": ["path"]
         }));
         let params = params_from_schema(&schema);
-        let by_name = |n: &str| {
-            params
-                .iter()
-                .find(|p| p.name == n)
-                .cloned()
-                .unwrap_or_else(|| panic!("{n}"))
-        };
+        let by_name = |n: &str| params.iter().find(|p| p.name == n).cloned().unwrap_or_else(|| panic!("{n}"));
         assert!(by_name("path").required && by_name("path").ty == ParamType::String);
         assert_eq!(by_name("mode").default, Some(json!("a")));
         assert_eq!(by_name("mode").allowed, Some(vec![json!("a"), json!("b")]));

@@ -74,10 +74,7 @@ impl Node {
     /// The entries of the mapping under `key`; none when it is missing or
     /// not a mapping.
     pub fn entries(&self, key: &str) -> impl Iterator<Item = (&String, &Node)> {
-        self.get(key)
-            .and_then(Node::as_object)
-            .into_iter()
-            .flatten()
+        self.get(key).and_then(Node::as_object).into_iter().flatten()
     }
 
     /// The items of the sequence under `key`; none when it is missing or
@@ -173,6 +170,7 @@ impl fmt::Display for Document {
     }
 }
 
+
 /// Parses `text` and detects its dialect.
 pub fn parse(text: &str) -> Result<Document, ImportError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -182,33 +180,23 @@ pub fn parse(text: &str) -> Result<Document, ImportError> {
         parse_yaml(text)?
     };
     if root.as_object().is_none() {
-        return Err(ImportError::NotOpenApi(
-            "the top level is not a mapping".into(),
-        ));
+        return Err(ImportError::NotOpenApi("the top level is not a mapping".into()));
     }
     let (dialect, declared) = dialect(&root)?;
-    Ok(Document {
-        root,
-        dialect,
-        declared,
-    })
+    Ok(Document { root, dialect, declared })
 }
 
 fn dialect(root: &Node) -> Result<(Dialect, String), ImportError> {
     if let Some(version) = root.get("openapi") {
         let Some(version) = version.as_str() else {
-            return Err(ImportError::UnsupportedVersion(
-                "`openapi` must be a string such as \"3.0.3\"".into(),
-            ));
+            return Err(ImportError::UnsupportedVersion("`openapi` must be a string such as \"3.0.3\"".into()));
         };
         let dialect = if version.starts_with("3.0.") {
             Dialect::OpenApi30
         } else if version.starts_with("3.1.") {
             Dialect::OpenApi31
         } else {
-            return Err(ImportError::UnsupportedVersion(format!(
-                "OpenAPI {version}"
-            )));
+            return Err(ImportError::UnsupportedVersion(format!("OpenAPI {version}")));
         };
         return Ok((dialect, version.to_owned()));
     }
@@ -216,13 +204,8 @@ fn dialect(root: &Node) -> Result<(Dialect, String), ImportError> {
         // `swagger: 2.0` unquoted in YAML reads as a number; accept it.
         Some(Node::String(v)) if v == "2.0" => Ok((Dialect::Swagger2, "2.0".into())),
         Some(Node::Number(n)) if n.as_f64() == Some(2.0) => Ok((Dialect::Swagger2, "2.0".into())),
-        Some(other) => Err(ImportError::UnsupportedVersion(format!(
-            "Swagger {}",
-            scalar_text(other)
-        ))),
-        None => Err(ImportError::NotOpenApi(
-            "it has neither an `openapi` nor a `swagger` field".into(),
-        )),
+        Some(other) => Err(ImportError::UnsupportedVersion(format!("Swagger {}", scalar_text(other)))),
+        None => Err(ImportError::NotOpenApi("it has neither an `openapi` nor a `swagger` field".into())),
     }
 }
 
@@ -239,10 +222,7 @@ fn parse_yaml(text: &str) -> Result<Node, ImportError> {
     match yaml::parse(text) {
         Ok(node) => Ok(from_yaml(&node)),
         Err(YamlError::TooDeep) => Err(ImportError::TooDeep(yaml::MAX_BLOCK_DEPTH)),
-        Err(YamlError::Invalid { at, message }) => Err(ImportError::Yaml(format!(
-            "line {} column {}: {message}",
-            at.line, at.col
-        ))),
+        Err(YamlError::Invalid { at, message }) => Err(ImportError::Yaml(format!("line {} column {}: {message}", at.line, at.col))),
     }
 }
 
@@ -257,11 +237,9 @@ fn from_yaml(node: &marked_yaml::Node) -> Node {
             _ => Node::Null,
         },
         marked_yaml::Node::Sequence(items) => Node::Array(items.iter().map(from_yaml).collect()),
-        marked_yaml::Node::Mapping(map) => Node::Object(
-            map.iter()
-                .map(|(key, value)| (key.as_str().to_owned(), from_yaml(value)))
-                .collect(),
-        ),
+        marked_yaml::Node::Mapping(map) => {
+            Node::Object(map.iter().map(|(key, value)| (key.as_str().to_owned(), from_yaml(value))).collect())
+        }
     }
 }
 
@@ -275,20 +253,11 @@ mod tests {
 
     #[test]
     fn json_and_yaml_keep_the_key_order_of_the_document() {
-        let json =
-            parse(r#"{"openapi": "3.0.3", "paths": {"/z": {}, "/a": {}, "/m": {}}}"#).unwrap();
-        let keys: Vec<_> = json
-            .root
-            .entries("paths")
-            .map(|(k, _)| k.as_str())
-            .collect();
+        let json = parse(r#"{"openapi": "3.0.3", "paths": {"/z": {}, "/a": {}, "/m": {}}}"#).unwrap();
+        let keys: Vec<_> = json.root.entries("paths").map(|(k, _)| k.as_str()).collect();
         assert_eq!(keys, ["/z", "/a", "/m"]);
         let yaml = parse("openapi: 3.1.0\npaths:\n  /z: {}\n  /a: {}\n  /m: {}\n").unwrap();
-        let keys: Vec<_> = yaml
-            .root
-            .entries("paths")
-            .map(|(k, _)| k.as_str())
-            .collect();
+        let keys: Vec<_> = yaml.root.entries("paths").map(|(k, _)| k.as_str()).collect();
         assert_eq!(keys, ["/z", "/a", "/m"]);
         assert_eq!(yaml.dialect, Dialect::OpenApi31);
     }
@@ -320,30 +289,16 @@ mod tests {
     fn anchors_aliases_and_tags_are_refused_with_a_clear_message() {
         let bomb = "a: &a [x, x, x]\nb: &b [*a, *a, *a]\nc: [*b, *b, *b]\n";
         let error = yaml(bomb).unwrap_err().to_string();
-        assert!(
-            error.contains("anchors and aliases are not supported") && error.contains("line 1"),
-            "{error}"
-        );
+        assert!(error.contains("anchors and aliases are not supported") && error.contains("line 1"), "{error}");
         let error = yaml("a: *undefined\n").unwrap_err().to_string();
-        assert!(
-            error.contains("anchors and aliases are not supported"),
-            "{error}"
-        );
+        assert!(error.contains("anchors and aliases are not supported"), "{error}");
         let error = yaml("a: !custom x\n").unwrap_err().to_string();
         assert!(error.contains("tags are not supported"), "{error}");
     }
 
     #[test]
     fn malformed_input_is_an_error_not_a_panic() {
-        for text in [
-            "{\"openapi\": ",
-            "{\"openapi\": \"3.0.0\",}",
-            "a: [b\n",
-            "a: b\n a: c: d\n",
-            "- a\n- b\n",
-            "just text",
-            "a: 1\na: 2\n",
-        ] {
+        for text in ["{\"openapi\": ", "{\"openapi\": \"3.0.0\",}", "a: [b\n", "a: b\n a: c: d\n", "- a\n- b\n", "just text", "a: 1\na: 2\n"] {
             assert!(parse(text).is_err(), "{text:?}");
         }
         assert!(matches!(parse("[1, 2]"), Err(ImportError::Yaml(_))));
@@ -354,25 +309,16 @@ mod tests {
     #[test]
     fn deep_nesting_is_refused_before_it_can_overflow_the_stack() {
         let deep_json = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
-        assert!(matches!(
-            parse(&format!("{{\"a\": {deep_json}}}")),
-            Err(ImportError::Json(_))
-        ));
+        assert!(matches!(parse(&format!("{{\"a\": {deep_json}}}")), Err(ImportError::Json(_))));
         let deep_sequence = format!("a:\n{}x\n", "- ".repeat(100_000));
-        assert!(matches!(
-            parse(&deep_sequence),
-            Err(ImportError::TooDeep(_))
-        ));
+        assert!(matches!(parse(&deep_sequence), Err(ImportError::TooDeep(_))));
         let mut deep_mapping = String::new();
         for level in 0..2_000 {
             deep_mapping.push_str(&format!("{}k:\n", " ".repeat(level)));
         }
         assert!(matches!(parse(&deep_mapping), Err(ImportError::TooDeep(_))));
         // A long line is not deep: only indentation and leading indicators count.
-        let long_line = format!(
-            "openapi: 3.0.0\ninfo:\n  description: \"{}\"\n",
-            "note: - ? ".repeat(10_000)
-        );
+        let long_line = format!("openapi: 3.0.0\ninfo:\n  description: \"{}\"\n", "note: - ? ".repeat(10_000));
         assert!(parse(&long_line).is_ok());
     }
 
@@ -387,27 +333,14 @@ mod tests {
 
     #[test]
     fn versions_are_detected_and_unsupported_ones_named() {
-        assert_eq!(
-            parse("{\"swagger\": \"2.0\"}").unwrap().dialect,
-            Dialect::Swagger2
-        );
+        assert_eq!(parse("{\"swagger\": \"2.0\"}").unwrap().dialect, Dialect::Swagger2);
         assert_eq!(parse("swagger: 2.0\n").unwrap().dialect, Dialect::Swagger2);
-        assert_eq!(
-            parse("openapi: 3.0.3\n").unwrap().to_string(),
-            "OpenAPI 3.0.3"
-        );
-        for (text, named) in [
-            ("openapi: 2.0.0\n", "OpenAPI 2.0.0"),
-            ("openapi: 3.2.0\n", "OpenAPI 3.2.0"),
-            ("swagger: \"1.2\"\n", "Swagger 1.2"),
-        ] {
+        assert_eq!(parse("openapi: 3.0.3\n").unwrap().to_string(), "OpenAPI 3.0.3");
+        for (text, named) in [("openapi: 2.0.0\n", "OpenAPI 2.0.0"), ("openapi: 3.2.0\n", "OpenAPI 3.2.0"), ("swagger: \"1.2\"\n", "Swagger 1.2")] {
             let error = parse(text).err().unwrap().to_string();
             assert!(error.contains(named), "{error}");
         }
         let error = parse("info: {title: x}\n").err().unwrap().to_string();
-        assert!(
-            error.contains("neither an `openapi` nor a `swagger`"),
-            "{error}"
-        );
+        assert!(error.contains("neither an `openapi` nor a `swagger`"), "{error}");
     }
 }

@@ -42,10 +42,7 @@ pub struct Adapter<'a> {
 pub fn one_line(text: &str, max: usize) -> String {
     let mut line = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if line.chars().count() > max {
-        let keep = line
-            .char_indices()
-            .nth(max.saturating_sub(3))
-            .map_or(line.len(), |(at, _)| at);
+        let keep = line.char_indices().nth(max.saturating_sub(3)).map_or(line.len(), |(at, _)| at);
         line.truncate(keep);
         line.truncate(line.trim_end().len());
         line.push_str("...");
@@ -73,10 +70,7 @@ pub fn adapter(adapter: &Adapter<'_>) -> String {
                 let _ = writeln!(out, "  type: bearer\n  token_env: {env}_TOKEN");
             }
             Auth::Basic => {
-                let _ = writeln!(
-                    out,
-                    "  type: basic\n  username_env: {env}_USERNAME\n  password_env: {env}_PASSWORD"
-                );
+                let _ = writeln!(out, "  type: basic\n  username_env: {env}_USERNAME\n  password_env: {env}_PASSWORD");
             }
             Auth::ApiKey(place) => {
                 out.push_str("  type: api_key\n");
@@ -92,11 +86,7 @@ pub fn adapter(adapter: &Adapter<'_>) -> String {
     let _ = writeln!(out, "  generated_by: {}", quoted(GENERATED_BY));
     out.push_str("operations:\n");
     for category in Category::ALL {
-        let mut in_category = adapter
-            .operations
-            .iter()
-            .filter(|op| op.category == category)
-            .peekable();
+        let mut in_category = adapter.operations.iter().filter(|op| op.category == category).peekable();
         if in_category.peek().is_none() {
             continue;
         }
@@ -113,11 +103,7 @@ pub fn adapter(adapter: &Adapter<'_>) -> String {
 fn write_operation(out: &mut String, operation: &Operation) {
     let _ = writeln!(out, "    - name: {}", plain(&operation.name));
     let _ = writeln!(out, "      maps_to: {}", quoted(&operation.maps_to));
-    let _ = writeln!(
-        out,
-        "      description: {}",
-        quoted(&one_line(&operation.description, MAX_OPERATION_DESCRIPTION))
-    );
+    let _ = writeln!(out, "      description: {}", quoted(&one_line(&operation.description, MAX_OPERATION_DESCRIPTION)));
     if operation.params.is_empty() {
         return;
     }
@@ -158,13 +144,7 @@ pub(super) fn param_line(param: &Param) -> String {
 
 fn write_body(out: &mut String, adapter: &Adapter<'_>, env: &str) {
     let header = adapter.header;
-    let count = |category: Category| {
-        adapter
-            .operations
-            .iter()
-            .filter(|op| op.category == category)
-            .count()
-    };
+    let count = |category: Category| adapter.operations.iter().filter(|op| op.category == category).count();
     let _ = writeln!(out, "# {}\n", header.title);
     let _ = writeln!(
         out,
@@ -184,10 +164,7 @@ fn write_body(out: &mut String, adapter: &Adapter<'_>, env: &str) {
         Some(Auth::Basic) => format!("Calls carry HTTP basic credentials read from the environment variables `{env}_USERNAME` and `{env}_PASSWORD`."),
         Some(Auth::ApiKey(_)) => format!("Calls carry an API key read from the environment variable `{env}_API_KEY`."),
     };
-    let _ = writeln!(
-        out,
-        "{credentials} Credentials never appear in this file or in an operation's parameters.\n"
-    );
+    let _ = writeln!(out, "{credentials} Credentials never appear in this file or in an operation's parameters.\n");
     out.push_str("Trust level `generated`: until a human reviews this file and promotes it, only read operations pass the trust matrix.\n");
 }
 
@@ -195,11 +172,7 @@ fn write_body(out: &mut String, adapter: &Adapter<'_>, env: &str) {
 /// YAML reader would take it for null or a boolean.
 fn plain(name: &str) -> String {
     const AMBIGUOUS: [&str; 9] = ["null", "true", "false", "yes", "no", "on", "off", "y", "n"];
-    if AMBIGUOUS.contains(&name) {
-        quoted(name)
-    } else {
-        name.to_owned()
-    }
+    if AMBIGUOUS.contains(&name) { quoted(name) } else { name.to_owned() }
 }
 
 /// A YAML double-quoted scalar that is also a JSON string.
@@ -214,13 +187,7 @@ fn quoted(text: &str) -> String {
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
             // Not printable in YAML, or a line break to YAML 1.1 readers.
-            '\u{0}'..='\u{1f}'
-            | '\u{7f}'..='\u{9f}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{feff}'
-            | '\u{fffe}'
-            | '\u{ffff}' => {
+            '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}' => {
                 let _ = write!(out, "\\u{:04x}", u32::from(c));
             }
             _ => out.push(c),
@@ -271,17 +238,9 @@ mod tests {
         let nasty = "a \"quote\" \\ back\nnew\ttab \u{7f}\u{85}\u{2028} é 😀 {x}: - # &a *b";
         let written = quoted(nasty);
         assert_eq!(serde_json::from_str::<String>(&written).unwrap(), nasty);
-        assert!(
-            !written.contains('\u{85}')
-                && !written.contains('\u{2028}')
-                && !written.contains('\u{7f}'),
-            "{written}"
-        );
+        assert!(!written.contains('\u{85}') && !written.contains('\u{2028}') && !written.contains('\u{7f}'), "{written}");
         let yaml = marked_yaml::parse_yaml(0, format!("k: {written}\n")).unwrap();
-        assert_eq!(
-            yaml.as_mapping().unwrap().get_scalar("k").unwrap().as_str(),
-            nasty
-        );
+        assert_eq!(yaml.as_mapping().unwrap().get_scalar("k").unwrap().as_str(), nasty);
     }
 
     #[test]
@@ -301,8 +260,7 @@ mod tests {
 
     #[test]
     fn values_are_flow_json() {
-        let value: Node =
-            serde_json::from_str(r#"{"b": [1, 2.5, true, null, "x\ny"], "a": {}}"#).unwrap();
+        let value: Node = serde_json::from_str(r#"{"b": [1, 2.5, true, null, "x\ny"], "a": {}}"#).unwrap();
         let mut out = String::new();
         write_value(&mut out, &value);
         assert_eq!(out, r#"{"b": [1, 2.5, true, null, "x\ny"], "a": {}}"#);

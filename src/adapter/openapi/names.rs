@@ -14,9 +14,7 @@ pub const FALLBACK_ADAPTER_NAME: &str = "imported-api";
 /// Words dropped after version segments and repeated words when a name is
 /// still too long: they join the telling words but rarely tell operations
 /// apart.
-const FILLER_WORDS: [&str; 14] = [
-    "a", "an", "and", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with",
-];
+const FILLER_WORDS: [&str; 14] = ["a", "an", "and", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with"];
 
 /// A snake_case `name` shortened to at most `max` characters, dropping
 /// words in order of how little they tell, one at a time, left to right,
@@ -45,11 +43,7 @@ pub fn fit(name: &str, max: usize) -> String {
     fitted
 }
 
-fn drop_words_while_long(
-    words: &mut Vec<&str>,
-    max: usize,
-    droppable: impl Fn(&[&str], usize) -> bool,
-) {
+fn drop_words_while_long(words: &mut Vec<&str>, max: usize, droppable: impl Fn(&[&str], usize) -> bool) {
     let mut i = 1;
     while i < words.len() && joined_len(words) > max {
         if droppable(words, i) {
@@ -76,9 +70,7 @@ pub fn is_adapter_name(name: &str) -> bool {
     let bytes = name.as_bytes();
     (2..=MAX_NAME).contains(&bytes.len())
         && bytes[0].is_ascii_lowercase()
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
+        && bytes.iter().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
         && bytes[bytes.len() - 1] != b'-'
 }
 
@@ -100,18 +92,11 @@ pub fn adapter_name(title: &str) -> String {
         slug.insert_str(0, "api-");
     }
     if slug.len() > MAX_NAME {
-        let cut = slug[..=MAX_NAME]
-            .rfind('-')
-            .filter(|&at| at >= 2)
-            .unwrap_or(MAX_NAME);
+        let cut = slug[..=MAX_NAME].rfind('-').filter(|&at| at >= 2).unwrap_or(MAX_NAME);
         slug.truncate(cut);
     }
     let slug = slug.trim_end_matches('-');
-    if is_adapter_name(slug) {
-        slug.to_owned()
-    } else {
-        FALLBACK_ADAPTER_NAME.to_owned()
-    }
+    if is_adapter_name(slug) { slug.to_owned() } else { FALLBACK_ADAPTER_NAME.to_owned() }
 }
 
 /// The prefix of the adapter's credential variables: `github-api` ->
@@ -159,41 +144,25 @@ mod tests {
         for (raw, expected) in rows {
             let fitted = fit(raw, MAX_NAME);
             assert_eq!(fitted, expected, "{raw}");
-            assert!(
-                fitted.len() <= MAX_NAME && is_snake_case(&fitted),
-                "{fitted}"
-            );
+            assert!(fitted.len() <= MAX_NAME && is_snake_case(&fitted), "{fitted}");
         }
         let one_word = "a".repeat(80);
         assert_eq!(fit(&one_word, MAX_NAME), "a".repeat(64));
         let two_words = format!("{}_{}", "a".repeat(40), "b".repeat(40));
-        assert_eq!(
-            fit(&two_words, MAX_NAME),
-            format!("{}_{}", "a".repeat(40), "b".repeat(23))
-        );
-        assert_eq!(
-            fit("short_name_v1", MAX_NAME),
-            "short_name_v1",
-            "names that fit are kept whole"
-        );
+        assert_eq!(fit(&two_words, MAX_NAME), format!("{}_{}", "a".repeat(40), "b".repeat(23)));
+        assert_eq!(fit("short_name_v1", MAX_NAME), "short_name_v1", "names that fit are kept whole");
     }
 
     #[test]
     fn names_cut_to_the_same_text_stay_unique() {
         let long = "a".repeat(70);
-        let (one, other) = (
-            fit(&format!("{long}_x"), MAX_NAME),
-            fit(&format!("{long}_y"), MAX_NAME),
-        );
+        let (one, other) = (fit(&format!("{long}_x"), MAX_NAME), fit(&format!("{long}_y"), MAX_NAME));
         assert_eq!(one, other, "both cut to the same text");
         let mut taken = BTreeSet::new();
         let first = naming::claim(&mut taken, &one, MAX_NAME);
         let second = naming::claim(&mut taken, &other, MAX_NAME);
         assert_ne!(first, second);
-        assert!(
-            first.len() <= MAX_NAME && second.len() <= MAX_NAME,
-            "{first} {second}"
-        );
+        assert!(first.len() <= MAX_NAME && second.len() <= MAX_NAME, "{first} {second}");
         assert!(is_snake_case(&second), "{second}");
     }
 
@@ -201,10 +170,7 @@ mod tests {
     fn adapter_names_come_from_titles() {
         let rows = [
             ("GitHub API", "github-api"),
-            (
-                "GitHub's official OpenAPI spec + Octokit extension",
-                "githubs-official-openapi-spec-octokit-extension",
-            ),
+            ("GitHub's official OpenAPI spec + Octokit extension", "githubs-official-openapi-spec-octokit-extension"),
             ("  Swagger Petstore -- v1.0  ", "swagger-petstore-v1-0"),
             ("3D Printing Service", "api-3d-printing-service"),
             ("Über", "ber"),
@@ -216,10 +182,7 @@ mod tests {
             assert_eq!(adapter_name(title), expected, "{title:?}");
         }
         let long = adapter_name(&"word ".repeat(20));
-        assert!(
-            long.len() <= MAX_NAME && is_adapter_name(&long) && long.ends_with("word"),
-            "{long}"
-        );
+        assert!(long.len() <= MAX_NAME && is_adapter_name(&long) && long.ends_with("word"), "{long}");
     }
 
     #[test]

@@ -62,12 +62,7 @@ pub struct Walk<'d> {
 
 impl Default for Walk<'_> {
     fn default() -> Self {
-        Self {
-            chain: Vec::new(),
-            steps_left: STEP_BUDGET,
-            depth: 0,
-            exhausted: false,
-        }
+        Self { chain: Vec::new(), steps_left: STEP_BUDGET, depth: 0, exhausted: false }
     }
 }
 
@@ -81,11 +76,10 @@ impl<'d> Refs<'d> {
     /// body or security scheme that is itself a reference.
     pub fn resolve(&self, node: &'d Node) -> Result<&'d Node, ImportError> {
         let mut walk = Walk::default();
-        self.follow(node, &mut walk, |target, _| Ok(target))?
-            .ok_or_else(|| ImportError::Ref {
-                reference: node.str_at("$ref").unwrap_or_default().to_owned(),
-                problem: RefProblem::Circular,
-            })
+        self.follow(node, &mut walk, |target, _| Ok(target))?.ok_or_else(|| ImportError::Ref {
+            reference: node.str_at("$ref").unwrap_or_default().to_owned(),
+            problem: RefProblem::Circular,
+        })
     }
 
     /// Calls `derive` with `node`, or with the end of its chain of
@@ -114,10 +108,7 @@ impl<'d> Refs<'d> {
                 break derive(node, walk).map(Some);
             };
             let Some(reference) = reference.as_str() else {
-                break Err(ImportError::Ref {
-                    reference: "(not a string)".into(),
-                    problem: RefProblem::Malformed,
-                });
+                break Err(ImportError::Ref { reference: "(not a string)".into(), problem: RefProblem::Malformed });
             };
             if walk.chain.contains(&reference) {
                 break Ok(None);
@@ -137,10 +128,7 @@ impl<'d> Refs<'d> {
 
     /// What a local reference points at.
     pub fn target(&self, reference: &str) -> Result<&'d Node, ImportError> {
-        let error = |problem| ImportError::Ref {
-            reference: reference.to_owned(),
-            problem,
-        };
+        let error = |problem| ImportError::Ref { reference: reference.to_owned(), problem };
         let Some(fragment) = reference.strip_prefix('#') else {
             return Err(error(RefProblem::NotLocal));
         };
@@ -208,15 +196,8 @@ fn percent_decode(fragment: &str) -> Option<String> {
 
 /// An array index token: decimal, no leading zeros.
 fn array_index(token: &str) -> Option<usize> {
-    let well_formed = token == "0"
-        || (!token.starts_with('0')
-            && !token.is_empty()
-            && token.bytes().all(|b| b.is_ascii_digit()));
-    if well_formed {
-        token.parse().ok()
-    } else {
-        None
-    }
+    let well_formed = token == "0" || (!token.starts_with('0') && !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit()));
+    if well_formed { token.parse().ok() } else { None }
 }
 
 #[cfg(test)]
@@ -243,23 +224,9 @@ mod tests {
         let refs = Refs::new(&root);
         let get = refs.target("#/paths/~1users~1{id}/get").unwrap();
         assert_eq!(get.str_at("operationId"), Some("getUser"));
-        assert_eq!(
-            refs.target("#/paths/~1users~1%7Bid%7D/get").unwrap(),
-            get,
-            "percent-escapes decode"
-        );
-        assert_eq!(
-            refs.target("#/components/schemas/a~0b")
-                .unwrap()
-                .str_at("type"),
-            Some("string")
-        );
-        assert_eq!(
-            refs.target("#/components/schemas/Pair/items/0")
-                .unwrap()
-                .str_at("type"),
-            Some("boolean")
-        );
+        assert_eq!(refs.target("#/paths/~1users~1%7Bid%7D/get").unwrap(), get, "percent-escapes decode");
+        assert_eq!(refs.target("#/components/schemas/a~0b").unwrap().str_at("type"), Some("string"));
+        assert_eq!(refs.target("#/components/schemas/Pair/items/0").unwrap().str_at("type"), Some("boolean"));
         assert_eq!(refs.target("#").unwrap(), &root);
     }
 
@@ -271,29 +238,14 @@ mod tests {
             Err(ImportError::Ref { problem, .. }) => problem,
             other => panic!("{reference}: {:?}", other.map(|_| ())),
         };
-        assert_eq!(
-            problem("other.yaml#/components/schemas/Pet"),
-            RefProblem::NotLocal
-        );
-        assert_eq!(
-            problem("https://example.com/schemas.json#/Pet"),
-            RefProblem::NotLocal
-        );
-        assert_eq!(
-            problem("#/components/schemas/Missing"),
-            RefProblem::NotFound
-        );
-        assert_eq!(
-            problem("#/components/schemas/Pair/items/01"),
-            RefProblem::NotFound
-        );
+        assert_eq!(problem("other.yaml#/components/schemas/Pet"), RefProblem::NotLocal);
+        assert_eq!(problem("https://example.com/schemas.json#/Pet"), RefProblem::NotLocal);
+        assert_eq!(problem("#/components/schemas/Missing"), RefProblem::NotFound);
+        assert_eq!(problem("#/components/schemas/Pair/items/01"), RefProblem::NotFound);
         assert_eq!(problem("#/components/schemas/a~2b"), RefProblem::Malformed);
         assert_eq!(problem("#components"), RefProblem::Malformed);
         let message = refs.target("other.yaml#/Pet").err().unwrap().to_string();
-        assert!(
-            message.contains("other.yaml#/Pet") && message.contains("only local references"),
-            "{message}"
-        );
+        assert!(message.contains("other.yaml#/Pet") && message.contains("only local references"), "{message}");
     }
 
     #[test]
@@ -304,22 +256,9 @@ mod tests {
         assert_eq!(refs.resolve(alias).unwrap().str_at("type"), Some("integer"));
         let looping = refs.target("#/components/schemas/Loop").unwrap();
         let mut walk = Walk::default();
-        assert_eq!(
-            refs.follow(looping, &mut walk, |_, _| Ok(())).unwrap(),
-            None,
-            "a self-reference is a cycle"
-        );
-        assert!(
-            !walk.exhausted && walk.chain.is_empty(),
-            "the chain unwinds"
-        );
-        assert!(matches!(
-            refs.resolve(looping),
-            Err(ImportError::Ref {
-                problem: RefProblem::Circular,
-                ..
-            })
-        ));
+        assert_eq!(refs.follow(looping, &mut walk, |_, _| Ok(())).unwrap(), None, "a self-reference is a cycle");
+        assert!(!walk.exhausted && walk.chain.is_empty(), "the chain unwinds");
+        assert!(matches!(refs.resolve(looping), Err(ImportError::Ref { problem: RefProblem::Circular, .. })));
     }
 
     #[test]
@@ -327,20 +266,11 @@ mod tests {
         let root = document();
         let refs = Refs::new(&root);
         let alias = refs.target("#/components/schemas/Alias").unwrap();
-        let mut walk = Walk {
-            steps_left: 1,
-            ..Walk::default()
-        };
+        let mut walk = Walk { steps_left: 1, ..Walk::default() };
         assert_eq!(refs.follow(alias, &mut walk, |_, _| Ok(())).unwrap(), None);
         assert!(walk.exhausted);
-        fn nest<'d>(
-            refs: &Refs<'d>,
-            node: &'d Node,
-            walk: &mut Walk<'d>,
-        ) -> Result<u32, ImportError> {
-            Ok(refs
-                .follow(node, walk, |node, walk| nest(refs, node, walk))?
-                .map_or(0, |levels| levels + 1))
+        fn nest<'d>(refs: &Refs<'d>, node: &'d Node, walk: &mut Walk<'d>) -> Result<u32, ImportError> {
+            Ok(refs.follow(node, walk, |node, walk| nest(refs, node, walk))?.map_or(0, |levels| levels + 1))
         }
         let mut walk = Walk::default();
         assert_eq!(nest(&refs, &root, &mut walk).unwrap(), MAX_DEPTH);

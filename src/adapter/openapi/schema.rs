@@ -56,12 +56,7 @@ pub struct Shape<'d> {
 impl Default for Shape<'_> {
     /// Nothing known: any type, no default, no enum, no description.
     fn default() -> Self {
-        Self {
-            ty: ParamType::Any,
-            default: None,
-            enum_values: None,
-            description: None,
-        }
+        Self { ty: ParamType::Any, default: None, enum_values: None, description: None }
     }
 }
 
@@ -71,11 +66,7 @@ impl Default for Shape<'_> {
 /// have it (a `null` alternative aside), and `properties` or `items` imply
 /// an object or an array. A reference cycle or an exhausted walk gives
 /// `any`.
-pub fn shape<'d>(
-    refs: &Refs<'d>,
-    schema: &'d Node,
-    walk: &mut Walk<'d>,
-) -> Result<Shape<'d>, ImportError> {
+pub fn shape<'d>(refs: &Refs<'d>, schema: &'d Node, walk: &mut Walk<'d>) -> Result<Shape<'d>, ImportError> {
     let derived = refs.follow(schema, walk, |schema, walk| {
         let mut shape = Shape {
             ty: ParamType::Any,
@@ -97,10 +88,7 @@ fn declared_type(schema: &Node) -> Option<ParamType> {
     match schema.get("type")? {
         Node::String(name) => Some(type_from_schema_name(name).unwrap_or(ParamType::Any)),
         Node::Array(names) => {
-            let mut types = names
-                .iter()
-                .filter_map(Node::as_str)
-                .filter_map(type_from_schema_name);
+            let mut types = names.iter().filter_map(Node::as_str).filter_map(type_from_schema_name);
             match (types.next(), types.next()) {
                 (Some(ty), None) => Some(ty),
                 _ => Some(ParamType::Any),
@@ -122,12 +110,7 @@ fn is_null_only(schema: &Node) -> bool {
 
 /// The type of a schema without `type`, filling in `shape`'s default, enum
 /// and description from the first `allOf` member that has one.
-fn implied_type<'d>(
-    refs: &Refs<'d>,
-    schema: &'d Node,
-    walk: &mut Walk<'d>,
-    shape: &mut Shape<'d>,
-) -> Result<ParamType, ImportError> {
+fn implied_type<'d>(refs: &Refs<'d>, schema: &'d Node, walk: &mut Walk<'d>, shape: &mut Shape<'d>) -> Result<ParamType, ImportError> {
     if let Some(members) = schema.get("allOf").and_then(Node::as_array) {
         let mut agreed = None;
         for member in members {
@@ -160,15 +143,13 @@ fn implied_type<'d>(
             return Ok(common.unwrap_or(ParamType::Any));
         }
     }
-    Ok(
-        if schema.get("properties").is_some() || schema.get("additionalProperties").is_some() {
-            ParamType::Object
-        } else if schema.get("items").is_some() {
-            ParamType::Array
-        } else {
-            ParamType::Any
-        },
-    )
+    Ok(if schema.get("properties").is_some() || schema.get("additionalProperties").is_some() {
+        ParamType::Object
+    } else if schema.get("items").is_some() {
+        ParamType::Array
+    } else {
+        ParamType::Any
+    })
 }
 
 /// An object schema's top-level properties, in document order, with those
@@ -184,26 +165,13 @@ pub struct Properties<'d> {
 /// object (an array, a string, only `oneOf` alternatives...) or has no
 /// properties at all. A member already being merged (a recursive `allOf`)
 /// is not merged again.
-pub fn properties<'d>(
-    refs: &Refs<'d>,
-    schema: &'d Node,
-    walk: &mut Walk<'d>,
-) -> Result<Option<Properties<'d>>, ImportError> {
+pub fn properties<'d>(refs: &Refs<'d>, schema: &'d Node, walk: &mut Walk<'d>) -> Result<Option<Properties<'d>>, ImportError> {
     let mut merged = Properties::default();
     merge_properties(refs, schema, walk, &mut merged)?;
-    Ok(if merged.entries.is_empty() {
-        None
-    } else {
-        Some(merged)
-    })
+    Ok(if merged.entries.is_empty() { None } else { Some(merged) })
 }
 
-fn merge_properties<'d>(
-    refs: &Refs<'d>,
-    schema: &'d Node,
-    walk: &mut Walk<'d>,
-    into: &mut Properties<'d>,
-) -> Result<(), ImportError> {
+fn merge_properties<'d>(refs: &Refs<'d>, schema: &'d Node, walk: &mut Walk<'d>, into: &mut Properties<'d>) -> Result<(), ImportError> {
     refs.follow(schema, walk, |schema, walk| {
         if declared_type(schema).is_some_and(|ty| ty != ParamType::Object) {
             return Ok(());
@@ -254,21 +222,12 @@ mod tests {
     fn with_schema<T>(name: &str, check: impl FnOnce(&Refs<'_>, &Node) -> T) -> T {
         let document = parse(SCHEMAS).unwrap();
         let refs = Refs::new(&document.root);
-        let reference = Node::Object(
-            [(
-                "$ref".to_owned(),
-                Node::String(format!("#/components/schemas/{name}")),
-            )]
-            .into_iter()
-            .collect(),
-        );
+        let reference = Node::Object([("$ref".to_owned(), Node::String(format!("#/components/schemas/{name}")))].into_iter().collect());
         check(&refs, &reference)
     }
 
     fn type_of(name: &str) -> ParamType {
-        with_schema(name, |refs, schema| {
-            shape(refs, schema, &mut Walk::default()).unwrap().ty
-        })
+        with_schema(name, |refs, schema| shape(refs, schema, &mut Walk::default()).unwrap().ty)
     }
 
     #[test]
@@ -314,15 +273,8 @@ mod tests {
             let names: Vec<_> = properties.entries.iter().map(|(name, _)| *name).collect();
             assert_eq!(names, ["name", "children", "parent"]);
             assert_eq!(properties.required, ["name"]);
-            let types: Vec<_> = properties
-                .entries
-                .iter()
-                .map(|(_, s)| shape(refs, s, &mut Walk::default()).unwrap().ty)
-                .collect();
-            assert_eq!(
-                types,
-                [ParamType::String, ParamType::Array, ParamType::Object]
-            );
+            let types: Vec<_> = properties.entries.iter().map(|(_, s)| shape(refs, s, &mut Walk::default()).unwrap().ty).collect();
+            assert_eq!(types, [ParamType::String, ParamType::Array, ParamType::Object]);
             assert!(!walk.exhausted);
         });
     }
@@ -333,11 +285,7 @@ mod tests {
             let mut walk = Walk::default();
             let properties = properties(refs, schema, &mut walk).unwrap().unwrap();
             let names: Vec<_> = properties.entries.iter().map(|(name, _)| *name).collect();
-            assert_eq!(
-                names,
-                ["b", "a"],
-                "B's own property comes from the first member"
-            );
+            assert_eq!(names, ["b", "a"], "B's own property comes from the first member");
             assert_eq!(properties.required, ["a"]);
             assert!(!walk.exhausted, "a cycle is not an exhausted budget");
         });
@@ -347,12 +295,7 @@ mod tests {
     fn only_objects_offer_properties() {
         for name in ["Strings", "Mixed", "Alias", "List"] {
             with_schema(name, |refs, schema| {
-                assert!(
-                    properties(refs, schema, &mut Walk::default())
-                        .unwrap()
-                        .is_none(),
-                    "{name}"
-                );
+                assert!(properties(refs, schema, &mut Walk::default()).unwrap().is_none(), "{name}");
             });
         }
     }

@@ -77,13 +77,7 @@ pub enum PauseKind {
 }
 
 impl PauseKind {
-    const ALL: [PauseKind; 5] = [
-        Self::StepLimit,
-        Self::PreviousFailure,
-        Self::Approval,
-        Self::Verification,
-        Self::FailClosed,
-    ];
+    const ALL: [PauseKind; 5] = [Self::StepLimit, Self::PreviousFailure, Self::Approval, Self::Verification, Self::FailClosed];
 
     /// How a stored pause names it.
     pub fn name(self) -> &'static str {
@@ -182,35 +176,15 @@ pub struct Evaluation {
 
 type StageFn = fn(&StageInput<'_>) -> StageReport;
 
-const PIPELINE: [StageFn; 5] = [
-    step_limit::run,
-    outcome::run,
-    patterns::run,
-    tier::run,
-    tolerance::run,
-];
+const PIPELINE: [StageFn; 5] = [step_limit::run, outcome::run, patterns::run, tier::run, tolerance::run];
 
 /// Evaluates one step against the policy.
 pub fn evaluate_step(policy: &CompiledPolicy, facts: &StepFacts<'_>) -> Evaluation {
     let settings = policy.settings_for(facts.agent);
-    let action = Action {
-        text: facts.hint,
-        write: facts.write,
-        folder: facts.folder,
-        files: facts.files,
-    };
-    let matches = analysis::analyze_action(&action)
-        .ok()
-        .map(|analysis| policy.matches(&analysis, &settings));
+    let action = Action { text: facts.hint, write: facts.write, folder: facts.folder, files: facts.files };
+    let matches = analysis::analyze_action(&action).ok().map(|analysis| policy.matches(&analysis, &settings));
     let score = risk_score(policy, matches.as_ref(), facts.agent_risk);
-    let input = StageInput {
-        policy,
-        facts,
-        settings,
-        matches,
-        hint_bytes: facts.hint.len(),
-        score,
-    };
+    let input = StageInput { policy, facts, settings, matches, hint_bytes: facts.hint.len(), score };
     let mut trace = Vec::with_capacity(PIPELINE.len());
     for stage in PIPELINE {
         let report = stage(&input);
@@ -232,12 +206,7 @@ pub fn evaluate_step(policy: &CompiledPolicy, facts: &StepFacts<'_>) -> Evaluati
     finish(&input, Stage::RiskTolerance, decided, trace)
 }
 
-fn finish(
-    input: &StageInput<'_>,
-    stage: Stage,
-    decided: Decided,
-    trace: Vec<StageReport>,
-) -> Evaluation {
+fn finish(input: &StageInput<'_>, stage: Stage, decided: Decided, trace: Vec<StageReport>) -> Evaluation {
     let implied = match decided.verdict {
         Verdict::Stop => SafetyTier::DangerZone,
         Verdict::Pause(PauseKind::Verification) => SafetyTier::Verify,
@@ -260,13 +229,7 @@ fn finish(
 /// the agent's own assessment.
 fn risk_score(policy: &CompiledPolicy, matches: Option<&Matches>, agent_risk: Option<u8>) -> u8 {
     let policy_score = matches
-        .map(|m| {
-            m.risk
-                .iter()
-                .filter_map(|&i| rule_score(policy, i))
-                .max()
-                .unwrap_or(0)
-        })
+        .map(|m| m.risk.iter().filter_map(|&i| rule_score(policy, i)).max().unwrap_or(0))
         .unwrap_or(0);
     policy_score.max(agent_risk.unwrap_or(0).min(100))
 }

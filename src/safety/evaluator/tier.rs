@@ -14,18 +14,8 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
     if let Some(matches) = &input.matches {
         for &index in &matches.risk {
             let rule = input.policy.rule(index);
-            if let RuleAction::Risk {
-                score: rule_score,
-                reason,
-            } = &rule.action
-            {
-                factors.push(factor(
-                    Stage::SafetyTier,
-                    format!(
-                        "{} scores {rule_score}: {reason}",
-                        matches.describe(input.policy, index)
-                    ),
-                ));
+            if let RuleAction::Risk { score: rule_score, reason } = &rule.action {
+                factors.push(factor(Stage::SafetyTier, format!("{} scores {rule_score}: {reason}", matches.describe(input.policy, index))));
                 if *rule_score == score && top_rule.is_none() {
                     top_rule = Some(index);
                 }
@@ -36,42 +26,15 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
         && agent_score >= score
         && agent_score > 0
     {
-        factors.push(factor(
-            Stage::SafetyTier,
-            format!("agent-reported riskScore {agent_score}"),
-        ));
+        factors.push(factor(Stage::SafetyTier, format!("agent-reported riskScore {agent_score}")));
     }
     let summary = format!("risk score {score}: {} tier", tier.name());
     factors.push(factor(Stage::SafetyTier, &summary));
     let (verdict, reason) = match tier {
-        SafetyTier::Advisory => {
-            return StageReport {
-                stage: Stage::SafetyTier,
-                summary,
-                decided: None,
-            };
-        }
-        SafetyTier::Confirm => (
-            Verdict::Pause(PauseKind::Approval),
-            format!("Risk score {score} (confirm tier) needs human approval"),
-        ),
-        SafetyTier::Verify => (
-            Verdict::Pause(PauseKind::Verification),
-            format!("Risk score {score} (verify tier) needs out-of-band verification"),
-        ),
-        SafetyTier::DangerZone => (
-            Verdict::Stop,
-            format!("Risk score {score} (danger zone): agent stopped"),
-        ),
+        SafetyTier::Advisory => return StageReport { stage: Stage::SafetyTier, summary, decided: None },
+        SafetyTier::Confirm => (Verdict::Pause(PauseKind::Approval), format!("Risk score {score} (confirm tier) needs human approval")),
+        SafetyTier::Verify => (Verdict::Pause(PauseKind::Verification), format!("Risk score {score} (verify tier) needs out-of-band verification")),
+        SafetyTier::DangerZone => (Verdict::Stop, format!("Risk score {score} (danger zone): agent stopped")),
     };
-    StageReport {
-        stage: Stage::SafetyTier,
-        summary,
-        decided: Some(Decided {
-            verdict,
-            reason: Some(reason),
-            rule: top_rule,
-            factors,
-        }),
-    }
+    StageReport { stage: Stage::SafetyTier, summary, decided: Some(Decided { verdict, reason: Some(reason), rule: top_rule, factors }) }
 }

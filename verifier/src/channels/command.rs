@@ -22,16 +22,9 @@ use super::Presentation;
 /// The longest answer line read from the program.
 const MAX_ANSWER_BYTES: u64 = 1024;
 
-pub fn present(
-    shown: &Presentation<'_>,
-    announce: &mut dyn FnMut(),
-) -> Result<Option<Decision>, String> {
+pub fn present(shown: &Presentation<'_>, announce: &mut dyn FnMut()) -> Result<Option<Decision>, String> {
     let request = shown.request;
-    let program = request
-        .command
-        .as_deref()
-        .filter(|c| !c.is_empty())
-        .ok_or("no command configured")?;
+    let program = request.command.as_deref().filter(|c| !c.is_empty()).ok_or("no command configured")?;
     let message = match (request.kind, shown.code) {
         (Kind::Code, Some(code)) => json!({
             "type": "verification_code", "challenge_id": shown.id(), "agent": shown.agent(),
@@ -45,11 +38,7 @@ pub fn present(
     };
     // Only an approval's answer is read; a code request's program may print
     // what it likes without filling a pipe nobody drains.
-    let stdout = if request.kind == Kind::Approval {
-        Stdio::piped()
-    } else {
-        Stdio::null()
-    };
+    let stdout = if request.kind == Kind::Approval { Stdio::piped() } else { Stdio::null() };
     let mut child = Command::new(&program[0])
         .args(&program[1..])
         .stdin(Stdio::piped())
@@ -62,9 +51,7 @@ pub fn present(
     }
     let stdout = child.stdout.take();
     if request.kind == Kind::Code {
-        let status = child
-            .wait()
-            .map_err(|e| format!("waiting for the command failed: {e}"))?;
+        let status = child.wait().map_err(|e| format!("waiting for the command failed: {e}"))?;
         return if status.success() {
             announce();
             Ok(None)
@@ -83,14 +70,8 @@ pub fn present(
     });
     // The watchdog bounds the whole process; this only keeps the answer
     // from outliving the request.
-    let answer = answer_rx
-        .recv_timeout(Duration::from_secs(request.timeout_secs.max(1)))
-        .unwrap_or_default();
+    let answer = answer_rx.recv_timeout(Duration::from_secs(request.timeout_secs.max(1))).unwrap_or_default();
     let _ = child.kill();
     let _ = child.wait();
-    Ok(Some(if answer.trim() == "approve" {
-        Decision::Approve
-    } else {
-        Decision::Deny
-    }))
+    Ok(Some(if answer.trim() == "approve" { Decision::Approve } else { Decision::Deny }))
 }

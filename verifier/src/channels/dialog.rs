@@ -14,10 +14,7 @@ use verifier_protocol::{Decision, Kind};
 
 use super::Presentation;
 
-pub fn present(
-    shown: &Presentation<'_>,
-    announce: &mut dyn FnMut(),
-) -> Result<Option<Decision>, String> {
+pub fn present(shown: &Presentation<'_>, announce: &mut dyn FnMut()) -> Result<Option<Decision>, String> {
     display_reachable()?;
     let approval = shown.request.kind == Kind::Approval;
     let buttons = if approval {
@@ -68,11 +65,8 @@ fn display_reachable() -> Result<(), String> {
             return Ok(());
         }
     }
-    let display = std::env::var("DISPLAY")
-        .map_err(|_| "no display: DISPLAY and WAYLAND_DISPLAY are not set".to_owned())?;
-    let (host, rest) = display
-        .split_once(':')
-        .ok_or_else(|| format!("no display: cannot parse DISPLAY={display}"))?;
+    let display = std::env::var("DISPLAY").map_err(|_| "no display: DISPLAY and WAYLAND_DISPLAY are not set".to_owned())?;
+    let (host, rest) = display.split_once(':').ok_or_else(|| format!("no display: cannot parse DISPLAY={display}"))?;
     let number = rest.split('.').next().unwrap_or_default();
     let reachable = if host.is_empty() || host == "unix" {
         UnixStream::connect(format!("/tmp/.X11-unix/X{number}")).is_ok()
@@ -81,17 +75,9 @@ fn display_reachable() -> Result<(), String> {
         std::net::ToSocketAddrs::to_socket_addrs(&(host, port))
             .ok()
             .and_then(|mut addrs| addrs.next())
-            .is_some_and(|addr| {
-                std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(500)).is_ok()
-            })
+            .is_some_and(|addr| std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(500)).is_ok())
     };
-    if reachable {
-        Ok(())
-    } else {
-        Err(format!(
-            "no display: DISPLAY={display} does not accept connections"
-        ))
-    }
+    if reachable { Ok(()) } else { Err(format!("no display: DISPLAY={display} does not accept connections")) }
 }
 
 #[cfg(not(target_os = "linux"))]
