@@ -103,6 +103,12 @@ impl Command {
         }
     }
 
+    /// Where it came from, for explanations: the executor it was found
+    /// inside (`via sudo`) and the file it was planted in.
+    pub fn origins(&self) -> impl Iterator<Item = String> + '_ {
+        self.via.iter().map(|via| format!("via {via}")).chain(self.planted.iter().map(ToString::to_string))
+    }
+
     /// The first positional, for programs with subcommands.
     pub fn subcommand(&self) -> Option<&str> {
         self.positionals.first().map(String::as_str)

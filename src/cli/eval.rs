@@ -106,9 +106,8 @@ fn explain(analysis: &Analysis) {
         println!("judged: {path} by what it will run");
     }
     for command in &analysis.commands {
-        let via = command.via.as_deref().map(|v| format!("   (via {v})")).unwrap_or_default();
-        let planted = command.planted.as_ref().map(|at| format!("   ({at})")).unwrap_or_default();
-        println!("runs:   {}{via}{planted}", command.argv.join(" "));
+        let origins: String = command.origins().map(|origin| format!("   ({origin})")).collect();
+        println!("runs:   {}{origins}", command.argv.join(" "));
     }
     for stages in &analysis.feeds {
         let names: Vec<String> = stages.iter().map(|s| s.iter().map(|&i| analysis.commands[i].program.clone()).collect::<Vec<_>>().join("+")).collect();

@@ -591,9 +591,8 @@ fn keyword_pieces(analysis: &Analysis) -> HashMap<String, &str> {
 fn describe(command: &Command) -> String {
     let text = command.argv.join(" ");
     let shown = crate::analysis::preview(&text);
-    let via = command.via.as_deref().map(|via| format!(" (via {via})")).unwrap_or_default();
-    let planted = command.planted.as_ref().map(|at| format!(" ({at})")).unwrap_or_default();
-    format!("`{shown}`{via}{planted}")
+    let origins: String = command.origins().map(|origin| format!(" ({origin})")).collect();
+    format!("`{shown}`{origins}")
 }
 
 /// Whether `argument`, a glob the shell would expand (`*`, `?`, `[…]`),
