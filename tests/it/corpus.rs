@@ -51,7 +51,7 @@ struct Ordinary {
     commands: Vec<String>,
 }
 
-fn repo_path(relative: &str) -> PathBuf {
+pub(super) fn repo_path(relative: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(relative)
 }
 
@@ -70,7 +70,7 @@ fn ordinary_rows(corpus: &Corpus) -> Vec<(&str, &str)> {
 
 /// The default policy as shipped. A checkout with a group-writable file
 /// (umask 002) is read as plain text rather than refused.
-fn default_policy() -> CompiledPolicy {
+pub(super) fn default_policy() -> CompiledPolicy {
     let path = repo_path("policies/default.toml");
     let source = PolicySource::read(&path).unwrap_or_else(|_| PolicySource { path: "default.toml".into(), text: std::fs::read_to_string(&path).unwrap() });
     CompiledPolicy::compile(&[source]).unwrap_or_else(|errors| panic!("default policy does not compile: {errors:?}"))

@@ -23,11 +23,11 @@ use serde_json::json;
 
 use safety_dongle::{
     analysis::{Action, Change, CurrentFiles, FileWrite, Replace, WorkingFolder, analyze_action},
-    policy::{CompiledPolicy, PolicySource},
     safety::evaluator::{StepFacts, Verdict, evaluate_step},
 };
 
 use super::{
+    corpus::{default_policy, repo_path},
     hook::{decision, run_hook_with_env, unreachable_humans},
     support::{HttpServer, call, downstream_packages, scratch_dir},
 };
@@ -96,21 +96,10 @@ impl Row {
 }
 
 fn corpus() -> Vec<Row> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/writes.toml");
-    let text = std::fs::read_to_string(path).expect("read tests/corpus/writes.toml");
+    let text = std::fs::read_to_string(repo_path("tests/corpus/writes.toml")).expect("read tests/corpus/writes.toml");
     toml::from_str::<Corpus>(&text)
         .expect("the write corpus is valid TOML")
         .write
-}
-
-fn default_policy() -> CompiledPolicy {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("policies/default.toml");
-    let source = PolicySource::read(&path).unwrap_or_else(|_| PolicySource {
-        path: "default.toml".into(),
-        text: std::fs::read_to_string(&path).unwrap(),
-    });
-    CompiledPolicy::compile(&[source])
-        .unwrap_or_else(|errors| panic!("default policy does not compile: {errors:?}"))
 }
 
 /// The row's file as it is, in memory.
