@@ -15,6 +15,7 @@ pub mod config;
 pub mod diagnostics;
 pub mod gate;
 pub mod hook;
+pub mod lab;
 pub mod protocol;
 pub mod safety;
 pub mod server;

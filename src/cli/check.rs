@@ -2,7 +2,8 @@
 //! the policies, adapter files and client configuration it names (or the
 //! embedded default policy), and any policy (`.toml`) or adapter (`*.md`) files given as
 //! arguments — and print every error as `file:line:col: message` with the
-//! source line and a caret. Warnings (an unknown top-level key in an
+//! source line and a caret. A policy's examples and counterexamples are
+//! checked against the whole policy it belongs to (`lab::examples`). Warnings (an unknown top-level key in an
 //! adapter file) are printed but do not fail the check. Claude Code
 //! settings (given as `.json`, and those of the current project and the
 //! user whenever they exist) are checked for a dongle hook that could fail
@@ -18,6 +19,7 @@ use crate::{
     config::{Config, VerifierSettings},
     diagnostics::Diagnostic,
     hook::claude_settings,
+    lab,
     policy::CompiledPolicy,
 };
 
@@ -32,10 +34,7 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
         Ok(config) => {
             approval_timeout_secs = config.verifier.approval_timeout_secs;
             checked.push(args.config.as_deref().map_or_else(|| "default configuration".into(), |p| p.display().to_string()));
-            match CompiledPolicy::load(&config.policies) {
-                Ok(policy) => checked.extend(policy.sources().iter().cloned()),
-                Err(found) => errors.extend(found),
-            }
+            check_policy(&config.policies, &mut checked, &mut errors);
             adapters.extend(config.adapters);
             if let Some(file) = &config.client_config {
                 match client_config::load(file) {
@@ -59,10 +58,7 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
         }
     }
     if !policies.is_empty() {
-        match CompiledPolicy::load(&policies) {
-            Ok(policy) => checked.extend(policy.sources().iter().cloned()),
-            Err(found) => errors.extend(found),
-        }
+        check_policy(&policies, &mut checked, &mut errors);
     }
     if !adapters.is_empty() {
         match definition::load_all(&adapters) {
@@ -87,6 +83,22 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
     } else {
         eprintln!("{} error(s)", errors.len());
         ExitCode::from(1)
+    }
+}
+
+/// Compiles the policy files (merged in order) and checks the examples
+/// written with their rules against the whole policy.
+fn check_policy(paths: &[PathBuf], checked: &mut Vec<String>, errors: &mut Vec<Diagnostic>) {
+    match CompiledPolicy::load(paths) {
+        Ok(policy) => {
+            let failures = lab::examples::check(&policy);
+            if failures.is_empty() {
+                let examples = lab::examples::count(&policy);
+                checked.push(format!("{} ({} rules, {examples} examples checked)", policy.sources().join(" + "), policy.rules().len()));
+            }
+            errors.extend(failures);
+        }
+        Err(found) => errors.extend(found),
     }
 }
 

@@ -11,12 +11,17 @@
 //! the defaults' list for those agents. When several sections match, later
 //! ones win. A policy that fails any check has no runtime form: loading
 //! returns every error, located `file:line:col`.
+//!
+//! Rules may carry examples (actions they must decide) and counterexamples
+//! (actions they must not match); they are kept, located, with the rules
+//! they belong to, and `lab::examples` checks them against the policy.
 
 pub mod pattern;
 pub mod raw;
 
 use std::{
     fmt,
+    ops::Range,
     path::{Path, PathBuf},
     sync::Arc,
 };
@@ -30,7 +35,7 @@ use crate::{
 };
 
 use pattern::{PatternKind, PatternSet};
-use raw::{RawPolicy, RawSection};
+use raw::{RawPolicy, RawRule, RawSection};
 
 /// The policy used when the configuration names none.
 pub const EMBEDDED_DEFAULT: &str = include_str!("../../policies/default.toml");
@@ -127,6 +132,26 @@ impl Rule {
     }
 }
 
+/// An action written in a policy file as an example of a rule, with
+/// where it was written.
+#[derive(Debug, Clone)]
+pub struct Example {
+    pub text: String,
+    pub at: Diagnostic,
+}
+
+/// The examples of one rule, or of one `[[risk]]` table (whose patterns
+/// and keywords are several rules that share an action).
+#[derive(Debug, Clone)]
+pub struct RuleExamples {
+    /// The rules they belong to, as indices into the policy's rules.
+    pub rules: Range<usize>,
+    /// Actions the rules must decide as their action says.
+    pub examples: Vec<Example>,
+    /// Actions the rules must not match.
+    pub counterexamples: Vec<Example>,
+}
+
 struct AgentSection {
     glob: globset::GlobMatcher,
     pattern: String,
@@ -186,6 +211,7 @@ pub struct CompiledPolicy {
     default_max_steps: u32,
     default_tolerance: RiskTolerance,
     agent_sections: Vec<AgentSection>,
+    examples: Vec<RuleExamples>,
     hash: String,
     sources: Vec<String>,
 }
@@ -298,6 +324,17 @@ impl CompiledPolicy {
         settings
     }
 
+    /// The examples written with the rules, in policy order.
+    pub fn examples(&self) -> &[RuleExamples] {
+        &self.examples
+    }
+
+    /// The agent glob of the section with this index (a rule's
+    /// [`Scope::Agents`]).
+    pub fn section_pattern(&self, index: usize) -> Option<&str> {
+        self.agent_sections.get(index).map(|section| section.pattern.as_str())
+    }
+
     /// The agent section patterns that apply to an agent, for explanations.
     pub fn sections_for(&self, settings: &AgentSettings) -> Vec<&str> {
         self.agent_sections
@@ -364,6 +401,7 @@ struct Builder {
     max_steps: Option<u32>,
     tolerance: Option<RiskTolerance>,
     agent_sections: Vec<AgentSection>,
+    examples: Vec<RuleExamples>,
 }
 
 impl Builder {
@@ -417,12 +455,14 @@ impl Builder {
                 errors.push(file.at(rule.reason.span(), "reason must not be empty"));
             }
             let action = RuleAction::Risk { score: score as u8, reason: rule.reason.get_ref().clone() };
+            let first = self.rules.len();
             for pattern in &rule.patterns {
                 self.push(file, &name, action.clone(), pattern, PatternKind::Glob, Scope::Defaults);
             }
             for keyword in &rule.keywords {
                 self.push(file, &name, action.clone(), keyword, PatternKind::Keyword, Scope::Defaults);
             }
+            self.add_examples(file, first, &rule.examples, &rule.counterexamples);
         }
     }
 
@@ -451,16 +491,27 @@ impl Builder {
             }
             parsed
         });
-        for pattern in &section.deny {
-            self.push(file, name, RuleAction::Deny, pattern, PatternKind::Glob, scope);
-        }
-        for pattern in &section.requires_approval {
-            self.push(file, name, RuleAction::RequiresApproval, pattern, PatternKind::Glob, scope);
-        }
-        for pattern in section.auto_approve.iter().flatten() {
-            self.push(file, name, RuleAction::AutoApprove, pattern, PatternKind::Glob, scope);
+        let lists = [(RuleAction::Deny, &section.deny), (RuleAction::RequiresApproval, &section.requires_approval)];
+        let auto_approve = section.auto_approve.iter().map(|rules| (RuleAction::AutoApprove, rules));
+        for (action, rules) in lists.into_iter().chain(auto_approve) {
+            for rule in rules {
+                let first = self.rules.len();
+                self.push(file, name, action.clone(), &RawRule::pattern(rule), PatternKind::Glob, scope);
+                self.add_examples(file, first, rule.get_ref().examples(), rule.get_ref().counterexamples());
+            }
         }
         (max_steps, tolerance)
+    }
+
+    /// Keeps the examples of the rules pushed since `first`, located.
+    fn add_examples(&mut self, file: &SourceFile, first: usize, examples: &[toml::Spanned<String>], counterexamples: &[toml::Spanned<String>]) {
+        if examples.is_empty() && counterexamples.is_empty() {
+            return;
+        }
+        let located = |list: &[toml::Spanned<String>]| -> Vec<Example> {
+            list.iter().map(|example| Example { text: example.get_ref().clone(), at: file.at(example.span(), "") }).collect()
+        };
+        self.examples.push(RuleExamples { rules: first..self.rules.len(), examples: located(examples), counterexamples: located(counterexamples) });
     }
 
     fn push(
@@ -517,6 +568,7 @@ impl Builder {
             default_max_steps: self.max_steps.unwrap_or(DEFAULT_MAX_STEPS),
             default_tolerance: self.tolerance.unwrap_or(RiskTolerance::Moderate),
             agent_sections: self.agent_sections,
+            examples: self.examples,
             hash: hex(&hasher.finalize()),
             sources: sources.iter().map(|s| s.path.display().to_string()).collect(),
         }

@@ -16,7 +16,7 @@ mod tier;
 mod tolerance;
 
 use crate::{
-    analysis::{self, Action, CurrentFiles, FileWrite, WorkingFolder},
+    analysis::{self, Action, Analysis, CurrentFiles, FileWrite, WorkingFolder},
     policy::{AgentSettings, CompiledPolicy, Matches},
 };
 
@@ -156,6 +156,8 @@ pub struct StageInput<'a> {
     pub settings: AgentSettings,
     /// `None` when the hint is too long to analyse.
     pub matches: Option<Matches>,
+    /// What the action runs, kept for the evaluation's explanation.
+    pub analysis: Option<Analysis>,
     pub hint_bytes: usize,
     pub score: u8,
 }
@@ -172,6 +174,11 @@ pub struct Evaluation {
     pub score: u8,
     pub tier: SafetyTier,
     pub trace: Vec<StageReport>,
+    /// The rules that matched and what the action runs (`None` when the
+    /// hint was too long to analyse), for explanations and for checking a
+    /// policy's examples.
+    pub matches: Option<Matches>,
+    pub analysis: Option<Analysis>,
 }
 
 type StageFn = fn(&StageInput<'_>) -> StageReport;
@@ -182,9 +189,10 @@ const PIPELINE: [StageFn; 5] = [step_limit::run, outcome::run, patterns::run, ti
 pub fn evaluate_step(policy: &CompiledPolicy, facts: &StepFacts<'_>) -> Evaluation {
     let settings = policy.settings_for(facts.agent);
     let action = Action { text: facts.hint, write: facts.write, folder: facts.folder, files: facts.files };
-    let matches = analysis::analyze_action(&action).ok().map(|analysis| policy.matches(&analysis, &settings));
+    let analysis = analysis::analyze_action(&action).ok();
+    let matches = analysis.as_ref().map(|analysis| policy.matches(analysis, &settings));
     let score = risk_score(policy, matches.as_ref(), facts.agent_risk);
-    let input = StageInput { policy, facts, settings, matches, hint_bytes: facts.hint.len(), score };
+    let input = StageInput { policy, facts, settings, matches, analysis, hint_bytes: facts.hint.len(), score };
     let mut trace = Vec::with_capacity(PIPELINE.len());
     for stage in PIPELINE {
         let report = stage(&input);
@@ -192,7 +200,7 @@ pub fn evaluate_step(policy: &CompiledPolicy, facts: &StepFacts<'_>) -> Evaluati
         let at = report.stage;
         trace.push(report);
         if let Some(decided) = decided {
-            return finish(&input, at, decided, trace);
+            return finish(input, at, decided, trace);
         }
     }
     // Stage 5 always decides; reaching here would be a pipeline bug, and the
@@ -203,10 +211,10 @@ pub fn evaluate_step(policy: &CompiledPolicy, facts: &StepFacts<'_>) -> Evaluati
         rule: None,
         factors: vec!["evaluation did not reach a decision; refusing".into()],
     };
-    finish(&input, Stage::RiskTolerance, decided, trace)
+    finish(input, Stage::RiskTolerance, decided, trace)
 }
 
-fn finish(input: &StageInput<'_>, stage: Stage, decided: Decided, trace: Vec<StageReport>) -> Evaluation {
+fn finish(input: StageInput<'_>, stage: Stage, decided: Decided, trace: Vec<StageReport>) -> Evaluation {
     let implied = match decided.verdict {
         Verdict::Stop => SafetyTier::DangerZone,
         Verdict::Pause(PauseKind::Verification) => SafetyTier::Verify,
@@ -222,6 +230,8 @@ fn finish(input: &StageInput<'_>, stage: Stage, decided: Decided, trace: Vec<Sta
         score: input.score,
         tier: SafetyTier::from_score(input.score).max(implied),
         trace,
+        matches: input.matches,
+        analysis: input.analysis,
     }
 }
 

@@ -1,0 +1,82 @@
+//! The policy lab: what a policy author uses to know what a policy will do
+//! before agents meet it. Every tool here judges actions the same way
+//! ([`judge`]): as a first step of a fresh execution, in the project
+//! folder, with no file read from disk, so that the answer depends on the
+//! policy and the action only. Nothing here writes state.
+//!
+//! - [`examples`]: the examples and counterexamples written with rules,
+//!   checked against the whole policy (`safety-dongle check`);
+//! - [`explain`]: an evaluation as data (`eval --json`, replay rows);
+//! - [`replay`]: a candidate policy over the actions of an audit trail;
+//! - [`diff`]: two policies side by side, rules and examples.
+
+pub mod diff;
+pub mod examples;
+pub mod explain;
+pub mod replay;
+
+use crate::{
+    analysis::{NoCurrentFiles, WorkingFolder},
+    policy::CompiledPolicy,
+    safety::evaluator::{Evaluation, PauseKind, StepFacts, Verdict, evaluate_step},
+};
+
+/// Evaluates `action` for `agent` in the lab's fixed conditions.
+pub fn judge(policy: &CompiledPolicy, agent: &str, action: &str) -> Evaluation {
+    let settings = policy.settings_for(agent);
+    let facts = StepFacts {
+        agent,
+        hint: action,
+        outcome: None,
+        step: 1,
+        max_steps: settings.max_steps,
+        agent_risk: None,
+        folder: &WorkingFolder::Project,
+        write: None,
+        files: &NoCurrentFiles,
+    };
+    evaluate_step(policy, &facts)
+}
+
+/// A verdict as the lab names and orders it: the higher, the stricter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Strictness {
+    Continue,
+    /// Paused for a human's approval (or for the loop's own reasons).
+    Approve,
+    /// Paused for an out-of-band code.
+    Verify,
+    Stop,
+}
+
+impl Strictness {
+    pub fn of(verdict: Verdict) -> Self {
+        match verdict {
+            Verdict::Continue => Self::Continue,
+            Verdict::Pause(PauseKind::Verification) => Self::Verify,
+            Verdict::Pause(_) => Self::Approve,
+            Verdict::Stop => Self::Stop,
+        }
+    }
+
+    /// As an audit row records it (`continue`, `pause`, `stop`); `None`
+    /// for what is no decision of the policy's (`refused`, `logging`…).
+    pub fn recorded(decision: &str) -> Option<Self> {
+        match decision {
+            "continue" => Some(Self::Continue),
+            "pause" => Some(Self::Approve),
+            "stop" => Some(Self::Stop),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Continue => "continue",
+            Self::Approve => "approve",
+            Self::Verify => "verify",
+            Self::Stop => "stop",
+        }
+    }
+}
