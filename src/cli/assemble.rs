@@ -27,7 +27,7 @@ use crate::{
         router::Router,
     },
     safety::{core::LoopCore, executions::SafetyLoop, operations},
-    store::{Store, StoreError},
+    store::{Store, StoreError, audit},
     verify::{
         humans::{HumanSettings, Humans},
         link::VerifierLink,
@@ -145,6 +145,7 @@ pub fn build_loop_core(config: &Config) -> Result<LoopCore, AssembleError> {
     });
     let policy = policy.map_err(AssembleError::Policy)?;
     let store = store?;
+    remember_policy(&store, &policy);
     let settings = &config.verifier;
     let verifier = VerifierLink::from_settings(settings);
     if let Err(unavailable) = &verifier {
@@ -157,6 +158,18 @@ pub fn build_loop_core(config: &Config) -> Result<LoopCore, AssembleError> {
     };
     let store = Arc::new(store);
     Ok(LoopCore::new(store.clone(), Arc::new(policy), config.mode(), Humans::new(store, humans)))
+}
+
+/// Keeps the policy's text beside the audit trail, once per version, so
+/// `replay` can judge recorded actions with it again. Replay falls back to
+/// the recorded decisions without it, so a failure here is only logged.
+fn remember_policy(store: &Store, policy: &CompiledPolicy) {
+    let known = store.read(|tx| audit::knows_policy(tx, policy.hash()));
+    if !matches!(known, Ok(true))
+        && let Err(error) = store.write(|tx| audit::remember_policy(tx, policy.hash(), &policy.stored_sources()))
+    {
+        tracing::warn!(%error, "the policy's text could not be kept for replay");
+    }
 }
 
 pub fn open_store(config: &Config) -> Result<Store, AssembleError> {

@@ -1,13 +1,16 @@
 //! `safety-dongle eval`: run the evaluator on one action and explain the
 //! decision: what the action runs (commands, chains, files written,
 //! facts, and for a file write given with `--write PATH --content-file F`
-//! what the file will run, line by line), then stage by stage. Reads the
-//! policy and the files named; touches no state.
+//! what the file will run, line by line), then stage by stage; with
+//! `--json`, the same as data (`lab::explain`, described by
+//! `src/lab/explanation.schema.json`). Reads the policy and the files
+//! named; touches no state.
 
 use std::{path::PathBuf, process::ExitCode};
 
 use crate::{
-    analysis::{self, Action, Analysis, Change, FileWrite, OnDisk, WorkingFolder},
+    analysis::{Analysis, Change, FileWrite, OnDisk, WorkingFolder},
+    lab::explain::Explanation,
     policy::CompiledPolicy,
     safety::evaluator::{Outcome, StepFacts, Verdict, evaluate_step},
 };
@@ -68,6 +71,18 @@ pub(super) fn run(args: EvalArgs) -> ExitCode {
     let files = OnDisk::new(base);
     let facts = StepFacts { agent: &args.agent, hint: &hint, outcome, step: args.step, max_steps: settings.max_steps, agent_risk: None, folder: &folder, write: write.as_ref(), files: &files };
     let evaluation = evaluate_step(&policy, &facts);
+    if args.json {
+        return match serde_json::to_string_pretty(&Explanation::new(&policy, &args.agent, &hint, &evaluation)) {
+            Ok(json) => {
+                println!("{json}");
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("safety-dongle: cannot write the explanation as JSON: {error}");
+                ExitCode::from(1)
+            }
+        };
+    }
 
     println!("policy: {} (sha256 {})", policy.sources().join(", "), &policy.hash()[..16]);
     let sections = policy.sections_for(&settings);
@@ -78,9 +93,9 @@ pub(super) fn run(args: EvalArgs) -> ExitCode {
         settings.tolerance.name(),
         if sections.is_empty() { String::new() } else { format!(", sections {}", sections.join(", ")) }
     );
-    match analysis::analyze_action(&Action { text: &hint, write: write.as_ref(), folder: &folder, files: &files }) {
-        Ok(analysis) => explain(&analysis),
-        Err(too_long) => println!("runs:   nothing analysed: {} bytes is too long", too_long.bytes),
+    match &evaluation.analysis {
+        Some(analysis) => explain(analysis),
+        None => println!("runs:   nothing analysed: {} bytes is too long", hint.len()),
     }
     for report in &evaluation.trace {
         let verdict = match report.decided.as_ref().map(|d| d.verdict) {

@@ -11,6 +11,7 @@ mod check;
 mod demo;
 mod eval;
 mod hook;
+mod replay;
 mod serve;
 mod status;
 mod terminal_text;
@@ -42,6 +43,8 @@ enum Command {
     Check(CheckArgs),
     /// Explain, stage by stage, what the policy decides for an action; changes no state.
     Eval(EvalArgs),
+    /// What a candidate policy would decide differently over the recorded actions; exit 1 if anything would be looser.
+    Replay(ReplayArgs),
     /// Blocked agents, active executions and challenges waiting for a human.
     Status(ConfigArg),
     /// Show the audit log, or `audit verify` to check its hash chain.
@@ -180,9 +183,33 @@ struct EvalArgs {
     /// The content the write puts in PATH, read from this file.
     #[arg(long = "content-file", value_name = "FILE", requires = "write")]
     content_file: Option<PathBuf>,
+    /// Print the explanation as JSON (src/lab/explanation.schema.json).
+    #[arg(long)]
+    json: bool,
     /// The action, as an agent would report it in nextActionHint.
     #[arg(value_name = "HINT", required_unless_present = "write")]
     hint: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct ReplayArgs {
+    #[command(flatten)]
+    config: ConfigArg,
+    /// The candidate policy file(s), merged in order.
+    #[arg(long = "policy", value_name = "FILE", required = true)]
+    policies: Vec<PathBuf>,
+    /// Only actions recorded within this long before now (7d, 12h, 30m).
+    #[arg(long, value_name = "DURATION")]
+    since: Option<String>,
+    /// Only this agent's actions.
+    #[arg(long, value_name = "NAME")]
+    agent: Option<String>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+    /// How many rows of each transition to show.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    rows: usize,
 }
 
 #[derive(Debug, Args)]
@@ -274,6 +301,7 @@ pub fn run() -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Check(args) => check::run(args),
         Command::Eval(args) => eval::run(args),
+        Command::Replay(args) => replay::run(args),
         Command::Status(args) => status::run(args),
         Command::Audit(args) => audit::run(args),
         Command::Unblock(args) => unblock::run(args),

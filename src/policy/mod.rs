@@ -214,6 +214,26 @@ pub struct CompiledPolicy {
     examples: Vec<RuleExamples>,
     hash: String,
     sources: Vec<String>,
+    /// Each file's name and text, as kept beside the audit trail.
+    texts: Vec<StoredSource>,
+}
+
+/// A policy file as kept beside the audit trail (`policy_versions`).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct StoredSource {
+    path: String,
+    text: String,
+}
+
+/// Why a policy kept beside the audit trail cannot be used again.
+#[derive(Debug, thiserror::Error)]
+pub enum StoredPolicyError {
+    #[error("the kept sources are not readable: {0}")]
+    Unreadable(#[from] serde_json::Error),
+    #[error("the kept policy no longer compiles ({} error(s), the first: {})", .0.len(), .0.first().map(ToString::to_string).unwrap_or_default())]
+    Invalid(Vec<Diagnostic>),
+    #[error("the kept sources hash to {found}, not to the {expected} the audit rows name")]
+    Mismatch { expected: String, found: String },
 }
 
 /// A policy file's name and text.
@@ -287,6 +307,22 @@ impl CompiledPolicy {
     /// SHA-256 of the sources, recorded with every audit row.
     pub fn hash(&self) -> &str {
         &self.hash
+    }
+
+    /// The files' names and texts as JSON, for `audit::remember_policy`.
+    pub fn stored_sources(&self) -> String {
+        serde_json::to_string(&self.texts).unwrap_or_default()
+    }
+
+    /// The policy kept beside the audit trail under `hash`, compiled again.
+    pub fn from_stored(hash: &str, stored: &str) -> Result<Self, StoredPolicyError> {
+        let texts: Vec<StoredSource> = serde_json::from_str(stored)?;
+        let sources: Vec<PolicySource> = texts.into_iter().map(|source| PolicySource { path: PathBuf::from(source.path), text: source.text }).collect();
+        let policy = Self::compile(&sources).map_err(StoredPolicyError::Invalid)?;
+        if policy.hash != hash {
+            return Err(StoredPolicyError::Mismatch { expected: hash.to_owned(), found: policy.hash });
+        }
+        Ok(policy)
     }
 
     /// The names of the files this policy was compiled from.
@@ -571,6 +607,7 @@ impl Builder {
             examples: self.examples,
             hash: hex(&hasher.finalize()),
             sources: sources.iter().map(|s| s.path.display().to_string()).collect(),
+            texts: sources.iter().map(|s| StoredSource { path: s.path.display().to_string(), text: s.text.clone() }).collect(),
         }
     }
 }

@@ -7,8 +7,12 @@
 //! are stored with code-shaped text redacted. What a
 //! chain cannot show is the loss of its newest rows: `verify` reports the
 //! count so it can be compared with what was expected.
+//!
+//! Beside the chain, the text of every policy the rows name by hash is
+//! kept once (`policy_versions`), so a recorded action can be judged again
+//! with the policy that decided it.
 
-use rusqlite::{Transaction, params};
+use rusqlite::{OptionalExtension, Transaction, params};
 use sha2::{Digest, Sha256};
 
 use crate::{policy::hex, verify::redact::redact_text};
@@ -109,27 +113,56 @@ pub fn rows(tx: &Transaction<'_>, agent: Option<&str>, limit: usize) -> Result<V
         "SELECT seq, at, agent, execution_id, session_id, event, hint, decision, stage, rule, policy_hash, prev_hash, hash \
          FROM audit WHERE ?1 IS NULL OR agent = ?1 ORDER BY seq DESC LIMIT ?2",
     )?;
-    let mut rows = statement
-        .query_map(params![agent, i64::try_from(limit).unwrap_or(i64::MAX)], |row| {
-            Ok(AuditRow {
-                seq: row.get(0)?,
-                at: row.get(1)?,
-                agent: row.get(2)?,
-                execution_id: row.get(3)?,
-                session_id: row.get(4)?,
-                event: row.get(5)?,
-                hint: row.get(6)?,
-                decision: row.get(7)?,
-                stage: row.get(8)?,
-                rule: row.get(9)?,
-                policy_hash: row.get(10)?,
-                prev_hash: row.get(11)?,
-                hash: row.get(12)?,
-            })
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut rows = statement.query_map(params![agent, i64::try_from(limit).unwrap_or(i64::MAX)], row_of)?.collect::<Result<Vec<_>, _>>()?;
     rows.reverse();
     Ok(rows)
+}
+
+/// Keeps the sources (as JSON) of the policy whose hash audit rows name,
+/// once.
+pub fn remember_policy(tx: &Transaction<'_>, hash: &str, sources: &str) -> Result<(), StoreError> {
+    tx.prepare_cached("INSERT OR IGNORE INTO policy_versions (hash, sources, first_used) VALUES (?1, ?2, ?3)")?.execute(params![hash, sources, now_ms()])?;
+    Ok(())
+}
+
+/// Whether the policy with this hash is kept.
+pub fn knows_policy(tx: &Transaction<'_>, hash: &str) -> Result<bool, StoreError> {
+    Ok(tx.prepare_cached("SELECT 1 FROM policy_versions WHERE hash = ?1")?.exists([hash])?)
+}
+
+/// The sources (as JSON) of the policy with this hash, if kept.
+pub fn policy_sources(tx: &Transaction<'_>, hash: &str) -> Result<Option<String>, StoreError> {
+    Ok(tx.prepare_cached("SELECT sources FROM policy_versions WHERE hash = ?1")?.query_row([hash], |row| row.get(0)).optional()?)
+}
+
+/// The rows of actions the policy judged or could have judged (steps,
+/// hooked and proxied calls) from `since` (ms) on, optionally for one
+/// agent, in order.
+pub fn actions_since(tx: &Transaction<'_>, since: i64, agent: Option<&str>) -> Result<Vec<AuditRow>, StoreError> {
+    let mut statement = tx.prepare_cached(
+        "SELECT seq, at, agent, execution_id, session_id, event, hint, decision, stage, rule, policy_hash, prev_hash, hash \
+         FROM audit WHERE event IN ('step', 'gate') AND at >= ?1 AND (?2 IS NULL OR agent = ?2) ORDER BY seq",
+    )?;
+    let rows = statement.query_map(params![since, agent], row_of)?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+fn row_of(row: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
+    Ok(AuditRow {
+        seq: row.get(0)?,
+        at: row.get(1)?,
+        agent: row.get(2)?,
+        execution_id: row.get(3)?,
+        session_id: row.get(4)?,
+        event: row.get(5)?,
+        hint: row.get(6)?,
+        decision: row.get(7)?,
+        stage: row.get(8)?,
+        rule: row.get(9)?,
+        policy_hash: row.get(10)?,
+        prev_hash: row.get(11)?,
+        hash: row.get(12)?,
+    })
 }
 
 /// The result of checking the whole chain.

@@ -133,6 +133,16 @@ CREATE TABLE agent_steps (
     agent         TEXT PRIMARY KEY,
     steps         INTEGER NOT NULL
 ) WITHOUT ROWID;
+"#, r#"
+-- The policies audit rows name by hash, with the text of their files, so
+-- `safety-dongle replay` can judge a recorded action again with the
+-- policy that decided it. Content-addressed: a row can only ever hold the
+-- sources whose SHA-256 is its key.
+CREATE TABLE policy_versions (
+    hash          TEXT PRIMARY KEY,
+    sources       TEXT NOT NULL,
+    first_used    INTEGER NOT NULL
+) WITHOUT ROWID;
 "#];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
