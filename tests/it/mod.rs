@@ -7,6 +7,7 @@ mod gate;
 mod gui;
 mod hook;
 mod http;
+mod lab;
 mod humans;
 mod openapi;
 mod persistence;
