@@ -11,6 +11,7 @@ mod check;
 mod demo;
 mod eval;
 mod hook;
+mod policy;
 mod replay;
 mod serve;
 mod status;
@@ -58,11 +59,35 @@ enum Command {
         #[command(subcommand)]
         client: HookClient,
     },
+    /// Policy files: `policy diff OLD NEW` compares two.
+    Policy {
+        #[command(subcommand)]
+        command: PolicyCommand,
+    },
     /// Adapter files: `adapter import-openapi` writes one for an OpenAPI document.
     Adapter {
         #[command(subcommand)]
         command: AdapterCommand,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum PolicyCommand {
+    /// Rules and settings added, removed and changed, and the examples of both policies whose decision changes.
+    Diff(PolicyDiffArgs),
+}
+
+#[derive(Debug, Args)]
+struct PolicyDiffArgs {
+    /// The policy as it is.
+    #[arg(value_name = "OLD")]
+    old: PathBuf,
+    /// The policy as it would be.
+    #[arg(value_name = "NEW")]
+    new: PathBuf,
+    /// Print the diff as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -308,6 +333,7 @@ pub fn run() -> ExitCode {
         Command::Demo => demo::run(),
         Command::Hook { client: HookClient::ClaudeCode(args) } => hook::run(args),
         Command::Adapter { command: AdapterCommand::ImportOpenapi(args) } => adapter::import_openapi(args),
+        Command::Policy { command: PolicyCommand::Diff(args) } => policy::diff_files(args),
     }
 }
 

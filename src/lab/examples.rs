@@ -114,7 +114,7 @@ pub fn outcome(policy: &CompiledPolicy, evaluation: &Evaluation) -> String {
 
 /// The agent a rule's examples are judged for; the section's glob when no
 /// name can be made from it.
-fn agent_for(policy: &CompiledPolicy, scope: Scope) -> Result<String, String> {
+pub(super) fn agent_for(policy: &CompiledPolicy, scope: Scope) -> Result<String, String> {
     let Scope::Agents(index) = scope else { return Ok(DEFAULT_AGENT.to_owned()) };
     let glob = policy.section_pattern(index).unwrap_or_default();
     let name = name_matching(glob);

@@ -134,10 +134,7 @@ impl RuleRef {
         Self {
             action: action_name(&rule.action),
             pattern: rule.pattern.clone(),
-            kind: match rule.kind {
-                PatternKind::Glob => "glob",
-                PatternKind::Keyword => "keyword",
-            },
+            kind: kind_name(rule.kind),
             file: rule.origin.file.to_string(),
             line: rule.origin.line,
             agents: match rule.scope {
@@ -148,12 +145,25 @@ impl RuleRef {
     }
 }
 
+pub fn kind_name(kind: PatternKind) -> &'static str {
+    match kind {
+        PatternKind::Glob => "glob",
+        PatternKind::Keyword => "keyword",
+    }
+}
+
 pub fn action_name(action: &RuleAction) -> &'static str {
     match action {
         RuleAction::Deny => "deny",
         RuleAction::RequiresApproval => "requiresApproval",
         RuleAction::AutoApprove => "autoApprove",
         RuleAction::Risk { .. } => "risk",
+    }
+}
+
+impl PolicyRef {
+    pub fn of(policy: &CompiledPolicy) -> Self {
+        Self { sources: policy.sources().to_vec(), sha256: policy.hash().to_owned() }
     }
 }
 
@@ -214,7 +224,7 @@ impl Explanation {
             }
         }
         Self {
-            policy: PolicyRef { sources: policy.sources().to_vec(), sha256: policy.hash().to_owned() },
+            policy: PolicyRef::of(policy),
             agent: AgentRef {
                 name: agent.to_owned(),
                 max_autonomous_steps: settings.max_steps,

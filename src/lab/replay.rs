@@ -155,7 +155,7 @@ fn compare(rows: &[AuditRow], baselines: &HashMap<String, CompiledPolicy>, candi
         workers.into_iter().map(|worker| worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
     });
     let mut report = ReplayReport {
-        policy: PolicyRef { sources: candidate.sources().to_vec(), sha256: candidate.hash().to_owned() },
+        policy: PolicyRef::of(candidate),
         rows_read: rows.len(),
         replayed: 0,
         unchanged: 0,

@@ -334,6 +334,15 @@ impl CompiledPolicy {
         self.default_max_steps
     }
 
+    pub fn default_tolerance(&self) -> RiskTolerance {
+        self.default_tolerance
+    }
+
+    /// The agent globs of the policy's sections, in order.
+    pub fn section_patterns(&self) -> impl Iterator<Item = &str> {
+        self.agent_sections.iter().map(|section| section.pattern.as_str())
+    }
+
     /// The settings in force for `agent`.
     pub fn settings_for(&self, agent: &str) -> AgentSettings {
         let mut settings = AgentSettings {
