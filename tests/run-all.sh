@@ -10,6 +10,11 @@ cd "$(dirname "$0")/.."
 cargo build --workspace --locked
 bash tests/downstream/install.sh   # the reference MCP servers the proxy tests run, GitHub's OpenAPI description
 cargo test --workspace --locked
+# The shipped policies' examples, judged by the binary as each policy is used.
+for policies in policies/default.toml "policies/default.toml policies/strict.toml" policies/permissive.toml; do
+    # shellcheck disable=SC2086 # one or two files
+    target/debug/safety-dongle check $policies
+done
 
 venv=.venv
 if [ ! -x "$venv/bin/python" ] || ! cmp -s tests/python/requirements.txt "$venv/.requirements"; then

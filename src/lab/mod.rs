@@ -16,26 +16,35 @@ pub mod explain;
 pub mod replay;
 
 use crate::{
-    analysis::{NoCurrentFiles, WorkingFolder},
+    analysis::{self, Action, Analysis, NoCurrentFiles, WorkingFolder},
     policy::CompiledPolicy,
-    safety::evaluator::{Evaluation, PauseKind, StepFacts, Verdict, evaluate_step},
+    safety::evaluator::{Evaluation, PauseKind, StepFacts, Verdict, evaluate_analysed},
 };
 
 /// Evaluates `action` for `agent` in the lab's fixed conditions.
 pub fn judge(policy: &CompiledPolicy, agent: &str, action: &str) -> Evaluation {
-    let settings = policy.settings_for(agent);
+    judge_analysed(policy, agent, action, analyse(action))
+}
+
+/// What `action` runs, in the lab's conditions (`None`: too long).
+pub fn analyse(action: &str) -> Option<Analysis> {
+    analysis::analyze_action(&Action { text: action, write: None, folder: &WorkingFolder::Project, files: &NoCurrentFiles }).ok()
+}
+
+/// [`judge`] with the action already analysed by [`analyse`].
+pub fn judge_analysed(policy: &CompiledPolicy, agent: &str, action: &str, analysis: Option<Analysis>) -> Evaluation {
     let facts = StepFacts {
         agent,
         hint: action,
         outcome: None,
         step: 1,
-        max_steps: settings.max_steps,
+        max_steps: policy.settings_for(agent).max_steps,
         agent_risk: None,
         folder: &WorkingFolder::Project,
         write: None,
         files: &NoCurrentFiles,
     };
-    evaluate_step(policy, &facts)
+    evaluate_analysed(policy, &facts, analysis)
 }
 
 /// A verdict as the lab names and orders it: the higher, the stricter.

@@ -20,14 +20,14 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use crate::{
-    policy::CompiledPolicy,
+    policy::{AgentSettings, CompiledPolicy},
     store::{Store, StoreError, audit::{self, AuditRow}, rfc3339},
 };
 
 use super::{
-    Strictness,
+    Strictness, analyse,
     explain::{Explanation, PolicyRef},
-    judge,
+    judge, judge_analysed,
 };
 
 /// Which rows to replay, and how many of each transition to show.
@@ -197,19 +197,41 @@ fn compare(rows: &[AuditRow], baselines: &HashMap<String, CompiledPolicy>, candi
 }
 
 /// Judges each row with its own policy (or takes its recorded decision)
-/// and with the candidate, judging each distinct action once per policy.
+/// and with the candidate, judging each distinct action once per policy
+/// and agent settings (agents to whom the same sections apply are judged
+/// alike).
 fn judge_rows<'a>(rows: &'a [AuditRow], baselines: &HashMap<String, CompiledPolicy>, candidate: &CompiledPolicy) -> Vec<Result<Compared<'a>, &'static str>> {
-    let mut before_seen: HashMap<(&str, &str, &str), Strictness> = HashMap::new();
-    let mut after_seen: HashMap<(&str, &str), Strictness> = HashMap::new();
+    let mut before_seen: HashMap<(&str, AgentSettings, &str), Strictness> = HashMap::new();
+    let mut after_seen: HashMap<(AgentSettings, &str), Strictness> = HashMap::new();
     rows.iter()
         .map(|row| {
             let (action, recorded) = replayable(row)?;
             let agent = row.agent.as_str();
-            let (before, judged_again) = match baselines.get(&row.policy_hash) {
-                Some(policy) => (*before_seen.entry((&row.policy_hash, agent, action)).or_insert_with(|| Strictness::of(judge(policy, agent, action).verdict)), true),
-                None => (recorded.ok_or("not a decision of the policy's")?, false),
+            let baseline = baselines.get(&row.policy_hash);
+            let before_key = baseline.map(|policy| (row.policy_hash.as_str(), policy.settings_for(agent), action));
+            let after_key = (candidate.settings_for(agent), action);
+            let (before_known, after_known) = (before_key.and_then(|key| before_seen.get(&key).copied()), after_seen.get(&after_key).copied());
+            // The action is analysed once for both policies, and not at
+            // all when both decisions are already known.
+            let mut analysis = (after_known.is_none() || (baseline.is_some() && before_known.is_none())).then(|| analyse(action));
+            let (before, judged_again) = match (baseline, before_known) {
+                (Some(_), Some(known)) => (known, true),
+                (Some(policy), None) => {
+                    let analysed = analysis.clone().flatten();
+                    let before = Strictness::of(judge_analysed(policy, agent, action, analysed).verdict);
+                    before_seen.extend(before_key.map(|key| (key, before)));
+                    (before, true)
+                }
+                (None, _) => (recorded.ok_or("not a decision of the policy's")?, false),
             };
-            let after = *after_seen.entry((agent, action)).or_insert_with(|| Strictness::of(judge(candidate, agent, action).verdict));
+            let after = match after_known {
+                Some(known) => known,
+                None => {
+                    let after = Strictness::of(judge_analysed(candidate, agent, action, analysis.take().flatten()).verdict);
+                    after_seen.insert(after_key, after);
+                    after
+                }
+            };
             Ok(Compared { row, action, before, after, judged_again })
         })
         .collect()

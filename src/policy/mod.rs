@@ -42,7 +42,7 @@ pub const EMBEDDED_DEFAULT: &str = include_str!("../../policies/default.toml");
 pub const EMBEDDED_DEFAULT_NAME: &str = "default.toml";
 
 /// How much risk an agent may take before stage 5 pauses it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RiskTolerance {
     Conservative,
     Moderate,
@@ -161,7 +161,7 @@ struct AgentSection {
 }
 
 /// The settings in force for one agent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct AgentSettings {
     pub max_steps: u32,
     pub tolerance: RiskTolerance,
@@ -172,7 +172,7 @@ pub struct AgentSettings {
 
 /// Which agent sections apply, as a bit set (sections beyond 128 are
 /// refused at load time).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 struct AgentSectionMask(u128);
 
 const MAX_AGENT_SECTIONS: usize = 128;

@@ -187,9 +187,15 @@ const PIPELINE: [StageFn; 5] = [step_limit::run, outcome::run, patterns::run, ti
 
 /// Evaluates one step against the policy.
 pub fn evaluate_step(policy: &CompiledPolicy, facts: &StepFacts<'_>) -> Evaluation {
-    let settings = policy.settings_for(facts.agent);
     let action = Action { text: facts.hint, write: facts.write, folder: facts.folder, files: facts.files };
-    let analysis = analysis::analyze_action(&action).ok();
+    evaluate_analysed(policy, facts, analysis::analyze_action(&action).ok())
+}
+
+/// Evaluates one step whose action is already analysed (`None`: too long
+/// to analyse). What an action runs does not depend on the policy, so one
+/// analysis can be judged by several policies (`lab::replay`).
+pub fn evaluate_analysed(policy: &CompiledPolicy, facts: &StepFacts<'_>, analysis: Option<Analysis>) -> Evaluation {
+    let settings = policy.settings_for(facts.agent);
     let matches = analysis.as_ref().map(|analysis| policy.matches(analysis, &settings));
     let score = risk_score(policy, matches.as_ref(), facts.agent_risk);
     let input = StageInput { policy, facts, settings, matches, analysis, hint_bytes: facts.hint.len(), score };
