@@ -204,10 +204,18 @@ struct Model {
 
 impl Model {
     fn blocked_in(&self, agent: usize, session: Option<usize>) -> bool {
-        self.agents[agent].block.is_some()
-            || session.and_then(|s| self.taint[s]).is_some_and(|(other, generation)| {
-                self.agents[other].block.is_some_and(|block| block.generation == generation)
-            })
+        self.blocker(agent, session).is_some()
+    }
+
+    /// The agent whose block applies to `agent` in `session`: its own, or
+    /// that of the agent whose block tainted the session (as
+    /// `LoopCore::block_for`).
+    fn blocker(&self, agent: usize, session: Option<usize>) -> Option<usize> {
+        if self.agents[agent].block.is_some() {
+            return Some(agent);
+        }
+        let (other, generation) = session.and_then(|s| self.taint[s])?;
+        self.agents[other].block.is_some_and(|block| block.generation == generation).then_some(other)
     }
 
     fn paused(&self, agent: usize) -> bool {
@@ -296,8 +304,8 @@ impl Model {
     /// The gate's decision on an action of `agent` in `session` (`None`: a
     /// hook's own session). Returns the answer and the request it opened.
     fn gate(&mut self, agent: usize, session: Option<usize>, session_name: &str, hint: Hint) -> (Answer, Option<usize>) {
-        if self.blocked_in(agent, session) {
-            self.reissue(agent, session_name);
+        if let Some(blocker) = self.blocker(agent, session) {
+            self.reissue(blocker, session_name);
             return (Answer::Refused, None);
         }
         if self.paused(agent) {
@@ -367,8 +375,8 @@ impl ReferenceStateMachine for Reference {
     fn apply(mut state: Model, command: &Command) -> Model {
         state.last = match *command {
             Command::Execute { agent, session } => {
-                if state.blocked_in(agent, Some(session)) {
-                    state.reissue(agent, SESSIONS[session]);
+                if let Some(blocker) = state.blocker(agent, Some(session)) {
+                    state.reissue(blocker, SESSIONS[session]);
                     Answer::Refused
                 } else if state.agents[agent].running {
                     Answer::Refused
@@ -380,8 +388,8 @@ impl ReferenceStateMachine for Reference {
                 }
             }
             Command::Step { agent, session, hint } => {
-                if state.blocked_in(agent, Some(session)) {
-                    state.reissue(agent, SESSIONS[session]);
+                if let Some(blocker) = state.blocker(agent, Some(session)) {
+                    state.reissue(blocker, SESSIONS[session]);
                     Answer::Stop
                 } else if !state.agents[agent].running {
                     Answer::Pause
