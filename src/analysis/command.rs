@@ -37,6 +37,9 @@ pub struct Command {
 const PRINTERS: [&str; 4] = ["echo", "printf", "print", "say"];
 /// Programs whose first positional is a search pattern, not a file.
 const SEARCHERS: [&str; 8] = ["grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "git-grep"];
+/// Programs whose options are words after one dash (`xclip -selection`,
+/// `find -name`), never clusters of letters.
+const ONE_DASH_WORDS: [&str; 8] = ["xclip", "find", "java", "ffmpeg", "xwd", "xwininfo", "import", "magick"];
 /// Flags whose value is a message.
 const MESSAGE_FLAGS: [&str; 8] = ["-m", "--message", "--body", "--title", "--description", "--notes", "--comment", "--subject"];
 
@@ -93,7 +96,7 @@ impl Command {
             if searcher && matches!(word.as_str(), "-e" | "-f" | "--regexp" | "--file") {
                 pattern_given = true;
             }
-            for flag in split_short_flags(word) {
+            for flag in split_short_flags(&self.program, word) {
                 let canonical = canonical_flag(&self.program, self.subcommand(), &flag);
                 self.flags.push(canonical);
             }
@@ -122,7 +125,7 @@ impl Command {
 
 /// The flags a pattern word stands for, split and mapped like a command's.
 pub fn pattern_flags(program: &str, subcommand: Option<&str>, word: &str) -> Vec<String> {
-    split_short_flags(word).iter().map(|flag| canonical_flag(program, subcommand, flag)).collect()
+    split_short_flags(program, word).iter().map(|flag| canonical_flag(program, subcommand, flag)).collect()
 }
 
 /// The base name of a program path, lower case: `/usr/bin/RM` is `rm`.
@@ -131,10 +134,11 @@ pub fn base_name(word: &str) -> String {
 }
 
 /// `-rf` is `-r -f`; a cluster holding anything but letters (`-n10`,
-/// `-o/tmp/x`) stays whole, and so does every long flag.
-fn split_short_flags(word: &str) -> Vec<String> {
+/// `-o/tmp/x`) stays whole, and so does every long flag and every option
+/// of a program whose options are one-dash words.
+fn split_short_flags(program: &str, word: &str) -> Vec<String> {
     let body = &word[1..];
-    if word.starts_with("--") || body.len() < 2 || !body.chars().all(|c| c.is_ascii_alphabetic()) {
+    if word.starts_with("--") || body.len() < 2 || !body.chars().all(|c| c.is_ascii_alphabetic()) || ONE_DASH_WORDS.contains(&program) {
         return vec![word.to_owned()];
     }
     body.chars().map(|c| format!("-{c}")).collect()
@@ -175,6 +179,9 @@ mod tests {
         }
         assert_eq!(command("head -n10 x").flags, ["-n10"]);
         assert_eq!(command("git push origin +main").flags, ["-f"]);
+        // Options that are one-dash words are not letter clusters: `-selection` holds no `-o`.
+        assert_eq!(command("xclip -selection clipboard -i out.txt").flags, ["-selection", "-i"]);
+        assert_eq!(pattern_flags("xclip", None, "-o"), ["-o"]);
     }
 
     #[test]

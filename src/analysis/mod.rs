@@ -565,7 +565,12 @@ fn files_written_by(command: &Command) -> Vec<String> {
         "cp" | "mv" | "install" | "ln" | "rsync" | "scp" if !command.dynamic_args => command.positionals.last().cloned().into_iter().collect(),
         "dd" => command.positionals.iter().filter_map(|p| p.strip_prefix("of=")).map(words::normalize_path).collect(),
         "chmod" => Vec::new(),
-        program if code::is_file_writing_tool(program) => command.positionals.iter().filter(|p| p.contains('/') || p.contains('.')).cloned().collect(),
+        // A tool's only argument is the file it writes, whatever its name
+        // (`write_file Makefile`); among several, the path-like ones.
+        program if code::is_file_writing_tool(program) => {
+            let only = command.positionals.len() == 1;
+            command.positionals.iter().filter(|p| only || p.contains('/') || p.contains('.')).cloned().collect()
+        }
         _ => Vec::new(),
     }
 }

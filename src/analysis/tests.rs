@@ -89,6 +89,10 @@ fn tool_calls_are_decoded_and_their_statements_split() {
     assert!(analysis.commands.iter().any(|c| c.program == "drop" && c.positionals == ["table", "users"]), "{:?}", analysis.commands);
     assert!(has(r#"shell__run {"command":"rm -rf ~"}"#, "rm -f -r ~"));
     assert_eq!(analyze(r#"fs__write_file {"path":"~/.bashrc","content":"x"}"#).unwrap().writes, ["~/.bashrc"]);
+    // A path-like value needs no slash or dot under a path key, nor as a tool's only argument.
+    assert_eq!(analyze(r#"write_file {"path":"Makefile"}"#).unwrap().writes, ["Makefile"]);
+    assert_eq!(analyze("write_file Makefile").unwrap().writes, ["Makefile"]);
+    assert!(facts("write_file Jenkinsfile").contains(&Fact::PlantsUnseenCode));
     assert!(has("psql -c 'DROP DATABASE prod'", "drop database prod"));
     assert!(facts("mysql -e 'delete from users'").contains(&Fact::UnboundedSqlWrite));
 }

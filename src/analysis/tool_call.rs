@@ -44,7 +44,7 @@ pub(super) fn analyze(builder: &mut Builder, text: &str) -> bool {
             sql::statements(builder, value, name);
         } else if CODE_KEYS.contains(&key.as_str()) {
             code::analyze(builder, name, value);
-        } else if writes && !value.contains(char::is_whitespace) && (value.contains('/') || value.starts_with('~') || value.starts_with('.')) {
+        } else if writes && !value.contains(char::is_whitespace) && (planted::WRITE_PATH_KEYS.contains(&key.as_str()) || value.contains('/') || value.starts_with('~') || value.starts_with('.')) {
             builder.write(value);
         }
     }

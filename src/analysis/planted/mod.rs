@@ -309,22 +309,15 @@ pub(super) fn plant(builder: &mut Builder, write: &FileWrite, files: &dyn Curren
     }
 }
 
+/// The keys under which a file tool takes the path it writes (the first
+/// present is the one written).
+pub(super) const WRITE_PATH_KEYS: [&str; 9] = ["path", "file_path", "filepath", "filePath", "file", "filename", "target", "destination", "notebook_path"];
+
 /// The write a file tool's call makes, when its arguments name one file
 /// and give its content or the edits to make (`write_file {"path": …,
 /// "content": …}`, `edit_file {"path": …, "edits": [{"oldText": …,
 /// "newText": …}]}`).
 pub(super) fn from_tool_call(arguments: &Map<String, Value>) -> Option<FileWrite> {
-    const PATH_KEYS: [&str; 9] = [
-        "path",
-        "file_path",
-        "filepath",
-        "filePath",
-        "file",
-        "filename",
-        "target",
-        "destination",
-        "notebook_path",
-    ];
     const CONTENT_KEYS: [&str; 8] = [
         "content",
         "contents",
@@ -335,7 +328,7 @@ pub(super) fn from_tool_call(arguments: &Map<String, Value>) -> Option<FileWrite
         "new_source",
         "new_content",
     ];
-    let path = PATH_KEYS
+    let path = WRITE_PATH_KEYS
         .iter()
         .find_map(|key| arguments.get(*key).and_then(Value::as_str))?;
     if let Some(content) = CONTENT_KEYS
