@@ -24,10 +24,37 @@ use super::judge;
 const DEFAULT_AGENT: &str = "agent";
 
 /// Every example that its rule does not decide and every counterexample it
-/// matches, located.
+/// matches, located. Each file's examples are judged with the policy as it
+/// stands with that file: the files merged before it and itself. Files
+/// merged later only add rules (`strict.toml` after `default.toml`), and
+/// may decide an earlier file's examples more strictly than it does.
 pub fn check(policy: &CompiledPolicy) -> Vec<Diagnostic> {
+    let files = policy.sources().len();
     let mut failures = Vec::new();
-    for set in policy.examples() {
+    for source in 0..files {
+        let prefix;
+        let standing = if source + 1 == files {
+            policy
+        } else {
+            match policy.prefix(source + 1) {
+                Ok(compiled) => {
+                    prefix = compiled;
+                    &prefix
+                }
+                Err(errors) => {
+                    failures.extend(errors);
+                    continue;
+                }
+            }
+        };
+        check_file(standing, source, &mut failures);
+    }
+    failures
+}
+
+/// Checks the examples written in file `source` with `policy`.
+fn check_file(policy: &CompiledPolicy, source: usize, failures: &mut Vec<Diagnostic>) {
+    for set in policy.examples().iter().filter(|set| set.source == source) {
         let rule = policy.rule(set.rules.start);
         let agent = match agent_for(policy, rule.scope) {
             Ok(agent) => agent,
@@ -50,7 +77,6 @@ pub fn check(policy: &CompiledPolicy) -> Vec<Diagnostic> {
             }
         }
     }
-    failures
 }
 
 /// How many examples and counterexamples the policy carries.

@@ -146,6 +146,8 @@ pub struct Example {
 pub struct RuleExamples {
     /// The rules they belong to, as indices into the policy's rules.
     pub rules: Range<usize>,
+    /// The file they were written in, as its index in merge order.
+    pub source: usize,
     /// Actions the rules must decide as their action says.
     pub examples: Vec<Example>,
     /// Actions the rules must not match.
@@ -285,6 +287,7 @@ impl CompiledPolicy {
             if let Some(raw) = raw {
                 builder.add(&file, raw, &mut errors);
             }
+            builder.source += 1;
         }
         let patterns = builder.compile_patterns(&mut errors);
         match patterns {
@@ -312,6 +315,13 @@ impl CompiledPolicy {
     /// The files' names and texts as JSON, for `audit::remember_policy`.
     pub fn stored_sources(&self) -> String {
         serde_json::to_string(&self.texts).unwrap_or_default()
+    }
+
+    /// The policy made of the first `files` files only: as it stood when
+    /// the next one was merged.
+    pub fn prefix(&self, files: usize) -> Result<Self, Vec<Diagnostic>> {
+        let sources: Vec<PolicySource> = self.texts.iter().take(files).map(|source| PolicySource { path: PathBuf::from(&source.path), text: source.text.clone() }).collect();
+        Self::compile(&sources)
     }
 
     /// The policy kept beside the audit trail under `hash`, compiled again.
@@ -447,6 +457,8 @@ struct Builder {
     tolerance: Option<RiskTolerance>,
     agent_sections: Vec<AgentSection>,
     examples: Vec<RuleExamples>,
+    /// The index of the file being added, in merge order.
+    source: usize,
 }
 
 impl Builder {
@@ -556,7 +568,7 @@ impl Builder {
         let located = |list: &[toml::Spanned<String>]| -> Vec<Example> {
             list.iter().map(|example| Example { text: example.get_ref().clone(), at: file.at(example.span(), "") }).collect()
         };
-        self.examples.push(RuleExamples { rules: first..self.rules.len(), examples: located(examples), counterexamples: located(counterexamples) });
+        self.examples.push(RuleExamples { rules: first..self.rules.len(), source: self.source, examples: located(examples), counterexamples: located(counterexamples) });
     }
 
     fn push(

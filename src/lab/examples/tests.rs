@@ -99,3 +99,15 @@ fn every_rule_of_the_shipped_policies_carries_examples_that_hold() {
         assert!(failed.is_empty(), "{names:?}: {failed:#?}");
     }
 }
+
+/// A file merged later may decide an earlier file's examples more strictly
+/// (that is what merging `strict.toml` is for); its own examples are
+/// judged with everything merged before it.
+#[test]
+fn each_files_examples_are_judged_with_the_files_merged_up_to_it() {
+    let base = "[defaults]\nrequiresApproval = [{ match = \"git push\", examples = [\"git push origin main\"] }]\n";
+    let stricter = "[defaults]\ndeny = [{ match = \"git push\", examples = [\"git push --tags\"] }]\nrequiresApproval = [{ match = \"git commit\", examples = [\"git commit -m x\", \"git push -u origin x\"] }]\n";
+    let sources = [("base.toml", base), ("stricter.toml", stricter)].map(|(name, text)| PolicySource { path: PathBuf::from(name), text: text.into() });
+    let failures: Vec<String> = check(&CompiledPolicy::compile(&sources).unwrap()).into_iter().map(|d| format!("{}:{}", d.file.display(), d.line)).collect();
+    assert_eq!(failures, ["stricter.toml:3"], "only the later file's example that its own deny decides fails");
+}
