@@ -383,22 +383,10 @@ fn validate_verifier(
 /// Refuses files that users other than the owner can write: anyone who can
 /// edit the dongle's configuration can switch its protection off.
 pub fn refuse_unsafe_permissions(path: &Path) -> Result<(), Diagnostic> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        if let Ok(metadata) = std::fs::metadata(path)
-            && metadata.permissions().mode() & 0o022 != 0
-        {
-            return Err(Diagnostic::whole_file(
-                path,
-                format!(
-                    "refusing a file writable by group or others (mode {:o}); run chmod go-w on it",
-                    metadata.permissions().mode() & 0o777
-                ),
-            ));
-        }
+    match crate::platform::writable_by_others(path) {
+        Some(problem) => Err(Diagnostic::whole_file(path, problem)),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ pub mod diagnostics;
 pub mod gate;
 pub mod hook;
 pub mod lab;
+pub mod platform;
 pub mod protocol;
 pub mod safety;
 pub mod server;

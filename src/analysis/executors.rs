@@ -7,7 +7,7 @@
 //! strings, `echo … |`, decoded `base64 -d |`) is analysed as what that
 //! program reads.
 
-use super::{Builder, Command, Fact, code, preview, sql};
+use super::{Builder, Command, Fact, code, preview, sql, windows_shell};
 
 pub const SHELLS: [&str; 10] = ["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "busybox", "csh"];
 
@@ -55,6 +55,13 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
         if program == "flock" && let Some(script) = value_of(argv, &["-c", "--command"]) {
             builder.shell(&script, Some("flock -c"));
         }
+        return;
+    }
+    if let Some((dialect, script)) = windows_shell::script_of(&command) {
+        if command.dynamic_args {
+            builder.fact(Fact::EvalOfUnknownText, format!("`{program}` runs text that is not known before it runs: {}", preview(&script)));
+        }
+        windows_shell::analyze(builder, dialect, &script, Some(program));
         return;
     }
     match program {
@@ -295,7 +302,9 @@ pub(super) fn runs_its_input(command: &Command) -> bool {
         let inline = command.argv.iter().skip(1).any(|w| matches!(w.as_str(), "-c" | "-e" | "-E" | "-m" | "-r" | "--eval" | "-p"));
         return command.dynamic_args || !inline;
     }
-    EVALUATORS.contains(&program)
+    // PowerShell's `iex` and cmd without `/c` run what they read.
+    let windows = matches!(program, "iex" | "invoke-expression" | "cmd" | "cmd.exe") && windows_shell::script_of(command).is_none() && command.argv.len() <= 2;
+    EVALUATORS.contains(&program) || windows
 }
 
 /// Text that reaches the command at `index` on stdin.
@@ -409,26 +418,7 @@ fn decode(command: &Command, text: &str) -> Option<String> {
 }
 
 fn base64_decode(text: &str) -> Option<String> {
-    let value = |c: u8| match c {
-        b'A'..=b'Z' => Some(c - b'A'),
-        b'a'..=b'z' => Some(c - b'a' + 26),
-        b'0'..=b'9' => Some(c - b'0' + 52),
-        b'+' | b'-' => Some(62),
-        b'/' | b'_' => Some(63),
-        _ => None,
-    };
-    let mut bits = 0u32;
-    let mut count = 0;
-    let mut out = Vec::new();
-    for byte in text.bytes().filter(|b| !b.is_ascii_whitespace() && *b != b'=') {
-        bits = (bits << 6) | u32::from(value(byte)?);
-        count += 6;
-        if count >= 8 {
-            count -= 8;
-            out.push((bits >> count) as u8);
-        }
-    }
-    String::from_utf8(out).ok()
+    String::from_utf8(super::words::base64_bytes(text)?).ok()
 }
 
 fn hex_decode(text: &str) -> Option<String> {

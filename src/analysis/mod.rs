@@ -22,6 +22,7 @@ pub mod planted;
 mod shell;
 mod sql;
 mod tool_call;
+mod windows_shell;
 pub mod words;
 
 use std::cell::RefCell;
@@ -203,6 +204,13 @@ pub fn analyze_action(action: &Action<'_>) -> Result<Analysis, HintTooLong> {
         builder.shell(&normal, None);
         if let Some(rest) = after_label(&normal) {
             builder.shell(rest, None);
+        }
+        // A line for cmd or PowerShell is read their way as well.
+        if let Some(dialect) = windows_shell::dialect_of(&normal) {
+            windows_shell::analyze(&mut builder, dialect, &normal, None);
+            if let Some(rest) = after_label(&normal) {
+                windows_shell::analyze(&mut builder, dialect, rest, None);
+            }
         }
     }
     builder.pending_writes.extend(action.write.cloned());

@@ -346,10 +346,14 @@ fn split_fields(pieces: &[(char, Quoting)], words: &mut Vec<String>) {
     }
 }
 
-/// A path as the policy compares it: `$HOME`/`${HOME}` already `~`,
-/// repeated and trailing slashes dropped, `.` segments removed and `..`
-/// resolved where it does not climb above the start.
+/// A path as the policy compares it: `$HOME`/`${HOME}` already `~`, a
+/// Windows form in POSIX form (`windows_form`: `C:\Users\x` is
+/// `/Users/x`, `%USERPROFILE%\.ssh` is `~/.ssh`), repeated and trailing
+/// slashes dropped, `.` segments removed and `..` resolved where it does
+/// not climb above the start.
 pub fn normalize_path(path: &str) -> String {
+    let windows = windows_form(path);
+    let path = windows.as_deref().unwrap_or(path);
     if !(path.contains('/') || path.starts_with('~') || path.starts_with('.')) || path.contains("://") {
         return path.to_owned();
     }
@@ -383,6 +387,83 @@ pub(crate) fn quote_words<'a>(words: impl IntoIterator<Item = &'a str>) -> Strin
         .map(|word| if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c)) { word.to_owned() } else { format!("'{}'", word.replace('\'', r"'\''")) })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// Folders Windows' shells name by variable (`%USERPROFILE%`,
+/// `$env:USERPROFILE`, `${env:USERPROFILE}`), as the POSIX path the policy
+/// speaks of: the profile is `~`, system folders hang off `/`.
+const WINDOWS_FOLDERS: [(&str, &str); 12] = [
+    ("homedrive%%homepath", "~"),
+    ("userprofile", "~"),
+    ("home", "~"),
+    ("appdata", "~/AppData/Roaming"),
+    ("localappdata", "~/AppData/Local"),
+    ("temp", "~/AppData/Local/Temp"),
+    ("tmp", "~/AppData/Local/Temp"),
+    ("systemroot", "/Windows"),
+    ("windir", "/Windows"),
+    ("programdata", "/ProgramData"),
+    ("programfiles", "/Program Files"),
+    ("systemdrive", ""),
+];
+
+/// A path written the Windows way, in POSIX form: a drive (`C:\x`, `C:/x`)
+/// is dropped (`/x`, so `C:\Users\bob` is `/Users/bob`, as on a Mac), a
+/// share (`\\host\share`) is `/host/share`, a folder variable is its
+/// path, and back slashes are slashes. `None` when the word has none of
+/// these (a POSIX path, or no path).
+fn windows_form(path: &str) -> Option<String> {
+    let lower = path.to_ascii_lowercase();
+    let variable = WINDOWS_FOLDERS.iter().find_map(|(name, folder)| {
+        // PowerShell's own `$HOME` too.
+        let powershell_home = (*name == "home").then_some(("$", ""));
+        [("%", "%"), ("$env:", ""), ("${env:", "}")].into_iter().chain(powershell_home).find_map(|(open, close)| {
+            let written = format!("{open}{name}{close}");
+            let rest = lower.strip_prefix(&written)?;
+            // `$env:HOMEx` is another variable.
+            (!close.is_empty() || rest.is_empty() || rest.starts_with(['\\', '/'])).then(|| format!("{folder}{}", &path[written.len()..]))
+        })
+    });
+    let bytes = path.as_bytes();
+    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && (bytes.len() == 2 || matches!(bytes[2], b'\\' | b'/'));
+    let converted = match variable {
+        Some(resolved) => resolved,
+        None if drive => match &path[2..] {
+            "" => "/".to_owned(),
+            rest => rest.to_owned(),
+        },
+        None if path.starts_with(r"\\") || path.starts_with(r".\") || path.starts_with(r"..\") || path.starts_with(r"~\") => path.to_owned(),
+        // A word with back slashes and no slash is a Windows path (a POSIX
+        // shell has already taken its escapes out).
+        None if path.contains('\\') && !path.contains('/') && !path.contains(char::is_whitespace) => path.to_owned(),
+        None => return None,
+    };
+    Some(converted.replace('\\', "/"))
+}
+
+/// The bytes of base64 text (standard or URL-safe alphabet, padding and
+/// white space ignored); `None` if it holds anything else.
+pub(crate) fn base64_bytes(text: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' | b'-' => Some(62),
+        b'/' | b'_' => Some(63),
+        _ => None,
+    };
+    let mut bits = 0u32;
+    let mut count = 0;
+    let mut out = Vec::new();
+    for byte in text.bytes().filter(|b| !b.is_ascii_whitespace() && *b != b'=') {
+        bits = (bits << 6) | u32::from(value(byte)?);
+        count += 6;
+        if count >= 8 {
+            count -= 8;
+            out.push((bits >> count) as u8);
+        }
+    }
+    Some(out)
 }
 
 #[cfg(test)]
@@ -448,4 +529,31 @@ mod tests {
         assert_eq!(normalize_path("../x"), "../x");
         assert_eq!(normalize_path("plain"), "plain");
     }
+
+    #[test]
+    fn windows_paths_are_read_in_posix_form() {
+        for (windows, posix) in [
+            (r"C:\Users\bob\.ssh\id_rsa", "/Users/bob/.ssh/id_rsa"),
+            ("c:/Users/bob/.ssh", "/Users/bob/.ssh"),
+            ("C:", "/"),
+            (r"C:\", "/"),
+            (r"%USERPROFILE%\.ssh\id_rsa", "~/.ssh/id_rsa"),
+            (r"%HOMEDRIVE%%HOMEPATH%\.aws", "~/.aws"),
+            (r"$env:USERPROFILE\.ssh", "~/.ssh"),
+            (r"${env:USERPROFILE}\.ssh", "~/.ssh"),
+            (r"$HOME\.gnupg", "~/.gnupg"),
+            (r"$env:APPDATA\Mozilla", "~/AppData/Roaming/Mozilla"),
+            (r"%LOCALAPPDATA%\Google\Chrome", "~/AppData/Local/Google/Chrome"),
+            (r"%SystemRoot%\System32\config\SAM", "/Windows/System32/config/SAM"),
+            (r"\\server\share\x", "/server/share/x"),
+            (r".\build\..\src", "src"),
+            (r"src\main.rs", "src/main.rs"),
+        ] {
+            assert_eq!(normalize_path(windows), posix, "{windows}");
+        }
+        for kept in [r"$env:HOMEPATH2", "s/a\\.b/c/", "https://x.example/a\\b", "a b\\c"] {
+            assert_eq!(windows_form(kept), None, "{kept}");
+        }
+    }
 }
+

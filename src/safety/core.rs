@@ -86,10 +86,7 @@ pub struct Spent {
     pub max_steps: u32,
 }
 
-/// Whether process `pid` still runs (Linux; elsewhere assumed alive).
-pub fn process_alive(pid: u32) -> bool {
-    if cfg!(target_os = "linux") { std::path::Path::new(&format!("/proc/{pid}")).exists() } else { true }
-}
+pub use crate::platform::process_alive;
 
 impl LoopCore {
     pub fn new(store: Arc<Store>, policy: Arc<CompiledPolicy>, mode: LoopMode, humans: Humans) -> Self {

@@ -166,16 +166,7 @@ pub async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, StoreE
 }
 
 fn create_private_dir(dir: &Path) -> Result<(), StoreError> {
-    let error = |source| StoreError::DataDir { path: dir.to_path_buf(), source };
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(error)
-    }
-    #[cfg(not(unix))]
-    {
-        std::fs::create_dir_all(dir).map_err(error)
-    }
+    crate::platform::create_private_dir(dir).map_err(|source| StoreError::DataDir { path: dir.to_path_buf(), source })
 }
 
 /// Milliseconds since the Unix epoch.

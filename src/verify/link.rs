@@ -94,33 +94,9 @@ pub enum VerifierUnavailable {
     Untrusted { path: String, why: String },
 }
 
-/// What makes a verifier program untrustworthy, if anything: missing, not
-/// a regular file, writable by group or others, or owned by someone other
-/// than this user or root. Whoever can replace it answers every approval.
-#[cfg(unix)]
-pub fn trust_problem(path: &Path) -> Option<String> {
-    use std::os::unix::fs::MetadataExt;
-    let metadata = match std::fs::metadata(path) {
-        Ok(metadata) => metadata,
-        Err(error) => return Some(format!("cannot be read ({})", crate::diagnostics::io_reason(&error))),
-    };
-    if !metadata.is_file() {
-        return Some("is not a regular file".into());
-    }
-    if metadata.mode() & 0o022 != 0 {
-        return Some(format!("is writable by group or others (mode {:o}); run chmod go-w on it", metadata.mode() & 0o777));
-    }
-    let me = nix::unistd::geteuid().as_raw();
-    if metadata.uid() != me && metadata.uid() != 0 {
-        return Some(format!("is owned by user {}, neither this user ({me}) nor root", metadata.uid()));
-    }
-    None
-}
-
-#[cfg(not(unix))]
-pub fn trust_problem(path: &Path) -> Option<String> {
-    (!path.is_file()).then(|| "is not a file".to_owned())
-}
+/// What makes a verifier program untrustworthy, if anything (by the
+/// platform's own means): whoever can replace it answers every approval.
+pub use crate::platform::trust_problem;
 
 /// How to reach the verifier.
 #[derive(Debug, Clone)]
@@ -156,7 +132,7 @@ impl VerifierLink {
         let path = match configured {
             Some(path) => path.to_path_buf(),
             None => {
-                let beside = std::env::current_exe().ok().map(|exe| exe.with_file_name(VERIFIER_PROGRAM));
+                let beside = std::env::current_exe().ok().map(|exe| exe.with_file_name(format!("{VERIFIER_PROGRAM}{}", std::env::consts::EXE_SUFFIX)));
                 beside.filter(|p| p.is_file()).ok_or(VerifierUnavailable::NotFound)?
             }
         };

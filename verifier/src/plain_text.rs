@@ -78,7 +78,6 @@ fn control_name(ch: char) -> Option<&'static str> {
 }
 
 /// Doubles every `%`, for text that a printf-style call will format.
-#[cfg(any(target_os = "linux", test))]
 pub fn escape_printf(text: &str) -> String {
     text.replace('%', "%%")
 }

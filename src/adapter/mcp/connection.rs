@@ -5,10 +5,10 @@
 //! publishes them, and waits; when the server exits or the connection
 //! drops it reconnects with exponential backoff (0.5 s doubling to 30 s),
 //! and calls fail with a clear error meanwhile. `notifications/tools/
-//! list_changed` makes it list and publish again. Children run in their own
-//! process group, and the whole group is terminated when the dongle stops,
-//! so a server that spawned helpers (`npx` starting `node`) leaves no
-//! orphans. A child gets only a minimal base of the dongle's environment
+//! list_changed` makes it list and publish again. Children run as a
+//! `platform::ProcessTree` (their own process group; on Windows a job
+//! object), ended whole when the dongle stops them, so a server that
+//! spawned helpers (`npx` starting `node`) leaves no orphans. A child gets only a minimal base of the dongle's environment
 //! (`inherited_environment`) plus its entry's `env`. A child's answer
 //! longer than the response limit cuts its connection (`bounded`): the
 //! call answers `VALIDATION_PAYLOAD_TOO_LARGE` and the server restarts.
@@ -32,6 +32,7 @@ use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
+    platform::ProcessTree,
     config::ServerSettings,
     gate::Admission,
     protocol::{
@@ -202,7 +203,7 @@ impl Downstream {
             Ok(tools) => tools,
             Err(error) => {
                 drop(service);
-                terminate(child.as_mut()).await;
+                terminate(child.take()).await;
                 return Ended::Failed(error);
             }
         };
@@ -227,11 +228,11 @@ impl Downstream {
             }
         };
         lock(&self.state).1 = None;
-        terminate(child.as_mut()).await;
+        terminate(child.take()).await;
         ended
     }
 
-    async fn connect(&self, handler: DownstreamClient) -> Result<(RunningService<RoleClient, DownstreamClient>, Option<tokio::process::Child>), String> {
+    async fn connect(&self, handler: DownstreamClient) -> Result<(RunningService<RoleClient, DownstreamClient>, Option<ProcessTree>), String> {
         match (&self.settings.command, &self.settings.url) {
             (Some(command), _) => {
                 let mut builder = tokio::process::Command::new(command);
@@ -244,8 +245,7 @@ impl Downstream {
                     .stdout(std::process::Stdio::piped())
                     .stderr(std::process::Stdio::inherit())
                     .kill_on_drop(true);
-                #[cfg(unix)]
-                builder.process_group(0);
+                ProcessTree::prepare(&mut builder);
                 if let Some(cwd) = &self.settings.cwd {
                     builder.current_dir(cwd);
                 }
@@ -253,13 +253,14 @@ impl Downstream {
                 let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
                     return Err("the child's pipes were not set up".into());
                 };
+                let child = ProcessTree::adopt(child);
                 let overflow = Arc::new(Overflow::default());
                 *lock(&self.overflow) = overflow.clone();
                 let stdout = BoundedLines::new(stdout, Limits::default().max_response_size, overflow);
                 match handler.serve((stdout, stdin)).await {
                     Ok(service) => Ok((service, Some(child))),
                     Err(error) => {
-                        terminate(Some(&mut child)).await;
+                        terminate(Some(child)).await;
                         Err(format!("the MCP handshake failed: {error}"))
                     }
                 }
@@ -335,22 +336,12 @@ enum Ended {
     Failed(String),
 }
 
-/// Ends a child and everything it started: SIGTERM to its process group,
-/// then SIGKILL if it has not exited within [`STOP_GRACE`].
-async fn terminate(child: Option<&mut tokio::process::Child>) {
-    let Some(child) = child else { return };
-    #[cfg(unix)]
-    if let Some(pid) = child.id().and_then(|pid| i32::try_from(pid).ok()) {
-        use nix::sys::signal::{Signal, killpg};
-        use nix::unistd::Pid;
-        let group = Pid::from_raw(pid);
-        let _ = killpg(group, Signal::SIGTERM);
-        let _ = tokio::time::timeout(STOP_GRACE, child.wait()).await;
-        // Whether the leader left in time or not, nothing of the group
-        // stays: helpers it started go with it.
-        let _ = killpg(group, Signal::SIGKILL);
+/// Ends a child and everything it started ([`ProcessTree::terminate`]),
+/// giving it [`STOP_GRACE`] where the platform can ask politely first.
+async fn terminate(child: Option<ProcessTree>) {
+    if let Some(child) = child {
+        child.terminate(STOP_GRACE).await;
     }
-    let _ = child.kill().await;
 }
 
 /// Routes one call's downstream progress to its caller while it runs.

@@ -3,10 +3,13 @@
 //! no display is reachable, so one is checked for first and the channel
 //! fails fast without it.
 //!
-//! rfd's GTK 3 backend passes the message to
-//! `gtk_message_dialog_format_secondary_text` as its printf format, so on
-//! Linux every `%` is doubled first ([`dialog_text`]): the text is shown,
-//! never interpreted, and `%n` cannot write into this process's memory.
+//! Each of rfd's backends is told the message as it must be to show it
+//! literally ([`dialog_text`], tested for every backend on every
+//! platform): GTK 3 passes it to `gtk_message_dialog_format_secondary_text`
+//! as its printf format, so every `%` is doubled first and `%n` cannot
+//! write into this process's memory; Windows' `MessageBoxW` and macOS's
+//! `NSAlert` take it as data. `MessageBoxW` shows OK and Cancel whatever
+//! labels are asked for, so there the text says which one approves.
 
 use rfd::{MessageButtons, MessageDialog, MessageDialogResult, MessageLevel};
 
@@ -25,7 +28,7 @@ pub fn present(shown: &Presentation<'_>, announce: &mut dyn FnMut()) -> Result<O
     let dialog = MessageDialog::new()
         .set_level(MessageLevel::Warning)
         .set_title(shown.title())
-        .set_description(dialog_text(&shown.body()))
+        .set_description(dialog_text(Backend::HERE, &shown.body(), approval))
         .set_buttons(buttons);
     announce();
     let answer = dialog.show();
@@ -39,15 +42,34 @@ pub fn present(shown: &Presentation<'_>, announce: &mut dyn FnMut()) -> Result<O
     }))
 }
 
-/// The message as rfd's backend must receive it to show it literally.
-#[cfg(target_os = "linux")]
-fn dialog_text(body: &str) -> String {
-    crate::plain_text::escape_printf(body)
+/// How rfd shows a message on each platform.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Backend {
+    /// GTK 3 (Linux): the message is a printf format.
+    Gtk,
+    /// Win32 `MessageBoxW`: the message is data; buttons are OK and Cancel.
+    MessageBox,
+    /// AppKit `NSAlert` (macOS): the message is data.
+    NsAlert,
 }
 
-#[cfg(not(target_os = "linux"))]
-fn dialog_text(body: &str) -> String {
-    body.to_owned()
+impl Backend {
+    const HERE: Self = if cfg!(target_os = "linux") {
+        Self::Gtk
+    } else if cfg!(windows) {
+        Self::MessageBox
+    } else {
+        Self::NsAlert
+    };
+}
+
+/// The message as `backend` must receive it to show it literally.
+fn dialog_text(backend: Backend, body: &str, approval: bool) -> String {
+    match backend {
+        Backend::Gtk => crate::plain_text::escape_printf(body),
+        Backend::MessageBox if approval => format!("{body}\n\nOK approves, Cancel denies."),
+        Backend::MessageBox | Backend::NsAlert => body.to_owned(),
+    }
 }
 
 /// Whether a Wayland or X11 display accepts connections.
@@ -83,4 +105,22 @@ fn display_reachable() -> Result<(), String> {
 #[cfg(not(target_os = "linux"))]
 fn display_reachable() -> Result<(), String> {
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Backend, dialog_text};
+
+    /// Agent text reaches every backend as text to show: conversion
+    /// specifiers stay inert where the backend formats, and arrive as they
+    /// are where it does not.
+    #[test]
+    fn every_backend_is_given_agent_text_as_data() {
+        let agent_text = "rm -rf ~ %s%n%x <b>approve</b> 100%";
+        assert_eq!(dialog_text(Backend::Gtk, agent_text, true), "rm -rf ~ %%s%%n%%x <b>approve</b> 100%%");
+        assert_eq!(dialog_text(Backend::NsAlert, agent_text, true), agent_text);
+        assert_eq!(dialog_text(Backend::MessageBox, agent_text, false), agent_text);
+        let asked = dialog_text(Backend::MessageBox, agent_text, true);
+        assert!(asked.starts_with(agent_text) && asked.ends_with("OK approves, Cancel denies."), "{asked}");
+    }
 }
