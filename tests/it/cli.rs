@@ -317,3 +317,25 @@ async fn eval_explains_a_write_by_what_the_file_will_run() {
         "an unreadable content file is an error, not a pass"
     );
 }
+
+/// The Windows examples say what the Linux ones say, with Windows paths:
+/// the same server arguments, and a hook entry `check` accepts (a deadline
+/// inside Claude Code's time-out, `|| exit 2`, blocking on failure).
+#[tokio::test]
+async fn the_windows_client_examples_match_the_others_and_pass_check() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |path: &str| -> serde_json::Value { serde_json::from_str(&std::fs::read_to_string(root.join(path)).expect("example exists")).expect("example is JSON") };
+    let windows = read("examples/windows/claude_desktop_config.json");
+    let elsewhere = read("examples/claude-desktop/claude_desktop_config.json");
+    let server = &windows["mcpServers"]["safety-dongle"];
+    assert!(server["command"].as_str().is_some_and(|c| c.ends_with("\\safety-dongle.exe") && c.starts_with("C:\\")), "{server}");
+    assert_eq!(server["args"], elsewhere["mcpServers"]["safety-dongle"]["args"]);
+    let hook = read("examples/windows/.claude/settings.json");
+    let command = hook["hooks"]["PreToolUse"][0]["hooks"][0]["command"].as_str().expect("a command hook");
+    assert!(command.starts_with("\"C:/Users/") && command.contains("safety-dongle.exe\" hook claude-code --timeout 170"), "{command}");
+    let settings = root.join("examples/windows/.claude/settings.json");
+    let output = dongle_command(&["check", settings.to_str().unwrap()]).output().await.expect("run check");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("settings.json (1 safety-dongle hook entries): ok"), "{stdout}");
+}
