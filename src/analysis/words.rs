@@ -413,6 +413,11 @@ const WINDOWS_FOLDERS: [(&str, &str); 12] = [
 /// path, and back slashes are slashes. `None` when the word has none of
 /// these (a POSIX path, or no path).
 fn windows_form(path: &str) -> Option<String> {
+    let bytes = path.as_bytes();
+    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && (bytes.len() == 2 || matches!(bytes[2], b'\\' | b'/'));
+    if !drive && !path.contains(['%', '$', '\\']) {
+        return None;
+    }
     let lower = path.to_ascii_lowercase();
     let variable = WINDOWS_FOLDERS.iter().find_map(|(name, folder)| {
         // PowerShell's own `$HOME` too.
@@ -424,8 +429,6 @@ fn windows_form(path: &str) -> Option<String> {
             (!close.is_empty() || rest.is_empty() || rest.starts_with(['\\', '/'])).then(|| format!("{folder}{}", &path[written.len()..]))
         })
     });
-    let bytes = path.as_bytes();
-    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && (bytes.len() == 2 || matches!(bytes[2], b'\\' | b'/'));
     let converted = match variable {
         Some(resolved) => resolved,
         None if drive => match &path[2..] {
