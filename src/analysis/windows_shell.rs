@@ -323,6 +323,10 @@ pub(super) fn decode_encoded_command(encoded: &str) -> Option<String> {
 /// What `cmd /c …` or `powershell -Command …` runs, if the command is one
 /// of these shells given a script; `None` for anything else.
 pub(super) fn script_of(command: &Command) -> Option<(Dialect, String)> {
+    let program = command.program.as_str();
+    if !(program.contains("cmd") || program.contains("powershell") || program.contains("pwsh")) {
+        return None;
+    }
     let argv = &command.argv;
     match program_name(&command.program).as_str() {
         "cmd" => {

@@ -407,6 +407,23 @@ const WINDOWS_FOLDERS: [(&str, &str); 12] = [
     ("systemdrive", ""),
 ];
 
+/// `%USERPROFILE%\x`, `$env:APPDATA\x`… with the variable replaced by
+/// its folder; `None` if the path starts with no such variable.
+fn windows_folder(path: &str) -> Option<String> {
+    WINDOWS_FOLDERS.iter().find_map(|(name, folder)| {
+        // PowerShell's own `$HOME` too.
+        let powershell_home = (*name == "home").then_some(("$", ""));
+        [("%", "%"), ("$env:", ""), ("${env:", "}")].into_iter().chain(powershell_home).find_map(|(open, close)| {
+            let length = open.len() + name.len() + close.len();
+            let written = path.get(..length)?;
+            let matches = written.starts_with(open) && written.get(open.len()..open.len() + name.len()).is_some_and(|n| n.eq_ignore_ascii_case(name)) && written.ends_with(close);
+            let rest = &path[length..];
+            // `$env:HOMEx` is another variable.
+            (matches && (!close.is_empty() || rest.is_empty() || rest.starts_with(['\\', '/']))).then(|| format!("{folder}{rest}"))
+        })
+    })
+}
+
 /// A path written the Windows way, in POSIX form: a drive (`C:\x`, `C:/x`)
 /// is dropped (`/x`, so `C:\Users\bob` is `/Users/bob`, as on a Mac), a
 /// share (`\\host\share`) is `/host/share`, a folder variable is its
@@ -418,17 +435,7 @@ fn windows_form(path: &str) -> Option<String> {
     if !drive && !path.contains(['%', '$', '\\']) {
         return None;
     }
-    let lower = path.to_ascii_lowercase();
-    let variable = WINDOWS_FOLDERS.iter().find_map(|(name, folder)| {
-        // PowerShell's own `$HOME` too.
-        let powershell_home = (*name == "home").then_some(("$", ""));
-        [("%", "%"), ("$env:", ""), ("${env:", "}")].into_iter().chain(powershell_home).find_map(|(open, close)| {
-            let written = format!("{open}{name}{close}");
-            let rest = lower.strip_prefix(&written)?;
-            // `$env:HOMEx` is another variable.
-            (!close.is_empty() || rest.is_empty() || rest.starts_with(['\\', '/'])).then(|| format!("{folder}{}", &path[written.len()..]))
-        })
-    });
+    let variable = path.starts_with(['%', '$']).then(|| windows_folder(path)).flatten();
     let converted = match variable {
         Some(resolved) => resolved,
         None if drive => match &path[2..] {

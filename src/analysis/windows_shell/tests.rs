@@ -83,3 +83,15 @@ fn a_line_is_read_as_cmd_or_powershell_only_when_it_says_so() {
         assert_eq!(dialect_of(posix), None, "{posix}");
     }
 }
+
+proptest::proptest! {
+    /// Any text given to either shell, or read as either, is analysed
+    /// within bounds and never panics.
+    #[test]
+    fn any_text_for_cmd_or_powershell_is_analysed(text in "[ -~\\t\\n\\u{e9}\\u{4e2d}\\u{1f600}]{0,120}") {
+        for hint in [format!("powershell -Command {text}"), format!("cmd /c {text}"), format!("Remove-Item {text}"), format!("del /s {text} %USERPROFILE%")] {
+            let analysis = analyze(&hint).unwrap_or_else(|e| panic!("{hint}: {e:?}"));
+            proptest::prop_assert!(analysis.commands.len() <= crate::analysis::MAX_COMMANDS);
+        }
+    }
+}
