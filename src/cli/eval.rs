@@ -15,7 +15,7 @@ use crate::{
     safety::evaluator::{Outcome, StepFacts, Verdict, evaluate_step},
 };
 
-use super::EvalArgs;
+use super::{EvalArgs, print_json};
 
 pub(super) fn run(args: EvalArgs) -> ExitCode {
     let Some(mut config) = args.config.load() else {
@@ -72,16 +72,8 @@ pub(super) fn run(args: EvalArgs) -> ExitCode {
     let facts = StepFacts { agent: &args.agent, hint: &hint, outcome, step: args.step, max_steps: settings.max_steps, agent_risk: None, folder: &folder, write: write.as_ref(), files: &files };
     let evaluation = evaluate_step(&policy, &facts);
     if args.json {
-        return match serde_json::to_string_pretty(&Explanation::new(&policy, &args.agent, &hint, &evaluation)) {
-            Ok(json) => {
-                println!("{json}");
-                ExitCode::SUCCESS
-            }
-            Err(error) => {
-                eprintln!("safety-dongle: cannot write the explanation as JSON: {error}");
-                ExitCode::from(1)
-            }
-        };
+        let printed = print_json(&Explanation::new(&policy, &args.agent, &hint, &evaluation), "explanation");
+        return if printed { ExitCode::SUCCESS } else { ExitCode::from(1) };
     }
 
     println!("policy: {} (sha256 {})", policy.sources().join(", "), &policy.hash()[..16]);

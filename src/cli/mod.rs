@@ -266,6 +266,21 @@ fn load_config(path: Option<&std::path::Path>) -> Option<Config> {
     Config::load(path).map_err(|errors| print_diagnostics(&errors)).ok()
 }
 
+/// Prints `value` as pretty JSON on stdout; `false` (after saying why on
+/// stderr) if it could not be written as JSON.
+fn print_json(value: &impl serde::Serialize, what: &str) -> bool {
+    match serde_json::to_string_pretty(value) {
+        Ok(json) => {
+            println!("{json}");
+            true
+        }
+        Err(error) => {
+            eprintln!("safety-dongle: cannot write the {what} as JSON: {error}");
+            false
+        }
+    }
+}
+
 fn print_diagnostics(errors: &[crate::diagnostics::Diagnostic]) {
     for error in errors {
         eprintln!("{}", error.render());

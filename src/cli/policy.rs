@@ -9,7 +9,7 @@ use crate::{
     policy::CompiledPolicy,
 };
 
-use super::{PolicyDiffArgs, print_diagnostics};
+use super::{PolicyDiffArgs, print_diagnostics, print_json};
 
 pub(super) fn diff_files(args: PolicyDiffArgs) -> ExitCode {
     let load = |path: &std::path::PathBuf| CompiledPolicy::load(std::slice::from_ref(path)).map_err(|errors| print_diagnostics(&errors)).ok();
@@ -18,12 +18,8 @@ pub(super) fn diff_files(args: PolicyDiffArgs) -> ExitCode {
     };
     let found = diff(&old, &new);
     if args.json {
-        match serde_json::to_string_pretty(&found) {
-            Ok(json) => println!("{json}"),
-            Err(error) => {
-                eprintln!("safety-dongle: cannot write the diff as JSON: {error}");
-                return ExitCode::from(1);
-            }
+        if !print_json(&found, "diff") {
+            return ExitCode::from(1);
         }
     } else {
         print_diff(&found);

@@ -11,10 +11,10 @@ use std::process::ExitCode;
 use crate::{
     lab::replay::{ReplayOptions, ReplayReport, ReplayRow, replay},
     policy::CompiledPolicy,
-    store::{DATABASE_FILE, Store, now_ms},
+    store::{DATABASE_FILE, now_ms},
 };
 
-use super::{ReplayArgs, print_diagnostics, terminal_text::terminal_text};
+use super::{ReplayArgs, assemble, print_diagnostics, print_json, terminal_text::terminal_text};
 
 pub(super) fn run(args: ReplayArgs) -> ExitCode {
     let candidate = match CompiledPolicy::load(&args.policies) {
@@ -27,15 +27,14 @@ pub(super) fn run(args: ReplayArgs) -> ExitCode {
     let Some(config) = args.config.load() else {
         return ExitCode::from(1);
     };
-    let Some(data_dir) = config.data_dir else {
-        eprintln!("safety-dongle: no data folder: give --data-dir or set data_dir in the config");
-        return ExitCode::from(1);
-    };
-    if !data_dir.join(DATABASE_FILE).is_file() {
+    // Replay reads a trail; it never creates a state where there is none.
+    if let Some(data_dir) = &config.data_dir
+        && !data_dir.join(DATABASE_FILE).is_file()
+    {
         eprintln!("safety-dongle: no audit trail in {}: nothing to replay", data_dir.display());
         return ExitCode::from(1);
     }
-    let store = match Store::open(&data_dir) {
+    let store = match assemble::open_store(&config) {
         Ok(store) => store,
         Err(error) => {
             eprintln!("safety-dongle: {error}");
@@ -61,12 +60,8 @@ pub(super) fn run(args: ReplayArgs) -> ExitCode {
         }
     };
     if args.json {
-        match serde_json::to_string_pretty(&report) {
-            Ok(json) => println!("{json}"),
-            Err(error) => {
-                eprintln!("safety-dongle: cannot write the report as JSON: {error}");
-                return ExitCode::from(1);
-            }
+        if !print_json(&report, "report") {
+            return ExitCode::from(1);
         }
     } else {
         print_report(&report);

@@ -41,7 +41,7 @@ pub(super) fn run(args: ConfigArg) -> ExitCode {
         let expiry = if challenge.durable || challenge.expires_at == i64::MAX { "until resolved".to_owned() } else { format!("until {}", rfc3339(challenge.expires_at)) };
         println!("  {}  {}  {}  {expiry}  {}", terminal_text(&challenge.agent), challenge.kind.name(), challenge.id, terminal_text(&challenge.reason));
     }
-    let running: Vec<_> = downstreams.iter().filter(|server| crate::safety::core::process_alive(server.owner_pid)).collect();
+    let running: Vec<_> = downstreams.iter().filter(|server| crate::platform::process_alive(server.owner_pid)).collect();
     println!("downstream servers: {}", running.len());
     for server in running {
         let detail = server.detail.as_deref().map(|d| format!("  {}", terminal_text(d))).unwrap_or_default();

@@ -163,7 +163,7 @@ pub fn action_name(action: &RuleAction) -> &'static str {
 
 impl PolicyRef {
     pub fn of(policy: &CompiledPolicy) -> Self {
-        Self { sources: policy.sources().to_vec(), sha256: policy.hash().to_owned() }
+        Self { sources: policy.sources().into_iter().map(str::to_owned).collect(), sha256: policy.hash().to_owned() }
     }
 }
 

@@ -215,7 +215,6 @@ pub struct CompiledPolicy {
     agent_sections: Vec<AgentSection>,
     examples: Vec<RuleExamples>,
     hash: String,
-    sources: Vec<String>,
     /// Each file's name and text, as kept beside the audit trail.
     texts: Vec<StoredSource>,
 }
@@ -336,8 +335,8 @@ impl CompiledPolicy {
     }
 
     /// The names of the files this policy was compiled from.
-    pub fn sources(&self) -> &[String] {
-        &self.sources
+    pub fn sources(&self) -> Vec<&str> {
+        self.texts.iter().map(|source| source.path.as_str()).collect()
     }
 
     pub fn default_max_steps(&self) -> u32 {
@@ -627,7 +626,6 @@ impl Builder {
             agent_sections: self.agent_sections,
             examples: self.examples,
             hash: hex(&hasher.finalize()),
-            sources: sources.iter().map(|s| s.path.display().to_string()).collect(),
             texts: sources.iter().map(|s| StoredSource { path: s.path.display().to_string(), text: s.text.clone() }).collect(),
         }
     }

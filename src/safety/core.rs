@@ -86,7 +86,6 @@ pub struct Spent {
     pub max_steps: u32,
 }
 
-pub use crate::platform::process_alive;
 
 impl LoopCore {
     pub fn new(store: Arc<Store>, policy: Arc<CompiledPolicy>, mode: LoopMode, humans: Humans) -> Self {
@@ -132,7 +131,7 @@ impl LoopCore {
     /// is failed on the way, as its session is over (spec 2.3.3).
     pub fn active_execution(&self, tx: &Transaction<'_>, agent: &str, now: i64) -> Result<Option<ExecutionRow>, StoreError> {
         let Some(row) = records::active_execution(tx, agent)? else { return Ok(None) };
-        if row.owner_pid == self.pid || process_alive(row.owner_pid) {
+        if row.owner_pid == self.pid || crate::platform::process_alive(row.owner_pid) {
             return Ok(Some(row));
         }
         if let Ok(running) = AnyExecution::from_row(row.clone())?.running("failed") {
@@ -150,7 +149,7 @@ impl LoopCore {
         let Some(kind) = challenge.pause else { return Ok(None) };
         let ended = if challenge.expires_at <= now {
             Some(ChallengeStatus::Expired)
-        } else if challenge.owner_pid != self.pid && !process_alive(challenge.owner_pid) {
+        } else if challenge.owner_pid != self.pid && !crate::platform::process_alive(challenge.owner_pid) {
             Some(ChallengeStatus::Cancelled)
         } else {
             None

@@ -25,7 +25,7 @@ use tokio::{
 
 use verifier_protocol::{Channel, Event, Kind, MAX_EVENT_BYTES, Request, Tier, VERSION};
 
-use crate::config::VerifierSettings;
+use crate::{config::VerifierSettings, platform};
 /// How long a request may take to be shown (a command channel may be slow).
 const SHOW_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -94,9 +94,6 @@ pub enum VerifierUnavailable {
     Untrusted { path: String, why: String },
 }
 
-/// What makes a verifier program untrustworthy, if anything (by the
-/// platform's own means): whoever can replace it answers every approval.
-pub use crate::platform::trust_problem;
 
 /// How to reach the verifier.
 #[derive(Debug, Clone)]
@@ -127,7 +124,9 @@ impl VerifierLink {
     /// The configured program, else the verifier next to this executable;
     /// never one found on `PATH`, where anyone who can prepend a folder
     /// could plant a verifier that approves everything and picks its own
-    /// codes. The file must be trustworthy ([`trust_problem`]).
+    /// codes. The file must be trustworthy by the platform's own means
+    /// ([`platform::trust_problem`]): whoever can replace it answers every
+    /// approval.
     pub fn locate(configured: Option<&Path>) -> Result<PathBuf, VerifierUnavailable> {
         let path = match configured {
             Some(path) => path.to_path_buf(),
@@ -136,7 +135,7 @@ impl VerifierLink {
                 beside.filter(|p| p.is_file()).ok_or(VerifierUnavailable::NotFound)?
             }
         };
-        match trust_problem(&path) {
+        match platform::trust_problem(&path) {
             Some(why) => Err(VerifierUnavailable::Untrusted { path: path.display().to_string(), why }),
             None => Ok(path),
         }
