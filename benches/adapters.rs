@@ -26,7 +26,7 @@ use safety_dongle::{
         limits::Limits,
         registry::{CallContext, Category, Registry},
         router::Router,
-        surface::{Endpoint, EndpointMode},
+        surface::{Endpoint, Surface},
     },
     safety::core::LoopCore,
     store::Store,
@@ -78,7 +78,7 @@ fn router(folder: &Path, data: &Path) -> Router {
     let adapters: Vec<_> = loaded.into_iter().map(|l| l.definition).collect();
     let mut registry = Registry::default();
     http::register(&mut registry, &adapters, &gate).unwrap_or_else(|e| panic!("{e}"));
-    Router::new(registry, EndpointMode::Semantic, Limits::default(), Map::new())
+    Router::new(registry, Surface::default(), Limits::default(), Map::new())
 }
 
 fn overhead(runtime: &tokio::runtime::Runtime) {

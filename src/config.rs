@@ -2,7 +2,8 @@
 //! environment and the command line.
 //!
 //! Precedence, highest first: command-line flags, environment variables
-//! (`MCP_AQL_ENDPOINT_MODE`, `MCPAQL_SAFETY_LOOP`), the config file, the
+//! (`MCP_AQL_ENDPOINT_MODE`, `MCP_AQL_TOOL_PREFIX`, `MCPAQL_SAFETY_LOOP`;
+//! an empty `MCP_AQL_TOOL_PREFIX` means no prefix), the config file, the
 //! defaults. Relative paths in the file are relative to the file's folder.
 //! A bad value anywhere is an error, never a silent fallback: the server
 //! does not start on a configuration it does not understand.
@@ -17,11 +18,15 @@ use serde::Deserialize;
 
 use crate::{
     diagnostics::{Diagnostic, SourceFile, toml_doc},
-    protocol::{registry::Category, surface::EndpointMode},
+    protocol::{
+        registry::Category,
+        surface::{EndpointMode, ToolPrefix},
+    },
 };
 
 pub const ENDPOINT_MODE_ENV: &str = "MCP_AQL_ENDPOINT_MODE";
 pub const LOOP_MODE_ENV: &str = "MCPAQL_SAFETY_LOOP";
+pub const TOOL_PREFIX_ENV: &str = "MCP_AQL_TOOL_PREFIX";
 
 /// How the execution safety loop treats reported actions (spec 8.6.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
@@ -85,6 +90,7 @@ struct RawConfig {
     #[serde(default)]
     allow_weaker_mode: bool,
     endpoints: Option<EndpointMode>,
+    tool_prefix: Option<ToolPrefix>,
     #[serde(default)]
     policies: Vec<PathBuf>,
     #[serde(default)]
@@ -185,6 +191,8 @@ pub struct Config {
     /// file's (`allow_weaker_mode`, off by default).
     pub allow_weaker_mode: bool,
     pub endpoints: EndpointMode,
+    /// Goes before every tool name (`github_` makes `github_mcp_aql_read`).
+    pub tool_prefix: ToolPrefix,
     pub policies: Vec<PathBuf>,
     pub adapters: Vec<PathBuf>,
     pub verifier: VerifierSettings,
@@ -201,6 +209,7 @@ impl Default for Config {
             mode: LoopMode::default(),
             allow_weaker_mode: false,
             endpoints: EndpointMode::default(),
+            tool_prefix: ToolPrefix::default(),
             policies: Vec::new(),
             adapters: Vec::new(),
             verifier: VerifierSettings::default(),
@@ -245,6 +254,7 @@ impl Config {
             mode: raw.mode.unwrap_or_default(),
             allow_weaker_mode: raw.allow_weaker_mode,
             endpoints: raw.endpoints.unwrap_or_default(),
+            tool_prefix: raw.tool_prefix.unwrap_or_default(),
             policies: raw.policies.iter().map(resolve).collect(),
             adapters: raw.adapters.iter().map(resolve).collect(),
             verifier: raw.verifier.map(toml::Spanned::into_inner).unwrap_or_default(),
@@ -257,6 +267,9 @@ impl Config {
     pub fn apply_env(&mut self, var: impl Fn(&str) -> Option<String>) -> Result<(), EnvOverrideError> {
         if let Some(value) = var(ENDPOINT_MODE_ENV) {
             self.endpoints = value.parse().map_err(|why| EnvOverrideError::BadValue { variable: ENDPOINT_MODE_ENV, why })?;
+        }
+        if let Some(value) = var(TOOL_PREFIX_ENV) {
+            self.tool_prefix = value.parse().map_err(|why| EnvOverrideError::BadValue { variable: TOOL_PREFIX_ENV, why })?;
         }
         if let Some(value) = var(LOOP_MODE_ENV) {
             let mode = value.parse().map_err(|why| EnvOverrideError::BadValue { variable: LOOP_MODE_ENV, why })?;
@@ -444,6 +457,21 @@ mod tests {
             .apply_env(|name| (name == LOOP_MODE_ENV).then(|| "relaxed".to_string()))
             .unwrap_err();
         assert!(err.to_string().contains("MCPAQL_SAFETY_LOOP"), "{err}");
+    }
+
+    #[test]
+    fn the_tool_prefix_comes_from_the_environment_then_the_file_and_is_checked() {
+        let file = write_config("tool_prefix = \"dongle_\"\n");
+        let mut config = Config::from_file(file.path()).unwrap();
+        assert_eq!(config.tool_prefix.as_str(), "dongle_");
+        config.apply_env(|name| (name == TOOL_PREFIX_ENV).then(|| "github_".to_string())).unwrap();
+        assert_eq!(config.tool_prefix.as_str(), "github_");
+        config.apply_env(|name| (name == TOOL_PREFIX_ENV).then(String::new)).unwrap();
+        assert_eq!(config.tool_prefix.as_str(), "", "an empty variable means no prefix");
+        let err = config.apply_env(|name| (name == TOOL_PREFIX_ENV).then(|| "GitHub".to_string())).unwrap_err();
+        assert!(err.to_string().contains("MCP_AQL_TOOL_PREFIX: tool prefix 'GitHub' must be"), "{err}");
+        let errors = Config::from_file(write_config("mode = \"monitoring\"\ntool_prefix = \"no-dashes_\"\n").path()).unwrap_err();
+        assert!(errors.iter().any(|d| d.line == 2 && d.to_string().contains("must be lowercase letters")), "{errors:#?}");
     }
 
     /// One row per (file mode, allowed, asked): whether the override holds.

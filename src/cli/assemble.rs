@@ -25,8 +25,13 @@ use crate::{
         limits::Limits,
         registry::{OperationIndex, OperationSource, Registry, RegistryError, SessionEnds},
         router::Router,
+        surface::Surface,
     },
-    safety::{core::LoopCore, executions::SafetyLoop, operations},
+    safety::{
+        core::LoopCore,
+        executions::SafetyLoop,
+        operations::{self, LoopFacts},
+    },
     store::{Store, StoreError, audit},
     verify::{
         humans::{HumanSettings, Humans},
@@ -81,6 +86,7 @@ pub fn assemble_with_runtime(config: &Config) -> Option<(Assembled, tokio::runti
 /// operator, so they may name files.
 pub fn assemble(config: &Config) -> Result<Assembled, AssembleError> {
     let core = Arc::new(build_loop_core(config)?);
+    let loop_core = core.clone();
     let mode = core.mode;
     let store = core.store.clone();
     let mut registry = Registry::default();
@@ -93,9 +99,11 @@ pub fn assemble(config: &Config) -> Result<Assembled, AssembleError> {
     http::register(&mut registry, &adapters, &gate)?;
     let index = Arc::new(OperationIndex::new(registry));
     let downstreams = Downstreams::new(servers, index.clone(), gate, store);
-    let router = Router::new(Registry::default(), config.endpoints, Limits::default(), capabilities(mode.name()))
+    let surface = Surface::new(config.endpoints, config.tool_prefix.clone());
+    let router = Router::new(Registry::default(), surface, Limits::default(), capabilities(mode.name()))
         .with_sources(index, vec![downstreams.clone() as Arc<dyn OperationSource>])
-        .with_session_ends(session_ends);
+        .with_session_ends(session_ends)
+        .with_facts(Arc::new(LoopFacts(loop_core)));
     Ok(Assembled { router: Arc::new(router), downstreams })
 }
 
@@ -177,14 +185,18 @@ pub fn open_store(config: &Config) -> Result<Store, AssembleError> {
     Ok(Store::open(data_dir)?)
 }
 
-/// `_protocol.capabilities`: only what is enforced is claimed.
+/// `_protocol.capabilities`: only what is enforced and tested is claimed.
+/// Batches, field selection and cursor paging (introspection's operation
+/// lists) are the router's; confirmation tokens and danger levels are the
+/// gate's, for every adapter and downstream operation.
 fn capabilities(safety_loop: &str) -> Map<String, Value> {
     match json!({
         "execution_safety_loop": safety_loop,
-        "batch": false,
-        "confirmation": false,
-        "field_selection": false,
-        "pagination": false,
+        "batch": true,
+        "confirmation": true,
+        "dangerous_operations": true,
+        "field_selection": true,
+        "pagination": true,
         "warnings": true,
     }) {
         Value::Object(map) => map,

@@ -72,6 +72,7 @@ impl<U: Upstream> GatedOperation<U> {
     /// The operation; `spec` gains the confirmation-token parameter.
     pub fn new(mut spec: OperationSpec, judged: Judged, upstream: U, gate: Arc<Gate>) -> Self {
         let token_param = add_token_param(&mut spec.params);
+        spec.danger_level = Some(judged.danger.name());
         Self { spec, judged, token_param, upstream, gate }
     }
 

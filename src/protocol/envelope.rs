@@ -4,7 +4,44 @@
 
 use serde_json::{Map, Value};
 
-use super::registry::OperationResult;
+use super::{batch::BatchReport, error::AqlError, registry::OperationResult};
+
+/// What one request is answered with: one operation's result, or a batch
+/// that ran (a batch that could not run is a single error).
+#[derive(Debug)]
+pub enum Answer {
+    One(OperationResult),
+    Batch(BatchReport),
+}
+
+impl From<Result<BatchReport, AqlError>> for Answer {
+    fn from(batch: Result<BatchReport, AqlError>) -> Self {
+        match batch {
+            Ok(report) => Self::Batch(report),
+            Err(error) => Self::One(Err(error)),
+        }
+    }
+}
+
+impl Answer {
+    /// The JSON the agent reads; `warnings` travel with a single success
+    /// only (the batch answer's schema has no place for them).
+    pub fn envelope(&self, warnings: &[Value]) -> Value {
+        match self {
+            Self::One(result) => envelope(result, warnings),
+            Self::Batch(report) => report.to_json(),
+        }
+    }
+
+    /// MCP's `isError`: a batch that ran is a success whatever its items
+    /// did (`operations.md` 7.3).
+    pub fn is_error(&self) -> bool {
+        match self {
+            Self::One(result) => is_error(result),
+            Self::Batch(_) => false,
+        }
+    }
+}
 
 /// `{success:true, data, warnings?}` or
 /// `{success:false, error:{code, message, details}}`; warnings travel only

@@ -39,6 +39,7 @@ pub enum ErrorCode {
     SerializationParseError,
     AuthCredentialMissing,
     ToolExecutionFailed,
+    BatchValidationError,
     InternalError,
 }
 
@@ -72,6 +73,7 @@ impl ErrorCode {
             Self::SerializationParseError => "SERIALIZATION_PARSE_ERROR",
             Self::AuthCredentialMissing => "AUTH_CREDENTIAL_MISSING",
             Self::ToolExecutionFailed => "TOOL_EXECUTION_FAILED",
+            Self::BatchValidationError => "BATCH_VALIDATION_ERROR",
             Self::InternalError => "INTERNAL_ERROR",
         }
     }
@@ -92,6 +94,26 @@ impl ErrorCode {
                 | Self::RateLimitQuotaExhausted
                 | Self::PermissionDangerLevelDenied
                 | Self::ConfirmationRequired
+                | Self::BatchValidationError
+        )
+    }
+
+    /// Whether the failure is a refusal (by the policy, a human, a block,
+    /// a pause, a trust level, a token or a rate limit) rather than a
+    /// mistake: a batch halts at a refusal, so nothing that may depend on
+    /// the refused item runs (`operations.md` 7.5.2).
+    pub fn is_refusal(self) -> bool {
+        matches!(
+            self,
+            Self::PermissionDenied
+                | Self::PermissionDangerLevelDenied
+                | Self::ConfirmationRequired
+                | Self::TokenInvalid
+                | Self::TokenExpired
+                | Self::TokenAlreadyUsed
+                | Self::TokenScopeMismatch
+                | Self::RateLimitExceeded
+                | Self::RateLimitQuotaExhausted
         )
     }
 }
@@ -487,6 +509,13 @@ impl AqlError {
             message: format!("Invalid parameters for '{operation}': {}", problems.join("; ")),
             details: details(json!({ "operation": operation, "problems": problems })),
         }
+    }
+
+    /// A batch request that cannot run at all (no operations, an item that
+    /// is not an operation). Batch-level errors carry no details (the
+    /// batch schema's failure response has none).
+    pub fn batch_invalid(why: impl Into<String>) -> Self {
+        Self { code: ErrorCode::BatchValidationError, message: why.into(), details: Map::new() }
     }
 
     /// For failures inside the server. `what` must be a fixed description

@@ -1,18 +1,40 @@
 //! The `introspect` operation (spec 7, `introspection.md`): lists and
 //! details of operations and types, derived from the registry, so what
 //! introspection says is exactly what validation enforces.
+//!
+//! Operation lists can be filtered (a glob over names, a category, an
+//! endpoint family, a source: an adapter's or a downstream server's name,
+//! or `builtin` for the server's own) and are paged by cursor
+//! (`features/pagination.md`), so a thousand imported operations arrive a
+//! page at a time. The list's schema admits nothing beside `_protocol`
+//! and `operations`, so the page's `pageInfo`, the operations' danger
+//! levels (`danger_levels[i]` is `operations[i]`'s, `null` for the
+//! server's own, which the loop judges) and the safety loop's defaults
+//! travel as data inside `_protocol`, which admits more. List
+//! descriptions are brief; details add where an operation comes from and
+//! its danger level. Every operation's details list the
+//! `fields` parameter the router applies to it.
 
-use serde_json::{Value, json};
+use globset::{Glob, GlobMatcher};
+use serde_json::{Map, Value, json};
 
 use super::{
+    error::AqlError,
+    paging::{PageRequest, asks_for_a_page, page_params},
     params::{ParamSpec, ParamType},
     registry::{CallContext, Category, Operation, OperationFuture, OperationSpec, ReturnType},
     request::Params,
     router::{PROTOCOL_VERSION, Router},
+    selection::{fields_param, selects_fields},
 };
 
 /// How this server handles concurrent requests (spec 9.3.1).
 const CONCURRENCY: &str = "fully-concurrent";
+
+/// The `source` filter value naming the server's own operations.
+const BUILTIN_SOURCE: &str = "builtin";
+
+const FILTERS: [&str; 4] = ["name_pattern", "category", "endpoint", "source"];
 
 pub struct Introspect {
     spec: OperationSpec,
@@ -20,29 +42,32 @@ pub struct Introspect {
 
 impl Default for Introspect {
     fn default() -> Self {
+        let categories: Vec<&str> = Category::ALL.iter().map(|c| c.name()).collect();
+        let families: Vec<&str> = Category::ALL.iter().map(|c| c.family()).collect();
+        let mut params = vec![
+            ParamSpec::required("query", ParamType::String, "What to list: operations or types").one_of(&["operations", "types"]),
+            ParamSpec::optional("name", ParamType::String, "One operation or type to detail"),
+            ParamSpec::optional("name_pattern", ParamType::String, "Operations whose name matches this glob, e.g. github_api__repos_*"),
+            ParamSpec::optional("category", ParamType::String, "Operations of one semantic category").one_of(&categories),
+            ParamSpec::optional("endpoint", ParamType::String, "Operations of one endpoint family").one_of(&families),
+            ParamSpec::optional("source", ParamType::String, "Operations of one adapter or downstream server (by its name), or builtin for this server's own"),
+        ];
+        params.extend(page_params());
         Self {
             spec: OperationSpec {
                 name: "introspect".into(),
                 category: Category::Read,
-                description: "Discover operations and types: list them, or detail one by name".into(),
-                params: vec![
-                    ParamSpec::required("query", ParamType::String, "What to list: operations or types")
-                        .one_of(&["operations", "types"]),
-                    ParamSpec::optional("name", ParamType::String, "One operation or type to detail"),
-                ],
-                returns: ReturnType {
-                    name: "IntrospectionResult",
-                    kind: "object",
-                    description: "Lists, or one item's details (null when unknown)",
-                },
+                description: "Discover operations and types: list them (operations are filtered and paged: see _protocol.pageInfo), or detail one by name".into(),
+                params,
+                returns: ReturnType { name: "IntrospectionResult", kind: "object", description: "Lists, or one item's details (null when unknown)" },
                 examples: vec![
-                    ("List every operation".into(), json!({ "query": "operations" })),
-                    (
-                        "Detail one operation".into(),
-                        json!({ "query": "operations", "name": "introspect" }),
-                    ),
+                    ("List the first page of operations".into(), json!({ "query": "operations" })),
+                    ("The next page, from the last page's pageInfo.endCursor".into(), json!({ "query": "operations", "first": 20, "after": "introspect" })),
+                    ("One downstream server's operations".into(), json!({ "query": "operations", "source": "filesystem" })),
+                    ("Detail one operation".into(), json!({ "query": "operations", "name": "introspect" })),
                 ],
                 source: None,
+                origin: None, danger_level: None,
             },
         }
     }
@@ -54,58 +79,97 @@ impl Operation for Introspect {
     }
 
     fn invoke<'a>(&'a self, router: &'a Router, call: &'a CallContext, params: Params) -> OperationFuture<'a> {
-        let data = match (params.str("query"), params.str("name")) {
-            (Some("types"), None) => list_types(router),
-            (Some("types"), Some(name)) => type_details(router, name),
-            (_, None) => list_operations(router, call),
-            (_, Some(name)) => operation_details(router, name),
-        };
-        Box::pin(std::future::ready(Ok(data)))
+        Box::pin(std::future::ready(answer(router, call, &params)))
     }
 }
 
-fn protocol_metadata(router: &Router, call: &CallContext) -> Value {
-    json!({
-        "version": PROTOCOL_VERSION,
-        "session_id": call.session_id,
-        "conformance": "level-1",
-        "mode": router.mode().name(),
-        "capabilities": router.capabilities(),
-        "limits": router.limits().metadata(),
-        "concurrency": CONCURRENCY,
+fn answer(router: &Router, call: &CallContext, params: &Params) -> Result<Value, AqlError> {
+    let listing_operations = params.str("query") == Some("operations") && params.str("name").is_none();
+    if !listing_operations && let Some(misplaced) = FILTERS.iter().copied().find(|name| params.get(name).is_some()).or(asks_for_a_page(params).then_some("first, after, last or before")) {
+        return Err(AqlError::bad_value("introspect", misplaced, "filters and paging apply to listing operations (query: operations, without name)"));
+    }
+    Ok(match (params.str("query"), params.str("name")) {
+        (Some("types"), None) => list_types(router),
+        (Some("types"), Some(name)) => type_details(router, name),
+        (_, None) => list_operations(router, call, params)?,
+        (_, Some(name)) => operation_details(router, name),
     })
 }
 
-fn list_operations(router: &Router, call: &CallContext) -> Value {
-    let operations: Vec<Value> = router
-        .registry()
-        .specs()
-        .map(|spec| {
-            json!({
-                "name": spec.name,
-                "semantic_category": spec.category.name(),
-                "endpoint": spec.category.family(),
-                "description": spec.description,
-            })
-        })
+/// Which operations a listing keeps.
+struct Filter {
+    name: Option<GlobMatcher>,
+    category: Option<String>,
+    endpoint: Option<String>,
+    source: Option<String>,
+}
+
+impl Filter {
+    fn from_params(params: &Params) -> Result<Self, AqlError> {
+        let name = match params.str("name_pattern") {
+            Some(pattern) => Some(Glob::new(pattern).map_err(|_| AqlError::bad_value("introspect", "name_pattern", "must be a glob such as github_api__repos_*"))?.compile_matcher()),
+            None => None,
+        };
+        let text = |key: &str| params.str(key).map(str::to_owned);
+        Ok(Self { name, category: text("category"), endpoint: text("endpoint"), source: text("source") })
+    }
+
+    fn keeps(&self, spec: &OperationSpec) -> bool {
+        self.name.as_ref().is_none_or(|glob| glob.is_match(&spec.name))
+            && self.category.as_deref().is_none_or(|category| category == spec.category.name())
+            && self.endpoint.as_deref().is_none_or(|family| family == spec.category.family())
+            && self.source.as_deref().is_none_or(|source| spec.source.as_deref().unwrap_or(BUILTIN_SOURCE) == source)
+    }
+}
+
+fn protocol_metadata(router: &Router, call: &CallContext) -> Map<String, Value> {
+    let mut metadata = Map::new();
+    metadata.insert("version".into(), PROTOCOL_VERSION.into());
+    metadata.insert("session_id".into(), call.session_id.clone().into());
+    metadata.insert("conformance".into(), router.conformance().into());
+    metadata.insert("mode".into(), router.mode().name().into());
+    metadata.insert("capabilities".into(), Value::Object(router.capabilities().clone()));
+    metadata.insert("limits".into(), router.limits().metadata());
+    metadata.insert("concurrency".into(), CONCURRENCY.into());
+    metadata.extend(router.server_facts());
+    metadata
+}
+
+fn list_operations(router: &Router, call: &CallContext, params: &Params) -> Result<Value, AqlError> {
+    let filter = Filter::from_params(params)?;
+    let request = PageRequest::from_params("introspect", params)?;
+    let registry = router.registry();
+    let kept: Vec<&OperationSpec> = registry.specs().filter(|spec| filter.keeps(spec)).collect();
+    let (page, page_info) = request.page(kept, |spec| spec.name.as_str());
+    let danger_levels: Vec<Value> = page.iter().map(|spec| spec.danger_level.map_or(Value::Null, Value::from)).collect();
+    let operations: Vec<Value> = page
+        .iter()
+        .map(|spec| json!({ "name": spec.name, "semantic_category": spec.category.name(), "endpoint": spec.category.family(), "description": spec.description }))
         .collect();
-    json!({ "_protocol": protocol_metadata(router, call), "operations": operations })
+    let mut metadata = protocol_metadata(router, call);
+    metadata.insert("pageInfo".into(), page_info);
+    metadata.insert("danger_levels".into(), Value::Array(danger_levels));
+    Ok(json!({ "_protocol": metadata, "operations": operations }))
 }
 
 fn operation_details(router: &Router, name: &str) -> Value {
     let details = router.registry().get(name).map(|operation| {
         let spec = operation.spec();
+        let mut parameters: Vec<Value> = spec.params.iter().map(ParamSpec::info).collect();
+        if selects_fields(spec) {
+            parameters.push(fields_param().info());
+        }
         json!({
             "name": spec.name,
             "semantic_category": spec.category.name(),
             "endpoint": spec.category.family(),
-            "mcpTool": router.mode().home_endpoint(spec.category).tool_name(),
-            "description": spec.description,
+            "mcpTool": router.surface().home_tool(spec.category),
+            "description": spec.detailed_description(),
             "permissions": {
                 "readOnly": spec.category.read_only(),
                 "destructive": spec.category.destructive(),
             },
-            "parameters": spec.params.iter().map(ParamSpec::info).collect::<Vec<_>>(),
+            "parameters": parameters,
             "returns": {
                 "name": spec.returns.name,
                 "kind": spec.returns.kind,

@@ -12,7 +12,10 @@ use std::{
     fmt,
     future::Future,
     pin::Pin,
-    sync::{Arc, Mutex, RwLock},
+    sync::{
+        Arc, Mutex, RwLock,
+        atomic::{AtomicBool, Ordering},
+    },
 };
 
 use serde_json::{Value, json};
@@ -101,12 +104,30 @@ pub struct OperationSpec {
     /// The adapter or downstream server the operation comes from; `None`
     /// for the server's own operations.
     pub source: Option<String>,
+    /// Where the operation comes from, for its details: `adapter 'x', GET
+    /// /path` or `downstream server 'y', tool 'z'`. Lists leave it out
+    /// (their descriptions are brief; the name's prefix names the source).
+    pub origin: Option<String>,
+    /// The danger level its calls are judged at (`adapter/danger-levels.md`);
+    /// `None` for the server's own operations, which the loop judges.
+    pub danger_level: Option<&'static str>,
 }
 
 impl OperationSpec {
     /// The parameter `key` names, by its name or an alias.
     pub fn param(&self, key: &str) -> Option<&ParamSpec> {
         self.params.iter().find(|p| p.is_named(key))
+    }
+
+    /// The description with where the operation comes from and its danger
+    /// level, as details show it: `Get a repository [adapter 'github-api',
+    /// GET /repos/{owner}/{repo}; danger_level: safe]`.
+    pub fn detailed_description(&self) -> String {
+        let notes: Vec<String> = self.origin.iter().cloned().chain(self.danger_level.map(|level| format!("danger_level: {level}"))).collect();
+        match notes.as_slice() {
+            [] => self.description.clone(),
+            notes => format!("{} [{}]", self.description, notes.join("; ")).trim_start().to_owned(),
+        }
     }
 
     pub fn example_requests(&self) -> Vec<Value> {
@@ -158,6 +179,22 @@ impl Warnings {
     }
 }
 
+/// Raised by an operation whose success still tells the agent not to go
+/// on (a directive with `continue: false`), so a batch halts there as it
+/// does at a refusal. Shared by clones of one call's context.
+#[derive(Clone, Default)]
+pub struct HaltSignal(Arc<AtomicBool>);
+
+impl HaltSignal {
+    pub fn raise(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    pub fn raised(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
 /// Who is calling: facts about the MCP connection a request came through,
 /// established by the server, never taken from the request.
 #[derive(Clone)]
@@ -172,6 +209,8 @@ pub struct CallContext {
     pub cancelled: CancellationToken,
     /// Where the call's warnings collect.
     pub warnings: Warnings,
+    /// Raised when the call's answer tells the agent to stop.
+    pub halt: HaltSignal,
     /// Where the action runs, when the client says (a hook's `cwd`); MCP
     /// sessions leave it to relative paths.
     pub working_folder: WorkingFolder,
@@ -181,7 +220,13 @@ impl CallContext {
     /// A context for `session_id` with no client name, no progress
     /// reporting, a cancellation nobody triggers and no warnings yet.
     pub fn new(session_id: impl Into<String>) -> Self {
-        Self { session_id: session_id.into(), client: None, progress: None, cancelled: CancellationToken::new(), warnings: Warnings::default(), working_folder: WorkingFolder::Project }
+        Self { session_id: session_id.into(), client: None, progress: None, cancelled: CancellationToken::new(), warnings: Warnings::default(), halt: HaltSignal::default(), working_folder: WorkingFolder::Project }
+    }
+
+    /// The context of one item of a batch: the same caller, with a halt
+    /// signal of its own.
+    pub fn for_batch_item(&self) -> Self {
+        Self { halt: HaltSignal::default(), ..self.clone() }
     }
 }
 
@@ -329,6 +374,13 @@ pub trait SessionEnds: Send + Sync {
     /// exiting). May write the state store: call it off the async worker
     /// threads.
     fn session_ended(&self, session: Option<&str>);
+}
+
+/// What the server reports about itself as data in introspection's
+/// `_protocol` (the safety loop's defaults), read when asked, so what it
+/// says is what is in force now.
+pub trait ServerFacts: Send + Sync {
+    fn protocol_facts(&self) -> serde_json::Map<String, Value>;
 }
 
 /// Something that adds operations at run time and may need a moment to

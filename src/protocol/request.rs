@@ -127,6 +127,7 @@ mod tests {
             returns: ReturnType { name: "Thing", kind: "object", description: "" },
             examples: vec![],
             source: None,
+            origin: None, danger_level: None,
         }
     }
 

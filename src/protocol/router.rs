@@ -13,34 +13,48 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::{
+    batch::{self, OPERATIONS_KEY},
+    envelope::Answer,
     error::AqlError,
     limits::Limits,
-    registry::{CallContext, OperationIndex, OperationResult, OperationSource, Registry, SessionEnds},
+    registry::{CallContext, OperationIndex, OperationResult, OperationSource, Registry, ServerFacts, SessionEnds},
     request::{operation_name, resolve_params},
-    surface::{Endpoint, EndpointMode},
+    selection::take_selection,
+    surface::{Endpoint, EndpointMode, Surface},
 };
 
 /// The MCP-AQL version this server implements.
 pub const PROTOCOL_VERSION: &str = "1.0.0-draft";
 
+/// The conformance level this server claims (`conformance-testing.md` 2).
+const CONFORMANCE: &str = "level-2";
+
 /// Routes MCP-AQL requests to operations; shared by every session.
 pub struct Router {
     index: Arc<OperationIndex>,
     sources: Vec<Arc<dyn OperationSource>>,
-    mode: EndpointMode,
+    surface: Surface,
     limits: Limits,
     capabilities: Map<String, Value>,
     session_ends: Vec<Arc<dyn SessionEnds>>,
+    facts: Vec<Arc<dyn ServerFacts>>,
 }
 
 impl Router {
-    pub fn new(
-        registry: Registry,
-        mode: EndpointMode,
-        limits: Limits,
-        capabilities: Map<String, Value>,
-    ) -> Self {
-        Self { index: Arc::new(OperationIndex::new(registry)), sources: Vec::new(), mode, limits, capabilities, session_ends: Vec::new() }
+    pub fn new(registry: Registry, surface: Surface, limits: Limits, capabilities: Map<String, Value>) -> Self {
+        Self { index: Arc::new(OperationIndex::new(registry)), sources: Vec::new(), surface, limits, capabilities, session_ends: Vec::new(), facts: Vec::new() }
+    }
+
+    /// A router whose introspection reports `facts` in `_protocol`.
+    pub fn with_facts(mut self, facts: Arc<dyn ServerFacts>) -> Self {
+        self.facts.push(facts);
+        self
+    }
+
+    /// What the server says about itself beside the protocol's facts,
+    /// read now.
+    pub fn server_facts(&self) -> Map<String, Value> {
+        self.facts.iter().flat_map(|facts| facts.protocol_facts()).collect()
     }
 
     /// A router that tells `holder` when a session ends.
@@ -79,7 +93,18 @@ impl Router {
     }
 
     pub fn mode(&self) -> EndpointMode {
-        self.mode
+        self.surface.mode
+    }
+
+    /// The tools this router answers through.
+    pub fn surface(&self) -> &Surface {
+        &self.surface
+    }
+
+    /// The conformance level `_protocol` claims: level 2 (batch, field
+    /// selection, endpoint modes) is what this router implements.
+    pub fn conformance(&self) -> &'static str {
+        CONFORMANCE
     }
 
     pub fn limits(&self) -> &Limits {
@@ -90,14 +115,28 @@ impl Router {
         &self.capabilities
     }
 
-    /// Handles one request that arrived through `endpoint`.
-    pub async fn handle(
-        &self,
-        call: &CallContext,
-        endpoint: Endpoint,
-        arguments: &Map<String, Value>,
-    ) -> OperationResult {
+    /// Answers one request that arrived through `endpoint`: a batch when
+    /// it carries `operations`, one operation otherwise.
+    pub async fn answer(&self, call: &CallContext, endpoint: Endpoint, arguments: &Map<String, Value>) -> Answer {
+        if !arguments.contains_key(OPERATIONS_KEY) {
+            return Answer::One(self.handle(call, endpoint, arguments).await);
+        }
+        if arguments.contains_key("operation") {
+            return Answer::One(Err(AqlError::batch_invalid("A request is one operation or a batch of 'operations', not both")));
+        }
+        batch::run(self, call, endpoint, arguments).await.into()
+    }
+
+    /// Handles one operation request that arrived through `endpoint`.
+    pub async fn handle(&self, call: &CallContext, endpoint: Endpoint, arguments: &Map<String, Value>) -> OperationResult {
         self.limits.check_arguments(arguments)?;
+        self.handle_checked(call, endpoint, arguments).await
+    }
+
+    /// Handles one operation request whose payload limits were checked
+    /// (alone or as part of its batch): lookup, routing, field selection,
+    /// validation, the operation, then the selection of its data.
+    pub async fn handle_checked(&self, call: &CallContext, endpoint: Endpoint, arguments: &Map<String, Value>) -> OperationResult {
         let name = operation_name(arguments)?;
         let mut registry = self.registry();
         if name == "introspect" || registry.get(name).is_none() {
@@ -110,10 +149,15 @@ impl Router {
         };
         let spec = operation.spec();
         if !endpoint.accepts(spec.category) {
-            let expected = self.mode.home_endpoint(spec.category).tool_name();
-            return Err(AqlError::endpoint_mismatch(name, expected, endpoint.tool_name()));
+            let expected = self.surface.home_tool(spec.category);
+            return Err(AqlError::endpoint_mismatch(name, &expected, &self.surface.tool_name(endpoint)));
         }
-        let params = resolve_params(spec, arguments)?;
-        operation.invoke(self, call, params).await
+        let (arguments, selection) = take_selection(spec, arguments)?;
+        let params = resolve_params(spec, &arguments)?;
+        let data = operation.invoke(self, call, params).await?;
+        Ok(match selection {
+            Some(selection) => selection.apply(data),
+            None => data,
+        })
     }
 }

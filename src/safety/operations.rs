@@ -9,13 +9,13 @@
 use std::sync::Arc;
 
 use serde::Serialize;
-use serde_json::json;
+use serde_json::{Map, Value, json};
 
 use crate::{
     protocol::{
     error::AqlError,
     params::{ParamSpec, ParamType},
-    registry::{CallContext, Category, Operation, OperationFuture, OperationResult, OperationSpec, Registry, RegistryError, ReturnType},
+    registry::{CallContext, Category, Operation, OperationFuture, OperationResult, OperationSpec, Registry, RegistryError, ReturnType, ServerFacts},
     request::Params,
     router::Router,
     types::{TypeDef, TypeShape},
@@ -27,6 +27,7 @@ use crate::{
 };
 
 use super::{
+    core::LoopCore,
     evaluator::Outcome,
     executions::{ExecuteRequest, FinishRequest, SafetyLoop, StepRequest, tier_names},
     lifecycle::Status,
@@ -44,6 +45,25 @@ pub fn register(registry: &mut Registry, safety: Arc<SafetyLoop>) -> Result<(), 
         registry.register_type(def);
     }
     Ok(())
+}
+
+/// The loop's defaults as introspection data (`_protocol.safety_loop`):
+/// the mode, the step limit and risk tolerance agents get when no policy
+/// section names them, and the policy's hash, read from the policy in
+/// force when asked.
+pub struct LoopFacts(pub Arc<LoopCore>);
+
+impl ServerFacts for LoopFacts {
+    fn protocol_facts(&self) -> Map<String, Value> {
+        let policy = &self.0.policy;
+        let facts = json!({
+            "mode": self.0.mode.name(),
+            "max_autonomous_steps": policy.default_max_steps(),
+            "risk_tolerance": policy.default_tolerance().name(),
+            "policy": policy.hash(),
+        });
+        Map::from_iter([("safety_loop".to_owned(), facts)])
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -157,6 +177,7 @@ impl Kind {
             returns: ReturnType { name: returns.0, kind: returns.1, description: returns.2 },
             examples: vec![(description.into(), example)],
             source: None,
+            origin: None, danger_level: None,
         }
     }
 }
@@ -206,7 +227,11 @@ impl LoopOperation {
                 // A code has no business in a hint; it would be stored with it.
                 let hint = redact_text(params.str("next_action_hint").unwrap_or_default()).into_owned();
                 let request = StepRequest { agent, hint, outcome: outcome(params), agent_risk: agent_risk.and_then(|n| u8::try_from(n).ok()) };
-                Ok(self.safety.step(call, request).await.to_json())
+                let directive = self.safety.step(call, request).await;
+                if !directive.proceed {
+                    call.halt.raise();
+                }
+                Ok(directive.to_json())
             }
             Kind::Complete => answer(self.safety.complete(call, FinishRequest { agent, outcome: outcome(params), text: params.str("summary").map(str::to_owned) })),
             Kind::Abort => answer(self.safety.abort(call, FinishRequest { agent, outcome: None, text: params.str("reason").map(str::to_owned) })),

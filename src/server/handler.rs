@@ -21,13 +21,14 @@ use rmcp::{
 use crate::{
     analysis::WorkingFolder,
     protocol::{
-        registry::{CallContext, Progress, ProgressSink, Warnings},
+        envelope::Answer,
+        registry::{CallContext, HaltSignal, Progress, ProgressSink, Warnings},
         router::Router,
     },
 };
 
 use super::{
-    instructions::{INSTRUCTIONS, PROMPT, PROMPT_DESCRIPTION, PROMPT_NAME},
+    instructions::{PROMPT_DESCRIPTION, PROMPT_NAME, instructions, prompt},
     tools::{call_tool_result, endpoint_tools},
 };
 
@@ -39,7 +40,14 @@ use super::{
 pub struct DongleServer {
     router: Arc<Router>,
     tools: Arc<Vec<Tool>>,
+    texts: Arc<Texts>,
     session: Arc<Session>,
+}
+
+/// The instructions and the prompt, rendered for the router's tools.
+struct Texts {
+    instructions: String,
+    prompt: String,
 }
 
 /// The session's id; dropping the last handle ends the session.
@@ -62,9 +70,10 @@ impl Drop for Session {
 
 impl DongleServer {
     pub fn new(router: Arc<Router>) -> Self {
-        let tools = Arc::new(endpoint_tools(router.mode(), &router.registry()));
+        let tools = Arc::new(endpoint_tools(router.surface(), &router.registry()));
+        let texts = Arc::new(Texts { instructions: instructions(router.surface()), prompt: prompt(router.surface()) });
         let session = Arc::new(Session { id: uuid::Uuid::new_v4().to_string(), router: router.clone() });
-        Self { router, tools, session }
+        Self { router, tools, texts, session }
     }
 
     /// The facts about one request the operations may use: the session,
@@ -79,6 +88,7 @@ impl DongleServer {
             progress,
             cancelled: context.ct.clone(),
             warnings: Warnings::default(),
+            halt: HaltSignal::default(),
             working_folder: WorkingFolder::Project,
         }
     }
@@ -109,7 +119,7 @@ impl ServerHandler for DongleServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_prompts().build())
             .with_server_info(Implementation::new("safety-dongle", env!("CARGO_PKG_VERSION")))
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(self.texts.instructions.clone())
     }
 
     async fn list_prompts(
@@ -129,7 +139,7 @@ impl ServerHandler for DongleServer {
         if request.name != PROMPT_NAME {
             return Err(McpError::invalid_params(format!("Unknown prompt '{}': this server has '{PROMPT_NAME}'", request.name), None));
         }
-        let result = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, PROMPT)]).with_description(PROMPT_DESCRIPTION);
+        let result = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, self.texts.prompt.clone())]).with_description(PROMPT_DESCRIPTION);
         Ok(result.into())
     }
 
@@ -146,7 +156,7 @@ impl ServerHandler for DongleServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let Some(endpoint) = self.router.mode().endpoint_for_tool(&request.name) else {
+        let Some(endpoint) = self.router.surface().endpoint_for_tool(&request.name) else {
             return Err(McpError::invalid_params(
                 format!("Unknown tool '{}': this server exposes {}", request.name, self.tool_names()),
                 None,
@@ -154,11 +164,11 @@ impl ServerHandler for DongleServer {
         };
         let arguments = request.arguments.unwrap_or_default();
         let call = self.call_context(&context);
-        let result = self.router.handle(&call, endpoint, &arguments).await;
-        if let Err(error) = &result {
+        let answer = self.router.answer(&call, endpoint, &arguments).await;
+        if let Answer::One(Err(error)) = &answer {
             tracing::debug!(tool = %request.name, code = error.code.as_str(), "operation refused");
         }
-        Ok(call_tool_result(&result, &call.warnings.take(), self.router.limits()).into())
+        Ok(call_tool_result(&answer, &call.warnings.take(), self.router.limits()).into())
     }
 }
 

@@ -16,9 +16,9 @@ use rmcp::model::{
 };
 
 use crate::protocol::{
+    envelope::Answer,
     error::{AqlError, LimitKind},
     limits::Limits,
-    registry::OperationResult,
 };
 
 use super::tools::call_tool_result;
@@ -102,7 +102,7 @@ fn parse(frame: &[u8], facts: &FrameFacts) -> Screened {
 
 fn refuse(facts: &FrameFacts, error: AqlError, limits: &Limits) -> Screened {
     match (&facts.id, facts.method.as_deref()) {
-        (Some(id), Some("tools/call")) => Screened::Reply(Box::new(tool_refusal(id.clone(), &Err(error), limits))),
+        (Some(id), Some("tools/call")) => Screened::Reply(Box::new(tool_refusal(id.clone(), error, limits))),
         (None, Some(_)) => Screened::Ignore,
         (id, _) => Screened::Reply(Box::new(ServerJsonRpcMessage::error(
             ErrorData::invalid_request(error.message, None),
@@ -111,8 +111,8 @@ fn refuse(facts: &FrameFacts, error: AqlError, limits: &Limits) -> Screened {
     }
 }
 
-fn tool_refusal(id: RequestId, result: &OperationResult, limits: &Limits) -> ServerJsonRpcMessage {
-    let mut answer: CallToolResult = call_tool_result(result, &[], limits);
+fn tool_refusal(id: RequestId, error: AqlError, limits: &Limits) -> ServerJsonRpcMessage {
+    let mut answer: CallToolResult = call_tool_result(&Answer::One(Err(error)), &[], limits);
     // The refusal bypasses rmcp's handler, which would drop this field for
     // clients of older protocol versions; leaving it out is valid for all.
     answer.result_type = None;

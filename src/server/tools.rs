@@ -15,27 +15,29 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotation
 use serde_json::json;
 
 use crate::protocol::{
-    envelope::{envelope, is_error},
+    envelope::Answer,
     error::{AqlError, LimitKind},
     limits::Limits,
-    registry::{Category, OperationResult, Registry},
-    surface::{Endpoint, EndpointMode},
+    registry::{Category, Registry},
+    surface::{Endpoint, Surface},
 };
 
 const INTROSPECT_HINT: &str =
     r#"Discover all operations (downstream servers' too) and parameters: { operation: "introspect", params: { query: "operations" } }"#;
 
 /// The tools registered in `mode`, described from the registry.
-pub fn endpoint_tools(mode: EndpointMode, registry: &Registry) -> Vec<Tool> {
+pub fn endpoint_tools(surface: &Surface, registry: &Registry) -> Vec<Tool> {
     let schema = Arc::new(input_schema());
-    mode.endpoints()
+    surface
+        .mode
+        .endpoints()
         .into_iter()
         .map(|endpoint| {
             let (read_only, destructive) = match endpoint.category() {
                 Some(category) => (category.read_only(), category.destructive()),
                 None => (false, true),
             };
-            Tool::new(endpoint.tool_name(), describe(endpoint, registry), schema.clone())
+            Tool::new(surface.tool_name(endpoint), describe(endpoint, registry), schema.clone())
                 .with_annotations(ToolAnnotations::new().read_only(read_only).destructive(destructive))
         })
         .collect()
@@ -47,6 +49,7 @@ fn input_schema() -> JsonObject {
         "properties": {
             "operation": { "type": "string", "description": "Operation name" },
             "params": { "type": "object", "description": "Operation parameters" },
+            "operations": { "type": "array", "description": "A batch instead of operation: [{operation, params}, ...], run in order" },
         },
         "required": ["operation"],
     });
@@ -100,14 +103,14 @@ fn describe(endpoint: Endpoint, registry: &Registry) -> String {
 /// the agent gets `VALIDATION_PAYLOAD_TOO_LARGE` instead, whatever produced
 /// it (a downstream server, an adapter, introspection). The operation
 /// itself has run by then and its outcome is recorded as it was.
-pub fn call_tool_result(result: &OperationResult, warnings: &[serde_json::Value], limits: &Limits) -> CallToolResult {
-    let mut text = envelope(result, warnings).to_string();
-    let mut failed = is_error(result);
+pub fn call_tool_result(answer: &Answer, warnings: &[serde_json::Value], limits: &Limits) -> CallToolResult {
+    let mut text = answer.envelope(warnings).to_string();
+    let mut failed = answer.is_error();
     if text.len() > limits.max_response_size {
         tracing::warn!(bytes = text.len(), limit = limits.max_response_size, "an answer over the response limit was withheld");
-        let refusal = Err(AqlError::payload_too_large(LimitKind::ResponseSize, limits.max_response_size, text.len()));
-        text = envelope(&refusal, &[]).to_string();
-        failed = is_error(&refusal);
+        let refusal = Answer::One(Err(AqlError::payload_too_large(LimitKind::ResponseSize, limits.max_response_size, text.len())));
+        text = refusal.envelope(&[]).to_string();
+        failed = refusal.is_error();
     }
     if failed {
         CallToolResult::error(vec![ContentBlock::text(text)])
@@ -129,10 +132,10 @@ mod tests {
     #[test]
     fn an_envelope_over_the_response_limit_is_replaced_by_the_limit_error() {
         let limits = Limits { max_response_size: 1_000, ..Limits::default() };
-        let fits = call_tool_result(&Ok(json!({ "text": "x".repeat(900) })), &[], &limits);
+        let fits = call_tool_result(&Answer::One(Ok(json!({ "text": "x".repeat(900) }))), &[], &limits);
         assert_eq!(envelope_of(&fits)["data"]["text"].as_str().map(str::len), Some(900));
 
-        let over = call_tool_result(&Ok(json!({ "text": "x".repeat(1_000) })), &[json!({"code": "W"})], &limits);
+        let over = call_tool_result(&Answer::One(Ok(json!({ "text": "x".repeat(1_000) }))), &[json!({"code": "W"})], &limits);
         let envelope = envelope_of(&over);
         assert_eq!(envelope["error"]["code"], "VALIDATION_PAYLOAD_TOO_LARGE");
         assert_eq!(envelope["error"]["details"]["limit_type"], "response_size");

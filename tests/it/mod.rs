@@ -8,6 +8,7 @@ mod gui;
 mod hook;
 mod http;
 mod lab;
+mod level2;
 mod humans;
 mod openapi;
 mod persistence;

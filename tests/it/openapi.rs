@@ -234,9 +234,46 @@ async fn githubs_imported_adapter_passes_check_and_loads() {
     let config = dir.join("config.toml");
     std::fs::write(&config, format!("data_dir = \"{}\"\nadapters = [\"{}\"]\n", dir.join("state").display(), adapter.display())).unwrap();
     let client = super::support::stdio_client(&["serve", "--config", config.to_str().unwrap()]).await;
-    let listing = super::support::introspect(&client, serde_json::json!({"query": "operations"})).await;
-    let served = listing["data"]["operations"].as_array().unwrap().iter().filter(|o| o["name"].as_str().is_some_and(|n| n.starts_with("github_api__"))).count();
-    assert_eq!(served, expected, "every imported operation is served");
+    let (served, largest_page) = page_through(&client, serde_json::json!({"query": "operations", "source": "github-api"})).await;
+    assert_eq!(served.len(), expected, "every imported operation is served, each once");
+    assert!(served.iter().all(|name| name.starts_with("github_api__")), "the source filter keeps GitHub's operations only");
+    assert!(largest_page <= PAGE_TARGET_BYTES, "a page of {largest_page} bytes is over the {PAGE_TARGET_BYTES}-byte target");
+    let (repos, _) = page_through(&client, serde_json::json!({"query": "operations", "name_pattern": "github_api__repos_*", "category": "DELETE", "first": 7})).await;
+    assert!(!repos.is_empty() && repos.iter().all(|name| name.starts_with("github_api__repos_")), "{repos:?}");
     let detail = super::support::introspect(&client, serde_json::json!({"query": "operations", "name": "github_api__repos_get"})).await;
     assert!(detail["data"].to_string().contains("[adapter 'github-api', GET /repos/{owner}/{repo}; danger_level: safe]"), "{detail}");
+}
+
+/// The most bytes one page of an operation listing may take (its whole
+/// envelope, as the agent reads it).
+const PAGE_TARGET_BYTES: usize = 8 * 1024;
+
+/// Every operation a listing reaches, following `pageInfo.endCursor`
+/// until there is no next page (each page checked against the spec's
+/// introspection schema, its cursors against its items and its danger
+/// levels against its operations), and the largest page's size in bytes.
+async fn page_through(client: &super::support::Client, query: Value) -> (Vec<String>, usize) {
+    let mut names = Vec::new();
+    let mut largest = 0;
+    let mut request = query.clone();
+    loop {
+        let page = super::support::introspect(client, request.clone()).await;
+        super::support::assert_valid(&super::support::introspection_schema(), &page);
+        largest = largest.max(page.to_string().len());
+        let operations: Vec<String> = page["data"]["operations"].as_array().unwrap().iter().map(|o| o["name"].as_str().unwrap().to_owned()).collect();
+        let info = &page["data"]["_protocol"]["pageInfo"];
+        assert_eq!(info["hasPreviousPage"], !names.is_empty(), "{info}");
+        assert_eq!(info["startCursor"].as_str(), operations.first().map(String::as_str), "{info}");
+        assert_eq!(info["endCursor"].as_str(), operations.last().map(String::as_str), "{info}");
+        let levels = page["data"]["_protocol"]["danger_levels"].as_array().unwrap();
+        assert!(levels.len() == operations.len() && levels.iter().all(Value::is_string), "a danger level for each operation of the page: {levels:?}");
+        names.extend(operations);
+        if info["hasNextPage"] == false {
+            assert_eq!(info["totalCount"], names.len(), "{info}");
+            return (names, largest);
+        }
+        request = query.clone();
+        request["first"] = query.get("first").cloned().unwrap_or(20.into());
+        request["after"] = info["endCursor"].clone();
+    }
 }

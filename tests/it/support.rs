@@ -272,6 +272,10 @@ pub fn introspection_schema() -> jsonschema::Validator {
     schema("introspection-response.schema.json")
 }
 
+pub fn batch_schema() -> jsonschema::Validator {
+    schema("batch-operation.schema.json")
+}
+
 /// A `tools/call` JSON-RPC request carrying an MCP-AQL operation.
 pub fn tool_call(id: i64, tool: &str, operation: &str, params: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",

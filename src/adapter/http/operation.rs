@@ -1,7 +1,7 @@
 //! An adapter operation as an MCP-AQL operation: `<adapter>__<operation>`
 //! (the adapter's name with `-` as `_`), its declared parameters (plus
 //! `all_pages` and `page_limit` when it paginates, and the confirmation
-//! token), its description ending in
+//! token), its details' description ending in
 //! `[adapter 'A', METHOD /path; danger_level: L]`.
 //!
 //! It runs the gate's one sequence (`gate::operation`): a call is built
@@ -89,24 +89,16 @@ pub fn operation(prefix: &str, definition: OperationDefinition, adapter: Arc<Ada
                 .with_default(json!(pages.max_pages)),
         );
     }
-    let description = format!(
-        "{} [adapter '{}', {} {}; danger_level: {}]",
-        definition.description,
-        adapter.name,
-        definition.method.as_str(),
-        definition.path,
-        definition.danger.name()
-    )
-    .trim_start()
-    .to_owned();
     let spec = OperationSpec {
         name: format!("{prefix}__{}", definition.name),
         category: definition.category,
-        description,
+        description: definition.description.trim().to_owned(),
         params,
         returns: ReturnType { name: "ApiResponse", kind: "object", description: "The API's JSON answer; with all_pages, {items, pages, complete}" },
         examples: Vec::new(),
         source: Some(adapter.name.clone()),
+        origin: Some(format!("adapter '{}', {} {}", adapter.name, definition.method.as_str(), definition.path)),
+        danger_level: None,
     };
     let judged = Judged { source: adapter.name.clone(), danger: definition.danger, trust: adapter.trust, requires_confirmation: definition.requires_confirmation };
     GatedOperation::new(spec, judged, HttpUpstream { definition, adapter }, gate)

@@ -1,7 +1,7 @@
 //! A downstream tool as an MCP-AQL operation: `<server>__<tool>`, in the
 //! semantic category its annotations or verb suggest (the server's
 //! `categories` table overrides both), with its JSON Schema input as
-//! introspectable parameters and its description ending in
+//! introspectable parameters and its details' description ending in
 //! `[downstream server 'S', tool 'T'; danger_level: L]`.
 //!
 //! It runs the gate's one sequence (`gate::operation`): a call is
@@ -57,11 +57,7 @@ pub fn operations(server: &Arc<Downstream>, tools: &[Tool], gate: &Arc<Gate>) ->
 fn operation(server: &Arc<Downstream>, tool: &Tool, name: &str, gate: &Arc<Gate>) -> GatedOperation<ProxiedTool> {
     let category = classify(server, tool, name);
     let danger = DangerLevel::classify(category, name);
-    // The spec's introspection schema admits no extra fields, so where
-    // the operation comes from and its danger level travel in the
-    // description.
-    let own = tool.description.as_deref().map(str::to_owned).or_else(|| tool.title.clone()).unwrap_or_default();
-    let description = format!("{own} [downstream server '{}', tool '{}'; danger_level: {}]", server.name(), tool.name, danger.name()).trim_start().to_owned();
+    let description = tool.description.as_deref().map(str::to_owned).or_else(|| tool.title.clone()).unwrap_or_default();
     let schema = jsonschema::validator_for(&Value::Object(tool.input_schema.as_ref().clone()))
         .map_err(|e| format!("tool '{}' has an input schema that cannot be used: {e}", tool.name));
     let spec = OperationSpec {
@@ -72,6 +68,8 @@ fn operation(server: &Arc<Downstream>, tool: &Tool, name: &str, gate: &Arc<Gate>
         returns: ReturnType { name: "ToolResult", kind: "object", description: "The downstream tool's structuredContent when it has one, else its content blocks" },
         examples: Vec::new(),
         source: Some(server.name().to_owned()),
+        origin: Some(format!("downstream server '{}', tool '{}'", server.name(), tool.name)),
+        danger_level: None,
     };
     let judged = Judged { source: server.name().to_owned(), danger, trust: None, requires_confirmation: false };
     let upstream = ProxiedTool { operation: spec.name.clone(), tool: tool.name.to_string(), server: server.clone(), schema };
