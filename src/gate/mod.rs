@@ -41,9 +41,10 @@ use crate::{
     },
     safety::{
         core::LoopCore,
+        directive::NotificationKind,
         evaluator::{PauseKind, StepFacts, Verdict, evaluate_step},
     },
-    store::{audit::AuditEntry, now_ms, records::{self, ChallengeKind, ChallengeStatus}, rfc3339},
+    store::{StoreError, audit::AuditEntry, now_ms, records::{self, ChallengeKind, ChallengeStatus}, rfc3339},
     verify::{
         humans::{Raised, approved},
         redact::{redact_arguments, redact_text},
@@ -204,7 +205,7 @@ impl Gate {
         let scope = || Scope::new(request.operation, &arguments, request.source, &call.session_id, &agent);
         let trust = request.trust.map(|level| (level, level.gate(request.danger)));
         if let Some((level, TrustGate::Deny { minimum })) = trust
-            && self.refuse_outright(call, &agent, &action, "trust")
+            && self.refuse_outright(call, &agent, &action, "trust", &format!("adapter trust level '{}' does not allow {} operations", level.name(), request.danger.name()))
         {
             return Err(AqlError::danger_level_denied(request.operation, request.danger.name(), level.name(), minimum.name()));
         }
@@ -261,10 +262,13 @@ impl Gate {
     /// trust level does not allow the operation's danger level), and says
     /// whether the refusal stands: only an enforcing loop refuses; the
     /// other modes record what would have happened and let it pass.
-    fn refuse_outright(&self, call: &CallContext, agent: &str, action: &str, stage: &str) -> bool {
+    fn refuse_outright(&self, call: &CallContext, agent: &str, action: &str, stage: &str, reason: &str) -> bool {
         let enforcing = self.core.enforcing();
         let decision = if enforcing { "stop" } else { "would_stop" };
         let written = self.core.store.write(|tx| {
+            if enforcing {
+                permission_pending(tx, agent, action, reason, None, now_ms())?;
+            }
             self.core.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "gate", hint: Some(action), decision, stage: Some(stage), ..Default::default() })
         });
         if let Err(error) = written {
@@ -332,9 +336,13 @@ impl Gate {
                     taint = Some(now);
                     (Checked::Refused { reason, factors }, Some(ask))
                 }
-                (Verdict::Pause(PauseKind::FailClosed), true) => (Checked::Refused { reason, factors }, None),
+                (Verdict::Pause(PauseKind::FailClosed), true) => {
+                    permission_pending(tx, agent, action, &reason, None, now)?;
+                    (Checked::Refused { reason, factors }, None)
+                }
                 (Verdict::Pause(PauseKind::Verification), true) if checks.verify_refuses => {
                     let reason = format!("{reason}; the verify tier needs a human's out-of-band code, so this call is refused (a policy autoApprove rule or the operation's declared danger level can allow it)");
+                    permission_pending(tx, agent, action, &reason, None, now)?;
                     (Checked::Refused { reason, factors }, None)
                 }
                 (Verdict::Pause(kind), true) => {
@@ -344,6 +352,7 @@ impl Gate {
                     // only this call.
                     let pause = (kind == PauseKind::StepLimit).then_some(kind);
                     core.humans.record_gate_approval(tx, &ask, pause, now)?;
+                    permission_pending(tx, agent, action, &reason, Some(&ask.id), now)?;
                     let checked = Checked::AwaitingHuman { approval_id: ask.id.clone(), reason, factors, expires_at: ask.expires_at };
                     (checked, Some(ask))
                 }
@@ -419,6 +428,27 @@ impl Gate {
             .await?;
         Ok(())
     }
+}
+
+/// Tells the agent, in its next directive, that the gate held back one of
+/// its calls (gatekeeper 7.1, spec 8.7.3 `permission_pending`): what, why,
+/// and the approval request a human was shown, if one was. A hard block
+/// is told by its danger-zone broadcast instead.
+fn permission_pending(tx: &rusqlite::Transaction<'_>, agent: &str, action: &str, reason: &str, approval_id: Option<&str>, now: i64) -> Result<(), StoreError> {
+    let waiting = if approval_id.is_some() { "waits for a human's approval" } else { "was refused" };
+    let mut metadata = serde_json::json!({ "operation": action, "reason": reason, "agent": agent });
+    if let Some(id) = approval_id {
+        metadata["approvalId"] = id.into();
+    }
+    records::insert_event(tx, &records::EventRow {
+        id: 0,
+        agent: Some(agent.to_owned()),
+        kind: NotificationKind::PermissionPending.name().into(),
+        message: format!("The gate held back '{action}': it {waiting} ({reason})"),
+        metadata: metadata.to_string(),
+        created_at: now,
+    })?;
+    Ok(())
 }
 
 impl SessionEnds for Gate {

@@ -141,6 +141,35 @@ async fn every_downstream_tool_is_an_introspectable_operation_that_works() {
     assert_eq!(still_fine["success"], true);
 }
 
+/// A batch of proxied calls halts at the one a human must confirm, and
+/// the agent's next directive says what the gate held back.
+#[tokio::test]
+async fn a_batch_halts_at_a_confirmation_and_the_next_directive_tells_the_agent() {
+    let (setup, root, _marker, client) = proxied(Answer::Approve, "").await;
+    let (started, _) = operation(&client, "mcp_aql_execute", "execute_agent", json!({"element_name": "coder"})).await;
+    assert_eq!(started["success"], true, "{started}");
+    let (first, second) = (root.join("first.txt"), root.join("second.txt"));
+    let item = |path: &Path| json!({"operation": "fs__write_file", "params": {"path": path, "content": "x"}});
+    let (answer, is_error) = call(&client, "mcp_aql_delete", json!({"operations": [item(&first), item(&second)]})).await;
+    assert!(!is_error);
+    assert_valid(&super::support::batch_schema(), &answer);
+    let halted = &answer["halted_at"];
+    assert_eq!((halted["index"].clone(), code(&halted["result"])), (json!(0), "CONFIRMATION_REQUIRED"), "{answer}");
+    let approval = halted["result"]["error"]["details"]["approval_id"].as_str().unwrap().to_owned();
+    assert_eq!(answer["pending_operations"][0]["index"], 1);
+    assert_eq!(answer["summary"], json!({"total": 2, "succeeded": 0, "failed": 0, "halted": 1, "pending": 1}));
+    assert!(!first.exists() && !second.exists(), "nothing was written");
+    setup.shown(&approval);
+
+    let (directive, _) = operation(&client, "mcp_aql_create", "record_execution_step", json!({"element_name": "coder", "nextActionHint": "executing shell command: ls"})).await;
+    let pending: Vec<&Value> = directive["data"]["notifications"].as_array().map(|all| all.iter().filter(|n| n["type"] == "permission_pending").collect()).unwrap_or_default();
+    assert_eq!(pending.len(), 1, "{directive}");
+    assert_eq!(pending[0]["metadata"]["approvalId"], approval.as_str());
+    assert!(pending[0]["metadata"]["operation"].as_str().unwrap().starts_with("fs__write_file "), "{}", pending[0]);
+    let (later, _) = operation(&client, "mcp_aql_create", "record_execution_step", json!({"element_name": "coder", "nextActionHint": "executing shell command: ls"})).await;
+    assert!(!later.to_string().contains("permission_pending"), "a notification is delivered once: {later}");
+}
+
 #[tokio::test]
 async fn a_destructive_call_waits_for_a_human_and_its_token_is_bound_and_single_use() {
     let (setup, root, _marker, client) = proxied(Answer::Approve, "").await;
