@@ -9,6 +9,7 @@ use std::{collections::BTreeMap, path::PathBuf, sync::Arc};
 
 use serde_json::{Map, Value, json};
 
+use super::reload::Reloader;
 use crate::{
     adapter::{
         definition,
@@ -67,10 +68,12 @@ fn render(diagnostics: &[Diagnostic]) -> String {
     diagnostics.iter().map(Diagnostic::render).collect::<Vec<_>>().join("\n")
 }
 
-/// What `serve` runs: the router, and the downstream servers behind it.
+/// What `serve` runs: the router, the downstream servers behind it, and
+/// what reloads them.
 pub struct Assembled {
     pub router: Arc<Router>,
     pub downstreams: Arc<Downstreams>,
+    pub reloader: Arc<Reloader>,
 }
 
 /// Everything assembled over the configuration, and a runtime to run it
@@ -98,20 +101,21 @@ pub fn assemble(config: &Config) -> Result<Assembled, AssembleError> {
     let adapters = load_adapters(config, &servers)?;
     http::register(&mut registry, &adapters, &gate)?;
     let index = Arc::new(OperationIndex::new(registry));
-    let downstreams = Downstreams::new(servers, index.clone(), gate, store);
+    let downstreams = Downstreams::new(servers, index.clone(), gate.clone(), store);
+    let reloader = Arc::new(Reloader::new(loop_core.clone(), index.clone(), gate, downstreams.clone(), config.clone(), &adapters));
     let surface = Surface::new(config.endpoints, config.tool_prefix.clone());
     let router = Router::new(Registry::default(), surface, Limits::default(), capabilities(mode.name()))
         .with_sources(index, vec![downstreams.clone() as Arc<dyn OperationSource>])
         .with_session_ends(session_ends)
         .with_facts(Arc::new(LoopFacts(loop_core)));
-    Ok(Assembled { router: Arc::new(router), downstreams })
+    Ok(Assembled { router: Arc::new(router), downstreams, reloader })
 }
 
 /// The adapter files the configuration names, all valid (any error in any
 /// file stops the start: a half-loaded set would silently lack
 /// operations), their warnings logged. An adapter whose operation prefix
 /// is also a downstream server's name is an error.
-fn load_adapters(config: &Config, servers: &BTreeMap<String, ServerSettings>) -> Result<Vec<definition::AdapterDefinition>, AssembleError> {
+pub(super) fn load_adapters(config: &Config, servers: &BTreeMap<String, ServerSettings>) -> Result<Vec<definition::AdapterDefinition>, AssembleError> {
     let loaded = definition::load_all(&config.adapters).map_err(AssembleError::AdapterFiles)?;
     let mut adapters = Vec::new();
     for adapter in loaded {
@@ -129,7 +133,7 @@ fn load_adapters(config: &Config, servers: &BTreeMap<String, ServerSettings>) ->
 
 /// `[servers]` and the servers of the client configuration, if any; a
 /// name in both is an error rather than a silent choice.
-fn downstream_servers(config: &Config) -> Result<BTreeMap<String, ServerSettings>, AssembleError> {
+pub(super) fn downstream_servers(config: &Config) -> Result<BTreeMap<String, ServerSettings>, AssembleError> {
     let mut servers = config.servers.clone();
     if let Some(file) = &config.client_config {
         for (name, settings) in client_config::load(file).map_err(AssembleError::ClientConfig)? {
@@ -171,7 +175,7 @@ pub fn build_loop_core(config: &Config) -> Result<LoopCore, AssembleError> {
 /// Keeps the policy's text beside the audit trail, once per version, so
 /// `replay` can judge recorded actions with it again. Replay falls back to
 /// the recorded decisions without it, so a failure here is only logged.
-fn remember_policy(store: &Store, policy: &CompiledPolicy) {
+pub(super) fn remember_policy(store: &Store, policy: &CompiledPolicy) {
     let known = store.read(|tx| audit::knows_policy(tx, policy.hash()));
     if !matches!(known, Ok(true))
         && let Err(error) = store.write(|tx| audit::remember_policy(tx, policy.hash(), &policy.stored_sources()))

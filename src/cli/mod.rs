@@ -12,11 +12,13 @@ mod demo;
 mod eval;
 mod hook;
 mod policy;
+mod reload;
 mod replay;
 mod serve;
 mod status;
 mod terminal_text;
 mod unblock;
+mod watch;
 
 use std::{net::SocketAddr, path::PathBuf, process::ExitCode};
 
@@ -262,10 +264,6 @@ struct UnblockArgs {
 }
 
 /// Loads the configuration, printing every error; `None` means exit 1.
-fn load_config(path: Option<&std::path::Path>) -> Option<Config> {
-    Config::load(path).map_err(|errors| print_diagnostics(&errors)).ok()
-}
-
 /// Prints `value` as pretty JSON on stdout; `false` (after saying why on
 /// stderr) if it could not be written as JSON.
 fn print_json(value: &impl serde::Serialize, what: &str) -> bool {

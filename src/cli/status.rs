@@ -1,7 +1,9 @@
 //! `safety-dongle status`: what the state database says now — blocked
 //! agents, executions not yet finished, challenges waiting for a human, and
 //! the downstream servers of every running dongle with their state and
-//! tool count.
+//! tool count, and what each serving dongle has loaded (its policy by
+//! hash and files, its adapters, the last change it refused) and since
+//! when.
 
 use std::process::ExitCode;
 
@@ -15,9 +17,9 @@ pub(super) fn run(args: ConfigArg) -> ExitCode {
     };
     let now = now_ms();
     let state = store.read(|tx| {
-        Ok((records::blocks(tx)?, records::active_executions(tx)?, records::pending_challenges(tx, now)?, records::downstreams(tx)?))
+        Ok((records::blocks(tx)?, records::active_executions(tx)?, records::pending_challenges(tx, now)?, records::downstreams(tx)?, records::loaded(tx)?))
     });
-    let (blocks, executions, challenges, downstreams) = match state {
+    let (blocks, executions, challenges, downstreams, loaded) = match state {
         Ok(state) => state,
         Err(error) => {
             eprintln!("safety-dongle: {error}");
@@ -46,6 +48,21 @@ pub(super) fn run(args: ConfigArg) -> ExitCode {
     for server in running {
         let detail = server.detail.as_deref().map(|d| format!("  {}", terminal_text(d))).unwrap_or_default();
         println!("  {}  {}  {} tools  since {}  (pid {}){detail}", server.name, server.state, server.tools, rfc3339(server.updated_at), server.owner_pid);
+    }
+    let serving: Vec<_> = loaded.iter().filter(|row| crate::platform::process_alive(row.owner_pid)).collect();
+    let mut pids: Vec<u32> = serving.iter().map(|row| row.owner_pid).collect();
+    pids.dedup();
+    println!("serving dongles: {}", pids.len());
+    for pid in pids {
+        println!("  pid {pid}");
+        for row in serving.iter().filter(|row| row.owner_pid == pid) {
+            let (what, name) = match row.kind.as_str() {
+                "policy" => ("policy", row.name.get(..16).unwrap_or(&row.name)),
+                "refused" => ("refused change", row.name.as_str()),
+                _ => (row.kind.as_str(), row.name.as_str()),
+            };
+            println!("    {what} {}  {}  since {}", terminal_text(name), terminal_text(&row.detail), rfc3339(row.since));
+        }
     }
     ExitCode::SUCCESS
 }

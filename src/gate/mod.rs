@@ -307,8 +307,9 @@ impl Gate {
             }
             let files = OnDisk::in_folder(&call.working_folder);
             let facts = StepFacts { agent, hint: action, outcome: None, step: spent.step, max_steps: spent.max_steps, agent_risk: checks.risk_floor, folder: &call.working_folder, write: checks.write, files: &files };
-            let evaluation = evaluate_step(&core.policy, &facts);
-            let rule = evaluation.rule.map(|i| core.policy.rule(i).describe());
+            let policy = core.policy();
+            let evaluation = evaluate_step(&policy, &facts);
+            let rule = evaluation.rule.map(|i| policy.rule(i).describe());
             let mut stage = format!("stage {}", evaluation.stage.number());
             let mut factors = evaluation.factors.clone();
             let mut reason = evaluation.reason.clone().unwrap_or_default();
@@ -372,7 +373,7 @@ impl Gate {
                 decision,
                 stage: Some(&stage),
                 rule: rule.as_deref(),
-                ..Default::default()
+                policy_hash: policy.hash(),
             })?;
             Ok((checked, ask, taint))
         });

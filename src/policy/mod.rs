@@ -16,6 +16,7 @@
 //! (actions they must not match); they are kept, located, with the rules
 //! they belong to, and `lab::examples` checks them against the policy.
 
+pub mod live;
 pub mod pattern;
 pub mod raw;
 

@@ -360,10 +360,21 @@ impl OperationIndex {
 
     /// Applies `change` to a copy of the current registry and installs it.
     pub fn update(&self, change: impl FnOnce(&mut Registry)) {
+        let _ = self.try_update(|registry| {
+            change(registry);
+            Ok::<(), std::convert::Infallible>(())
+        });
+    }
+
+    /// Applies `change` to a copy of the current registry and installs it
+    /// only if the change succeeds: readers see the old registry or the
+    /// whole new one, never a half-made one.
+    pub fn try_update<T, E>(&self, change: impl FnOnce(&mut Registry) -> Result<T, E>) -> Result<T, E> {
         let mut current = self.current.write().unwrap_or_else(|poisoned| poisoned.into_inner());
         let mut next = Registry::clone(&current);
-        change(&mut next);
+        let done = change(&mut next)?;
         *current = Arc::new(next);
+        Ok(done)
     }
 }
 

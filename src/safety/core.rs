@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 
 use crate::{
     config::LoopMode,
-    policy::CompiledPolicy,
+    policy::{CompiledPolicy, live::LivePolicy},
     protocol::registry::CallContext,
     store::{
         Store, StoreError,
@@ -50,7 +50,8 @@ const REISSUE_WINDOW_MS: i64 = 5 * 60 * 1000;
 
 pub struct LoopCore {
     pub store: Arc<Store>,
-    pub policy: Arc<CompiledPolicy>,
+    /// Read with [`LoopCore::policy`]: one snapshot per decision.
+    policy: LivePolicy,
     pub mode: LoopMode,
     pub humans: Humans,
     pub sessions: Sessions,
@@ -89,7 +90,7 @@ pub struct Spent {
 
 impl LoopCore {
     pub fn new(store: Arc<Store>, policy: Arc<CompiledPolicy>, mode: LoopMode, humans: Humans) -> Self {
-        Self { store, policy, mode, humans, sessions: Sessions::default(), pid: std::process::id() }
+        Self { store, policy: LivePolicy::new(policy), mode, humans, sessions: Sessions::default(), pid: std::process::id() }
     }
 
     pub fn pid(&self) -> u32 {
@@ -100,9 +101,26 @@ impl LoopCore {
         self.mode == LoopMode::Enforcing
     }
 
-    /// Appends an audit row naming the policy that decided.
+    /// The policy in force now; a decision takes it once and judges, and
+    /// names itself in its audit row, with that one version.
+    pub fn policy(&self) -> Arc<CompiledPolicy> {
+        self.policy.current()
+    }
+
+    /// Puts a reloaded policy in force; returns the one it replaces.
+    pub fn replace_policy(&self, policy: Arc<CompiledPolicy>) -> Arc<CompiledPolicy> {
+        self.policy.replace(policy)
+    }
+
+    /// Appends an audit row naming the policy that decided: the entry's
+    /// own when it names one (the snapshot its decision was judged by),
+    /// else the policy in force.
     pub fn audit(&self, tx: &Transaction<'_>, entry: AuditEntry<'_>) -> Result<i64, StoreError> {
-        audit::append(tx, &AuditEntry { policy_hash: self.policy.hash(), ..entry })
+        if !entry.policy_hash.is_empty() {
+            return audit::append(tx, &entry);
+        }
+        let policy = self.policy();
+        audit::append(tx, &AuditEntry { policy_hash: policy.hash(), ..entry })
     }
 
     /// Who a call outside `record_execution_step` acts for: the agent
@@ -173,7 +191,7 @@ impl LoopCore {
                 execution.record_step();
                 execution.row().max_steps
             }
-            None => self.policy.settings_for(agent).max_steps,
+            None => self.policy().settings_for(agent).max_steps,
         };
         Ok(Spent { step, max_steps })
     }

@@ -155,7 +155,7 @@ impl SafetyLoop {
     pub async fn execute(&self, call: &CallContext, request: ExecuteRequest) -> Result<ExecutionState, SafetyError> {
         let core = &self.core;
         let now = now_ms();
-        let settings = core.policy.settings_for(&request.agent);
+        let settings = core.policy().settings_for(&request.agent);
         let max_steps = request.max_steps.map_or(settings.max_steps, |asked| asked.min(settings.max_steps));
         let agent = request.agent.as_str();
         let mut ask = None;
@@ -291,7 +291,8 @@ impl SafetyLoop {
 
         let files = OnDisk::in_folder(&call.working_folder);
         let facts = StepFacts { agent, hint: &request.hint, outcome: request.outcome, step, max_steps, agent_risk: request.agent_risk, folder: &call.working_folder, write: None, files: &files };
-        let evaluation = evaluate_step(&core.policy, &facts);
+        let policy = core.policy();
+        let evaluation = evaluate_step(&policy, &facts);
         let mut directive = Directive {
             proceed: evaluation.verdict == Verdict::Continue,
             factors: evaluation.factors.clone(),
@@ -301,7 +302,7 @@ impl SafetyLoop {
             next_step_risk: Some(evaluation.tier),
             notifications,
         };
-        let rule = evaluation.rule.map(|i| core.policy.rule(i).describe());
+        let rule = evaluation.rule.map(|i| policy.rule(i).describe());
         let stage = format!("stage {}", evaluation.stage.number());
         let raised = Raised { session_id: &call.session_id, agent, action: &request.hint };
 
@@ -334,7 +335,7 @@ impl SafetyLoop {
             decision: decision_name(&directive),
             stage: Some(&stage),
             rule: rule.as_deref(),
-            ..Default::default()
+            policy_hash: policy.hash(),
         })?;
         Ok(StepResult { directive, needs_sync: ask.is_some(), taints_session, ask })
     }

@@ -55,7 +55,7 @@ pub struct LoopFacts(pub Arc<LoopCore>);
 
 impl ServerFacts for LoopFacts {
     fn protocol_facts(&self) -> Map<String, Value> {
-        let policy = &self.0.policy;
+        let policy = self.0.policy();
         let facts = json!({
             "mode": self.0.mode.name(),
             "max_autonomous_steps": policy.default_max_steps(),

@@ -143,6 +143,17 @@ CREATE TABLE policy_versions (
     sources       TEXT NOT NULL,
     first_used    INTEGER NOT NULL
 ) WITHOUT ROWID;
+"#, r#"
+-- What each running dongle has loaded (its policy, adapters, and the last
+-- change it refused, per part) and since when, for `safety-dongle status`.
+CREATE TABLE loaded (
+    owner_pid     INTEGER NOT NULL,
+    kind          TEXT NOT NULL,
+    name          TEXT NOT NULL,
+    detail        TEXT NOT NULL,
+    since         INTEGER NOT NULL,
+    PRIMARY KEY (owner_pid, kind, name)
+) WITHOUT ROWID;
 "#];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

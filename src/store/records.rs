@@ -506,12 +506,47 @@ pub fn remove_downstreams_of(tx: &Transaction<'_>, owner_pid: u32) -> Result<(),
     Ok(())
 }
 
+/// Forgets one server of a running process (a reload removed it).
+pub fn remove_downstream(tx: &Transaction<'_>, owner_pid: u32, name: &str) -> Result<(), StoreError> {
+    tx.prepare_cached("DELETE FROM downstream_servers WHERE owner_pid = ?1 AND name = ?2")?.execute(params![owner_pid, name])?;
+    Ok(())
+}
+
 pub fn downstreams(tx: &Transaction<'_>) -> Result<Vec<DownstreamRow>, StoreError> {
     let mut statement = tx.prepare_cached("SELECT owner_pid, name, state, tools, detail, updated_at FROM downstream_servers ORDER BY name, owner_pid")?;
     let rows = statement
         .query_map([], |row| {
             Ok(DownstreamRow { owner_pid: row.get(0)?, name: row.get(1)?, state: row.get(2)?, tools: row.get(3)?, detail: row.get(4)?, updated_at: row.get(5)? })
         })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// Something a running dongle has loaded (`policy`, `adapter`), or the
+/// last change to one part it refused (`refused`), and since when.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadedRow {
+    pub owner_pid: u32,
+    pub kind: String,
+    pub name: String,
+    pub detail: String,
+    pub since: i64,
+}
+
+/// Replaces what `owner_pid` says it has loaded with `rows`.
+pub fn set_loaded(tx: &Transaction<'_>, owner_pid: u32, rows: &[LoadedRow]) -> Result<(), StoreError> {
+    tx.prepare_cached("DELETE FROM loaded WHERE owner_pid = ?1")?.execute([owner_pid])?;
+    let mut insert = tx.prepare_cached("INSERT INTO loaded (owner_pid, kind, name, detail, since) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+    for row in rows {
+        insert.execute(params![owner_pid, row.kind, row.name, row.detail, row.since])?;
+    }
+    Ok(())
+}
+
+pub fn loaded(tx: &Transaction<'_>) -> Result<Vec<LoadedRow>, StoreError> {
+    let mut statement = tx.prepare_cached("SELECT owner_pid, kind, name, detail, since FROM loaded ORDER BY owner_pid, kind, name")?;
+    let rows = statement
+        .query_map([], |row| Ok(LoadedRow { owner_pid: row.get(0)?, kind: row.get(1)?, name: row.get(2)?, detail: row.get(3)?, since: row.get(4)? }))?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }

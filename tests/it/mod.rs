@@ -13,6 +13,7 @@ mod humans;
 mod openapi;
 mod persistence;
 mod proxy;
+mod reload;
 mod robustness;
 mod schema;
 mod stdio;

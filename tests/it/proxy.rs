@@ -23,7 +23,7 @@ fn downstream_bin() -> PathBuf {
 }
 
 /// A scratch folder for the filesystem server, with one file in it.
-fn files_root(setup: &Setup) -> PathBuf {
+pub(super) fn files_root(setup: &Setup) -> PathBuf {
     let root = setup.dir.join("files");
     std::fs::create_dir_all(&root).unwrap();
     std::fs::write(root.join("notes.txt"), "first line\n").unwrap();
@@ -32,7 +32,7 @@ fn files_root(setup: &Setup) -> PathBuf {
 
 /// The `[servers]` tables for both reference servers; `marker` lands in
 /// their environment so the test can find every process they start.
-fn servers_toml(root: &Path, marker: &str, fs_start: &str) -> String {
+pub(super) fn servers_toml(root: &Path, marker: &str, fs_start: &str) -> String {
     let bin = downstream_bin();
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     format!(
@@ -46,7 +46,7 @@ fn servers_toml(root: &Path, marker: &str, fs_start: &str) -> String {
 
 /// Rewrites the setup's config: top-level `lines` first, then the rest,
 /// then `tables`.
-fn extend_config(setup: &Setup, lines: &str, tables: &str) {
+pub(super) fn extend_config(setup: &Setup, lines: &str, tables: &str) {
     let base = std::fs::read_to_string(&setup.config).unwrap();
     std::fs::write(&setup.config, format!("{lines}{base}{tables}")).unwrap();
 }

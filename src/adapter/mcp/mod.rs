@@ -7,14 +7,22 @@
 //! servers connect as the dongle starts, `lazy` ones when an agent first
 //! needs an operation it does not know yet (or asks `introspect`). Each
 //! server's state is written to the state database for
-//! `safety-dongle status`.
+//! `safety-dongle status`. A reload hands over the servers configured now
+//! ([`Downstreams::apply`]): those gone are stopped and their operations
+//! withdrawn, new ones start as their `start` says, and those whose
+//! settings changed are restarted; the others keep running untouched.
 
 mod bounded;
 pub mod client_config;
 pub mod connection;
 pub mod tool;
 
-use std::{collections::BTreeMap, future::Future, pin::Pin, sync::Arc};
+use std::{
+    collections::BTreeMap,
+    future::Future,
+    pin::Pin,
+    sync::{Arc, RwLock},
+};
 
 use rmcp::model::Tool;
 
@@ -28,8 +36,22 @@ use crate::{
 use connection::{Downstream, Observer, ServerState};
 
 pub struct Downstreams {
-    servers: Vec<Arc<Downstream>>,
+    servers: RwLock<BTreeMap<String, Arc<Downstream>>>,
     observer: Arc<IndexObserver>,
+}
+
+/// What a reload did to the downstream servers, by name.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct ServerChanges {
+    pub started: Vec<String>,
+    pub stopped: Vec<String>,
+    pub restarted: Vec<String>,
+}
+
+impl ServerChanges {
+    pub fn is_empty(&self) -> bool {
+        self.started.is_empty() && self.stopped.is_empty() && self.restarted.is_empty()
+    }
 }
 
 /// Keeps the operation index and the state database in step with the
@@ -72,25 +94,75 @@ impl Downstreams {
         let pid = std::process::id();
         let _ = store.write(|tx| records::remove_downstreams_of(tx, pid));
         let observer = Arc::new(IndexObserver { index, gate, store, pid });
-        let servers = servers.into_iter().map(|(name, settings)| Downstream::new(name, settings)).collect::<Vec<_>>();
-        for server in &servers {
+        let servers: BTreeMap<String, Arc<Downstream>> = servers.into_iter().map(|(name, settings)| (name.clone(), Downstream::new(name, settings))).collect();
+        for server in servers.values() {
             observer.state_changed(server, &ServerState::Idle);
         }
-        Arc::new(Self { servers, observer })
+        Arc::new(Self { servers: RwLock::new(servers), observer })
+    }
+
+    /// The servers configured now.
+    fn current(&self) -> Vec<Arc<Downstream>> {
+        // A poisoned lock still holds a whole map: it is replaced whole.
+        self.servers.read().unwrap_or_else(|poisoned| poisoned.into_inner()).values().cloned().collect()
     }
 
     /// Starts the servers configured to start with the dongle. Must run
     /// inside the async runtime.
     pub fn start(&self) {
-        for server in self.servers.iter().filter(|s| s.settings().start == StartPolicy::Startup) {
+        for server in self.current().iter().filter(|s| s.settings().start == StartPolicy::Startup) {
             server.start(self.observer.clone());
         }
+    }
+
+    /// Makes the servers those of `configured`: stops the ones no longer
+    /// there, restarts the ones whose settings changed, and adds the new
+    /// ones (started now when they start with the dongle). Must run inside
+    /// the async runtime.
+    pub async fn apply(&self, configured: BTreeMap<String, ServerSettings>) -> ServerChanges {
+        let mut changes = ServerChanges::default();
+        let (retired, added) = {
+            let mut servers = self.servers.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut retired = Vec::new();
+            servers.retain(|name, server| {
+                let keep = configured.get(name).is_some_and(|settings| settings == server.settings());
+                if !keep {
+                    retired.push(server.clone());
+                    if configured.contains_key(name) { &mut changes.restarted } else { &mut changes.stopped }.push(name.clone());
+                }
+                keep
+            });
+            let mut added = Vec::new();
+            for (name, settings) in configured {
+                if let std::collections::btree_map::Entry::Vacant(slot) = servers.entry(name.clone()) {
+                    if !changes.restarted.contains(&name) {
+                        changes.started.push(name.clone());
+                    }
+                    let server = Downstream::new(name, settings);
+                    slot.insert(server.clone());
+                    added.push(server);
+                }
+            }
+            (retired, added)
+        };
+        futures::future::join_all(retired.iter().map(|server| server.stop())).await;
+        for server in &retired {
+            self.observer.index.update(|registry| registry.remove_source(server.name()));
+            let _ = self.observer.store.write(|tx| records::remove_downstream(tx, self.observer.pid, server.name()));
+        }
+        for server in added {
+            self.observer.state_changed(&server, &ServerState::Idle);
+            if server.settings().start == StartPolicy::Startup {
+                server.start(self.observer.clone());
+            }
+        }
+        changes
     }
 
     /// Terminates every server (and whatever it started), and forgets
     /// their recorded state.
     pub async fn shutdown(&self) {
-        futures::future::join_all(self.servers.iter().map(|server| server.stop())).await;
+        futures::future::join_all(self.current().iter().map(|server| server.stop())).await;
         let _ = self.observer.store.write(|tx| records::remove_downstreams_of(tx, self.observer.pid));
     }
 }
@@ -98,10 +170,11 @@ impl Downstreams {
 impl OperationSource for Downstreams {
     fn ready(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
         Box::pin(async move {
-            for server in &self.servers {
+            let servers = self.current();
+            for server in &servers {
                 server.start(self.observer.clone());
             }
-            futures::future::join_all(self.servers.iter().map(|server| server.first_attempt_done())).await;
+            futures::future::join_all(servers.iter().map(|server| server.first_attempt_done())).await;
         })
     }
 }
