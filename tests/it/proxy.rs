@@ -250,6 +250,8 @@ async fn a_deny_rule_stops_a_write_before_the_downstream_sees_it_and_blocks_the_
 #[tokio::test]
 async fn a_killed_downstream_is_restarted_and_its_calls_fail_clearly_meanwhile() {
     let (_setup, root, marker, client) = proxied(Answer::Approve, "").await;
+    let (started, _) = operation(&client, "mcp_aql_execute", "execute_agent", json!({"element_name": "coder"})).await;
+    assert_eq!(started["success"], true, "{started}");
     let path = root.join("notes.txt");
     let (first, _) = operation(&client, "mcp_aql_read", "fs__read_text_file", json!({"path": path})).await;
     assert_eq!(first["success"], true);
@@ -284,6 +286,13 @@ async fn a_killed_downstream_is_restarted_and_its_calls_fail_clearly_meanwhile()
     }
     let after = fs_pids(&marker);
     assert!(!after.is_empty() && after.iter().all(|pid| !before.contains(pid)), "a new process: {before:?} -> {after:?}");
+
+    // The executing agent hears that the server went down, then that it is back.
+    let (directive, _) = operation(&client, "mcp_aql_create", "record_execution_step", json!({"element_name": "coder", "nextActionHint": "executing shell command: ls"})).await;
+    let told: Vec<(String, String)> = directive["data"]["notifications"].as_array().unwrap().iter().map(|n| (n["type"].as_str().unwrap().to_owned(), n["message"].as_str().unwrap().to_owned())).collect();
+    let down = told.iter().position(|(kind, message)| kind == "error" && message.contains("'fs' went down"));
+    let back = told.iter().position(|(kind, message)| kind == "status" && message.contains("'fs' is serving again"));
+    assert!(matches!((down, back), (Some(d), Some(b)) if d < b), "{told:?}");
 }
 
 #[tokio::test]

@@ -30,6 +30,7 @@ use crate::{
     gate::Gate,
     config::{ServerSettings, StartPolicy},
     protocol::registry::{OperationIndex, OperationSource},
+    safety::directive::NotificationKind,
     store::{Store, now_ms, records},
 };
 
@@ -55,12 +56,21 @@ impl ServerChanges {
 }
 
 /// Keeps the operation index and the state database in step with the
-/// servers.
+/// servers, and tells executing agents when a server that served goes down
+/// (an `error` notification) and when it serves again (`status`).
 struct IndexObserver {
     index: Arc<OperationIndex>,
     gate: Arc<Gate>,
     store: Arc<Store>,
     pid: u32,
+    health: std::sync::Mutex<Health>,
+}
+
+/// Which servers have served, and which of those are down now, by name.
+#[derive(Default)]
+struct Health {
+    served: std::collections::BTreeSet<String>,
+    down: std::collections::BTreeSet<String>,
 }
 
 impl Observer for IndexObserver {
@@ -82,10 +92,44 @@ impl Observer for IndexObserver {
             ServerState::Down { error, .. } => (0, Some(error.clone())),
             _ => (0, None),
         };
-        let row = records::DownstreamRow { owner_pid: self.pid, name: server.name().to_owned(), state: state.name().to_owned(), tools, detail, updated_at: now_ms() };
-        if let Err(error) = self.store.write(|tx| records::upsert_downstream(tx, &row)) {
+        let now = now_ms();
+        let row = records::DownstreamRow { owner_pid: self.pid, name: server.name().to_owned(), state: state.name().to_owned(), tools, detail, updated_at: now };
+        let event = self.notification(server.name(), state, now);
+        let written = self.store.write(|tx| {
+            records::upsert_downstream(tx, &row)?;
+            match &event {
+                Some(event) => records::insert_event(tx, event).map(drop),
+                None => Ok(()),
+            }
+        });
+        if let Err(error) = written {
             tracing::warn!(%error, "could not record a downstream server's state");
         }
+    }
+}
+
+impl IndexObserver {
+    /// The broadcast a change of state calls for: going down after
+    /// serving, or serving again after that.
+    fn notification(&self, name: &str, state: &ServerState, now: i64) -> Option<records::EventRow> {
+        // A poisoned lock still holds whole sets: each change is one insert
+        // or remove.
+        let mut health = self.health.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let (kind, message) = match state {
+            ServerState::Down { error, .. } if health.served.contains(name) && health.down.insert(name.to_owned()) => {
+                (NotificationKind::Error, format!("Downstream server '{name}' went down ({error}); its operations fail until it is back"))
+            }
+            ServerState::Ready { tools } => {
+                health.served.insert(name.to_owned());
+                if !health.down.remove(name) {
+                    return None;
+                }
+                (NotificationKind::Status, format!("Downstream server '{name}' is serving again ({tools} tools)"))
+            }
+            _ => return None,
+        };
+        let metadata = serde_json::json!({ "server": name, "state": state.name() }).to_string();
+        Some(records::EventRow { id: 0, agent: None, kind: kind.name().into(), message, metadata, created_at: now })
     }
 }
 
@@ -93,7 +137,7 @@ impl Downstreams {
     pub fn new(servers: BTreeMap<String, ServerSettings>, index: Arc<OperationIndex>, gate: Arc<Gate>, store: Arc<Store>) -> Arc<Self> {
         let pid = std::process::id();
         let _ = store.write(|tx| records::remove_downstreams_of(tx, pid));
-        let observer = Arc::new(IndexObserver { index, gate, store, pid });
+        let observer = Arc::new(IndexObserver { index, gate, store, pid, health: Default::default() });
         let servers: BTreeMap<String, Arc<Downstream>> = servers.into_iter().map(|(name, settings)| (name.clone(), Downstream::new(name, settings))).collect();
         for server in servers.values() {
             observer.state_changed(server, &ServerState::Idle);
