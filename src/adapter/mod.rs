@@ -7,11 +7,13 @@
 //! MCP-AQL names; `definition` loads adapter files and `http` runs them;
 //! `openapi` turns an OpenAPI or Swagger document into an adapter file
 //! (both read YAML through `yaml`); `mcp` connects to downstream servers;
-//! `error` says why an adapter could not be set up.
+//! `error` says why an adapter could not be set up; `json_schema` checks
+//! what upstreams send and answer against the schemas they declare.
 
 pub mod definition;
 pub mod error;
 pub mod http;
+pub mod json_schema;
 pub mod mcp;
 pub mod naming;
 pub mod openapi;

@@ -511,6 +511,16 @@ impl AqlError {
         }
     }
 
+    /// An upstream answered something other than what it declared (its
+    /// output or response schema); the answer is withheld.
+    pub fn answer_mismatch(operation: &str, problems: &[String]) -> Self {
+        Self {
+            code: ErrorCode::SerializationParseError,
+            message: format!("The answer to '{operation}' does not match its declared output schema, so it is withheld: {}", problems.join("; ")),
+            details: details(json!({ "operation": operation, "problems": problems })),
+        }
+    }
+
     /// A batch request that cannot run at all (no operations, an item that
     /// is not an operation). Batch-level errors carry no details (the
     /// batch schema's failure response has none).

@@ -427,3 +427,33 @@ async fn a_downstream_answer_over_the_response_limit_never_reaches_the_agent() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
+
+/// A tool's declared output schema holds: a real reference server's
+/// structured answer passes, and a server that answers outside its own
+/// schema (or without the structured content it declared) has its answer
+/// withheld.
+#[tokio::test]
+async fn answers_outside_a_tools_output_schema_are_withheld() {
+    let setup = Setup::new(Answer::Approve, 300);
+    let root = files_root(&setup);
+    let bin = downstream_bin();
+    let liar = format!(
+        "[servers.liar]\ncommand = \"{node}\"\nargs = [\"{script}\"]\n",
+        node = bin.join("node").display(),
+        script = downstream_packages().parent().unwrap().join("lying-server.mjs").display(),
+    );
+    extend_config(&setup, "", &format!("{}{liar}", servers_toml(&root, "output-schema", "startup")));
+    let config = setup.config.to_str().unwrap().to_owned();
+    let client = stdio_client(&["serve", "--config", &config]).await;
+    let (weather, _) = operation(&client, "mcp_aql_read", "everything__get_structured_content", json!({"location": "Chicago"})).await;
+    assert_eq!(weather["data"]["temperature"], 36, "{weather}");
+    let (honest, _) = operation(&client, "mcp_aql_read", "liar__honest", json!({})).await;
+    assert_eq!(honest["data"], json!({"temperature": 21}), "{honest}");
+    let (lie, is_error) = operation(&client, "mcp_aql_read", "liar__weather", json!({})).await;
+    assert_eq!((code(&lie), is_error), ("SERIALIZATION_PARSE_ERROR", true), "{lie}");
+    assert!(lie["error"]["details"]["problems"][0].as_str().unwrap().starts_with("/temperature: "), "{lie}");
+    assert!(lie.get("data").is_none());
+    let (bare, _) = operation(&client, "mcp_aql_read", "liar__unstructured", json!({})).await;
+    assert_eq!(code(&bare), "SERIALIZATION_PARSE_ERROR", "{bare}");
+    assert!(bare["error"]["message"].as_str().unwrap().contains("without structuredContent"), "{bare}");
+}

@@ -7,9 +7,12 @@
 //! It runs the gate's one sequence (`gate::operation`): a call is
 //! validated against the tool's own input schema, then judged by the gate,
 //! and only then forwarded with its admission. The downstream's `structuredContent`
-//! is the result when it has one, else its content blocks; an `isError`
-//! result comes back as a `TOOL_EXECUTION_FAILED` failure carrying the
-//! downstream's content, never as a crash.
+//! is the result when it has one, else its content blocks; a tool that
+//! declares an `outputSchema` must answer with structured content that
+//! matches it, or the answer is withheld (`SERIALIZATION_PARSE_ERROR`,
+//! with what did not match). An `isError` result comes back as a
+//! `TOOL_EXECUTION_FAILED` failure carrying the downstream's content,
+//! never as a crash. Both schemas are compiled on the first call.
 
 use std::sync::Arc;
 
@@ -17,7 +20,10 @@ use rmcp::model::{CallToolResult, JsonObject, Tool};
 use serde_json::{Value, json};
 
 use crate::{
-    adapter::naming::{category_from_verb, unique_names},
+    adapter::{
+        json_schema::LazySchema,
+        naming::{category_from_verb, unique_names},
+    },
     gate::{
         Admission, Gate,
         danger::DangerLevel,
@@ -32,15 +38,13 @@ use crate::{
 
 use super::connection::Downstream;
 
-/// How many schema violations one refusal lists.
-const MAX_PROBLEMS: usize = 10;
-
 /// One downstream tool as the gate's upstream.
 pub struct ProxiedTool {
     operation: String,
     tool: String,
     server: Arc<Downstream>,
-    schema: Result<jsonschema::Validator, String>,
+    input: LazySchema,
+    output: Option<LazySchema>,
 }
 
 /// The operations for a server's tools.
@@ -58,8 +62,8 @@ fn operation(server: &Arc<Downstream>, tool: &Tool, name: &str, gate: &Arc<Gate>
     let category = classify(server, tool, name);
     let danger = DangerLevel::classify(category, name);
     let description = tool.description.as_deref().map(str::to_owned).or_else(|| tool.title.clone()).unwrap_or_default();
-    let schema = jsonschema::validator_for(&Value::Object(tool.input_schema.as_ref().clone()))
-        .map_err(|e| format!("tool '{}' has an input schema that cannot be used: {e}", tool.name));
+    let input = LazySchema::new(Value::Object(tool.input_schema.as_ref().clone()));
+    let output = tool.output_schema.as_ref().map(|schema| LazySchema::new(Value::Object(schema.as_ref().clone())));
     let spec = OperationSpec {
         name: format!("{}__{name}", server.name()),
         category,
@@ -72,7 +76,7 @@ fn operation(server: &Arc<Downstream>, tool: &Tool, name: &str, gate: &Arc<Gate>
         danger_level: None,
     };
     let judged = Judged { source: server.name().to_owned(), danger, trust: None, requires_confirmation: false };
-    let upstream = ProxiedTool { operation: spec.name.clone(), tool: tool.name.to_string(), server: server.clone(), schema };
+    let upstream = ProxiedTool { operation: spec.name.clone(), tool: tool.name.to_string(), server: server.clone(), input, output };
     GatedOperation::new(spec, judged, upstream, gate.clone())
 }
 
@@ -81,7 +85,7 @@ impl Upstream for ProxiedTool {
 
     fn prepare(&self, _spec: &OperationSpec, arguments: JsonObject) -> Result<Prepared<JsonObject>, AqlError> {
         let instance = Value::Object(arguments);
-        self.check_schema(&instance)?;
+        self.check_arguments(&instance)?;
         let Value::Object(arguments) = instance.clone() else {
             return Err(AqlError::internal("proxied arguments were not an object"));
         };
@@ -92,7 +96,10 @@ impl Upstream for ProxiedTool {
         Box::pin(async move {
             match self.server.call_tool(admission, &self.tool, arguments, context).await {
                 Ok(result) if result.is_error == Some(true) => Sent { outcome: "tool_error", result: Err(self.failure(result)) },
-                Ok(result) => Sent { outcome: "ok", result: Ok(result_data(result)) },
+                Ok(result) => match self.check_answer(result) {
+                    Ok(data) => Sent { outcome: "ok", result: Ok(data) },
+                    Err(error) => Sent { outcome: "answer_mismatch", result: Err(error) },
+                },
                 Err(error) => Sent { outcome: "failed", result: Err(error) },
             }
         })
@@ -100,17 +107,26 @@ impl Upstream for ProxiedTool {
 }
 
 impl ProxiedTool {
-    fn check_schema(&self, instance: &Value) -> Result<(), AqlError> {
-        let validator = self.schema.as_ref().map_err(|why| AqlError::downstream_unavailable(self.server.name(), why))?;
-        let problems: Vec<String> = validator
-            .iter_errors(instance)
-            .take(MAX_PROBLEMS)
-            .map(|error| match error.instance_path().as_str() {
-                "" => error.to_string(),
-                path => format!("{path}: {error}"),
-            })
-            .collect();
+    /// The arguments against the tool's input schema, before anyone is
+    /// asked about the call.
+    fn check_arguments(&self, instance: &Value) -> Result<(), AqlError> {
+        let problems = self.input.problems(instance).map_err(|why| AqlError::downstream_unavailable(self.server.name(), &format!("tool '{}': {why}", self.tool)))?;
         if problems.is_empty() { Ok(()) } else { Err(AqlError::schema_violation(&self.operation, &problems)) }
+    }
+
+    /// The answer's data: its `structuredContent`, checked against the
+    /// tool's output schema when it declares one (then the structured
+    /// content must be there: MCP requires it), else its content blocks.
+    fn check_answer(&self, result: CallToolResult) -> Result<Value, AqlError> {
+        let Some(output) = &self.output else { return Ok(result_data(result)) };
+        let Some(structured) = result.structured_content else {
+            return Err(AqlError::answer_mismatch(&self.operation, &["the tool declares an output schema but answered without structuredContent".to_owned()]));
+        };
+        match output.problems(&structured) {
+            Ok(problems) if problems.is_empty() => Ok(structured),
+            Ok(problems) => Err(AqlError::answer_mismatch(&self.operation, &problems)),
+            Err(why) => Err(AqlError::answer_mismatch(&self.operation, &[format!("the tool's output schema: {why}")])),
+        }
     }
 
     fn failure(&self, result: CallToolResult) -> AqlError {
