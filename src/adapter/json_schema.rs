@@ -11,6 +11,8 @@ use std::sync::{Arc, OnceLock};
 use jsonschema::Validator;
 use serde_json::Value;
 
+use crate::protocol::error::AqlError;
+
 /// The most problems one check reports.
 const MAX_PROBLEMS: usize = 10;
 
@@ -36,6 +38,19 @@ impl LazySchema {
                 path => format!("{path}: {error}"),
             })
             .collect())
+    }
+}
+
+impl LazySchema {
+    /// An upstream's answer to `operation` against this, its declared
+    /// output schema: a mismatch, or a schema that cannot be used,
+    /// withholds the answer.
+    pub fn check_answer(&self, operation: &str, answer: &Value) -> Result<(), AqlError> {
+        match self.problems(answer) {
+            Ok(problems) if problems.is_empty() => Ok(()),
+            Ok(problems) => Err(AqlError::answer_mismatch(operation, &problems)),
+            Err(why) => Err(AqlError::answer_mismatch(operation, &[format!("the declared output schema: {why}")])),
+        }
     }
 }
 

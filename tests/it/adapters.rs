@@ -633,3 +633,59 @@ async fn the_example_adapter_is_served_and_gated_as_documented() {
     let list = op(&client, "mcp_aql_read", "github_issues__list_issues", json!({"owner": "o", "repo": "r"})).await;
     assert_eq!(code(&list), "AUTH_CREDENTIAL_MISSING", "{list}");
 }
+
+const SCHEMA_ADAPTER: &str = r#"---
+name: checked-api
+type: adapter
+version: "1.0.0"
+description: "Answers checked against their response schemas"
+target:
+  base_url: "BASE_URL"
+  transport: http
+  protocol: rest
+  serialization: json
+operations:
+  read:
+    - name: echo_checked
+      maps_to: "GET /echo/{value}"
+      params:
+        value: {type: string, required: true}
+      response:
+        description: "The request, echoed"
+        schema:
+          type: object
+          required: [method, path]
+          properties:
+            method: {type: string, enum: [GET]}
+            path: {type: string}
+    - name: echo_wrong
+      maps_to: "GET /echo/{value}"
+      params:
+        value: {type: string, required: true}
+      response:
+        schema: {type: object, required: [id], properties: {id: {type: integer}}}
+    - name: list_checked
+      maps_to: "GET /pages/cursor"
+      pagination: {style: cursor, cursor_param: cursor, next_cursor_field: meta.next, items_field: data}
+      response:
+        schema: {type: object, properties: {data: {type: array, items: {type: integer, maximum: 4}}}}
+---
+"#;
+
+/// An adapter operation's response schema holds for every 200 answer (and
+/// every page of one): a matching body is the data, any other is withheld.
+#[tokio::test]
+async fn answers_outside_an_operations_response_schema_are_withheld() {
+    let h = start(Answer::Approve, &[("checked-api-adapter.md", SCHEMA_ADAPTER.to_owned())], "", &[]).await;
+    let fine = read(&h, "checked_api__echo_checked", json!({"value": "x"})).await;
+    assert_eq!(fine["data"]["path"], "/v1/echo/x", "{fine}");
+    let wrong = read(&h, "checked_api__echo_wrong", json!({"value": "x"})).await;
+    assert_eq!(code(&wrong), "SERIALIZATION_PARSE_ERROR", "{wrong}");
+    assert!(wrong["error"]["details"]["problems"][0].as_str().unwrap().contains("\"id\" is a required property"), "{wrong}");
+    assert_eq!(h.upstream.count("/v1/echo/x"), 2, "the call was made; its answer was withheld");
+    let first_page = read(&h, "checked_api__list_checked", json!({})).await;
+    assert_eq!(first_page["data"]["data"], json!([1, 2]), "{first_page}");
+    let all = read(&h, "checked_api__list_checked", json!({"all_pages": true})).await;
+    assert_eq!(code(&all), "SERIALIZATION_PARSE_ERROR", "the third page's 5 is over the maximum: {all}");
+    assert!(all["error"]["details"]["problems"][0].as_str().unwrap().starts_with("/data/0: 5"), "{all}");
+}

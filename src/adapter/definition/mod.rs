@@ -15,6 +15,7 @@ mod validate;
 use std::{
     collections::BTreeMap,
     path::{Path, PathBuf},
+    sync::Arc,
     time::Duration,
 };
 
@@ -22,6 +23,7 @@ use reqwest::Url;
 use serde_json::Value;
 
 use crate::{
+    adapter::json_schema::LazySchema,
     diagnostics::{Diagnostic, SourceFile},
     protocol::{params::ParamType, registry::Category},
 };
@@ -148,6 +150,9 @@ pub struct OperationDefinition {
     /// `non_idempotent: true`: never retried, whatever the method.
     pub non_idempotent: bool,
     pub pagination: Option<Pagination>,
+    /// `response.schema`: what a 200 or 201 answer's body must match, or
+    /// the answer is withheld; compiled on the first call.
+    pub response_schema: Option<Arc<LazySchema>>,
 }
 
 /// Where a parameter goes on the wire.

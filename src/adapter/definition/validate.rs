@@ -3,14 +3,17 @@
 //! every error collected (not just the first), each as
 //! `file:line:col: <json path>: <message> (expected …, received …)`.
 
-use std::{collections::BTreeMap, fmt::Display, ops::RangeInclusive, time::Duration};
+use std::{collections::BTreeMap, fmt::Display, ops::RangeInclusive, sync::Arc, time::Duration};
 
 use marked_yaml::{Node, types::MarkedMappingNode};
 use reqwest::Url;
 use serde_json::Value;
 
 use crate::{
-    adapter::yaml::{self, YamlError},
+    adapter::{
+        json_schema::LazySchema,
+        yaml::{self, YamlError},
+    },
     diagnostics::{Diagnostic, SourceFile},
     gate::{danger::DangerLevel, trust::TrustLevel},
     protocol::{params::ParamType, registry::Category},
@@ -492,6 +495,7 @@ impl Walker<'_> {
         let non_idempotent = self.boolean(map, path, "non_idempotent").unwrap_or(false);
         let (explicit_danger, danger_reasons) = self.danger(node, map, path);
         let pagination = map.get_node("pagination").and_then(|at| self.pagination(at, &child(path, "pagination")));
+        let response_schema = map.get_node("response").and_then(|at| self.response_schema(at, &child(path, "response")));
         let mapping = mapping?;
         let params = match map.get_node("params") {
             Some(at) => self.params(at, &child(path, "params"), &mapping, pagination.is_some())?,
@@ -518,7 +522,23 @@ impl Walker<'_> {
             requires_confirmation,
             non_idempotent,
             pagination,
+            response_schema,
         })
+    }
+
+    /// `response.schema`: the JSON Schema of a 200 or 201 answer's body,
+    /// written as YAML (`type`, `description` and other keys of `response`
+    /// are the spec's free-form notes).
+    fn response_schema(&mut self, node: &Node, path: &str) -> Option<Arc<LazySchema>> {
+        let map = self.mapping(node, path)?;
+        let at = map.get_node("schema")?;
+        match yaml::to_json(at) {
+            Ok(schema @ (Value::Object(_) | Value::Bool(_))) => Some(Arc::new(LazySchema::new(schema))),
+            _ => {
+                self.expected(at, &child(path, "schema"), "must be a JSON Schema", "a mapping");
+                None
+            }
+        }
     }
 
     /// `danger_level: X` or `danger: {level: X, reasons: [...]}`; an

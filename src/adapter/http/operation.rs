@@ -133,6 +133,15 @@ impl HttpUpstream {
         Ok(all.then_some(u32::try_from(limit).unwrap_or(pages.max_pages)))
     }
 
+    /// A 200 or 201 answer's body against the operation's response
+    /// schema, when it declares one (each page on its own).
+    fn check_answer(&self, operation: &str, status: u16, body: &Value) -> Result<(), AqlError> {
+        match self.definition.response_schema.as_deref() {
+            Some(schema) if matches!(status, 200 | 201) => schema.check_answer(operation, body),
+            _ => Ok(()),
+        }
+    }
+
     async fn fetch(&self, admission: &Admission, call: &CallContext, HttpCall { request: first, page_limit }: HttpCall) -> Result<Value, AqlError> {
         let operation = format!("{}__{}", self.adapter.prefix, self.definition.name);
         let retry = self.definition.method.idempotent() && !self.definition.non_idempotent;
@@ -154,6 +163,7 @@ impl HttpUpstream {
                 }
                 error
             })?;
+            self.check_answer(&operation, received.status, &body)?;
             let (Some(pagination), Some(limit)) = (&self.definition.pagination, page_limit) else { return Ok(body) };
             let Some(page) = pagination::items(pagination, &body) else {
                 return Err(AqlError::new(

@@ -122,11 +122,8 @@ impl ProxiedTool {
         let Some(structured) = result.structured_content else {
             return Err(AqlError::answer_mismatch(&self.operation, &["the tool declares an output schema but answered without structuredContent".to_owned()]));
         };
-        match output.problems(&structured) {
-            Ok(problems) if problems.is_empty() => Ok(structured),
-            Ok(problems) => Err(AqlError::answer_mismatch(&self.operation, &problems)),
-            Err(why) => Err(AqlError::answer_mismatch(&self.operation, &[format!("the tool's output schema: {why}")])),
-        }
+        output.check_answer(&self.operation, &structured)?;
+        Ok(structured)
     }
 
     fn failure(&self, result: CallToolResult) -> AqlError {
