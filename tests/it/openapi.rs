@@ -204,6 +204,14 @@ async fn githubs_description_imports_every_operation_under_a_unique_name() {
     assert_eq!(scalar(&front, &["target", "base_url"]), "https://api.github.com");
     let operations = operations(&front);
     assert_eq!(operations.len(), in_document, "every operation of the document is imported");
+    // Success answers keep their shape: repos/get's body must be an object
+    // with full_name, checked at run time.
+    let repos_get = text.split("    - name: ").find(|block| block.starts_with("repos_get\n")).expect("repos_get is imported");
+    let schema_line = repos_get.lines().find(|line| line.trim_start().starts_with("response: {schema: ")).expect("repos_get has a response schema");
+    let schema: Value = serde_json::from_str(schema_line.trim().strip_prefix("response: {schema: ").and_then(|rest| rest.strip_suffix('}')).unwrap()).unwrap();
+    assert_eq!(schema["type"], "object");
+    assert!(schema["required"].as_array().unwrap().contains(&Value::from("full_name")), "{schema}");
+    assert_eq!(schema["properties"]["full_name"]["type"], "string");
     let mut names = BTreeSet::new();
     for (_, operation) in &operations {
         let name = scalar(operation, &["name"]);

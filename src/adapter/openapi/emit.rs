@@ -104,6 +104,10 @@ fn write_operation(out: &mut String, operation: &Operation) {
     let _ = writeln!(out, "    - name: {}", plain(&operation.name));
     let _ = writeln!(out, "      maps_to: {}", quoted(&operation.maps_to));
     let _ = writeln!(out, "      description: {}", quoted(&one_line(&operation.description, MAX_OPERATION_DESCRIPTION)));
+    if let Some(schema) = &operation.response_schema {
+        // JSON is YAML's flow style: one line, read back as written.
+        let _ = writeln!(out, "      response: {{schema: {schema}}}");
+    }
     if operation.params.is_empty() {
         return;
     }

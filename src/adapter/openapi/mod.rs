@@ -11,7 +11,7 @@
 //! GitHub's 13 MB description imports in well under a second.
 //!
 //! `document` parses; `refs` follows `$ref`s; `schema` reads types and
-//! properties; `names` makes names; `info` the header; `auth` the
+//! properties; `responses` states the shape of a success answer; `names` makes names; `info` the header; `auth` the
 //! credentials; `operations` the operations; `emit` writes the file.
 
 mod auth;
@@ -21,6 +21,7 @@ mod info;
 mod names;
 mod operations;
 mod refs;
+mod responses;
 mod schema;
 
 pub use refs::RefProblem;

@@ -19,6 +19,7 @@ use super::{
     document::{Dialect, Document, Node},
     names::{MAX_NAME, fit},
     refs::{Refs, Walk},
+    responses,
     schema::{self, Shape},
 };
 use crate::{
@@ -36,6 +37,8 @@ pub struct Operation {
     pub maps_to: String,
     pub description: String,
     pub params: Vec<Param>,
+    /// What a 200 (or 201) answer's body must match (`response.schema`).
+    pub response_schema: Option<serde_json::Value>,
 }
 
 /// One adapter parameter.
@@ -138,7 +141,8 @@ impl<'d> Builder<'_, 'd> {
         let maps_to = format!("{method} {}", self.path_template(path));
         let raw_name = operation.str_at("operationId").map_or_else(|| snake_case(&format!("{method} {path}")), snake_case);
         let name = claim(names, &fit(&raw_name, MAX_NAME), MAX_NAME);
-        Ok(Operation { category, name, maps_to, description: description(operation, method, path), params: std::mem::take(&mut self.params) })
+        let response_schema = responses::success_schema(&self.refs, operation, self.document.dialect)?;
+        Ok(Operation { category, name, maps_to, description: description(operation, method, path), params: std::mem::take(&mut self.params), response_schema })
     }
 
     /// The path item's parameters then the operation's, each resolved; an
@@ -192,14 +196,7 @@ impl<'d> Builder<'_, 'd> {
     fn request_body(&mut self, request_body: &'d Node) -> Result<Body<'d>, ImportError> {
         let request_body = self.refs.resolve(request_body)?;
         let content = request_body.get("content").and_then(Node::as_object);
-        let media = content.and_then(|content| {
-            let essence = |media: &str| media.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
-            content
-                .iter()
-                .find(|(media, _)| essence(media) == "application/json")
-                .or_else(|| content.iter().find(|(media, _)| essence(media).ends_with("+json")))
-                .or_else(|| content.first())
-        });
+        let media = content.and_then(responses::json_media);
         if let Some((media, _)) = media {
             let json = media.to_ascii_lowercase().contains("json");
             if !json {
