@@ -22,8 +22,7 @@ use crate::protocol::{
     surface::{Endpoint, Surface},
 };
 
-const INTROSPECT_HINT: &str =
-    r#"Discover all operations (downstream servers' too) and parameters: { operation: "introspect", params: { query: "operations" } }"#;
+const INTROSPECT_HINT: &str = r#"Discover every operation and its parameters: {operation: "introspect", params: {query: "operations"}}"#;
 
 /// The tools registered in `mode`, described from the registry.
 pub fn endpoint_tools(surface: &Surface, registry: &Registry) -> Vec<Tool> {
@@ -49,7 +48,7 @@ fn input_schema() -> JsonObject {
         "properties": {
             "operation": { "type": "string", "description": "Operation name" },
             "params": { "type": "object", "description": "Operation parameters" },
-            "operations": { "type": "array", "description": "A batch instead of operation: [{operation, params}, ...], run in order" },
+            "operations": { "type": "array", "description": "Batch: [{operation, params}], in order" },
         },
         "required": ["operation"],
     });
