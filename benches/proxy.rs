@@ -10,66 +10,23 @@
 //!
 //! Run with `cargo bench --bench proxy`.
 
+#[path = "support/peer.rs"]
+mod peer;
+
 use std::{
-    io::{BufRead, BufReader, Write},
     path::{Path, PathBuf},
-    process::{Child, ChildStdin, ChildStdout, Command, Stdio},
+    process::Command,
     time::{Duration, Instant},
 };
+
+use peer::Peer;
 
 const CALLS: usize = 2_000;
 const WARMUP: usize = 200;
 
-struct Peer {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-}
-
-impl Peer {
-    fn spawn(command: &mut Command) -> Self {
-        let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap_or_else(|e| panic!("spawn: {e}"));
-        let stdin = child.stdin.take().unwrap_or_else(|| panic!("stdin"));
-        let stdout = BufReader::new(child.stdout.take().unwrap_or_else(|| panic!("stdout")));
-        let mut peer = Self { child, stdin, stdout };
-        peer.request(0, r#""method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}"#);
-        peer.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        peer
-    }
-
-    fn send(&mut self, line: &str) {
-        self.stdin.write_all(line.as_bytes()).unwrap_or_else(|e| panic!("write: {e}"));
-        self.stdin.write_all(b"\n").unwrap_or_else(|e| panic!("write: {e}"));
-        self.stdin.flush().unwrap_or_else(|e| panic!("flush: {e}"));
-    }
-
-    /// Sends a request and returns the answer's line, skipping notifications.
-    fn request(&mut self, id: usize, body: &str) -> String {
-        self.send(&format!(r#"{{"jsonrpc":"2.0","id":{id},{body}}}"#));
-        loop {
-            let mut line = String::new();
-            let n = self.stdout.read_line(&mut line).unwrap_or_else(|e| panic!("read: {e}"));
-            assert!(n > 0, "the server closed stdout");
-            // Cheap filter first: only answers carry "result" or "error".
-            if (line.contains("\"result\"") || line.contains("\"error\""))
-                && serde_json::from_str::<serde_json::Value>(&line).is_ok_and(|answer| answer["id"] == id)
-            {
-                return line;
-            }
-        }
-    }
-
-    fn tools_list_bytes(&mut self) -> usize {
-        let answer: serde_json::Value = serde_json::from_str(&self.request(1, r#""method":"tools/list""#)).unwrap_or_else(|e| panic!("{e}"));
-        answer["result"]["tools"].to_string().len()
-    }
-}
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+fn tools_list_bytes(peer: &mut Peer) -> usize {
+    let answer: serde_json::Value = serde_json::from_str(&peer.request(1, r#""method":"tools/list""#)).unwrap_or_else(|e| panic!("{e}"));
+    answer["result"]["tools"].to_string().len()
 }
 
 fn downstream_bin() -> PathBuf {
@@ -103,7 +60,7 @@ fn main() {
 
     let mut everything = Peer::spawn(Command::new(bin.join("mcp-server-everything")).env("PATH", &path));
     let mut filesystem = Peer::spawn(Command::new(bin.join("mcp-server-filesystem")).arg(&files).env("PATH", &path));
-    let direct_bytes = everything.tools_list_bytes() + filesystem.tools_list_bytes();
+    let direct_bytes = tools_list_bytes(&mut everything) + tools_list_bytes(&mut filesystem);
     drop(filesystem);
 
     // Every proxied call spends a step of the agent's budget: a limit the
@@ -122,7 +79,7 @@ fn main() {
     );
     std::fs::write(&config, toml).unwrap_or_else(|e| panic!("{e}"));
     let mut dongle = Peer::spawn(Command::new(env!("CARGO_BIN_EXE_safety-dongle")).args(["serve", "--config"]).arg(&config).env("SAFETY_DONGLE_LOG", "warn"));
-    let fronted_bytes = dongle.tools_list_bytes();
+    let fronted_bytes = tools_list_bytes(&mut dongle);
     let listed = dongle.request(2, r#""method":"tools/call","params":{"name":"mcp_aql_read","arguments":{"operation":"introspect","params":{"query":"operations"}}}"#);
     assert!(listed.contains("everything__echo") && listed.contains("fs__write_file"), "both servers are behind the dongle");
 

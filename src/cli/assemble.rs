@@ -7,6 +7,8 @@
 
 use std::{collections::BTreeMap, path::PathBuf, sync::Arc};
 
+use tokio::sync::oneshot;
+
 use serde_json::{Map, Value, json};
 
 use super::reload::Reloader;
@@ -68,27 +70,46 @@ fn render(diagnostics: &[Diagnostic]) -> String {
     diagnostics.iter().map(Diagnostic::render).collect::<Vec<_>>().join("\n")
 }
 
-/// What `serve` runs: the router, the downstream servers behind it, and
-/// what reloads them.
+/// What `serve` runs: the router, the downstream servers behind it, what
+/// reloads them, and (when the policy is compiled after start-up) the
+/// word that it was, or why it could not be.
 pub struct Assembled {
     pub router: Arc<Router>,
     pub downstreams: Arc<Downstreams>,
     pub reloader: Arc<Reloader>,
+    pub compiled: Option<oneshot::Receiver<Result<(), AssembleError>>>,
+}
+
+/// When the policy is compiled and the state opened: `Now`, before
+/// anything else (a command that acts at once), or `Deferred`, beside the
+/// first requests (a server: its client's `initialize` and `tools/list`
+/// need neither, and every decision waits for both).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    Now,
+    Deferred,
 }
 
 /// Everything assembled over the configuration, and a runtime to run it
 /// on; `None` (after saying why) means exit 1.
-pub fn assemble_with_runtime(config: &Config) -> Option<(Assembled, tokio::runtime::Runtime)> {
-    let assembled = assemble(config).map_err(|message| eprintln!("safety-dongle: {message}")).ok()?;
+pub fn assemble_with_runtime(config: &Config, start: Start) -> Option<(Assembled, tokio::runtime::Runtime)> {
+    let assembled = assemble(config, start).map_err(|message| eprintln!("safety-dongle: {message}")).ok()?;
     Some((assembled, super::runtime()?))
 }
 
 /// Everything `serve` needs, assembled from the configuration: the state
 /// store, the compiled policy, the safety loop, the gate, the downstream
 /// servers and the router over every operation. Errors are for the
-/// operator, so they may name files.
-pub fn assemble(config: &Config) -> Result<Assembled, AssembleError> {
-    let core = Arc::new(build_loop_core(config)?);
+/// operator, so they may name files; with [`Start::Deferred`], those of
+/// the policy arrive through [`Assembled::compiled`].
+pub fn assemble(config: &Config, start: Start) -> Result<Assembled, AssembleError> {
+    let core = Arc::new(match start {
+        Start::Now => build_loop_core(config)?,
+        Start::Deferred => {
+            let store = Arc::new(Store::open_on_first_use(data_folder(config)?)?);
+            LoopCore::compiling(store.clone(), config.mode(), Humans::new(store, human_settings(config)))
+        }
+    });
     let loop_core = core.clone();
     let mode = core.mode;
     let store = core.store.clone();
@@ -107,8 +128,32 @@ pub fn assemble(config: &Config) -> Result<Assembled, AssembleError> {
     let router = Router::new(Registry::default(), surface, Limits::default(), capabilities(mode.name()))
         .with_sources(index, vec![downstreams.clone() as Arc<dyn OperationSource>])
         .with_session_ends(session_ends)
-        .with_facts(Arc::new(LoopFacts(loop_core)));
-    Ok(Assembled { router: Arc::new(router), downstreams, reloader })
+        .with_facts(Arc::new(LoopFacts(loop_core.clone())));
+    let compiled = match start {
+        Start::Now => {
+            reloader.record_loaded();
+            None
+        }
+        Start::Deferred => Some(compile_beside(config.policies.clone(), loop_core, reloader.clone())),
+    };
+    Ok(Assembled { router: Arc::new(router), downstreams, reloader, compiled })
+}
+
+/// Compiles the policy on a thread of its own and puts it in force; then
+/// keeps its text for replay and records what is loaded. The receiver
+/// hears whether it worked.
+fn compile_beside(policies: Vec<PathBuf>, core: Arc<LoopCore>, reloader: Arc<Reloader>) -> oneshot::Receiver<Result<(), AssembleError>> {
+    let (done, compiled) = oneshot::channel();
+    std::thread::spawn(move || {
+        let result = CompiledPolicy::load(&policies).map_err(AssembleError::Policy).map(|policy| {
+            let policy = Arc::new(policy);
+            core.replace_policy(policy.clone());
+            remember_policy(&core.store, &policy);
+            reloader.record_loaded();
+        });
+        let _ = done.send(result);
+    });
+    compiled
 }
 
 /// The adapter files the configuration names, all valid (any error in any
@@ -158,18 +203,22 @@ pub fn build_loop_core(config: &Config) -> Result<LoopCore, AssembleError> {
     let policy = policy.map_err(AssembleError::Policy)?;
     let store = store?;
     remember_policy(&store, &policy);
+    let store = Arc::new(store);
+    Ok(LoopCore::new(store.clone(), Arc::new(policy), config.mode(), Humans::new(store, human_settings(config))))
+}
+
+/// How humans are reached, from `[verifier]`.
+fn human_settings(config: &Config) -> HumanSettings {
     let settings = &config.verifier;
     let verifier = VerifierLink::from_settings(settings);
     if let Err(unavailable) = &verifier {
         tracing::warn!(%unavailable, "no human can be asked, so blocks and pauses stay until `safety-dongle unblock` or expiry");
     }
-    let humans = HumanSettings {
+    HumanSettings {
         challenge_ttl_ms: i64::try_from(settings.challenge_ttl_secs.saturating_mul(1000)).unwrap_or(i64::MAX),
         approval_wait: std::time::Duration::from_secs(settings.approval_timeout_secs),
         verifier,
-    };
-    let store = Arc::new(store);
-    Ok(LoopCore::new(store.clone(), Arc::new(policy), config.mode(), Humans::new(store, humans)))
+    }
 }
 
 /// Keeps the policy's text beside the audit trail, once per version, so
@@ -185,8 +234,11 @@ pub(super) fn remember_policy(store: &Store, policy: &CompiledPolicy) {
 }
 
 pub fn open_store(config: &Config) -> Result<Store, AssembleError> {
-    let data_dir = config.data_dir.as_deref().ok_or(AssembleError::NoDataFolder)?;
-    Ok(Store::open(data_dir)?)
+    Ok(Store::open(data_folder(config)?)?)
+}
+
+fn data_folder(config: &Config) -> Result<&std::path::Path, AssembleError> {
+    config.data_dir.as_deref().ok_or(AssembleError::NoDataFolder)
 }
 
 /// `_protocol.capabilities`: only what is enforced and tested is claimed.

@@ -37,7 +37,7 @@ pub(super) fn run() -> ExitCode {
     config.data_dir = Some(state.clone());
     config.verifier.channels = vec![Channel::Dialog, Channel::Terminal];
     config.verifier.approval_timeout_secs = 120;
-    let Some((super::assemble::Assembled { router, .. }, runtime)) = super::assemble::assemble_with_runtime(&config) else {
+    let Some((super::assemble::Assembled { router, .. }, runtime)) = super::assemble::assemble_with_runtime(&config, super::assemble::Start::Now) else {
         return ExitCode::from(1);
     };
     println!("safety-dongle demo: scripted agents against the default policy.");

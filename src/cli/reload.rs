@@ -117,7 +117,6 @@ impl Reloader {
     pub fn new(core: Arc<LoopCore>, index: Arc<OperationIndex>, gate: Arc<Gate>, downstreams: Arc<Downstreams>, config: Config, adapters: &[AdapterDefinition]) -> Self {
         let now = now_ms();
         let loaded = Loaded { config, policy_since: now, adapters: running(adapters, now), refused: BTreeMap::new() };
-        record_loaded(&core, &loaded);
         Self { core, index, gate, downstreams, loaded: tokio::sync::Mutex::new(loaded) }
     }
 
@@ -241,6 +240,15 @@ impl Reloader {
             if let Err(error) = written {
                 tracing::error!(%error, "a reload could not be audited");
             }
+        }
+    }
+
+    /// Writes what is loaded, and since when, to the state for `status`
+    /// (once the policy is in force: it waits for it).
+    pub fn record_loaded(&self) {
+        // When a reload holds it, the reload records when it is done.
+        if let Ok(loaded) = self.loaded.try_lock() {
+            record_loaded(&self.core, &loaded);
         }
     }
 

@@ -10,7 +10,7 @@ use crate::{config::Config, diagnostics::Diagnostic, server};
 
 use super::{
     ServeArgs,
-    assemble::assemble_with_runtime,
+    assemble::{AssembleError, Start, assemble_with_runtime},
     watch::{self, Reread},
 };
 
@@ -22,7 +22,7 @@ pub(super) fn run(args: ServeArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let Some((assembled, runtime)) = assemble_with_runtime(&config) else {
+    let Some((mut assembled, runtime)) = assemble_with_runtime(&config, Start::Deferred) else {
         return ExitCode::from(1);
     };
     let router = assembled.router.clone();
@@ -35,9 +35,25 @@ pub(super) fn run(args: ServeArgs) -> ExitCode {
         if let Err(error) = watch::spawn(assembled.reloader.clone(), config_file, reread) {
             tracing::warn!(%error, "files cannot be watched: changes need a restart");
         }
-        let served = match http {
-            Some(addr) => server::http::serve_http(assembled.router, addr).await,
-            None => server::serve_stdio(assembled.router).await,
+        let compiled = assembled.compiled.take();
+        let serving = async {
+            match http {
+                Some(addr) => server::http::serve_http(assembled.router, addr).await,
+                None => server::serve_stdio(assembled.router).await,
+            }
+        };
+        // The policy is compiled beside the first requests. If it cannot
+        // be, nothing was decided (every decision waits for it) and the
+        // server stops with the reason, whichever finishes first: a client
+        // that left at once must not see a broken policy exit cleanly.
+        let policy = policy_compiled(compiled);
+        tokio::pin!(serving, policy);
+        let served = tokio::select! {
+            served = &mut serving => (&mut policy).await.and(served),
+            compiled = &mut policy => match compiled {
+                Ok(()) => serving.await,
+                Err(refused) => Err(refused),
+            },
         };
         assembled.downstreams.shutdown().await;
         served
@@ -55,6 +71,16 @@ pub(super) fn run(args: ServeArgs) -> ExitCode {
             eprintln!("safety-dongle: {error}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// Resolves once the policy deferred at start-up is in force, or with why
+/// it could not be (a compiler that vanished is a refusal too).
+async fn policy_compiled(compiled: Option<tokio::sync::oneshot::Receiver<Result<(), AssembleError>>>) -> std::io::Result<()> {
+    let Some(compiled) = compiled else { return Ok(()) };
+    match compiled.await {
+        Ok(result) => result.map_err(|refused| std::io::Error::other(refused.to_string())),
+        Err(_) => Err(std::io::Error::other("the policy compiler stopped before it finished")),
     }
 }
 

@@ -90,7 +90,17 @@ pub struct Spent {
 
 impl LoopCore {
     pub fn new(store: Arc<Store>, policy: Arc<CompiledPolicy>, mode: LoopMode, humans: Humans) -> Self {
-        Self { store, policy: LivePolicy::new(policy), mode, humans, sessions: Sessions::default(), pid: std::process::id() }
+        Self::with_policy(store, LivePolicy::new(policy), mode, humans)
+    }
+
+    /// A core whose policy is still being compiled: decisions wait for it
+    /// (it is put in force with [`LoopCore::replace_policy`]).
+    pub fn compiling(store: Arc<Store>, mode: LoopMode, humans: Humans) -> Self {
+        Self::with_policy(store, LivePolicy::compiling(), mode, humans)
+    }
+
+    fn with_policy(store: Arc<Store>, policy: LivePolicy, mode: LoopMode, humans: Humans) -> Self {
+        Self { store, policy, mode, humans, sessions: Sessions::default(), pid: std::process::id() }
     }
 
     pub fn pid(&self) -> u32 {
@@ -107,8 +117,9 @@ impl LoopCore {
         self.policy.current()
     }
 
-    /// Puts a reloaded policy in force; returns the one it replaces.
-    pub fn replace_policy(&self, policy: Arc<CompiledPolicy>) -> Arc<CompiledPolicy> {
+    /// Puts a compiled or reloaded policy in force; returns the one it
+    /// replaces, if any.
+    pub fn replace_policy(&self, policy: Arc<CompiledPolicy>) -> Option<Arc<CompiledPolicy>> {
         self.policy.replace(policy)
     }
 

@@ -8,6 +8,12 @@
 //! the audit chain stays linear. The schema version lives in
 //! `PRAGMA user_version`: older files are migrated, a newer one is refused,
 //! never reset.
+//!
+//! A server may open the database on first use ([`Store::open_on_first_use`]):
+//! the data folder is made (and checked) at once, the database when the
+//! first read or write needs it, so answering a client's first requests
+//! never waits for it. If it cannot be opened then, that read or write
+//! fails (and every decision that needed it fails closed), saying why.
 
 pub mod audit;
 mod migrations;
@@ -15,7 +21,7 @@ pub mod records;
 
 use std::{
     path::{Path, PathBuf},
-    sync::{Mutex, MutexGuard},
+    sync::{Mutex, MutexGuard, OnceLock},
     time::Duration,
 };
 
@@ -35,6 +41,8 @@ pub enum StoreError {
     Inconsistent(&'static str),
     #[error("the state write was interrupted: the runtime is shutting down")]
     Interrupted,
+    #[error("the state database could not be opened: {0}")]
+    Unavailable(String),
 }
 
 /// On the wire, a store failure is an internal error that names nothing of
@@ -49,9 +57,9 @@ impl From<StoreError> for crate::protocol::error::AqlError {
 pub const DATABASE_FILE: &str = "state.db";
 
 /// The state database. Cheap to share behind an `Arc`; one connection,
-/// used by one thread at a time.
+/// used by one thread at a time, opened at once or on first use.
 pub struct Store {
-    connection: Mutex<Connection>,
+    connection: OnceLock<Result<Mutex<Connection>, String>>,
     path: PathBuf,
 }
 
@@ -61,40 +69,40 @@ const STATEMENT_CACHE: usize = 64;
 impl Store {
     /// Opens (creating if needed) the database in `data_dir`.
     pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
+        let store = Self::open_on_first_use(data_dir)?;
+        let opened = connect(&store.path)?;
+        let _ = store.connection.set(Ok(Mutex::new(opened)));
+        Ok(store)
+    }
+
+    /// Makes the data folder now and opens the database when the first
+    /// read or write needs it.
+    pub fn open_on_first_use(data_dir: &Path) -> Result<Self, StoreError> {
         create_private_dir(data_dir)?;
-        let path = data_dir.join(DATABASE_FILE);
-        let mut connection = Connection::open(&path)?;
-        connection.busy_timeout(Duration::from_secs(10))?;
-        connection.pragma_update(None, "journal_mode", "WAL")?;
-        connection.pragma_update(None, "synchronous", "NORMAL")?;
-        connection.pragma_update(None, "foreign_keys", "ON")?;
-        // Every statement of the store stays prepared (about 40 of them;
-        // rusqlite keeps 16 by default, and a step or a gated call uses
-        // more than that, so each was parsed again on every call).
-        connection.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
-        // Closing does not fold the log into the database: a short-lived
-        // process (the hook runs once per tool call) would pay two extra
-        // syncs each time. Commits fold it in once it grows past SQLite's
-        // automatic checkpoint size, so it stays bounded.
-        connection.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
-        migrations::migrate(&mut connection)?;
-        Ok(Self { connection: Mutex::new(connection), path })
+        Ok(Self { connection: OnceLock::new(), path: data_dir.join(DATABASE_FILE) })
     }
 
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    fn lock(&self) -> MutexGuard<'_, Connection> {
+    fn lock(&self) -> Result<MutexGuard<'_, Connection>, StoreError> {
+        let connection = self.connection.get_or_init(|| {
+            connect(&self.path).map(Mutex::new).map_err(|error| {
+                tracing::error!(%error, path = %self.path.display(), "the state database could not be opened");
+                error.to_string()
+            })
+        });
+        let connection = connection.as_ref().map_err(|why| StoreError::Unavailable(why.clone()))?;
         // A panic while holding the lock cannot leave SQLite half-written
         // (the transaction rolls back when dropped), so the connection is
         // still sound after poisoning.
-        self.connection.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        Ok(connection.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
     }
 
     /// Runs `work` in a write transaction and commits it.
     pub fn write<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        let mut connection = self.lock();
+        let mut connection = self.lock()?;
         let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let value = work(&tx)?;
         tx.commit()?;
@@ -104,7 +112,7 @@ impl Store {
     /// Like [`Store::write`], but the commit is flushed to stable storage
     /// before this returns (`synchronous=FULL`).
     pub fn write_durable<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        let mut connection = self.lock();
+        let mut connection = self.lock()?;
         connection.pragma_update(None, "synchronous", "FULL")?;
         let result = (|| {
             let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -145,7 +153,7 @@ impl Store {
 
     /// Runs `work` on a read snapshot.
     pub fn read<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        let mut connection = self.lock();
+        let mut connection = self.lock()?;
         let tx = connection.transaction_with_behavior(TransactionBehavior::Deferred)?;
         work(&tx)
     }
@@ -163,6 +171,26 @@ pub async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, StoreE
             Err(_) => Err(StoreError::Interrupted),
         },
     }
+}
+
+/// Opens the database at `path`, migrated to this version's schema.
+fn connect(path: &Path) -> Result<Connection, StoreError> {
+    let mut connection = Connection::open(path)?;
+    connection.busy_timeout(Duration::from_secs(10))?;
+    connection.pragma_update(None, "journal_mode", "WAL")?;
+    connection.pragma_update(None, "synchronous", "NORMAL")?;
+    connection.pragma_update(None, "foreign_keys", "ON")?;
+    // Every statement of the store stays prepared (about 40 of them;
+    // rusqlite keeps 16 by default, and a step or a gated call uses
+    // more than that, so each was parsed again on every call).
+    connection.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+    // Closing does not fold the log into the database: a short-lived
+    // process (the hook runs once per tool call) would pay two extra
+    // syncs each time. Commits fold it in once it grows past SQLite's
+    // automatic checkpoint size, so it stays bounded.
+    connection.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+    migrations::migrate(&mut connection)?;
+    Ok(connection)
 }
 
 fn create_private_dir(dir: &Path) -> Result<(), StoreError> {

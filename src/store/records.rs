@@ -500,6 +500,13 @@ pub fn upsert_downstream(tx: &Transaction<'_>, row: &DownstreamRow) -> Result<()
     Ok(())
 }
 
+/// Records a server of a running process unless it is recorded already.
+pub fn insert_downstream_if_absent(tx: &Transaction<'_>, row: &DownstreamRow) -> Result<(), StoreError> {
+    tx.prepare_cached("INSERT INTO downstream_servers (owner_pid, name, state, tools, detail, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (owner_pid, name) DO NOTHING")?
+        .execute(params![row.owner_pid, row.name, row.state, row.tools, row.detail, row.updated_at])?;
+    Ok(())
+}
+
 /// Forgets the servers of a process that has ended.
 pub fn remove_downstreams_of(tx: &Transaction<'_>, owner_pid: u32) -> Result<(), StoreError> {
     tx.prepare_cached("DELETE FROM downstream_servers WHERE owner_pid = ?1")?.execute([owner_pid])?;

@@ -49,6 +49,27 @@ async fn serve_refuses_a_bad_config_and_a_bad_environment() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("MCP_AQL_ENDPOINT_MODE"));
 }
 
+/// The policy is compiled beside the client's first requests, yet a
+/// broken one still stops the server with its location: when the client
+/// leaves at once (stdin closed) and when it stays (stdin held open).
+#[tokio::test]
+async fn serve_refuses_a_broken_policy_whether_the_client_stays_or_leaves() {
+    let dir = super::support::scratch_dir();
+    let policy = dir.join("broken.toml");
+    std::fs::write(&policy, "[defaults]\nmaxAutonomousSteps = \"many\"\n").unwrap();
+    let config = config_file(&format!("data_dir = \"{}\"\npolicies = [\"{}\"]\n", dir.join("state").display(), policy.display()));
+    let serve = || dongle_command(&["serve", "--config", config.path().to_str().expect("utf-8 path")]);
+    let left = serve().stdin(std::process::Stdio::null()).output().await.expect("run");
+    let mut stays = serve().stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().expect("spawn");
+    let _stdin = stays.stdin.take();
+    let stayed = tokio::time::timeout(std::time::Duration::from_secs(20), stays.wait_with_output()).await.expect("the server stopped though its client stayed").expect("run");
+    for output in [left, stayed] {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains(&format!("{}:2:", policy.display())), "the error is located: {stderr}");
+    }
+}
+
 #[tokio::test]
 async fn the_endpoint_mode_comes_from_the_environment_when_no_flag_is_given() {
     let client = {

@@ -64,6 +64,9 @@ struct IndexObserver {
     store: Arc<Store>,
     pid: u32,
     health: std::sync::Mutex<Health>,
+    /// Done before this process first records a server: rows a process
+    /// that had the same id left behind are removed.
+    cleared: std::sync::Once,
 }
 
 /// Which servers have served, and which of those are down now, by name.
@@ -96,6 +99,7 @@ impl Observer for IndexObserver {
         let row = records::DownstreamRow { owner_pid: self.pid, name: server.name().to_owned(), state: state.name().to_owned(), tools, detail, updated_at: now };
         let event = self.notification(server.name(), state, now);
         let written = self.store.write(|tx| {
+            self.clear_stale(tx)?;
             records::upsert_downstream(tx, &row)?;
             match &event {
                 Some(event) => records::insert_event(tx, event).map(drop),
@@ -109,6 +113,25 @@ impl Observer for IndexObserver {
 }
 
 impl IndexObserver {
+    /// Removes, once per process, the rows an earlier process with this
+    /// process's id left behind (in the transaction of the first write).
+    fn clear_stale(&self, tx: &rusqlite::Transaction<'_>) -> Result<(), crate::store::StoreError> {
+        let mut result = Ok(());
+        self.cleared.call_once(|| result = records::remove_downstreams_of(tx, self.pid));
+        result
+    }
+
+    /// Records a lazy server as idle, unless it has started meanwhile.
+    fn record_idle(&self, server: &Downstream) {
+        let row = records::DownstreamRow { owner_pid: self.pid, name: server.name().to_owned(), state: ServerState::Idle.name().to_owned(), tools: 0, detail: None, updated_at: now_ms() };
+        if let Err(error) = self.store.write(|tx| {
+            self.clear_stale(tx)?;
+            records::insert_downstream_if_absent(tx, &row)
+        }) {
+            tracing::warn!(%error, "could not record a downstream server's state");
+        }
+    }
+
     /// The broadcast a change of state calls for: going down after
     /// serving, or serving again after that.
     fn notification(&self, name: &str, state: &ServerState, now: i64) -> Option<records::EventRow> {
@@ -136,12 +159,8 @@ impl IndexObserver {
 impl Downstreams {
     pub fn new(servers: BTreeMap<String, ServerSettings>, index: Arc<OperationIndex>, gate: Arc<Gate>, store: Arc<Store>) -> Arc<Self> {
         let pid = std::process::id();
-        let _ = store.write(|tx| records::remove_downstreams_of(tx, pid));
-        let observer = Arc::new(IndexObserver { index, gate, store, pid, health: Default::default() });
+        let observer = Arc::new(IndexObserver { index, gate, store, pid, health: Default::default(), cleared: std::sync::Once::new() });
         let servers: BTreeMap<String, Arc<Downstream>> = servers.into_iter().map(|(name, settings)| (name.clone(), Downstream::new(name, settings))).collect();
-        for server in servers.values() {
-            observer.state_changed(server, &ServerState::Idle);
-        }
         Arc::new(Self { servers: RwLock::new(servers), observer })
     }
 
@@ -151,10 +170,17 @@ impl Downstreams {
         self.servers.read().unwrap_or_else(|poisoned| poisoned.into_inner()).values().cloned().collect()
     }
 
-    /// Starts the servers configured to start with the dongle. Must run
+    /// Starts the servers configured to start with the dongle, and records
+    /// the lazy ones as idle (off the way of the first requests). Must run
     /// inside the async runtime.
     pub fn start(&self) {
-        for server in self.current().iter().filter(|s| s.settings().start == StartPolicy::Startup) {
+        let servers = self.current();
+        let idle: Vec<Arc<Downstream>> = servers.iter().filter(|s| s.settings().start != StartPolicy::Startup).cloned().collect();
+        if !idle.is_empty() {
+            let observer = self.observer.clone();
+            tokio::task::spawn_blocking(move || idle.iter().for_each(|server| observer.record_idle(server)));
+        }
+        for server in servers.iter().filter(|s| s.settings().start == StartPolicy::Startup) {
             server.start(self.observer.clone());
         }
     }
