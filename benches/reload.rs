@@ -7,6 +7,8 @@
 //!
 //! Run with `cargo bench --bench reload`; the figure goes to the README.
 
+#[path = "support/envelope.rs"]
+mod envelope;
 #[path = "support/peer.rs"]
 mod peer;
 
@@ -23,9 +25,7 @@ const DEADLINE: Duration = Duration::from_secs(5);
 /// The hash of the policy in force, from `_protocol.safety_loop.policy`.
 fn policy_in_force(dongle: &mut Peer, id: usize) -> String {
     let answer = dongle.request(id, r#""method":"tools/call","params":{"name":"mcp_aql_read","arguments":{"operation":"introspect","params":{"query":"operations","source":"builtin","first":1,"fields":["name"]}}}"#);
-    let answer: serde_json::Value = serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{e}: {answer}"));
-    let text = answer["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text: {answer}"));
-    let body: serde_json::Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    let body = envelope::of(&answer);
     body["data"]["_protocol"]["safety_loop"]["policy"].as_str().unwrap_or_else(|| panic!("no policy hash: {body}")).to_owned()
 }
 

@@ -139,12 +139,21 @@ pub fn assemble(config: &Config, start: Start) -> Result<Assembled, AssembleErro
     Ok(Assembled { router: Arc::new(router), downstreams, reloader, compiled })
 }
 
-/// Compiles the policy on a thread of its own and puts it in force; then
-/// keeps its text for replay and records what is loaded. The receiver
-/// hears whether it worked.
+/// How long a deferred policy's compilation waits, unless a decision
+/// needs it sooner: long enough for a client's `initialize` and
+/// `tools/list` to be answered without sharing the machine with it (a
+/// few milliseconds), short enough that a broken policy file still stops
+/// the server at once.
+const COMPILE_GRACE: std::time::Duration = std::time::Duration::from_millis(25);
+
+/// Compiles the policy on a thread of its own, once a decision needs it or
+/// after [`COMPILE_GRACE`], and puts it in force; then keeps its text for
+/// replay and records what is loaded. The receiver hears whether it
+/// worked.
 fn compile_beside(policies: Vec<PathBuf>, core: Arc<LoopCore>, reloader: Arc<Reloader>) -> oneshot::Receiver<Result<(), AssembleError>> {
     let (done, compiled) = oneshot::channel();
-    std::thread::spawn(move || {
+    let compiler = std::thread::Builder::new().name("policy-compiler".into()).spawn(move || {
+        core.wait_until_policy_wanted(COMPILE_GRACE);
         let result = CompiledPolicy::load(&policies).map_err(AssembleError::Policy).map(|policy| {
             let policy = Arc::new(policy);
             core.replace_policy(policy.clone());
@@ -153,6 +162,11 @@ fn compile_beside(policies: Vec<PathBuf>, core: Arc<LoopCore>, reloader: Arc<Rel
         });
         let _ = done.send(result);
     });
+    if let Err(error) = compiler {
+        // The sender went with the closure: the receiver hears that it
+        // is gone, and serve stops.
+        tracing::error!(%error, "the policy compiler could not be started");
+    }
     compiled
 }
 

@@ -15,6 +15,7 @@ use super::{
 };
 
 pub(super) fn run(args: ServeArgs) -> ExitCode {
+    let read_since = std::time::SystemTime::now();
     let config = match configure(&args) {
         Ok(config) => config,
         Err(errors) => {
@@ -30,23 +31,31 @@ pub(super) fn run(args: ServeArgs) -> ExitCode {
     let http = args.http;
     let served = runtime.block_on(async {
         assembled.downstreams.start();
+        let compiled = assembled.compiled.take();
         let config_file = args.config.clone();
         let reread: Reread = Box::new(move || configure(&args));
-        if let Err(error) = watch::spawn(assembled.reloader.clone(), config_file, reread) {
-            tracing::warn!(%error, "files cannot be watched: changes need a restart");
-        }
-        let compiled = assembled.compiled.take();
+        let watcher = assembled.reloader.clone();
         let serving = async {
             match http {
                 Some(addr) => server::http::serve_http(assembled.router, addr).await,
                 None => server::serve_stdio(assembled.router).await,
             }
         };
-        // The policy is compiled beside the first requests. If it cannot
-        // be, nothing was decided (every decision waits for it) and the
-        // server stops with the reason, whichever finishes first: a client
-        // that left at once must not see a broken policy exit cleanly.
-        let policy = policy_compiled(compiled);
+        // The policy is compiled beside the first requests (after
+        // assemble::COMPILE_GRACE, or sooner when a decision needs it). If
+        // it cannot be, nothing was decided (every decision waits for it)
+        // and the server stops with the reason, whichever finishes first: a
+        // client that left at once must not see a broken policy exit
+        // cleanly. Changes are watched once the first policy is in force:
+        // a reload compares against it, and watching is no part of the
+        // first answers.
+        let policy = async {
+            policy_compiled(compiled).await?;
+            if let Err(error) = watch::spawn(watcher, config_file, reread, read_since) {
+                tracing::warn!(%error, "files cannot be watched: changes need a restart");
+            }
+            Ok(())
+        };
         tokio::pin!(serving, policy);
         let served = tokio::select! {
             served = &mut serving => (&mut policy).await.and(served),

@@ -9,13 +9,15 @@
 //! once the files have been quiet for [`QUIET`], and what is watched is
 //! worked out again after each reload, since the config file may now name
 //! other files. A file half-written when the reload reads it is refused
-//! like any broken file, and the next event reloads it again.
+//! like any broken file, and the next event reloads it again. The watch
+//! begins after the files were first read (once the policy is in force),
+//! so a file modified since then is reloaded when the watch begins.
 
 use std::{
     collections::BTreeSet,
     path::{Path, PathBuf},
     sync::Arc,
-    time::Duration,
+    time::{Duration, SystemTime},
 };
 
 use notify::{EventKind, RecursiveMode, Watcher, event::AccessKind};
@@ -58,6 +60,15 @@ impl Watched {
         self.files.iter().filter_map(|file| file.parent().map(Path::to_path_buf)).chain(self.folders.iter().cloned()).collect()
     }
 
+    /// Whether a watched file, a watched folder or an entry of one was
+    /// modified at or after `since` (or cannot be looked at: then it may
+    /// have been).
+    fn changed_since(&self, since: SystemTime) -> bool {
+        let modified_since = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).map_or(true, |modified| modified >= since);
+        let entries = self.folders.iter().filter_map(|folder| std::fs::read_dir(folder).ok()).flatten().flatten().map(|entry| entry.path());
+        self.files.iter().chain(&self.folders).cloned().chain(entries).any(|path| modified_since(&path))
+    }
+
     fn names(&self, path: &Path) -> bool {
         self.files.contains(path) || path.parent().is_some_and(|folder| self.folders.contains(folder))
     }
@@ -74,9 +85,11 @@ fn may_change(kind: &EventKind) -> bool {
 
 /// Watches the files behind `reloader` (and `config_file`, when the
 /// configuration came from one) and reloads on every change, until the
-/// runtime ends. An error means nothing is watched (the dongle runs on as
-/// it was assembled).
-pub fn spawn(reloader: Arc<Reloader>, config_file: Option<PathBuf>, reread: Reread) -> notify::Result<()> {
+/// runtime ends; `read_since` is when the process began reading them, so a
+/// change made before the watch was in place (its modification time is
+/// not older) is reloaded as soon as it is. An error means nothing is
+/// watched (the dongle runs on as it was assembled).
+pub fn spawn(reloader: Arc<Reloader>, config_file: Option<PathBuf>, reread: Reread, read_since: SystemTime) -> notify::Result<()> {
     let (events, mut changes) = mpsc::unbounded_channel::<Vec<PathBuf>>();
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         if let Ok(event) = event
@@ -88,11 +101,17 @@ pub fn spawn(reloader: Arc<Reloader>, config_file: Option<PathBuf>, reread: Rere
     tokio::spawn(async move {
         let mut watched = Watched::default();
         let mut watching: BTreeSet<PathBuf> = BTreeSet::new();
+        let mut unseen_changes = true;
         loop {
             let now = Watched::of(reloader.watched().await.into_iter().chain(config_file.clone()));
             if now != watched {
                 watching = rewatch(&mut watcher, &watching, now.folders_to_watch());
                 watched = now;
+            }
+            if std::mem::take(&mut unseen_changes) && watched.changed_since(read_since) {
+                let report = reloader.reload(reread()).await;
+                tracing::debug!(?report, "reloaded what changed before the watch began");
+                continue;
             }
             let Some(paths) = changes.recv().await else { return };
             let mut relevant = paths.iter().any(|path| watched.names(path));
@@ -129,4 +148,28 @@ fn rewatch(watcher: &mut impl Watcher, watching: &BTreeSet<PathBuf>, wanted: BTr
         }
     }
     now
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_or_folder_entry_modified_since_the_first_read_is_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let policy = dir.path().join("policy.toml");
+        let adapters = dir.path().join("adapters");
+        std::fs::create_dir(&adapters).unwrap();
+        std::fs::write(&policy, "[defaults]\n").unwrap();
+        std::fs::write(adapters.join("a-adapter.md"), "---\n").unwrap();
+        let watched = Watched::of([policy.clone(), adapters.clone()]);
+        assert_eq!((watched.files.len(), watched.folders.len()), (1, 1));
+        let later = SystemTime::now() + Duration::from_secs(3600);
+        assert!(!watched.changed_since(later), "nothing was modified after the read");
+        let earlier = SystemTime::now() - Duration::from_secs(3600);
+        assert!(watched.changed_since(earlier));
+        let only_entry = Watched { files: BTreeSet::new(), folders: BTreeSet::from([adapters.clone()]) };
+        let entry_time = std::fs::metadata(adapters.join("a-adapter.md")).unwrap().modified().unwrap();
+        assert!(only_entry.changed_since(entry_time), "an adapter file modified at the read's instant counts");
+    }
 }

@@ -117,6 +117,12 @@ impl LoopCore {
         self.policy.current()
     }
 
+    /// For the compiler of the first policy: returns once a decision
+    /// waits for it, or after `grace`.
+    pub fn wait_until_policy_wanted(&self, grace: std::time::Duration) {
+        self.policy.wait_until_wanted(grace);
+    }
+
     /// Puts a compiled or reloaded policy in force; returns the one it
     /// replaces, if any.
     pub fn replace_policy(&self, policy: Arc<CompiledPolicy>) -> Option<Arc<CompiledPolicy>> {

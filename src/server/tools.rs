@@ -22,7 +22,7 @@ use crate::protocol::{
     surface::{Endpoint, Surface},
 };
 
-const INTROSPECT_HINT: &str = r#"Discover every operation and its parameters: {operation: "introspect", params: {query: "operations"}}"#;
+const INTROSPECT_HINT: &str = r#"Discover operations: {operation: "introspect", params: {query: "operations"}}"#;
 
 /// The tools registered in `mode`, described from the registry.
 pub fn endpoint_tools(surface: &Surface, registry: &Registry) -> Vec<Tool> {
