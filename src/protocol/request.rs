@@ -8,7 +8,12 @@
 
 use serde_json::{Map, Value};
 
-use super::{error::AqlError, params::ParamSpec, registry::OperationSpec};
+use super::{
+    error::AqlError,
+    params::ParamSpec,
+    registry::OperationSpec,
+    selection::{FIELDS_PARAM, selects_fields},
+};
 
 /// The protocol-level fields of a request, never operation parameters.
 const PROTOCOL_FIELDS: [&str; 2] = ["operation", "params"];
@@ -78,7 +83,10 @@ pub fn resolve_params(spec: &OperationSpec, arguments: &Map<String, Value>) -> R
         }
     }
     if !unknown.is_empty() {
-        let valid: Vec<&str> = spec.params.iter().map(|p| p.name.as_str()).collect();
+        // `fields` is taken out before the operation's own parameters are
+        // resolved, but it is valid wherever the router selects fields.
+        let selected = selects_fields(spec).then_some(FIELDS_PARAM);
+        let valid: Vec<&str> = spec.params.iter().map(|p| p.name.as_str()).chain(selected).collect();
         return Err(AqlError::unknown_params(&spec.name, &unknown, &valid));
     }
 
@@ -162,7 +170,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.code, ErrorCode::ValidationUnknownParam);
         assert_eq!(err.details["unknown_params"], json!(["bogus", "extra"]));
-        assert_eq!(err.details["valid_params"], json!(["id", "limit", "order"]));
+        assert_eq!(err.details["valid_params"], json!(["id", "limit", "order", "fields"]), "fields is valid wherever the router selects fields");
     }
 
     #[test]

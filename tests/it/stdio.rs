@@ -127,7 +127,7 @@ fn error_table() -> Vec<(&'static str, Value, &'static str, bool, Value)> {
         ("mcp_aql_read", json!({"operation": "introspect", "params": {"query": "everything"}}), "VALIDATION_INVALID_VALUE", false,
             json!({"param_name": "query", "allowed_values": ["operations", "types"]})),
         ("mcp_aql_read", json!({"operation": "introspect", "params": {"query": "types", "force": true}, "verbose": 1}), "VALIDATION_UNKNOWN_PARAM", true,
-            json!({"operation": "introspect", "unknown_params": ["force", "verbose"], "valid_params": ["query", "name", "name_pattern", "category", "endpoint", "source", "first", "after", "last", "before"]})),
+            json!({"operation": "introspect", "unknown_params": ["force", "verbose"], "valid_params": ["query", "name", "name_pattern", "category", "endpoint", "source", "first", "after", "last", "before", "fields"]})),
         ("mcp_aql_read", json!({"operation": "introspect", "params": {"query": "types", "name": "a\u{0}b"}}), "VALIDATION_INVALID_ENCODING", true,
             json!({"location": "params.name", "reason": "null byte"})),
         ("mcp_aql_read", json!({"operation": "introspect", "params": {"query": "types", "list": vec![0; 10_001]}}), "VALIDATION_PAYLOAD_TOO_LARGE", true,

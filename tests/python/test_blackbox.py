@@ -55,6 +55,11 @@ LIST_OPERATIONS = {"operation": "introspect", "params": {"query": "operations"}}
 # --------------------------------------------------------------------------
 
 
+# introspect's parameters, in the order introspection lists them: what to
+# list or detail, the list's filters, its paging, and field selection.
+INTROSPECT_PARAMS = ["query", "name", "name_pattern", "category", "endpoint", "source", "first", "after", "last", "before", "fields"]
+
+
 async def assert_tool_surface(dongle: Dongle, mode: str) -> None:
     tools = await dongle.list_tools()
     names = [tool.name for tool in tools]
@@ -72,9 +77,10 @@ async def assert_tool_surface(dongle: Dongle, mode: str) -> None:
         schema = tool.input_schema
         assert schema["type"] == "object"
         assert schema["required"] == ["operation"]
-        assert set(schema["properties"]) == {"operation", "params"}
+        assert set(schema["properties"]) == {"operation", "params", "operations"}
         assert schema["properties"]["operation"]["type"] == "string"
         assert schema["properties"]["params"]["type"] == "object"
+        assert schema["properties"]["operations"]["type"] == "array", "batches are advertised"
         schemas.append(schema)
     assert all(schema == schemas[0] for schema in schemas), "tools must share one input schema"
 
@@ -166,7 +172,7 @@ async def test_introspect_operation_details(mode: str) -> None:
         assert operation["returns"]["name"]
 
         params = {p["name"]: p for p in operation["parameters"]}
-        assert list(params) == ["query", "name"]
+        assert list(params) == INTROSPECT_PARAMS
         assert params["query"]["type"] == "string"
         assert params["query"]["required"] is True
         assert sorted(params["query"]["enum"]) == ["operations", "types"]
@@ -415,7 +421,7 @@ async def test_unknown_param() -> None:
     assert reply.is_error is True
     assert reply.details["operation"] == "introspect"
     assert reply.details["unknown_params"] == ["bogus"]
-    assert reply.details["valid_params"] == ["query", "name"]
+    assert reply.details["valid_params"] == INTROSPECT_PARAMS
 
 
 async def test_unknown_top_level_param() -> None:

@@ -57,8 +57,11 @@ async def test_the_agent_sees_the_same_few_tools_whatever_sits_behind() -> None:
     client_config = root / "mcp.json"
     client_config.write_text(json.dumps({"mcpServers": servers}))
     async with serve(args=["serve", "--import-client-config", str(client_config)]) as fronting:
-        listed = await fronting.introspect(query="operations")
-        behind = [op for op in listed["operations"] if op["name"].startswith(("everything__", "filesystem__"))]
+        behind = []
+        for source in ("everything", "filesystem"):
+            listed = await fronting.introspect(query="operations", source=source, first=100)
+            assert listed["_protocol"]["pageInfo"]["hasNextPage"] is False
+            behind += [op for op in listed["operations"] if op["name"].startswith(f"{source}__")]
         assert len(behind) == len(direct_tools), "every downstream tool is an operation"
         fronted = await fronting.list_tools()
 
