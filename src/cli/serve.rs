@@ -46,21 +46,20 @@ pub(super) fn run(args: ServeArgs) -> ExitCode {
         // it cannot be, nothing was decided (every decision waits for it)
         // and the server stops with the reason, whichever finishes first: a
         // client that left at once must not see a broken policy exit
-        // cleanly. Changes are watched once the first policy is in force:
-        // a reload compares against it, and watching is no part of the
-        // first answers.
-        let policy = async {
-            policy_compiled(compiled).await?;
-            if let Err(error) = watch::spawn(watcher, config_file, reread, read_since) {
-                tracing::warn!(%error, "files cannot be watched: changes need a restart");
-            }
-            Ok(())
-        };
+        // cleanly. Changes are watched once the first policy is in force
+        // while the server still serves: a reload compares against it, and
+        // watching is no part of the first answers.
+        let policy = policy_compiled(compiled);
         tokio::pin!(serving, policy);
         let served = tokio::select! {
             served = &mut serving => (&mut policy).await.and(served),
             compiled = &mut policy => match compiled {
-                Ok(()) => serving.await,
+                Ok(()) => {
+                    if let Err(error) = watch::spawn(watcher, config_file, reread, read_since) {
+                        tracing::warn!(%error, "files cannot be watched: changes need a restart");
+                    }
+                    serving.await
+                }
                 Err(refused) => Err(refused),
             },
         };
