@@ -16,7 +16,6 @@
 //! so a person never mistakes a part for the whole.
 //!
 //! Channels with an interpreter of their own escape on top of this: the
-//! GTK dialog doubles `%` (rfd hands the text to a printf-style call), the
 //! notification escapes its markup.
 
 use std::fmt::Write;
@@ -75,11 +74,6 @@ fn control_name(ch: char) -> Option<&'static str> {
         127 => Some("DEL"),
         _ => None,
     }
-}
-
-/// Doubles every `%`, for text that a printf-style call will format.
-pub fn escape_printf(text: &str) -> String {
-    text.replace('%', "%%")
 }
 
 /// Escapes the characters that the desktop notification specification's
@@ -143,8 +137,7 @@ mod tests {
     }
 
     #[test]
-    fn interpreters_get_their_own_escapes() {
-        assert_eq!(escape_printf("100% %s%n"), "100%% %%s%%n");
+    fn notification_markup_is_escaped() {
         assert_eq!(escape_markup("<b>x</b> & <a href='u'>"), "&lt;b&gt;x&lt;/b&gt; &amp; &lt;a href=&apos;u&apos;&gt;");
     }
 }

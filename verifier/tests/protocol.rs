@@ -102,6 +102,28 @@ fn when_no_channel_works_every_reason_is_reported() {
     assert!(errors[0].as_str().unwrap().starts_with("dialog: no display"));
 }
 
+/// A display that is named but refuses connections fails the dialog at
+/// once and before it is announced (rfd's GTK thread used to give up
+/// silently while the verifier waited forever for it): the next channel
+/// shows the request.
+#[test]
+fn a_display_that_cannot_be_opened_passes_the_request_to_the_next_channel() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = human_script(dir.path(), "approve");
+    let unused_display = ":4093";
+    let started = std::time::Instant::now();
+    let output = verifier(&["--stdio"], &request("approval", json!(["dialog", "command"]), json!(["/bin/sh", script])), &[("DISPLAY", unused_display)]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "the dialog channel waited {:?}", started.elapsed());
+    let answered = events(&output);
+    assert_eq!(answered[0], json!({"version": 1, "event": "shown", "channel": "command"}), "the dialog never claimed to be shown: {answered:?}");
+    assert_eq!(answered[1]["decision"], "approve");
+
+    let only_dialog = verifier(&["--stdio"], &request("code", json!(["dialog"]), Value::Null), &[("DISPLAY", unused_display)]);
+    let unshown = events(&only_dialog);
+    assert_eq!(unshown[1]["event"], "unshown", "{unshown:?}");
+    assert_eq!(unshown[1]["errors"], json!([format!("dialog: no display: GTK could not open DISPLAY={unused_display}")]));
+}
+
 #[test]
 fn malformed_and_foreign_requests_are_refused() {
     for bad in ["not json\n", "{\"version\":2,\"kind\":\"code\"}\n", "{\"version\":1,\"kind\":\"code\"}\n"] {
