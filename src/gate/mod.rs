@@ -435,7 +435,7 @@ impl Gate {
 /// its calls (gatekeeper 7.1, spec 8.7.3 `permission_pending`): what, why,
 /// and the approval request a human was shown, if one was. A hard block
 /// is told by its danger-zone broadcast instead.
-fn permission_pending(tx: &rusqlite::Transaction<'_>, agent: &str, action: &str, reason: &str, approval_id: Option<&str>, now: i64) -> Result<(), StoreError> {
+fn permission_pending(tx: &crate::store::Tx<'_>, agent: &str, action: &str, reason: &str, approval_id: Option<&str>, now: i64) -> Result<(), StoreError> {
     let waiting = if approval_id.is_some() { "waits for a human's approval" } else { "was refused" };
     let mut metadata = serde_json::json!({ "operation": action, "reason": reason, "agent": agent });
     if let Some(id) = approval_id {

@@ -18,7 +18,7 @@
 
 use std::sync::Arc;
 
-use rusqlite::Transaction;
+use crate::store::Tx;
 use serde_json::{Value, json};
 
 use crate::{
@@ -132,7 +132,7 @@ impl LoopCore {
     /// Appends an audit row naming the policy that decided: the entry's
     /// own when it names one (the snapshot its decision was judged by),
     /// else the policy in force.
-    pub fn audit(&self, tx: &Transaction<'_>, entry: AuditEntry<'_>) -> Result<i64, StoreError> {
+    pub fn audit(&self, tx: &Tx<'_>, entry: AuditEntry<'_>) -> Result<i64, StoreError> {
         if !entry.policy_hash.is_empty() {
             return audit::append(tx, &entry);
         }
@@ -149,7 +149,7 @@ impl LoopCore {
 
     /// The block that applies to `agent` in this session: its own, or that
     /// of the agent whose block tainted the session.
-    pub fn block_for(&self, tx: &Transaction<'_>, session: &str, agent: &str) -> Result<Option<BlockRow>, StoreError> {
+    pub fn block_for(&self, tx: &Tx<'_>, session: &str, agent: &str) -> Result<Option<BlockRow>, StoreError> {
         if let Some(block) = records::block_of(tx, agent)? {
             return Ok(Some(block));
         }
@@ -164,7 +164,7 @@ impl LoopCore {
 
     /// The agent's non-terminal execution; one left by a process that died
     /// is failed on the way, as its session is over (spec 2.3.3).
-    pub fn active_execution(&self, tx: &Transaction<'_>, agent: &str, now: i64) -> Result<Option<ExecutionRow>, StoreError> {
+    pub fn active_execution(&self, tx: &Tx<'_>, agent: &str, now: i64) -> Result<Option<ExecutionRow>, StoreError> {
         let Some(row) = records::active_execution(tx, agent)? else { return Ok(None) };
         if row.owner_pid == self.pid || crate::platform::process_alive(row.owner_pid) {
             return Ok(Some(row));
@@ -179,7 +179,7 @@ impl LoopCore {
 
     /// The pause holding `agent`, if one does. A pause whose challenge
     /// expired, or whose asking process is gone, ends here (recorded).
-    pub fn pause_of(&self, tx: &Transaction<'_>, agent: &str, now: i64) -> Result<Option<Pause>, StoreError> {
+    pub fn pause_of(&self, tx: &Tx<'_>, agent: &str, now: i64) -> Result<Option<Pause>, StoreError> {
         let Some(challenge) = records::pausing_challenge(tx, agent)? else { return Ok(None) };
         let Some(kind) = challenge.pause else { return Ok(None) };
         let ended = if challenge.expires_at <= now {
@@ -200,7 +200,7 @@ impl LoopCore {
     /// Spends one step of the agent's budget, counting it on its running
     /// execution too (whose `max_steps` is then the limit; the caller
     /// writes the execution back).
-    pub fn spend_step(&self, tx: &Transaction<'_>, agent: &str, execution: Option<&mut Execution<Running>>) -> Result<Spent, StoreError> {
+    pub fn spend_step(&self, tx: &Tx<'_>, agent: &str, execution: Option<&mut Execution<Running>>) -> Result<Spent, StoreError> {
         let step = records::agent_steps(tx, agent)?.saturating_add(1);
         records::set_agent_steps(tx, agent, step)?;
         let max_steps = match execution {
@@ -214,19 +214,19 @@ impl LoopCore {
     }
 
     /// The agent's running execution, ready to count a step on.
-    pub fn running_execution(&self, tx: &Transaction<'_>, agent: &str, now: i64) -> Result<Option<Execution<Running>>, StoreError> {
+    pub fn running_execution(&self, tx: &Tx<'_>, agent: &str, now: i64) -> Result<Option<Execution<Running>>, StoreError> {
         let Some(row) = self.active_execution(tx, agent, now)? else { return Ok(None) };
         AnyExecution::from_row(row)?.running("stepped").map(Some).map_err(|_| StoreError::Inconsistent("an active execution is not running"))
     }
 
     /// Steps the agent has left of its budget under `max_steps`.
-    pub fn steps_remaining(&self, tx: &Transaction<'_>, agent: &str, max_steps: u32) -> Result<u32, StoreError> {
+    pub fn steps_remaining(&self, tx: &Tx<'_>, agent: &str, max_steps: u32) -> Result<u32, StoreError> {
         Ok(max_steps.saturating_sub(records::agent_steps(tx, agent)?))
     }
 
     /// A human's Approve on a step-limit pause: a fresh budget, for the
     /// running execution and for actions outside executions.
-    fn grant_budget(&self, tx: &Transaction<'_>, agent: &str) -> Result<(), StoreError> {
+    fn grant_budget(&self, tx: &Tx<'_>, agent: &str) -> Result<(), StoreError> {
         if let Some(row) = records::active_execution(tx, agent)? {
             records::update_execution(tx, &ExecutionRow { steps: 0, ..row })?;
         }
@@ -235,7 +235,7 @@ impl LoopCore {
 
     /// Spends a human's Approve: its request is used, and a step-limit
     /// pause's grants a fresh step budget; audited as `event`.
-    pub fn spend_approval(&self, tx: &Transaction<'_>, approved: &Approved, agent: &str, session: &str, event: &str, hint: Option<&str>) -> Result<(), StoreError> {
+    pub fn spend_approval(&self, tx: &Tx<'_>, approved: &Approved, agent: &str, session: &str, event: &str, hint: Option<&str>) -> Result<(), StoreError> {
         let id = approved.approval_id();
         let step_limit = records::challenge(tx, id)?.is_some_and(|(challenge, _)| challenge.pause == Some(PauseKind::StepLimit));
         records::set_challenge_status(tx, id, ChallengeStatus::Used)?;
@@ -248,7 +248,7 @@ impl LoopCore {
 
     /// Records a hard block: a durable challenge, the block itself, and the
     /// danger-zone broadcast. Returns the request for the human.
-    pub fn hard_block(&self, tx: &Transaction<'_>, raised: Raised<'_>, evaluation: &Evaluation, rule: Option<&str>, now: i64) -> Result<Ask, StoreError> {
+    pub fn hard_block(&self, tx: &Tx<'_>, raised: Raised<'_>, evaluation: &Evaluation, rule: Option<&str>, now: i64) -> Result<Ask, StoreError> {
         let agent = raised.agent;
         let reason = evaluation.reason.clone().unwrap_or_else(|| "hard block".into());
         let ask = self.humans.new_ask(ChallengeKind::DangerZone, raised, reason, now);
@@ -268,7 +268,7 @@ impl LoopCore {
     /// A blocked agent whose challenge expired gets a fresh one, at most
     /// [`REISSUES_PER_WINDOW`] per [`REISSUE_WINDOW_MS`]; only an
     /// enforcing loop asks.
-    pub fn reissue_if_expired(&self, tx: &Transaction<'_>, session: &str, block: &mut BlockRow, now: i64) -> Result<Option<Ask>, StoreError> {
+    pub fn reissue_if_expired(&self, tx: &Tx<'_>, session: &str, block: &mut BlockRow, now: i64) -> Result<Option<Ask>, StoreError> {
         if block.agent.is_empty() || !self.enforcing() {
             return Ok(None);
         }
@@ -292,7 +292,7 @@ impl LoopCore {
     /// Records the challenge behind a pause a step opened; returns the
     /// pause and the request for the human. A step-limit pause ends only
     /// when a human answers.
-    pub fn open_pause(&self, tx: &Transaction<'_>, raised: Raised<'_>, kind: PauseKind, reason: String, now: i64) -> Result<(Pause, Ask), StoreError> {
+    pub fn open_pause(&self, tx: &Tx<'_>, raised: Raised<'_>, kind: PauseKind, reason: String, now: i64) -> Result<(Pause, Ask), StoreError> {
         let challenge_kind = if kind == PauseKind::Verification { ChallengeKind::Verify } else { ChallengeKind::Approval };
         let ask = self.humans.new_ask(challenge_kind, raised, reason, now);
         let expiry = if kind == PauseKind::StepLimit { i64::MAX } else { ask.expires_at };

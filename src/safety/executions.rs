@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 
-use rusqlite::Transaction;
+use crate::store::Tx;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -235,7 +235,7 @@ impl SafetyLoop {
         directive
     }
 
-    fn step_in(&self, tx: &Transaction<'_>, call: &CallContext, request: &StepRequest, now: i64) -> Result<StepResult, StoreError> {
+    fn step_in(&self, tx: &Tx<'_>, call: &CallContext, request: &StepRequest, now: i64) -> Result<StepResult, StoreError> {
         let core = &self.core;
         let agent = request.agent.as_str();
         let hint = Some(request.hint.as_str());
@@ -342,7 +342,7 @@ impl SafetyLoop {
 
     /// Pull-based notifications (spec 8.7.3): events since the execution's
     /// cursor, addressed to this agent or broadcast.
-    fn deliver_events(&self, tx: &Transaction<'_>, execution: &mut Execution<Running>, agent: &str, now: i64) -> Result<Vec<Notification>, StoreError> {
+    fn deliver_events(&self, tx: &Tx<'_>, execution: &mut Execution<Running>, agent: &str, now: i64) -> Result<Vec<Notification>, StoreError> {
         let events = records::events_after(tx, execution.row().event_cursor, agent)?;
         let mut notifications = Vec::with_capacity(events.len());
         for event in events {

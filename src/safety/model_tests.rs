@@ -662,9 +662,8 @@ impl Engine {
         let pending: Vec<String> = self
             .store
             .read(|tx| {
-                let mut statement = tx.prepare("SELECT id FROM challenges WHERE agent = ?1 AND kind = 'approval' AND status = 'pending' ORDER BY created_at DESC, rowid DESC")?;
-                let ids = statement.query_map([agent], |row| row.get(0))?.collect::<Result<Vec<String>, _>>()?;
-                Ok(ids)
+                let sql = "SELECT id FROM challenges WHERE agent = ?1 AND kind = 'approval' AND status = 'pending' ORDER BY created_at DESC, rowid DESC";
+                tx.rows(sql, crate::store::sql::values![agent], |row| row.get(0))
             })
             .unwrap();
         pending.into_iter().find(|id| self.dir.path().join(format!("{id}.shown")).exists())

@@ -12,12 +12,14 @@
 //! kept once (`policy_versions`), so a recorded action can be judged again
 //! with the policy that decided it.
 
-use rusqlite::{OptionalExtension, Transaction, params};
 use sha2::{Digest, Sha256};
 
 use crate::{policy::hex, verify::redact::redact_text};
 
-use super::{StoreError, now_ms};
+use super::{
+    StoreError, now_ms,
+    sql::{Fields, Tx, values},
+};
 
 /// The `prev_hash` of the first row.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -81,14 +83,9 @@ fn row_hash(prev: &str, seq: i64, at: i64, entry: &AuditEntry<'_>) -> String {
 }
 
 /// Appends a row in the caller's (write) transaction; returns its `seq`.
-pub fn append(tx: &Transaction<'_>, entry: &AuditEntry<'_>) -> Result<i64, StoreError> {
-    let (last_seq, prev): (i64, String) = tx
-        .prepare_cached("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1")?
-        .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))
-        .or_else(|e| match e {
-            rusqlite::Error::QueryReturnedNoRows => Ok((0, GENESIS.to_owned())),
-            other => Err(other),
-        })?;
+pub fn append(tx: &Tx<'_>, entry: &AuditEntry<'_>) -> Result<i64, StoreError> {
+    let (last_seq, prev): (i64, String) =
+        tx.row("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1", values![], |row| Ok((row.get(0)?, row.get(1)?)))?.unwrap_or((0, GENESIS.to_owned()));
     let seq = last_seq + 1;
     let at = now_ms();
     // The last line of defence: whatever path an action took, no
@@ -96,58 +93,53 @@ pub fn append(tx: &Transaction<'_>, entry: &AuditEntry<'_>) -> Result<i64, Store
     let hint = entry.hint.map(redact_text);
     let entry = &AuditEntry { hint: hint.as_deref(), ..*entry };
     let hash = row_hash(&prev, seq, at, entry);
-    tx.prepare_cached(
+    tx.execute(
         "INSERT INTO audit (seq, at, agent, execution_id, session_id, event, hint, decision, stage, rule, policy_hash, prev_hash, hash) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-    )?
-    .execute(params![
-        seq, at, entry.agent, entry.execution_id, entry.session_id, entry.event, entry.hint, entry.decision,
-        entry.stage, entry.rule, entry.policy_hash, prev, hash
-    ])?;
+        values![
+            seq, at, entry.agent, entry.execution_id, entry.session_id, entry.event, entry.hint, entry.decision, entry.stage, entry.rule,
+            entry.policy_hash, &prev, &hash
+        ],
+    )?;
     Ok(seq)
 }
 
+const AUDIT_COLUMNS: &str = "seq, at, agent, execution_id, session_id, event, hint, decision, stage, rule, policy_hash, prev_hash, hash";
+
 /// Rows in order, optionally for one agent, at most `limit` of the newest.
-pub fn rows(tx: &Transaction<'_>, agent: Option<&str>, limit: usize) -> Result<Vec<AuditRow>, StoreError> {
-    let mut statement = tx.prepare_cached(
-        "SELECT seq, at, agent, execution_id, session_id, event, hint, decision, stage, rule, policy_hash, prev_hash, hash \
-         FROM audit WHERE ?1 IS NULL OR agent = ?1 ORDER BY seq DESC LIMIT ?2",
-    )?;
-    let mut rows = statement.query_map(params![agent, i64::try_from(limit).unwrap_or(i64::MAX)], row_of)?.collect::<Result<Vec<_>, _>>()?;
+pub fn rows(tx: &Tx<'_>, agent: Option<&str>, limit: usize) -> Result<Vec<AuditRow>, StoreError> {
+    let sql = format!("SELECT {AUDIT_COLUMNS} FROM audit WHERE CAST(?1 AS TEXT) IS NULL OR agent = ?1 ORDER BY seq DESC LIMIT ?2");
+    let mut rows = tx.rows(&sql, values![agent, i64::try_from(limit).unwrap_or(i64::MAX)], row_of)?;
     rows.reverse();
     Ok(rows)
 }
 
 /// Keeps the sources (as JSON) of the policy whose hash audit rows name,
 /// once.
-pub fn remember_policy(tx: &Transaction<'_>, hash: &str, sources: &str) -> Result<(), StoreError> {
-    tx.prepare_cached("INSERT OR IGNORE INTO policy_versions (hash, sources, first_used) VALUES (?1, ?2, ?3)")?.execute(params![hash, sources, now_ms()])?;
+pub fn remember_policy(tx: &Tx<'_>, hash: &str, sources: &str) -> Result<(), StoreError> {
+    tx.execute("INSERT INTO policy_versions (hash, sources, first_used) VALUES (?1, ?2, ?3) ON CONFLICT (hash) DO NOTHING", values![hash, sources, now_ms()])?;
     Ok(())
 }
 
 /// Whether the policy with this hash is kept.
-pub fn knows_policy(tx: &Transaction<'_>, hash: &str) -> Result<bool, StoreError> {
-    Ok(tx.prepare_cached("SELECT 1 FROM policy_versions WHERE hash = ?1")?.exists([hash])?)
+pub fn knows_policy(tx: &Tx<'_>, hash: &str) -> Result<bool, StoreError> {
+    Ok(tx.row("SELECT 1 FROM policy_versions WHERE hash = ?1", values![hash], |_| Ok(()))?.is_some())
 }
 
 /// The sources (as JSON) of the policy with this hash, if kept.
-pub fn policy_sources(tx: &Transaction<'_>, hash: &str) -> Result<Option<String>, StoreError> {
-    Ok(tx.prepare_cached("SELECT sources FROM policy_versions WHERE hash = ?1")?.query_row([hash], |row| row.get(0)).optional()?)
+pub fn policy_sources(tx: &Tx<'_>, hash: &str) -> Result<Option<String>, StoreError> {
+    tx.row("SELECT sources FROM policy_versions WHERE hash = ?1", values![hash], |row| row.get(0))
 }
 
 /// The rows of actions the policy judged or could have judged (steps,
 /// hooked and proxied calls) from `since` (ms) on, optionally for one
 /// agent, in order.
-pub fn actions_since(tx: &Transaction<'_>, since: i64, agent: Option<&str>) -> Result<Vec<AuditRow>, StoreError> {
-    let mut statement = tx.prepare_cached(
-        "SELECT seq, at, agent, execution_id, session_id, event, hint, decision, stage, rule, policy_hash, prev_hash, hash \
-         FROM audit WHERE event IN ('step', 'gate') AND at >= ?1 AND (?2 IS NULL OR agent = ?2) ORDER BY seq",
-    )?;
-    let rows = statement.query_map(params![since, agent], row_of)?.collect::<Result<Vec<_>, _>>()?;
-    Ok(rows)
+pub fn actions_since(tx: &Tx<'_>, since: i64, agent: Option<&str>) -> Result<Vec<AuditRow>, StoreError> {
+    let sql = format!("SELECT {AUDIT_COLUMNS} FROM audit WHERE event IN ('step', 'gate') AND at >= ?1 AND (CAST(?2 AS TEXT) IS NULL OR agent = ?2) ORDER BY seq");
+    tx.rows(&sql, values![since, agent], row_of)
 }
 
-fn row_of(row: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
+fn row_of(row: &Fields<'_>) -> Result<AuditRow, StoreError> {
     Ok(AuditRow {
         seq: row.get(0)?,
         at: row.get(1)?,
@@ -174,39 +166,32 @@ pub struct ChainReport {
 }
 
 /// Recomputes every hash and link, in order.
-pub fn verify(tx: &Transaction<'_>) -> Result<ChainReport, StoreError> {
-    let mut statement = tx.prepare(
-        "SELECT seq, at, agent, execution_id, session_id, event, hint, decision, stage, rule, policy_hash, prev_hash, hash \
-         FROM audit ORDER BY seq",
-    )?;
-    let mut rows = statement.query([])?;
+pub fn verify(tx: &Tx<'_>) -> Result<ChainReport, StoreError> {
     let mut expected_prev = GENESIS.to_owned();
     let mut expected_seq = 1;
     let mut count = 0;
-    while let Some(row) = rows.next()? {
-        let seq: i64 = row.get(0)?;
-        let at: i64 = row.get(1)?;
-        let (agent, execution_id, session_id): (String, Option<String>, Option<String>) = (row.get(2)?, row.get(3)?, row.get(4)?);
-        let (event, hint, decision): (String, Option<String>, String) = (row.get(5)?, row.get(6)?, row.get(7)?);
-        let (stage, rule, policy_hash): (Option<String>, Option<String>, String) = (row.get(8)?, row.get(9)?, row.get(10)?);
-        let (prev_hash, hash): (String, String) = (row.get(11)?, row.get(12)?);
+    let mut broken_at = None;
+    tx.each(&format!("SELECT {AUDIT_COLUMNS} FROM audit ORDER BY seq"), values![], |row| {
+        let row = row_of(row)?;
         let entry = AuditEntry {
-            agent: &agent,
-            execution_id: execution_id.as_deref(),
-            session_id: session_id.as_deref(),
-            event: &event,
-            hint: hint.as_deref(),
-            decision: &decision,
-            stage: stage.as_deref(),
-            rule: rule.as_deref(),
-            policy_hash: &policy_hash,
+            agent: &row.agent,
+            execution_id: row.execution_id.as_deref(),
+            session_id: row.session_id.as_deref(),
+            event: &row.event,
+            hint: row.hint.as_deref(),
+            decision: &row.decision,
+            stage: row.stage.as_deref(),
+            rule: row.rule.as_deref(),
+            policy_hash: &row.policy_hash,
         };
-        if seq != expected_seq || prev_hash != expected_prev || row_hash(&prev_hash, seq, at, &entry) != hash {
-            return Ok(ChainReport { rows: count, broken_at: Some(seq) });
+        if row.seq != expected_seq || row.prev_hash != expected_prev || row_hash(&row.prev_hash, row.seq, row.at, &entry) != row.hash {
+            broken_at = Some(row.seq);
+            return Ok(false);
         }
-        expected_prev = hash;
-        expected_seq = seq + 1;
+        expected_prev = row.hash;
+        expected_seq = row.seq + 1;
         count += 1;
-    }
-    Ok(ChainReport { rows: count, broken_at: None })
+        Ok(true)
+    })?;
+    Ok(ChainReport { rows: count, broken_at })
 }

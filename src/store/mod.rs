@@ -18,6 +18,7 @@
 pub mod audit;
 mod migrations;
 pub mod records;
+pub mod sql;
 
 use std::{
     path::{Path, PathBuf},
@@ -25,9 +26,10 @@ use std::{
     time::Duration,
 };
 
-use rusqlite::{Connection, Transaction, TransactionBehavior};
+use rusqlite::{Connection, TransactionBehavior};
 
 pub use migrations::SCHEMA_VERSION;
+pub use sql::Tx;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -39,6 +41,8 @@ pub enum StoreError {
     NewerSchema { found: i64, supported: i64 },
     #[error("the state database is inconsistent: {0}")]
     Inconsistent(&'static str),
+    #[error("the state database holds the name '{0}', which this version does not know")]
+    UnknownName(String),
     #[error("the state write was interrupted: the runtime is shutting down")]
     Interrupted,
     #[error("the state database could not be opened: {0}")]
@@ -101,9 +105,9 @@ impl Store {
     }
 
     /// Runs `work` in a write transaction and commits it.
-    pub fn write<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
+    pub fn write<T>(&self, work: impl FnOnce(&Tx<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
         let mut connection = self.lock()?;
-        let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = Tx::sqlite(connection.transaction_with_behavior(TransactionBehavior::Immediate)?);
         let value = work(&tx)?;
         tx.commit()?;
         Ok(value)
@@ -111,11 +115,11 @@ impl Store {
 
     /// Like [`Store::write`], but the commit is flushed to stable storage
     /// before this returns (`synchronous=FULL`).
-    pub fn write_durable<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
+    pub fn write_durable<T>(&self, work: impl FnOnce(&Tx<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
         let mut connection = self.lock()?;
         connection.pragma_update(None, "synchronous", "FULL")?;
         let result = (|| {
-            let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let tx = Tx::sqlite(connection.transaction_with_behavior(TransactionBehavior::Immediate)?);
             let value = work(&tx)?;
             tx.commit()?;
             Ok(value)
@@ -130,8 +134,7 @@ impl Store {
     /// challenge, before anyone is told about it.
     pub fn sync_barrier(&self) -> Result<(), StoreError> {
         self.write_durable(|tx| {
-            tx.prepare_cached("INSERT INTO durability (id, synced_at) VALUES (1, ?1) ON CONFLICT (id) DO UPDATE SET synced_at = ?1")?
-                .execute([now_ms()])?;
+            tx.execute("INSERT INTO durability (id, synced_at) VALUES (1, ?1) ON CONFLICT (id) DO UPDATE SET synced_at = ?1", sql::values![now_ms()])?;
             Ok(())
         })
     }
@@ -145,16 +148,16 @@ impl Store {
     /// [`Store::write_durable`], off the async worker threads.
     pub async fn write_durable_async<T: Send + 'static>(
         self: &std::sync::Arc<Self>,
-        work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError> + Send + 'static,
+        work: impl FnOnce(&Tx<'_>) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
         let store = self.clone();
         blocking(move || store.write_durable(work)).await
     }
 
     /// Runs `work` on a read snapshot.
-    pub fn read<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
+    pub fn read<T>(&self, work: impl FnOnce(&Tx<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
         let mut connection = self.lock()?;
-        let tx = connection.transaction_with_behavior(TransactionBehavior::Deferred)?;
+        let tx = Tx::sqlite(connection.transaction_with_behavior(TransactionBehavior::Deferred)?);
         work(&tx)
     }
 }

@@ -3,11 +3,12 @@
 //! per-agent count of actions since a human granted a budget, the events
 //! and the downstream servers' last known state.
 
-use rusqlite::{OptionalExtension, Row, Transaction, params};
-
 use crate::{safety::evaluator::PauseKind, verify::Unblock};
 
-use super::StoreError;
+use super::{
+    StoreError,
+    sql::{Fields, Tx, values},
+};
 
 /// One execution of an agent (spec 8.4), as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,7 +30,7 @@ pub struct ExecutionRow {
 const EXECUTION_COLUMNS: &str =
     "id, agent, status, steps, max_steps, started_at, finished_at, owner_pid, session_id, event_cursor, goal, summary";
 
-fn execution(row: &Row<'_>) -> rusqlite::Result<ExecutionRow> {
+fn execution(row: &Fields<'_>) -> Result<ExecutionRow, StoreError> {
     Ok(ExecutionRow {
         id: row.get(0)?,
         agent: row.get(1)?,
@@ -54,55 +55,53 @@ fn execution(row: &Row<'_>) -> rusqlite::Result<ExecutionRow> {
 /// row is picked here: an `ORDER BY` would build a temporary sort per
 /// call, and a partial index would make SQLite prepare the statement
 /// again at every binding.
-pub fn active_execution(tx: &Transaction<'_>, agent: &str) -> Result<Option<ExecutionRow>, StoreError> {
+pub fn active_execution(tx: &Tx<'_>, agent: &str) -> Result<Option<ExecutionRow>, StoreError> {
     let sql = format!("SELECT {EXECUTION_COLUMNS}, rowid FROM executions WHERE agent = ?1 AND status IN ('pending', 'running')");
-    let mut statement = tx.prepare_cached(&sql)?;
-    let rows = statement.query_map([agent], |row| Ok((execution(row)?, row.get::<_, i64>(12)?)))?;
-    newest(rows, |(row, rowid)| (row.started_at, *rowid))
+    let rows = tx.rows(&sql, values![agent], |row| Ok((execution(row)?, row.get::<i64>(12)?)))?;
+    Ok(newest(rows, |(row, rowid)| (row.started_at, *rowid)))
 }
 
 /// The row of `rows` with the greatest `key`.
-fn newest<T, K: Ord>(rows: impl Iterator<Item = rusqlite::Result<(T, i64)>>, key: impl Fn(&(T, i64)) -> K) -> Result<Option<T>, StoreError> {
+fn newest<T, K: Ord>(rows: Vec<(T, i64)>, key: impl Fn(&(T, i64)) -> K) -> Option<T> {
     let mut best: Option<(T, i64)> = None;
     for row in rows {
-        let row = row?;
         if best.as_ref().is_none_or(|current| key(&row) > key(current)) {
             best = Some(row);
         }
     }
-    Ok(best.map(|(row, _)| row))
+    best.map(|(row, _)| row)
 }
 
 /// The agent's most recent execution, in any state.
-pub fn latest_execution(tx: &Transaction<'_>, agent: &str) -> Result<Option<ExecutionRow>, StoreError> {
+pub fn latest_execution(tx: &Tx<'_>, agent: &str) -> Result<Option<ExecutionRow>, StoreError> {
     let sql = format!("SELECT {EXECUTION_COLUMNS} FROM executions WHERE agent = ?1 ORDER BY started_at DESC, rowid DESC LIMIT 1");
-    Ok(tx.prepare_cached(&sql)?.query_row([agent], execution).optional()?)
+    tx.row(&sql, values![agent], execution)
 }
 
 /// Every execution not in a terminal state.
-pub fn active_executions(tx: &Transaction<'_>) -> Result<Vec<ExecutionRow>, StoreError> {
+pub fn active_executions(tx: &Tx<'_>) -> Result<Vec<ExecutionRow>, StoreError> {
     let sql = format!("SELECT {EXECUTION_COLUMNS} FROM executions WHERE status IN ('pending', 'running') ORDER BY started_at");
-    let mut statement = tx.prepare_cached(&sql)?;
-    let rows = statement.query_map([], execution)?.collect::<Result<Vec<_>, _>>()?;
-    Ok(rows)
+    tx.rows(&sql, values![], execution)
 }
 
-pub fn insert_execution(tx: &Transaction<'_>, row: &ExecutionRow) -> Result<(), StoreError> {
+pub fn insert_execution(tx: &Tx<'_>, row: &ExecutionRow) -> Result<(), StoreError> {
     let sql = format!("INSERT INTO executions ({EXECUTION_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
-    tx.prepare_cached(&sql)?.execute(params![
-        row.id, row.agent, row.status, row.steps, row.max_steps, row.started_at, row.finished_at,
-        row.owner_pid, row.session_id, row.event_cursor, row.goal, row.summary
-    ])?;
+    tx.execute(
+        &sql,
+        values![
+            &row.id, &row.agent, &row.status, row.steps, row.max_steps, row.started_at, row.finished_at, row.owner_pid, &row.session_id,
+            row.event_cursor, &row.goal, &row.summary
+        ],
+    )?;
     Ok(())
 }
 
 /// Writes back the mutable fields of an execution.
-pub fn update_execution(tx: &Transaction<'_>, row: &ExecutionRow) -> Result<(), StoreError> {
-    let changed = tx
-        .prepare_cached(
-            "UPDATE executions SET status = ?2, steps = ?3, finished_at = ?4, event_cursor = ?5, summary = ?6 WHERE id = ?1",
-        )?
-        .execute(params![row.id, row.status, row.steps, row.finished_at, row.event_cursor, row.summary])?;
+pub fn update_execution(tx: &Tx<'_>, row: &ExecutionRow) -> Result<(), StoreError> {
+    let changed = tx.execute(
+        "UPDATE executions SET status = ?2, steps = ?3, finished_at = ?4, event_cursor = ?5, summary = ?6 WHERE id = ?1",
+        values![&row.id, &row.status, row.steps, row.finished_at, row.event_cursor, &row.summary],
+    )?;
     if changed == 1 { Ok(()) } else { Err(StoreError::Inconsistent("an execution disappeared")) }
 }
 
@@ -116,38 +115,35 @@ pub struct BlockRow {
     pub blocked_at: i64,
 }
 
-fn block(row: &Row<'_>) -> rusqlite::Result<BlockRow> {
+fn block(row: &Fields<'_>) -> Result<BlockRow, StoreError> {
     Ok(BlockRow { agent: row.get(0)?, challenge_id: row.get(1)?, reason: row.get(2)?, rule: row.get(3)?, blocked_at: row.get(4)? })
 }
 
-pub fn block_of(tx: &Transaction<'_>, agent: &str) -> Result<Option<BlockRow>, StoreError> {
-    Ok(tx
-        .prepare_cached("SELECT agent, challenge_id, reason, rule, blocked_at FROM blocks WHERE agent = ?1")?
-        .query_row([agent], block)
-        .optional()?)
+pub fn block_of(tx: &Tx<'_>, agent: &str) -> Result<Option<BlockRow>, StoreError> {
+    tx.row("SELECT agent, challenge_id, reason, rule, blocked_at FROM blocks WHERE agent = ?1", values![agent], block)
 }
 
-pub fn blocks(tx: &Transaction<'_>) -> Result<Vec<BlockRow>, StoreError> {
-    let mut statement = tx.prepare_cached("SELECT agent, challenge_id, reason, rule, blocked_at FROM blocks ORDER BY blocked_at")?;
-    let rows = statement.query_map([], block)?.collect::<Result<Vec<_>, _>>()?;
-    Ok(rows)
+pub fn blocks(tx: &Tx<'_>) -> Result<Vec<BlockRow>, StoreError> {
+    tx.rows("SELECT agent, challenge_id, reason, rule, blocked_at FROM blocks ORDER BY blocked_at", values![], block)
 }
 
 /// Records a block. An agent already blocked keeps its first block.
-pub fn insert_block(tx: &Transaction<'_>, row: &BlockRow) -> Result<(), StoreError> {
-    tx.prepare_cached(
-        "INSERT OR IGNORE INTO blocks (agent, challenge_id, reason, rule, blocked_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?
-    .execute(params![row.agent, row.challenge_id, row.reason, row.rule, row.blocked_at])?;
+pub fn insert_block(tx: &Tx<'_>, row: &BlockRow) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO blocks (agent, challenge_id, reason, rule, blocked_at) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (agent) DO NOTHING",
+        values![&row.agent, &row.challenge_id, &row.reason, &row.rule, row.blocked_at],
+    )?;
     Ok(())
 }
 
 /// Lifts an agent's block. Only an [`Unblock`] — proof that a human
 /// verified the code or an operator overrode at a terminal — can do it.
-pub fn remove_block(tx: &Transaction<'_>, unblock: &Unblock) -> Result<bool, StoreError> {
-    let removed = tx.prepare_cached("DELETE FROM blocks WHERE agent = ?1")?.execute([unblock.agent()])?;
-    tx.prepare_cached("UPDATE challenges SET status = ?2 WHERE agent = ?1 AND durable = 1 AND status = 'pending'")?
-        .execute(params![unblock.agent(), unblock.resolution().name()])?;
+pub fn remove_block(tx: &Tx<'_>, unblock: &Unblock) -> Result<bool, StoreError> {
+    let removed = tx.execute("DELETE FROM blocks WHERE agent = ?1", values![unblock.agent()])?;
+    tx.execute(
+        "UPDATE challenges SET status = ?2 WHERE agent = ?1 AND durable = 1 AND status = 'pending'",
+        values![unblock.agent(), unblock.resolution().name()],
+    )?;
     Ok(removed == 1)
 }
 
@@ -249,22 +245,25 @@ pub struct ChallengeRow {
     pub pause: Option<PauseKind>,
 }
 
-pub fn insert_challenge(tx: &Transaction<'_>, row: &ChallengeRow) -> Result<(), StoreError> {
+pub fn insert_challenge(tx: &Tx<'_>, row: &ChallengeRow) -> Result<(), StoreError> {
     let sql = format!("INSERT INTO challenges ({CHALLENGE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
-    tx.prepare_cached(&sql)?.execute(params![
-        row.id,
-        row.agent,
-        row.kind.name(),
-        row.action,
-        row.reason,
-        row.created_at,
-        row.expires_at,
-        row.status.name(),
-        row.durable,
-        row.owner_pid,
-        row.session_id,
-        row.pause.map(PauseKind::name)
-    ])?;
+    tx.execute(
+        &sql,
+        values![
+            &row.id,
+            &row.agent,
+            row.kind.name(),
+            &row.action,
+            &row.reason,
+            row.created_at,
+            row.expires_at,
+            row.status.name(),
+            row.durable,
+            row.owner_pid,
+            &row.session_id,
+            row.pause.map(PauseKind::name)
+        ],
+    )?;
     Ok(())
 }
 
@@ -272,167 +271,139 @@ pub fn insert_challenge(tx: &Transaction<'_>, row: &ChallengeRow) -> Result<(), 
 pub type CodeHash = (String, String);
 
 /// A challenge by id, with its code hash once the verifier sent one.
-pub fn challenge(tx: &Transaction<'_>, id: &str) -> Result<Option<(ChallengeRow, Option<CodeHash>)>, StoreError> {
+pub fn challenge(tx: &Tx<'_>, id: &str) -> Result<Option<(ChallengeRow, Option<CodeHash>)>, StoreError> {
     let sql = format!("SELECT {CHALLENGE_COLUMNS}, code_salt, code_hash FROM challenges WHERE id = ?1");
-    Ok(tx
-        .prepare_cached(&sql)?
-        .query_row([id], |row| {
-            let salt: Option<String> = row.get(12)?;
-            let hash: Option<String> = row.get(13)?;
-            Ok((challenge_row(row)?, salt.zip(hash)))
-        })
-        .optional()?)
+    tx.row(&sql, values![id], |row| {
+        let salt: Option<String> = row.get(12)?;
+        let hash: Option<String> = row.get(13)?;
+        Ok((challenge_row(row)?, salt.zip(hash)))
+    })
 }
 
 /// Stores the salted hash of a challenge's code, as the verifier sent it.
-pub fn set_challenge_hash(tx: &Transaction<'_>, id: &str, salt: &str, hash: &str) -> Result<(), StoreError> {
-    tx.prepare_cached("UPDATE challenges SET code_salt = ?2, code_hash = ?3 WHERE id = ?1")?.execute(params![id, salt, hash])?;
+pub fn set_challenge_hash(tx: &Tx<'_>, id: &str, salt: &str, hash: &str) -> Result<(), StoreError> {
+    tx.execute("UPDATE challenges SET code_salt = ?2, code_hash = ?3 WHERE id = ?1", values![id, salt, hash])?;
     Ok(())
 }
 
 /// How many challenges of `kind` the agent was given since `since`.
-pub fn challenges_since(tx: &Transaction<'_>, agent: &str, kind: ChallengeKind, since: i64) -> Result<u32, StoreError> {
-    Ok(tx
-        .prepare_cached("SELECT COUNT(*) FROM challenges WHERE agent = ?1 AND kind = ?2 AND created_at >= ?3")?
-        .query_row(params![agent, kind.name(), since], |row| row.get(0))?)
+pub fn challenges_since(tx: &Tx<'_>, agent: &str, kind: ChallengeKind, since: i64) -> Result<u32, StoreError> {
+    tx.one("SELECT COUNT(*) FROM challenges WHERE agent = ?1 AND kind = ?2 AND created_at >= ?3", values![agent, kind.name(), since], |row| row.get(0))
 }
 
 /// Points an agent's block at a new challenge (after the old one expired).
-pub fn set_block_challenge(tx: &Transaction<'_>, agent: &str, challenge_id: &str) -> Result<(), StoreError> {
-    tx.prepare_cached("UPDATE blocks SET challenge_id = ?2 WHERE agent = ?1")?.execute(params![agent, challenge_id])?;
+pub fn set_block_challenge(tx: &Tx<'_>, agent: &str, challenge_id: &str) -> Result<(), StoreError> {
+    tx.execute("UPDATE blocks SET challenge_id = ?2 WHERE agent = ?1", values![agent, challenge_id])?;
     Ok(())
 }
 
 /// How many requests for a human calls of `session` raised since `since`.
-pub fn challenges_in_session_since(tx: &Transaction<'_>, session_id: &str, since: i64) -> Result<u32, StoreError> {
-    Ok(tx
-        .prepare_cached("SELECT COUNT(*) FROM challenges WHERE session_id = ?1 AND created_at >= ?2")?
-        .query_row(params![session_id, since], |row| row.get(0))?)
+pub fn challenges_in_session_since(tx: &Tx<'_>, session_id: &str, since: i64) -> Result<u32, StoreError> {
+    tx.one("SELECT COUNT(*) FROM challenges WHERE session_id = ?1 AND created_at >= ?2", values![session_id, since], |row| row.get(0))
 }
 
 /// Records a failed verification attempt against `subject` (see
 /// `safety::attempts::Subject`).
-pub fn insert_failure(tx: &Transaction<'_>, subject: &str, at: i64) -> Result<(), StoreError> {
-    tx.prepare_cached("INSERT INTO verify_failures (subject, at) VALUES (?1, ?2)")?.execute(params![subject, at])?;
+pub fn insert_failure(tx: &Tx<'_>, subject: &str, at: i64) -> Result<(), StoreError> {
+    tx.execute("INSERT INTO verify_failures (subject, at) VALUES (?1, ?2)", values![subject, at])?;
     Ok(())
 }
 
-pub fn failures_since(tx: &Transaction<'_>, subject: &str, since: i64) -> Result<u32, StoreError> {
-    Ok(tx
-        .prepare_cached("SELECT COUNT(*) FROM verify_failures WHERE subject = ?1 AND at >= ?2")?
-        .query_row(params![subject, since], |row| row.get(0))?)
+pub fn failures_since(tx: &Tx<'_>, subject: &str, since: i64) -> Result<u32, StoreError> {
+    tx.one("SELECT COUNT(*) FROM verify_failures WHERE subject = ?1 AND at >= ?2", values![subject, since], |row| row.get(0))
 }
 
 /// The subject's lockout: `(until, level)`.
-pub fn lockout(tx: &Transaction<'_>, subject: &str) -> Result<Option<(i64, u32)>, StoreError> {
-    Ok(tx
-        .prepare_cached("SELECT until, level FROM lockouts WHERE subject = ?1")?
-        .query_row([subject], |row| Ok((row.get(0)?, row.get(1)?)))
-        .optional()?)
+pub fn lockout(tx: &Tx<'_>, subject: &str) -> Result<Option<(i64, u32)>, StoreError> {
+    tx.row("SELECT until, level FROM lockouts WHERE subject = ?1", values![subject], |row| Ok((row.get(0)?, row.get(1)?)))
 }
 
-pub fn set_lockout(tx: &Transaction<'_>, subject: &str, until: i64, level: u32) -> Result<(), StoreError> {
-    tx.prepare_cached("INSERT INTO lockouts (subject, until, level) VALUES (?1, ?2, ?3) ON CONFLICT (subject) DO UPDATE SET until = ?2, level = ?3")?
-        .execute(params![subject, until, level])?;
+pub fn set_lockout(tx: &Tx<'_>, subject: &str, until: i64, level: u32) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO lockouts (subject, until, level) VALUES (?1, ?2, ?3) ON CONFLICT (subject) DO UPDATE SET until = ?2, level = ?3",
+        values![subject, until, level],
+    )?;
     Ok(())
 }
 
-pub fn set_challenge_status(tx: &Transaction<'_>, id: &str, status: ChallengeStatus) -> Result<(), StoreError> {
-    tx.prepare_cached("UPDATE challenges SET status = ?2 WHERE id = ?1")?.execute(params![id, status.name()])?;
+pub fn set_challenge_status(tx: &Tx<'_>, id: &str, status: ChallengeStatus) -> Result<(), StoreError> {
+    tx.execute("UPDATE challenges SET status = ?2 WHERE id = ?1", values![id, status.name()])?;
     Ok(())
 }
 
 /// Records a human's answer on a challenge still waiting for it; `false`
 /// when it no longer waits (its session ended, or it expired).
-pub fn settle_challenge(tx: &Transaction<'_>, id: &str, status: ChallengeStatus) -> Result<bool, StoreError> {
-    let changed = tx.prepare_cached("UPDATE challenges SET status = ?2 WHERE id = ?1 AND status = 'pending'")?.execute(params![id, status.name()])?;
+pub fn settle_challenge(tx: &Tx<'_>, id: &str, status: ChallengeStatus) -> Result<bool, StoreError> {
+    let changed = tx.execute("UPDATE challenges SET status = ?2 WHERE id = ?1 AND status = 'pending'", values![id, status.name()])?;
     Ok(changed == 1)
 }
 
 /// The newest challenge holding a pause on `agent` that may still hold
 /// it (pending, or approved and not yet collected). Whether it does
 /// (expiry, a live owner) is the caller's judgement.
-pub fn pausing_challenge(tx: &Transaction<'_>, agent: &str) -> Result<Option<ChallengeRow>, StoreError> {
+pub fn pausing_challenge(tx: &Tx<'_>, agent: &str) -> Result<Option<ChallengeRow>, StoreError> {
     let sql = format!("SELECT {CHALLENGE_COLUMNS}, rowid FROM challenges WHERE agent = ?1 AND status IN ('pending', 'approved') AND pause IS NOT NULL");
-    let mut statement = tx.prepare_cached(&sql)?;
-    let rows = statement.query_map([agent], |row| Ok((challenge_row(row)?, row.get::<_, i64>(12)?)))?;
-    newest(rows, |(row, rowid)| (row.created_at, *rowid))
+    let rows = tx.rows(&sql, values![agent], |row| Ok((challenge_row(row)?, row.get::<i64>(12)?)))?;
+    Ok(newest(rows, |(row, rowid)| (row.created_at, *rowid)))
 }
 
 /// Ends every challenge still waiting (or approved, uncollected) that
 /// calls of `session` (every session, when `None`) raised in process
 /// `owner_pid`: nobody is left to collect an answer. A block's challenge
 /// is durable and stays. Returns how many ended.
-pub fn cancel_challenges_of(tx: &Transaction<'_>, owner_pid: u32, session_id: Option<&str>) -> Result<usize, StoreError> {
-    Ok(tx
-        .prepare_cached(
-            "UPDATE challenges SET status = 'cancelled' WHERE owner_pid = ?1 AND (?2 IS NULL OR session_id = ?2) AND durable = 0 \
-             AND status IN ('pending', 'approved')",
-        )?
-        .execute(params![owner_pid, session_id])?)
+pub fn cancel_challenges_of(tx: &Tx<'_>, owner_pid: u32, session_id: Option<&str>) -> Result<usize, StoreError> {
+    tx.execute(
+        "UPDATE challenges SET status = 'cancelled' WHERE owner_pid = ?1 AND (CAST(?2 AS TEXT) IS NULL OR session_id = ?2) AND durable = 0 \
+         AND status IN ('pending', 'approved')",
+        values![owner_pid, session_id],
+    )
 }
 
 const CHALLENGE_COLUMNS: &str = "id, agent, kind, action, reason, created_at, expires_at, status, durable, owner_pid, session_id, pause";
 
-fn challenge_row(row: &Row<'_>) -> rusqlite::Result<ChallengeRow> {
+fn challenge_row(row: &Fields<'_>) -> Result<ChallengeRow, StoreError> {
     let pause: Option<String> = row.get(11)?;
     Ok(ChallengeRow {
         id: row.get(0)?,
         agent: row.get(1)?,
-        kind: named(row, 2, ChallengeKind::parse)?,
+        kind: row.named(2, ChallengeKind::parse)?,
         action: row.get(3)?,
         reason: row.get(4)?,
         created_at: row.get(5)?,
         expires_at: row.get(6)?,
-        status: named(row, 7, ChallengeStatus::parse)?,
+        status: row.named(7, ChallengeStatus::parse)?,
         durable: row.get(8)?,
         owner_pid: row.get(9)?,
         session_id: row.get(10)?,
-        pause: pause.map(|name| PauseKind::parse(&name).ok_or_else(|| unknown_name(11, &name))).transpose()?,
+        pause: pause.map(|name| PauseKind::parse(&name).ok_or(StoreError::UnknownName(name))).transpose()?,
     })
 }
 
-/// A column holding one of a set of names, parsed; a name this version
-/// does not know is an error, never a guess.
-fn named<T>(row: &Row<'_>, index: usize, parse: impl Fn(&str) -> Option<T>) -> rusqlite::Result<T> {
-    let name: String = row.get(index)?;
-    parse(&name).ok_or_else(|| unknown_name(index, &name))
-}
-
-fn unknown_name(index: usize, name: &str) -> rusqlite::Error {
-    rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, format!("unknown name '{name}'").into())
-}
-
 /// Actions `agent` took since a human last granted it a step budget.
-pub fn agent_steps(tx: &Transaction<'_>, agent: &str) -> Result<u32, StoreError> {
-    Ok(tx.prepare_cached("SELECT steps FROM agent_steps WHERE agent = ?1")?.query_row([agent], |row| row.get(0)).optional()?.unwrap_or(0))
+pub fn agent_steps(tx: &Tx<'_>, agent: &str) -> Result<u32, StoreError> {
+    Ok(tx.row("SELECT steps FROM agent_steps WHERE agent = ?1", values![agent], |row| row.get(0))?.unwrap_or(0))
 }
 
-pub fn set_agent_steps(tx: &Transaction<'_>, agent: &str, steps: u32) -> Result<(), StoreError> {
-    tx.prepare_cached("INSERT INTO agent_steps (agent, steps) VALUES (?1, ?2) ON CONFLICT (agent) DO UPDATE SET steps = ?2")?
-        .execute(params![agent, steps])?;
+pub fn set_agent_steps(tx: &Tx<'_>, agent: &str, steps: u32) -> Result<(), StoreError> {
+    tx.execute("INSERT INTO agent_steps (agent, steps) VALUES (?1, ?2) ON CONFLICT (agent) DO UPDATE SET steps = ?2", values![agent, steps])?;
     Ok(())
 }
 
 /// The executions not yet finished that calls of `session` (every
 /// session, when `None`) started in process `owner_pid`.
-pub fn active_executions_of(tx: &Transaction<'_>, owner_pid: u32, session_id: Option<&str>) -> Result<Vec<ExecutionRow>, StoreError> {
+pub fn active_executions_of(tx: &Tx<'_>, owner_pid: u32, session_id: Option<&str>) -> Result<Vec<ExecutionRow>, StoreError> {
     let sql = format!(
-        "SELECT {EXECUTION_COLUMNS} FROM executions WHERE owner_pid = ?1 AND (?2 IS NULL OR session_id = ?2) AND status IN ('pending', 'running')"
+        "SELECT {EXECUTION_COLUMNS} FROM executions WHERE owner_pid = ?1 AND (CAST(?2 AS TEXT) IS NULL OR session_id = ?2) AND status IN ('pending', 'running')"
     );
-    let mut statement = tx.prepare_cached(&sql)?;
-    let rows = statement.query_map(params![owner_pid, session_id], execution)?.collect::<Result<Vec<_>, _>>()?;
-    Ok(rows)
+    tx.rows(&sql, values![owner_pid, session_id], execution)
 }
 
 /// Challenges still waiting for a human at `now` (Unix ms).
-pub fn pending_challenges(tx: &Transaction<'_>, now: i64) -> Result<Vec<ChallengeRow>, StoreError> {
+pub fn pending_challenges(tx: &Tx<'_>, now: i64) -> Result<Vec<ChallengeRow>, StoreError> {
     let sql = format!(
         "SELECT {CHALLENGE_COLUMNS} FROM challenges WHERE status = 'pending' AND (durable = 1 OR expires_at > ?1) ORDER BY created_at"
     );
-    let mut statement = tx.prepare_cached(&sql)?;
-    let rows = statement.query_map([now], challenge_row)?.collect::<Result<Vec<_>, _>>()?;
-    Ok(rows)
+    tx.rows(&sql, values![now], challenge_row)
 }
 
 /// A notification waiting for agents (spec 8.7.3); `agent: None` is a
@@ -448,20 +419,20 @@ pub struct EventRow {
     pub created_at: i64,
 }
 
-pub fn insert_event(tx: &Transaction<'_>, event: &EventRow) -> Result<i64, StoreError> {
-    tx.prepare_cached("INSERT INTO events (agent, kind, message, metadata, created_at) VALUES (?1, ?2, ?3, ?4, ?5)")?
-        .execute(params![event.agent, event.kind, event.message, event.metadata, event.created_at])?;
-    Ok(tx.last_insert_rowid())
+pub fn insert_event(tx: &Tx<'_>, event: &EventRow) -> Result<i64, StoreError> {
+    tx.one(
+        "INSERT INTO events (agent, kind, message, metadata, created_at) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id",
+        values![&event.agent, &event.kind, &event.message, &event.metadata, event.created_at],
+        |row| row.get(0),
+    )
 }
 
 /// Events after `cursor` addressed to `agent` or to everyone.
-pub fn events_after(tx: &Transaction<'_>, cursor: i64, agent: &str) -> Result<Vec<EventRow>, StoreError> {
-    let mut statement = tx.prepare_cached(
-        "SELECT id, agent, kind, message, metadata, created_at FROM events \
-         WHERE id > ?1 AND (agent IS NULL OR agent = ?2) ORDER BY id LIMIT 100",
-    )?;
-    let rows = statement
-        .query_map(params![cursor, agent], |row| {
+pub fn events_after(tx: &Tx<'_>, cursor: i64, agent: &str) -> Result<Vec<EventRow>, StoreError> {
+    tx.rows(
+        "SELECT id, agent, kind, message, metadata, created_at FROM events WHERE id > ?1 AND (agent IS NULL OR agent = ?2) ORDER BY id LIMIT 100",
+        values![cursor, agent],
+        |row| {
             Ok(EventRow {
                 id: row.get(0)?,
                 agent: row.get(1)?,
@@ -470,14 +441,13 @@ pub fn events_after(tx: &Transaction<'_>, cursor: i64, agent: &str) -> Result<Ve
                 metadata: row.get(4)?,
                 created_at: row.get(5)?,
             })
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(rows)
+        },
+    )
 }
 
 /// The id of the newest event, 0 if none.
-pub fn last_event_id(tx: &Transaction<'_>) -> Result<i64, StoreError> {
-    Ok(tx.prepare_cached("SELECT COALESCE(MAX(id), 0) FROM events")?.query_row([], |row| row.get(0))?)
+pub fn last_event_id(tx: &Tx<'_>) -> Result<i64, StoreError> {
+    tx.one("SELECT COALESCE(MAX(id), 0) FROM events", values![], |row| row.get(0))
 }
 
 /// A downstream MCP server as its serving process last reported it.
@@ -491,42 +461,40 @@ pub struct DownstreamRow {
     pub updated_at: i64,
 }
 
-pub fn upsert_downstream(tx: &Transaction<'_>, row: &DownstreamRow) -> Result<(), StoreError> {
-    tx.prepare_cached(
+pub fn upsert_downstream(tx: &Tx<'_>, row: &DownstreamRow) -> Result<(), StoreError> {
+    tx.execute(
         "INSERT INTO downstream_servers (owner_pid, name, state, tools, detail, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
          ON CONFLICT (owner_pid, name) DO UPDATE SET state = ?3, tools = ?4, detail = ?5, updated_at = ?6",
-    )?
-    .execute(params![row.owner_pid, row.name, row.state, row.tools, row.detail, row.updated_at])?;
+        values![row.owner_pid, &row.name, &row.state, row.tools, &row.detail, row.updated_at],
+    )?;
     Ok(())
 }
 
 /// Records a server of a running process unless it is recorded already.
-pub fn insert_downstream_if_absent(tx: &Transaction<'_>, row: &DownstreamRow) -> Result<(), StoreError> {
-    tx.prepare_cached("INSERT INTO downstream_servers (owner_pid, name, state, tools, detail, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (owner_pid, name) DO NOTHING")?
-        .execute(params![row.owner_pid, row.name, row.state, row.tools, row.detail, row.updated_at])?;
+pub fn insert_downstream_if_absent(tx: &Tx<'_>, row: &DownstreamRow) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO downstream_servers (owner_pid, name, state, tools, detail, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (owner_pid, name) DO NOTHING",
+        values![row.owner_pid, &row.name, &row.state, row.tools, &row.detail, row.updated_at],
+    )?;
     Ok(())
 }
 
 /// Forgets the servers of a process that has ended.
-pub fn remove_downstreams_of(tx: &Transaction<'_>, owner_pid: u32) -> Result<(), StoreError> {
-    tx.prepare_cached("DELETE FROM downstream_servers WHERE owner_pid = ?1")?.execute([owner_pid])?;
+pub fn remove_downstreams_of(tx: &Tx<'_>, owner_pid: u32) -> Result<(), StoreError> {
+    tx.execute("DELETE FROM downstream_servers WHERE owner_pid = ?1", values![owner_pid])?;
     Ok(())
 }
 
 /// Forgets one server of a running process (a reload removed it).
-pub fn remove_downstream(tx: &Transaction<'_>, owner_pid: u32, name: &str) -> Result<(), StoreError> {
-    tx.prepare_cached("DELETE FROM downstream_servers WHERE owner_pid = ?1 AND name = ?2")?.execute(params![owner_pid, name])?;
+pub fn remove_downstream(tx: &Tx<'_>, owner_pid: u32, name: &str) -> Result<(), StoreError> {
+    tx.execute("DELETE FROM downstream_servers WHERE owner_pid = ?1 AND name = ?2", values![owner_pid, name])?;
     Ok(())
 }
 
-pub fn downstreams(tx: &Transaction<'_>) -> Result<Vec<DownstreamRow>, StoreError> {
-    let mut statement = tx.prepare_cached("SELECT owner_pid, name, state, tools, detail, updated_at FROM downstream_servers ORDER BY name, owner_pid")?;
-    let rows = statement
-        .query_map([], |row| {
-            Ok(DownstreamRow { owner_pid: row.get(0)?, name: row.get(1)?, state: row.get(2)?, tools: row.get(3)?, detail: row.get(4)?, updated_at: row.get(5)? })
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(rows)
+pub fn downstreams(tx: &Tx<'_>) -> Result<Vec<DownstreamRow>, StoreError> {
+    tx.rows("SELECT owner_pid, name, state, tools, detail, updated_at FROM downstream_servers ORDER BY name, owner_pid", values![], |row| {
+        Ok(DownstreamRow { owner_pid: row.get(0)?, name: row.get(1)?, state: row.get(2)?, tools: row.get(3)?, detail: row.get(4)?, updated_at: row.get(5)? })
+    })
 }
 
 /// Something a running dongle has loaded (`policy`, `adapter`), or the
@@ -541,19 +509,16 @@ pub struct LoadedRow {
 }
 
 /// Replaces what `owner_pid` says it has loaded with `rows`.
-pub fn set_loaded(tx: &Transaction<'_>, owner_pid: u32, rows: &[LoadedRow]) -> Result<(), StoreError> {
-    tx.prepare_cached("DELETE FROM loaded WHERE owner_pid = ?1")?.execute([owner_pid])?;
-    let mut insert = tx.prepare_cached("INSERT INTO loaded (owner_pid, kind, name, detail, since) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+pub fn set_loaded(tx: &Tx<'_>, owner_pid: u32, rows: &[LoadedRow]) -> Result<(), StoreError> {
+    tx.execute("DELETE FROM loaded WHERE owner_pid = ?1", values![owner_pid])?;
     for row in rows {
-        insert.execute(params![owner_pid, row.kind, row.name, row.detail, row.since])?;
+        tx.execute("INSERT INTO loaded (owner_pid, kind, name, detail, since) VALUES (?1, ?2, ?3, ?4, ?5)", values![owner_pid, &row.kind, &row.name, &row.detail, row.since])?;
     }
     Ok(())
 }
 
-pub fn loaded(tx: &Transaction<'_>) -> Result<Vec<LoadedRow>, StoreError> {
-    let mut statement = tx.prepare_cached("SELECT owner_pid, kind, name, detail, since FROM loaded ORDER BY owner_pid, kind, name")?;
-    let rows = statement
-        .query_map([], |row| Ok(LoadedRow { owner_pid: row.get(0)?, kind: row.get(1)?, name: row.get(2)?, detail: row.get(3)?, since: row.get(4)? }))?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(rows)
+pub fn loaded(tx: &Tx<'_>) -> Result<Vec<LoadedRow>, StoreError> {
+    tx.rows("SELECT owner_pid, kind, name, detail, since FROM loaded ORDER BY owner_pid, kind, name", values![], |row| {
+        Ok(LoadedRow { owner_pid: row.get(0)?, kind: row.get(1)?, name: row.get(2)?, detail: row.get(3)?, since: row.get(4)? })
+    })
 }

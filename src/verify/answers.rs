@@ -95,7 +95,7 @@ impl HumanAnswers {
 
 /// One attempt, in one durable transaction: the lockout first, then the
 /// challenge's state, then the code.
-fn attempt(core: &LoopCore, tx: &rusqlite::Transaction<'_>, session: &str, own: bool, challenge_id: &str, typed: &str, now: i64) -> Result<Result<VerificationResult, VerifyError>, StoreError> {
+fn attempt(core: &LoopCore, tx: &crate::store::Tx<'_>, session: &str, own: bool, challenge_id: &str, typed: &str, now: i64) -> Result<Result<VerificationResult, VerifyError>, StoreError> {
     let id = challenge_id.to_owned();
     let challenge = Loaded::load(tx, challenge_id, now)?;
     let row = match &challenge {

@@ -4,7 +4,7 @@
 //! lifts a block, and a wrong one makes it [`Failed`], which counts toward
 //! a lockout. Each transition is written in the caller's transaction.
 
-use rusqlite::Transaction;
+use crate::store::Tx;
 
 use crate::store::{
     StoreError,
@@ -64,7 +64,7 @@ pub enum Attempt {
 
 impl Loaded {
     /// Loads challenge `id` as of `now`; an expired one is marked expired.
-    pub fn load(tx: &Transaction<'_>, id: &str, now: i64) -> Result<Self, StoreError> {
+    pub fn load(tx: &Tx<'_>, id: &str, now: i64) -> Result<Self, StoreError> {
         let Some((row, hash)) = records::challenge(tx, id)? else { return Ok(Self::Unknown) };
         if row.kind == ChallengeKind::Approval {
             return Ok(Self::Approval(row));
@@ -100,7 +100,7 @@ impl Pending {
 impl Verified {
     /// Records the verification; a danger-zone challenge's block is lifted
     /// with the proof. Returns the challenge and how it was resolved.
-    pub fn commit(self, tx: &Transaction<'_>) -> Result<(ChallengeRow, ChallengeStatus), StoreError> {
+    pub fn commit(self, tx: &Tx<'_>) -> Result<(ChallengeRow, ChallengeStatus), StoreError> {
         records::set_challenge_status(tx, &self.row.id, ChallengeStatus::Verified)?;
         if self.row.kind == ChallengeKind::DangerZone {
             records::remove_block(tx, &self.unblock)?;
@@ -115,7 +115,7 @@ impl Failed {
     }
 
     /// Spends the challenge (only the agent's own attempts do).
-    pub fn spend(&self, tx: &Transaction<'_>) -> Result<(), StoreError> {
+    pub fn spend(&self, tx: &Tx<'_>) -> Result<(), StoreError> {
         records::set_challenge_status(tx, &self.row.id, ChallengeStatus::Failed)
     }
 }

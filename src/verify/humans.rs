@@ -17,7 +17,7 @@ use std::{
     time::Duration,
 };
 
-use rusqlite::Transaction;
+use crate::store::Tx;
 use verifier_protocol::Tier;
 
 use crate::{
@@ -116,7 +116,7 @@ impl Humans {
     /// Stores the challenge an [`Ask`] describes, holding `pause` on its
     /// agent while it waits; `record_expiry` is when it stops being valid
     /// (`i64::MAX` for one only a human can end).
-    pub fn record(&self, tx: &Transaction<'_>, ask: &Ask, record_expiry: i64, pause: Option<PauseKind>, now: i64) -> Result<(), StoreError> {
+    pub fn record(&self, tx: &Tx<'_>, ask: &Ask, record_expiry: i64, pause: Option<PauseKind>, now: i64) -> Result<(), StoreError> {
         records::insert_challenge(tx, &ChallengeRow {
             id: ask.id.clone(),
             agent: ask.agent.clone(),
@@ -136,7 +136,7 @@ impl Humans {
     /// Records an approval request that gates one call: collected by
     /// repeating the call, never by `confirm_operation`; it holds `pause`
     /// on the agent while it waits.
-    pub fn record_gate_approval(&self, tx: &Transaction<'_>, ask: &Ask, pause: Option<PauseKind>, now: i64) -> Result<(), StoreError> {
+    pub fn record_gate_approval(&self, tx: &Tx<'_>, ask: &Ask, pause: Option<PauseKind>, now: i64) -> Result<(), StoreError> {
         self.record(tx, ask, ask.expires_at, pause, now)?;
         lock(&self.gate_approvals).insert(ask.id.clone());
         Ok(())

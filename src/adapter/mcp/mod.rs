@@ -115,7 +115,7 @@ impl Observer for IndexObserver {
 impl IndexObserver {
     /// Removes, once per process, the rows an earlier process with this
     /// process's id left behind (in the transaction of the first write).
-    fn clear_stale(&self, tx: &rusqlite::Transaction<'_>) -> Result<(), crate::store::StoreError> {
+    fn clear_stale(&self, tx: &crate::store::Tx<'_>) -> Result<(), crate::store::StoreError> {
         let mut result = Ok(());
         self.cleared.call_once(|| result = records::remove_downstreams_of(tx, self.pid));
         result

@@ -1,0 +1,222 @@
+//! The SQL the store's tables are read and written with, one text for every
+//! backend: statements use `?N` placeholders and the subset of SQL both
+//! SQLite and PostgreSQL accept (`ON CONFLICT`, `RETURNING`, `CAST`), and
+//! values cross as [`Value`]s, integers always 64-bit. A [`Tx`] is one open
+//! transaction of the backend in use; record modules ask it for rows and
+//! never see the backend's own types.
+
+use rusqlite::{
+    Transaction,
+    types::{ToSqlOutput, ValueRef},
+};
+
+use super::StoreError;
+
+/// A value bound to a placeholder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Value<'a> {
+    Int(i64),
+    Text(&'a str),
+    Null,
+}
+
+impl From<i64> for Value<'_> {
+    fn from(value: i64) -> Self {
+        Self::Int(value)
+    }
+}
+
+impl From<u32> for Value<'_> {
+    fn from(value: u32) -> Self {
+        Self::Int(i64::from(value))
+    }
+}
+
+impl From<bool> for Value<'_> {
+    fn from(value: bool) -> Self {
+        Self::Int(i64::from(value))
+    }
+}
+
+impl<'a> From<&'a str> for Value<'a> {
+    fn from(value: &'a str) -> Self {
+        Self::Text(value)
+    }
+}
+
+impl<'a> From<&'a String> for Value<'a> {
+    fn from(value: &'a String) -> Self {
+        Self::Text(value)
+    }
+}
+
+impl<'a, T: Into<Value<'a>>> From<Option<T>> for Value<'a> {
+    fn from(value: Option<T>) -> Self {
+        value.map_or(Self::Null, Into::into)
+    }
+}
+
+impl<'a> From<&'a Option<String>> for Value<'a> {
+    fn from(value: &'a Option<String>) -> Self {
+        value.as_deref().into()
+    }
+}
+
+impl rusqlite::ToSql for Value<'_> {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::Borrowed(match *self {
+            Self::Int(value) => ValueRef::Integer(value),
+            Self::Text(text) => ValueRef::Text(text.as_bytes()),
+            Self::Null => ValueRef::Null,
+        }))
+    }
+}
+
+/// The values for a statement's placeholders, in order: `values![a, b]`.
+macro_rules! values {
+    ($($value:expr),* $(,)?) => {
+        &[$($crate::store::sql::Value::from($value)),*]
+    };
+}
+pub(crate) use values;
+
+/// One open transaction of the store's backend.
+pub struct Tx<'c> {
+    inner: Inner<'c>,
+}
+
+enum Inner<'c> {
+    Sqlite(Transaction<'c>),
+}
+
+impl<'c> Tx<'c> {
+    pub(super) fn sqlite(transaction: Transaction<'c>) -> Self {
+        Self { inner: Inner::Sqlite(transaction) }
+    }
+
+    pub(super) fn commit(self) -> Result<(), StoreError> {
+        match self.inner {
+            Inner::Sqlite(transaction) => Ok(transaction.commit()?),
+        }
+    }
+
+    /// Runs a statement; returns how many rows it changed.
+    pub fn execute(&self, sql: &str, values: &[Value<'_>]) -> Result<usize, StoreError> {
+        match &self.inner {
+            Inner::Sqlite(tx) => Ok(tx.prepare_cached(sql)?.execute(rusqlite::params_from_iter(values))?),
+        }
+    }
+
+    /// Reads the query's rows in order with `read`, until it returns
+    /// `false` or the rows end.
+    pub fn each(&self, sql: &str, values: &[Value<'_>], mut read: impl FnMut(&Fields<'_>) -> Result<bool, StoreError>) -> Result<(), StoreError> {
+        match &self.inner {
+            Inner::Sqlite(tx) => {
+                let mut statement = tx.prepare_cached(sql)?;
+                let mut rows = statement.query(rusqlite::params_from_iter(values))?;
+                while let Some(row) = rows.next()? {
+                    if !read(&Fields::Sqlite(row))? {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every row the query returns, each read by `read`.
+    pub fn rows<T>(&self, sql: &str, values: &[Value<'_>], mut read: impl FnMut(&Fields<'_>) -> Result<T, StoreError>) -> Result<Vec<T>, StoreError> {
+        let mut out = Vec::new();
+        self.each(sql, values, |row| {
+            out.push(read(row)?);
+            Ok(true)
+        })?;
+        Ok(out)
+    }
+
+    /// The first row the query returns, if any, read by `read`.
+    pub fn row<T>(&self, sql: &str, values: &[Value<'_>], read: impl FnOnce(&Fields<'_>) -> Result<T, StoreError>) -> Result<Option<T>, StoreError> {
+        let mut read = Some(read);
+        let mut out = None;
+        self.each(sql, values, |row| {
+            if let Some(read) = read.take() {
+                out = Some(read(row)?);
+            }
+            Ok(false)
+        })?;
+        Ok(out)
+    }
+
+    /// The one row a query that always returns one (a `COUNT`) returns.
+    pub fn one<T>(&self, sql: &str, values: &[Value<'_>], read: impl FnOnce(&Fields<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        self.row(sql, values, read)?.ok_or(StoreError::Inconsistent("a query that always answers returned no row"))
+    }
+}
+
+/// The columns of one row.
+pub enum Fields<'r> {
+    Sqlite(&'r rusqlite::Row<'r>),
+}
+
+impl Fields<'_> {
+    /// Column `index`, as `T`.
+    pub fn get<T: Column>(&self, index: usize) -> Result<T, StoreError> {
+        T::read(self, index)
+    }
+
+    /// Column `index`, a name parsed by `parse`: a name this version does
+    /// not know is an error, never a guess.
+    pub fn named<T>(&self, index: usize, parse: impl Fn(&str) -> Option<T>) -> Result<T, StoreError> {
+        let name: String = self.get(index)?;
+        parse(&name).ok_or(StoreError::UnknownName(name))
+    }
+}
+
+/// A Rust type a column is read as.
+pub trait Column: Sized {
+    fn read(fields: &Fields<'_>, index: usize) -> Result<Self, StoreError>;
+}
+
+impl Column for i64 {
+    fn read(fields: &Fields<'_>, index: usize) -> Result<Self, StoreError> {
+        match fields {
+            Fields::Sqlite(row) => Ok(row.get(index)?),
+        }
+    }
+}
+
+impl Column for Option<i64> {
+    fn read(fields: &Fields<'_>, index: usize) -> Result<Self, StoreError> {
+        match fields {
+            Fields::Sqlite(row) => Ok(row.get(index)?),
+        }
+    }
+}
+
+impl Column for String {
+    fn read(fields: &Fields<'_>, index: usize) -> Result<Self, StoreError> {
+        match fields {
+            Fields::Sqlite(row) => Ok(row.get(index)?),
+        }
+    }
+}
+
+impl Column for Option<String> {
+    fn read(fields: &Fields<'_>, index: usize) -> Result<Self, StoreError> {
+        match fields {
+            Fields::Sqlite(row) => Ok(row.get(index)?),
+        }
+    }
+}
+
+impl Column for u32 {
+    fn read(fields: &Fields<'_>, index: usize) -> Result<Self, StoreError> {
+        u32::try_from(i64::read(fields, index)?).map_err(|_| StoreError::Inconsistent("a stored count or process id is out of range"))
+    }
+}
+
+impl Column for bool {
+    fn read(fields: &Fields<'_>, index: usize) -> Result<Self, StoreError> {
+        Ok(i64::read(fields, index)? != 0)
+    }
+}
