@@ -47,7 +47,7 @@ fn corpus() -> Vec<String> {
 }
 
 /// A state holding `ROWS` step rows, recorded under `recorded`.
-fn trail(recorded: &CompiledPolicy, action: impl Fn(usize) -> String) -> (tempfile::TempDir, Store) {
+fn trail(recorded: &CompiledPolicy, action: impl Fn(usize) -> String + Sync) -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let store = Store::open(dir.path()).unwrap_or_else(|e| panic!("{e}"));
     store

@@ -26,7 +26,7 @@ pub(super) fn run(args: ConfigArg) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    println!("state: {}", store.path().display());
+    println!("state: {}", store.location());
     println!("blocked agents: {}", blocks.len());
     for block in &blocks {
         println!("  {}  since {}  challenge {}  {}", terminal_text(&block.agent), rfc3339(block.blocked_at), block.challenge_id, terminal_text(&block.reason));

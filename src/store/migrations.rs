@@ -1,11 +1,16 @@
-//! Schema migrations, applied in order by `PRAGMA user_version`.
+//! Schema migrations, applied in order: SQLite's here, versioned by
+//! `PRAGMA user_version` (PostgreSQL's are beside its backend).
 
 use rusqlite::{Connection, TransactionBehavior};
 
 use super::StoreError;
 
-/// Each entry takes the schema from version `index` to `index + 1`.
-const MIGRATIONS: &[&str] = &[r#"
+/// Schema steps: each entry takes the schema from version `index` to
+/// `index + 1`.
+pub type Migrations = &'static [&'static str];
+
+/// SQLite's steps.
+const MIGRATIONS: Migrations = &[r#"
 CREATE TABLE executions (
     id            TEXT PRIMARY KEY,
     agent         TEXT NOT NULL,

@@ -17,6 +17,7 @@
 
 pub mod audit;
 mod migrations;
+mod postgres;
 pub mod records;
 pub mod sql;
 
@@ -35,6 +36,8 @@ pub use sql::Tx;
 pub enum StoreError {
     #[error("state database: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    #[error("state database: {0}")]
+    Postgres(#[from] ::postgres::Error),
     #[error("cannot create the data folder {path}: {source}")]
     DataDir { path: PathBuf, source: std::io::Error },
     #[error("the state database has schema version {found}, newer than this safety-dongle supports ({supported}); upgrade safety-dongle")]
@@ -61,10 +64,16 @@ impl From<StoreError> for crate::protocol::error::AqlError {
 pub const DATABASE_FILE: &str = "state.db";
 
 /// The state database. Cheap to share behind an `Arc`; one connection,
-/// used by one thread at a time, opened at once or on first use.
+/// used by one thread at a time.
 pub struct Store {
-    connection: OnceLock<Result<Mutex<Connection>, String>>,
-    path: PathBuf,
+    backend: Backend,
+}
+
+enum Backend {
+    /// A file in the data folder, opened at once or on first use.
+    Sqlite { connection: OnceLock<Result<Mutex<Connection>, String>>, path: PathBuf },
+    /// A PostgreSQL database several machines may share.
+    Postgres { connection: Box<Mutex<postgres::Connection>>, url: String },
 }
 
 /// Prepared statements kept per connection: more than the store has.
@@ -74,8 +83,9 @@ impl Store {
     /// Opens (creating if needed) the database in `data_dir`.
     pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
         let store = Self::open_on_first_use(data_dir)?;
-        let opened = connect(&store.path)?;
-        let _ = store.connection.set(Ok(Mutex::new(opened)));
+        if let Backend::Sqlite { connection, path } = &store.backend {
+            let _ = connection.set(Ok(Mutex::new(connect(path)?)));
+        }
         Ok(store)
     }
 
@@ -83,17 +93,28 @@ impl Store {
     /// read or write needs it.
     pub fn open_on_first_use(data_dir: &Path) -> Result<Self, StoreError> {
         create_private_dir(data_dir)?;
-        Ok(Self { connection: OnceLock::new(), path: data_dir.join(DATABASE_FILE) })
+        Ok(Self { backend: Backend::Sqlite { connection: OnceLock::new(), path: data_dir.join(DATABASE_FILE) } })
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// Connects to the PostgreSQL database at `url` and migrates its schema.
+    pub fn open_postgres(url: &str) -> Result<Self, StoreError> {
+        let connection = postgres::off_runtime(|| postgres::Connection::open(url))?;
+        Ok(Self { backend: Backend::Postgres { connection: Box::new(Mutex::new(connection)), url: url.to_owned() } })
     }
 
-    fn lock(&self) -> Result<MutexGuard<'_, Connection>, StoreError> {
-        let connection = self.connection.get_or_init(|| {
-            connect(&self.path).map(Mutex::new).map_err(|error| {
-                tracing::error!(%error, path = %self.path.display(), "the state database could not be opened");
+    /// Where the state is, as it may be shown: the file, or the database's
+    /// address without its password.
+    pub fn location(&self) -> String {
+        match &self.backend {
+            Backend::Sqlite { path, .. } => path.display().to_string(),
+            Backend::Postgres { url, .. } => postgres::redacted(url),
+        }
+    }
+
+    fn lock_sqlite<'s>(connection: &'s OnceLock<Result<Mutex<Connection>, String>>, path: &Path) -> Result<MutexGuard<'s, Connection>, StoreError> {
+        let connection = connection.get_or_init(|| {
+            connect(path).map(Mutex::new).map_err(|error| {
+                tracing::error!(%error, path = %path.display(), "the state database could not be opened");
                 error.to_string()
             })
         });
@@ -104,35 +125,62 @@ impl Store {
         Ok(connection.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
     }
 
+    /// Runs `work` in a transaction of the given kind; a write commits.
+    fn transaction<T: Send>(&self, kind: TxKind, work: impl FnOnce(&Tx<'_>) -> Result<T, StoreError> + Send) -> Result<T, StoreError> {
+        match &self.backend {
+            Backend::Sqlite { connection, path } => {
+                let mut connection = Self::lock_sqlite(connection, path)?;
+                if kind == TxKind::Read {
+                    return work(&Tx::sqlite(connection.transaction_with_behavior(TransactionBehavior::Deferred)?));
+                }
+                let durable = kind == TxKind::Durable;
+                if durable {
+                    connection.pragma_update(None, "synchronous", "FULL")?;
+                }
+                let result = (|| {
+                    let tx = Tx::sqlite(connection.transaction_with_behavior(TransactionBehavior::Immediate)?);
+                    let value = work(&tx)?;
+                    tx.commit()?;
+                    Ok(value)
+                })();
+                if durable {
+                    connection.pragma_update(None, "synchronous", "NORMAL")?;
+                }
+                result
+            }
+            // Every PostgreSQL commit waits for its log to reach disk, so
+            // every write is durable.
+            Backend::Postgres { connection, .. } => postgres::off_runtime(|| {
+                // A panic mid-transaction rolls it back when dropped.
+                let mut connection = connection.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                let tx = Tx::postgres(connection.begin(kind != TxKind::Read)?);
+                let value = work(&tx)?;
+                tx.commit()?;
+                Ok(value)
+            }),
+        }
+    }
+
     /// Runs `work` in a write transaction and commits it.
-    pub fn write<T>(&self, work: impl FnOnce(&Tx<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        let mut connection = self.lock()?;
-        let tx = Tx::sqlite(connection.transaction_with_behavior(TransactionBehavior::Immediate)?);
-        let value = work(&tx)?;
-        tx.commit()?;
-        Ok(value)
+    pub fn write<T: Send>(&self, work: impl FnOnce(&Tx<'_>) -> Result<T, StoreError> + Send) -> Result<T, StoreError> {
+        self.transaction(TxKind::Write, work)
     }
 
     /// Like [`Store::write`], but the commit is flushed to stable storage
-    /// before this returns (`synchronous=FULL`).
-    pub fn write_durable<T>(&self, work: impl FnOnce(&Tx<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        let mut connection = self.lock()?;
-        connection.pragma_update(None, "synchronous", "FULL")?;
-        let result = (|| {
-            let tx = Tx::sqlite(connection.transaction_with_behavior(TransactionBehavior::Immediate)?);
-            let value = work(&tx)?;
-            tx.commit()?;
-            Ok(value)
-        })();
-        connection.pragma_update(None, "synchronous", "NORMAL")?;
-        result
+    /// before this returns (SQLite's `synchronous=FULL`).
+    pub fn write_durable<T: Send>(&self, work: impl FnOnce(&Tx<'_>) -> Result<T, StoreError> + Send) -> Result<T, StoreError> {
+        self.transaction(TxKind::Durable, work)
     }
 
-    /// Flushes every transaction committed so far to stable storage: a FULL
-    /// commit syncs the WAL file, which holds all earlier commits' frames.
-    /// Used after a normal commit that turned out to hold a block or a
-    /// challenge, before anyone is told about it.
+    /// Flushes every transaction committed so far to stable storage: for
+    /// SQLite a FULL commit syncs the WAL file, which holds all earlier
+    /// commits' frames; PostgreSQL's commits are flushed already. Used after
+    /// a normal commit that turned out to hold a block or a challenge,
+    /// before anyone is told about it.
     pub fn sync_barrier(&self) -> Result<(), StoreError> {
+        if let Backend::Postgres { .. } = self.backend {
+            return Ok(());
+        }
         self.write_durable(|tx| {
             tx.execute("INSERT INTO durability (id, synced_at) VALUES (1, ?1) ON CONFLICT (id) DO UPDATE SET synced_at = ?1", sql::values![now_ms()])?;
             Ok(())
@@ -155,11 +203,17 @@ impl Store {
     }
 
     /// Runs `work` on a read snapshot.
-    pub fn read<T>(&self, work: impl FnOnce(&Tx<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        let mut connection = self.lock()?;
-        let tx = Tx::sqlite(connection.transaction_with_behavior(TransactionBehavior::Deferred)?);
-        work(&tx)
+    pub fn read<T: Send>(&self, work: impl FnOnce(&Tx<'_>) -> Result<T, StoreError> + Send) -> Result<T, StoreError> {
+        self.transaction(TxKind::Read, work)
     }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TxKind {
+    Read,
+    Write,
+    /// A write flushed to stable storage before it returns.
+    Durable,
 }
 
 /// Runs `work`, which may sync the disk, off the async worker threads: on

@@ -5,12 +5,18 @@
 //! transaction of the backend in use; record modules ask it for rows and
 //! never see the backend's own types.
 
+use std::cell::RefCell;
+
+use postgres::{
+    fallible_iterator::FallibleIterator,
+    types::{IsNull, ToSql, Type, to_sql_checked},
+};
 use rusqlite::{
     Transaction,
     types::{ToSqlOutput, ValueRef},
 };
 
-use super::StoreError;
+use super::{StoreError, postgres::Session};
 
 /// A value bound to a placeholder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +78,23 @@ impl rusqlite::ToSql for Value<'_> {
     }
 }
 
+impl ToSql for Value<'_> {
+    fn to_sql(&self, ty: &Type, out: &mut bytes::BytesMut) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        match *self {
+            Self::Int(value) if i64::accepts(ty) => value.to_sql(ty, out),
+            Self::Text(text) if <&str>::accepts(ty) => text.to_sql(ty, out),
+            Self::Null => Ok(IsNull::Yes),
+            _ => Err(format!("a value of the wrong type for a {ty} column").into()),
+        }
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        i64::accepts(ty) || <&str>::accepts(ty)
+    }
+
+    to_sql_checked!();
+}
+
 /// The values for a statement's placeholders, in order: `values![a, b]`.
 macro_rules! values {
     ($($value:expr),* $(,)?) => {
@@ -87,6 +110,7 @@ pub struct Tx<'c> {
 
 enum Inner<'c> {
     Sqlite(Transaction<'c>),
+    Postgres(RefCell<Session<'c>>),
 }
 
 impl<'c> Tx<'c> {
@@ -94,9 +118,14 @@ impl<'c> Tx<'c> {
         Self { inner: Inner::Sqlite(transaction) }
     }
 
+    pub(super) fn postgres(session: Session<'c>) -> Self {
+        Self { inner: Inner::Postgres(RefCell::new(session)) }
+    }
+
     pub(super) fn commit(self) -> Result<(), StoreError> {
         match self.inner {
             Inner::Sqlite(transaction) => Ok(transaction.commit()?),
+            Inner::Postgres(session) => Ok(session.into_inner().transaction.commit()?),
         }
     }
 
@@ -104,6 +133,12 @@ impl<'c> Tx<'c> {
     pub fn execute(&self, sql: &str, values: &[Value<'_>]) -> Result<usize, StoreError> {
         match &self.inner {
             Inner::Sqlite(tx) => Ok(tx.prepare_cached(sql)?.execute(rusqlite::params_from_iter(values))?),
+            Inner::Postgres(session) => {
+                let session = &mut *session.borrow_mut();
+                let statement = session.prepared(sql)?;
+                let changed = session.transaction.execute(&statement, &pg_values(values))?;
+                Ok(usize::try_from(changed).unwrap_or(usize::MAX))
+            }
         }
     }
 
@@ -116,6 +151,16 @@ impl<'c> Tx<'c> {
                 let mut rows = statement.query(rusqlite::params_from_iter(values))?;
                 while let Some(row) = rows.next()? {
                     if !read(&Fields::Sqlite(row))? {
+                        break;
+                    }
+                }
+            }
+            Inner::Postgres(session) => {
+                let session = &mut *session.borrow_mut();
+                let statement = session.prepared(sql)?;
+                let mut rows = session.transaction.query_raw(&statement, pg_values(values))?;
+                while let Some(row) = rows.next()? {
+                    if !read(&Fields::Postgres(&row))? {
                         break;
                     }
                 }
@@ -153,9 +198,14 @@ impl<'c> Tx<'c> {
     }
 }
 
+fn pg_values<'v>(values: &'v [Value<'_>]) -> Vec<&'v (dyn ToSql + Sync)> {
+    values.iter().map(|value| value as &(dyn ToSql + Sync)).collect()
+}
+
 /// The columns of one row.
 pub enum Fields<'r> {
     Sqlite(&'r rusqlite::Row<'r>),
+    Postgres(&'r postgres::Row),
 }
 
 impl Fields<'_> {
@@ -177,37 +227,21 @@ pub trait Column: Sized {
     fn read(fields: &Fields<'_>, index: usize) -> Result<Self, StoreError>;
 }
 
-impl Column for i64 {
-    fn read(fields: &Fields<'_>, index: usize) -> Result<Self, StoreError> {
-        match fields {
-            Fields::Sqlite(row) => Ok(row.get(index)?),
+/// Types both backends read as they are.
+macro_rules! column_read_by_backend {
+    ($($type:ty),*) => {$(
+        impl Column for $type {
+            fn read(fields: &Fields<'_>, index: usize) -> Result<Self, StoreError> {
+                match fields {
+                    Fields::Sqlite(row) => Ok(row.get(index)?),
+                    Fields::Postgres(row) => Ok(row.try_get(index)?),
+                }
+            }
         }
-    }
+    )*};
 }
 
-impl Column for Option<i64> {
-    fn read(fields: &Fields<'_>, index: usize) -> Result<Self, StoreError> {
-        match fields {
-            Fields::Sqlite(row) => Ok(row.get(index)?),
-        }
-    }
-}
-
-impl Column for String {
-    fn read(fields: &Fields<'_>, index: usize) -> Result<Self, StoreError> {
-        match fields {
-            Fields::Sqlite(row) => Ok(row.get(index)?),
-        }
-    }
-}
-
-impl Column for Option<String> {
-    fn read(fields: &Fields<'_>, index: usize) -> Result<Self, StoreError> {
-        match fields {
-            Fields::Sqlite(row) => Ok(row.get(index)?),
-        }
-    }
-}
+column_read_by_backend!(i64, Option<i64>, String, Option<String>);
 
 impl Column for u32 {
     fn read(fields: &Fields<'_>, index: usize) -> Result<Self, StoreError> {

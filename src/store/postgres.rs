@@ -1,0 +1,278 @@
+//! The PostgreSQL backend: one connection per dongle process, its schema
+//! migrated the way SQLite's is (a list of steps, the version in a table, a
+//! newer version refused, never reset), its statements prepared once.
+//!
+//! The client is tokio-postgres through its blocking face, the `postgres`
+//! crate: the store's interface is synchronous (a transaction is a closure,
+//! run where it may block), as it is for SQLite. That client drives its own
+//! runtime, which cannot run inside another one, so from inside the
+//! dongle's runtime each transaction runs on a scoped thread of its own.
+//!
+//! Writers are serialised by a transaction-scoped advisory lock, as SQLite
+//! serialises them with `BEGIN IMMEDIATE`: reads-then-writes (a step
+//! budget, the audit chain's next link) see no concurrent writer, on any
+//! machine. Commits wait for the write-ahead log to reach disk
+//! (`synchronous_commit = on`, whatever the server's default), so a block
+//! is durable before it is announced.
+//!
+//! The connection string is never logged or shown with its password.
+
+use std::collections::HashMap;
+
+use postgres::{Client, IsolationLevel, NoTls, Statement};
+
+use super::{StoreError, migrations::Migrations};
+
+/// The key of the advisory lock every write transaction takes.
+const WRITE_LOCK: i64 = 0x5afe_d06e;
+
+/// Each entry takes the schema from version `index` to `index + 1`.
+const MIGRATIONS: Migrations = &[r#"
+CREATE TABLE executions (
+    rowid         BIGSERIAL,
+    id            TEXT PRIMARY KEY,
+    agent         TEXT NOT NULL,
+    status        TEXT NOT NULL,
+    steps         BIGINT NOT NULL,
+    max_steps     BIGINT NOT NULL,
+    started_at    BIGINT NOT NULL,
+    finished_at   BIGINT,
+    owner_pid     BIGINT NOT NULL,
+    session_id    TEXT NOT NULL,
+    event_cursor  BIGINT NOT NULL,
+    goal          TEXT,
+    summary       TEXT
+);
+CREATE INDEX executions_by_agent ON executions (agent, status);
+
+CREATE TABLE blocks (
+    agent         TEXT PRIMARY KEY,
+    challenge_id  TEXT NOT NULL,
+    reason        TEXT NOT NULL,
+    rule          TEXT,
+    blocked_at    BIGINT NOT NULL
+);
+
+CREATE TABLE challenges (
+    rowid         BIGSERIAL,
+    id            TEXT PRIMARY KEY,
+    agent         TEXT NOT NULL,
+    kind          TEXT NOT NULL,
+    action        TEXT NOT NULL,
+    reason        TEXT NOT NULL,
+    created_at    BIGINT NOT NULL,
+    expires_at    BIGINT NOT NULL,
+    status        TEXT NOT NULL,
+    durable       BIGINT NOT NULL,
+    owner_pid     BIGINT NOT NULL,
+    code_salt     TEXT,
+    code_hash     TEXT,
+    session_id    TEXT,
+    pause         TEXT
+);
+CREATE INDEX challenges_by_agent ON challenges (agent, status);
+CREATE INDEX challenges_by_session ON challenges (session_id, created_at);
+
+CREATE TABLE events (
+    id            BIGSERIAL PRIMARY KEY,
+    agent         TEXT,
+    kind          TEXT NOT NULL,
+    message       TEXT NOT NULL,
+    metadata      TEXT NOT NULL,
+    created_at    BIGINT NOT NULL
+);
+
+CREATE TABLE durability (
+    id            BIGINT PRIMARY KEY CHECK (id = 1),
+    synced_at     BIGINT NOT NULL
+);
+
+CREATE TABLE audit (
+    seq           BIGINT PRIMARY KEY,
+    at            BIGINT NOT NULL,
+    agent         TEXT NOT NULL,
+    execution_id  TEXT,
+    session_id    TEXT,
+    event         TEXT NOT NULL,
+    hint          TEXT,
+    decision      TEXT NOT NULL,
+    stage         TEXT,
+    rule          TEXT,
+    policy_hash   TEXT NOT NULL,
+    prev_hash     TEXT NOT NULL,
+    hash          TEXT NOT NULL
+);
+CREATE INDEX audit_by_agent ON audit (agent, seq);
+CREATE FUNCTION audit_is_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN RAISE EXCEPTION 'the audit log is append-only'; END
+$$;
+CREATE TRIGGER audit_no_change BEFORE UPDATE OR DELETE ON audit
+    FOR EACH ROW EXECUTE FUNCTION audit_is_append_only();
+CREATE TRIGGER audit_no_truncate BEFORE TRUNCATE ON audit
+    FOR EACH STATEMENT EXECUTE FUNCTION audit_is_append_only();
+
+CREATE TABLE verify_failures (
+    subject       TEXT NOT NULL,
+    at            BIGINT NOT NULL
+);
+CREATE INDEX verify_failures_by_subject ON verify_failures (subject, at);
+
+CREATE TABLE lockouts (
+    subject       TEXT PRIMARY KEY,
+    until         BIGINT NOT NULL,
+    level         BIGINT NOT NULL
+);
+
+CREATE TABLE downstream_servers (
+    owner_pid     BIGINT NOT NULL,
+    name          TEXT NOT NULL,
+    state         TEXT NOT NULL,
+    tools         BIGINT NOT NULL,
+    detail        TEXT,
+    updated_at    BIGINT NOT NULL,
+    PRIMARY KEY (owner_pid, name)
+);
+
+CREATE TABLE agent_steps (
+    agent         TEXT PRIMARY KEY,
+    steps         BIGINT NOT NULL
+);
+
+CREATE TABLE policy_versions (
+    hash          TEXT PRIMARY KEY,
+    sources       TEXT NOT NULL,
+    first_used    BIGINT NOT NULL
+);
+
+CREATE TABLE loaded (
+    owner_pid     BIGINT NOT NULL,
+    kind          TEXT NOT NULL,
+    name          TEXT NOT NULL,
+    detail        TEXT NOT NULL,
+    since         BIGINT NOT NULL,
+    PRIMARY KEY (owner_pid, kind, name)
+);
+"#];
+
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// An open connection and the statements prepared on it.
+pub struct Connection {
+    client: Client,
+    statements: HashMap<String, Statement>,
+}
+
+/// The parts of a connection a transaction borrows at once.
+pub struct Session<'c> {
+    pub transaction: postgres::Transaction<'c>,
+    pub statements: &'c mut HashMap<String, Statement>,
+}
+
+impl Session<'_> {
+    /// The statement for `sql`, prepared on this connection once.
+    pub fn prepared(&mut self, sql: &str) -> Result<Statement, StoreError> {
+        if let Some(statement) = self.statements.get(sql) {
+            return Ok(statement.clone());
+        }
+        let statement = self.transaction.prepare(&dialect(sql))?;
+        self.statements.insert(sql.to_owned(), statement.clone());
+        Ok(statement)
+    }
+}
+
+impl Connection {
+    /// Connects to `url` and migrates the schema.
+    pub fn open(url: &str) -> Result<Self, StoreError> {
+        let mut client = Client::connect(url, NoTls)?;
+        client.batch_execute("SET synchronous_commit TO on")?;
+        migrate(&mut client)?;
+        Ok(Self { client, statements: HashMap::new() })
+    }
+
+    /// Begins a transaction: a write holds the writers' lock, a read sees
+    /// one snapshot throughout.
+    pub fn begin(&mut self, write: bool) -> Result<Session<'_>, StoreError> {
+        let transaction = if write {
+            let mut transaction = self.client.transaction()?;
+            transaction.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK])?;
+            transaction
+        } else {
+            self.client.build_transaction().isolation_level(IsolationLevel::RepeatableRead).read_only(true).start()?
+        };
+        Ok(Session { transaction, statements: &mut self.statements })
+    }
+}
+
+/// `sql` with SQLite's `?N` placeholders as PostgreSQL's `$N`.
+pub fn dialect(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut chars = sql.chars().peekable();
+    while let Some(ch) = chars.next() {
+        let numbered = ch == '?' && chars.peek().is_some_and(char::is_ascii_digit);
+        out.push(if numbered { '$' } else { ch });
+    }
+    out
+}
+
+fn migrate(client: &mut Client) -> Result<(), StoreError> {
+    let mut tx = client.transaction()?;
+    // Dongles starting together migrate one after the other.
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK])?;
+    tx.batch_execute("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)")?;
+    let found: i64 = tx.query_opt("SELECT version FROM schema_version", &[])?.map(|row| row.get(0)).unwrap_or(0);
+    if found > SCHEMA_VERSION {
+        return Err(StoreError::NewerSchema { found, supported: SCHEMA_VERSION });
+    }
+    for (version, sql) in MIGRATIONS.iter().enumerate().skip(usize::try_from(found).unwrap_or(0)) {
+        tx.batch_execute(sql)?;
+        let next = version as i64 + 1;
+        tx.execute("DELETE FROM schema_version", &[])?;
+        tx.execute("INSERT INTO schema_version (version) VALUES ($1)", &[&next])?;
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+/// Runs `work` where the blocking client may drive its own runtime: here
+/// outside any runtime, else on a scoped thread. A panic in `work`
+/// resumes in the caller.
+pub fn off_runtime<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return work();
+    }
+    std::thread::scope(|scope| match scope.spawn(work).join() {
+        Ok(value) => value,
+        Err(panic) => std::panic::resume_unwind(panic),
+    })
+}
+
+/// `url` as it may be shown: without its password.
+pub fn redacted(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return "postgres://…".to_owned() };
+    let (authority, path) = rest.split_once('/').map_or((rest, ""), |(a, p)| (a, p));
+    let (path, _query) = path.split_once('?').unwrap_or((path, ""));
+    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    let user = authority.rsplit_once('@').map(|(user, _)| user.split(':').next().unwrap_or_default());
+    match user {
+        Some(user) if !user.is_empty() => format!("{scheme}://{user}@{host}/{path}"),
+        _ => format!("{scheme}://{host}/{path}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{dialect, redacted};
+
+    #[test]
+    fn placeholders_are_renumbered_and_nothing_else_changes() {
+        assert_eq!(dialect("UPDATE t SET a = ?2 WHERE id = ?1 AND b = '?' AND c IS NULL"), "UPDATE t SET a = $2 WHERE id = $1 AND b = '?' AND c IS NULL");
+        assert_eq!(dialect("SELECT ?10, ?1"), "SELECT $10, $1");
+    }
+
+    #[test]
+    fn a_password_is_never_shown() {
+        assert_eq!(redacted("postgres://dongle:s3cret@db.example:5432/state?sslmode=require"), "postgres://dongle@db.example:5432/state");
+        assert_eq!(redacted("postgresql://db.example/state"), "postgresql://db.example/state");
+        assert_eq!(redacted("host=db password=s3cret"), "postgres://…");
+    }
+}

@@ -1,0 +1,247 @@
+//! The store's suite, run against both backends: the SQLite file in a data
+//! folder and a real PostgreSQL server (a throw-away cluster on 127.0.0.1).
+//! Every table's records round-trip with the same answers, the audit log
+//! refuses changes, a newer schema is refused, and writers in several
+//! processes' worth of connections keep the audit chain verifiable.
+
+use safety_dongle::{
+    safety::evaluator::PauseKind,
+    store::{
+        Store, StoreError,
+        audit::{self, AuditEntry},
+        records::{self, BlockRow, ChallengeKind, ChallengeRow, ChallengeStatus, DownstreamRow, EventRow, ExecutionRow, LoadedRow},
+    },
+};
+
+use super::postgres_cluster::Cluster;
+
+/// Where a suite's stores live: a folder, or a database on a cluster.
+enum Backend {
+    Sqlite(tempfile::TempDir),
+    Postgres { _cluster: Cluster, url: String },
+}
+
+impl Backend {
+    fn sqlite() -> Self {
+        Self::Sqlite(tempfile::tempdir().unwrap())
+    }
+
+    fn postgres() -> Self {
+        let cluster = Cluster::start();
+        let url = cluster.database();
+        Self::Postgres { _cluster: cluster, url }
+    }
+
+    /// A new connection to the same state, as another dongle process opens.
+    fn open(&self) -> Result<Store, StoreError> {
+        match self {
+            Self::Sqlite(dir) => Store::open(dir.path()),
+            Self::Postgres { url, .. } => Store::open_postgres(url),
+        }
+    }
+}
+
+fn execution(id: &str, agent: &str, started_at: i64) -> ExecutionRow {
+    ExecutionRow {
+        id: id.into(),
+        agent: agent.into(),
+        status: "running".into(),
+        steps: 0,
+        max_steps: 50,
+        started_at,
+        finished_at: None,
+        owner_pid: 4_000_000_000,
+        session_id: "s1".into(),
+        event_cursor: 0,
+        goal: Some("ship it".into()),
+        summary: None,
+    }
+}
+
+fn challenge(id: &str, agent: &str, created_at: i64, pause: Option<PauseKind>) -> ChallengeRow {
+    ChallengeRow {
+        id: id.into(),
+        agent: agent.into(),
+        kind: ChallengeKind::Approval,
+        action: "git push --force".into(),
+        reason: "needs a human".into(),
+        created_at,
+        expires_at: created_at + 60_000,
+        status: ChallengeStatus::Pending,
+        durable: false,
+        owner_pid: 7,
+        session_id: Some("s1".into()),
+        pause,
+    }
+}
+
+fn records_round_trip(backend: &Backend) {
+    let store = backend.open().unwrap();
+    store
+        .write(|tx| {
+            records::insert_execution(tx, &execution("e1", "coder", 100))?;
+            records::insert_execution(tx, &execution("e2", "coder", 100))?;
+            records::insert_execution(tx, &execution("e3", "other", 50))?;
+            Ok(())
+        })
+        .unwrap();
+    let (active, latest, all) = store
+        .read(|tx| Ok((records::active_execution(tx, "coder")?, records::latest_execution(tx, "coder")?, records::active_executions(tx)?)))
+        .unwrap();
+    assert_eq!(active.map(|row| row.id), Some("e2".into()), "equal start times: the one inserted last");
+    assert_eq!(latest.unwrap(), execution("e2", "coder", 100), "every field round-trips, u32 beyond i32 included");
+    assert_eq!(all.iter().map(|row| row.id.as_str()).collect::<Vec<_>>(), ["e3", "e1", "e2"]);
+    let mut finished = execution("e2", "coder", 100);
+    (finished.status, finished.steps, finished.finished_at, finished.summary) = ("completed".into(), 3, Some(200), Some("done".into()));
+    store.write(|tx| records::update_execution(tx, &finished)).unwrap();
+    assert_eq!(store.read(|tx| records::latest_execution(tx, "coder")).unwrap(), Some(finished));
+    assert!(matches!(store.write(|tx| records::update_execution(tx, &execution("gone", "x", 1))), Err(StoreError::Inconsistent(_))));
+    let of_session = store.read(|tx| Ok((records::active_executions_of(tx, 4_000_000_000, Some("s1"))?, records::active_executions_of(tx, 4_000_000_000, None)?))).unwrap();
+    assert_eq!((of_session.0.len(), of_session.1.len()), (2, 2));
+
+    // Blocks: the first one stays.
+    let block = BlockRow { agent: "coder".into(), challenge_id: "c0".into(), reason: "rm -rf /".into(), rule: Some("deny".into()), blocked_at: 5 };
+    store.write(|tx| records::insert_block(tx, &block)).unwrap();
+    store.write(|tx| records::insert_block(tx, &BlockRow { challenge_id: "c9".into(), ..block.clone() })).unwrap();
+    store.write(|tx| records::set_block_challenge(tx, "coder", "c1")).unwrap();
+    assert_eq!(store.read(|tx| records::block_of(tx, "coder")).unwrap(), Some(BlockRow { challenge_id: "c1".into(), ..block.clone() }));
+    assert_eq!(store.read(records::blocks).unwrap().len(), 1);
+
+    // Challenges, their hashes, pauses and counts.
+    store
+        .write(|tx| {
+            records::insert_challenge(tx, &challenge("c1", "coder", 10, Some(PauseKind::Approval)))?;
+            records::insert_challenge(tx, &challenge("c2", "coder", 10, Some(PauseKind::Verification)))?;
+            records::insert_challenge(tx, &challenge("c3", "coder", 20, None))?;
+            records::set_challenge_hash(tx, "c1", "salt", "hash")
+        })
+        .unwrap();
+    let (stored, hash) = store.read(|tx| records::challenge(tx, "c1")).unwrap().unwrap();
+    assert_eq!((stored, hash), (challenge("c1", "coder", 10, Some(PauseKind::Approval)), Some(("salt".into(), "hash".into()))));
+    assert_eq!(store.read(|tx| records::pausing_challenge(tx, "coder")).unwrap().map(|row| row.id), Some("c2".into()));
+    assert_eq!(store.read(|tx| records::challenges_since(tx, "coder", ChallengeKind::Approval, 15)).unwrap(), 1);
+    assert_eq!(store.read(|tx| records::challenges_in_session_since(tx, "s1", 0)).unwrap(), 3);
+    assert!(store.write(|tx| records::settle_challenge(tx, "c2", ChallengeStatus::Approved)).unwrap());
+    assert!(!store.write(|tx| records::settle_challenge(tx, "c2", ChallengeStatus::Denied)).unwrap(), "settled once");
+    store.write(|tx| records::set_challenge_status(tx, "c3", ChallengeStatus::Expired)).unwrap();
+    assert_eq!(store.read(|tx| records::pending_challenges(tx, 0)).unwrap().iter().map(|row| row.id.as_str()).collect::<Vec<_>>(), ["c1"]);
+    assert_eq!(store.write(|tx| records::cancel_challenges_of(tx, 7, Some("s1"))).unwrap(), 2, "c1 pending and c2 approved");
+
+    // Failures, lockouts, step counts.
+    store.write(|tx| records::insert_failure(tx, "agent:coder", 10).and(records::insert_failure(tx, "agent:coder", 20))).unwrap();
+    assert_eq!(store.read(|tx| records::failures_since(tx, "agent:coder", 15)).unwrap(), 1);
+    store.write(|tx| records::set_lockout(tx, "agent:coder", 99, 1).and(records::set_lockout(tx, "agent:coder", 199, 2))).unwrap();
+    assert_eq!(store.read(|tx| records::lockout(tx, "agent:coder")).unwrap(), Some((199, 2)));
+    store.write(|tx| records::set_agent_steps(tx, "coder", 3).and(records::set_agent_steps(tx, "coder", 4))).unwrap();
+    assert_eq!(store.read(|tx| Ok((records::agent_steps(tx, "coder")?, records::agent_steps(tx, "nobody")?))).unwrap(), (4, 0));
+
+    // Events, in order, to one agent or to all.
+    let event = |agent: Option<&str>| EventRow { id: 0, agent: agent.map(Into::into), kind: "danger_zone".into(), message: "m".into(), metadata: "{}".into(), created_at: 1 };
+    let first = store.write(|tx| records::insert_event(tx, &event(Some("coder")))).unwrap();
+    let second = store.write(|tx| records::insert_event(tx, &event(None))).unwrap();
+    store.write(|tx| records::insert_event(tx, &event(Some("other")))).unwrap();
+    assert!(second > first);
+    let seen = store.read(|tx| records::events_after(tx, 0, "coder")).unwrap();
+    assert_eq!(seen.iter().map(|e| (e.id, e.agent.clone())).collect::<Vec<_>>(), [(first, Some("coder".into())), (second, None)]);
+    assert_eq!(store.read(records::last_event_id).unwrap(), second + 1);
+
+    // Downstream servers and what each process loaded.
+    let server = DownstreamRow { owner_pid: 7, name: "fs".into(), state: "up".into(), tools: 14, detail: None, updated_at: 1 };
+    store.write(|tx| records::upsert_downstream(tx, &server).and(records::upsert_downstream(tx, &DownstreamRow { state: "down".into(), ..server.clone() }))).unwrap();
+    store.write(|tx| records::insert_downstream_if_absent(tx, &server)).unwrap();
+    assert_eq!(store.read(records::downstreams).unwrap(), [DownstreamRow { state: "down".into(), ..server.clone() }]);
+    store.write(|tx| records::remove_downstream(tx, 7, "fs")).unwrap();
+    assert!(store.read(records::downstreams).unwrap().is_empty());
+    let loaded = LoadedRow { owner_pid: 7, kind: "policy".into(), name: "default".into(), detail: "sha256:ab".into(), since: 3 };
+    store.write(|tx| records::set_loaded(tx, 7, std::slice::from_ref(&loaded))).unwrap();
+    assert_eq!(store.read(records::loaded).unwrap(), [loaded]);
+    store.sync_barrier().unwrap();
+}
+
+fn entry(agent: &str) -> AuditEntry<'_> {
+    AuditEntry { agent, event: "step", decision: "continue", policy_hash: "p", hint: Some("ls"), ..Default::default() }
+}
+
+fn audit_chain_and_policies(backend: &Backend) {
+    let store = backend.open().unwrap();
+    for agent in ["a", "b", "a"] {
+        store.write(|tx| audit::append(tx, &entry(agent))).unwrap();
+    }
+    assert_eq!(store.read(audit::verify).unwrap(), audit::ChainReport { rows: 3, broken_at: None });
+    let rows = store.read(|tx| audit::rows(tx, Some("a"), 10)).unwrap();
+    assert_eq!(rows.iter().map(|row| row.seq).collect::<Vec<_>>(), [1, 3]);
+    assert_eq!(store.read(|tx| audit::rows(tx, None, 2)).unwrap().iter().map(|row| row.seq).collect::<Vec<_>>(), [2, 3]);
+    assert_eq!(store.read(|tx| audit::actions_since(tx, 0, None)).unwrap().len(), 3);
+    store.write(|tx| audit::remember_policy(tx, "h1", "{\"a\":1}").and(audit::remember_policy(tx, "h1", "{\"b\":2}"))).unwrap();
+    assert_eq!(store.read(|tx| Ok((audit::knows_policy(tx, "h1")?, audit::knows_policy(tx, "h2")?, audit::policy_sources(tx, "h1")?))).unwrap(), (true, false, Some("{\"a\":1}".into())));
+}
+
+/// Four writers, each its own connection (as four dongle processes
+/// would have), append at once; the chain stays one line.
+fn concurrent_writers_keep_one_chain(backend: &Backend) {
+    std::thread::scope(|scope| {
+        for writer in 0..4 {
+            scope.spawn(move || {
+                let store = backend.open().unwrap();
+                let agent = format!("w{writer}");
+                for _ in 0..50 {
+                    store.write(|tx| audit::append(tx, &entry(&agent))).unwrap();
+                }
+            });
+        }
+    });
+    let store = backend.open().unwrap();
+    assert_eq!(store.read(audit::verify).unwrap(), audit::ChainReport { rows: 200, broken_at: None });
+}
+
+/// Each suite as a module with one test per backend.
+macro_rules! on_both_backends {
+    ($($suite:ident),*) => {$(
+        mod $suite {
+            #[test]
+            fn sqlite() {
+                super::$suite(&super::Backend::sqlite());
+            }
+
+            #[test]
+            fn postgres() {
+                super::$suite(&super::Backend::postgres());
+            }
+        }
+    )*};
+}
+
+on_both_backends!(records_round_trip, audit_chain_and_policies, concurrent_writers_keep_one_chain);
+
+/// PostgreSQL's own guarantees, as the SQLite file has them (see the
+/// store's unit tests): rows of the audit log cannot be changed or
+/// removed, and a schema newer than this version is refused and kept.
+#[test]
+fn postgres_refuses_audit_changes_and_a_newer_schema() {
+    let backend = Backend::postgres();
+    let Backend::Postgres { url, .. } = &backend else { unreachable!() };
+    let store = backend.open().unwrap();
+    store.write(|tx| audit::append(tx, &entry("a"))).unwrap();
+    let mut raw = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    for change in ["UPDATE audit SET decision = 'stop'", "DELETE FROM audit", "TRUNCATE audit"] {
+        let refused = raw.batch_execute(change).unwrap_err();
+        assert!(refused.to_string().contains("append-only") || format!("{refused:?}").contains("append-only"), "{change}: {refused:?}");
+    }
+    raw.batch_execute("UPDATE schema_version SET version = version + 1").unwrap();
+    match Store::open_postgres(url) {
+        Err(StoreError::NewerSchema { found, supported }) => assert_eq!(found, supported + 1),
+        other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
+    }
+    let version: i64 = raw.query_one("SELECT version FROM schema_version", &[]).unwrap().get(0);
+    assert!(version > 1, "the database was left as it was");
+}
+
+/// Nothing shown of the state's address carries the password.
+#[test]
+fn the_postgres_location_never_shows_the_password() {
+    let cluster = Cluster::start();
+    let url = cluster.database().replace("postgres@", "postgres:not-needed-with-trust@");
+    let store = Store::open_postgres(&url).unwrap();
+    assert!(!store.location().contains("not-needed"), "{}", store.location());
+    assert!(store.location().starts_with("postgres://postgres@127.0.0.1:"), "{}", store.location());
+}
