@@ -254,22 +254,22 @@ impl Reloader {
 
     /// Forgets what this process recorded as loaded (it is exiting).
     pub fn forget(&self) {
-        let _ = self.core.store.write(|tx| records::set_loaded(tx, self.core.pid(), &[]));
+        let _ = self.core.store.write(|tx| records::set_loaded(tx, self.core.owner(), &[]));
     }
 }
 
 /// Writes what this process has loaded, and since when, to the state.
 fn record_loaded(core: &LoopCore, loaded: &Loaded) {
-    let pid = core.pid();
+    let owner = core.owner();
     let policy = core.policy();
-    let mut rows = vec![LoadedRow { owner_pid: pid, kind: "policy".into(), name: policy.hash().to_owned(), detail: policy.sources().join(", "), since: loaded.policy_since }];
+    let mut rows = vec![LoadedRow { owner: owner.clone(), kind: "policy".into(), name: policy.hash().to_owned(), detail: policy.sources().join(", "), since: loaded.policy_since }];
     for (name, adapter) in &loaded.adapters {
-        rows.push(LoadedRow { owner_pid: pid, kind: "adapter".into(), name: name.clone(), detail: format!("{} ({} operations)", adapter.file.display(), adapter.operations), since: adapter.since });
+        rows.push(LoadedRow { owner: owner.clone(), kind: "adapter".into(), name: name.clone(), detail: format!("{} ({} operations)", adapter.file.display(), adapter.operations), since: adapter.since });
     }
     for (part, (why, at)) in &loaded.refused {
-        rows.push(LoadedRow { owner_pid: pid, kind: "refused".into(), name: part.name().into(), detail: why.clone(), since: *at });
+        rows.push(LoadedRow { owner: owner.clone(), kind: "refused".into(), name: part.name().into(), detail: why.clone(), since: *at });
     }
-    if let Err(error) = core.store.write(|tx| records::set_loaded(tx, pid, &rows)) {
+    if let Err(error) = core.store.write(|tx| records::set_loaded(tx, owner, &rows)) {
         tracing::warn!(%error, "what is loaded could not be recorded for status");
     }
 }

@@ -7,7 +7,7 @@
 
 use std::process::ExitCode;
 
-use crate::store::{now_ms, records, rfc3339};
+use crate::store::{now_ms, owner::Owner, records, rfc3339};
 
 use super::{ConfigArg, terminal_text::terminal_text};
 
@@ -34,8 +34,8 @@ pub(super) fn run(args: ConfigArg) -> ExitCode {
     println!("active executions: {}", executions.len());
     for execution in &executions {
         println!(
-            "  {}  {}  {}  step {}/{}  since {}  (pid {})",
-            terminal_text(&execution.agent), execution.id, execution.status, execution.steps, execution.max_steps, rfc3339(execution.started_at), execution.owner_pid
+            "  {}  {}  {}  step {}/{}  since {}  ({})",
+            terminal_text(&execution.agent), execution.id, execution.status, execution.steps, execution.max_steps, rfc3339(execution.started_at), terminal_text(&execution.owner.to_string())
         );
     }
     println!("challenges waiting for a human: {}", challenges.len());
@@ -43,19 +43,19 @@ pub(super) fn run(args: ConfigArg) -> ExitCode {
         let expiry = if challenge.durable || challenge.expires_at == i64::MAX { "until resolved".to_owned() } else { format!("until {}", rfc3339(challenge.expires_at)) };
         println!("  {}  {}  {}  {expiry}  {}", terminal_text(&challenge.agent), challenge.kind.name(), challenge.id, terminal_text(&challenge.reason));
     }
-    let running: Vec<_> = downstreams.iter().filter(|server| crate::platform::process_alive(server.owner_pid)).collect();
+    let running: Vec<_> = downstreams.iter().filter(|server| server.owner.may_be_running()).collect();
     println!("downstream servers: {}", running.len());
     for server in running {
         let detail = server.detail.as_deref().map(|d| format!("  {}", terminal_text(d))).unwrap_or_default();
-        println!("  {}  {}  {} tools  since {}  (pid {}){detail}", server.name, server.state, server.tools, rfc3339(server.updated_at), server.owner_pid);
+        println!("  {}  {}  {} tools  since {}  ({}){detail}", terminal_text(&server.name), server.state, server.tools, rfc3339(server.updated_at), terminal_text(&server.owner.to_string()));
     }
-    let serving: Vec<_> = loaded.iter().filter(|row| crate::platform::process_alive(row.owner_pid)).collect();
-    let mut pids: Vec<u32> = serving.iter().map(|row| row.owner_pid).collect();
-    pids.dedup();
-    println!("serving dongles: {}", pids.len());
-    for pid in pids {
-        println!("  pid {pid}");
-        for row in serving.iter().filter(|row| row.owner_pid == pid) {
+    let serving: Vec<_> = loaded.iter().filter(|row| row.owner.may_be_running()).collect();
+    let mut owners: Vec<&Owner> = serving.iter().map(|row| &row.owner).collect();
+    owners.dedup();
+    println!("serving dongles: {}", owners.len());
+    for owner in owners {
+        println!("  {}", terminal_text(&owner.to_string()));
+        for row in serving.iter().filter(|row| &row.owner == owner) {
             let (what, name) = match row.kind.as_str() {
                 "policy" => ("policy", row.name.get(..16).unwrap_or(&row.name)),
                 "refused" => ("refused change", row.name.as_str()),

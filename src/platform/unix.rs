@@ -55,6 +55,19 @@ pub fn process_alive(pid: u32) -> bool {
     !matches!(kill(Pid::from_raw(pid), None), Err(Errno::ESRCH))
 }
 
+/// This machine, as rows in a shared database name it: the host name and,
+/// where the system keeps one, its machine id (two containers of one
+/// image share the id but not the host name; two laptops may share a host
+/// name but not the id).
+pub fn machine_name() -> String {
+    let host = nix::unistd::gethostname().ok().and_then(|name| name.into_string().ok()).unwrap_or_default();
+    let id = ["/etc/machine-id", "/var/lib/dbus/machine-id"].iter().find_map(|file| std::fs::read_to_string(file).ok()).unwrap_or_default();
+    match id.trim() {
+        "" => host,
+        id => format!("{host}/{id}"),
+    }
+}
+
 /// A child process with everything it starts: its own process group.
 pub struct ProcessTree {
     child: tokio::process::Child,

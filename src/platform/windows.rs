@@ -67,6 +67,11 @@ pub fn process_alive(_pid: u32) -> bool {
     true
 }
 
+/// This machine, as rows in a shared database name it: its computer name.
+pub fn machine_name() -> String {
+    std::env::var("COMPUTERNAME").unwrap_or_default()
+}
+
 /// A child process in a job object that kills everything in it when its
 /// handle closes.
 pub struct ProcessTree {

@@ -18,7 +18,7 @@
 
 use std::sync::Arc;
 
-use crate::store::Tx;
+use crate::store::{Tx, owner::Owner};
 use serde_json::{Value, json};
 
 use crate::{
@@ -55,7 +55,7 @@ pub struct LoopCore {
     pub mode: LoopMode,
     pub humans: Humans,
     pub sessions: Sessions,
-    pid: u32,
+    owner: Owner,
 }
 
 /// A pause holding an agent: its challenge waits for a human.
@@ -100,11 +100,12 @@ impl LoopCore {
     }
 
     fn with_policy(store: Arc<Store>, policy: LivePolicy, mode: LoopMode, humans: Humans) -> Self {
-        Self { store, policy, mode, humans, sessions: Sessions::default(), pid: std::process::id() }
+        Self { store, policy, mode, humans, sessions: Sessions::default(), owner: Owner::current() }
     }
 
-    pub fn pid(&self) -> u32 {
-        self.pid
+    /// This process, as the rows it writes name it.
+    pub fn owner(&self) -> &Owner {
+        &self.owner
     }
 
     pub fn enforcing(&self) -> bool {
@@ -166,7 +167,7 @@ impl LoopCore {
     /// is failed on the way, as its session is over (spec 2.3.3).
     pub fn active_execution(&self, tx: &Tx<'_>, agent: &str, now: i64) -> Result<Option<ExecutionRow>, StoreError> {
         let Some(row) = records::active_execution(tx, agent)? else { return Ok(None) };
-        if row.owner_pid == self.pid || crate::platform::process_alive(row.owner_pid) {
+        if row.owner.may_be_running() {
             return Ok(Some(row));
         }
         if let Ok(running) = AnyExecution::from_row(row.clone())?.running("failed") {
@@ -184,7 +185,7 @@ impl LoopCore {
         let Some(kind) = challenge.pause else { return Ok(None) };
         let ended = if challenge.expires_at <= now {
             Some(ChallengeStatus::Expired)
-        } else if challenge.owner_pid != self.pid && !crate::platform::process_alive(challenge.owner_pid) {
+        } else if !challenge.owner.may_be_running() {
             Some(ChallengeStatus::Cancelled)
         } else {
             None
@@ -320,7 +321,7 @@ impl LoopCore {
             self.sessions.end(session);
         }
         self.store.write_durable(|tx| {
-            for row in records::active_executions_of(tx, self.pid, session)? {
+            for row in records::active_executions_of(tx, &self.owner, session)? {
                 let cancelled = AnyExecution::from_row(row.clone())?.cancel(now, Some("its MCP session ended".into()));
                 if let Ok(cancelled) = cancelled {
                     records::update_execution(tx, cancelled.row())?;
@@ -334,7 +335,7 @@ impl LoopCore {
                     })?;
                 }
             }
-            records::cancel_challenges_of(tx, self.pid, session)?;
+            records::cancel_challenges_of(tx, &self.owner, session)?;
             Ok(())
         })
     }

@@ -173,7 +173,7 @@ impl SafetyLoop {
                 agent: agent.to_owned(),
                 max_steps,
                 started_at: now,
-                owner_pid: core.pid(),
+                owner: core.owner().clone(),
                 session_id: call.session_id.clone(),
                 event_cursor: records::last_event_id(tx)?,
                 goal: request.goal.clone(),

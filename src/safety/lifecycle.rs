@@ -6,7 +6,7 @@
 
 use std::{fmt, marker::PhantomData};
 
-use crate::store::{StoreError, records::ExecutionRow};
+use crate::store::{StoreError, owner::Owner, records::ExecutionRow};
 
 pub mod state {
     //! Marker types, one per state.
@@ -88,7 +88,7 @@ pub struct NewExecution {
     pub agent: String,
     pub max_steps: u32,
     pub started_at: i64,
-    pub owner_pid: u32,
+    pub owner: Owner,
     pub session_id: String,
     pub event_cursor: i64,
     pub goal: Option<String>,
@@ -105,7 +105,7 @@ impl Execution<Pending> {
                 max_steps: facts.max_steps,
                 started_at: facts.started_at,
                 finished_at: None,
-                owner_pid: facts.owner_pid,
+                owner: facts.owner,
                 session_id: facts.session_id,
                 event_cursor: facts.event_cursor,
                 goal: facts.goal,
@@ -242,7 +242,7 @@ mod tests {
             agent: "a".into(),
             max_steps: 3,
             started_at: 1,
-            owner_pid: 1,
+            owner: Owner::current(),
             session_id: "s".into(),
             event_cursor: 0,
             goal: None,

@@ -159,6 +159,36 @@ CREATE TABLE loaded (
     since         INTEGER NOT NULL,
     PRIMARY KEY (owner_pid, kind, name)
 ) WITHOUT ROWID;
+"#, r#"
+-- Rows name the machine of the process that owns them (see store::owner),
+-- so dongles on several machines sharing one database never judge each
+-- other's processes by their own process table. Rows written before name
+-- none: they are this machine's.
+ALTER TABLE executions ADD COLUMN owner_machine TEXT NOT NULL DEFAULT '';
+ALTER TABLE challenges ADD COLUMN owner_machine TEXT NOT NULL DEFAULT '';
+-- Keyed by process, so rebuilt with the machine in the key. They hold
+-- what running processes report, which they report again.
+DROP TABLE downstream_servers;
+CREATE TABLE downstream_servers (
+    owner_machine TEXT NOT NULL,
+    owner_pid     INTEGER NOT NULL,
+    name          TEXT NOT NULL,
+    state         TEXT NOT NULL,
+    tools         INTEGER NOT NULL,
+    detail        TEXT,
+    updated_at    INTEGER NOT NULL,
+    PRIMARY KEY (owner_machine, owner_pid, name)
+);
+DROP TABLE loaded;
+CREATE TABLE loaded (
+    owner_machine TEXT NOT NULL,
+    owner_pid     INTEGER NOT NULL,
+    kind          TEXT NOT NULL,
+    name          TEXT NOT NULL,
+    detail        TEXT NOT NULL,
+    since         INTEGER NOT NULL,
+    PRIMARY KEY (owner_machine, owner_pid, kind, name)
+) WITHOUT ROWID;
 "#];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

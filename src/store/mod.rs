@@ -17,6 +17,7 @@
 
 pub mod audit;
 mod migrations;
+pub mod owner;
 mod postgres;
 pub mod records;
 pub mod sql;

@@ -37,6 +37,7 @@ CREATE TABLE executions (
     max_steps     BIGINT NOT NULL,
     started_at    BIGINT NOT NULL,
     finished_at   BIGINT,
+    owner_machine TEXT NOT NULL,
     owner_pid     BIGINT NOT NULL,
     session_id    TEXT NOT NULL,
     event_cursor  BIGINT NOT NULL,
@@ -64,6 +65,7 @@ CREATE TABLE challenges (
     expires_at    BIGINT NOT NULL,
     status        TEXT NOT NULL,
     durable       BIGINT NOT NULL,
+    owner_machine TEXT NOT NULL,
     owner_pid     BIGINT NOT NULL,
     code_salt     TEXT,
     code_hash     TEXT,
@@ -124,13 +126,14 @@ CREATE TABLE lockouts (
 );
 
 CREATE TABLE downstream_servers (
+    owner_machine TEXT NOT NULL,
     owner_pid     BIGINT NOT NULL,
     name          TEXT NOT NULL,
     state         TEXT NOT NULL,
     tools         BIGINT NOT NULL,
     detail        TEXT,
     updated_at    BIGINT NOT NULL,
-    PRIMARY KEY (owner_pid, name)
+    PRIMARY KEY (owner_machine, owner_pid, name)
 );
 
 CREATE TABLE agent_steps (
@@ -145,12 +148,13 @@ CREATE TABLE policy_versions (
 );
 
 CREATE TABLE loaded (
+    owner_machine TEXT NOT NULL,
     owner_pid     BIGINT NOT NULL,
     kind          TEXT NOT NULL,
     name          TEXT NOT NULL,
     detail        TEXT NOT NULL,
     since         BIGINT NOT NULL,
-    PRIMARY KEY (owner_pid, kind, name)
+    PRIMARY KEY (owner_machine, owner_pid, kind, name)
 );
 "#];
 

@@ -7,6 +7,7 @@ use crate::{safety::evaluator::PauseKind, verify::Unblock};
 
 use super::{
     StoreError,
+    owner::Owner,
     sql::{Fields, Tx, values},
 };
 
@@ -20,7 +21,7 @@ pub struct ExecutionRow {
     pub max_steps: u32,
     pub started_at: i64,
     pub finished_at: Option<i64>,
-    pub owner_pid: u32,
+    pub owner: Owner,
     pub session_id: String,
     pub event_cursor: i64,
     pub goal: Option<String>,
@@ -28,7 +29,7 @@ pub struct ExecutionRow {
 }
 
 const EXECUTION_COLUMNS: &str =
-    "id, agent, status, steps, max_steps, started_at, finished_at, owner_pid, session_id, event_cursor, goal, summary";
+    "id, agent, status, steps, max_steps, started_at, finished_at, owner_machine, owner_pid, session_id, event_cursor, goal, summary";
 
 fn execution(row: &Fields<'_>) -> Result<ExecutionRow, StoreError> {
     Ok(ExecutionRow {
@@ -39,11 +40,11 @@ fn execution(row: &Fields<'_>) -> Result<ExecutionRow, StoreError> {
         max_steps: row.get(4)?,
         started_at: row.get(5)?,
         finished_at: row.get(6)?,
-        owner_pid: row.get(7)?,
-        session_id: row.get(8)?,
-        event_cursor: row.get(9)?,
-        goal: row.get(10)?,
-        summary: row.get(11)?,
+        owner: Owner { machine: row.get(7)?, pid: row.get(8)? },
+        session_id: row.get(9)?,
+        event_cursor: row.get(10)?,
+        goal: row.get(11)?,
+        summary: row.get(12)?,
     })
 }
 
@@ -57,7 +58,7 @@ fn execution(row: &Fields<'_>) -> Result<ExecutionRow, StoreError> {
 /// again at every binding.
 pub fn active_execution(tx: &Tx<'_>, agent: &str) -> Result<Option<ExecutionRow>, StoreError> {
     let sql = format!("SELECT {EXECUTION_COLUMNS}, rowid FROM executions WHERE agent = ?1 AND status IN ('pending', 'running')");
-    let rows = tx.rows(&sql, values![agent], |row| Ok((execution(row)?, row.get::<i64>(12)?)))?;
+    let rows = tx.rows(&sql, values![agent], |row| Ok((execution(row)?, row.get::<i64>(13)?)))?;
     Ok(newest(rows, |(row, rowid)| (row.started_at, *rowid)))
 }
 
@@ -85,12 +86,12 @@ pub fn active_executions(tx: &Tx<'_>) -> Result<Vec<ExecutionRow>, StoreError> {
 }
 
 pub fn insert_execution(tx: &Tx<'_>, row: &ExecutionRow) -> Result<(), StoreError> {
-    let sql = format!("INSERT INTO executions ({EXECUTION_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+    let sql = format!("INSERT INTO executions ({EXECUTION_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
     tx.execute(
         &sql,
         values![
-            &row.id, &row.agent, &row.status, row.steps, row.max_steps, row.started_at, row.finished_at, row.owner_pid, &row.session_id,
-            row.event_cursor, &row.goal, &row.summary
+            &row.id, &row.agent, &row.status, row.steps, row.max_steps, row.started_at, row.finished_at, &row.owner.machine, row.owner.pid,
+            &row.session_id, row.event_cursor, &row.goal, &row.summary
         ],
     )?;
     Ok(())
@@ -237,7 +238,7 @@ pub struct ChallengeRow {
     pub expires_at: i64,
     pub status: ChallengeStatus,
     pub durable: bool,
-    pub owner_pid: u32,
+    pub owner: Owner,
     /// The MCP session whose call raised it (`None` for challenges stored
     /// before sessions were recorded).
     pub session_id: Option<String>,
@@ -246,7 +247,7 @@ pub struct ChallengeRow {
 }
 
 pub fn insert_challenge(tx: &Tx<'_>, row: &ChallengeRow) -> Result<(), StoreError> {
-    let sql = format!("INSERT INTO challenges ({CHALLENGE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+    let sql = format!("INSERT INTO challenges ({CHALLENGE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
     tx.execute(
         &sql,
         values![
@@ -259,7 +260,8 @@ pub fn insert_challenge(tx: &Tx<'_>, row: &ChallengeRow) -> Result<(), StoreErro
             row.expires_at,
             row.status.name(),
             row.durable,
-            row.owner_pid,
+            &row.owner.machine,
+            row.owner.pid,
             &row.session_id,
             row.pause.map(PauseKind::name)
         ],
@@ -274,8 +276,8 @@ pub type CodeHash = (String, String);
 pub fn challenge(tx: &Tx<'_>, id: &str) -> Result<Option<(ChallengeRow, Option<CodeHash>)>, StoreError> {
     let sql = format!("SELECT {CHALLENGE_COLUMNS}, code_salt, code_hash FROM challenges WHERE id = ?1");
     tx.row(&sql, values![id], |row| {
-        let salt: Option<String> = row.get(12)?;
-        let hash: Option<String> = row.get(13)?;
+        let salt: Option<String> = row.get(13)?;
+        let hash: Option<String> = row.get(14)?;
         Ok((challenge_row(row)?, salt.zip(hash)))
     })
 }
@@ -343,26 +345,26 @@ pub fn settle_challenge(tx: &Tx<'_>, id: &str, status: ChallengeStatus) -> Resul
 /// (expiry, a live owner) is the caller's judgement.
 pub fn pausing_challenge(tx: &Tx<'_>, agent: &str) -> Result<Option<ChallengeRow>, StoreError> {
     let sql = format!("SELECT {CHALLENGE_COLUMNS}, rowid FROM challenges WHERE agent = ?1 AND status IN ('pending', 'approved') AND pause IS NOT NULL");
-    let rows = tx.rows(&sql, values![agent], |row| Ok((challenge_row(row)?, row.get::<i64>(12)?)))?;
+    let rows = tx.rows(&sql, values![agent], |row| Ok((challenge_row(row)?, row.get::<i64>(13)?)))?;
     Ok(newest(rows, |(row, rowid)| (row.created_at, *rowid)))
 }
 
 /// Ends every challenge still waiting (or approved, uncollected) that
 /// calls of `session` (every session, when `None`) raised in process
-/// `owner_pid`: nobody is left to collect an answer. A block's challenge
-/// is durable and stays. Returns how many ended.
-pub fn cancel_challenges_of(tx: &Tx<'_>, owner_pid: u32, session_id: Option<&str>) -> Result<usize, StoreError> {
+/// `owner`: nobody is left to collect an answer. A block's challenge is
+/// durable and stays. Returns how many ended.
+pub fn cancel_challenges_of(tx: &Tx<'_>, owner: &Owner, session_id: Option<&str>) -> Result<usize, StoreError> {
     tx.execute(
-        "UPDATE challenges SET status = 'cancelled' WHERE owner_pid = ?1 AND (CAST(?2 AS TEXT) IS NULL OR session_id = ?2) AND durable = 0 \
-         AND status IN ('pending', 'approved')",
-        values![owner_pid, session_id],
+        "UPDATE challenges SET status = 'cancelled' WHERE owner_machine = ?1 AND owner_pid = ?2 AND (CAST(?3 AS TEXT) IS NULL OR session_id = ?3) \
+         AND durable = 0 AND status IN ('pending', 'approved')",
+        values![&owner.machine, owner.pid, session_id],
     )
 }
 
-const CHALLENGE_COLUMNS: &str = "id, agent, kind, action, reason, created_at, expires_at, status, durable, owner_pid, session_id, pause";
+const CHALLENGE_COLUMNS: &str = "id, agent, kind, action, reason, created_at, expires_at, status, durable, owner_machine, owner_pid, session_id, pause";
 
 fn challenge_row(row: &Fields<'_>) -> Result<ChallengeRow, StoreError> {
-    let pause: Option<String> = row.get(11)?;
+    let pause: Option<String> = row.get(12)?;
     Ok(ChallengeRow {
         id: row.get(0)?,
         agent: row.get(1)?,
@@ -373,8 +375,8 @@ fn challenge_row(row: &Fields<'_>) -> Result<ChallengeRow, StoreError> {
         expires_at: row.get(6)?,
         status: row.named(7, ChallengeStatus::parse)?,
         durable: row.get(8)?,
-        owner_pid: row.get(9)?,
-        session_id: row.get(10)?,
+        owner: Owner { machine: row.get(9)?, pid: row.get(10)? },
+        session_id: row.get(11)?,
         pause: pause.map(|name| PauseKind::parse(&name).ok_or(StoreError::UnknownName(name))).transpose()?,
     })
 }
@@ -390,12 +392,13 @@ pub fn set_agent_steps(tx: &Tx<'_>, agent: &str, steps: u32) -> Result<(), Store
 }
 
 /// The executions not yet finished that calls of `session` (every
-/// session, when `None`) started in process `owner_pid`.
-pub fn active_executions_of(tx: &Tx<'_>, owner_pid: u32, session_id: Option<&str>) -> Result<Vec<ExecutionRow>, StoreError> {
+/// session, when `None`) started in process `owner`.
+pub fn active_executions_of(tx: &Tx<'_>, owner: &Owner, session_id: Option<&str>) -> Result<Vec<ExecutionRow>, StoreError> {
     let sql = format!(
-        "SELECT {EXECUTION_COLUMNS} FROM executions WHERE owner_pid = ?1 AND (CAST(?2 AS TEXT) IS NULL OR session_id = ?2) AND status IN ('pending', 'running')"
+        "SELECT {EXECUTION_COLUMNS} FROM executions WHERE owner_machine = ?1 AND owner_pid = ?2 AND (CAST(?3 AS TEXT) IS NULL OR session_id = ?3) \
+         AND status IN ('pending', 'running')"
     );
-    tx.rows(&sql, values![owner_pid, session_id], execution)
+    tx.rows(&sql, values![&owner.machine, owner.pid, session_id], execution)
 }
 
 /// Challenges still waiting for a human at `now` (Unix ms).
@@ -453,7 +456,7 @@ pub fn last_event_id(tx: &Tx<'_>) -> Result<i64, StoreError> {
 /// A downstream MCP server as its serving process last reported it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DownstreamRow {
-    pub owner_pid: u32,
+    pub owner: Owner,
     pub name: String,
     pub state: String,
     pub tools: u32,
@@ -463,9 +466,9 @@ pub struct DownstreamRow {
 
 pub fn upsert_downstream(tx: &Tx<'_>, row: &DownstreamRow) -> Result<(), StoreError> {
     tx.execute(
-        "INSERT INTO downstream_servers (owner_pid, name, state, tools, detail, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
-         ON CONFLICT (owner_pid, name) DO UPDATE SET state = ?3, tools = ?4, detail = ?5, updated_at = ?6",
-        values![row.owner_pid, &row.name, &row.state, row.tools, &row.detail, row.updated_at],
+        "INSERT INTO downstream_servers (owner_machine, owner_pid, name, state, tools, detail, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) \
+         ON CONFLICT (owner_machine, owner_pid, name) DO UPDATE SET state = ?4, tools = ?5, detail = ?6, updated_at = ?7",
+        values![&row.owner.machine, row.owner.pid, &row.name, &row.state, row.tools, &row.detail, row.updated_at],
     )?;
     Ok(())
 }
@@ -473,27 +476,35 @@ pub fn upsert_downstream(tx: &Tx<'_>, row: &DownstreamRow) -> Result<(), StoreEr
 /// Records a server of a running process unless it is recorded already.
 pub fn insert_downstream_if_absent(tx: &Tx<'_>, row: &DownstreamRow) -> Result<(), StoreError> {
     tx.execute(
-        "INSERT INTO downstream_servers (owner_pid, name, state, tools, detail, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (owner_pid, name) DO NOTHING",
-        values![row.owner_pid, &row.name, &row.state, row.tools, &row.detail, row.updated_at],
+        "INSERT INTO downstream_servers (owner_machine, owner_pid, name, state, tools, detail, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) \
+         ON CONFLICT (owner_machine, owner_pid, name) DO NOTHING",
+        values![&row.owner.machine, row.owner.pid, &row.name, &row.state, row.tools, &row.detail, row.updated_at],
     )?;
     Ok(())
 }
 
 /// Forgets the servers of a process that has ended.
-pub fn remove_downstreams_of(tx: &Tx<'_>, owner_pid: u32) -> Result<(), StoreError> {
-    tx.execute("DELETE FROM downstream_servers WHERE owner_pid = ?1", values![owner_pid])?;
+pub fn remove_downstreams_of(tx: &Tx<'_>, owner: &Owner) -> Result<(), StoreError> {
+    tx.execute("DELETE FROM downstream_servers WHERE owner_machine = ?1 AND owner_pid = ?2", values![&owner.machine, owner.pid])?;
     Ok(())
 }
 
 /// Forgets one server of a running process (a reload removed it).
-pub fn remove_downstream(tx: &Tx<'_>, owner_pid: u32, name: &str) -> Result<(), StoreError> {
-    tx.execute("DELETE FROM downstream_servers WHERE owner_pid = ?1 AND name = ?2", values![owner_pid, name])?;
+pub fn remove_downstream(tx: &Tx<'_>, owner: &Owner, name: &str) -> Result<(), StoreError> {
+    tx.execute("DELETE FROM downstream_servers WHERE owner_machine = ?1 AND owner_pid = ?2 AND name = ?3", values![&owner.machine, owner.pid, name])?;
     Ok(())
 }
 
 pub fn downstreams(tx: &Tx<'_>) -> Result<Vec<DownstreamRow>, StoreError> {
-    tx.rows("SELECT owner_pid, name, state, tools, detail, updated_at FROM downstream_servers ORDER BY name, owner_pid", values![], |row| {
-        Ok(DownstreamRow { owner_pid: row.get(0)?, name: row.get(1)?, state: row.get(2)?, tools: row.get(3)?, detail: row.get(4)?, updated_at: row.get(5)? })
+    tx.rows("SELECT owner_machine, owner_pid, name, state, tools, detail, updated_at FROM downstream_servers ORDER BY name, owner_machine, owner_pid", values![], |row| {
+        Ok(DownstreamRow {
+            owner: Owner { machine: row.get(0)?, pid: row.get(1)? },
+            name: row.get(2)?,
+            state: row.get(3)?,
+            tools: row.get(4)?,
+            detail: row.get(5)?,
+            updated_at: row.get(6)?,
+        })
     })
 }
 
@@ -501,24 +512,27 @@ pub fn downstreams(tx: &Tx<'_>) -> Result<Vec<DownstreamRow>, StoreError> {
 /// last change to one part it refused (`refused`), and since when.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadedRow {
-    pub owner_pid: u32,
+    pub owner: Owner,
     pub kind: String,
     pub name: String,
     pub detail: String,
     pub since: i64,
 }
 
-/// Replaces what `owner_pid` says it has loaded with `rows`.
-pub fn set_loaded(tx: &Tx<'_>, owner_pid: u32, rows: &[LoadedRow]) -> Result<(), StoreError> {
-    tx.execute("DELETE FROM loaded WHERE owner_pid = ?1", values![owner_pid])?;
+/// Replaces what `owner` says it has loaded with `rows`.
+pub fn set_loaded(tx: &Tx<'_>, owner: &Owner, rows: &[LoadedRow]) -> Result<(), StoreError> {
+    tx.execute("DELETE FROM loaded WHERE owner_machine = ?1 AND owner_pid = ?2", values![&owner.machine, owner.pid])?;
     for row in rows {
-        tx.execute("INSERT INTO loaded (owner_pid, kind, name, detail, since) VALUES (?1, ?2, ?3, ?4, ?5)", values![owner_pid, &row.kind, &row.name, &row.detail, row.since])?;
+        tx.execute(
+            "INSERT INTO loaded (owner_machine, owner_pid, kind, name, detail, since) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            values![&owner.machine, owner.pid, &row.kind, &row.name, &row.detail, row.since],
+        )?;
     }
     Ok(())
 }
 
 pub fn loaded(tx: &Tx<'_>) -> Result<Vec<LoadedRow>, StoreError> {
-    tx.rows("SELECT owner_pid, kind, name, detail, since FROM loaded ORDER BY owner_pid, kind, name", values![], |row| {
-        Ok(LoadedRow { owner_pid: row.get(0)?, kind: row.get(1)?, name: row.get(2)?, detail: row.get(3)?, since: row.get(4)? })
+    tx.rows("SELECT owner_machine, owner_pid, kind, name, detail, since FROM loaded ORDER BY owner_machine, owner_pid, kind, name", values![], |row| {
+        Ok(LoadedRow { owner: Owner { machine: row.get(0)?, pid: row.get(1)? }, kind: row.get(2)?, name: row.get(3)?, detail: row.get(4)?, since: row.get(5)? })
     })
 }

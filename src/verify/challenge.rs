@@ -140,7 +140,7 @@ mod tests {
                     expires_at,
                     status: ChallengeStatus::Pending,
                     durable: true,
-                    owner_pid: 1,
+                    owner: crate::store::owner::Owner::current(),
                     session_id: None,
                     pause: None,
                 })?;

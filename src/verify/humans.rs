@@ -17,7 +17,7 @@ use std::{
     time::Duration,
 };
 
-use crate::store::Tx;
+use crate::store::{Tx, owner::Owner};
 use verifier_protocol::Tier;
 
 use crate::{
@@ -77,7 +77,7 @@ pub struct Ask {
 pub struct Humans {
     store: Arc<Store>,
     settings: HumanSettings,
-    pid: u32,
+    owner: Owner,
     approvals: Arc<ApprovalBoard>,
     /// Approval requests the gate opened: the call they gate is repeated
     /// to collect them, so `confirm_operation` must not spend them.
@@ -92,7 +92,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Humans {
     pub fn new(store: Arc<Store>, settings: HumanSettings) -> Self {
-        Self { store, settings, pid: std::process::id(), approvals: Arc::new(ApprovalBoard::default()), gate_approvals: Mutex::new(HashSet::new()) }
+        Self { store, settings, owner: Owner::current(), approvals: Arc::new(ApprovalBoard::default()), gate_approvals: Mutex::new(HashSet::new()) }
     }
 
     pub fn approval_wait(&self) -> Duration {
@@ -127,7 +127,7 @@ impl Humans {
             expires_at: record_expiry,
             status: ChallengeStatus::Pending,
             durable: ask.kind == ChallengeKind::DangerZone,
-            owner_pid: self.pid,
+            owner: self.owner.clone(),
             session_id: Some(ask.session_id.clone()),
             pause,
         })

@@ -9,6 +9,7 @@ use safety_dongle::{
     store::{
         Store, StoreError,
         audit::{self, AuditEntry},
+        owner::Owner,
         records::{self, BlockRow, ChallengeKind, ChallengeRow, ChallengeStatus, DownstreamRow, EventRow, ExecutionRow, LoadedRow},
     },
 };
@@ -41,6 +42,16 @@ impl Backend {
     }
 }
 
+/// A process on another machine, whose id does not fit an `i32`.
+fn runner() -> Owner {
+    Owner { machine: "ci-runner-7/4f1c".into(), pid: 4_000_000_000 }
+}
+
+/// A process with the same id as another on a second machine.
+fn laptop(pid: u32) -> Owner {
+    Owner { machine: "laptop/9a0e".into(), pid }
+}
+
 fn execution(id: &str, agent: &str, started_at: i64) -> ExecutionRow {
     ExecutionRow {
         id: id.into(),
@@ -50,7 +61,7 @@ fn execution(id: &str, agent: &str, started_at: i64) -> ExecutionRow {
         max_steps: 50,
         started_at,
         finished_at: None,
-        owner_pid: 4_000_000_000,
+        owner: runner(),
         session_id: "s1".into(),
         event_cursor: 0,
         goal: Some("ship it".into()),
@@ -69,7 +80,7 @@ fn challenge(id: &str, agent: &str, created_at: i64, pause: Option<PauseKind>) -
         expires_at: created_at + 60_000,
         status: ChallengeStatus::Pending,
         durable: false,
-        owner_pid: 7,
+        owner: laptop(7),
         session_id: Some("s1".into()),
         pause,
     }
@@ -96,8 +107,9 @@ fn records_round_trip(backend: &Backend) {
     store.write(|tx| records::update_execution(tx, &finished)).unwrap();
     assert_eq!(store.read(|tx| records::latest_execution(tx, "coder")).unwrap(), Some(finished));
     assert!(matches!(store.write(|tx| records::update_execution(tx, &execution("gone", "x", 1))), Err(StoreError::Inconsistent(_))));
-    let of_session = store.read(|tx| Ok((records::active_executions_of(tx, 4_000_000_000, Some("s1"))?, records::active_executions_of(tx, 4_000_000_000, None)?))).unwrap();
+    let of_session = store.read(|tx| Ok((records::active_executions_of(tx, &runner(), Some("s1"))?, records::active_executions_of(tx, &runner(), None)?))).unwrap();
     assert_eq!((of_session.0.len(), of_session.1.len()), (2, 2));
+    assert!(store.read(|tx| records::active_executions_of(tx, &Owner { machine: "elsewhere".into(), ..runner() }, None)).unwrap().is_empty(), "same id, other machine");
 
     // Blocks: the first one stays.
     let block = BlockRow { agent: "coder".into(), challenge_id: "c0".into(), reason: "rm -rf /".into(), rule: Some("deny".into()), blocked_at: 5 };
@@ -113,6 +125,7 @@ fn records_round_trip(backend: &Backend) {
             records::insert_challenge(tx, &challenge("c1", "coder", 10, Some(PauseKind::Approval)))?;
             records::insert_challenge(tx, &challenge("c2", "coder", 10, Some(PauseKind::Verification)))?;
             records::insert_challenge(tx, &challenge("c3", "coder", 20, None))?;
+            records::insert_challenge(tx, &ChallengeRow { owner: Owner { machine: "desk/77".into(), pid: 7 }, ..challenge("c4", "other", 30, None) })?;
             records::set_challenge_hash(tx, "c1", "salt", "hash")
         })
         .unwrap();
@@ -120,12 +133,13 @@ fn records_round_trip(backend: &Backend) {
     assert_eq!((stored, hash), (challenge("c1", "coder", 10, Some(PauseKind::Approval)), Some(("salt".into(), "hash".into()))));
     assert_eq!(store.read(|tx| records::pausing_challenge(tx, "coder")).unwrap().map(|row| row.id), Some("c2".into()));
     assert_eq!(store.read(|tx| records::challenges_since(tx, "coder", ChallengeKind::Approval, 15)).unwrap(), 1);
-    assert_eq!(store.read(|tx| records::challenges_in_session_since(tx, "s1", 0)).unwrap(), 3);
+    assert_eq!(store.read(|tx| records::challenges_in_session_since(tx, "s1", 0)).unwrap(), 4);
     assert!(store.write(|tx| records::settle_challenge(tx, "c2", ChallengeStatus::Approved)).unwrap());
     assert!(!store.write(|tx| records::settle_challenge(tx, "c2", ChallengeStatus::Denied)).unwrap(), "settled once");
     store.write(|tx| records::set_challenge_status(tx, "c3", ChallengeStatus::Expired)).unwrap();
-    assert_eq!(store.read(|tx| records::pending_challenges(tx, 0)).unwrap().iter().map(|row| row.id.as_str()).collect::<Vec<_>>(), ["c1"]);
-    assert_eq!(store.write(|tx| records::cancel_challenges_of(tx, 7, Some("s1"))).unwrap(), 2, "c1 pending and c2 approved");
+    assert_eq!(store.read(|tx| records::pending_challenges(tx, 0)).unwrap().iter().map(|row| row.id.as_str()).collect::<Vec<_>>(), ["c1", "c4"]);
+    assert_eq!(store.write(|tx| records::cancel_challenges_of(tx, &laptop(7), Some("s1"))).unwrap(), 2, "c1 pending and c2 approved, not c4 of pid 7 on another machine");
+    assert_eq!(store.read(|tx| records::challenge(tx, "c4")).unwrap().unwrap().0.status, ChallengeStatus::Pending);
 
     // Failures, lockouts, step counts.
     store.write(|tx| records::insert_failure(tx, "agent:coder", 10).and(records::insert_failure(tx, "agent:coder", 20))).unwrap();
@@ -146,14 +160,18 @@ fn records_round_trip(backend: &Backend) {
     assert_eq!(store.read(records::last_event_id).unwrap(), second + 1);
 
     // Downstream servers and what each process loaded.
-    let server = DownstreamRow { owner_pid: 7, name: "fs".into(), state: "up".into(), tools: 14, detail: None, updated_at: 1 };
+    let server = DownstreamRow { owner: laptop(7), name: "fs".into(), state: "up".into(), tools: 14, detail: None, updated_at: 1 };
     store.write(|tx| records::upsert_downstream(tx, &server).and(records::upsert_downstream(tx, &DownstreamRow { state: "down".into(), ..server.clone() }))).unwrap();
     store.write(|tx| records::insert_downstream_if_absent(tx, &server)).unwrap();
-    assert_eq!(store.read(records::downstreams).unwrap(), [DownstreamRow { state: "down".into(), ..server.clone() }]);
-    store.write(|tx| records::remove_downstream(tx, 7, "fs")).unwrap();
-    assert!(store.read(records::downstreams).unwrap().is_empty());
-    let loaded = LoadedRow { owner_pid: 7, kind: "policy".into(), name: "default".into(), detail: "sha256:ab".into(), since: 3 };
-    store.write(|tx| records::set_loaded(tx, 7, std::slice::from_ref(&loaded))).unwrap();
+    let elsewhere = DownstreamRow { owner: runner(), ..server.clone() };
+    store.write(|tx| records::insert_downstream_if_absent(tx, &elsewhere)).unwrap();
+    assert_eq!(store.read(records::downstreams).unwrap(), [elsewhere.clone(), DownstreamRow { state: "down".into(), ..server.clone() }]);
+    store.write(|tx| records::remove_downstream(tx, &laptop(7), "fs")).unwrap();
+    store.write(|tx| records::remove_downstreams_of(tx, &laptop(8))).unwrap();
+    assert_eq!(store.read(records::downstreams).unwrap(), [elsewhere]);
+    let loaded = LoadedRow { owner: laptop(7), kind: "policy".into(), name: "default".into(), detail: "sha256:ab".into(), since: 3 };
+    store.write(|tx| records::set_loaded(tx, &laptop(7), std::slice::from_ref(&loaded))).unwrap();
+    store.write(|tx| records::set_loaded(tx, &laptop(8), &[])).unwrap();
     assert_eq!(store.read(records::loaded).unwrap(), [loaded]);
     store.sync_barrier().unwrap();
 }

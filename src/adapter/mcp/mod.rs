@@ -31,7 +31,7 @@ use crate::{
     config::{ServerSettings, StartPolicy},
     protocol::registry::{OperationIndex, OperationSource},
     safety::directive::NotificationKind,
-    store::{Store, now_ms, records},
+    store::{Store, now_ms, owner::Owner, records},
 };
 
 use connection::{Downstream, Observer, ServerState};
@@ -62,7 +62,7 @@ struct IndexObserver {
     index: Arc<OperationIndex>,
     gate: Arc<Gate>,
     store: Arc<Store>,
-    pid: u32,
+    owner: Owner,
     health: std::sync::Mutex<Health>,
     /// Done before this process first records a server: rows a process
     /// that had the same id left behind are removed.
@@ -96,7 +96,7 @@ impl Observer for IndexObserver {
             _ => (0, None),
         };
         let now = now_ms();
-        let row = records::DownstreamRow { owner_pid: self.pid, name: server.name().to_owned(), state: state.name().to_owned(), tools, detail, updated_at: now };
+        let row = records::DownstreamRow { owner: self.owner.clone(), name: server.name().to_owned(), state: state.name().to_owned(), tools, detail, updated_at: now };
         let event = self.notification(server.name(), state, now);
         let written = self.store.write(|tx| {
             self.clear_stale(tx)?;
@@ -117,13 +117,13 @@ impl IndexObserver {
     /// process's id left behind (in the transaction of the first write).
     fn clear_stale(&self, tx: &crate::store::Tx<'_>) -> Result<(), crate::store::StoreError> {
         let mut result = Ok(());
-        self.cleared.call_once(|| result = records::remove_downstreams_of(tx, self.pid));
+        self.cleared.call_once(|| result = records::remove_downstreams_of(tx, &self.owner));
         result
     }
 
     /// Records a lazy server as idle, unless it has started meanwhile.
     fn record_idle(&self, server: &Downstream) {
-        let row = records::DownstreamRow { owner_pid: self.pid, name: server.name().to_owned(), state: ServerState::Idle.name().to_owned(), tools: 0, detail: None, updated_at: now_ms() };
+        let row = records::DownstreamRow { owner: self.owner.clone(), name: server.name().to_owned(), state: ServerState::Idle.name().to_owned(), tools: 0, detail: None, updated_at: now_ms() };
         if let Err(error) = self.store.write(|tx| {
             self.clear_stale(tx)?;
             records::insert_downstream_if_absent(tx, &row)
@@ -158,8 +158,7 @@ impl IndexObserver {
 
 impl Downstreams {
     pub fn new(servers: BTreeMap<String, ServerSettings>, index: Arc<OperationIndex>, gate: Arc<Gate>, store: Arc<Store>) -> Arc<Self> {
-        let pid = std::process::id();
-        let observer = Arc::new(IndexObserver { index, gate, store, pid, health: Default::default(), cleared: std::sync::Once::new() });
+        let observer = Arc::new(IndexObserver { index, gate, store, owner: Owner::current(), health: Default::default(), cleared: std::sync::Once::new() });
         let servers: BTreeMap<String, Arc<Downstream>> = servers.into_iter().map(|(name, settings)| (name.clone(), Downstream::new(name, settings))).collect();
         Arc::new(Self { servers: RwLock::new(servers), observer })
     }
@@ -218,7 +217,7 @@ impl Downstreams {
         futures::future::join_all(retired.iter().map(|server| server.stop())).await;
         for server in &retired {
             self.observer.index.update(|registry| registry.remove_source(server.name()));
-            let _ = self.observer.store.write(|tx| records::remove_downstream(tx, self.observer.pid, server.name()));
+            let _ = self.observer.store.write(|tx| records::remove_downstream(tx, &self.observer.owner, server.name()));
         }
         for server in added {
             self.observer.state_changed(&server, &ServerState::Idle);
@@ -233,7 +232,7 @@ impl Downstreams {
     /// their recorded state.
     pub async fn shutdown(&self) {
         futures::future::join_all(self.current().iter().map(|server| server.stop())).await;
-        let _ = self.observer.store.write(|tx| records::remove_downstreams_of(tx, self.observer.pid));
+        let _ = self.observer.store.write(|tx| records::remove_downstreams_of(tx, &self.observer.owner));
     }
 }
 
