@@ -27,6 +27,9 @@ use crate::{
 pub const ENDPOINT_MODE_ENV: &str = "MCP_AQL_ENDPOINT_MODE";
 pub const LOOP_MODE_ENV: &str = "MCPAQL_SAFETY_LOOP";
 pub const TOOL_PREFIX_ENV: &str = "MCP_AQL_TOOL_PREFIX";
+/// The password for a `state` database, when no `state_password_file` is
+/// set.
+pub const STATE_PASSWORD_ENV: &str = "SAFETY_DONGLE_STATE_PASSWORD";
 
 /// How the execution safety loop treats reported actions (spec 8.6.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
@@ -86,6 +89,8 @@ pub use verifier_protocol::Channel;
 #[serde(deny_unknown_fields)]
 struct RawConfig {
     data_dir: Option<PathBuf>,
+    state: Option<toml::Spanned<String>>,
+    state_password_file: Option<toml::Spanned<PathBuf>>,
     mode: Option<LoopMode>,
     #[serde(default)]
     allow_weaker_mode: bool,
@@ -139,6 +144,20 @@ impl Default for VerifierSettings {
     }
 }
 
+/// Where the safety state (blocks, challenges, executions, the audit
+/// trail) lives. Set in the config file only: whoever controls the
+/// environment or the command line must not be able to point the dongle
+/// at a database without the blocks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StateLocation {
+    /// The SQLite file in the data folder (the default).
+    DataFolder,
+    /// A PostgreSQL database (`state = "postgres://user@host/db"`), shared
+    /// by every machine pointed at it. The password is never in the file:
+    /// it comes from `state_password_file` or [`STATE_PASSWORD_ENV`].
+    Postgres { url: String, password_file: Option<PathBuf> },
+}
+
 /// `[servers.NAME]`: one downstream MCP server, over stdio or HTTP.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -184,6 +203,8 @@ pub enum StartPolicy {
 pub struct Config {
     /// `None` when the platform has no data folder and none was configured.
     pub data_dir: Option<PathBuf>,
+    /// Where the safety state lives.
+    pub state: StateLocation,
     /// Private: changed only through [`Config::override_mode`], which keeps
     /// flags and the environment from weakening what the file set.
     mode: LoopMode,
@@ -206,6 +227,7 @@ impl Default for Config {
     fn default() -> Self {
         Self {
             data_dir: dirs::data_dir().map(|d| d.join("safety-dongle")),
+            state: StateLocation::DataFolder,
             mode: LoopMode::default(),
             allow_weaker_mode: false,
             endpoints: EndpointMode::default(),
@@ -251,6 +273,10 @@ impl Config {
         let defaults = Self::default();
         Ok(Self {
             data_dir: raw.data_dir.as_ref().map(resolve).or(defaults.data_dir),
+            state: match &raw.state {
+                Some(url) => StateLocation::Postgres { url: url.get_ref().clone(), password_file: raw.state_password_file.as_ref().map(|file| resolve(file.get_ref())) },
+                None => StateLocation::DataFolder,
+            },
             mode: raw.mode.unwrap_or_default(),
             allow_weaker_mode: raw.allow_weaker_mode,
             endpoints: raw.endpoints.unwrap_or_default(),
@@ -333,6 +359,14 @@ impl std::error::Error for WeakerModeRefused {}
 /// Rules serde cannot express, each reported at the table it concerns.
 fn validate(raw: &RawConfig, source: &SourceFile) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
+    if let Some(url) = &raw.state
+        && let Some(problem) = state_url_problem(url.get_ref())
+    {
+        errors.push(source.at(url.span(), format!("state {problem}")));
+    }
+    if let (Some(file), None) = (&raw.state_password_file, &raw.state) {
+        errors.push(source.at(file.span(), "state_password_file is set but state is not: the password is for a state database"));
+    }
     if let Some(verifier) = &raw.verifier {
         validate_verifier(verifier.get_ref(), verifier.span(), source, &mut errors);
     }
@@ -342,6 +376,21 @@ fn validate(raw: &RawConfig, source: &SourceFile) -> Vec<Diagnostic> {
         }
     }
     errors
+}
+
+/// What is wrong with a `state` URL, if anything. The URL itself is never
+/// repeated: it may hold a password.
+fn state_url_problem(url: &str) -> Option<&'static str> {
+    if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+        return Some("must be a postgres:// URL (leave it out to keep the state in the data folder)");
+    }
+    match url.parse::<postgres::Config>() {
+        Err(_) => Some("is not a connection URL the PostgreSQL client can read"),
+        Ok(config) if config.get_password().is_some() => {
+            Some("holds a password: keep it out of the config file, in state_password_file or SAFETY_DONGLE_STATE_PASSWORD")
+        }
+        Ok(_) => None,
+    }
 }
 
 /// What is wrong with a downstream server's name, if anything: its
@@ -444,6 +493,26 @@ mod tests {
         assert_eq!(errors.len(), 2, "{errors:#?}");
         assert!(errors[0].to_string().contains(":1:1: verifier.channels lists \"command\""));
         assert!(errors[1].to_string().contains(":3:1: servers.a needs either command"));
+    }
+
+    #[test]
+    fn a_state_database_is_a_postgres_url_without_its_password() {
+        let file = write_config("state = \"postgres://dongle@db.example:5432/safety\"\nstate_password_file = \"pw\"\n");
+        let config = Config::from_file(file.path()).unwrap();
+        let password_file = Some(file.path().parent().unwrap().join("pw"));
+        assert_eq!(config.state, StateLocation::Postgres { url: "postgres://dongle@db.example:5432/safety".into(), password_file });
+        assert_eq!(Config::from_file(write_config("mode = \"enforcing\"\n").path()).unwrap().state, StateLocation::DataFolder);
+
+        let rows = [
+            ("state = \"mysql://db/x\"\n", ":1:9: state must be a postgres:// URL"),
+            ("mode = \"enforcing\"\nstate = \"postgres://dongle:hunter2@db/x\"\n", ":2:9: state holds a password"),
+            ("state_password_file = \"pw\"\n", ":1:23: state_password_file is set but state is not"),
+        ];
+        for (text, expected) in rows {
+            let errors = Config::from_file(write_config(text).path()).unwrap_err();
+            assert!(errors.len() == 1 && errors[0].to_string().contains(expected), "{text}: {errors:#?}");
+            assert!(!errors[0].to_string().contains("hunter2"), "the password is never repeated: {errors:#?}");
+        }
     }
 
     #[test]

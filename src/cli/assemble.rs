@@ -5,7 +5,11 @@
 //! [`AssembleError`] says, for the operator, which file or setting stopped
 //! the start.
 
-use std::{collections::BTreeMap, path::PathBuf, sync::Arc};
+use std::{
+    collections::BTreeMap,
+    path::{Path, PathBuf},
+    sync::Arc,
+};
 
 use tokio::sync::oneshot;
 
@@ -19,7 +23,7 @@ use crate::{
         http,
         mcp::{Downstreams, client_config},
     },
-    config::{Config, ServerSettings},
+    config::{Config, STATE_PASSWORD_ENV, ServerSettings, StateLocation},
     diagnostics::Diagnostic,
     gate::Gate,
     policy::CompiledPolicy,
@@ -62,6 +66,8 @@ pub enum AssembleError {
     Registry(#[from] RegistryError),
     #[error("no data folder: this platform has none by default; pass --data-dir or set data_dir")]
     NoDataFolder,
+    #[error("{}: the state password file {problem}", file.display())]
+    StatePassword { file: PathBuf, problem: String },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -106,7 +112,7 @@ pub fn assemble(config: &Config, start: Start) -> Result<Assembled, AssembleErro
     let core = Arc::new(match start {
         Start::Now => build_loop_core(config)?,
         Start::Deferred => {
-            let store = Arc::new(Store::open_on_first_use(data_folder(config)?)?);
+            let store = Arc::new(store_on_first_use(config)?);
             LoopCore::compiling(store.clone(), config.mode(), Humans::new(store, human_settings(config)))
         }
     });
@@ -247,8 +253,32 @@ pub(super) fn remember_policy(store: &Store, policy: &CompiledPolicy) {
     }
 }
 
+/// The state store the configuration names, opened now.
 pub fn open_store(config: &Config) -> Result<Store, AssembleError> {
-    Ok(Store::open(data_folder(config)?)?)
+    Ok(match &config.state {
+        StateLocation::DataFolder => Store::open(data_folder(config)?)?,
+        StateLocation::Postgres { url, password_file } => Store::open_postgres(url, state_password(password_file.as_deref())?.as_deref())?,
+    })
+}
+
+/// The state store the configuration names, opened when first used.
+fn store_on_first_use(config: &Config) -> Result<Store, AssembleError> {
+    Ok(match &config.state {
+        StateLocation::DataFolder => Store::open_on_first_use(data_folder(config)?)?,
+        StateLocation::Postgres { url, password_file } => Store::postgres_on_first_use(url, state_password(password_file.as_deref())?.as_deref())?,
+    })
+}
+
+/// The state database's password: the file's first line when one is
+/// configured (a file others can open is refused), else the environment.
+fn state_password(file: Option<&Path>) -> Result<Option<String>, AssembleError> {
+    let Some(file) = file else { return Ok(std::env::var(STATE_PASSWORD_ENV).ok()) };
+    let refused = |problem: String| AssembleError::StatePassword { file: file.to_path_buf(), problem };
+    if let Some(problem) = crate::platform::secret_exposed(file) {
+        return Err(refused(problem));
+    }
+    let text = std::fs::read_to_string(file).map_err(|error| refused(format!("cannot be read ({})", crate::diagnostics::io_reason(&error))))?;
+    Ok(Some(text.lines().next().unwrap_or_default().to_owned()))
 }
 
 fn data_folder(config: &Config) -> Result<&std::path::Path, AssembleError> {

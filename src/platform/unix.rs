@@ -22,6 +22,13 @@ pub fn writable_by_others(path: &Path) -> Option<String> {
     (mode & 0o022 != 0).then(|| format!("refusing a file writable by group or others (mode {:o}); run chmod go-w on it", mode & 0o777))
 }
 
+/// What exposes a file holding a secret, if anything: any access for
+/// group or others.
+pub fn secret_exposed(path: &Path) -> Option<String> {
+    let mode = std::fs::metadata(path).ok()?.permissions().mode();
+    (mode & 0o077 != 0).then(|| format!("is open to group or others (mode {:o}); run chmod go-rwx on it", mode & 0o777))
+}
+
 /// Creates `dir` (and its parents) readable by this user alone.
 pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)

@@ -33,6 +33,12 @@ pub fn writable_by_others(path: &Path) -> Option<String> {
     }
 }
 
+/// What exposes a file holding a secret, if anything: here, that others
+/// can change it (who may read it is not checked on Windows).
+pub fn secret_exposed(path: &Path) -> Option<String> {
+    writable_by_others(path)
+}
+
 /// Creates `dir` (and its parents); a folder it creates gets an access
 /// list for its owner (this user) alone, nothing inherited from above.
 pub fn create_private_dir(dir: &Path) -> io::Result<()> {

@@ -73,8 +73,8 @@ pub struct Store {
 enum Backend {
     /// A file in the data folder, opened at once or on first use.
     Sqlite { connection: OnceLock<Result<Mutex<Connection>, String>>, path: PathBuf },
-    /// A PostgreSQL database several machines may share.
-    Postgres { connection: Box<Mutex<postgres::Connection>>, url: String },
+    /// A PostgreSQL database several machines may share, connected on use.
+    Postgres { link: Box<Mutex<postgres::Link>>, url: String },
 }
 
 /// Prepared statements kept per connection: more than the store has.
@@ -97,10 +97,21 @@ impl Store {
         Ok(Self { backend: Backend::Sqlite { connection: OnceLock::new(), path: data_dir.join(DATABASE_FILE) } })
     }
 
-    /// Connects to the PostgreSQL database at `url` and migrates its schema.
-    pub fn open_postgres(url: &str) -> Result<Self, StoreError> {
-        let connection = postgres::off_runtime(|| postgres::Connection::open(url))?;
-        Ok(Self { backend: Backend::Postgres { connection: Box::new(Mutex::new(connection)), url: url.to_owned() } })
+    /// Connects to the PostgreSQL database at `url` now (as `password`'s
+    /// user, when given) and migrates its schema.
+    pub fn open_postgres(url: &str, password: Option<&str>) -> Result<Self, StoreError> {
+        let store = Self::postgres_on_first_use(url, password)?;
+        store.read(|_| Ok(()))?;
+        Ok(store)
+    }
+
+    /// The PostgreSQL database at `url`, connected when the first read or
+    /// write needs it, and again after the connection is lost (no sooner
+    /// than its backoff allows: until then reads and writes fail at once,
+    /// and every decision that needs them fails closed).
+    pub fn postgres_on_first_use(url: &str, password: Option<&str>) -> Result<Self, StoreError> {
+        let link = postgres::Link::new(url, password)?;
+        Ok(Self { backend: Backend::Postgres { link: Box::new(Mutex::new(link)), url: url.to_owned() } })
     }
 
     /// Where the state is, as it may be shown: the file, or the database's
@@ -151,13 +162,21 @@ impl Store {
             }
             // Every PostgreSQL commit waits for its log to reach disk, so
             // every write is durable.
-            Backend::Postgres { connection, .. } => postgres::off_runtime(|| {
+            Backend::Postgres { link, .. } => postgres::off_runtime(|| {
                 // A panic mid-transaction rolls it back when dropped.
-                let mut connection = connection.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                let tx = Tx::postgres(connection.begin(kind != TxKind::Read)?);
-                let value = work(&tx)?;
-                tx.commit()?;
-                Ok(value)
+                let mut link = link.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                let result: Result<T, StoreError> = (|| {
+                    let tx = Tx::postgres(link.connected()?.begin(kind != TxKind::Read)?);
+                    let value = work(&tx)?;
+                    tx.commit()?;
+                    Ok(value)
+                })();
+                if let Err(error) = &result
+                    && link.broke()
+                {
+                    link.lost(error.to_string());
+                }
+                result
             }),
         }
     }
@@ -234,8 +253,8 @@ pub async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, StoreE
 /// Opens the database at `path`, migrated to this version's schema.
 fn connect(path: &Path) -> Result<Connection, StoreError> {
     let mut connection = Connection::open(path)?;
-    connection.busy_timeout(Duration::from_secs(10))?;
-    connection.pragma_update(None, "journal_mode", "WAL")?;
+    connection.busy_timeout(BUSY_TIMEOUT)?;
+    enable_wal(&connection)?;
     connection.pragma_update(None, "synchronous", "NORMAL")?;
     connection.pragma_update(None, "foreign_keys", "ON")?;
     // Every statement of the store stays prepared (about 40 of them;
@@ -249,6 +268,25 @@ fn connect(path: &Path) -> Result<Connection, StoreError> {
     connection.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
     migrations::migrate(&mut connection)?;
     Ok(connection)
+}
+
+/// How long a connection waits for another one's lock.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Puts the file in WAL mode. While another connection holds the file,
+/// SQLite refuses the switch at once (BUSY, without waiting as the busy
+/// timeout would): processes opening a new data folder together. So the
+/// switch is tried again, for as long as the busy timeout.
+fn enable_wal(connection: &Connection) -> Result<(), StoreError> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match connection.pragma_update(None, "journal_mode", "WAL") {
+            Err(rusqlite::Error::SqliteFailure(error, _)) if error.code == rusqlite::ErrorCode::DatabaseBusy && std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            switched => return Ok(switched?),
+        }
+    }
 }
 
 fn create_private_dir(dir: &Path) -> Result<(), StoreError> {

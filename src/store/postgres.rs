@@ -17,7 +17,10 @@
 //!
 //! The connection string is never logged or shown with its password.
 
-use std::collections::HashMap;
+use std::{
+    collections::HashMap,
+    time::{Duration, Instant},
+};
 
 use postgres::{Client, IsolationLevel, NoTls, Statement};
 
@@ -184,10 +187,81 @@ impl Session<'_> {
     }
 }
 
+/// How long connecting may take before the attempt counts as failed.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// The wait before the first new attempt after a failed one; it doubles
+/// with each failure up to [`MAX_RETRY_DELAY`].
+const FIRST_RETRY_DELAY: Duration = Duration::from_millis(100);
+const MAX_RETRY_DELAY: Duration = Duration::from_secs(5);
+
+/// Where the database is, and the connection to it while there is one.
+/// A lost or refused connection is tried again on use, no sooner than
+/// its backoff allows; until then every transaction fails at once.
+pub struct Link {
+    target: postgres::Config,
+    connection: Option<Connection>,
+    retry_at: Option<Instant>,
+    delay: Duration,
+    last_error: String,
+}
+
+impl Link {
+    /// Reads `url` (with `password`, which is never in it) without
+    /// connecting.
+    pub fn new(url: &str, password: Option<&str>) -> Result<Self, StoreError> {
+        let mut target: postgres::Config = url.parse().map_err(|_| StoreError::Unavailable("the state URL is not one the PostgreSQL client can read".into()))?;
+        if let Some(password) = password {
+            target.password(password);
+        }
+        if target.get_connect_timeout().is_none() {
+            target.connect_timeout(CONNECT_TIMEOUT);
+        }
+        Ok(Self { target, connection: None, retry_at: None, delay: FIRST_RETRY_DELAY, last_error: String::new() })
+    }
+
+    /// The open connection, connecting first if there is none and the
+    /// backoff allows.
+    pub fn connected(&mut self) -> Result<&mut Connection, StoreError> {
+        if self.connection.as_ref().is_some_and(|connection| connection.client.is_closed()) {
+            self.lost("the connection closed".into());
+        }
+        if self.connection.is_none() {
+            if let Some(at) = self.retry_at.filter(|at| *at > Instant::now()) {
+                let wait = at.saturating_duration_since(Instant::now()).as_millis();
+                return Err(StoreError::Unavailable(format!("the state database is unreachable ({}); next attempt in {wait} ms", self.last_error)));
+            }
+            match Connection::open(&self.target) {
+                Ok(connection) => {
+                    (self.retry_at, self.delay) = (None, FIRST_RETRY_DELAY);
+                    self.connection = Some(connection);
+                }
+                Err(error) => {
+                    self.lost(error.to_string());
+                    return Err(error);
+                }
+            }
+        }
+        self.connection.as_mut().ok_or(StoreError::Inconsistent("a connection just opened is gone"))
+    }
+
+    /// Forgets the connection after `why`; the next attempt waits.
+    pub fn lost(&mut self, why: String) {
+        self.connection = None;
+        self.last_error = why;
+        self.retry_at = Some(Instant::now() + self.delay);
+        self.delay = (self.delay * 2).min(MAX_RETRY_DELAY);
+    }
+
+    /// Whether the connection broke (after a failed transaction).
+    pub fn broke(&self) -> bool {
+        self.connection.as_ref().is_some_and(|connection| connection.client.is_closed())
+    }
+}
+
 impl Connection {
-    /// Connects to `url` and migrates the schema.
-    pub fn open(url: &str) -> Result<Self, StoreError> {
-        let mut client = Client::connect(url, NoTls)?;
+    /// Connects to `target` and migrates the schema.
+    pub fn open(target: &postgres::Config) -> Result<Self, StoreError> {
+        let mut client = target.connect(NoTls)?;
         client.batch_execute("SET synchronous_commit TO on")?;
         migrate(&mut client)?;
         Ok(Self { client, statements: HashMap::new() })

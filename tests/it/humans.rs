@@ -70,6 +70,14 @@ impl Setup {
         Self { dir, config, seen }
     }
 
+    /// The same dongle with its state in the PostgreSQL database at `url`
+    /// (its data folder stays its own).
+    pub fn sharing(self, url: &str) -> Self {
+        let config = std::fs::read_to_string(&self.config).unwrap();
+        std::fs::write(&self.config, format!("state = \"{url}\"\n{config}")).unwrap();
+        self
+    }
+
     pub async fn start(&self) -> RawStdio {
         self.start_with_env(&[]).await
     }

@@ -20,6 +20,7 @@ mod schema;
 mod stdio;
 mod store_backends;
 mod support;
+mod team;
 mod upstream;
 mod terminal;
 mod unblock;

@@ -37,7 +37,7 @@ impl Backend {
     fn open(&self) -> Result<Store, StoreError> {
         match self {
             Self::Sqlite(dir) => Store::open(dir.path()),
-            Self::Postgres { url, .. } => Store::open_postgres(url),
+            Self::Postgres { url, .. } => Store::open_postgres(url, None),
         }
     }
 }
@@ -246,7 +246,7 @@ fn postgres_refuses_audit_changes_and_a_newer_schema() {
         assert!(refused.to_string().contains("append-only") || format!("{refused:?}").contains("append-only"), "{change}: {refused:?}");
     }
     raw.batch_execute("UPDATE schema_version SET version = version + 1").unwrap();
-    match Store::open_postgres(url) {
+    match Store::open_postgres(url, None) {
         Err(StoreError::NewerSchema { found, supported }) => assert_eq!(found, supported + 1),
         other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
     }
@@ -259,7 +259,17 @@ fn postgres_refuses_audit_changes_and_a_newer_schema() {
 fn the_postgres_location_never_shows_the_password() {
     let cluster = Cluster::start();
     let url = cluster.database().replace("postgres@", "postgres:not-needed-with-trust@");
-    let store = Store::open_postgres(&url).unwrap();
+    let store = Store::open_postgres(&url, None).unwrap();
     assert!(!store.location().contains("not-needed"), "{}", store.location());
     assert!(store.location().starts_with("postgres://postgres@127.0.0.1:"), "{}", store.location());
+}
+
+/// TLS is not built yet: a URL that requires it is refused rather than
+/// served in plain text.
+#[test]
+fn a_postgres_url_requiring_tls_is_refused_not_downgraded() {
+    let cluster = Cluster::start();
+    let url = format!("{}?sslmode=require", cluster.database());
+    let refused = Store::open_postgres(&url, None).err().expect("no connection without TLS");
+    assert!(matches!(refused, StoreError::Postgres(_)), "{refused:?}");
 }

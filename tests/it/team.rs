@@ -1,0 +1,88 @@
+//! Several dongles, one PostgreSQL database (`state = "postgres://…"`),
+//! through the real binary: a block raised through one dongle refuses the
+//! agent on another with its own data folder, the code shown for it lifts
+//! it from either, and a database that goes away closes the loop.
+
+use super::{
+    humans::{Answer, Setup, notified_id, verify},
+    postgres_cluster::Cluster,
+    support::{ask, execute, step},
+};
+
+#[tokio::test]
+async fn a_block_raised_through_one_dongle_holds_on_another_and_the_code_lifts_it_there() {
+    let cluster = Cluster::start();
+    let url = cluster.database();
+    let laptop = Setup::new(Answer::Approve, 300).sharing(&url);
+    let runner = Setup::new(Answer::Approve, 300).sharing(&url);
+    let mut on_laptop = laptop.start().await;
+    let mut on_runner = runner.start().await;
+
+    assert_eq!(ask(&mut on_laptop, execute(1, "coder")).await["success"], true);
+    let stop = ask(&mut on_laptop, step(2, "coder", "sudo rm -rf /")).await["data"].clone();
+    assert_eq!(stop["stopped"], true, "{stop}");
+    let challenge = notified_id(&stop, "danger_zone", "verificationId");
+
+    let refused = ask(&mut on_runner, execute(1, "coder")).await;
+    assert_eq!(refused["error"]["code"], "PERMISSION_DENIED", "blocked on the other dongle too: {refused}");
+    let held = ask(&mut on_runner, step(2, "coder", "cargo build")).await["data"].clone();
+    assert_eq!(held["continue"], false, "{held}");
+    assert_eq!(ask(&mut on_runner, execute(3, "reviewer")).await["success"], true, "other agents go on");
+
+    // The human at the laptop reads the code and types it where the agent
+    // runs now.
+    let code = laptop.code_for(&challenge);
+    let verified = ask(&mut on_runner, verify(4, &challenge, &code)).await;
+    assert_eq!(verified["data"]["verified"], true, "{verified}");
+    let next = ask(&mut on_laptop, step(3, "coder", "cargo build")).await["data"].clone();
+    assert_eq!(next["continue"], true, "lifted everywhere: {next}");
+    on_laptop.assert_alive();
+    on_runner.assert_alive();
+}
+
+#[tokio::test]
+async fn without_its_database_the_dongle_stops_the_agent_and_says_why() {
+    let cluster = Cluster::start();
+    let url = cluster.database();
+    let dongle = Setup::new(Answer::Approve, 300).sharing(&url);
+    let mut raw = dongle.start().await;
+    assert_eq!(ask(&mut raw, execute(1, "coder")).await["success"], true);
+    assert_eq!(ask(&mut raw, step(2, "coder", "cargo build")).await["data"]["continue"], true);
+
+    cluster.stop();
+    for id in 3..6 {
+        let answer = ask(&mut raw, step(id, "coder", "cargo build")).await["data"].clone();
+        assert_eq!(answer["continue"], false, "a decision without the shared state fails closed: {answer}");
+        assert!(answer["reason"].as_str().unwrap_or_default().contains("Safety state unavailable"), "{answer}");
+    }
+    raw.assert_alive();
+}
+
+/// The password comes from a file only its owner can open; `status` names
+/// the database without it.
+#[test]
+fn the_password_file_must_be_private_and_status_never_shows_the_password() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let cluster = Cluster::start();
+    let url = cluster.database();
+    let dir = super::support::scratch_dir();
+    let password = dir.join("state-password");
+    std::fs::write(&password, "hunter2-not-needed-with-trust\n").unwrap();
+    let config = dir.join("config.toml");
+    std::fs::write(&config, format!("state = \"{url}\"\nstate_password_file = \"{}\"\ndata_dir = \"{}\"\n", password.display(), dir.join("state").display())).unwrap();
+    let status = || std::process::Command::new(super::support::binary()).args(["status", "--config"]).arg(&config).env_remove("SAFETY_DONGLE_STATE_PASSWORD").output().unwrap();
+
+    std::fs::set_permissions(&password, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let refused = status();
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{said}");
+    assert!(said.contains("state-password: the state password file is open to group or others"), "{said}");
+
+    std::fs::set_permissions(&password, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let shown = status();
+    let out = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.status.success(), "{out}{}", String::from_utf8_lossy(&shown.stderr));
+    assert!(out.contains(&format!("state: {url}")), "{out}");
+    assert!(!out.contains("hunter2") && !String::from_utf8_lossy(&shown.stderr).contains("hunter2"), "{out}");
+}
