@@ -8,6 +8,10 @@
 //! chain cannot show is the loss of its newest rows: `verify` reports the
 //! count so it can be compared with what was expected.
 //!
+//! Each row names the machine it was written on (see `store::owner`); the
+//! machine is covered by the row's hash. Rows written before machines were
+//! recorded have none, and their hashes cover what they had.
+//!
 //! Beside the chain, the text of every policy the rows name by hash is
 //! kept once (`policy_versions`), so a recorded action can be judged again
 //! with the policy that decided it.
@@ -18,6 +22,7 @@ use crate::{policy::hex, verify::redact::redact_text};
 
 use super::{
     StoreError, now_ms,
+    owner::Owner,
     sql::{Fields, Tx, values},
 };
 
@@ -56,9 +61,12 @@ pub struct AuditRow {
     pub policy_hash: String,
     pub prev_hash: String,
     pub hash: String,
+    /// The machine that wrote it; `None` for rows from before machines
+    /// were recorded.
+    pub machine: Option<String>,
 }
 
-fn row_hash(prev: &str, seq: i64, at: i64, entry: &AuditEntry<'_>) -> String {
+fn row_hash(prev: &str, seq: i64, at: i64, entry: &AuditEntry<'_>, machine: Option<&str>) -> String {
     let mut hasher = Sha256::new();
     let mut field = |value: Option<&str>| match value {
         Some(text) => {
@@ -79,6 +87,11 @@ fn row_hash(prev: &str, seq: i64, at: i64, entry: &AuditEntry<'_>) -> String {
     field(entry.stage);
     field(entry.rule);
     field(Some(entry.policy_hash));
+    // Covered when recorded: a row from before has no such field, so its
+    // hash stays what it was.
+    if let Some(machine) = machine {
+        field(Some(machine));
+    }
     hex(&hasher.finalize())
 }
 
@@ -92,19 +105,20 @@ pub fn append(tx: &Tx<'_>, entry: &AuditEntry<'_>) -> Result<i64, StoreError> {
     // code-shaped text is stored (see `verify::redact`).
     let hint = entry.hint.map(redact_text);
     let entry = &AuditEntry { hint: hint.as_deref(), ..*entry };
-    let hash = row_hash(&prev, seq, at, entry);
+    let machine = Owner::current().machine;
+    let hash = row_hash(&prev, seq, at, entry, Some(&machine));
+    let sql = format!("INSERT INTO audit ({AUDIT_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
     tx.execute(
-        "INSERT INTO audit (seq, at, agent, execution_id, session_id, event, hint, decision, stage, rule, policy_hash, prev_hash, hash) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+        &sql,
         values![
             seq, at, entry.agent, entry.execution_id, entry.session_id, entry.event, entry.hint, entry.decision, entry.stage, entry.rule,
-            entry.policy_hash, &prev, &hash
+            entry.policy_hash, &prev, &hash, &machine
         ],
     )?;
     Ok(seq)
 }
 
-const AUDIT_COLUMNS: &str = "seq, at, agent, execution_id, session_id, event, hint, decision, stage, rule, policy_hash, prev_hash, hash";
+const AUDIT_COLUMNS: &str = "seq, at, agent, execution_id, session_id, event, hint, decision, stage, rule, policy_hash, prev_hash, hash, machine";
 
 /// Rows in order, optionally for one agent, at most `limit` of the newest.
 pub fn rows(tx: &Tx<'_>, agent: Option<&str>, limit: usize) -> Result<Vec<AuditRow>, StoreError> {
@@ -154,6 +168,7 @@ fn row_of(row: &Fields<'_>) -> Result<AuditRow, StoreError> {
         policy_hash: row.get(10)?,
         prev_hash: row.get(11)?,
         hash: row.get(12)?,
+        machine: row.get(13)?,
     })
 }
 
@@ -184,7 +199,7 @@ pub fn verify(tx: &Tx<'_>) -> Result<ChainReport, StoreError> {
             rule: row.rule.as_deref(),
             policy_hash: &row.policy_hash,
         };
-        if row.seq != expected_seq || row.prev_hash != expected_prev || row_hash(&row.prev_hash, row.seq, row.at, &entry) != row.hash {
+        if row.seq != expected_seq || row.prev_hash != expected_prev || row_hash(&row.prev_hash, row.seq, row.at, &entry, row.machine.as_deref()) != row.hash {
             broken_at = Some(row.seq);
             return Ok(false);
         }
@@ -194,4 +209,37 @@ pub fn verify(tx: &Tx<'_>) -> Result<ChainReport, StoreError> {
         Ok(true)
     })?;
     Ok(ChainReport { rows: count, broken_at })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{AuditEntry, GENESIS, append, row_hash, verify};
+    use crate::store::{Store, sql::values};
+
+    /// A chain begun before machines were recorded goes on with rows that
+    /// name theirs, and verifies whole; the machine is covered by the hash.
+    #[test]
+    fn rows_from_before_machines_were_recorded_still_verify_and_new_rows_cover_their_machine() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let old = AuditEntry { agent: "a", event: "step", decision: "continue", policy_hash: "p", ..Default::default() };
+        let hash = row_hash(GENESIS, 1, 10, &old, None);
+        store
+            .write(|tx| {
+                tx.execute(
+                    "INSERT INTO audit (seq, at, agent, event, decision, policy_hash, prev_hash, hash) VALUES (1, 10, 'a', 'step', 'continue', 'p', ?1, ?2)",
+                    values![GENESIS, &hash],
+                )?;
+                append(tx, &old)
+            })
+            .unwrap();
+        let report = store.read(verify).unwrap();
+        assert_eq!((report.rows, report.broken_at), (2, None));
+        let machines: Vec<Option<String>> = store.read(|tx| tx.rows("SELECT machine FROM audit ORDER BY seq", values![], |row| row.get(0))).unwrap();
+        assert_eq!(machines, [None, Some(crate::store::owner::Owner::current().machine)]);
+
+        let raw = rusqlite::Connection::open(dir.path().join(crate::store::DATABASE_FILE)).unwrap();
+        raw.execute_batch("DROP TRIGGER audit_no_update; UPDATE audit SET machine = 'elsewhere' WHERE seq = 2;").unwrap();
+        assert_eq!(store.read(verify).unwrap().broken_at, Some(2), "a row's machine cannot be changed unseen");
+    }
 }

@@ -189,6 +189,10 @@ CREATE TABLE loaded (
     since         INTEGER NOT NULL,
     PRIMARY KEY (owner_machine, owner_pid, kind, name)
 ) WITHOUT ROWID;
+"#, r#"
+-- Each audit row names the machine that wrote it (covered by its hash);
+-- rows from before have none.
+ALTER TABLE audit ADD COLUMN machine TEXT;
 "#];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -105,7 +105,8 @@ CREATE TABLE audit (
     rule          TEXT,
     policy_hash   TEXT NOT NULL,
     prev_hash     TEXT NOT NULL,
-    hash          TEXT NOT NULL
+    hash          TEXT NOT NULL,
+    machine       TEXT
 );
 CREATE INDEX audit_by_agent ON audit (agent, seq);
 CREATE FUNCTION audit_is_append_only() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -188,6 +188,7 @@ fn audit_chain_and_policies(backend: &Backend) {
     assert_eq!(store.read(audit::verify).unwrap(), audit::ChainReport { rows: 3, broken_at: None });
     let rows = store.read(|tx| audit::rows(tx, Some("a"), 10)).unwrap();
     assert_eq!(rows.iter().map(|row| row.seq).collect::<Vec<_>>(), [1, 3]);
+    assert!(rows.iter().all(|row| row.machine == Some(Owner::current().machine)), "each row names the machine that wrote it: {rows:?}");
     assert_eq!(store.read(|tx| audit::rows(tx, None, 2)).unwrap().iter().map(|row| row.seq).collect::<Vec<_>>(), [2, 3]);
     assert_eq!(store.read(|tx| audit::actions_since(tx, 0, None)).unwrap().len(), 3);
     store.write(|tx| audit::remember_policy(tx, "h1", "{\"a\":1}").and(audit::remember_policy(tx, "h1", "{\"b\":2}"))).unwrap();

@@ -19,15 +19,21 @@ async fn a_block_raised_through_one_dongle_holds_on_another_and_the_code_lifts_i
     let mut on_runner = runner.start().await;
 
     assert_eq!(ask(&mut on_laptop, execute(1, "coder")).await["success"], true);
+    assert_eq!(ask(&mut on_runner, execute(5, "reviewer")).await["success"], true);
     let stop = ask(&mut on_laptop, step(2, "coder", "sudo rm -rf /")).await["data"].clone();
     assert_eq!(stop["stopped"], true, "{stop}");
     let challenge = notified_id(&stop, "danger_zone", "verificationId");
+    // The danger-zone broadcast reaches an agent stepping on the other
+    // dongle, with its next step.
+    let told = ask(&mut on_runner, step(6, "reviewer", "cargo build")).await["data"].clone();
+    assert_eq!(told["continue"], true, "{told}");
+    assert!(told["notifications"].as_array().is_some_and(|all| all.iter().any(|n| n["type"] == "danger_zone")), "{told}");
 
     let refused = ask(&mut on_runner, execute(1, "coder")).await;
     assert_eq!(refused["error"]["code"], "PERMISSION_DENIED", "blocked on the other dongle too: {refused}");
     let held = ask(&mut on_runner, step(2, "coder", "cargo build")).await["data"].clone();
     assert_eq!(held["continue"], false, "{held}");
-    assert_eq!(ask(&mut on_runner, execute(3, "reviewer")).await["success"], true, "other agents go on");
+    assert_eq!(ask(&mut on_runner, step(3, "reviewer", "cargo test")).await["data"]["continue"], true, "other agents go on");
 
     // The human at the laptop reads the code and types it where the agent
     // runs now.
