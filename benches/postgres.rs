@@ -12,7 +12,9 @@
 // expect, as the rest of this bench does.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+// The tests' cluster helper; the bench needs its plain cluster, not TLS.
 #[path = "../tests/it/postgres_cluster.rs"]
+#[allow(dead_code)]
 mod postgres_cluster;
 #[path = "support/peer.rs"]
 mod peer;

@@ -37,7 +37,7 @@ pub use sql::Tx;
 pub enum StoreError {
     #[error("state database: {0}")]
     Sqlite(#[from] rusqlite::Error),
-    #[error("state database: {0}")]
+    #[error("state database: {}", with_causes(.0))]
     Postgres(#[from] ::postgres::Error),
     #[error("cannot create the data folder {path}: {source}")]
     DataDir { path: PathBuf, source: std::io::Error },
@@ -51,6 +51,20 @@ pub enum StoreError {
     Interrupted,
     #[error("the state database could not be opened: {0}")]
     Unavailable(String),
+}
+
+/// `error` and what caused it, outermost first (the PostgreSQL client's
+/// own message for a failed handshake is only "error performing TLS
+/// handshake"; the reason is its cause).
+fn with_causes(error: &::postgres::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = std::error::Error::source(error);
+    while let Some(next) = cause {
+        text.push_str(": ");
+        text.push_str(&next.to_string());
+        cause = next.source();
+    }
+    text
 }
 
 /// On the wire, a store failure is an internal error that names nothing of

@@ -15,6 +15,13 @@
 //! (`synchronous_commit = on`, whatever the server's default), so a block
 //! is durable before it is announced.
 //!
+//! Connections use TLS through rustls, which always checks the server's
+//! certificate against the platform's trusted roots (`SSL_CERT_FILE` and
+//! `SSL_CERT_DIR` where set) and its name against the URL's host. A URL
+//! without `sslmode` requires TLS unless every host is loopback or a Unix
+//! socket (then TLS is used when the server offers it); `sslmode=disable`
+//! must be written to go without.
+//!
 //! The connection string is never logged or shown with its password.
 
 use std::{
@@ -22,7 +29,8 @@ use std::{
     time::{Duration, Instant},
 };
 
-use postgres::{Client, IsolationLevel, NoTls, Statement};
+use postgres::{Client, IsolationLevel, Statement, config::SslMode};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::{StoreError, migrations::Migrations};
 
@@ -200,6 +208,7 @@ const MAX_RETRY_DELAY: Duration = Duration::from_secs(5);
 /// its backoff allows; until then every transaction fails at once.
 pub struct Link {
     target: postgres::Config,
+    tls: MakeRustlsConnect,
     connection: Option<Connection>,
     retry_at: Option<Instant>,
     delay: Duration,
@@ -217,7 +226,10 @@ impl Link {
         if target.get_connect_timeout().is_none() {
             target.connect_timeout(CONNECT_TIMEOUT);
         }
-        Ok(Self { target, connection: None, retry_at: None, delay: FIRST_RETRY_DELAY, last_error: String::new() })
+        if !url.contains("sslmode=") && !only_loopback(&target) {
+            target.ssl_mode(SslMode::Require);
+        }
+        Ok(Self { target, tls: tls()?, connection: None, retry_at: None, delay: FIRST_RETRY_DELAY, last_error: String::new() })
     }
 
     /// The open connection, connecting first if there is none and the
@@ -231,7 +243,7 @@ impl Link {
                 let wait = at.saturating_duration_since(Instant::now()).as_millis();
                 return Err(StoreError::Unavailable(format!("the state database is unreachable ({}); next attempt in {wait} ms", self.last_error)));
             }
-            match Connection::open(&self.target) {
+            match Connection::open(&self.target, self.tls.clone()) {
                 Ok(connection) => {
                     (self.retry_at, self.delay) = (None, FIRST_RETRY_DELAY);
                     self.connection = Some(connection);
@@ -261,8 +273,8 @@ impl Link {
 
 impl Connection {
     /// Connects to `target` and migrates the schema.
-    pub fn open(target: &postgres::Config) -> Result<Self, StoreError> {
-        let mut client = target.connect(NoTls)?;
+    pub fn open(target: &postgres::Config, tls: MakeRustlsConnect) -> Result<Self, StoreError> {
+        let mut client = target.connect(tls)?;
         client.batch_execute("SET synchronous_commit TO on")?;
         migrate(&mut client)?;
         Ok(Self { client, statements: HashMap::new() })
@@ -280,6 +292,28 @@ impl Connection {
         };
         Ok(Session { transaction, statements: &mut self.statements })
     }
+}
+
+/// The TLS client: rustls over the platform's trusted roots.
+fn tls() -> Result<MakeRustlsConnect, StoreError> {
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add_parsable_certificates(rustls_native_certs::load_native_certs().certs);
+    let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
+        .with_safe_default_protocol_versions()
+        .map_err(|error| StoreError::Unavailable(format!("TLS cannot be set up: {error}")))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Ok(MakeRustlsConnect::new(config))
+}
+
+/// Whether every host of `target` is this machine: loopback or a Unix
+/// socket.
+fn only_loopback(target: &postgres::Config) -> bool {
+    target.get_hosts().iter().all(|host| match host {
+        postgres::config::Host::Tcp(name) => name == "localhost" || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()),
+        #[cfg(unix)]
+        postgres::config::Host::Unix(_) => true,
+    })
 }
 
 /// `sql` with SQLite's `?N` placeholders as PostgreSQL's `$N`.
@@ -346,6 +380,16 @@ mod tests {
     fn placeholders_are_renumbered_and_nothing_else_changes() {
         assert_eq!(dialect("UPDATE t SET a = ?2 WHERE id = ?1 AND b = '?' AND c IS NULL"), "UPDATE t SET a = $2 WHERE id = $1 AND b = '?' AND c IS NULL");
         assert_eq!(dialect("SELECT ?10, ?1"), "SELECT $10, $1");
+    }
+
+    #[test]
+    fn tls_is_required_off_this_machine_unless_the_url_says_otherwise() {
+        let mode = |url: &str| super::Link::new(url, None).map(|link| link.target.get_ssl_mode()).unwrap();
+        assert_eq!(mode("postgres://dongle@db.example/state"), postgres::config::SslMode::Require);
+        assert_eq!(mode("postgres://dongle@127.0.0.1:5432,db.example/state"), postgres::config::SslMode::Require);
+        assert_eq!(mode("postgres://dongle@127.0.0.1:5432/state"), postgres::config::SslMode::Prefer);
+        assert_eq!(mode("postgres://dongle@localhost/state"), postgres::config::SslMode::Prefer);
+        assert_eq!(mode("postgres://dongle@db.example/state?sslmode=disable"), postgres::config::SslMode::Disable);
     }
 
     #[test]

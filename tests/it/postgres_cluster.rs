@@ -2,7 +2,9 @@
 //! installs `postgresql`): `initdb` into a temporary folder, the server on
 //! 127.0.0.1 at a port of its own with its socket in that folder, stopped
 //! and removed when dropped. As root, the server runs as the `postgres`
-//! user (PostgreSQL refuses to run as root).
+//! user (PostgreSQL refuses to run as root). [`Cluster::start_with_tls`]
+//! also serves TLS, with a certificate for `localhost` and 127.0.0.1
+//! signed by a certificate authority made for it (`openssl`).
 
 use std::{
     path::{Path, PathBuf},
@@ -18,6 +20,21 @@ pub struct Cluster {
 
 impl Cluster {
     pub fn start() -> Self {
+        Self::start_serving("")
+    }
+
+    /// A cluster that also serves TLS; the authority's certificate is at
+    /// [`Cluster::authority`].
+    pub fn start_with_tls() -> Self {
+        Self::start_serving("-c ssl=on -c ssl_cert_file=server.crt -c ssl_key_file=server.key")
+    }
+
+    /// The certificate authority that signed a TLS cluster's certificate.
+    pub fn authority(&self) -> PathBuf {
+        self.dir.path().join("authority.crt")
+    }
+
+    fn start_serving(tls: &str) -> Self {
         let bin = server_binaries();
         let dir = tempfile::Builder::new().prefix("dongle-pg-").tempdir_in("/tmp").unwrap();
         let data = dir.path().join("data");
@@ -29,7 +46,10 @@ impl Cluster {
         let port = free_port();
         let cluster = Self { dir, bin, port };
         cluster.run("initdb", &["-D", data.to_str().unwrap(), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
-        let options = format!("-c listen_addresses=127.0.0.1 -p {port} -k {} -c fsync=on", cluster.dir.path().display());
+        if !tls.is_empty() {
+            cluster.make_certificates(&data);
+        }
+        let options = format!("-c listen_addresses=127.0.0.1 -p {port} -k {} -c fsync=on {tls}", cluster.dir.path().display());
         let log = cluster.dir.path().join("server.log");
         cluster.run("pg_ctl", &["-D", data.to_str().unwrap(), "-l", log.to_str().unwrap(), "-o", &options, "-w", "-t", "30", "start"]);
         cluster.wait_until_ready();
@@ -41,6 +61,28 @@ impl Cluster {
         let name = format!("t_{}", uuid::Uuid::new_v4().simple());
         self.run("createdb", &["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "postgres", &name]);
         format!("postgres://postgres@127.0.0.1:{}/{name}", self.port)
+    }
+
+    /// An authority, and a server certificate and key in `data` (readable
+    /// by the server alone, as PostgreSQL insists).
+    fn make_certificates(&self, data: &Path) {
+        let openssl = |args: &[&str]| {
+            let output = Command::new("openssl").args(args).current_dir(self.dir.path()).output().expect("openssl is installed");
+            assert!(output.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        };
+        openssl(&["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=dongle test authority", "-keyout", "authority.key", "-out", "authority.crt"]);
+        openssl(&["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", "server.key", "-out", "server.csr"]);
+        std::fs::write(self.dir.path().join("names.ext"), "subjectAltName = DNS:localhost, IP:127.0.0.1\n").unwrap();
+        openssl(&["x509", "-req", "-in", "server.csr", "-CA", "authority.crt", "-CAkey", "authority.key", "-CAcreateserial", "-days", "2", "-extfile", "names.ext", "-out", "server.crt"]);
+        for file in ["server.crt", "server.key"] {
+            std::fs::rename(self.dir.path().join(file), data.join(file)).unwrap();
+        }
+        if as_root() {
+            let status = Command::new("chown").args(["-R", "postgres:postgres"]).arg(data).status().unwrap();
+            assert!(status.success(), "chown the certificates to postgres");
+        }
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(data.join("server.key"), std::fs::Permissions::from_mode(0o600)).unwrap();
     }
 
     fn run(&self, program: &str, args: &[&str]) {

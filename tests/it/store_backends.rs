@@ -265,8 +265,8 @@ fn the_postgres_location_never_shows_the_password() {
     assert!(store.location().starts_with("postgres://postgres@127.0.0.1:"), "{}", store.location());
 }
 
-/// TLS is not built yet: a URL that requires it is refused rather than
-/// served in plain text.
+/// A URL that requires TLS is refused by a server that cannot speak it,
+/// rather than served in plain text.
 #[test]
 fn a_postgres_url_requiring_tls_is_refused_not_downgraded() {
     let cluster = Cluster::start();

@@ -92,3 +92,36 @@ fn the_password_file_must_be_private_and_status_never_shows_the_password() {
     assert!(out.contains(&format!("state: {url}")), "{out}");
     assert!(!out.contains("hunter2") && !String::from_utf8_lossy(&shown.stderr).contains("hunter2"), "{out}");
 }
+
+/// With TLS the server's certificate is checked against the trusted
+/// roots: trusted (`SSL_CERT_FILE` naming the authority that signed it),
+/// the dongle connects; untrusted, it refuses rather than go on without.
+#[test]
+fn tls_connects_to_a_trusted_server_and_refuses_an_untrusted_one() {
+    let cluster = Cluster::start_with_tls();
+    let url = format!("{}?sslmode=require", cluster.database());
+    let dir = super::support::scratch_dir();
+    let config = dir.join("config.toml");
+    std::fs::write(&config, format!("state = \"{url}\"\ndata_dir = \"{}\"\n", dir.join("state").display())).unwrap();
+    let status = |roots: &std::path::Path| {
+        std::process::Command::new(super::support::binary()).args(["status", "--config"]).arg(&config).env("SSL_CERT_FILE", roots).env_remove("SSL_CERT_DIR").output().unwrap()
+    };
+
+    let trusted = status(&cluster.authority());
+    assert!(trusted.status.success(), "{}", String::from_utf8_lossy(&trusted.stderr));
+    assert!(String::from_utf8_lossy(&trusted.stdout).contains("blocked agents: 0"));
+
+    let stranger = dir.join("stranger.crt");
+    let made = std::process::Command::new("openssl")
+        .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=someone else", "-keyout"])
+        .arg(dir.join("stranger.key"))
+        .arg("-out")
+        .arg(&stranger)
+        .output()
+        .unwrap();
+    assert!(made.status.success());
+    let untrusted = status(&stranger);
+    let said = String::from_utf8_lossy(&untrusted.stderr);
+    assert_eq!(untrusted.status.code(), Some(1), "{said}");
+    assert!(said.contains("error performing TLS handshake: invalid peer certificate: UnknownIssuer"), "the refusal says why: {said}");
+}
