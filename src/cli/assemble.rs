@@ -39,7 +39,7 @@ use crate::{
         executions::SafetyLoop,
         operations::{self, LoopFacts},
     },
-    store::{Store, StoreError, audit},
+    store::{Spool, Store, StoreError, audit},
     verify::{
         humans::{HumanSettings, Humans},
         link::VerifierLink,
@@ -257,7 +257,7 @@ pub(super) fn remember_policy(store: &Store, policy: &CompiledPolicy) {
 pub fn open_store(config: &Config) -> Result<Store, AssembleError> {
     Ok(match &config.state {
         StateLocation::DataFolder => Store::open(data_folder(config)?)?,
-        StateLocation::Postgres { url, password_file } => Store::open_postgres(url, state_password(password_file.as_deref())?.as_deref())?,
+        StateLocation::Postgres { url, password_file } => Store::open_postgres(url, state_password(password_file.as_deref())?.as_deref(), spool(config)?)?,
     })
 }
 
@@ -265,8 +265,17 @@ pub fn open_store(config: &Config) -> Result<Store, AssembleError> {
 fn store_on_first_use(config: &Config) -> Result<Store, AssembleError> {
     Ok(match &config.state {
         StateLocation::DataFolder => Store::open_on_first_use(data_folder(config)?)?,
-        StateLocation::Postgres { url, password_file } => Store::postgres_on_first_use(url, state_password(password_file.as_deref())?.as_deref())?,
+        StateLocation::Postgres { url, password_file } => Store::postgres_on_first_use(url, state_password(password_file.as_deref())?.as_deref(), spool(config)?)?,
     })
+}
+
+/// Where a dongle on a shared database keeps the audit rows of decisions
+/// refused while the database is away: its data folder (made if needed),
+/// when it has one.
+fn spool(config: &Config) -> Result<Option<Spool>, AssembleError> {
+    let Some(dir) = config.data_dir.as_deref() else { return Ok(None) };
+    crate::platform::create_private_dir(dir).map_err(|source| StoreError::DataDir { path: dir.to_path_buf(), source })?;
+    Ok(Some(Spool::in_folder(dir)))
 }
 
 /// The state database's password: the file's first line when one is

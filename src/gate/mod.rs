@@ -273,6 +273,7 @@ impl Gate {
         });
         if let Err(error) = written {
             tracing::error!(%error, "a refused call could not be audited; refusing (fail closed)");
+            self.core.audit_later(AuditEntry { agent, session_id: Some(&call.session_id), event: "gate", hint: Some(action), decision: "stop", stage: Some(stage), ..Default::default() });
             return true;
         }
         enforcing
@@ -382,6 +383,7 @@ impl Gate {
             Ok(decided) => decided,
             Err(error) => {
                 tracing::error!(%error, "safety state store failed at the gate");
+                core.audit_later(AuditEntry { agent, session_id: session, event: "gate", hint: Some(action), decision: "refused", stage: Some("state"), ..Default::default() });
                 return fail_closed();
             }
         };

@@ -141,6 +141,16 @@ impl LoopCore {
         audit::append(tx, &AuditEntry { policy_hash: policy.hash(), ..entry })
     }
 
+    /// Keeps the audit row of a decision refused because the state store
+    /// failed, to be appended when it answers again (see `store::spool`).
+    pub fn audit_later(&self, entry: AuditEntry<'_>) {
+        let policy = self.policy();
+        let entry = AuditEntry { policy_hash: if entry.policy_hash.is_empty() { policy.hash() } else { entry.policy_hash }, ..entry };
+        if let Err(error) = self.store.keep_for_later(&entry) {
+            tracing::error!(%error, "the audit row of a refused decision could not be kept");
+        }
+    }
+
     /// Who a call outside `record_execution_step` acts for: the agent
     /// running an execution in this session, else the client by the name
     /// it gave at `initialize`. Blocks and audit rows use this name.

@@ -205,6 +205,7 @@ impl SafetyLoop {
             Ok(result) => result,
             Err(error) => {
                 tracing::error!(%error, "safety state store failed during a step");
+                core.audit_later(AuditEntry { agent: &request.agent, session_id: Some(&call.session_id), event: "step", hint: Some(&request.hint), decision: "stop", stage: Some("state"), ..Default::default() });
                 return Directive::refuse("Safety state unavailable: refusing to continue", "the safety state store could not record this step; fail closed");
             }
         };

@@ -97,10 +97,15 @@ fn row_hash(prev: &str, seq: i64, at: i64, entry: &AuditEntry<'_>, machine: Opti
 
 /// Appends a row in the caller's (write) transaction; returns its `seq`.
 pub fn append(tx: &Tx<'_>, entry: &AuditEntry<'_>) -> Result<i64, StoreError> {
+    append_at(tx, entry, now_ms())
+}
+
+/// [`append`], for what happened at `at` (a row kept while the database
+/// was away).
+pub fn append_at(tx: &Tx<'_>, entry: &AuditEntry<'_>, at: i64) -> Result<i64, StoreError> {
     let (last_seq, prev): (i64, String) =
         tx.row("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1", values![], |row| Ok((row.get(0)?, row.get(1)?)))?.unwrap_or((0, GENESIS.to_owned()));
     let seq = last_seq + 1;
-    let at = now_ms();
     // The last line of defence: whatever path an action took, no
     // code-shaped text is stored (see `verify::redact`).
     let hint = entry.hint.map(redact_text);

@@ -20,6 +20,7 @@ mod migrations;
 pub mod owner;
 mod postgres;
 pub mod records;
+pub mod spool;
 pub mod sql;
 
 use std::{
@@ -31,7 +32,10 @@ use std::{
 use rusqlite::{Connection, TransactionBehavior};
 
 pub use migrations::SCHEMA_VERSION;
+pub use spool::Spool;
 pub use sql::Tx;
+
+use audit::AuditEntry;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -87,8 +91,9 @@ pub struct Store {
 enum Backend {
     /// A file in the data folder, opened at once or on first use.
     Sqlite { connection: OnceLock<Result<Mutex<Connection>, String>>, path: PathBuf },
-    /// A PostgreSQL database several machines may share, connected on use.
-    Postgres { link: Box<Mutex<postgres::Link>>, url: String },
+    /// A PostgreSQL database several machines may share, connected on use;
+    /// audit rows of decisions refused while it is away wait in `spool`.
+    Postgres { link: Box<Mutex<postgres::Link>>, url: String, spool: Option<Spool> },
 }
 
 /// Prepared statements kept per connection: more than the store has.
@@ -111,10 +116,11 @@ impl Store {
         Ok(Self { backend: Backend::Sqlite { connection: OnceLock::new(), path: data_dir.join(DATABASE_FILE) } })
     }
 
-    /// Connects to the PostgreSQL database at `url` now (as `password`'s
-    /// user, when given) and migrates its schema.
-    pub fn open_postgres(url: &str, password: Option<&str>) -> Result<Self, StoreError> {
-        let store = Self::postgres_on_first_use(url, password)?;
+    /// Connects to the PostgreSQL database at `url` now (with `password`,
+    /// when given) and migrates its schema; rows kept in `spool` are
+    /// appended.
+    pub fn open_postgres(url: &str, password: Option<&str>, spool: Option<Spool>) -> Result<Self, StoreError> {
+        let store = Self::postgres_on_first_use(url, password, spool)?;
         store.read(|_| Ok(()))?;
         Ok(store)
     }
@@ -123,9 +129,19 @@ impl Store {
     /// write needs it, and again after the connection is lost (no sooner
     /// than its backoff allows: until then reads and writes fail at once,
     /// and every decision that needs them fails closed).
-    pub fn postgres_on_first_use(url: &str, password: Option<&str>) -> Result<Self, StoreError> {
+    pub fn postgres_on_first_use(url: &str, password: Option<&str>, spool: Option<Spool>) -> Result<Self, StoreError> {
         let link = postgres::Link::new(url, password)?;
-        Ok(Self { backend: Backend::Postgres { link: Box::new(Mutex::new(link)), url: url.to_owned() } })
+        Ok(Self { backend: Backend::Postgres { link: Box::new(Mutex::new(link)), url: url.to_owned(), spool } })
+    }
+
+    /// Keeps the audit row of a decision refused because the state could
+    /// not be read or written, to be appended once it can: `false` when
+    /// this backend keeps none (the SQLite file is the spool's own disk).
+    pub fn keep_for_later(&self, entry: &AuditEntry<'_>) -> Result<bool, StoreError> {
+        match &self.backend {
+            Backend::Postgres { spool: Some(spool), .. } => spool.keep(entry).map(|()| true),
+            _ => Ok(false),
+        }
     }
 
     /// Where the state is, as it may be shown: the file, or the database's
@@ -176,10 +192,18 @@ impl Store {
             }
             // Every PostgreSQL commit waits for its log to reach disk, so
             // every write is durable.
-            Backend::Postgres { link, .. } => postgres::off_runtime(|| {
+            Backend::Postgres { link, spool, .. } => postgres::off_runtime(|| {
                 // A panic mid-transaction rolls it back when dropped.
                 let mut link = link.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
                 let result: Result<T, StoreError> = (|| {
+                    if let Some(spool) = spool.as_ref().filter(|spool| spool.is_waiting()) {
+                        let tx = Tx::postgres(link.connected()?.begin(true)?);
+                        let drained = spool.drain(&tx)?;
+                        tx.commit()?;
+                        let appended = drained.appended;
+                        drained.emptied()?;
+                        tracing::info!(rows = appended, "audit rows kept while the state database was away are in the chain");
+                    }
                     let tx = Tx::postgres(link.connected()?.begin(kind != TxKind::Read)?);
                     let value = work(&tx)?;
                     tx.commit()?;

@@ -159,6 +159,12 @@ CREATE TABLE policy_versions (
     first_used    BIGINT NOT NULL
 );
 
+-- The ids of audit rows a dongle kept while the database was away and
+-- has appended since (see store::spool): each is appended once.
+CREATE TABLE spooled (
+    id            TEXT PRIMARY KEY
+);
+
 CREATE TABLE loaded (
     owner_machine TEXT NOT NULL,
     owner_pid     BIGINT NOT NULL,

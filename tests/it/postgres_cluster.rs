@@ -16,6 +16,8 @@ pub struct Cluster {
     dir: tempfile::TempDir,
     bin: PathBuf,
     pub port: u16,
+    /// The server's options, to start it again after [`Cluster::stop`].
+    options: String,
 }
 
 impl Cluster {
@@ -44,16 +46,23 @@ impl Cluster {
             assert!(status.success(), "chown the cluster folder to postgres");
         }
         let port = free_port();
-        let cluster = Self { dir, bin, port };
+        let options = format!("-c listen_addresses=127.0.0.1 -p {port} -k {} -c fsync=on {tls}", dir.path().display());
+        let cluster = Self { dir, bin, port, options };
         cluster.run("initdb", &["-D", data.to_str().unwrap(), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
         if !tls.is_empty() {
             cluster.make_certificates(&data);
         }
-        let options = format!("-c listen_addresses=127.0.0.1 -p {port} -k {} -c fsync=on {tls}", cluster.dir.path().display());
-        let log = cluster.dir.path().join("server.log");
-        cluster.run("pg_ctl", &["-D", data.to_str().unwrap(), "-l", log.to_str().unwrap(), "-o", &options, "-w", "-t", "30", "start"]);
-        cluster.wait_until_ready();
+        cluster.serve();
         cluster
+    }
+
+    /// Starts the server (again, after [`Cluster::stop`]) and waits until
+    /// it accepts connections.
+    pub fn serve(&self) {
+        let data = self.dir.path().join("data");
+        let log = self.dir.path().join("server.log");
+        self.run("pg_ctl", &["-D", data.to_str().unwrap(), "-l", log.to_str().unwrap(), "-o", &self.options, "-w", "-t", "30", "start"]);
+        self.wait_until_ready();
     }
 
     /// A new, empty database on this cluster; its connection URL.

@@ -7,7 +7,7 @@
 use safety_dongle::{
     safety::evaluator::PauseKind,
     store::{
-        Store, StoreError,
+        Spool, Store, StoreError,
         audit::{self, AuditEntry},
         owner::Owner,
         records::{self, BlockRow, ChallengeKind, ChallengeRow, ChallengeStatus, DownstreamRow, EventRow, ExecutionRow, LoadedRow},
@@ -37,7 +37,7 @@ impl Backend {
     fn open(&self) -> Result<Store, StoreError> {
         match self {
             Self::Sqlite(dir) => Store::open(dir.path()),
-            Self::Postgres { url, .. } => Store::open_postgres(url, None),
+            Self::Postgres { url, .. } => Store::open_postgres(url, None, None),
         }
     }
 }
@@ -247,7 +247,7 @@ fn postgres_refuses_audit_changes_and_a_newer_schema() {
         assert!(refused.to_string().contains("append-only") || format!("{refused:?}").contains("append-only"), "{change}: {refused:?}");
     }
     raw.batch_execute("UPDATE schema_version SET version = version + 1").unwrap();
-    match Store::open_postgres(url, None) {
+    match Store::open_postgres(url, None, None) {
         Err(StoreError::NewerSchema { found, supported }) => assert_eq!(found, supported + 1),
         other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
     }
@@ -260,7 +260,7 @@ fn postgres_refuses_audit_changes_and_a_newer_schema() {
 fn the_postgres_location_never_shows_the_password() {
     let cluster = Cluster::start();
     let url = cluster.database().replace("postgres@", "postgres:not-needed-with-trust@");
-    let store = Store::open_postgres(&url, None).unwrap();
+    let store = Store::open_postgres(&url, None, None).unwrap();
     assert!(!store.location().contains("not-needed"), "{}", store.location());
     assert!(store.location().starts_with("postgres://postgres@127.0.0.1:"), "{}", store.location());
 }
@@ -271,6 +271,30 @@ fn the_postgres_location_never_shows_the_password() {
 fn a_postgres_url_requiring_tls_is_refused_not_downgraded() {
     let cluster = Cluster::start();
     let url = format!("{}?sslmode=require", cluster.database());
-    let refused = Store::open_postgres(&url, None).err().expect("no connection without TLS");
+    let refused = Store::open_postgres(&url, None, None).err().expect("no connection without TLS");
     assert!(matches!(refused, StoreError::Postgres(_)), "{refused:?}");
+}
+
+/// Rows kept while the database was away are appended in order when it
+/// answers, each once: a spool read again (as after a crash between the
+/// commit and emptying the file) adds nothing.
+#[test]
+fn postgres_appends_kept_rows_once_and_in_order() {
+    let backend = Backend::postgres();
+    let Backend::Postgres { url, .. } = &backend else { unreachable!() };
+    let folder = tempfile::tempdir().unwrap();
+    let spool = Spool::in_folder(folder.path());
+    for agent in ["first", "second"] {
+        spool.keep(&AuditEntry { agent, event: "step", decision: "stop", stage: Some("state"), policy_hash: "p", ..Default::default() }).unwrap();
+    }
+    let file = folder.path().join(safety_dongle::store::spool::SPOOL_FILE);
+    let kept = std::fs::read(&file).unwrap();
+    let store = Store::open_postgres(url, None, Some(spool)).unwrap();
+    let agents = |store: &Store| store.read(|tx| audit::rows(tx, None, 10)).unwrap().into_iter().map(|row| row.agent).collect::<Vec<_>>();
+    assert_eq!(agents(&store), ["first", "second"]);
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 0, "the spool is emptied");
+
+    std::fs::write(&file, kept).unwrap();
+    assert_eq!(agents(&store), ["first", "second"], "appended once");
+    assert_eq!(store.read(audit::verify).unwrap(), audit::ChainReport { rows: 2, broken_at: None });
 }

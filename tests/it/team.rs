@@ -46,8 +46,12 @@ async fn a_block_raised_through_one_dongle_holds_on_another_and_the_code_lifts_i
     on_runner.assert_alive();
 }
 
+/// The database stops in the middle of a run of steps: each answer is a
+/// refusal with its reason, each refusal's audit row is kept on this
+/// machine, and once the database is back those rows are in the chain, in
+/// order, and the chain verifies.
 #[tokio::test]
-async fn without_its_database_the_dongle_stops_the_agent_and_says_why() {
+async fn without_its_database_the_dongle_stops_the_agent_and_loses_no_audit_row() {
     let cluster = Cluster::start();
     let url = cluster.database();
     let dongle = Setup::new(Answer::Approve, 300).sharing(&url);
@@ -57,11 +61,31 @@ async fn without_its_database_the_dongle_stops_the_agent_and_says_why() {
 
     cluster.stop();
     for id in 3..6 {
-        let answer = ask(&mut raw, step(id, "coder", "cargo build")).await["data"].clone();
+        let answer = ask(&mut raw, step(id, "coder", &format!("make target-{id}"))).await["data"].clone();
         assert_eq!(answer["continue"], false, "a decision without the shared state fails closed: {answer}");
         assert!(answer["reason"].as_str().unwrap_or_default().contains("Safety state unavailable"), "{answer}");
     }
+    cluster.serve();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let answer = ask(&mut raw, step(100, "coder", "cargo build")).await["data"].clone();
+        if answer["continue"] == true {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the dongle never reconnected: {answer}");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
     raw.assert_alive();
+
+    let audit = |args: &[&str]| std::process::Command::new(super::support::binary()).arg("audit").args(["--config", dongle.config.to_str().unwrap()]).args(args).output().unwrap();
+    let verified = audit(&["verify"]);
+    assert!(verified.status.success(), "{}{}", String::from_utf8_lossy(&verified.stdout), String::from_utf8_lossy(&verified.stderr));
+    let listed = String::from_utf8_lossy(&audit(&["--agent", "coder", "--limit", "100"]).stdout).into_owned();
+    let kept: Vec<&str> = listed.lines().filter(|line| line.contains("[state]")).collect();
+    assert_eq!(kept.len(), 3, "every refused step is in the chain: {listed}");
+    for (line, id) in kept.iter().zip(3..6) {
+        assert!(line.contains("step  stop") && line.contains(&format!("make target-{id}")), "in order: {line}");
+    }
 }
 
 /// The password comes from a file only its owner can open; `status` names
