@@ -11,7 +11,7 @@
 
 use std::{
     fs::{File, OpenOptions},
-    io::{BufRead, BufReader, Seek, Write},
+    io::{BufReader, Read, Seek, Write},
     path::PathBuf,
 };
 
@@ -87,9 +87,13 @@ impl Spool {
     pub fn drain(&self, tx: &Tx<'_>) -> Result<Drained, StoreError> {
         let file = self.open()?;
         file.lock().map_err(|error| self.failed(&error))?;
+        let mut text = String::new();
+        BufReader::new(&file).read_to_string(&mut text).map_err(|error| self.failed(&error))?;
         let mut appended = 0;
-        for line in BufReader::new(&file).lines() {
-            let line = line.map_err(|error| self.failed(&error))?;
+        // A last line without its newline is a write cut short by a crash:
+        // its refusal was never answered (each line is on disk before its
+        // answer), so it is left out.
+        for line in text.split_inclusive('\n').filter(|line| line.ends_with('\n')) {
             if line.trim().is_empty() {
                 continue;
             }

@@ -294,7 +294,10 @@ fn postgres_appends_kept_rows_once_and_in_order() {
     assert_eq!(agents(&store), ["first", "second"]);
     assert_eq!(std::fs::metadata(&file).unwrap().len(), 0, "the spool is emptied");
 
-    std::fs::write(&file, kept).unwrap();
-    assert_eq!(agents(&store), ["first", "second"], "appended once");
+    // The same lines again, and a last one cut short by a crash.
+    let mut again = kept.clone();
+    again.extend_from_slice(br#"{"id":"cut-short","at":1,"agent":"thi"#);
+    std::fs::write(&file, again).unwrap();
+    assert_eq!(agents(&store), ["first", "second"], "appended once; a line cut short is no row");
     assert_eq!(store.read(audit::verify).unwrap(), audit::ChainReport { rows: 2, broken_at: None });
 }
