@@ -97,7 +97,7 @@ impl Spool {
             if line.trim().is_empty() {
                 continue;
             }
-            let row: Spooled = serde_json::from_str(&line).map_err(|_| StoreError::Inconsistent("a line of the audit spool is not a spooled row"))?;
+            let row: Spooled = serde_json::from_str(line).map_err(|_| StoreError::Inconsistent("a line of the audit spool is not a spooled row"))?;
             if tx.execute("INSERT INTO spooled (id) VALUES (?1) ON CONFLICT (id) DO NOTHING", values![&row.id])? == 0 {
                 continue;
             }
