@@ -3,17 +3,28 @@
 //! the downstream servers of every running dongle with their state and
 //! tool count, and what each serving dongle has loaded (its policy by
 //! hash and files, its adapters, the last change it refused) and since
-//! when.
+//! when. A shared database that cannot be reached is reported with why,
+//! and with the audit rows this machine keeps for it meanwhile.
 
 use std::process::ExitCode;
 
-use crate::store::{now_ms, owner::Owner, records, rfc3339};
+use crate::store::{Spool, now_ms, owner::Owner, records, rfc3339};
 
 use super::{ConfigArg, terminal_text::terminal_text};
 
 pub(super) fn run(args: ConfigArg) -> ExitCode {
-    let Some(store) = args.open_store() else {
+    let Some(config) = args.load() else {
         return ExitCode::from(1);
+    };
+    let store = match super::assemble::open_store(&config) {
+        Ok(store) => store,
+        Err(error) => {
+            eprintln!("safety-dongle: {error}");
+            if let (crate::config::StateLocation::Postgres { .. }, Some(dir)) = (&config.state, &config.data_dir) {
+                eprintln!("audit rows kept on this machine until the database answers: {}", Spool::in_folder(dir).waiting());
+            }
+            return ExitCode::from(1);
+        }
     };
     let now = now_ms();
     let state = store.read(|tx| {

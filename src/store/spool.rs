@@ -82,6 +82,12 @@ impl Spool {
         std::fs::metadata(&self.path).is_ok_and(|metadata| metadata.len() > 0)
     }
 
+    /// How many rows are waiting (complete lines; read without the lock,
+    /// for a report).
+    pub fn waiting(&self) -> usize {
+        std::fs::read_to_string(&self.path).map_or(0, |text| rows_of(&text).count())
+    }
+
     /// Appends the waiting rows to the chain in `tx`, each once; `emptied`
     /// then empties the file, once `tx` has committed.
     pub fn drain(&self, tx: &Tx<'_>) -> Result<Drained, StoreError> {
@@ -90,13 +96,7 @@ impl Spool {
         let mut text = String::new();
         BufReader::new(&file).read_to_string(&mut text).map_err(|error| self.failed(&error))?;
         let mut appended = 0;
-        // A last line without its newline is a write cut short by a crash:
-        // its refusal was never answered (each line is on disk before its
-        // answer), so it is left out.
-        for line in text.split_inclusive('\n').filter(|line| line.ends_with('\n')) {
-            if line.trim().is_empty() {
-                continue;
-            }
+        for line in rows_of(&text) {
             let row: Spooled = serde_json::from_str(line).map_err(|_| StoreError::Inconsistent("a line of the audit spool is not a spooled row"))?;
             if tx.execute("INSERT INTO spooled (id) VALUES (?1) ON CONFLICT (id) DO NOTHING", values![&row.id])? == 0 {
                 continue;
@@ -129,6 +129,13 @@ impl Spool {
     fn failed(&self, error: &std::io::Error) -> StoreError {
         StoreError::Unavailable(format!("the audit spool {}: {}", self.path.display(), crate::diagnostics::io_reason(error)))
     }
+}
+
+/// The lines of the spool's `text` that hold rows. A last line without its
+/// newline is a write cut short by a crash: its refusal was never answered
+/// (each line is on disk before its answer), so it is left out.
+fn rows_of(text: &str) -> impl Iterator<Item = &str> {
+    text.split_inclusive('\n').filter(|line| line.ends_with('\n') && !line.trim().is_empty())
 }
 
 /// The spool, still locked, after its rows went into a transaction.

@@ -65,6 +65,10 @@ async fn without_its_database_the_dongle_stops_the_agent_and_loses_no_audit_row(
         assert_eq!(answer["continue"], false, "a decision without the shared state fails closed: {answer}");
         assert!(answer["reason"].as_str().unwrap_or_default().contains("Safety state unavailable"), "{answer}");
     }
+    let status = std::process::Command::new(super::support::binary()).args(["status", "--config", dongle.config.to_str().unwrap()]).output().unwrap();
+    let said = String::from_utf8_lossy(&status.stderr);
+    assert_eq!(status.status.code(), Some(1), "{said}");
+    assert!(said.contains("state database") && said.contains("audit rows kept on this machine until the database answers: 3"), "{said}");
     cluster.serve();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     loop {
