@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use crate::store::{audit, owner::Owner, rfc3339};
+use crate::store::{audit, owner::this_machine, rfc3339};
 
 use super::{AuditArgs, terminal_text::terminal_text};
 
@@ -29,7 +29,6 @@ pub(super) fn run(args: AuditArgs) -> ExitCode {
     }
     match store.read(|tx| audit::rows(tx, args.agent.as_deref(), args.limit)) {
         Ok(rows) => {
-            let here = Owner::current().machine;
             for row in rows {
                 println!(
                     "{:>6}  {}  {}  {}  {}{}{}{}{}",
@@ -41,7 +40,7 @@ pub(super) fn run(args: AuditArgs) -> ExitCode {
                     row.stage.map(|s| format!("  [{s}]")).unwrap_or_default(),
                     row.rule.map(|r| format!("  {}", terminal_text(&r))).unwrap_or_default(),
                     row.hint.map(|h| format!("  {h:?}")).unwrap_or_default(),
-                    row.machine.filter(|machine| *machine != here).map(|machine| format!("  on {}", terminal_text(&machine))).unwrap_or_default(),
+                    row.machine.filter(|machine| machine != this_machine()).map(|machine| format!("  on {}", terminal_text(&machine))).unwrap_or_default(),
                 );
             }
             ExitCode::SUCCESS

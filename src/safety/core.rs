@@ -134,21 +134,25 @@ impl LoopCore {
     /// own when it names one (the snapshot its decision was judged by),
     /// else the policy in force.
     pub fn audit(&self, tx: &Tx<'_>, entry: AuditEntry<'_>) -> Result<i64, StoreError> {
-        if !entry.policy_hash.is_empty() {
-            return audit::append(tx, &entry);
-        }
-        let policy = self.policy();
-        audit::append(tx, &AuditEntry { policy_hash: policy.hash(), ..entry })
+        self.naming_the_policy(entry, |entry| audit::append(tx, entry))
     }
 
     /// Keeps the audit row of a decision refused because the state store
     /// failed, to be appended when it answers again (see `store::spool`).
     pub fn audit_later(&self, entry: AuditEntry<'_>) {
-        let policy = self.policy();
-        let entry = AuditEntry { policy_hash: if entry.policy_hash.is_empty() { policy.hash() } else { entry.policy_hash }, ..entry };
-        if let Err(error) = self.store.keep_for_later(&entry) {
+        if let Err(error) = self.naming_the_policy(entry, |entry| self.store.keep_for_later(entry)) {
             tracing::error!(%error, "the audit row of a refused decision could not be kept");
         }
+    }
+
+    /// `record`s `entry` with the policy that decided: its own when it
+    /// names one, else the policy in force.
+    fn naming_the_policy<R>(&self, entry: AuditEntry<'_>, record: impl FnOnce(&AuditEntry<'_>) -> R) -> R {
+        if !entry.policy_hash.is_empty() {
+            return record(&entry);
+        }
+        let policy = self.policy();
+        record(&AuditEntry { policy_hash: policy.hash(), ..entry })
     }
 
     /// Who a call outside `record_execution_step` acts for: the agent

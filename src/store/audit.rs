@@ -22,7 +22,7 @@ use crate::{policy::hex, verify::redact::redact_text};
 
 use super::{
     StoreError, now_ms,
-    owner::Owner,
+    owner::this_machine,
     sql::{Fields, Tx, values},
 };
 
@@ -110,14 +110,14 @@ pub fn append_at(tx: &Tx<'_>, entry: &AuditEntry<'_>, at: i64) -> Result<i64, St
     // code-shaped text is stored (see `verify::redact`).
     let hint = entry.hint.map(redact_text);
     let entry = &AuditEntry { hint: hint.as_deref(), ..*entry };
-    let machine = Owner::current().machine;
-    let hash = row_hash(&prev, seq, at, entry, Some(&machine));
+    let machine = this_machine();
+    let hash = row_hash(&prev, seq, at, entry, Some(machine));
     let sql = format!("INSERT INTO audit ({AUDIT_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
     tx.execute(
         &sql,
         values![
             seq, at, entry.agent, entry.execution_id, entry.session_id, entry.event, entry.hint, entry.decision, entry.stage, entry.rule,
-            entry.policy_hash, &prev, &hash, &machine
+            entry.policy_hash, &prev, &hash, machine
         ],
     )?;
     Ok(seq)

@@ -93,7 +93,8 @@ enum Backend {
     Sqlite { connection: OnceLock<Result<Mutex<Connection>, String>>, path: PathBuf },
     /// A PostgreSQL database several machines may share, connected on use;
     /// audit rows of decisions refused while it is away wait in `spool`.
-    Postgres { link: Box<Mutex<postgres::Link>>, url: String, spool: Option<Spool> },
+    /// `location` is its address without a password, for showing.
+    Postgres { link: Box<Mutex<postgres::Link>>, location: String, spool: Option<Spool> },
 }
 
 /// Prepared statements kept per connection: more than the store has.
@@ -131,16 +132,16 @@ impl Store {
     /// and every decision that needs them fails closed).
     pub fn postgres_on_first_use(url: &str, password: Option<&str>, spool: Option<Spool>) -> Result<Self, StoreError> {
         let link = postgres::Link::new(url, password)?;
-        Ok(Self { backend: Backend::Postgres { link: Box::new(Mutex::new(link)), url: url.to_owned(), spool } })
+        Ok(Self { backend: Backend::Postgres { link: Box::new(Mutex::new(link)), location: postgres::redacted(url), spool } })
     }
 
     /// Keeps the audit row of a decision refused because the state could
-    /// not be read or written, to be appended once it can: `false` when
-    /// this backend keeps none (the SQLite file is the spool's own disk).
-    pub fn keep_for_later(&self, entry: &AuditEntry<'_>) -> Result<bool, StoreError> {
+    /// not be read or written, to be appended once it can. The SQLite
+    /// backend keeps none: its file is on the spool's own disk.
+    pub fn keep_for_later(&self, entry: &AuditEntry<'_>) -> Result<(), StoreError> {
         match &self.backend {
-            Backend::Postgres { spool: Some(spool), .. } => spool.keep(entry).map(|()| true),
-            _ => Ok(false),
+            Backend::Postgres { spool: Some(spool), .. } => spool.keep(entry),
+            _ => Ok(()),
         }
     }
 
@@ -149,7 +150,7 @@ impl Store {
     pub fn location(&self) -> String {
         match &self.backend {
             Backend::Sqlite { path, .. } => path.display().to_string(),
-            Backend::Postgres { url, .. } => postgres::redacted(url),
+            Backend::Postgres { location, .. } => location.clone(),
         }
     }
 

@@ -44,7 +44,8 @@ impl std::fmt::Display for Owner {
     }
 }
 
-fn this_machine() -> &'static str {
+/// This machine's name, as rows name it (read once).
+pub fn this_machine() -> &'static str {
     static MACHINE: OnceLock<String> = OnceLock::new();
     MACHINE.get_or_init(crate::platform::machine_name)
 }
