@@ -302,13 +302,13 @@ impl Gate {
                 return Ok((Checked::Refused { reason, factors: vec![format!("{} {} is still waiting for a human", pause.challenge_kind.name(), pause.challenge_id)] }, None, None));
             }
             let mut execution = core.running_execution(tx, agent, now)?;
-            let spent = core.spend_step(tx, agent, execution.as_mut())?;
+            let policy = core.deciding_policy(tx)?;
+            let spent = core.spend_step(tx, &policy, agent, execution.as_mut())?;
             if let Some(execution) = &execution {
                 records::update_execution(tx, execution.row())?;
             }
             let files = OnDisk::in_folder(&call.working_folder);
             let facts = StepFacts { agent, hint: action, outcome: None, step: spent.step, max_steps: spent.max_steps, agent_risk: checks.risk_floor, folder: &call.working_folder, write: checks.write, files: &files };
-            let policy = core.policy();
             let evaluation = evaluate_step(&policy, &facts);
             let rule = evaluation.rule.map(|i| policy.rule(i).describe());
             let mut stage = format!("stage {}", evaluation.stage.number());

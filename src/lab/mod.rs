@@ -15,10 +15,12 @@ pub mod examples;
 pub mod explain;
 pub mod replay;
 
+pub use crate::safety::evaluator::Strictness;
+
 use crate::{
     analysis::{self, Action, Analysis, NoCurrentFiles, WorkingFolder},
     policy::CompiledPolicy,
-    safety::evaluator::{Evaluation, PauseKind, StepFacts, Verdict, evaluate_analysed},
+    safety::evaluator::{Evaluation, StepFacts, evaluate_analysed},
 };
 
 /// Evaluates `action` for `agent` in the lab's fixed conditions.
@@ -47,45 +49,3 @@ pub fn judge_analysed(policy: &CompiledPolicy, agent: &str, action: &str, analys
     evaluate_analysed(policy, &facts, analysis)
 }
 
-/// A verdict as the lab names and orders it: the higher, the stricter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Strictness {
-    Continue,
-    /// Paused for a human's approval (or for the loop's own reasons).
-    Approve,
-    /// Paused for an out-of-band code.
-    Verify,
-    Stop,
-}
-
-impl Strictness {
-    pub fn of(verdict: Verdict) -> Self {
-        match verdict {
-            Verdict::Continue => Self::Continue,
-            Verdict::Pause(PauseKind::Verification) => Self::Verify,
-            Verdict::Pause(_) => Self::Approve,
-            Verdict::Stop => Self::Stop,
-        }
-    }
-
-    /// As an audit row records it (`continue`, `pause`, `stop`); `None`
-    /// for what is no decision of the policy's (`refused`, `logging`…).
-    pub fn recorded(decision: &str) -> Option<Self> {
-        match decision {
-            "continue" => Some(Self::Continue),
-            "pause" => Some(Self::Approve),
-            "stop" => Some(Self::Stop),
-            _ => None,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Continue => "continue",
-            Self::Approve => "approve",
-            Self::Verify => "verify",
-            Self::Stop => "stop",
-        }
-    }
-}

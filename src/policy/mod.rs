@@ -16,6 +16,7 @@
 //! (actions they must not match); they are kept, located, with the rules
 //! they belong to, and `lab::examples` checks them against the policy.
 
+pub mod central;
 pub mod live;
 pub mod pattern;
 pub mod raw;
@@ -218,6 +219,13 @@ pub struct CompiledPolicy {
     hash: String,
     /// Each file's name and text, as kept beside the audit trail.
     texts: Vec<StoredSource>,
+    /// The central version those files were pushed as, when known.
+    central_version: Option<i64>,
+    /// The central files compiled alone, when other files were merged
+    /// after them: no decision may be looser than this one's.
+    floor: Option<Box<CompiledPolicy>>,
+    /// The embedded default stands in for policy files none were named.
+    stands_in: bool,
 }
 
 /// A policy file as kept beside the audit trail (`policy_versions`).
@@ -225,6 +233,10 @@ pub struct CompiledPolicy {
 struct StoredSource {
     path: String,
     text: String,
+    /// One of a central policy's files (kept only when set, so the
+    /// sources of policies without one read as they always did).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    central: bool,
 }
 
 /// Why a policy kept beside the audit trail cannot be used again.
@@ -239,6 +251,7 @@ pub enum StoredPolicyError {
 }
 
 /// A policy file's name and text.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PolicySource {
     pub path: PathBuf,
     pub text: String,
@@ -254,30 +267,33 @@ impl PolicySource {
     pub fn embedded_default() -> Self {
         Self { path: PathBuf::from(EMBEDDED_DEFAULT_NAME), text: EMBEDDED_DEFAULT.to_owned() }
     }
+
+    /// Reads every file, or says what is wrong with each that cannot be.
+    pub fn read_all(paths: &[PathBuf]) -> Result<Vec<Self>, Vec<Diagnostic>> {
+        let (sources, errors): (Vec<_>, Vec<_>) = paths.iter().map(|path| Self::read(path)).partition(Result::is_ok);
+        if errors.is_empty() {
+            Ok(sources.into_iter().flatten().collect())
+        } else {
+            Err(errors.into_iter().filter_map(Result::err).collect())
+        }
+    }
 }
 
 impl CompiledPolicy {
     /// Loads the given files, or the embedded default when there are none.
     pub fn load(paths: &[PathBuf]) -> Result<Self, Vec<Diagnostic>> {
-        if paths.is_empty() {
-            return Self::compile(&[PolicySource::embedded_default()]);
-        }
-        let mut sources = Vec::new();
-        let mut errors = Vec::new();
-        for path in paths {
-            match PolicySource::read(path) {
-                Ok(source) => sources.push(source),
-                Err(error) => errors.push(error),
-            }
-        }
-        if !errors.is_empty() {
-            return Err(errors);
-        }
-        Self::compile(&sources)
+        Self::layered(None, &PolicySource::read_all(paths)?)
     }
 
     /// Compiles policy sources, merged in order.
     pub fn compile(sources: &[PolicySource]) -> Result<Self, Vec<Diagnostic>> {
+        Self::compile_layers(sources, 0)
+    }
+
+    /// Compiles policy sources merged in order, the first `central_files`
+    /// of them a central policy (`policy::central`), which the hash
+    /// covers.
+    fn compile_layers(sources: &[PolicySource], central_files: usize) -> Result<Self, Vec<Diagnostic>> {
         let mut builder = Builder::default();
         let mut errors = Vec::new();
         for source in sources {
@@ -291,7 +307,7 @@ impl CompiledPolicy {
         }
         let patterns = builder.compile_patterns(&mut errors);
         match patterns {
-            Some(patterns) if errors.is_empty() => Ok(builder.finish(patterns, sources)),
+            Some(patterns) if errors.is_empty() => Ok(builder.finish(patterns, sources, central_files)),
             _ => {
                 errors.sort_by(|a, b| (&a.file, a.line, a.col).cmp(&(&b.file, b.line, b.col)));
                 Err(errors)
@@ -327,8 +343,10 @@ impl CompiledPolicy {
     /// The policy kept beside the audit trail under `hash`, compiled again.
     pub fn from_stored(hash: &str, stored: &str) -> Result<Self, StoredPolicyError> {
         let texts: Vec<StoredSource> = serde_json::from_str(stored)?;
+        let central_files = texts.iter().take_while(|source| source.central).count();
         let sources: Vec<PolicySource> = texts.into_iter().map(|source| PolicySource { path: PathBuf::from(source.path), text: source.text }).collect();
-        let policy = Self::compile(&sources).map_err(StoredPolicyError::Invalid)?;
+        let (central, local) = sources.split_at(central_files);
+        let policy = Self::on_floor(central, local).map_err(StoredPolicyError::Invalid)?;
         if policy.hash != hash {
             return Err(StoredPolicyError::Mismatch { expected: hash.to_owned(), found: policy.hash });
         }
@@ -353,8 +371,20 @@ impl CompiledPolicy {
         self.agent_sections.iter().map(|section| section.pattern.as_str())
     }
 
-    /// The settings in force for `agent`.
+    /// The settings in force for `agent`: never looser than the central
+    /// floor's, when there is one.
     pub fn settings_for(&self, agent: &str) -> AgentSettings {
+        let mut settings = self.own_settings_for(agent);
+        if let Some(floor) = &self.floor {
+            let central = floor.own_settings_for(agent);
+            settings.max_steps = settings.max_steps.min(central.max_steps);
+            settings.tolerance = settings.tolerance.min(central.tolerance);
+        }
+        settings
+    }
+
+    /// The settings this policy's own rules give `agent`.
+    fn own_settings_for(&self, agent: &str) -> AgentSettings {
         let mut settings = AgentSettings {
             max_steps: self.default_max_steps,
             tolerance: self.default_tolerance,
@@ -611,8 +641,13 @@ impl Builder {
         (errors.len() == before).then_some(patterns)
     }
 
-    fn finish(self, patterns: PatternSet, sources: &[PolicySource]) -> CompiledPolicy {
+    fn finish(self, patterns: PatternSet, sources: &[PolicySource], central_files: usize) -> CompiledPolicy {
         let mut hasher = Sha256::new();
+        if central_files > 0 && central_files < sources.len() {
+            // Layered, the same files decide differently than merged.
+            hasher.update(format!("central {central_files}").as_bytes());
+            hasher.update([0]);
+        }
         for source in sources {
             hasher.update(source.path.display().to_string().as_bytes());
             hasher.update([0]);
@@ -627,7 +662,10 @@ impl Builder {
             agent_sections: self.agent_sections,
             examples: self.examples,
             hash: hex(&hasher.finalize()),
-            texts: sources.iter().map(|s| StoredSource { path: s.path.display().to_string(), text: s.text.clone() }).collect(),
+            texts: sources.iter().enumerate().map(|(i, s)| StoredSource { path: s.path.display().to_string(), text: s.text.clone(), central: i < central_files }).collect(),
+            central_version: None,
+            floor: None,
+            stands_in: false,
         }
     }
 }

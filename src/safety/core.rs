@@ -16,14 +16,14 @@
 //! policy's; only a human's Approve on a step-limit pause grants a new
 //! one.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use crate::store::{Tx, owner::Owner};
+use crate::store::{Tx, central, owner::Owner};
 use serde_json::{Value, json};
 
 use crate::{
     config::LoopMode,
-    policy::{CompiledPolicy, live::LivePolicy},
+    policy::{CompiledPolicy, central::Central, live::LivePolicy},
     protocol::registry::CallContext,
     store::{
         Store, StoreError,
@@ -56,6 +56,9 @@ pub struct LoopCore {
     pub humans: Humans,
     pub sessions: Sessions,
     owner: Owner,
+    /// The central version this process could not use, and why: asked
+    /// again only once a newer one is pushed.
+    refused_central: Mutex<Option<(i64, String)>>,
 }
 
 /// A pause holding an agent: its challenge waits for a human.
@@ -100,7 +103,7 @@ impl LoopCore {
     }
 
     fn with_policy(store: Arc<Store>, policy: LivePolicy, mode: LoopMode, humans: Humans) -> Self {
-        Self { store, policy, mode, humans, sessions: Sessions::default(), owner: Owner::current() }
+        Self { store, policy, mode, humans, sessions: Sessions::default(), owner: Owner::current(), refused_central: Mutex::default() }
     }
 
     /// This process, as the rows it writes name it.
@@ -116,6 +119,55 @@ impl LoopCore {
     /// names itself in its audit row, with that one version.
     pub fn policy(&self) -> Arc<CompiledPolicy> {
         self.policy.current()
+    }
+
+    /// The policy a decision judges by, in the decision's transaction: the
+    /// one in force, once it is layered on the newest central version the
+    /// state holds (`safety-dongle policy push`). A newer version is taken
+    /// up here, so no decision is judged by a version older than the
+    /// newest pushed before it began. One that cannot be used here
+    /// refuses the decision (fail closed) rather than let the older
+    /// version decide.
+    pub fn deciding_policy(&self, tx: &Tx<'_>) -> Result<Arc<CompiledPolicy>, StoreError> {
+        let policy = self.policy();
+        let latest = central::latest_version(tx)?;
+        if latest == policy.central_version() {
+            return Ok(policy);
+        }
+        let mut refused = self.refused_central.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let (Some(version), Some((refused_version, why))) = (latest, refused.as_ref())
+            && version == *refused_version
+        {
+            return Err(StoreError::CentralPolicy { version, why: why.clone() });
+        }
+        match self.take_up_central(tx, &policy) {
+            Err(StoreError::CentralPolicy { version, why }) => {
+                *refused = Some((version, why.clone()));
+                Err(StoreError::CentralPolicy { version, why })
+            }
+            taken => taken,
+        }
+    }
+
+    /// Puts this process's local policy files, layered on the newest
+    /// central version, in force, and audits the change.
+    fn take_up_central(&self, tx: &Tx<'_>, policy: &CompiledPolicy) -> Result<Arc<CompiledPolicy>, StoreError> {
+        let stored = central::latest(tx)?;
+        let version = stored.as_ref().map_or(0, |row| row.version);
+        let refused = |why: String| StoreError::CentralPolicy { version, why };
+        let central = stored.map(|row| Central::from_stored(row.version, &row.hash, &row.sources)).transpose().map_err(|error| refused(error.to_string()))?;
+        let taken = CompiledPolicy::layered(central.as_ref(), &policy.local_sources())
+            .map_err(|diagnostics| refused(diagnostics.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")))?;
+        let taken = Arc::new(taken);
+        audit::remember_policy(tx, taken.hash(), &taken.stored_sources())?;
+        let message = match &central {
+            Some(central) => format!("central policy version {} (sha256 {}) taken up: deciding by {}", central.version, &central.hash[..16], &taken.hash()[..16]),
+            None => format!("no central policy: deciding by the local policy {}", &taken.hash()[..16]),
+        };
+        tracing::info!("{message}");
+        self.audit(tx, AuditEntry { agent: "", event: "policy", hint: Some(&message), decision: "loaded", stage: Some("central"), policy_hash: taken.hash(), ..Default::default() })?;
+        self.replace_policy(taken.clone());
+        Ok(taken)
     }
 
     /// For the compiler of the first policy: returns once a decision
@@ -213,18 +265,17 @@ impl LoopCore {
     }
 
     /// Spends one step of the agent's budget, counting it on its running
-    /// execution too (whose `max_steps` is then the limit; the caller
-    /// writes the execution back).
-    pub fn spend_step(&self, tx: &Tx<'_>, agent: &str, execution: Option<&mut Execution<Running>>) -> Result<Spent, StoreError> {
+    /// execution too (the caller writes the execution back). The limit is
+    /// `policy`'s for the agent, or the execution's `max_steps` when that
+    /// is lower (a policy that lowers it applies to running executions).
+    pub fn spend_step(&self, tx: &Tx<'_>, policy: &CompiledPolicy, agent: &str, execution: Option<&mut Execution<Running>>) -> Result<Spent, StoreError> {
         let step = records::agent_steps(tx, agent)?.saturating_add(1);
         records::set_agent_steps(tx, agent, step)?;
-        let max_steps = match execution {
-            Some(execution) => {
-                execution.record_step();
-                execution.row().max_steps
-            }
-            None => self.policy().settings_for(agent).max_steps,
-        };
+        let mut max_steps = policy.settings_for(agent).max_steps;
+        if let Some(execution) = execution {
+            execution.record_step();
+            max_steps = max_steps.min(execution.row().max_steps);
+        }
         Ok(Spent { step, max_steps })
     }
 

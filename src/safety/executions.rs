@@ -155,11 +155,11 @@ impl SafetyLoop {
     pub async fn execute(&self, call: &CallContext, request: ExecuteRequest) -> Result<ExecutionState, SafetyError> {
         let core = &self.core;
         let now = now_ms();
-        let settings = core.policy().settings_for(&request.agent);
-        let max_steps = request.max_steps.map_or(settings.max_steps, |asked| asked.min(settings.max_steps));
         let agent = request.agent.as_str();
         let mut ask = None;
         let result = core.store.write(|tx| {
+            let settings = core.deciding_policy(tx)?.settings_for(agent);
+            let max_steps = request.max_steps.map_or(settings.max_steps, |asked| asked.min(settings.max_steps));
             if let Some(mut block) = core.block_for(tx, &call.session_id, agent)? {
                 ask = core.reissue_if_expired(tx, &call.session_id, &mut block, now)?;
                 core.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "execute", decision: "refused", stage: Some("block"), ..Default::default() })?;
@@ -266,7 +266,8 @@ impl SafetyLoop {
             Ok(execution) => execution,
             Err(_) => return Err(StoreError::Inconsistent("an active execution is not running")),
         };
-        let Spent { step, max_steps } = core.spend_step(tx, agent, Some(&mut execution))?;
+        let policy = core.deciding_policy(tx)?;
+        let Spent { step, max_steps } = core.spend_step(tx, &policy, agent, Some(&mut execution))?;
         let notifications = self.deliver_events(tx, &mut execution, agent, now)?;
 
         if matches!(core.mode, LoopMode::Logging | LoopMode::Disabled) {
@@ -292,7 +293,6 @@ impl SafetyLoop {
 
         let files = OnDisk::in_folder(&call.working_folder);
         let facts = StepFacts { agent, hint: &request.hint, outcome: request.outcome, step, max_steps, agent_risk: request.agent_risk, folder: &call.working_folder, write: None, files: &files };
-        let policy = core.policy();
         let evaluation = evaluate_step(&policy, &facts);
         let mut directive = Directive {
             proceed: evaluation.verdict == Verdict::Continue,

@@ -193,6 +193,15 @@ CREATE TABLE loaded (
 -- Each audit row names the machine that wrote it (covered by its hash);
 -- rows from before have none.
 ALTER TABLE audit ADD COLUMN machine TEXT;
+"#, r#"
+-- The central policy's versions (`safety-dongle policy push`), newest
+-- last: each names its sources in policy_versions by hash.
+CREATE TABLE central_policy (
+    version       INTEGER PRIMARY KEY,
+    hash          TEXT NOT NULL,
+    pushed_at     INTEGER NOT NULL,
+    machine       TEXT NOT NULL
+);
 "#];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

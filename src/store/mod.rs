@@ -16,6 +16,7 @@
 //! fails (and every decision that needed it fails closed), saying why.
 
 pub mod audit;
+pub mod central;
 mod migrations;
 pub mod owner;
 mod postgres;
@@ -55,6 +56,8 @@ pub enum StoreError {
     Interrupted,
     #[error("the state database could not be opened: {0}")]
     Unavailable(String),
+    #[error("central policy version {version} cannot be used by this safety-dongle: {why}")]
+    CentralPolicy { version: i64, why: String },
 }
 
 /// `error` and what caused it, outermost first (the PostgreSQL client's

@@ -174,6 +174,13 @@ CREATE TABLE loaded (
     since         BIGINT NOT NULL,
     PRIMARY KEY (owner_machine, owner_pid, kind, name)
 );
+"#, r#"
+CREATE TABLE central_policy (
+    version       BIGINT PRIMARY KEY,
+    hash          TEXT NOT NULL,
+    pushed_at     BIGINT NOT NULL,
+    machine       TEXT NOT NULL
+);
 "#];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

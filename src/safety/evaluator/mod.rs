@@ -105,6 +105,49 @@ pub enum Verdict {
     Stop,
 }
 
+/// A verdict as the lab names and orders it: the higher, the stricter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Strictness {
+    Continue,
+    /// Paused for a human's approval (or for the loop's own reasons).
+    Approve,
+    /// Paused for an out-of-band code.
+    Verify,
+    Stop,
+}
+
+impl Strictness {
+    pub fn of(verdict: Verdict) -> Self {
+        match verdict {
+            Verdict::Continue => Self::Continue,
+            Verdict::Pause(PauseKind::Verification) => Self::Verify,
+            Verdict::Pause(_) => Self::Approve,
+            Verdict::Stop => Self::Stop,
+        }
+    }
+
+    /// As an audit row records it (`continue`, `pause`, `stop`); `None`
+    /// for what is no decision of the policy's (`refused`, `logging`…).
+    pub fn recorded(decision: &str) -> Option<Self> {
+        match decision {
+            "continue" => Some(Self::Continue),
+            "pause" => Some(Self::Approve),
+            "stop" => Some(Self::Stop),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Continue => "continue",
+            Self::Approve => "approve",
+            Self::Verify => "verify",
+            Self::Stop => "stop",
+        }
+    }
+}
+
 /// The stages, numbered as in the spec.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
@@ -194,7 +237,32 @@ pub fn evaluate_step(policy: &CompiledPolicy, facts: &StepFacts<'_>) -> Evaluati
 /// Evaluates one step whose action is already analysed (`None`: too long
 /// to analyse). What an action runs does not depend on the policy, so one
 /// analysis can be judged by several policies (`lab::replay`).
+///
+/// A policy with a central floor (`policy::central`) is judged by the
+/// floor too, and the stricter verdict holds: local files can add to a
+/// central policy's strictness, never take from it.
 pub fn evaluate_analysed(policy: &CompiledPolicy, facts: &StepFacts<'_>, analysis: Option<Analysis>) -> Evaluation {
+    let Some(floor) = policy.floor() else { return evaluate_alone(policy, facts, analysis) };
+    let central = evaluate_alone(floor, facts, analysis.clone());
+    let merged = evaluate_alone(policy, facts, analysis);
+    stricter(merged, central)
+}
+
+/// The merged policy's evaluation, unless the central floor's verdict is
+/// stricter. The floor's rules are the merged policy's first rules, in
+/// the same order, so its rule indices name the same rules in both.
+fn stricter(mut merged: Evaluation, mut central: Evaluation) -> Evaluation {
+    if Strictness::of(central.verdict) <= Strictness::of(merged.verdict) {
+        merged.score = merged.score.max(central.score);
+        merged.tier = merged.tier.max(central.tier);
+        return merged;
+    }
+    central.factors.push("decided by the central policy: local policy files may only make its decisions stricter".into());
+    central
+}
+
+/// Evaluates one step against one policy's own rules.
+fn evaluate_alone(policy: &CompiledPolicy, facts: &StepFacts<'_>, analysis: Option<Analysis>) -> Evaluation {
     let settings = policy.settings_for(facts.agent);
     let matches = analysis.as_ref().map(|analysis| policy.matches(analysis, &settings));
     let score = risk_score(policy, matches.as_ref(), facts.agent_risk);
