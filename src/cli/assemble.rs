@@ -26,7 +26,7 @@ use crate::{
     config::{Config, STATE_PASSWORD_ENV, ServerSettings, StateLocation},
     diagnostics::Diagnostic,
     gate::Gate,
-    policy::CompiledPolicy,
+    policy::{CompiledPolicy, central::Central},
     protocol::{
         introspect::Introspect,
         limits::Limits,
@@ -39,7 +39,7 @@ use crate::{
         executions::SafetyLoop,
         operations::{self, LoopFacts},
     },
-    store::{Spool, Store, StoreError, audit},
+    store::{Spool, Store, StoreError, audit, central},
     verify::{
         humans::{HumanSettings, Humans},
         link::VerifierLink,
@@ -251,6 +251,18 @@ pub(super) fn remember_policy(store: &Store, policy: &CompiledPolicy) {
     {
         tracing::warn!(%error, "the policy's text could not be kept for replay");
     }
+}
+
+/// The central policy version the configured state holds, if any: read
+/// from a shared database, or from the data folder's state when there is
+/// one (a command that only explains never creates one).
+pub fn central_policy(config: &Config) -> Result<Option<Central>, AssembleError> {
+    if config.state == StateLocation::DataFolder && !config.data_dir.as_ref().is_some_and(|dir| dir.join(crate::store::DATABASE_FILE).exists()) {
+        return Ok(None);
+    }
+    let Some(row) = open_store(config)?.read(central::latest)? else { return Ok(None) };
+    let central = Central::from_stored(row.version, &row.hash, &row.sources).map_err(|error| StoreError::CentralPolicy { version: row.version, why: error.to_string() })?;
+    Ok(Some(central))
 }
 
 /// The state store the configuration names, opened now.

@@ -4,18 +4,19 @@
 //! what the file will run, line by line), then stage by stage; with
 //! `--json`, the same as data (`lab::explain`, described by
 //! `src/lab/explanation.schema.json`). Reads the policy and the files
-//! named; touches no state.
+//! named, layered on the state's central policy when it has one (as a
+//! dongle on that state would decide); changes no state.
 
 use std::{path::PathBuf, process::ExitCode};
 
 use crate::{
     analysis::{Analysis, Change, FileWrite, OnDisk, WorkingFolder},
     lab::explain::Explanation,
-    policy::CompiledPolicy,
+    policy::{CompiledPolicy, PolicySource},
     safety::evaluator::{Outcome, StepFacts, Verdict, evaluate_step},
 };
 
-use super::{EvalArgs, print_json};
+use super::{EvalArgs, print_diagnostics, print_json};
 
 pub(super) fn run(args: EvalArgs) -> ExitCode {
     let Some(mut config) = args.config.load() else {
@@ -24,12 +25,17 @@ pub(super) fn run(args: EvalArgs) -> ExitCode {
     if !args.policies.is_empty() {
         config.policies = args.policies;
     }
-    let policy = match CompiledPolicy::load(&config.policies) {
+    let central = match super::assemble::central_policy(&config) {
+        Ok(central) => central,
+        Err(error) => {
+            eprintln!("safety-dongle: the central policy cannot be read: {error}");
+            return ExitCode::from(1);
+        }
+    };
+    let policy = match PolicySource::read_all(&config.policies).and_then(|local| CompiledPolicy::layered(central.as_ref(), &local)) {
         Ok(policy) => policy,
         Err(errors) => {
-            for error in errors {
-                eprintln!("{}", error.render());
-            }
+            print_diagnostics(&errors);
             return ExitCode::from(1);
         }
     };
@@ -76,7 +82,7 @@ pub(super) fn run(args: EvalArgs) -> ExitCode {
         return if printed { ExitCode::SUCCESS } else { ExitCode::from(1) };
     }
 
-    println!("policy: {} (sha256 {})", policy.sources().join(", "), &policy.hash()[..16]);
+    println!("policy: {} (sha256 {})", policy.provenance(), &policy.hash()[..16]);
     let sections = policy.sections_for(&settings);
     println!(
         "agent:  {} (maxAutonomousSteps {}, riskTolerance {}{})",

@@ -61,7 +61,7 @@ enum Command {
         #[command(subcommand)]
         client: HookClient,
     },
-    /// Policy files: `policy diff OLD NEW` compares two.
+    /// Policy files: `policy diff OLD NEW` compares two; `policy push FILE...` makes them the central policy.
     Policy {
         #[command(subcommand)]
         command: PolicyCommand,
@@ -77,6 +77,18 @@ enum Command {
 enum PolicyCommand {
     /// Rules and settings added, removed and changed, and the examples of both policies whose decision changes.
     Diff(PolicyDiffArgs),
+    /// Check the files and store them, merged in order, as the next version of the central
+    /// policy in the state; every dongle on that state decides by it from its next decision.
+    Push(PolicyPushArgs),
+}
+
+#[derive(Debug, Args)]
+struct PolicyPushArgs {
+    #[command(flatten)]
+    config: ConfigArg,
+    /// The policy file(s), merged in order.
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -347,6 +359,7 @@ pub fn run() -> ExitCode {
         Command::Hook { client: HookClient::ClaudeCode(args) } => hook::run(args),
         Command::Adapter { command: AdapterCommand::ImportOpenapi(args) } => adapter::import_openapi(args),
         Command::Policy { command: PolicyCommand::Diff(args) } => policy::diff_files(args),
+        Command::Policy { command: PolicyCommand::Push(args) } => policy::push(args),
     }
 }
 

@@ -30,19 +30,23 @@ use crate::{
     config::Config,
     diagnostics::Diagnostic,
     gate::Gate,
-    policy::{CompiledPolicy, hex},
+    policy::{PolicySource, hex},
     protocol::registry::OperationIndex,
     safety::{core::LoopCore, directive::NotificationKind},
-    store::{audit::AuditEntry, now_ms, records::{self, EventRow, LoadedRow}},
+    store::{StoreError, audit::AuditEntry, central, now_ms, records::{self, EventRow, LoadedRow}},
 };
 
 use super::assemble::{downstream_servers, load_adapters, remember_policy};
+
+/// How often a serving dongle looks for a new central policy version.
+const CENTRAL_POLL: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The parts a reload checks and swaps on their own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Part {
     Config,
     Policy,
+    Central,
     Adapters,
     Servers,
 }
@@ -52,6 +56,7 @@ impl Part {
         match self {
             Self::Config => "config",
             Self::Policy => "policy",
+            Self::Central => "central policy",
             Self::Adapters => "adapters",
             Self::Servers => "servers",
         }
@@ -164,7 +169,7 @@ impl Reloader {
     }
 
     fn reload_policy(&self, config: &Config, loaded: &mut Loaded, now: i64, report: &mut ReloadReport) {
-        match CompiledPolicy::load(&config.policies) {
+        match PolicySource::read_all(&config.policies).and_then(|local| self.core.policy().with_local(&local)) {
             Err(diagnostics) => report.refused.push((Part::Policy, render(&diagnostics))),
             Ok(policy) => {
                 loaded.refused.remove(&Part::Policy);
@@ -210,7 +215,7 @@ impl Reloader {
     fn tell(&self, report: &ReloadReport, now: i64) {
         let mut told: Vec<(NotificationKind, &'static str, &'static str, String)> = Vec::new();
         if let Some(hash) = &report.policy {
-            let files = self.core.policy().sources().join(", ");
+            let files = self.core.policy().provenance();
             told.push((NotificationKind::Status, "policy", "loaded", format!("The policy was reloaded: now {} (from {files})", &hash[..16])));
         }
         if !report.adapters.is_empty() {
@@ -243,6 +248,51 @@ impl Reloader {
         }
     }
 
+    /// Every [`CENTRAL_POLL`], takes up a central policy version pushed
+    /// since this dongle last looked, without waiting for a decision to,
+    /// and records it for `status`; a version this dongle cannot use is
+    /// recorded as refused (and logged once). Decisions check for
+    /// themselves ([`LoopCore::deciding_policy`]): this keeps idle dongles
+    /// and `status` current.
+    pub async fn follow_central(self: Arc<Self>) {
+        loop {
+            self.take_up_central().await;
+            tokio::time::sleep(CENTRAL_POLL).await;
+        }
+    }
+
+    async fn take_up_central(&self) {
+        let core = &self.core;
+        let in_force = core.policy().central_version();
+        match core.store.read(central::latest_version) {
+            Ok(latest) if latest != in_force => {}
+            _ => return,
+        }
+        let taken = core.store.write(|tx| core.deciding_policy(tx).map(|policy| policy.hash().to_owned()));
+        let mut loaded = self.loaded.lock().await;
+        let now = now_ms();
+        match taken {
+            Ok(_) => {
+                loaded.refused.remove(&Part::Central);
+                loaded.policy_since = now;
+            }
+            Err(StoreError::CentralPolicy { version, why }) => {
+                let why = format!("version {version}: {why}");
+                if loaded.refused.get(&Part::Central).is_none_or(|(known, _)| *known != why) {
+                    tracing::error!("the central policy {why}; decisions are refused until a usable version is pushed");
+                    loaded.refused.insert(Part::Central, (why, now));
+                } else {
+                    return;
+                }
+            }
+            Err(error) => {
+                tracing::warn!(%error, "the central policy could not be checked");
+                return;
+            }
+        }
+        record_loaded(core, &loaded);
+    }
+
     /// Writes what is loaded, and since when, to the state for `status`
     /// (once the policy is in force: it waits for it).
     pub fn record_loaded(&self) {
@@ -262,7 +312,7 @@ impl Reloader {
 fn record_loaded(core: &LoopCore, loaded: &Loaded) {
     let owner = core.owner();
     let policy = core.policy();
-    let mut rows = vec![LoadedRow { owner: owner.clone(), kind: "policy".into(), name: policy.hash().to_owned(), detail: policy.sources().join(", "), since: loaded.policy_since }];
+    let mut rows = vec![LoadedRow { owner: owner.clone(), kind: "policy".into(), name: policy.hash().to_owned(), detail: policy.provenance(), since: loaded.policy_since }];
     for (name, adapter) in &loaded.adapters {
         rows.push(LoadedRow { owner: owner.clone(), kind: "adapter".into(), name: name.clone(), detail: format!("{} ({} operations)", adapter.file.display(), adapter.operations), since: adapter.since });
     }

@@ -1,7 +1,7 @@
 //! `safety-dongle serve`: assemble the router from the configuration
 //! (`assemble`), start the downstream servers, then serve MCP on stdio or
 //! loopback HTTP, reloading what the files say as they change (`watch`,
-//! `reload`); on the way out, end the sessions left and terminate the
+//! `reload`) and taking up new central policy versions; on the way out, end the sessions left and terminate the
 //! downstream servers.
 
 use std::{path::Path, process::ExitCode};
@@ -55,6 +55,7 @@ pub(super) fn run(args: ServeArgs) -> ExitCode {
             served = &mut serving => (&mut policy).await.and(served),
             compiled = &mut policy => match compiled {
                 Ok(()) => {
+                    tokio::spawn(watcher.clone().follow_central());
                     if let Err(error) = watch::spawn(watcher, config_file, reread, read_since) {
                         tracing::warn!(%error, "files cannot be watched: changes need a restart");
                     }

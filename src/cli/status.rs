@@ -3,12 +3,16 @@
 //! the downstream servers of every running dongle with their state and
 //! tool count, and what each serving dongle has loaded (its policy by
 //! hash and files, its adapters, the last change it refused) and since
-//! when. A shared database that cannot be reached is reported with why,
-//! and with the audit rows this machine keeps for it meanwhile.
+//! when, and the central policy version every dongle on this state decides
+//! by. A shared database that cannot be reached is reported with why, and
+//! with the audit rows this machine keeps for it meanwhile.
 
 use std::process::ExitCode;
 
-use crate::store::{Spool, now_ms, owner::Owner, records, rfc3339};
+use crate::{
+    policy::central::Central,
+    store::{Spool, central, now_ms, owner::Owner, records, rfc3339},
+};
 
 use super::{ConfigArg, terminal_text::terminal_text};
 
@@ -28,9 +32,9 @@ pub(super) fn run(args: ConfigArg) -> ExitCode {
     };
     let now = now_ms();
     let state = store.read(|tx| {
-        Ok((records::blocks(tx)?, records::active_executions(tx)?, records::pending_challenges(tx, now)?, records::downstreams(tx)?, records::loaded(tx)?))
+        Ok((records::blocks(tx)?, records::active_executions(tx)?, records::pending_challenges(tx, now)?, records::downstreams(tx)?, records::loaded(tx)?, central::latest(tx)?))
     });
-    let (blocks, executions, challenges, downstreams, loaded) = match state {
+    let (blocks, executions, challenges, downstreams, loaded, central) = match state {
         Ok(state) => state,
         Err(error) => {
             eprintln!("safety-dongle: {error}");
@@ -38,6 +42,13 @@ pub(super) fn run(args: ConfigArg) -> ExitCode {
         }
     };
     println!("state: {}", store.location());
+    match central {
+        None => println!("central policy: none (each dongle decides by its own policy files)"),
+        Some(row) => {
+            let files = Central::from_stored(row.version, &row.hash, &row.sources).map_or_else(|error| format!("unreadable: {error}"), |c| c.sources.iter().map(|s| s.path.display().to_string()).collect::<Vec<_>>().join(" + "));
+            println!("central policy: version {} (sha256 {}) from {}, pushed {} from {}", row.version, &row.hash[..16.min(row.hash.len())], terminal_text(&files), rfc3339(row.pushed_at), terminal_text(&row.machine));
+        }
+    }
     println!("blocked agents: {}", blocks.len());
     for block in &blocks {
         println!("  {}  since {}  challenge {}  {}", terminal_text(&block.agent), rfc3339(block.blocked_at), block.challenge_id, terminal_text(&block.reason));

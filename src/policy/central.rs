@@ -95,6 +95,15 @@ impl CompiledPolicy {
         Some(Central { version, hash, sources: self.sources_where(|source| source.central) })
     }
 
+    /// Where the policy comes from, for people: `central version 3
+    /// (team.toml) + local.toml`, or the files' names.
+    pub fn provenance(&self) -> String {
+        let local = self.texts.iter().filter(|source| !source.central).map(|source| source.path.as_str());
+        let Some(version) = self.central_version else { return local.collect::<Vec<_>>().join(", ") };
+        let central: Vec<&str> = self.texts.iter().filter(|source| source.central).map(|source| source.path.as_str()).collect();
+        std::iter::once(format!("central version {version} ({})", central.join(", "))).chain(local.map(str::to_owned)).collect::<Vec<_>>().join(" + ")
+    }
+
     /// The machine's own policy files (none when the embedded default
     /// stands in for them).
     pub fn local_sources(&self) -> Vec<PolicySource> {
