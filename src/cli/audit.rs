@@ -1,5 +1,6 @@
-//! `safety-dongle audit`: print the audit log, or with `verify` recompute
-//! its hash chain (exit 1 if broken).
+//! `safety-dongle audit`: print the audit log (each row with the first 16
+//! hex digits of the policy that decided), or with `verify` recompute its
+//! hash chain (exit 1 if broken).
 
 use std::process::ExitCode;
 
@@ -31,7 +32,7 @@ pub(super) fn run(args: AuditArgs) -> ExitCode {
         Ok(rows) => {
             for row in rows {
                 println!(
-                    "{:>6}  {}  {}  {}  {}{}{}{}{}",
+                    "{:>6}  {}  {}  {}  {}{}{}{}{}{}",
                     row.seq,
                     rfc3339(row.at),
                     terminal_text(&row.agent),
@@ -41,6 +42,7 @@ pub(super) fn run(args: AuditArgs) -> ExitCode {
                     row.rule.map(|r| format!("  {}", terminal_text(&r))).unwrap_or_default(),
                     row.hint.map(|h| format!("  {h:?}")).unwrap_or_default(),
                     row.machine.filter(|machine| machine != this_machine()).map(|machine| format!("  on {}", terminal_text(&machine))).unwrap_or_default(),
+                    row.policy_hash.get(..16).map(|hash| format!("  policy {hash}")).unwrap_or_default(),
                 );
             }
             ExitCode::SUCCESS

@@ -76,6 +76,8 @@ struct RunningAdapter {
 /// What the running parts came from.
 struct Loaded {
     config: Config,
+    /// The policy last recorded for `status`, and since when it is in force.
+    policy: String,
     policy_since: i64,
     adapters: BTreeMap<String, RunningAdapter>,
     refused: BTreeMap<Part, (String, i64)>,
@@ -121,7 +123,7 @@ impl Reloader {
     /// A reloader for parts assembled from `config` with `adapters`.
     pub fn new(core: Arc<LoopCore>, index: Arc<OperationIndex>, gate: Arc<Gate>, downstreams: Arc<Downstreams>, config: Config, adapters: &[AdapterDefinition]) -> Self {
         let now = now_ms();
-        let loaded = Loaded { config, policy_since: now, adapters: running(adapters, now), refused: BTreeMap::new() };
+        let loaded = Loaded { config, policy: String::new(), policy_since: now, adapters: running(adapters, now), refused: BTreeMap::new() };
         Self { core, index, gate, downstreams, loaded: tokio::sync::Mutex::new(loaded) }
     }
 
@@ -164,7 +166,7 @@ impl Reloader {
             loaded.refused.insert(*part, (why.clone(), now));
         }
         self.tell(&report, now);
-        record_loaded(&self.core, &loaded);
+        record_loaded(&self.core, &mut loaded);
         report
     }
 
@@ -264,41 +266,44 @@ impl Reloader {
     async fn take_up_central(&self) {
         let core = &self.core;
         let in_force = core.policy().central_version();
-        match core.store.read(central::latest_version) {
-            Ok(latest) if latest != in_force => {}
-            _ => return,
-        }
-        let taken = core.store.write(|tx| core.deciding_policy(tx).map(|policy| policy.hash().to_owned()));
+        let taken = match core.store.read(central::latest_version) {
+            Ok(latest) if latest != in_force => core.store.write(|tx| core.deciding_policy(tx).map(drop)),
+            Ok(_) => Ok(()),
+            Err(error) => Err(error),
+        };
         let mut loaded = self.loaded.lock().await;
         let now = now_ms();
         match taken {
-            Ok(_) => {
-                loaded.refused.remove(&Part::Central);
+            Ok(()) => {
+                let refusal_ended = loaded.refused.remove(&Part::Central).is_some();
+                // Taken up here or by a decision since the last look.
+                if core.policy().hash() == loaded.policy && !refusal_ended {
+                    return;
+                }
                 loaded.policy_since = now;
             }
             Err(StoreError::CentralPolicy { version, why }) => {
                 let why = format!("version {version}: {why}");
-                if loaded.refused.get(&Part::Central).is_none_or(|(known, _)| *known != why) {
-                    tracing::error!("the central policy {why}; decisions are refused until a usable version is pushed");
-                    loaded.refused.insert(Part::Central, (why, now));
-                } else {
+                if loaded.refused.get(&Part::Central).is_some_and(|(known, _)| *known == why) {
                     return;
                 }
+                tracing::error!("the central policy {why}; decisions are refused until a usable version is pushed");
+                loaded.refused.insert(Part::Central, (why, now));
             }
             Err(error) => {
                 tracing::warn!(%error, "the central policy could not be checked");
                 return;
             }
         }
-        record_loaded(core, &loaded);
+        record_loaded(core, &mut loaded);
     }
 
     /// Writes what is loaded, and since when, to the state for `status`
     /// (once the policy is in force: it waits for it).
     pub fn record_loaded(&self) {
         // When a reload holds it, the reload records when it is done.
-        if let Ok(loaded) = self.loaded.try_lock() {
-            record_loaded(&self.core, &loaded);
+        if let Ok(mut loaded) = self.loaded.try_lock() {
+            record_loaded(&self.core, &mut loaded);
         }
     }
 
@@ -309,9 +314,10 @@ impl Reloader {
 }
 
 /// Writes what this process has loaded, and since when, to the state.
-fn record_loaded(core: &LoopCore, loaded: &Loaded) {
+fn record_loaded(core: &LoopCore, loaded: &mut Loaded) {
     let owner = core.owner();
     let policy = core.policy();
+    loaded.policy = policy.hash().to_owned();
     let mut rows = vec![LoadedRow { owner: owner.clone(), kind: "policy".into(), name: policy.hash().to_owned(), detail: policy.provenance(), since: loaded.policy_since }];
     for (name, adapter) in &loaded.adapters {
         rows.push(LoadedRow { owner: owner.clone(), kind: "adapter".into(), name: name.clone(), detail: format!("{} ({} operations)", adapter.file.display(), adapter.operations), since: adapter.since });

@@ -73,8 +73,23 @@ impl Setup {
     /// The same dongle with its state in the PostgreSQL database at `url`
     /// (its data folder stays its own).
     pub fn sharing(self, url: &str) -> Self {
+        self.setting(&format!("state = \"{url}\""))
+    }
+
+    /// The dongle's own policy files, written into its folder.
+    pub fn with_policies(self, files: &[(&str, &str)]) -> Self {
+        let paths: Vec<String> = files.iter().map(|(name, text)| {
+            let path = self.dir.join(name);
+            std::fs::write(&path, text).unwrap();
+            format!("{:?}", path.display().to_string())
+        }).collect();
+        self.setting(&format!("policies = [{}]", paths.join(", ")))
+    }
+
+    /// Adds a top-level setting to the config file.
+    fn setting(self, line: &str) -> Self {
         let config = std::fs::read_to_string(&self.config).unwrap();
-        std::fs::write(&self.config, format!("state = \"{url}\"\n{config}")).unwrap();
+        std::fs::write(&self.config, format!("{line}\n{config}")).unwrap();
         self
     }
 

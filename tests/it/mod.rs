@@ -1,6 +1,7 @@
 mod adapters;
 mod corpus;
 mod canary;
+mod central_policy;
 mod cli;
 mod demo;
 mod gate;

@@ -9,6 +9,7 @@ use safety_dongle::{
     store::{
         Spool, Store, StoreError,
         audit::{self, AuditEntry},
+        central::{self, CentralVersion},
         owner::Owner,
         records::{self, BlockRow, ChallengeKind, ChallengeRow, ChallengeStatus, DownstreamRow, EventRow, ExecutionRow, LoadedRow},
     },
@@ -193,6 +194,14 @@ fn audit_chain_and_policies(backend: &Backend) {
     assert_eq!(store.read(|tx| audit::actions_since(tx, 0, None)).unwrap().len(), 3);
     store.write(|tx| audit::remember_policy(tx, "h1", "{\"a\":1}").and(audit::remember_policy(tx, "h1", "{\"b\":2}"))).unwrap();
     assert_eq!(store.read(|tx| Ok((audit::knows_policy(tx, "h1")?, audit::knows_policy(tx, "h2")?, audit::policy_sources(tx, "h1")?))).unwrap(), (true, false, Some("{\"a\":1}".into())));
+
+    // Central policy versions number themselves and keep their sources.
+    assert_eq!(store.read(central::latest).unwrap(), None);
+    assert_eq!(store.write(|tx| central::push(tx, "c1", "[1]", "laptop", 10)).unwrap(), 1);
+    assert_eq!(backend.open().unwrap().write(|tx| central::push(tx, "c2", "[2]", "runner", 20)).unwrap(), 2, "another connection pushes the next version");
+    let latest = CentralVersion { version: 2, hash: "c2".into(), sources: "[2]".into(), pushed_at: 20, machine: "runner".into() };
+    assert_eq!(store.read(|tx| Ok((central::latest_version(tx)?, central::latest(tx)?))).unwrap(), (Some(2), Some(latest)));
+    assert_eq!(store.read(|tx| audit::policy_sources(tx, "c1")).unwrap().as_deref(), Some("[1]"));
 }
 
 /// Four writers, each its own connection (as four dongle processes
