@@ -298,7 +298,9 @@ impl Connection {
     pub fn begin(&mut self, write: bool) -> Result<Session<'_>, StoreError> {
         let transaction = if write {
             let mut transaction = self.client.transaction()?;
-            transaction.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK])?;
+            // A simple query is one round trip; `execute` would prepare
+            // the statement first, another one, while every writer waits.
+            transaction.batch_execute(&format!("SELECT pg_advisory_xact_lock({WRITE_LOCK})"))?;
             transaction
         } else {
             self.client.build_transaction().isolation_level(IsolationLevel::RepeatableRead).read_only(true).start()?
