@@ -161,6 +161,9 @@ fn compile_beside(policies: Vec<PathBuf>, core: Arc<LoopCore>, reloader: Arc<Rel
     let compiler = std::thread::Builder::new().name("policy-compiler".into()).spawn(move || {
         core.wait_until_policy_wanted(COMPILE_GRACE);
         let result = CompiledPolicy::load(&policies).map_err(AssembleError::Policy).map(|policy| {
+            // Not layered on the central version here: a decision may be
+            // holding the state while it waits for this policy, and it
+            // takes the central version up itself.
             let policy = Arc::new(policy);
             core.replace_policy(policy.clone());
             remember_policy(&core.store, &policy);
@@ -222,9 +225,31 @@ pub fn build_loop_core(config: &Config) -> Result<LoopCore, AssembleError> {
     });
     let policy = policy.map_err(AssembleError::Policy)?;
     let store = store?;
+    let policy = on_central(&store, policy);
     remember_policy(&store, &policy);
     let store = Arc::new(store);
     Ok(LoopCore::new(store.clone(), Arc::new(policy), config.mode(), Humans::new(store, human_settings(config))))
+}
+
+/// `policy` layered on the state's central policy version, when there is
+/// one and it can be used here, for a command that acts at once (so the
+/// hook does not audit a take-up on every call). Otherwise
+/// `policy` as it is: the first decision then takes the central version
+/// up itself, or refuses (fail closed), and commands that decide nothing
+/// still start.
+fn on_central(store: &Store, policy: CompiledPolicy) -> CompiledPolicy {
+    let central = match store.read(central::latest) {
+        Ok(Some(row)) => Central::from_stored(&row).map_err(|error| error.to_string()),
+        Ok(None) => return policy,
+        Err(error) => Err(error.to_string()),
+    };
+    match central.and_then(|central| policy.with_central(&central).map_err(|errors| Diagnostic::one_line(&errors))) {
+        Ok(layered) => layered,
+        Err(why) => {
+            tracing::warn!(%why, "the central policy could not be taken up at start");
+            policy
+        }
+    }
 }
 
 /// How humans are reached, from `[verifier]`.
@@ -261,7 +286,7 @@ pub fn central_policy(config: &Config) -> Result<Option<Central>, AssembleError>
         return Ok(None);
     }
     let Some(row) = open_store(config)?.read(central::latest)? else { return Ok(None) };
-    let central = Central::from_stored(row.version, &row.hash, &row.sources).map_err(|error| StoreError::CentralPolicy { version: row.version, why: error.to_string() })?;
+    let central = Central::from_stored(&row).map_err(|error| StoreError::CentralPolicy { version: row.version, why: error.to_string() })?;
     Ok(Some(central))
 }
 

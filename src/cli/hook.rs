@@ -75,7 +75,7 @@ enum HookFailure {
     Read(#[source] std::io::Error),
     #[error(transparent)]
     Payload(#[from] PayloadError),
-    #[error("the configuration has errors: {}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    #[error("the configuration has errors: {}", Diagnostic::one_line(.0))]
     Config(Vec<Diagnostic>),
     #[error(transparent)]
     Assemble(#[from] AssembleError),

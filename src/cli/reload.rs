@@ -41,6 +41,10 @@ use super::assemble::{downstream_servers, load_adapters, remember_policy};
 /// How often a serving dongle looks for a new central policy version.
 const CENTRAL_POLL: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// How often a serving dongle says it is alive (one silent for
+/// `owner::SILENT_AFTER_MS` counts as gone).
+const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The parts a reload checks and swaps on their own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Part {
@@ -255,10 +259,18 @@ impl Reloader {
     /// and records it for `status`; a version this dongle cannot use is
     /// recorded as refused (and logged once). Decisions check for
     /// themselves ([`LoopCore::deciding_policy`]): this keeps idle dongles
-    /// and `status` current.
+    /// and `status` current. Every [`HEARTBEAT`], says in the state that
+    /// this dongle is alive, for `status` on any machine.
     pub async fn follow_central(self: Arc<Self>) {
+        let mut last_heartbeat = std::time::Instant::now();
         loop {
             self.take_up_central().await;
+            if last_heartbeat.elapsed() >= HEARTBEAT {
+                last_heartbeat = std::time::Instant::now();
+                if let Err(error) = self.core.store.write(|tx| records::heartbeat(tx, self.core.owner(), now_ms())) {
+                    tracing::warn!(%error, "could not say in the state that this dongle is alive");
+                }
+            }
             tokio::time::sleep(CENTRAL_POLL).await;
         }
     }
@@ -318,12 +330,14 @@ fn record_loaded(core: &LoopCore, loaded: &mut Loaded) {
     let owner = core.owner();
     let policy = core.policy();
     loaded.policy = policy.hash().to_owned();
-    let mut rows = vec![LoadedRow { owner: owner.clone(), kind: "policy".into(), name: policy.hash().to_owned(), detail: policy.provenance(), since: loaded.policy_since }];
+    let now = now_ms();
+    let row = |kind: &str, name: String, detail: String, since: i64| LoadedRow { owner: owner.clone(), kind: kind.into(), name, detail, since, seen_at: now };
+    let mut rows = vec![row("policy", policy.hash().to_owned(), policy.provenance(), loaded.policy_since)];
     for (name, adapter) in &loaded.adapters {
-        rows.push(LoadedRow { owner: owner.clone(), kind: "adapter".into(), name: name.clone(), detail: format!("{} ({} operations)", adapter.file.display(), adapter.operations), since: adapter.since });
+        rows.push(row("adapter", name.clone(), format!("{} ({} operations)", adapter.file.display(), adapter.operations), adapter.since));
     }
     for (part, (why, at)) in &loaded.refused {
-        rows.push(LoadedRow { owner: owner.clone(), kind: "refused".into(), name: part.name().into(), detail: why.clone(), since: *at });
+        rows.push(row("refused", part.name().into(), why.clone(), *at));
     }
     if let Err(error) = core.store.write(|tx| records::set_loaded(tx, owner, &rows)) {
         tracing::warn!(%error, "what is loaded could not be recorded for status");

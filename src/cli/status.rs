@@ -3,15 +3,21 @@
 //! the downstream servers of every running dongle with their state and
 //! tool count, and what each serving dongle has loaded (its policy by
 //! hash and files, its adapters, the last change it refused) and since
-//! when, and the central policy version every dongle on this state decides
-//! by. A shared database that cannot be reached is reported with why, and
-//! with the audit rows this machine keeps for it meanwhile.
+//! when, with when each last said it is alive, and the central policy
+//! version every dongle on this state decides by. The state's health: what
+//! keeps it (engine and version), how long a read took, and the audit rows
+//! this machine keeps for a shared database; one that cannot be reached is
+//! reported with why.
 
 use std::process::ExitCode;
 
 use crate::{
     policy::central::Central,
-    store::{Spool, central, now_ms, owner::Owner, records, rfc3339},
+    store::{
+        Spool, central, now_ms,
+        owner::{Owner, SILENT_AFTER_MS},
+        records, rfc3339,
+    },
 };
 
 use super::{ConfigArg, terminal_text::terminal_text};
@@ -41,11 +47,20 @@ pub(super) fn run(args: ConfigArg) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    println!("state: {}", store.location());
+    match store.health() {
+        Ok(health) => println!("state: {} ({}, a read answered in {:.2} ms)", store.location(), health.server, health.round_trip.as_secs_f64() * 1000.0),
+        Err(error) => println!("state: {} (health unknown: {error})", store.location()),
+    }
+    if let (crate::config::StateLocation::Postgres { .. }, Some(dir)) = (&config.state, &config.data_dir) {
+        let waiting = Spool::in_folder(dir).waiting();
+        if waiting > 0 {
+            println!("audit rows kept on this machine, to be appended with its next decision: {waiting}");
+        }
+    }
     match central {
         None => println!("central policy: none (each dongle decides by its own policy files)"),
         Some(row) => {
-            let files = Central::from_stored(row.version, &row.hash, &row.sources).map_or_else(|error| format!("unreadable: {error}"), |c| c.sources.iter().map(|s| s.path.display().to_string()).collect::<Vec<_>>().join(" + "));
+            let files = Central::from_stored(&row).map_or_else(|error| format!("unreadable: {error}"), |c| c.sources.iter().map(|s| s.path.display().to_string()).collect::<Vec<_>>().join(" + "));
             println!("central policy: version {} (sha256 {}) from {}, pushed {} from {}", row.version, &row.hash[..16.min(row.hash.len())], terminal_text(&files), rfc3339(row.pushed_at), terminal_text(&row.machine));
         }
     }
@@ -76,7 +91,14 @@ pub(super) fn run(args: ConfigArg) -> ExitCode {
     owners.dedup();
     println!("serving dongles: {}", owners.len());
     for owner in owners {
-        println!("  {}", terminal_text(&owner.to_string()));
+        let seen = serving.iter().filter(|row| &row.owner == owner).map(|row| row.seen_at).max().unwrap_or_default();
+        let silent_s = (now - seen).max(0) / 1000;
+        let heard = if now - seen > SILENT_AFTER_MS {
+            format!("SILENT for {silent_s} s: stopped without saying so, or cut off from the state")
+        } else {
+            format!("alive {silent_s} s ago")
+        };
+        println!("  {}  {heard}", terminal_text(&owner.to_string()));
         for row in serving.iter().filter(|row| &row.owner == owner) {
             let (what, name) = match row.kind.as_str() {
                 "policy" => ("policy", row.name.get(..16).unwrap_or(&row.name)),

@@ -32,6 +32,12 @@ impl Diagnostic {
         Self { file: file.to_path_buf(), line: 1, col: 1, message: message.into(), source_line: None }
     }
 
+    /// Several on one line, `; ` between them (for a log line or a
+    /// refusal that cannot show carets).
+    pub fn one_line(diagnostics: &[Diagnostic]) -> String {
+        diagnostics.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+    }
+
     /// The location line followed by the source line and a caret.
     pub fn render(&self) -> String {
         match &self.source_line {

@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::diagnostics::Diagnostic;
+use crate::{diagnostics::Diagnostic, store::central::CentralVersion};
 
 use super::{CompiledPolicy, PolicySource, StoredPolicyError, StoredSource};
 
@@ -28,12 +28,12 @@ pub struct Central {
 }
 
 impl Central {
-    /// A version as the state keeps it (`store::central`): its sources as
+    /// A version as the state keeps it, its sources as
     /// `CompiledPolicy::stored_sources` wrote them.
-    pub fn from_stored(version: i64, hash: &str, stored: &str) -> Result<Self, StoredPolicyError> {
-        let texts: Vec<StoredSource> = serde_json::from_str(stored)?;
+    pub fn from_stored(stored: &CentralVersion) -> Result<Self, StoredPolicyError> {
+        let texts: Vec<StoredSource> = serde_json::from_str(&stored.sources)?;
         let sources = texts.into_iter().map(|source| PolicySource { path: PathBuf::from(source.path), text: source.text }).collect();
-        Ok(Self { version, hash: hash.to_owned(), sources })
+        Ok(Self { version: stored.version, hash: stored.hash.clone(), sources })
     }
 }
 

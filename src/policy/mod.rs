@@ -12,6 +12,10 @@
 //! ones win. A policy that fails any check has no runtime form: loading
 //! returns every error, located `file:line:col`.
 //!
+//! A central policy pushed to the shared state comes first, with the
+//! machine's own files layered on it so that they can only make its
+//! decisions stricter (`central`).
+//!
 //! Rules may carry examples (actions they must decide) and counterexamples
 //! (actions they must not match); they are kept, located, with the rules
 //! they belong to, and `lab::examples` checks them against the policy.

@@ -15,6 +15,11 @@
 //! not refill it), limited by its running execution's `max_steps` or the
 //! policy's; only a human's Approve on a step-limit pause grants a new
 //! one.
+//!
+//! Each decision takes its policy in its own transaction
+//! ([`LoopCore::deciding_policy`]): the policy in force, after taking up
+//! a newer central policy version from the shared state if one was
+//! pushed.
 
 use std::sync::{Arc, Mutex};
 
@@ -23,6 +28,7 @@ use serde_json::{Value, json};
 
 use crate::{
     config::LoopMode,
+    diagnostics::Diagnostic,
     policy::{CompiledPolicy, central::Central, live::LivePolicy},
     protocol::registry::CallContext,
     store::{
@@ -155,9 +161,8 @@ impl LoopCore {
         let stored = central::latest(tx)?;
         let version = stored.as_ref().map_or(0, |row| row.version);
         let refused = |why: String| StoreError::CentralPolicy { version, why };
-        let central = stored.map(|row| Central::from_stored(row.version, &row.hash, &row.sources)).transpose().map_err(|error| refused(error.to_string()))?;
-        let taken = CompiledPolicy::layered(central.as_ref(), &policy.local_sources())
-            .map_err(|diagnostics| refused(diagnostics.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")))?;
+        let central = stored.as_ref().map(Central::from_stored).transpose().map_err(|error| refused(error.to_string()))?;
+        let taken = CompiledPolicy::layered(central.as_ref(), &policy.local_sources()).map_err(|diagnostics| refused(Diagnostic::one_line(&diagnostics)))?;
         let taken = Arc::new(taken);
         audit::remember_policy(tx, taken.hash(), &taken.stored_sources())?;
         let message = match &central {
@@ -230,14 +235,16 @@ impl LoopCore {
     }
 
     /// The agent's non-terminal execution; one left by a process that died
-    /// is failed on the way, as its session is over (spec 2.3.3).
+    /// (or by a dongle on another machine silent for a minute,
+    /// `records::may_be_serving`) is failed on the way, as its session is
+    /// over (spec 2.3.3).
     pub fn active_execution(&self, tx: &Tx<'_>, agent: &str, now: i64) -> Result<Option<ExecutionRow>, StoreError> {
         let Some(row) = records::active_execution(tx, agent)? else { return Ok(None) };
-        if row.owner.may_be_running() {
+        if records::may_be_serving(tx, &row.owner, now)? {
             return Ok(Some(row));
         }
         if let Ok(running) = AnyExecution::from_row(row.clone())?.running("failed") {
-            let failed = running.fail(now, Some("the safety-dongle process serving it exited".into()));
+            let failed = running.fail(now, Some("the safety-dongle process serving it exited, or fell silent on another machine".into()));
             records::update_execution(tx, failed.row())?;
             self.audit(tx, AuditEntry { agent, execution_id: Some(&row.id), event: "abandon", decision: "failed", ..Default::default() })?;
         }

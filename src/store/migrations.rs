@@ -202,6 +202,10 @@ CREATE TABLE central_policy (
     pushed_at     INTEGER NOT NULL,
     machine       TEXT NOT NULL
 );
+"#, r#"
+-- When each serving dongle last said it is alive (every few seconds), so
+-- `status` can tell a dongle on another machine that stopped answering.
+ALTER TABLE loaded ADD COLUMN seen_at INTEGER NOT NULL DEFAULT 0;
 "#];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

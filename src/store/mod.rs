@@ -100,6 +100,14 @@ enum Backend {
     Postgres { link: Box<Mutex<postgres::Link>>, location: String, spool: Option<Spool> },
 }
 
+/// What [`Store::health`] found.
+#[derive(Debug, Clone)]
+pub struct Health {
+    /// The engine and its version: `PostgreSQL 15.14`, `SQLite 3.46.0`.
+    pub server: String,
+    pub round_trip: std::time::Duration,
+}
+
 /// Prepared statements kept per connection: more than the store has.
 const STATEMENT_CACHE: usize = 64;
 
@@ -146,6 +154,18 @@ impl Store {
             Backend::Postgres { spool: Some(spool), .. } => spool.keep(entry),
             _ => Ok(()),
         }
+    }
+
+    /// What keeps the state (its engine and version) and how long one read
+    /// of it took, for `status`.
+    pub fn health(&self) -> Result<Health, StoreError> {
+        let sql = match &self.backend {
+            Backend::Sqlite { .. } => "SELECT 'SQLite ' || sqlite_version()",
+            Backend::Postgres { .. } => "SELECT 'PostgreSQL ' || current_setting('server_version')",
+        };
+        let started = std::time::Instant::now();
+        let server = self.read(|tx| tx.one(sql, sql::values![], |row| row.get(0)))?;
+        Ok(Health { server, round_trip: started.elapsed() })
     }
 
     /// Where the state is, as it may be shown: the file, or the database's

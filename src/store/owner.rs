@@ -10,6 +10,11 @@
 
 use std::sync::OnceLock;
 
+/// How long a serving dongle may go without saying it is alive
+/// (`records::heartbeat`) before it counts as gone: its executions end,
+/// and `status` says it fell silent.
+pub const SILENT_AFTER_MS: i64 = 60_000;
+
 /// A dongle process, as rows name it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Owner {
@@ -33,7 +38,7 @@ impl Owner {
         self.pid == std::process::id() || crate::platform::process_alive(self.pid)
     }
 
-    fn is_on_this_machine(&self) -> bool {
+    pub fn is_on_this_machine(&self) -> bool {
         self.machine.is_empty() || self.machine == this_machine()
     }
 }

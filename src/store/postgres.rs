@@ -181,6 +181,8 @@ CREATE TABLE central_policy (
     pushed_at     BIGINT NOT NULL,
     machine       TEXT NOT NULL
 );
+"#, r#"
+ALTER TABLE loaded ADD COLUMN seen_at BIGINT NOT NULL DEFAULT 0;
 "#];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

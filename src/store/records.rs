@@ -7,7 +7,7 @@ use crate::{safety::evaluator::PauseKind, verify::Unblock};
 
 use super::{
     StoreError,
-    owner::Owner,
+    owner::{Owner, SILENT_AFTER_MS},
     sql::{Fields, Tx, values},
 };
 
@@ -517,6 +517,8 @@ pub struct LoadedRow {
     pub name: String,
     pub detail: String,
     pub since: i64,
+    /// When its dongle last said it is alive ([`heartbeat`]).
+    pub seen_at: i64,
 }
 
 /// Replaces what `owner` says it has loaded with `rows`.
@@ -524,15 +526,37 @@ pub fn set_loaded(tx: &Tx<'_>, owner: &Owner, rows: &[LoadedRow]) -> Result<(), 
     tx.execute("DELETE FROM loaded WHERE owner_machine = ?1 AND owner_pid = ?2", values![&owner.machine, owner.pid])?;
     for row in rows {
         tx.execute(
-            "INSERT INTO loaded (owner_machine, owner_pid, kind, name, detail, since) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            values![&owner.machine, owner.pid, &row.kind, &row.name, &row.detail, row.since],
+            "INSERT INTO loaded (owner_machine, owner_pid, kind, name, detail, since, seen_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            values![&owner.machine, owner.pid, &row.kind, &row.name, &row.detail, row.since, row.seen_at],
         )?;
     }
     Ok(())
 }
 
+/// `owner` is alive at `now`: what it has loaded was seen then.
+pub fn heartbeat(tx: &Tx<'_>, owner: &Owner, now: i64) -> Result<(), StoreError> {
+    tx.execute("UPDATE loaded SET seen_at = ?3 WHERE owner_machine = ?1 AND owner_pid = ?2", values![&owner.machine, owner.pid, now])?;
+    Ok(())
+}
+
+/// Whether `owner` may still be serving at `now`: as far as this machine
+/// can tell ([`Owner::may_be_running`]), and, for a dongle on another
+/// machine that has said it is alive, having said so within
+/// [`SILENT_AFTER_MS`]. One that never said so (it records what it loaded
+/// as it starts) counts as serving.
+pub fn may_be_serving(tx: &Tx<'_>, owner: &Owner, now: i64) -> Result<bool, StoreError> {
+    if !owner.may_be_running() {
+        return Ok(false);
+    }
+    if owner.is_on_this_machine() {
+        return Ok(true);
+    }
+    let heard: Option<i64> = tx.one("SELECT MAX(seen_at) FROM loaded WHERE owner_machine = ?1 AND owner_pid = ?2", values![&owner.machine, owner.pid], |row| row.get(0))?;
+    Ok(heard.is_none_or(|seen| now - seen <= SILENT_AFTER_MS))
+}
+
 pub fn loaded(tx: &Tx<'_>) -> Result<Vec<LoadedRow>, StoreError> {
-    tx.rows("SELECT owner_machine, owner_pid, kind, name, detail, since FROM loaded ORDER BY owner_machine, owner_pid, kind, name", values![], |row| {
-        Ok(LoadedRow { owner: Owner { machine: row.get(0)?, pid: row.get(1)? }, kind: row.get(2)?, name: row.get(3)?, detail: row.get(4)?, since: row.get(5)? })
+    tx.rows("SELECT owner_machine, owner_pid, kind, name, detail, since, seen_at FROM loaded ORDER BY owner_machine, owner_pid, kind, name", values![], |row| {
+        Ok(LoadedRow { owner: Owner { machine: row.get(0)?, pid: row.get(1)? }, kind: row.get(2)?, name: row.get(3)?, detail: row.get(4)?, since: row.get(5)?, seen_at: row.get(6)? })
     })
 }

@@ -10,7 +10,7 @@ use safety_dongle::{
         Spool, Store, StoreError,
         audit::{self, AuditEntry},
         central::{self, CentralVersion},
-        owner::Owner,
+        owner::{Owner, SILENT_AFTER_MS},
         records::{self, BlockRow, ChallengeKind, ChallengeRow, ChallengeStatus, DownstreamRow, EventRow, ExecutionRow, LoadedRow},
     },
 };
@@ -170,10 +170,19 @@ fn records_round_trip(backend: &Backend) {
     store.write(|tx| records::remove_downstream(tx, &laptop(7), "fs")).unwrap();
     store.write(|tx| records::remove_downstreams_of(tx, &laptop(8))).unwrap();
     assert_eq!(store.read(records::downstreams).unwrap(), [elsewhere]);
-    let loaded = LoadedRow { owner: laptop(7), kind: "policy".into(), name: "default".into(), detail: "sha256:ab".into(), since: 3 };
+    let loaded = LoadedRow { owner: laptop(7), kind: "policy".into(), name: "default".into(), detail: "sha256:ab".into(), since: 3, seen_at: 3 };
     store.write(|tx| records::set_loaded(tx, &laptop(7), std::slice::from_ref(&loaded))).unwrap();
     store.write(|tx| records::set_loaded(tx, &laptop(8), &[])).unwrap();
-    assert_eq!(store.read(records::loaded).unwrap(), [loaded]);
+    store.write(|tx| records::heartbeat(tx, &laptop(7), 9).and(records::heartbeat(tx, &laptop(8), 10))).unwrap();
+    assert_eq!(store.read(records::loaded).unwrap(), [LoadedRow { seen_at: 9, ..loaded }]);
+
+    // A dongle on another machine serves while it says so; one silent for
+    // a minute is gone, one that never said so is given the benefit.
+    let serving = |owner: &Owner, now: i64| store.read(|tx| records::may_be_serving(tx, owner, now)).unwrap();
+    assert!(serving(&laptop(7), 9 + SILENT_AFTER_MS));
+    assert!(!serving(&laptop(7), 10 + SILENT_AFTER_MS));
+    assert!(serving(&laptop(8), i64::MAX));
+    assert!(!serving(&Owner { machine: Owner::current().machine, pid: u32::MAX - 1 }, 0), "a process id free on this machine is gone");
     store.sync_barrier().unwrap();
 }
 

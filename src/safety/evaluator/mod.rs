@@ -105,7 +105,9 @@ pub enum Verdict {
     Stop,
 }
 
-/// A verdict as the lab names and orders it: the higher, the stricter.
+/// How strict a verdict is, named and ordered (the higher, the
+/// stricter): how a central floor's verdict is weighed against the
+/// merged one's, and how the lab compares decisions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Strictness {
