@@ -16,5 +16,21 @@ fn main() -> ExitCode {
     tracing_subscriber::registry()
         .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(false).with_filter(filter).with_filter(no_rmcp_payloads))
         .init();
+    quiet_on_broken_pipe();
     safety_dongle::cli::run()
+}
+
+/// A report piped into a reader that stops early (`status | head`) ends
+/// the way a shell expects of a process whose pipe closed (status 141,
+/// nothing on stderr) instead of panicking. `print!` panics on a write
+/// error; stdio serving writes its frames itself and is not affected.
+fn quiet_on_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info.payload().downcast_ref::<String>().map(String::as_str).unwrap_or_default();
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default(info);
+    }));
 }

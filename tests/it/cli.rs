@@ -360,3 +360,16 @@ async fn the_windows_client_examples_match_the_others_and_pass_check() {
     assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
     assert!(stdout.contains("settings.json (1 safety-dongle hook entries): ok"), "{stdout}");
 }
+
+/// A report read by something that stops early (`status | head -1`) ends
+/// as a shell expects of a process whose pipe closed, without a panic.
+#[test]
+fn a_report_into_a_closed_pipe_ends_quietly() {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let policy = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/default.toml");
+    let output = std::process::Command::new(super::support::binary()).arg("check").arg(&policy).stdout(writer).output().expect("run check");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(141), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
