@@ -267,7 +267,7 @@ impl Reloader {
             self.take_up_central().await;
             if last_heartbeat.elapsed() >= HEARTBEAT {
                 last_heartbeat = std::time::Instant::now();
-                if let Err(error) = self.core.store.write(|tx| records::heartbeat(tx, self.core.owner(), now_ms())) {
+                if let Err(error) = self.core.store.write(|tx| records::heartbeat(tx, self.core.owner())) {
                     tracing::warn!(%error, "could not say in the state that this dongle is alive");
                 }
             }
@@ -330,8 +330,7 @@ fn record_loaded(core: &LoopCore, loaded: &mut Loaded) {
     let owner = core.owner();
     let policy = core.policy();
     loaded.policy = policy.hash().to_owned();
-    let now = now_ms();
-    let row = |kind: &str, name: String, detail: String, since: i64| LoadedRow { owner: owner.clone(), kind: kind.into(), name, detail, since, seen_at: now };
+    let row = |kind: &str, name: String, detail: String, since: i64| LoadedRow { owner: owner.clone(), kind: kind.into(), name, detail, since, seen_at: 0 };
     let mut rows = vec![row("policy", policy.hash().to_owned(), policy.provenance(), loaded.policy_since)];
     for (name, adapter) in &loaded.adapters {
         rows.push(row("adapter", name.clone(), format!("{} ({} operations)", adapter.file.display(), adapter.operations), adapter.since));

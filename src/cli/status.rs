@@ -38,9 +38,10 @@ pub(super) fn run(args: ConfigArg) -> ExitCode {
     };
     let now = now_ms();
     let state = store.read(|tx| {
-        Ok((records::blocks(tx)?, records::active_executions(tx)?, records::pending_challenges(tx, now)?, records::downstreams(tx)?, records::loaded(tx)?, central::latest(tx)?))
+        let shared_now = tx.shared_clock_ms()?;
+        Ok((records::blocks(tx)?, records::active_executions(tx)?, records::pending_challenges(tx, now)?, records::downstreams(tx)?, records::loaded(tx)?, central::latest(tx)?, shared_now))
     });
-    let (blocks, executions, challenges, downstreams, loaded, central) = match state {
+    let (blocks, executions, challenges, downstreams, loaded, central, shared_now) = match state {
         Ok(state) => state,
         Err(error) => {
             eprintln!("safety-dongle: {error}");
@@ -92,8 +93,8 @@ pub(super) fn run(args: ConfigArg) -> ExitCode {
     println!("serving dongles: {}", owners.len());
     for owner in owners {
         let seen = serving.iter().filter(|row| &row.owner == owner).map(|row| row.seen_at).max().unwrap_or_default();
-        let silent_s = (now - seen).max(0) / 1000;
-        let heard = if now - seen > SILENT_AFTER_MS {
+        let silent_s = (shared_now - seen).max(0) / 1000;
+        let heard = if shared_now - seen > SILENT_AFTER_MS {
             format!("SILENT for {silent_s} s: stopped without saying so, or cut off from the state")
         } else {
             format!("alive {silent_s} s ago")

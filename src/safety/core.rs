@@ -240,7 +240,7 @@ impl LoopCore {
     /// over (spec 2.3.3).
     pub fn active_execution(&self, tx: &Tx<'_>, agent: &str, now: i64) -> Result<Option<ExecutionRow>, StoreError> {
         let Some(row) = records::active_execution(tx, agent)? else { return Ok(None) };
-        if records::may_be_serving(tx, &row.owner, now)? {
+        if records::may_be_serving(tx, &row.owner)? {
             return Ok(Some(row));
         }
         if let Ok(running) = AnyExecution::from_row(row.clone())?.running("failed") {

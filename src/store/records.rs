@@ -517,34 +517,42 @@ pub struct LoadedRow {
     pub name: String,
     pub detail: String,
     pub since: i64,
-    /// When its dongle last said it is alive ([`heartbeat`]).
+    /// When its dongle last said it is alive, by the state's shared
+    /// clock ([`Tx::shared_clock_ms`]): as it wrote the row, then at each
+    /// [`heartbeat`]. Machines' clocks may disagree; the shared one is
+    /// the same for every reader.
     pub seen_at: i64,
 }
 
-/// Replaces what `owner` says it has loaded with `rows`.
+/// Replaces what `owner` says it has loaded with `rows` (seen now: their
+/// `seen_at` is not written).
 pub fn set_loaded(tx: &Tx<'_>, owner: &Owner, rows: &[LoadedRow]) -> Result<(), StoreError> {
     tx.execute("DELETE FROM loaded WHERE owner_machine = ?1 AND owner_pid = ?2", values![&owner.machine, owner.pid])?;
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let seen_at = tx.shared_clock_ms()?;
     for row in rows {
         tx.execute(
             "INSERT INTO loaded (owner_machine, owner_pid, kind, name, detail, since, seen_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            values![&owner.machine, owner.pid, &row.kind, &row.name, &row.detail, row.since, row.seen_at],
+            values![&owner.machine, owner.pid, &row.kind, &row.name, &row.detail, row.since, seen_at],
         )?;
     }
     Ok(())
 }
 
-/// `owner` is alive at `now`: what it has loaded was seen then.
-pub fn heartbeat(tx: &Tx<'_>, owner: &Owner, now: i64) -> Result<(), StoreError> {
-    tx.execute("UPDATE loaded SET seen_at = ?3 WHERE owner_machine = ?1 AND owner_pid = ?2", values![&owner.machine, owner.pid, now])?;
+/// `owner` is alive now, by the state's shared clock.
+pub fn heartbeat(tx: &Tx<'_>, owner: &Owner) -> Result<(), StoreError> {
+    tx.execute("UPDATE loaded SET seen_at = ?3 WHERE owner_machine = ?1 AND owner_pid = ?2", values![&owner.machine, owner.pid, tx.shared_clock_ms()?])?;
     Ok(())
 }
 
-/// Whether `owner` may still be serving at `now`: as far as this machine
-/// can tell ([`Owner::may_be_running`]), and, for a dongle on another
-/// machine that has said it is alive, having said so within
-/// [`SILENT_AFTER_MS`]. One that never said so (it records what it loaded
-/// as it starts) counts as serving.
-pub fn may_be_serving(tx: &Tx<'_>, owner: &Owner, now: i64) -> Result<bool, StoreError> {
+/// Whether `owner` may still be serving: as far as this machine can tell
+/// ([`Owner::may_be_running`]), and, for a dongle on another machine that
+/// has said it is alive, having said so within [`SILENT_AFTER_MS`] by the
+/// shared clock. One that never said so (it records what it loaded as it
+/// starts) counts as serving.
+pub fn may_be_serving(tx: &Tx<'_>, owner: &Owner) -> Result<bool, StoreError> {
     if !owner.may_be_running() {
         return Ok(false);
     }
@@ -552,7 +560,8 @@ pub fn may_be_serving(tx: &Tx<'_>, owner: &Owner, now: i64) -> Result<bool, Stor
         return Ok(true);
     }
     let heard: Option<i64> = tx.one("SELECT MAX(seen_at) FROM loaded WHERE owner_machine = ?1 AND owner_pid = ?2", values![&owner.machine, owner.pid], |row| row.get(0))?;
-    Ok(heard.is_none_or(|seen| now - seen <= SILENT_AFTER_MS))
+    let Some(seen) = heard else { return Ok(true) };
+    Ok(tx.shared_clock_ms()? - seen <= SILENT_AFTER_MS)
 }
 
 pub fn loaded(tx: &Tx<'_>) -> Result<Vec<LoadedRow>, StoreError> {

@@ -129,6 +129,16 @@ impl<'c> Tx<'c> {
         }
     }
 
+    /// The time (ms since the epoch) by the clock all writers of this
+    /// state share: this machine's for a SQLite file, the database
+    /// server's for PostgreSQL (machines' clocks may disagree).
+    pub fn shared_clock_ms(&self) -> Result<i64, StoreError> {
+        match &self.inner {
+            Inner::Sqlite(_) => Ok(super::now_ms()),
+            Inner::Postgres(_) => self.one("SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)", values![], |row| row.get(0)),
+        }
+    }
+
     /// Runs a statement; returns how many rows it changed.
     pub fn execute(&self, sql: &str, values: &[Value<'_>]) -> Result<usize, StoreError> {
         match &self.inner {

@@ -170,19 +170,24 @@ fn records_round_trip(backend: &Backend) {
     store.write(|tx| records::remove_downstream(tx, &laptop(7), "fs")).unwrap();
     store.write(|tx| records::remove_downstreams_of(tx, &laptop(8))).unwrap();
     assert_eq!(store.read(records::downstreams).unwrap(), [elsewhere]);
-    let loaded = LoadedRow { owner: laptop(7), kind: "policy".into(), name: "default".into(), detail: "sha256:ab".into(), since: 3, seen_at: 3 };
+    let loaded = LoadedRow { owner: laptop(7), kind: "policy".into(), name: "default".into(), detail: "sha256:ab".into(), since: 3, seen_at: 0 };
     store.write(|tx| records::set_loaded(tx, &laptop(7), std::slice::from_ref(&loaded))).unwrap();
     store.write(|tx| records::set_loaded(tx, &laptop(8), &[])).unwrap();
-    store.write(|tx| records::heartbeat(tx, &laptop(7), 9).and(records::heartbeat(tx, &laptop(8), 10))).unwrap();
-    assert_eq!(store.read(records::loaded).unwrap(), [LoadedRow { seen_at: 9, ..loaded }]);
+    let (read, clock) = store.read(|tx| Ok((records::loaded(tx)?, tx.shared_clock_ms()?))).unwrap();
+    assert_eq!(read, [LoadedRow { seen_at: read[0].seen_at, ..loaded.clone() }]);
+    assert!((0..5_000).contains(&(clock - read[0].seen_at)), "seen as written, by the shared clock: {} then {clock}", read[0].seen_at);
 
     // A dongle on another machine serves while it says so; one silent for
     // a minute is gone, one that never said so is given the benefit.
-    let serving = |owner: &Owner, now: i64| store.read(|tx| records::may_be_serving(tx, owner, now)).unwrap();
-    assert!(serving(&laptop(7), 9 + SILENT_AFTER_MS));
-    assert!(!serving(&laptop(7), 10 + SILENT_AFTER_MS));
-    assert!(serving(&laptop(8), i64::MAX));
-    assert!(!serving(&Owner { machine: Owner::current().machine, pid: u32::MAX - 1 }, 0), "a process id free on this machine is gone");
+    let serving = |owner: &Owner| store.read(|tx| records::may_be_serving(tx, owner)).unwrap();
+    let silence = |ms: i64| store.write(|tx| tx.execute("UPDATE loaded SET seen_at = seen_at - ?1", &[ms.into()])).unwrap();
+    assert!(serving(&laptop(7)));
+    silence(SILENT_AFTER_MS + 1_000);
+    assert!(!serving(&laptop(7)), "silent for over a minute");
+    store.write(|tx| records::heartbeat(tx, &laptop(7))).unwrap();
+    assert!(serving(&laptop(7)), "heard again");
+    assert!(serving(&laptop(8)), "never said anything");
+    assert!(!serving(&Owner { machine: Owner::current().machine, pid: u32::MAX - 1 }), "a process id free on this machine is gone");
     store.sync_barrier().unwrap();
 }
 
