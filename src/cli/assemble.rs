@@ -39,7 +39,7 @@ use crate::{
         executions::SafetyLoop,
         operations::{self, LoopFacts},
     },
-    store::{Spool, Store, StoreError, audit, central},
+    store::{Spool, Store, StoreError, audit},
     verify::{
         humans::{HumanSettings, Humans},
         link::VerifierLink,
@@ -238,12 +238,15 @@ pub fn build_loop_core(config: &Config) -> Result<LoopCore, AssembleError> {
 /// up itself, or refuses (fail closed), and commands that decide nothing
 /// still start.
 fn on_central(store: &Store, policy: CompiledPolicy) -> CompiledPolicy {
-    let central = match store.read(central::latest) {
-        Ok(Some(row)) => Central::from_stored(&row).map_err(|error| error.to_string()),
+    let central = match store.read(Central::latest) {
+        Ok(Some(central)) => central,
         Ok(None) => return policy,
-        Err(error) => Err(error.to_string()),
+        Err(error) => {
+            tracing::warn!(%error, "the central policy could not be taken up at start");
+            return policy;
+        }
     };
-    match central.and_then(|central| policy.with_central(&central).map_err(|errors| Diagnostic::one_line(&errors))) {
+    match policy.with_central(&central).map_err(|errors| Diagnostic::one_line(&errors)) {
         Ok(layered) => layered,
         Err(why) => {
             tracing::warn!(%why, "the central policy could not be taken up at start");
@@ -285,9 +288,7 @@ pub fn central_policy(config: &Config) -> Result<Option<Central>, AssembleError>
     if config.state == StateLocation::DataFolder && !config.data_dir.as_ref().is_some_and(|dir| dir.join(crate::store::DATABASE_FILE).exists()) {
         return Ok(None);
     }
-    let Some(row) = open_store(config)?.read(central::latest)? else { return Ok(None) };
-    let central = Central::from_stored(&row).map_err(|error| StoreError::CentralPolicy { version: row.version, why: error.to_string() })?;
-    Ok(Some(central))
+    Ok(open_store(config)?.read(Central::latest)?)
 }
 
 /// The state store the configuration names, opened now.

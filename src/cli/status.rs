@@ -22,6 +22,15 @@ use crate::{
 
 use super::{ConfigArg, terminal_text::terminal_text};
 
+/// How many audit rows this machine keeps for a shared database it could
+/// not reach (`store::spool`); `None` for a state that needs none.
+fn kept_for_the_database(config: &crate::config::Config) -> Option<usize> {
+    match (&config.state, &config.data_dir) {
+        (crate::config::StateLocation::Postgres { .. }, Some(dir)) => Some(Spool::in_folder(dir).waiting()),
+        _ => None,
+    }
+}
+
 pub(super) fn run(args: ConfigArg) -> ExitCode {
     let Some(config) = args.load() else {
         return ExitCode::from(1);
@@ -30,8 +39,8 @@ pub(super) fn run(args: ConfigArg) -> ExitCode {
         Ok(store) => store,
         Err(error) => {
             eprintln!("safety-dongle: {error}");
-            if let (crate::config::StateLocation::Postgres { .. }, Some(dir)) = (&config.state, &config.data_dir) {
-                eprintln!("audit rows kept on this machine until the database answers: {}", Spool::in_folder(dir).waiting());
+            if let Some(waiting) = kept_for_the_database(&config) {
+                eprintln!("audit rows kept on this machine until the database answers: {waiting}");
             }
             return ExitCode::from(1);
         }
@@ -52,11 +61,8 @@ pub(super) fn run(args: ConfigArg) -> ExitCode {
         Ok(health) => println!("state: {} ({}, a read answered in {:.2} ms)", store.location(), health.server, health.round_trip.as_secs_f64() * 1000.0),
         Err(error) => println!("state: {} (health unknown: {error})", store.location()),
     }
-    if let (crate::config::StateLocation::Postgres { .. }, Some(dir)) = (&config.state, &config.data_dir) {
-        let waiting = Spool::in_folder(dir).waiting();
-        if waiting > 0 {
-            println!("audit rows kept on this machine, to be appended with its next decision: {waiting}");
-        }
+    if let Some(waiting) = kept_for_the_database(&config).filter(|&waiting| waiting > 0) {
+        println!("audit rows kept on this machine, to be appended with its next decision: {waiting}");
     }
     match central {
         None => println!("central policy: none (each dongle decides by its own policy files)"),

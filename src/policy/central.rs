@@ -14,7 +14,13 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{diagnostics::Diagnostic, store::central::CentralVersion};
+use crate::{
+    diagnostics::Diagnostic,
+    store::{
+        StoreError, Tx,
+        central::{self, CentralVersion},
+    },
+};
 
 use super::{CompiledPolicy, PolicySource, StoredPolicyError, StoredSource};
 
@@ -34,6 +40,13 @@ impl Central {
         let texts: Vec<StoredSource> = serde_json::from_str(&stored.sources)?;
         let sources = texts.into_iter().map(|source| PolicySource { path: PathBuf::from(source.path), text: source.text }).collect();
         Ok(Self { version: stored.version, hash: stored.hash.clone(), sources })
+    }
+
+    /// The newest version the state holds, if any was pushed; one whose
+    /// kept sources cannot be read is refused with why.
+    pub fn latest(tx: &Tx<'_>) -> Result<Option<Self>, StoreError> {
+        let Some(stored) = central::latest(tx)? else { return Ok(None) };
+        Self::from_stored(&stored).map(Some).map_err(|error| StoreError::CentralPolicy { version: stored.version, why: error.to_string() })
     }
 }
 

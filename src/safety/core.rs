@@ -158,11 +158,9 @@ impl LoopCore {
     /// Puts this process's local policy files, layered on the newest
     /// central version, in force, and audits the change.
     fn take_up_central(&self, tx: &Tx<'_>, policy: &CompiledPolicy) -> Result<Arc<CompiledPolicy>, StoreError> {
-        let stored = central::latest(tx)?;
-        let version = stored.as_ref().map_or(0, |row| row.version);
-        let refused = |why: String| StoreError::CentralPolicy { version, why };
-        let central = stored.as_ref().map(Central::from_stored).transpose().map_err(|error| refused(error.to_string()))?;
-        let taken = CompiledPolicy::layered(central.as_ref(), &policy.local_sources()).map_err(|diagnostics| refused(Diagnostic::one_line(&diagnostics)))?;
+        let central = Central::latest(tx)?;
+        let version = central.as_ref().map_or(0, |central| central.version);
+        let taken = CompiledPolicy::layered(central.as_ref(), &policy.local_sources()).map_err(|diagnostics| StoreError::CentralPolicy { version, why: Diagnostic::one_line(&diagnostics) })?;
         let taken = Arc::new(taken);
         audit::remember_policy(tx, taken.hash(), &taken.stored_sources())?;
         let message = match &central {
