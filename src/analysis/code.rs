@@ -17,7 +17,7 @@
 //! Home-directory idioms (`expanduser("~")`, `Path.home()`, `os.homedir()`,
 //! `$ENV{HOME}`, `process.env.HOME`…) read as `~`.
 
-use super::{Builder, Command, Fact, preview, words::quote_words};
+use super::{Builder, Command, Fact, budget, preview, words::quote_words};
 
 /// Interpreters and the flags that carry inline code.
 const INTERPRETERS: &[(&str, &[&str])] = &[
@@ -96,21 +96,13 @@ pub(super) fn inline(builder: &mut Builder, command: &Command) {
 
 /// What a piece of code in `language` does.
 pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
-    // API names are found in an ASCII-lower-cased copy (same byte offsets);
-    // literals are read from the code as written.
-    let mut code = code.to_owned();
-    let mut lower = code.to_ascii_lowercase();
-    for idiom in HOME_IDIOMS {
-        while let Some(at) = lower.find(idiom) {
-            code.replace_range(at..at + idiom.len(), "\"~\"");
-            lower.replace_range(at..at + idiom.len(), "\"~\"");
-        }
-    }
+    let (code, lower) = with_home_read_as_tilde(code);
     let code = code.as_str();
-    let literals = literals(code);
+    let lower = lower.as_str();
+    let index = Index::new(code);
     for call in SPAWN_CALLS {
-        for at in occurrences(&lower, call) {
-            let groups = groups_in(code, &literals, at + call.len());
+        for at in occurrences(lower, call) {
+            let groups = index.groups_in(code, at + call.len());
             if groups.is_empty() {
                 builder.fact(Fact::EvalOfUnknownText, format!("{language} code starts a program named at run time: {}", preview(code)));
             }
@@ -119,15 +111,15 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
             }
         }
     }
-    command_builders(builder, language, code, &lower, &literals);
+    command_builders(builder, language, code, lower, &index);
     if code.contains('`') && matches!(language, "perl" | "ruby" | "php") {
         for quoted in code.split('`').skip(1).step_by(2) {
             builder.shell_lenient(quoted, Some(language));
         }
     }
     for call in DELETE_CALLS {
-        for at in occurrences(&lower, call) {
-            let groups = groups_in(code, &literals, at + call.len());
+        for at in occurrences(lower, call) {
+            let groups = index.groups_in(code, at + call.len());
             let dynamic = groups.is_empty();
             let target = groups.into_iter().next().unwrap_or_else(|| "$unknown".into());
             builder.command(Command::new(vec!["rm".into(), "-r".into(), "-f".into(), target], false, dynamic, Some(format!("{language} {call}"))));
@@ -136,14 +128,14 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
     let writing: Vec<String> = WRITE_CALLS
         .iter()
         .chain(["open("].iter())
-        .flat_map(|call| occurrences(&lower, call).into_iter().map(move |at| (call, at)))
-        .filter(|(call, at)| **call != "open(" || mode_writes(&lower[*at..]))
-        .flat_map(|(call, at)| groups_in(code, &literals, at + call.len()).into_iter().take(1))
+        .flat_map(|call| occurrences(lower, call).into_iter().map(move |at| (call, at)))
+        .filter(|(call, at)| **call != "open(" || index.mode_writes(lower, at + call.len() - 1))
+        .flat_map(|(call, at)| index.groups_in(code, at + call.len()).into_iter().take(1))
         .collect();
     for path in &writing {
         builder.write(path);
     }
-    for literal in literals.iter().map(|l| &l.text).filter(|t| looks_like_path(t)) {
+    for literal in index.literals.iter().map(|l| &l.text).filter(|t| looks_like_path(t)) {
         builder.read(literal);
     }
     let loops = ["while", "for ", "for(", "loop", "until", "1.."].iter().any(|w| lower.contains(w));
@@ -155,77 +147,56 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
     }
 }
 
+/// The code with every home-directory idiom replaced by `"~"`, and its
+/// ASCII-lower-cased copy (same byte offsets, where API names are found;
+/// literals are read from the code as written). One pass per idiom.
+fn with_home_read_as_tilde(code: &str) -> (String, String) {
+    let mut code = code.to_owned();
+    let mut lower = code.to_ascii_lowercase();
+    for idiom in HOME_IDIOMS {
+        if !lower.contains(idiom) {
+            continue;
+        }
+        let (mut new_code, mut new_lower) = (String::with_capacity(code.len()), String::with_capacity(lower.len()));
+        let mut from = 0;
+        for (at, _) in lower.match_indices(idiom) {
+            new_code.push_str(&code[from..at]);
+            new_lower.push_str(&lower[from..at]);
+            new_code.push_str("\"~\"");
+            new_lower.push_str("\"~\"");
+            from = at + idiom.len();
+        }
+        new_code.push_str(&code[from..]);
+        new_lower.push_str(&lower[from..]);
+        (code, lower) = (new_code, new_lower);
+    }
+    (code, lower)
+}
+
 /// Rust's `Command::new("sh").arg("-c").arg("…")`: the program and every
 /// literal handed to `arg` or `args` up to the end of the statement are
 /// one argv, analysed as the command it runs.
-fn command_builders(
-    builder: &mut Builder,
-    language: &str,
-    code: &str,
-    lower: &str,
-    literals: &[Literal],
-) {
+fn command_builders(builder: &mut Builder, language: &str, code: &str, lower: &str, index: &Index) {
     for at in lower.match_indices("command::new(").map(|(at, _)| at) {
-        let inside = |literal: &&Literal| literal.start > at;
-        let statement_end = code[at..].find(';').map_or(code.len(), |end| at + end);
-        let end = literals
+        let statement_end = index.statement_end(at);
+        // A `;` inside a literal does not end the statement.
+        let end = index.literal_across(statement_end).map_or(statement_end, |literal| index.statement_end(literal.end));
+        let inside = index.between(at + 1, end);
+        if !budget::work(inside.len()) {
+            return;
+        }
+        let argv: Vec<&str> = inside
             .iter()
-            .filter(inside)
-            .find(|l| l.start < statement_end && l.end > statement_end)
-            .map_or(statement_end, |l| {
-                code[l.end..]
-                    .find(';')
-                    .map_or(code.len(), |end| l.end + end)
-            });
-        let argv: Vec<&str> = literals
-            .iter()
-            .filter(|l| l.start > at && l.end <= end)
-            .filter(|l| {
-                matches!(
-                    called_with(code, l.start, literals),
-                    Some("new" | "arg" | "args")
-                )
-            })
-            .map(|l| l.text.as_str())
+            .enumerate()
+            .filter(|(_, literal)| matches!(index.called_with(code, literal), Some("new" | "arg" | "args")))
+            .map(|(_, literal)| literal.text.as_str())
             .collect();
         if argv.is_empty() {
-            builder.fact(
-                Fact::EvalOfUnknownText,
-                format!(
-                    "{language} code starts a program named at run time: {}",
-                    preview(&code[at..end])
-                ),
-            );
+            builder.fact(Fact::EvalOfUnknownText, format!("{language} code starts a program named at run time: {}", preview(code.get(at..end).unwrap_or(code))));
         } else {
             builder.shell_lenient(&quote_words(argv), Some(language));
         }
     }
-}
-
-/// The name of the call whose parentheses hold the literal at `start`.
-fn called_with<'a>(code: &'a str, start: usize, literals: &[Literal]) -> Option<&'a str> {
-    let mut depth = 0;
-    let mut at = start;
-    while at > 0 {
-        at -= 1;
-        if let Some(literal) = literals.iter().find(|l| l.end == at + 1 && l.start < start) {
-            at = literal.start;
-            continue;
-        }
-        match code.as_bytes()[at] {
-            b')' => depth += 1,
-            b'(' if depth == 0 => {
-                let before = &code[..at];
-                let name_start = before
-                    .rfind(|c: char| !c.is_alphanumeric() && c != '_')
-                    .map_or(0, |i| i + 1);
-                return Some(&before[name_start..]);
-            }
-            b'(' => depth -= 1,
-            _ => {}
-        }
-    }
-    None
 }
 
 fn occurrences(text: &str, needle: &str) -> Vec<usize> {
@@ -239,111 +210,162 @@ fn looks_like_path(text: &str) -> bool {
     !text.contains(char::is_whitespace) && (text.starts_with('/') || text.starts_with('~') || text.starts_with("./") || text.contains("/."))
 }
 
-/// `open(…, "w")`, `open(…, 'a')`: the call's mode writes.
-fn mode_writes(call: &str) -> bool {
-    let end = call.find(')').unwrap_or(call.len());
-    let inside = &call[..end];
-    ["\"w", "'w", "\"a", "'a", "\"x", "'x", "\"r+", "'r+"].iter().any(|m| inside.contains(m))
-}
-
 struct Literal {
     start: usize,
     end: usize,
     text: String,
+    /// The innermost parenthesis still open where the literal starts.
+    opened_in: Option<usize>,
 }
 
-/// String literals in code: `'…'`, `"…"` and `` `…` `` with backslash
-/// escapes; positions are byte offsets in `code`.
-fn literals(code: &str) -> Vec<Literal> {
-    let bytes = code.as_bytes();
-    let mut found = Vec::new();
-    let mut at = 0;
-    while at < bytes.len() {
-        let quote = bytes[at];
-        if !matches!(quote, b'\'' | b'"' | b'`') {
-            at += 1;
-            continue;
-        }
-        let start = at;
-        let mut text = String::new();
-        at += 1;
-        let mut chars = code[at..].char_indices();
-        let mut closed = None;
-        while let Some((offset, c)) = chars.next() {
-            match c {
-                '\\' => {
-                    if let Some((_, escaped)) = chars.next() {
-                        text.push(match escaped {
-                            'n' => '\n',
-                            't' => '\t',
-                            other => other,
-                        });
+/// What the readers look up in one piece of code, found in one pass so
+/// each look-up is a binary search: a reader that rescanned the code
+/// for every call it met took minutes on 30 KB.
+struct Index {
+    /// String literals (`'…'`, `"…"`, `` `…` `` with backslash escapes),
+    /// in order; positions are byte offsets in the code.
+    literals: Vec<Literal>,
+    /// Each `(` outside literals with the offset just after its `)`,
+    /// ordered by the `(`.
+    closes: Vec<(usize, usize)>,
+    /// Offsets of `;` and newlines outside literals.
+    statement_ends: Vec<usize>,
+}
+
+impl Index {
+    fn new(code: &str) -> Self {
+        let bytes = code.as_bytes();
+        let mut index = Index { literals: Vec::new(), closes: Vec::new(), statement_ends: Vec::new() };
+        let mut open: Vec<usize> = Vec::new();
+        let mut at = 0;
+        while let Some(&byte) = bytes.get(at) {
+            match byte {
+                b'\'' | b'"' | b'`' => match literal_at(code, at) {
+                    Some((end, text)) => {
+                        index.literals.push(Literal { start: at, end, text, opened_in: open.last().copied() });
+                        at = end;
+                        continue;
+                    }
+                    // An unclosed quote runs to the end: nothing after it
+                    // is code.
+                    None => break,
+                },
+                b'(' => open.push(at),
+                b')' => {
+                    if let Some(paren) = open.pop() {
+                        index.closes.push((paren, at + 1));
                     }
                 }
-                c if c as u32 == u32::from(quote) => {
-                    closed = Some(at + offset + 1);
-                    break;
-                }
-                c => text.push(c),
+                b';' | b'\n' => index.statement_ends.push(at),
+                _ => {}
             }
+            at += 1;
         }
-        let Some(end) = closed else { break };
-        found.push(Literal { start, end, text });
-        at = end;
+        index.closes.sort_unstable();
+        index
     }
-    found
+
+    /// Just after the `)` closing the `(` at `paren`.
+    fn close_of(&self, paren: usize) -> Option<usize> {
+        self.closes.binary_search_by_key(&paren, |&(open, _)| open).ok().and_then(|at| self.closes.get(at)).map(|&(_, close)| close)
+    }
+
+    /// The first `;` or newline at or after `from`, or the end of the code.
+    fn statement_end(&self, from: usize) -> usize {
+        let at = self.statement_ends.partition_point(|&end| end < from);
+        self.statement_ends.get(at).copied().unwrap_or(usize::MAX)
+    }
+
+    /// The literal that spans `offset`, if one does.
+    fn literal_across(&self, offset: usize) -> Option<&Literal> {
+        let at = self.literals.partition_point(|literal| literal.start < offset);
+        at.checked_sub(1).and_then(|before| self.literals.get(before)).filter(|literal| literal.end > offset)
+    }
+
+    /// The literals wholly within `from..end`.
+    fn between(&self, from: usize, end: usize) -> &[Literal] {
+        let first = self.literals.partition_point(|literal| literal.start < from);
+        let rest = self.literals.get(first..).unwrap_or_default();
+        let count = rest.partition_point(|literal| literal.end <= end);
+        rest.get(..count).unwrap_or_default()
+    }
+
+    /// The name of the call whose parentheses hold `literal`.
+    fn called_with<'a>(&self, code: &'a str, literal: &Literal) -> Option<&'a str> {
+        let before = code.get(..literal.opened_in?)?;
+        let name_start = before.char_indices().rev().find(|&(_, c)| !c.is_alphanumeric() && c != '_').map_or(0, |(at, c)| at + c.len_utf8());
+        before.get(name_start..)
+    }
+
+    /// `open(…, "w")`, `open(…, 'a')`: the call whose `(` is at `paren`
+    /// has a mode that writes.
+    fn mode_writes(&self, lower: &str, paren: usize) -> bool {
+        let end = self.close_of(paren).unwrap_or_else(|| self.statement_end(paren)).min(lower.len());
+        let inside = lower.get(paren..end).unwrap_or("");
+        budget::work(inside.len()) && ["\"w", "'w", "\"a", "'a", "\"x", "'x", "\"r+", "'r+"].iter().any(|m| inside.contains(m))
+    }
+
+    /// The literal groups of the call starting at `from`: up to its
+    /// closing parenthesis, or the end of the statement when it has none.
+    /// Literals joined by `.`, `+` or nothing are one string; by `,` one
+    /// string with a space between (an argv list); anything else starts a
+    /// new group.
+    fn groups_in(&self, code: &str, from: usize) -> Vec<String> {
+        let rest = code.get(from..).unwrap_or("");
+        let trimmed = rest.trim_start();
+        let end = if trimmed.starts_with('(') {
+            self.close_of(from + (rest.len() - trimmed.len())).unwrap_or(code.len())
+        } else {
+            self.statement_end(from)
+        };
+        let inside = self.between(from, end);
+        // A call that never closes takes every literal after it: the
+        // work each such call costs is paid for.
+        if !budget::work(inside.len()) {
+            return Vec::new();
+        }
+        let mut groups: Vec<String> = Vec::new();
+        let mut previous_end = None;
+        for literal in inside {
+            if !budget::produce(literal.text.len()) {
+                break;
+            }
+            let between = previous_end.and_then(|p: usize| code.get(p..literal.start)).map(str::trim);
+            match (between, groups.last_mut()) {
+                (Some("" | "." | "+" | ".."), Some(last)) => last.push_str(&literal.text),
+                (Some(",") | Some("', '"), Some(last)) => {
+                    last.push(' ');
+                    last.push_str(&literal.text);
+                }
+                _ => groups.push(literal.text.clone()),
+            }
+            previous_end = Some(literal.end);
+        }
+        groups
+    }
 }
 
-/// The literal groups of the call starting at `from`: up to its closing
-/// parenthesis, or the end of the statement when it has none. Literals
-/// joined by `.`, `+` or nothing are one string; by `,` one string with a
-/// space between (an argv list); anything else starts a new group.
-fn groups_in(code: &str, literals: &[Literal], from: usize) -> Vec<String> {
-    let rest = &code[from..];
-    let trimmed = rest.trim_start();
-    let end = if trimmed.starts_with('(') {
-        let open = from + (rest.len() - trimmed.len());
-        matching_paren(code, open, literals).unwrap_or(code.len())
-    } else {
-        from + rest.find([';', '\n']).unwrap_or(rest.len())
-    };
-    let inside: Vec<&Literal> = literals.iter().filter(|l| l.start >= from && l.end <= end).collect();
-    let mut groups: Vec<String> = Vec::new();
-    let mut previous_end = None;
-    for literal in inside {
-        let between = previous_end.and_then(|p: usize| code.get(p..literal.start)).map(str::trim);
-        match (between, groups.last_mut()) {
-            (Some("" | "." | "+" | ".."), Some(last)) => last.push_str(&literal.text),
-            (Some(",") | Some("', '"), Some(last)) => {
-                last.push(' ');
-                last.push_str(&literal.text);
-            }
-            _ => groups.push(literal.text.clone()),
-        }
-        previous_end = Some(literal.end);
-    }
-    groups
-}
-
-fn matching_paren(code: &str, open: usize, literals: &[Literal]) -> Option<usize> {
-    let mut depth = 0;
-    let mut at = open;
-    while at < code.len() {
-        if let Some(literal) = literals.iter().find(|l| l.start == at) {
-            at = literal.end;
-            continue;
-        }
-        match code.as_bytes()[at] {
-            b'(' => depth += 1,
-            b')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(at + 1);
+/// The literal opening at `start` (whose byte is its quote): the offset
+/// just after it and its text with escapes undone; `None` if it never
+/// closes.
+fn literal_at(code: &str, start: usize) -> Option<(usize, String)> {
+    let quote = char::from(*code.as_bytes().get(start)?);
+    let mut text = String::new();
+    let mut chars = code.get(start + 1..)?.char_indices();
+    while let Some((offset, c)) = chars.next() {
+        match c {
+            '\\' => {
+                if let Some((_, escaped)) = chars.next() {
+                    text.push(match escaped {
+                        'n' => '\n',
+                        't' => '\t',
+                        other => other,
+                    });
                 }
             }
-            _ => {}
+            c if c == quote => return Some((start + 1 + offset + 1, text)),
+            c => text.push(c),
         }
-        at += 1;
     }
     None
 }

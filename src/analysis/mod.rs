@@ -14,6 +14,7 @@
 //! only make the verdict stricter. What cannot be resolved statically is a
 //! [`Fact`] that keeps the action from being auto-approved.
 
+pub mod budget;
 pub mod command;
 mod code;
 mod executors;
@@ -191,15 +192,29 @@ pub fn analyze_in(hint: &str, start: &WorkingFolder) -> Result<Analysis, HintToo
 /// it, judging every file that runs later by what it will run.
 pub fn analyze_action(action: &Action<'_>) -> Result<Analysis, HintTooLong> {
     let hint = action.text;
-    let too_long = HintTooLong { bytes: hint.len() };
     if hint.len() > MAX_TOOL_CALL_BYTES {
-        return Err(too_long);
+        return Err(HintTooLong { bytes: hint.len() });
     }
+    let (analysed, exceeded) = budget::scope(|| walk_action(action));
+    let mut builder = analysed?;
+    if let Some(exceeded) = exceeded {
+        // What was found before the budget ran out stands; the rest is
+        // unknown, so a human decides.
+        builder.fact(Fact::TooComplex, format!("analysis stopped: {}", exceeded.describe()));
+    }
+    folder::resolve_in(&mut builder.analysis, action.folder);
+    builder.finish();
+    Ok(builder.analysis)
+}
+
+/// Walks everything `action` runs and writes, within the caller's budget.
+fn walk_action(action: &Action<'_>) -> Result<Builder, HintTooLong> {
+    let hint = action.text;
     let normal = words_normalized(hint);
     let mut builder = Builder::default();
     if !tool_call::analyze(&mut builder, &normal) {
         if hint.len() > MAX_HINT_BYTES {
-            return Err(too_long);
+            return Err(HintTooLong { bytes: hint.len() });
         }
         builder.shell(&normal, None);
         if let Some(rest) = after_label(&normal) {
@@ -223,9 +238,7 @@ pub fn analyze_action(action: &Action<'_>) -> Result<Analysis, HintTooLong> {
         }
         planted::plant(&mut builder, &write, action.files);
     }
-    folder::resolve_in(&mut builder.analysis, action.folder);
-    builder.finish();
-    Ok(builder.analysis)
+    Ok(builder)
 }
 
 /// NFKC (full-width letters become ASCII) with invisible characters removed
@@ -350,6 +363,12 @@ impl Builder {
             self.fact(Fact::TooComplex, format!("executors nested deeper than {MAX_DEPTH}"));
             return Vec::new();
         }
+        // Text found inside other text (a call's arguments, a planted
+        // file's lines) can be parsed many times over: each parse is paid
+        // for by its length.
+        if !budget::work(script.len() + budget::PARSE_STEPS) {
+            return Vec::new();
+        }
         let Some(tree) = parse_bash(script) else {
             self.fact(Fact::Unparseable, "the shell parser gave up");
             return Vec::new();
@@ -397,6 +416,12 @@ impl Builder {
         }
         if self.analysis.commands.len() >= MAX_COMMANDS {
             self.fact(Fact::TooComplex, format!("more than {MAX_COMMANDS} commands"));
+            return None;
+        }
+        // What the analysis reports is produced too: a call that never
+        // closes can hand every later string to each of thousands of
+        // commands.
+        if !budget::produce(command.argv.iter().map(String::len).sum()) {
             return None;
         }
         if command.dynamic_program {
@@ -583,15 +608,24 @@ fn files_written_by(command: &Command) -> Vec<String> {
     }
 }
 
-/// At most 80 characters of `text`, for explanations.
+/// At most 80 characters of `text`, for explanations: white space folded,
+/// and only as much of the text read as the preview shows (agent text can
+/// be a megabyte, previewed once per finding).
 pub(crate) fn preview(text: &str) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= 80 {
-        flat
-    } else {
-        format!("{}…", flat.chars().take(79).collect::<String>())
+    let mut flat = String::new();
+    for word in text.split_whitespace() {
+        if !flat.is_empty() {
+            flat.push(' ');
+        }
+        flat.push_str(word);
+        if flat.chars().nth(80).is_some() {
+            return format!("{}…", flat.chars().take(79).collect::<String>());
+        }
     }
+    flat
 }
 
+#[cfg(test)]
+mod hostile_tests;
 #[cfg(test)]
 mod tests;

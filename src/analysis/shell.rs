@@ -10,7 +10,7 @@
 
 use tree_sitter::Node;
 
-use super::{Builder, Command, Fact, executors, words};
+use super::{Builder, Command, Fact, budget, executors, words};
 
 /// Walks `node`; returns the commands it runs directly, in order.
 pub(super) fn walk(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) -> Vec<usize> {
@@ -29,6 +29,10 @@ fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
 }
 
 fn visit(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>, direct: &mut Vec<usize>) {
+    // Agent text can nest thousands deep: each level is paid for, and the
+    // walk does not go deeper than the budget allows (the action is then
+    // too complex, which needs a human).
+    let Some(_level) = budget::nest().filter(|_| budget::work(1)) else { return };
     match node.kind() {
         "comment" | "heredoc_body" | "heredoc_start" | "heredoc_end" => {}
         "command" => direct.extend(command(builder, node, source, via)),
@@ -49,6 +53,14 @@ fn visit(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>,
             direct.extend(declaration(builder, &keyword, &children, source, via));
         }
         "pipeline" => pipeline(builder, node, source, via, direct),
+        "list" => {
+            // `a && b || c …` nests to the left, one level per operator:
+            // walked as the flat sequence it runs, so a long chain costs
+            // no depth.
+            for child in list_members(node) {
+                visit(builder, child, source, via, direct);
+            }
+        }
         "redirected_statement" => redirected(builder, node, source, via, direct),
         "function_definition" => {
             fork_bomb(builder, node, source);
@@ -72,6 +84,7 @@ fn visit(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>,
 /// the word they sit in is known); returns their direct commands.
 fn substitutions(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) -> Vec<usize> {
     let mut found = Vec::new();
+    let Some(_level) = budget::nest().filter(|_| budget::work(1)) else { return found };
     if matches!(node.kind(), "command_substitution" | "process_substitution") {
         for child in named_children(node) {
             visit(builder, child, source, via, &mut found);
@@ -84,6 +97,23 @@ fn substitutions(builder: &mut Builder, node: Node<'_>, source: &str, via: Optio
     found
 }
 
+/// The commands of a left-nested `list`, in the order they run.
+fn list_members(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut members = Vec::new();
+    let mut current = node;
+    loop {
+        let mut children = named_children(current);
+        let nested = children.first().is_some_and(|first| first.kind() == "list");
+        members.extend(children.drain(usize::from(nested)..).rev());
+        match children.first() {
+            Some(&first) if nested => current = first,
+            _ => break,
+        }
+    }
+    members.reverse();
+    members
+}
+
 fn assign(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) {
     let name = node.child_by_field_name("name").map(|n| text(n, source).to_owned());
     let value = node.child_by_field_name("value");
@@ -91,7 +121,7 @@ fn assign(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>
         substitutions(builder, value, source, via);
     }
     let Some(name) = name else { return };
-    let expanded = value.map(|v| words::expand(v, source, &builder.vars.clone()));
+    let expanded = value.map(|v| words::expand(v, source, &builder.vars));
     let known = match expanded {
         None => Some(String::new()),
         Some(e) if !e.dynamic => Some(e.joined()),

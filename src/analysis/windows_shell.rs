@@ -85,6 +85,10 @@ pub(super) fn analyze(builder: &mut Builder, dialect: Dialect, script: &str, via
         builder.fact(Fact::TooComplex, format!("shells nested deeper than {}", super::MAX_DEPTH));
         return Vec::new();
     }
+    // Paid for by its length, as a bash parse is.
+    if !super::budget::work(script.len() + super::budget::PARSE_STEPS) {
+        return Vec::new();
+    }
     builder.depth += 1;
     let mut direct = Vec::new();
     let mut stages: Vec<Vec<usize>> = Vec::new();

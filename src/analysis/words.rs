@@ -8,22 +8,26 @@
 //! result dynamic. Unquoted glob characters are reported, since the shell
 //! would expand them against the file system.
 
-use std::collections::HashMap;
+use std::{collections::HashMap, rc::Rc};
 
 use tree_sitter::Node;
+
+use super::budget;
 
 /// Longest list of words one word may expand to (brace expansion grows
 /// multiplicatively; beyond this the word counts as dynamic).
 const MAX_EXPANSIONS: usize = 256;
 
 /// Variables known from assignments earlier in the same line: `None` when
-/// assigned something not known statically.
+/// assigned something not known statically. Cloning is cheap (the walk
+/// keeps a copy per command and per nested shell): the table is shared
+/// until one copy changes it, and values are shared always.
 #[derive(Debug, Clone, Default)]
-pub struct Vars(HashMap<String, Option<String>>);
+pub struct Vars(Rc<HashMap<String, Option<Rc<str>>>>);
 
 impl Vars {
     pub fn set(&mut self, name: &str, value: Option<String>) {
-        self.0.insert(name.to_owned(), value);
+        Rc::make_mut(&mut self.0).insert(name.to_owned(), value.map(Rc::from));
     }
 
     fn get(&self, name: &str) -> Option<Option<&str>> {
@@ -75,6 +79,12 @@ pub fn expand(node: Node<'_>, source: &str, vars: &Vars) -> Expanded {
         state.dynamic = true;
     }
     for word in braced.into_iter().take(MAX_EXPANSIONS) {
+        // Brace expansion multiplies what a word holds: each word it
+        // makes is paid for.
+        if !budget::produce(word.len()) {
+            state.dynamic = true;
+            break;
+        }
         split_fields(&word, &mut state.words);
     }
     state
@@ -89,6 +99,11 @@ fn push_str(pieces: &mut Pieces, text: &str, quoting: Quoting) {
 }
 
 fn collect(node: Node<'_>, source: &str, vars: &Vars, in_quotes: bool, pieces: &mut Pieces, state: &mut Expanded) {
+    // `${a:-${a:-…}}` nests as deep as the agent likes.
+    let Some(_level) = budget::nest().filter(|_| budget::work(1)) else {
+        state.dynamic = true;
+        return;
+    };
     let quoting = if in_quotes { Quoting::Quoted } else { Quoting::Unquoted };
     match node.kind() {
         "word" | "number" | "special_variable_name" | "variable_name" | "brace_expression" => {
@@ -170,6 +185,12 @@ fn expand_variable(node: Node<'_>, source: &str, vars: &Vars, in_quotes: bool, p
     let simple = node.kind() == "simple_expansion" || children.len() == 1 && !raw.starts_with("${#") && !raw.starts_with("${!");
     let quoting = if in_quotes { Quoting::Quoted } else { Quoting::Split };
     match (name, name.and_then(|n| vars.get(n))) {
+        // A variable's value is copied wherever it is used: `a=$a$a`
+        // doubles what the next use produces, so each copy is paid for.
+        (Some(_), Some(Some(value))) if (simple || default.is_some()) && !budget::produce(value.len()) => {
+            state.dynamic = true;
+            push_str(pieces, "$too_complex", Quoting::Quoted);
+        }
         (Some(_), Some(Some(value))) if simple || default.is_some() => push_str(pieces, value, quoting),
         (Some(_), Some(None) | None) if default.is_some() && is_default_operator(raw) => {
             state.dynamic = true;
@@ -304,6 +325,10 @@ fn expand_braces(pieces: &[(char, Quoting)]) -> Vec<Pieces> {
 fn first_brace_group(pieces: &[(char, Quoting)]) -> Option<(usize, usize, Vec<usize>)> {
     let unquoted = |i: usize, c: char| pieces[i].0 == c && pieces[i].1 == Quoting::Unquoted;
     for open in (0..pieces.len()).filter(|&i| unquoted(i, '{')) {
+        // Unbalanced braces rescan the rest of the word from each one.
+        if !budget::work(pieces.len() - open) {
+            return None;
+        }
         let mut depth = 0;
         let mut commas = Vec::new();
         for i in open + 1..pieces.len() {

@@ -11,6 +11,7 @@
 use std::collections::HashMap;
 
 use super::Part;
+use crate::analysis::budget;
 
 /// Variables expanded inside one another at most this deep.
 const MAX_EXPANSION: usize = 8;
@@ -163,9 +164,14 @@ impl Expander<'_> {
             return "make-target".into();
         }
         match self.variables.get(inner) {
+            // Each reference copies the variable's expansion: eight
+            // levels of sixteen references each ask for 4 GiB, so every
+            // copy is paid for and a spent budget expands nothing more.
+            Some(_) if budget::exhausted() => format!("${{{}}}", sanitized(inner)),
             Some(value) => {
                 let value = value.clone();
-                self.expand(&value, depth + 1)
+                let expanded = self.expand(&value, depth + 1);
+                if budget::produce(expanded.len()) { expanded } else { format!("${{{}}}", sanitized(inner)) }
             }
             None => format!("${{{}}}", sanitized(inner)),
         }
@@ -194,7 +200,11 @@ fn sanitized(name: &str) -> String {
 /// The index of the `close` matching an `open` just before `start`.
 fn matching(text: &str, start: usize, open: char, close: char) -> Option<usize> {
     let mut depth = 1;
-    for (offset, c) in text[start..].char_indices() {
+    for (offset, c) in text.get(start..)?.char_indices() {
+        // Nested references rescan what follows them.
+        if !budget::work(1) {
+            return None;
+        }
         if c == open {
             depth += 1;
         } else if c == close {

@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::{
-    Builder, Fact, WorkingFolder, code, preview,
+    Builder, Fact, WorkingFolder, budget, code, preview,
     words::{normalize_path, quote_words},
 };
 use table::{Format, RunsLater, runs_later};
@@ -190,22 +190,21 @@ struct Outcome {
     after: String,
 }
 
-fn apply(change: &Change, before: Option<String>) -> Outcome {
+/// The file `change` leaves behind. Edits are applied one by one, each
+/// paid for before it is made: forty edits that each double a letter ask
+/// for a terabyte. `None` when the budget cannot pay for them.
+fn apply(change: &Change, before: Option<String>) -> Option<Outcome> {
     let after = match change {
         Change::Whole(text) => text.clone(),
         Change::Append(text) => format!("{}{text}", before.as_deref().unwrap_or("")),
         Change::Edits(edits) => match &before {
-            Some(current) => edits.iter().fold(current.clone(), |text, edit| {
-                if edit.old.is_empty() || !text.contains(&edit.old) {
-                    // An edit that does not apply: its new text is judged
-                    // where it would go, at the end.
-                    format!("{text}\n{}", edit.new)
-                } else if edit.all {
-                    text.replace(&edit.old, &edit.new)
-                } else {
-                    text.replacen(&edit.old, &edit.new, 1)
+            Some(current) => {
+                let mut text = current.clone();
+                for edit in edits {
+                    text = apply_edit(text, edit)?;
                 }
-            }),
+                text
+            }
             // Nothing to edit: the new text is all there is to judge.
             None => edits
                 .iter()
@@ -214,7 +213,22 @@ fn apply(change: &Change, before: Option<String>) -> Outcome {
                 .join("\n"),
         },
     };
-    Outcome { before, after }
+    Some(Outcome { before, after })
+}
+
+/// `text` after one edit, once the budget has paid for what it produces.
+fn apply_edit(text: String, edit: &Replace) -> Option<String> {
+    if edit.old.is_empty() || !text.contains(&edit.old) {
+        // An edit that does not apply: its new text is judged where it
+        // would go, at the end.
+        return budget::produce(text.len() + 1 + edit.new.len()).then(|| format!("{text}\n{}", edit.new));
+    }
+    let replaced = if edit.all { text.matches(edit.old.as_str()).count() } else { 1 };
+    let after_len = (text.len() - replaced * edit.old.len()).checked_add(replaced.checked_mul(edit.new.len())?)?;
+    if !budget::work(text.len()) || !budget::produce(after_len) {
+        return None;
+    }
+    Some(if edit.all { text.replace(&edit.old, &edit.new) } else { text.replacen(&edit.old, &edit.new, 1) })
 }
 
 /// The parts of `content` that will run, read in the file's format.
@@ -254,7 +268,10 @@ pub(super) fn plant(builder: &mut Builder, write: &FileWrite, files: &dyn Curren
     {
         return;
     }
-    let outcome = apply(&write.change, files.current(&write.path));
+    let Some(outcome) = apply(&write.change, files.current(&write.path)) else {
+        // The budget's fact says why; what the edits leave is unknown.
+        return;
+    };
     let Some(kind) = runs_later(&path, Some(&outcome.after)) else {
         return;
     };
@@ -409,9 +426,10 @@ fn line_of(content: &str, needle: &str) -> usize {
         return 1;
     }
     let probe: String = needle.chars().take(40).collect();
+    // Each part looks its line up from the start: paid for, line by line.
     content
         .lines()
-        .position(|line| line.contains(&probe))
+        .position(|line| budget::work(line.len() + 1) && line.contains(&probe))
         .map_or(1, |at| at + 1)
 }
 

@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 
 use super::{Part, quote_words};
+use crate::analysis::budget;
 
 /// Keys whose values are commands.
 const STEP_KEYS: [&str; 16] = [
@@ -109,7 +110,11 @@ impl<'a> Yaml<'a> {
                 Some((column, _, v)) => (column, v),
                 None => (indent_of(line), line.trim_start().trim_start_matches("- ")),
             };
-            return self.value(target, column, anchored, depth + 1);
+            // Every use of an alias copies the anchored value: forty
+            // thousand uses of one anchor are paid for, use by use.
+            let resolved = self.value(target, column, anchored, depth + 1);
+            let bytes = resolved.iter().map(|(_, text)| text.len()).sum();
+            return if budget::produce(bytes) { resolved } else { Vec::new() };
         }
         let line = at + 1;
         match value.chars().next() {
@@ -134,7 +139,8 @@ impl<'a> Yaml<'a> {
             .iter()
             .enumerate()
             .skip(at + 1)
-            .take_while(move |(_, l)| l.trim().is_empty() || indent_of(l) > column)
+            // Each value rescans the lines under it: paid for line by line.
+            .take_while(move |(_, l)| (l.trim().is_empty() || indent_of(l) > column) && budget::work(1))
             .map(|(i, l)| (i, *l))
     }
 
@@ -373,6 +379,8 @@ pub(super) fn yaml_steps(content: &str) -> Vec<Part> {
 pub(super) fn jenkinsfile(content: &str) -> Vec<Part> {
     let mut parts = Vec::new();
     for step in ["sh", "bat", "powershell", "pwsh"] {
+        // Lines are counted on from the previous step, not from the start.
+        let (mut counted_to, mut line) = (0, 1);
         for (at, _) in content.match_indices(step) {
             let word_start = content[..at]
                 .chars()
@@ -389,7 +397,8 @@ pub(super) fn jenkinsfile(content: &str) -> Vec<Part> {
                 }
             }
             if let Some(text) = groovy_string(rest) {
-                let line = content[..at].matches('\n').count() + 1;
+                line += content[counted_to..at].matches('\n').count();
+                counted_to = at;
                 parts.push(Part::shell(line, text));
             }
         }
@@ -407,6 +416,11 @@ fn groovy_string(text: &str) -> Option<String> {
     let mut out = String::new();
     let mut chars = body.char_indices();
     while let Some((at, c)) = chars.next() {
+        // A string that never closes is read to the end of the file, once
+        // per step that opens one: paid for.
+        if !budget::work(1) {
+            return None;
+        }
         if body[at..].starts_with(delimiter) {
             return Some(out);
         }

@@ -3,6 +3,7 @@
 //! `ProgramArguments`.
 
 use super::{Part, Unreadable, quote_words};
+use crate::analysis::budget;
 
 /// The command of each crontab line: after five time fields or an `@`
 /// schedule, and after the user field in a system crontab (`/etc`); text
@@ -90,22 +91,25 @@ pub(super) fn launchd_plist(content: &str) -> Result<Vec<Part>, Unreadable> {
     let mut parts = Vec::new();
     for key in ["ProgramArguments", "Program"] {
         let marker = format!("<key>{key}</key>");
+        // Lines are counted on from the previous key, not from the start.
+        let (mut counted_to, mut line) = (0, 1);
         for (at, _) in content.match_indices(&marker) {
             let rest = &content[at + marker.len()..];
-            let line = content[..at].matches('\n').count() + 1;
+            line += content[counted_to..at].matches('\n').count();
+            counted_to = at;
             let words: Vec<String> = if rest.trim_start().starts_with("<array>") {
-                let inside = rest
-                    .split_once("</array>")
-                    .map_or(rest, |(inside, _)| inside);
-                strings_in(inside)
+                let inside = rest.split_once("</array>").map_or(rest, |(inside, _)| inside);
+                // An array that never closes holds the rest of the file,
+                // once per key that opens one: paid for.
+                if !budget::work(inside.len()) {
+                    break;
+                }
+                strings_in(inside).collect()
             } else {
-                strings_in(rest).into_iter().take(1).collect()
+                strings_in(rest).take(1).collect()
             };
             if !words.is_empty() {
-                parts.push(Part::shell(
-                    line,
-                    quote_words(words.iter().map(String::as_str)),
-                ));
+                parts.push(Part::shell(line, quote_words(words.iter().map(String::as_str))));
             }
         }
     }
@@ -113,12 +117,14 @@ pub(super) fn launchd_plist(content: &str) -> Result<Vec<Part>, Unreadable> {
 }
 
 /// The `<string>` values of an XML fragment, entities decoded.
-fn strings_in(xml: &str) -> Vec<String> {
+fn strings_in(xml: &str) -> impl Iterator<Item = String> + '_ {
     xml.split("<string>")
         .skip(1)
+        // A value that never closes is looked for to the end of the file,
+        // once per key: paid for.
+        .take_while(|piece| budget::work(piece.len()))
         .filter_map(|s| s.split_once("</string>"))
         .map(|(value, _)| xml_unescape(value))
-        .collect()
 }
 
 fn xml_unescape(text: &str) -> String {
