@@ -40,9 +40,10 @@ use crate::{
         registry::{CallContext, SessionEnds},
     },
     safety::{
+        analysing::{self, Analysed},
         core::LoopCore,
         directive::NotificationKind,
-        evaluator::{PauseKind, StepFacts, Verdict, evaluate_step},
+        evaluator::{PauseKind, StepFacts, Verdict, evaluate_analysed},
     },
     store::{StoreError, audit::AuditEntry, now_ms, records::{self, ChallengeKind, ChallengeStatus}, rfc3339},
     verify::{
@@ -286,9 +287,22 @@ impl Gate {
         // Evaluated, audited and shown to a human without any code in it.
         let action = &*redact_text(action);
         let core = &self.core;
+        let session = Some(call.session_id.as_str());
+        // Read before the state is locked: another agent's decision need
+        // not wait for this text to be understood.
+        let analysis = match analysing::analyse(action, &call.working_folder, checks.write).await {
+            Analysed::Ready(analysis) => analysis,
+            Analysed::Missing(why) => {
+                tracing::error!(agent, why, "a gated call is refused without a verdict");
+                let entry = AuditEntry { agent, session_id: session, event: "gate", hint: Some(action), decision: "refused", stage: Some("analysis"), ..Default::default() };
+                if core.store.write(|tx| core.audit(tx, entry)).is_err() {
+                    core.audit_later(entry);
+                }
+                return Checked::Refused { reason: format!("{why}; refusing (fail closed)"), factors: vec![] };
+            }
+        };
         let now = now_ms();
         let enforcing = core.enforcing();
-        let session = Some(call.session_id.as_str());
         let decided = core.store.write(|tx| {
             if let Some(mut block) = core.block_for(tx, &call.session_id, agent)? {
                 let ask = core.reissue_if_expired(tx, &call.session_id, &mut block, now)?;
@@ -309,7 +323,7 @@ impl Gate {
             }
             let files = OnDisk::in_folder(&call.working_folder);
             let facts = StepFacts { agent, hint: action, outcome: None, step: spent.step, max_steps: spent.max_steps, agent_risk: checks.risk_floor, folder: &call.working_folder, write: checks.write, files: &files };
-            let evaluation = evaluate_step(&policy, &facts);
+            let evaluation = evaluate_analysed(&policy, &facts, analysis);
             let rule = evaluation.rule.map(|i| policy.rule(i).describe());
             let mut stage = format!("stage {}", evaluation.stage.number());
             let mut factors = evaluation.factors.clone();

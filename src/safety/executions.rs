@@ -18,7 +18,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::{
-    analysis::OnDisk,
+    analysis::{Analysis, OnDisk},
     config::LoopMode,
     protocol::registry::CallContext,
     store::{
@@ -32,10 +32,11 @@ use crate::{
 };
 
 use super::{
+    analysing::{self, Analysed},
     core::{LoopCore, Spent, notification},
     directive::{Directive, Notification, NotificationKind, SafetyTier},
     error::SafetyError,
-    evaluator::{Outcome, PauseKind, StepFacts, Verdict, evaluate_step},
+    evaluator::{Outcome, PauseKind, StepFacts, Verdict, evaluate_analysed},
     lifecycle::{AnyExecution, Execution, NewExecution, state::Running},
 };
 
@@ -200,8 +201,17 @@ impl SafetyLoop {
     /// never with permission to go on.
     pub async fn step(&self, call: &CallContext, request: StepRequest) -> Directive {
         let core = &self.core;
+        // Read before the state is locked: another agent's decision need
+        // not wait for this text to be understood.
+        let analysis = match core.mode {
+            LoopMode::Logging | LoopMode::Disabled => None,
+            LoopMode::Enforcing | LoopMode::Monitoring => match analysing::analyse(&request.hint, &call.working_folder, None).await {
+                Analysed::Ready(analysis) => Some(analysis),
+                Analysed::Missing(why) => return self.unanalysed(call, &request, why),
+            },
+        };
         let now = now_ms();
-        let result = match core.store.write(|tx| self.step_in(tx, call, &request, now)) {
+        let result = match core.store.write(|tx| self.step_in(tx, call, &request, analysis, now)) {
             Ok(result) => result,
             Err(error) => {
                 tracing::error!(%error, "safety state store failed during a step");
@@ -236,7 +246,22 @@ impl SafetyLoop {
         directive
     }
 
-    fn step_in(&self, tx: &Tx<'_>, call: &CallContext, request: &StepRequest, now: i64) -> Result<StepResult, StoreError> {
+    /// A step whose action could not be analysed: refused, and audited.
+    fn unanalysed(&self, call: &CallContext, request: &StepRequest, why: &str) -> Directive {
+        let core = &self.core;
+        tracing::error!(agent = %request.agent, why, "a step is refused without a verdict");
+        let directive = self.apply_mode(Directive::refuse(format!("Action not evaluated: {why}; refusing (fail closed)"), format!("{why}; fail closed")));
+        let entry = AuditEntry { agent: &request.agent, session_id: Some(&call.session_id), event: "step", hint: Some(&request.hint), decision: decision_name(&directive), stage: Some("analysis"), ..Default::default() };
+        if core.store.write(|tx| core.audit(tx, entry)).is_err() {
+            core.audit_later(entry);
+        }
+        directive
+    }
+
+    /// The step's decision in one transaction. `analysis` is the action's
+    /// (made before the transaction; `None` in the modes that do not
+    /// evaluate), `Some(None)` when it is too long to analyse.
+    fn step_in(&self, tx: &Tx<'_>, call: &CallContext, request: &StepRequest, analysis: Option<Option<Analysis>>, now: i64) -> Result<StepResult, StoreError> {
         let core = &self.core;
         let agent = request.agent.as_str();
         let hint = Some(request.hint.as_str());
@@ -293,7 +318,7 @@ impl SafetyLoop {
 
         let files = OnDisk::in_folder(&call.working_folder);
         let facts = StepFacts { agent, hint: &request.hint, outcome: request.outcome, step, max_steps, agent_risk: request.agent_risk, folder: &call.working_folder, write: None, files: &files };
-        let evaluation = evaluate_step(&policy, &facts);
+        let evaluation = evaluate_analysed(&policy, &facts, analysis.flatten());
         let mut directive = Directive {
             proceed: evaluation.verdict == Verdict::Continue,
             factors: evaluation.factors.clone(),

@@ -4,6 +4,7 @@
 //! budget in the shared state, and this process's `sessions`), the
 //! executions around steps, their errors, and the MCP-AQL operations.
 
+pub mod analysing;
 pub mod core;
 pub mod directive;
 pub mod error;

@@ -7,6 +7,7 @@ mod demo;
 mod gate;
 mod gui;
 mod hook;
+mod hostile;
 mod http;
 mod lab;
 mod level2;
