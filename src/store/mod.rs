@@ -23,6 +23,7 @@ mod postgres;
 pub mod records;
 pub mod spool;
 pub mod sql;
+mod stored_text;
 
 use std::{
     path::{Path, PathBuf},

@@ -26,7 +26,7 @@ async fn hook(config: &str, agent: &str, payload: &Value) -> Value {
 }
 
 /// Runs the hook with `args`, feeds it `payload`, returns its JSON answer.
-async fn run_hook(args: &[&str], payload: &Value) -> Value {
+pub(super) async fn run_hook(args: &[&str], payload: &Value) -> Value {
     run_hook_with_env(args, &[], payload).await
 }
 
@@ -61,7 +61,7 @@ pub(super) fn decision(answer: &Value) -> &'static str {
     }
 }
 
-fn bash(session: &str, command: &str) -> Value {
+pub(super) fn bash(session: &str, command: &str) -> Value {
     json!({"session_id": session, "cwd": "/repo", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": command}})
 }
 

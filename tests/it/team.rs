@@ -3,11 +3,60 @@
 //! agent on another with its own data folder, the code shown for it lifts
 //! it from either, and a database that goes away closes the loop.
 
+use safety_dongle::store::{Store, audit};
+
 use super::{
+    hook::{bash, decision, run_hook},
     humans::{Answer, Setup, notified_id, verify},
     postgres_cluster::Cluster,
     support::{ask, execute, step},
 };
+
+/// `safety-dongle COMMAND --config CONFIG ARGS…`, run to its end.
+fn dongle(command: &str, config: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(super::support::binary()).arg(command).arg("--config").arg(config).args(args).output().unwrap()
+}
+
+/// The chain's rows, read straight from the database (on a thread of
+/// its own: the blocking client cannot be dropped inside a runtime).
+fn chain(url: &str) -> Vec<audit::AuditRow> {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let store = Store::open_postgres(url, None, None).unwrap();
+                assert_eq!(store.read(audit::verify).unwrap().broken_at, None, "the chain verifies");
+                store.read(|tx| audit::rows(tx, None, 10_000)).unwrap()
+            })
+            .join()
+            .unwrap()
+    })
+}
+
+/// A hooked command holding U+0000 (which PostgreSQL's `TEXT` refuses)
+/// is judged and its row stored as sent; it wedges nothing on the
+/// machine: the next hooked call is decided, `status` answers, and no row
+/// waits in the spool.
+#[tokio::test]
+async fn a_hooked_command_holding_nul_is_stored_as_sent_and_wedges_nothing() {
+    let cluster = Cluster::start();
+    let url = cluster.database();
+    let dongle_setup = Setup::new(Answer::Approve, 300).sharing(&url);
+    let config = dongle_setup.config.to_str().unwrap();
+    let args = ["hook", "claude-code", "--config", config, "--agent", "coder"];
+    let command = "ls 'a\0b'";
+
+    let first = run_hook(&args, &bash("s1", command)).await;
+    assert!(!first.to_string().contains("unavailable"), "decided, not refused for want of the state: {first}");
+    let next = run_hook(&args, &bash("s1", "ls")).await;
+    assert_eq!(decision(&next), "defer", "the next call on this machine is decided (let through): {next}");
+    let status = dongle("status", &dongle_setup.config, &[]);
+    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    assert!(String::from_utf8_lossy(&status.stdout).contains("blocked agents: 0"));
+
+    let hints: Vec<String> = chain(&url).into_iter().filter(|row| row.event == "gate").filter_map(|row| row.hint).collect();
+    assert!(hints.first().is_some_and(|hint| hint == command), "stored as sent: {hints:?}");
+    assert_eq!(hints.last().map(String::as_str), Some("ls"), "{hints:?}");
+}
 
 #[tokio::test]
 async fn a_block_raised_through_one_dongle_holds_on_another_and_the_code_lifts_it_there() {
