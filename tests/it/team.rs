@@ -58,6 +58,32 @@ async fn a_hooked_command_holding_nul_is_stored_as_sent_and_wedges_nothing() {
     assert_eq!(hints.last().map(String::as_str), Some("ls"), "{hints:?}");
 }
 
+/// A hooked call refused while the database is away is audited: its row
+/// is kept on this machine and is in the chain once the database answers.
+#[tokio::test]
+async fn a_hook_refusal_while_the_database_is_away_reaches_the_chain() {
+    let cluster = Cluster::start();
+    let url = cluster.database();
+    let dongle_setup = Setup::new(Answer::Approve, 300).sharing(&url);
+    let config = dongle_setup.config.to_str().unwrap();
+    let args = ["hook", "claude-code", "--config", config, "--agent", "coder"];
+    assert_eq!(decision(&run_hook(&args, &bash("s1", "ls")).await), "defer");
+
+    cluster.stop();
+    let refused = run_hook(&args, &bash("s1", "make release-while-away")).await;
+    assert_eq!(decision(&refused), "deny", "fail closed without the state: {refused}");
+    let status = dongle("status", &dongle_setup.config, &[]);
+    let said = String::from_utf8_lossy(&status.stderr);
+    assert!(said.contains("audit rows kept on this machine until the database answers: 1"), "{said}");
+
+    cluster.serve();
+    assert_eq!(decision(&run_hook(&args, &bash("s1", "ls")).await), "defer");
+    let kept: Vec<_> = chain(&url).into_iter().filter(|row| row.hint.as_deref() == Some("make release-while-away")).collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!((kept[0].agent.as_str(), kept[0].decision.as_str(), kept[0].stage.as_deref()), ("coder", "refused", Some("state")));
+}
+
+
 #[tokio::test]
 async fn a_block_raised_through_one_dongle_holds_on_another_and_the_code_lifts_it_there() {
     let cluster = Cluster::start();
