@@ -160,8 +160,10 @@ async fn without_its_database_the_dongle_stops_the_agent_and_loses_no_audit_row(
     let verified = audit(&["verify"]);
     assert!(verified.status.success(), "{}{}", String::from_utf8_lossy(&verified.stdout), String::from_utf8_lossy(&verified.stderr));
     let listed = String::from_utf8_lossy(&audit(&["--agent", "coder", "--limit", "100"]).stdout).into_owned();
-    let kept: Vec<&str> = listed.lines().filter(|line| line.contains("[state]")).collect();
-    assert_eq!(kept.len(), 3, "every refused step is in the chain: {listed}");
+    // The polls for the database's return are refused steps too, as many
+    // as a slow machine makes: only the run's own steps are counted.
+    let kept: Vec<&str> = listed.lines().filter(|line| line.contains("[state]") && line.contains("make target-")).collect();
+    assert_eq!(kept.len(), 3, "every refused step is in the chain, once: {listed}");
     for (line, id) in kept.iter().zip(3..6) {
         assert!(line.contains("step  stop") && line.contains(&format!("make target-{id}")), "in order: {line}");
     }
