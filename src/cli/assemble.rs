@@ -324,7 +324,7 @@ fn store_on_first_use(config: &Config) -> Result<Store, AssembleError> {
 /// when it has one.
 fn spool(config: &Config) -> Result<Option<Spool>, AssembleError> {
     let Some(dir) = config.data_dir.as_deref() else { return Ok(None) };
-    crate::platform::create_private_dir(dir).map_err(|source| StoreError::DataDir { path: dir.to_path_buf(), source })?;
+    crate::store::private_data_dir(dir)?;
     Ok(Some(Spool::in_folder(dir)))
 }
 

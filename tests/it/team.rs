@@ -84,6 +84,33 @@ async fn a_hook_refusal_while_the_database_is_away_reaches_the_chain() {
 }
 
 
+/// A data folder others can write is refused on a shared database too:
+/// nothing starts, and rows planted in its spool never enter the chain as
+/// this machine's.
+#[test]
+fn a_data_folder_others_can_write_is_refused_and_its_spool_never_read() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let cluster = Cluster::start();
+    let url = cluster.database();
+    let dongle_setup = Setup::new(Answer::Approve, 300).sharing(&url);
+    let folder = dongle_setup.dir.join("state");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let planted = serde_json::json!({"id": "planted", "at": 1, "agent": "coder", "execution_id": null, "session_id": null, "event": "unblock", "hint": null, "decision": "unblocked", "stage": null, "rule": null, "policy_hash": "-"});
+    std::fs::write(folder.join("audit-spool.jsonl"), format!("{planted}\n")).unwrap();
+
+    let status = dongle("status", &dongle_setup.config, &[]);
+    let said = String::from_utf8_lossy(&status.stderr);
+    assert_eq!(status.status.code(), Some(1), "{said}");
+    assert!(said.contains("is not private to its user") && said.contains("writable by group or others"), "{said}");
+    assert!(chain(&url).iter().all(|row| row.event != "unblock"), "the planted row is not in the chain");
+
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let status = dongle("status", &dongle_setup.config, &[]);
+    assert!(status.status.success(), "private again, it starts: {}", String::from_utf8_lossy(&status.stderr));
+}
+
 #[tokio::test]
 async fn a_block_raised_through_one_dongle_holds_on_another_and_the_code_lifts_it_there() {
     let cluster = Cluster::start();
