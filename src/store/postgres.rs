@@ -13,7 +13,12 @@
 //! budget, the audit chain's next link) see no concurrent writer, on any
 //! machine. Commits wait for the write-ahead log to reach disk
 //! (`synchronous_commit = on`, whatever the server's default), so a block
-//! is durable before it is announced.
+//! is durable before it is announced. Waiting for the writers' lock is
+//! bounded: by the role's, database's or URL's own `lock_timeout` when one
+//! is set (`?options=-c%20lock_timeout%3D2s`), else by [`LOCK_WAIT`]; a
+//! transaction that is not granted it by then fails (and the decision it
+//! served is refused, its audit row spooled), so one slow transaction on
+//! one machine cannot hold every machine's decisions indefinitely.
 //!
 //! Connections use TLS through rustls, which always checks the server's
 //! certificate against the platform's trusted roots (`SSL_CERT_FILE` and
@@ -39,6 +44,11 @@ use super::{StoreError, migrations::Migrations};
 
 /// The key of the advisory lock every write transaction takes.
 const WRITE_LOCK: i64 = 0x5afe_d06e;
+
+/// How long a transaction waits for a lock (the writers' above, or a
+/// row's) when nothing else bounds it: inside the hook's own deadline, and
+/// far above a transaction's ordinary few milliseconds.
+const LOCK_WAIT: &str = "5s";
 
 /// Each entry takes the schema from version `index` to `index + 1`.
 const MIGRATIONS: Migrations = &[r#"
@@ -194,6 +204,8 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 pub struct Connection {
     client: Client,
     statements: HashMap<String, Statement>,
+    /// The connection's `lock_timeout`, for saying why a lock was not had.
+    lock_wait: String,
 }
 
 /// The parts of a connection a transaction borrows at once.
@@ -304,8 +316,14 @@ impl Connection {
     pub fn open(target: &postgres::Config, tls: MakeRustlsConnect) -> Result<Self, StoreError> {
         let mut client = target.connect(tls)?;
         client.batch_execute("SET synchronous_commit TO on")?;
+        let mut lock_wait: String = client.query_one("SELECT current_setting('lock_timeout')", &[])?.get(0);
+        // `0` waits forever: no one bounded it, so this does.
+        if lock_wait == "0" {
+            client.batch_execute(&format!("SET lock_timeout TO '{LOCK_WAIT}'"))?;
+            LOCK_WAIT.clone_into(&mut lock_wait);
+        }
         migrate(&mut client)?;
-        Ok(Self { client, statements: HashMap::new() })
+        Ok(Self { client, statements: HashMap::new(), lock_wait })
     }
 
     /// Begins a transaction: a write holds the writers' lock, a read sees
@@ -315,7 +333,12 @@ impl Connection {
             let mut transaction = self.client.transaction()?;
             // A simple query is one round trip; `execute` would prepare
             // the statement first, another one, while every writer waits.
-            transaction.batch_execute(&format!("SELECT pg_advisory_xact_lock({WRITE_LOCK})"))?;
+            transaction.batch_execute(&format!("SELECT pg_advisory_xact_lock({WRITE_LOCK})")).map_err(|error| match error.code() {
+                Some(&postgres::error::SqlState::LOCK_NOT_AVAILABLE) => {
+                    StoreError::Unavailable(format!("the state's writers' lock was not free within lock_timeout {}: another dongle's transaction holds it", self.lock_wait))
+                }
+                _ => error.into(),
+            })?;
             transaction
         } else {
             self.client.build_transaction().isolation_level(IsolationLevel::RepeatableRead).read_only(true).start()?

@@ -388,3 +388,36 @@ fn postgres_appends_every_kept_row_and_sets_bad_lines_aside() {
     store.write(|_| Ok(())).unwrap();
     assert_eq!(store.read(audit::verify).unwrap().rows, 7, "nothing appended twice");
 }
+
+/// A writer waiting for the writers' lock that another transaction holds
+/// gives up with a reason (5 s by default, or the URL's `lock_timeout`)
+/// instead of waiting for as long as that transaction lasts; once the
+/// lock is free, writes go on.
+#[test]
+fn postgres_waits_for_the_writers_lock_a_bounded_time() {
+    let backend = Backend::postgres();
+    let Backend::Postgres { url, .. } = &backend else { unreachable!() };
+    let configured = format!("{url}?options=-c%20lock_timeout%3D1500ms");
+    let stores = [std::sync::Arc::new(backend.open().unwrap()), std::sync::Arc::new(Store::open_postgres(&configured, None, None).unwrap())];
+    let mut holder = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    let mut holding = holder.transaction().unwrap();
+    // The store's writers' lock (0x5afe_d06e), held by a slow transaction.
+    holding.batch_execute("SELECT pg_advisory_xact_lock(1526648942)").unwrap();
+
+    for (store, bound) in stores.iter().zip(["5s", "1500ms"]) {
+        let (done, waited) = std::sync::mpsc::channel();
+        let writer = store.clone();
+        // Not joined: a writer that waited for ever would hold the test.
+        std::thread::spawn(move || done.send(writer.write(|tx| audit::append(tx, &entry("waiting")))));
+        // Far beyond the bound: without one, the write waits as long as
+        // the holder, here for ever.
+        let refused = waited.recv_timeout(std::time::Duration::from_secs(120)).expect("the wait for the lock is bounded");
+        let why = refused.expect_err("not granted while held").to_string();
+        assert!(why.contains("writers' lock was not free") && why.contains(&format!("lock_timeout {bound}")), "{why}");
+    }
+    holding.rollback().unwrap();
+    for store in &stores {
+        store.write(|tx| audit::append(tx, &entry("after"))).unwrap();
+    }
+    assert_eq!(stores[0].read(audit::verify).unwrap(), audit::ChainReport { rows: 2, broken_at: None });
+}

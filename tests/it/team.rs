@@ -111,6 +111,44 @@ fn a_data_folder_others_can_write_is_refused_and_its_spool_never_read() {
     assert!(status.status.success(), "private again, it starts: {}", String::from_utf8_lossy(&status.stderr));
 }
 
+/// A step waiting for the writers' lock that a slow transaction holds
+/// is refused after a bounded wait, with its audit row kept and in the
+/// chain once the lock is free; the agent goes on then.
+#[tokio::test]
+async fn a_step_behind_a_held_writers_lock_is_refused_in_bounded_time_and_audited() {
+    let cluster = Cluster::start();
+    let url = cluster.database();
+    let dongle_setup = Setup::new(Answer::Approve, 300).sharing(&url);
+    let mut raw = dongle_setup.start().await;
+    assert_eq!(ask(&mut raw, execute(1, "coder")).await["success"], true);
+
+    // Another machine's slow transaction holds the lock until told.
+    let (held, holding) = std::sync::mpsc::channel();
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let lock_url = url.clone();
+    let holder = std::thread::spawn(move || {
+        let mut client = postgres::Client::connect(&lock_url, postgres::NoTls).unwrap();
+        let mut transaction = client.transaction().unwrap();
+        transaction.batch_execute("SELECT pg_advisory_xact_lock(1526648942)").unwrap();
+        held.send(()).unwrap();
+        let _ = released.recv();
+        transaction.rollback().unwrap();
+    });
+    holding.recv().unwrap();
+    // `ask` gives up after 20 s: the refusal comes before that.
+    let refused = ask(&mut raw, step(2, "coder", "make while-locked")).await["data"].clone();
+    assert_eq!(refused["continue"], false, "{refused}");
+    assert!(refused["reason"].as_str().unwrap_or_default().contains("Safety state unavailable"), "{refused}");
+    release.send(()).unwrap();
+    holder.join().unwrap();
+
+    assert_eq!(ask(&mut raw, step(3, "coder", "cargo build")).await["data"]["continue"], true, "the lock is free again");
+    raw.assert_alive();
+    let kept: Vec<_> = chain(&url).into_iter().filter(|row| row.hint.as_deref() == Some("make while-locked")).collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(kept[0].stage.as_deref(), Some("state"));
+}
+
 #[tokio::test]
 async fn a_block_raised_through_one_dongle_holds_on_another_and_the_code_lifts_it_there() {
     let cluster = Cluster::start();
