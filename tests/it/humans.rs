@@ -263,15 +263,19 @@ async fn an_unanswered_approval_cannot_be_confirmed_and_the_server_keeps_serving
     assert_eq!(answered["data"]["approved"], true, "{answered}");
 }
 
+const TTL_SECS: u64 = 4;
+
 #[tokio::test]
 async fn challenges_expire_and_a_blocked_agent_gets_a_fresh_one() {
-    let human = Setup::new(Answer::Approve, 1);
+    // Long enough for a code to be shown and typed back on a slow machine
+    // (a verifier started, a script run), short enough to wait out.
+    let human = Setup::new(Answer::Approve, TTL_SECS);
     let mut raw = human.start().await;
     ask(&mut raw, execute(1, "late")).await;
     let stop = ask(&mut raw, step(2, "late", "mkfs.ext4 /dev/sda1")).await["data"].clone();
     let first = notified_id(&stop, "danger_zone", "verificationId");
     let first_code = human.code_for(&first);
-    tokio::time::sleep(Duration::from_millis(1_300)).await;
+    tokio::time::sleep(Duration::from_millis(TTL_SECS * 1_000 + 300)).await;
     let expired = ask(&mut raw, verify(3, &first, &first_code)).await;
     assert_eq!(expired["error"]["code"], "TOKEN_EXPIRED", "{expired}");
     // The next call by the blocked agent issues a new challenge and code.
@@ -287,7 +291,7 @@ async fn challenges_expire_and_a_blocked_agent_gets_a_fresh_one() {
     let stop = ask(&mut raw, step(6, "late", "mkfs.ext4 /dev/sda1")).await["data"].clone();
     let mut ids = vec![notified_id(&stop, "danger_zone", "verificationId")];
     for round in 0..3 {
-        tokio::time::sleep(Duration::from_millis(1_100)).await;
+        tokio::time::sleep(Duration::from_millis(TTL_SECS * 1_000 + 100)).await;
         let refused = ask(&mut raw, execute(10 + round, "late")).await;
         assert_eq!(refused["error"]["code"], "PERMISSION_DENIED", "still blocked");
         ids.push(refused["error"]["details"]["verificationId"].as_str().unwrap().to_owned());
