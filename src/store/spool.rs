@@ -139,18 +139,7 @@ fn append_once(tx: &Tx<'_>, row: &Spooled) -> Result<bool, StoreError> {
     if tx.execute("INSERT INTO spooled (id) VALUES (?1) ON CONFLICT (id) DO NOTHING", values![&row.id])? == 0 {
         return Ok(false);
     }
-    let entry = AuditEntry {
-        agent: &row.agent,
-        execution_id: row.execution_id.as_deref(),
-        session_id: row.session_id.as_deref(),
-        event: &row.event,
-        hint: row.hint.as_deref(),
-        decision: &row.decision,
-        stage: row.stage.as_deref(),
-        rule: row.rule.as_deref(),
-        policy_hash: &row.policy_hash,
-    };
-    audit::append_at(tx, &entry, row.at)?;
+    audit::append_at(tx, &audit::entry_of!(row), row.at)?;
     Ok(true)
 }
 

@@ -17,6 +17,15 @@ fn dongle(command: &str, config: &std::path::Path, args: &[&str]) -> std::proces
     std::process::Command::new(super::support::binary()).arg(command).arg("--config").arg(config).args(args).output().unwrap()
 }
 
+/// A throw-away cluster, a database on it, and a dongle whose state is
+/// there.
+fn one_dongle_on_a_cluster() -> (Cluster, String, Setup) {
+    let cluster = Cluster::start();
+    let url = cluster.database();
+    let dongle = Setup::new(Answer::Approve, 300).sharing(&url);
+    (cluster, url, dongle)
+}
+
 /// The chain's rows, read straight from the database (on a thread of
 /// its own: the blocking client cannot be dropped inside a runtime).
 fn chain(url: &str) -> Vec<audit::AuditRow> {
@@ -38,9 +47,7 @@ fn chain(url: &str) -> Vec<audit::AuditRow> {
 /// waits in the spool.
 #[tokio::test]
 async fn a_hooked_command_holding_nul_is_stored_as_sent_and_wedges_nothing() {
-    let cluster = Cluster::start();
-    let url = cluster.database();
-    let dongle_setup = Setup::new(Answer::Approve, 300).sharing(&url);
+    let (_cluster, url, dongle_setup) = one_dongle_on_a_cluster();
     let config = dongle_setup.config.to_str().unwrap();
     let args = ["hook", "claude-code", "--config", config, "--agent", "coder"];
     let command = "ls 'a\0b'";
@@ -62,9 +69,7 @@ async fn a_hooked_command_holding_nul_is_stored_as_sent_and_wedges_nothing() {
 /// is kept on this machine and is in the chain once the database answers.
 #[tokio::test]
 async fn a_hook_refusal_while_the_database_is_away_reaches_the_chain() {
-    let cluster = Cluster::start();
-    let url = cluster.database();
-    let dongle_setup = Setup::new(Answer::Approve, 300).sharing(&url);
+    let (cluster, url, dongle_setup) = one_dongle_on_a_cluster();
     let config = dongle_setup.config.to_str().unwrap();
     let args = ["hook", "claude-code", "--config", config, "--agent", "coder"];
     assert_eq!(decision(&run_hook(&args, &bash("s1", "ls")).await), "defer");
@@ -91,9 +96,7 @@ async fn a_hook_refusal_while_the_database_is_away_reaches_the_chain() {
 fn a_data_folder_others_can_write_is_refused_and_its_spool_never_read() {
     use std::os::unix::fs::PermissionsExt;
 
-    let cluster = Cluster::start();
-    let url = cluster.database();
-    let dongle_setup = Setup::new(Answer::Approve, 300).sharing(&url);
+    let (_cluster, url, dongle_setup) = one_dongle_on_a_cluster();
     let folder = dongle_setup.dir.join("state");
     std::fs::create_dir_all(&folder).unwrap();
     std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o777)).unwrap();
@@ -116,9 +119,7 @@ fn a_data_folder_others_can_write_is_refused_and_its_spool_never_read() {
 /// chain once the lock is free; the agent goes on then.
 #[tokio::test]
 async fn a_step_behind_a_held_writers_lock_is_refused_in_bounded_time_and_audited() {
-    let cluster = Cluster::start();
-    let url = cluster.database();
-    let dongle_setup = Setup::new(Answer::Approve, 300).sharing(&url);
+    let (_cluster, url, dongle_setup) = one_dongle_on_a_cluster();
     let mut raw = dongle_setup.start().await;
     assert_eq!(ask(&mut raw, execute(1, "coder")).await["success"], true);
 
