@@ -220,7 +220,7 @@ pub fn build_loop_core(config: &Config) -> Result<LoopCore, AssembleError> {
     // side, a short-lived process (the hook) starts sooner.
     let (policy, store) = std::thread::scope(|scope| {
         let policy = scope.spawn(|| CompiledPolicy::load(&config.policies));
-        let store = open_store(config);
+        let store = deciding_store(config);
         (policy.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), store)
     });
     let policy = policy.map_err(AssembleError::Policy)?;
@@ -299,6 +299,18 @@ pub fn open_store(config: &Config) -> Result<Store, AssembleError> {
     })
 }
 
+/// The state store of a command that decides at once (the hook): a SQLite
+/// file opened now (a broken one stops the start, saying why), a shared
+/// database on first use. A database away at start then refuses the
+/// decision itself, which keeps its audit row in the spool; failing to
+/// connect here would refuse before any decision, leaving no row.
+fn deciding_store(config: &Config) -> Result<Store, AssembleError> {
+    match &config.state {
+        StateLocation::DataFolder => open_store(config),
+        StateLocation::Postgres { .. } => store_on_first_use(config),
+    }
+}
+
 /// The state store the configuration names, opened when first used.
 fn store_on_first_use(config: &Config) -> Result<Store, AssembleError> {
     Ok(match &config.state {
@@ -312,7 +324,7 @@ fn store_on_first_use(config: &Config) -> Result<Store, AssembleError> {
 /// when it has one.
 fn spool(config: &Config) -> Result<Option<Spool>, AssembleError> {
     let Some(dir) = config.data_dir.as_deref() else { return Ok(None) };
-    crate::platform::create_private_dir(dir).map_err(|source| StoreError::DataDir { path: dir.to_path_buf(), source })?;
+    crate::store::private_data_dir(dir)?;
     Ok(Some(Spool::in_folder(dir)))
 }
 

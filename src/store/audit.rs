@@ -45,6 +45,26 @@ pub struct AuditEntry<'a> {
     pub policy_hash: &'a str,
 }
 
+/// The [`AuditEntry`] that a row holding its fields by name (a stored
+/// [`AuditRow`], a row kept in the spool) was made from.
+macro_rules! entry_of {
+    ($row:expr) => {{
+        let row = $row;
+        $crate::store::audit::AuditEntry {
+            agent: &row.agent,
+            execution_id: row.execution_id.as_deref(),
+            session_id: row.session_id.as_deref(),
+            event: &row.event,
+            hint: row.hint.as_deref(),
+            decision: &row.decision,
+            stage: row.stage.as_deref(),
+            rule: row.rule.as_deref(),
+            policy_hash: &row.policy_hash,
+        }
+    }};
+}
+pub(super) use entry_of;
+
 /// A stored row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuditRow {
@@ -193,17 +213,7 @@ pub fn verify(tx: &Tx<'_>) -> Result<ChainReport, StoreError> {
     let mut broken_at = None;
     tx.each(&format!("SELECT {AUDIT_COLUMNS} FROM audit ORDER BY seq"), values![], |row| {
         let row = row_of(row)?;
-        let entry = AuditEntry {
-            agent: &row.agent,
-            execution_id: row.execution_id.as_deref(),
-            session_id: row.session_id.as_deref(),
-            event: &row.event,
-            hint: row.hint.as_deref(),
-            decision: &row.decision,
-            stage: row.stage.as_deref(),
-            rule: row.rule.as_deref(),
-            policy_hash: &row.policy_hash,
-        };
+        let entry = entry_of!(&row);
         if row.seq != expected_seq || row.prev_hash != expected_prev || row_hash(&row.prev_hash, row.seq, row.at, &entry, row.machine.as_deref()) != row.hash {
             broken_at = Some(row.seq);
             return Ok(false);

@@ -23,6 +23,7 @@ mod postgres;
 pub mod records;
 pub mod spool;
 pub mod sql;
+mod stored_text;
 
 use std::{
     path::{Path, PathBuf},
@@ -46,6 +47,8 @@ pub enum StoreError {
     Postgres(#[from] ::postgres::Error),
     #[error("cannot create the data folder {path}: {source}")]
     DataDir { path: PathBuf, source: std::io::Error },
+    #[error("the data folder {path} is not private to its user: {problem}")]
+    DataDirNotPrivate { path: PathBuf, problem: String },
     #[error("the state database has schema version {found}, newer than this safety-dongle supports ({supported}); upgrade safety-dongle")]
     NewerSchema { found: i64, supported: i64 },
     #[error("the state database is inconsistent: {0}")]
@@ -124,7 +127,7 @@ impl Store {
     /// Makes the data folder now and opens the database when the first
     /// read or write needs it.
     pub fn open_on_first_use(data_dir: &Path) -> Result<Self, StoreError> {
-        create_private_dir(data_dir)?;
+        private_data_dir(data_dir)?;
         Ok(Self { backend: Backend::Sqlite { connection: OnceLock::new(), path: data_dir.join(DATABASE_FILE) } })
     }
 
@@ -351,8 +354,16 @@ fn enable_wal(connection: &Connection) -> Result<(), StoreError> {
     }
 }
 
-fn create_private_dir(dir: &Path) -> Result<(), StoreError> {
-    crate::platform::create_private_dir(dir).map_err(|source| StoreError::DataDir { path: dir.to_path_buf(), source })
+/// Makes the data folder `dir` for this user alone, or checks that the
+/// one there is: a folder others can write is refused, as a config file
+/// is, since whoever writes there could plant the state (or the spool's
+/// audit rows, which would enter the chain as this machine's).
+pub fn private_data_dir(dir: &Path) -> Result<(), StoreError> {
+    crate::platform::create_private_dir(dir).map_err(|source| StoreError::DataDir { path: dir.to_path_buf(), source })?;
+    match crate::platform::writable_by_others(dir) {
+        Some(problem) => Err(StoreError::DataDirNotPrivate { path: dir.to_path_buf(), problem }),
+        None => Ok(()),
+    }
 }
 
 /// Milliseconds since the Unix epoch.

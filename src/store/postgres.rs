@@ -13,14 +13,22 @@
 //! budget, the audit chain's next link) see no concurrent writer, on any
 //! machine. Commits wait for the write-ahead log to reach disk
 //! (`synchronous_commit = on`, whatever the server's default), so a block
-//! is durable before it is announced.
+//! is durable before it is announced. Waiting for the writers' lock is
+//! bounded: by the role's, database's or URL's own `lock_timeout` when one
+//! is set (`?options=-c%20lock_timeout%3D2s`), else by [`LOCK_WAIT`]; a
+//! transaction that is not granted it by then fails (and the decision it
+//! served is refused, its audit row spooled), so one slow transaction on
+//! one machine cannot hold every machine's decisions indefinitely.
 //!
 //! Connections use TLS through rustls, which always checks the server's
 //! certificate against the platform's trusted roots (`SSL_CERT_FILE` and
-//! `SSL_CERT_DIR` where set) and its name against the URL's host. A URL
-//! without `sslmode` requires TLS unless every host is loopback or a Unix
-//! socket (then TLS is used when the server offers it); `sslmode=disable`
-//! must be written to go without.
+//! `SSL_CERT_DIR` where set) and its name against the URL's host. The
+//! mode is read from the URL as the client parses it, never by looking
+//! for text in it: unless every host (and every `hostaddr`) is loopback
+//! or a Unix socket, TLS is required, whatever the URL says (`prefer`,
+//! or none, becomes `require`; `disable` is refused), so no server and
+//! nothing in between can talk a dongle into plain text. On this machine
+//! TLS is used when the server offers it, or as the URL says.
 //!
 //! The connection string is never logged or shown with its password.
 
@@ -36,6 +44,11 @@ use super::{StoreError, migrations::Migrations};
 
 /// The key of the advisory lock every write transaction takes.
 const WRITE_LOCK: i64 = 0x5afe_d06e;
+
+/// How long a transaction waits for a lock (the writers' above, or a
+/// row's) when nothing else bounds it: inside the hook's own deadline, and
+/// far above a transaction's ordinary few milliseconds.
+const LOCK_WAIT: &str = "5s";
 
 /// Each entry takes the schema from version `index` to `index + 1`.
 const MIGRATIONS: Migrations = &[r#"
@@ -191,6 +204,8 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 pub struct Connection {
     client: Client,
     statements: HashMap<String, Statement>,
+    /// The connection's `lock_timeout`, for saying why a lock was not had.
+    lock_wait: String,
 }
 
 /// The parts of a connection a transaction borrows at once.
@@ -241,8 +256,18 @@ impl Link {
         if target.get_connect_timeout().is_none() {
             target.connect_timeout(CONNECT_TIMEOUT);
         }
-        if !url.contains("sslmode=") && !only_loopback(&target) {
-            target.ssl_mode(SslMode::Require);
+        if !only_loopback(&target) {
+            match target.get_ssl_mode() {
+                SslMode::Require => {}
+                SslMode::Prefer => {
+                    target.ssl_mode(SslMode::Require);
+                }
+                _ => {
+                    return Err(StoreError::Unavailable(
+                        "the state URL turns TLS off (sslmode=disable) for a host that is not this machine; a shared state is reached over TLS only (sslmode=require, or no sslmode)".into(),
+                    ));
+                }
+            }
         }
         Ok(Self { target, tls: tls()?, connection: None, retry_at: None, delay: FIRST_RETRY_DELAY, last_error: String::new() })
     }
@@ -291,8 +316,14 @@ impl Connection {
     pub fn open(target: &postgres::Config, tls: MakeRustlsConnect) -> Result<Self, StoreError> {
         let mut client = target.connect(tls)?;
         client.batch_execute("SET synchronous_commit TO on")?;
+        let mut lock_wait: String = client.query_one("SELECT current_setting('lock_timeout')", &[])?.get(0);
+        // `0` waits forever: no one bounded it, so this does.
+        if lock_wait == "0" {
+            client.batch_execute(&format!("SET lock_timeout TO '{LOCK_WAIT}'"))?;
+            LOCK_WAIT.clone_into(&mut lock_wait);
+        }
         migrate(&mut client)?;
-        Ok(Self { client, statements: HashMap::new() })
+        Ok(Self { client, statements: HashMap::new(), lock_wait })
     }
 
     /// Begins a transaction: a write holds the writers' lock, a read sees
@@ -302,7 +333,12 @@ impl Connection {
             let mut transaction = self.client.transaction()?;
             // A simple query is one round trip; `execute` would prepare
             // the statement first, another one, while every writer waits.
-            transaction.batch_execute(&format!("SELECT pg_advisory_xact_lock({WRITE_LOCK})"))?;
+            transaction.batch_execute(&format!("SELECT pg_advisory_xact_lock({WRITE_LOCK})")).map_err(|error| match error.code() {
+                Some(&postgres::error::SqlState::LOCK_NOT_AVAILABLE) => {
+                    StoreError::Unavailable(format!("the state's writers' lock was not free within lock_timeout {}: another dongle's transaction holds it", self.lock_wait))
+                }
+                _ => error.into(),
+            })?;
             transaction
         } else {
             self.client.build_transaction().isolation_level(IsolationLevel::RepeatableRead).read_only(true).start()?
@@ -324,9 +360,11 @@ fn tls() -> Result<MakeRustlsConnect, StoreError> {
 }
 
 /// Whether every host of `target` is this machine: loopback or a Unix
-/// socket.
+/// socket, and every address given for them (`hostaddr`, which is what
+/// is connected to when set) loopback.
 fn only_loopback(target: &postgres::Config) -> bool {
-    target.get_hosts().iter().all(|host| match host {
+    target.get_hostaddrs().iter().all(std::net::IpAddr::is_loopback)
+        && target.get_hosts().iter().all(|host| match host {
         postgres::config::Host::Tcp(name) => name == "localhost" || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()),
         #[cfg(unix)]
         postgres::config::Host::Unix(_) => true,
@@ -400,13 +438,32 @@ mod tests {
     }
 
     #[test]
-    fn tls_is_required_off_this_machine_unless_the_url_says_otherwise() {
-        let mode = |url: &str| super::Link::new(url, None).map(|link| link.target.get_ssl_mode()).unwrap();
-        assert_eq!(mode("postgres://dongle@db.example/state"), postgres::config::SslMode::Require);
-        assert_eq!(mode("postgres://dongle@127.0.0.1:5432,db.example/state"), postgres::config::SslMode::Require);
-        assert_eq!(mode("postgres://dongle@127.0.0.1:5432/state"), postgres::config::SslMode::Prefer);
-        assert_eq!(mode("postgres://dongle@localhost/state"), postgres::config::SslMode::Prefer);
-        assert_eq!(mode("postgres://dongle@db.example/state?sslmode=disable"), postgres::config::SslMode::Disable);
+    fn tls_is_required_off_this_machine_whatever_the_url_says() {
+        use postgres::config::SslMode::{Disable, Prefer, Require};
+        let mode = |url: &str| super::Link::new(url, None).map(|link| link.target.get_ssl_mode()).map_err(|error| error.to_string());
+        let cases = [
+            ("postgres://dongle@db.example/state", Ok(Require)),
+            ("postgres://dongle@127.0.0.1:5432,db.example/state", Ok(Require)),
+            ("postgres://dongle@db.example/state?sslmode=require", Ok(Require)),
+            // `sslmode=` inside another setting's value is no mode.
+            ("postgres://dongle@db.example/state?application_name=nosslmode=x", Ok(Require)),
+            // A server that declines TLS would be spoken to in plain text.
+            ("postgres://dongle@db.example/state?sslmode=prefer", Ok(Require)),
+            ("host=db.example user=dongle sslmode=prefer", Ok(Require)),
+            // The address connected to is what counts, not the name.
+            ("host=localhost hostaddr=10.1.2.3 user=dongle", Ok(Require)),
+            ("postgres://dongle@127.0.0.1:5432/state", Ok(Prefer)),
+            ("postgres://dongle@localhost/state", Ok(Prefer)),
+            ("postgres://dongle@[::1]/state?sslmode=disable", Ok(Disable)),
+            ("host=localhost hostaddr=127.0.0.1 user=dongle sslmode=disable", Ok(Disable)),
+        ];
+        for (url, expected) in cases {
+            assert_eq!(mode(url), expected, "{url}");
+        }
+        for url in ["postgres://dongle@db.example/state?sslmode=disable", "postgres://dongle@db.example/state?sslmode=prefer&sslmode=disable", "host=localhost hostaddr=10.1.2.3 sslmode=disable"] {
+            let refused = mode(url).unwrap_err();
+            assert!(refused.contains("turns TLS off") && refused.contains("sslmode=require"), "{url}: {refused}");
+        }
     }
 
     #[test]

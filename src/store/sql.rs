@@ -1,11 +1,13 @@
 //! The SQL the store's tables are read and written with, one text for every
 //! backend: statements use `?N` placeholders and the subset of SQL both
 //! SQLite and PostgreSQL accept (`ON CONFLICT`, `RETURNING`, `CAST`), and
-//! values cross as [`Value`]s, integers always 64-bit. A [`Tx`] is one open
+//! values cross as [`Value`]s, integers always 64-bit, text through
+//! [`stored_text`] (which makes every text storable in both backends'
+//! `TEXT` and reads it back as it was). A [`Tx`] is one open
 //! transaction of the backend in use; record modules ask it for rows and
 //! never see the backend's own types.
 
-use std::cell::RefCell;
+use std::{borrow::Cow, cell::RefCell};
 
 use postgres::{
     fallible_iterator::FallibleIterator,
@@ -16,7 +18,7 @@ use rusqlite::{
     types::{ToSqlOutput, ValueRef},
 };
 
-use super::{StoreError, postgres::Session};
+use super::{StoreError, postgres::Session, stored_text};
 
 /// A value bound to a placeholder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,11 +72,14 @@ impl<'a> From<&'a Option<String>> for Value<'a> {
 
 impl rusqlite::ToSql for Value<'_> {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::Borrowed(match *self {
-            Self::Int(value) => ValueRef::Integer(value),
-            Self::Text(text) => ValueRef::Text(text.as_bytes()),
-            Self::Null => ValueRef::Null,
-        }))
+        Ok(match *self {
+            Self::Int(value) => ToSqlOutput::Borrowed(ValueRef::Integer(value)),
+            Self::Text(text) => match stored_text::encode(text) {
+                Cow::Borrowed(text) => ToSqlOutput::Borrowed(ValueRef::Text(text.as_bytes())),
+                Cow::Owned(text) => ToSqlOutput::Owned(rusqlite::types::Value::Text(text)),
+            },
+            Self::Null => ToSqlOutput::Borrowed(ValueRef::Null),
+        })
     }
 }
 
@@ -82,7 +87,7 @@ impl ToSql for Value<'_> {
     fn to_sql(&self, ty: &Type, out: &mut bytes::BytesMut) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
         match *self {
             Self::Int(value) if i64::accepts(ty) => value.to_sql(ty, out),
-            Self::Text(text) if <&str>::accepts(ty) => text.to_sql(ty, out),
+            Self::Text(text) if <&str>::accepts(ty) => stored_text::encode(text).as_ref().to_sql(ty, out),
             Self::Null => Ok(IsNull::Yes),
             _ => Err(format!("a value of the wrong type for a {ty} column").into()),
         }
@@ -136,6 +141,28 @@ impl<'c> Tx<'c> {
         match &self.inner {
             Inner::Sqlite(_) => Ok(super::now_ms()),
             Inner::Postgres(_) => self.one("SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)", values![], |row| row.get(0)),
+        }
+    }
+
+    /// Runs `work` so that its failure undoes only what it did, and the
+    /// rest of the transaction goes on: `Ok(Err(_))` is `work`'s own
+    /// failure, undone. When even undoing it fails (the connection is
+    /// gone), that is the outer error and the transaction is lost.
+    pub fn apart<T>(&self, work: impl FnOnce(&Self) -> Result<T, StoreError>) -> Result<Result<T, StoreError>, StoreError> {
+        self.simple("SAVEPOINT apart")?;
+        let done = work(self);
+        if done.is_err() {
+            self.simple("ROLLBACK TO SAVEPOINT apart")?;
+        }
+        self.simple("RELEASE SAVEPOINT apart")?;
+        Ok(done)
+    }
+
+    /// Runs `sql`, without parameters, as it is (not prepared).
+    fn simple(&self, sql: &str) -> Result<(), StoreError> {
+        match &self.inner {
+            Inner::Sqlite(tx) => Ok(tx.execute_batch(sql)?),
+            Inner::Postgres(session) => Ok(session.borrow_mut().transaction.batch_execute(sql)?),
         }
     }
 
@@ -237,21 +264,40 @@ pub trait Column: Sized {
     fn read(fields: &Fields<'_>, index: usize) -> Result<Self, StoreError>;
 }
 
-/// Types both backends read as they are.
-macro_rules! column_read_by_backend {
-    ($($type:ty),*) => {$(
-        impl Column for $type {
-            fn read(fields: &Fields<'_>, index: usize) -> Result<Self, StoreError> {
-                match fields {
-                    Fields::Sqlite(row) => Ok(row.get(index)?),
-                    Fields::Postgres(row) => Ok(row.try_get(index)?),
-                }
-            }
-        }
-    )*};
+/// Column `index` as the backend's client reads it.
+fn by_backend<T>(fields: &Fields<'_>, index: usize) -> Result<T, StoreError>
+where
+    T: rusqlite::types::FromSql + for<'a> postgres::types::FromSql<'a>,
+{
+    match fields {
+        Fields::Sqlite(row) => Ok(row.get(index)?),
+        Fields::Postgres(row) => Ok(row.try_get(index)?),
+    }
 }
 
-column_read_by_backend!(i64, Option<i64>, String, Option<String>);
+impl Column for i64 {
+    fn read(fields: &Fields<'_>, index: usize) -> Result<Self, StoreError> {
+        by_backend(fields, index)
+    }
+}
+
+impl Column for Option<i64> {
+    fn read(fields: &Fields<'_>, index: usize) -> Result<Self, StoreError> {
+        by_backend(fields, index)
+    }
+}
+
+impl Column for String {
+    fn read(fields: &Fields<'_>, index: usize) -> Result<Self, StoreError> {
+        Ok(stored_text::decode(by_backend(fields, index)?))
+    }
+}
+
+impl Column for Option<String> {
+    fn read(fields: &Fields<'_>, index: usize) -> Result<Self, StoreError> {
+        Ok(by_backend::<Option<String>>(fields, index)?.map(stored_text::decode))
+    }
+}
 
 impl Column for u32 {
     fn read(fields: &Fields<'_>, index: usize) -> Result<Self, StoreError> {

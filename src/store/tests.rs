@@ -57,3 +57,25 @@ fn the_chain_verifies_and_shows_where_it_was_tampered_with() {
     raw.execute_batch("UPDATE audit SET decision = 'continue' WHERE seq = 3; DROP TRIGGER audit_no_delete; DELETE FROM audit WHERE seq = 2;").unwrap();
     assert_eq!(store.read(audit::verify).unwrap().broken_at, Some(3), "a removed row breaks the link after it");
 }
+
+/// A data folder others can write is refused, whether it holds a state
+/// already or not; made here, it is private; `chmod go-w` makes it usable.
+#[cfg(unix)]
+#[test]
+fn a_data_folder_others_can_write_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let dir = tempfile::tempdir().unwrap();
+    let made = dir.path().join("made-here");
+    drop(Store::open(&made).unwrap());
+    assert_eq!(std::fs::metadata(&made).unwrap().permissions().mode() & 0o777, 0o700);
+    for mode in [0o770, 0o707, 0o1777] {
+        std::fs::set_permissions(&made, std::fs::Permissions::from_mode(mode)).unwrap();
+        match Store::open_on_first_use(&made) {
+            Err(error @ StoreError::DataDirNotPrivate { .. }) => assert!(error.to_string().contains("writable by group or others"), "{error}"),
+            other => panic!("mode {mode:o}: expected a refusal, got {:?}", other.map(|_| ())),
+        }
+    }
+    std::fs::set_permissions(&made, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert!(Store::open(&made).is_ok(), "readable by others is not writable by them");
+}

@@ -327,14 +327,16 @@ async fn timeouts_refused_connections_and_oversized_answers() {
     assert!(refused["error"]["message"].as_str().unwrap().contains(&format!("127.0.0.1:{port}")));
 }
 
-/// A client that cancels a call makes the dongle drop the request at
-/// once: the upstream sees its connection go long before the adapter's
-/// 1 s timeout, and no retry follows.
+/// A client that cancels a call makes the dongle drop the request: the
+/// upstream sees its connection go before it answers (after 3 s), though
+/// the adapter's timeout is far later, so only the cancel can have
+/// dropped it; no retry follows.
 #[tokio::test]
 async fn a_cancelled_call_is_dropped_upstream_and_not_retried() {
     use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
     use rmcp::service::PeerRequestOptions;
-    let h = standard(Answer::Approve).await;
+    let patient = test_adapter("BASE_URL", "", "").replace("timeout_secs: 1\n", "timeout_secs: 60\n");
+    let h = start(Answer::Approve, &[("test-api-adapter.md", patient)], "", &[]).await;
     let Value::Object(arguments) = json!({"operation": "test_api__get_slow", "params": {}}) else { unreachable!() };
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(CallToolRequestParams::new("mcp_aql_read").with_arguments(arguments)));
     let handle = h.client.send_request_with_option(request, PeerRequestOptions::no_options()).await.unwrap();
@@ -344,7 +346,7 @@ async fn a_cancelled_call_is_dropped_upstream_and_not_retried() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     handle.cancel(Some("the test gave up".into())).await.unwrap();
-    let deadline = Instant::now() + Duration::from_secs(5);
+    let deadline = Instant::now() + Duration::from_secs(20);
     let lifetimes = loop {
         let lifetimes = h.upstream.slow_lifetimes();
         if !lifetimes.is_empty() || Instant::now() > deadline {
@@ -353,8 +355,7 @@ async fn a_cancelled_call_is_dropped_upstream_and_not_retried() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     };
     assert_eq!(lifetimes.len(), 1, "{lifetimes:?}");
-    let (lived, answered) = lifetimes[0];
-    assert!(!answered && lived < Duration::from_millis(800), "dropped at once, not at the 1 s timeout: {lifetimes:?}");
+    assert!(!lifetimes[0].1, "dropped by the cancel, before the upstream answered: {lifetimes:?}");
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(h.upstream.count("/v1/slow"), 1, "a cancelled call is not retried");
     // The dongle goes on serving.

@@ -208,9 +208,13 @@ async fn a_session_that_ends_cancels_its_execution_and_the_agent_starts_anew() {
     let started = operation(&client, "mcp_aql_execute", "execute_agent", json!({"element_name": "stdio-worker"})).await;
     assert_eq!(started["success"], true, "{started}");
     client.cancel().await.unwrap();
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // The process ends the session as it exits, in its own time.
     let next = stdio_client(&["serve", "--config", config.to_str().unwrap()]).await;
-    assert_eq!(state_of(&next, "stdio-worker").await["data"]["status"], "cancelled");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while state_of(&next, "stdio-worker").await["data"]["status"] != "cancelled" {
+        assert!(Instant::now() < deadline, "the execution outlived its session: {}", state_of(&next, "stdio-worker").await);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     let again = operation(&next, "mcp_aql_execute", "execute_agent", json!({"element_name": "stdio-worker"})).await;
     assert_eq!(again["success"], true, "{again}");
 }

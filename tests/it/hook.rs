@@ -26,7 +26,7 @@ async fn hook(config: &str, agent: &str, payload: &Value) -> Value {
 }
 
 /// Runs the hook with `args`, feeds it `payload`, returns its JSON answer.
-async fn run_hook(args: &[&str], payload: &Value) -> Value {
+pub(super) async fn run_hook(args: &[&str], payload: &Value) -> Value {
     run_hook_with_env(args, &[], payload).await
 }
 
@@ -61,7 +61,7 @@ pub(super) fn decision(answer: &Value) -> &'static str {
     }
 }
 
-fn bash(session: &str, command: &str) -> Value {
+pub(super) fn bash(session: &str, command: &str) -> Value {
     json!({"session_id": session, "cwd": "/repo", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": command}})
 }
 
@@ -150,20 +150,20 @@ async fn the_hook_denies_at_its_own_deadline_whatever_it_waits_for() {
     let config = unreachable_humans(&dir);
     let (child, mut stdin) = spawn_hook(&["hook", "claude-code", "--config", &config, "--timeout", "2"], &[]);
     stdin.write_all(br#"{"session_id":"s","tool_name":"Bash","tool_input":{"command":"#).await.unwrap();
-    let started = std::time::Instant::now();
     let output = tokio::time::timeout(std::time::Duration::from_secs(10), child.wait_with_output()).await.expect("the hook ends at its deadline").unwrap();
     drop(stdin);
     let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(decision(&answer), "deny", "a payload that never ends: {answer}");
-    assert!(answer["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().contains("deadline of 2 s"));
-    assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(answer["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().contains("deadline of 2 s"), "the deadline answered: {answer}");
 
-    // A human who takes longer than the deadline allows: no allow, in time.
-    let human = Setup::new(Answer::ApproveAfter(60), 300);
-    let started = std::time::Instant::now();
-    let answer = run_hook(&["hook", "claude-code", "--config", human.config.to_str().unwrap(), "--agent", "slow", "--timeout", "7"], &bash("h", "git push origin main")).await;
+    // A human who takes longer than the deadline allows: no allow, and
+    // the answer comes long before the human's (who never answers here).
+    let human = Setup::new(Answer::ApproveWhenLet, 300);
+    let args = ["hook", "claude-code", "--config", human.config.to_str().unwrap(), "--agent", "slow", "--timeout", "7"];
+    let payload = bash("h", "git push origin main");
+    let answer = tokio::time::timeout(std::time::Duration::from_secs(50), run_hook(&args, &payload)).await.expect("the hook answers at its deadline, not the human's");
+    human.let_answer();
     assert_eq!(decision(&answer), "deny", "{answer}");
-    assert!(started.elapsed() < std::time::Duration::from_secs(9), "answered after {:?}", started.elapsed());
 }
 
 /// `check` reads the Claude Code settings of the project it runs in and

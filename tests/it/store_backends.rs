@@ -236,6 +236,24 @@ fn concurrent_writers_keep_one_chain(backend: &Backend) {
     assert_eq!(store.read(audit::verify).unwrap(), audit::ChainReport { rows: 200, broken_at: None });
 }
 
+/// Text holding U+0000 (which PostgreSQL's `TEXT` refuses) or the
+/// store's escape character goes in and reads back exactly as sent, in
+/// the audit chain (which still verifies) and in the records.
+fn every_text_is_stored_as_sent(backend: &Backend) {
+    let store = backend.open().unwrap();
+    let texts = ["printf 'a\0b' > out", "\0", "\u{FFFF}0 and \u{FFFF}\u{FFFF} and \u{FFFF}", "\0\u{FFFF}\0", "é\0ü"];
+    for text in texts {
+        let agent = format!("agent\0{text}");
+        store.write(|tx| audit::append(tx, &AuditEntry { hint: Some(text), ..entry(&agent) })).unwrap();
+        store.write(|tx| records::insert_challenge(tx, &ChallengeRow { action: text.into(), ..challenge(text, &agent, 1, None) })).unwrap();
+        let (stored, _) = store.read(|tx| records::challenge(tx, text)).unwrap().unwrap();
+        assert_eq!((stored.action.as_str(), stored.agent.as_str()), (text, agent.as_str()), "a record's text, looked up by text");
+        let row = store.read(|tx| audit::rows(tx, Some(&agent), 1)).unwrap().pop().unwrap();
+        assert_eq!((row.agent.as_str(), row.hint.as_deref()), (agent.as_str(), Some(text)));
+    }
+    assert_eq!(store.read(audit::verify).unwrap(), audit::ChainReport { rows: texts.len() as u64, broken_at: None });
+}
+
 /// Each suite as a module with one test per backend.
 macro_rules! on_both_backends {
     ($($suite:ident),*) => {$(
@@ -253,7 +271,7 @@ macro_rules! on_both_backends {
     )*};
 }
 
-on_both_backends!(records_round_trip, audit_chain_and_policies, concurrent_writers_keep_one_chain);
+on_both_backends!(records_round_trip, audit_chain_and_policies, concurrent_writers_keep_one_chain, every_text_is_stored_as_sent);
 
 /// PostgreSQL's own guarantees, as the SQLite file has them (see the
 /// store's unit tests): rows of the audit log cannot be changed or
@@ -317,10 +335,89 @@ fn postgres_appends_kept_rows_once_and_in_order() {
     assert_eq!(agents(&store), ["first", "second"]);
     assert_eq!(std::fs::metadata(&file).unwrap().len(), 0, "the spool is emptied");
 
-    // The same lines again, and a last one cut short by a crash.
-    let mut again = kept.clone();
-    again.extend_from_slice(br#"{"id":"cut-short","at":1,"agent":"thi"#);
-    std::fs::write(&file, again).unwrap();
-    assert_eq!(agents(&store), ["first", "second"], "appended once; a line cut short is no row");
+    // The same lines again, as after a crash between the commit and
+    // emptying the file.
+    std::fs::write(&file, kept).unwrap();
+    assert_eq!(agents(&store), ["first", "second"], "appended once");
     assert_eq!(store.read(audit::verify).unwrap(), audit::ChainReport { rows: 2, broken_at: None });
+}
+
+/// One bad line holds no other back: a row holding U+0000 goes in as it
+/// was sent; a line that is no row, one the database refuses, and one cut
+/// short by a crash (another refusal was kept after it) are each kept as
+/// they were beside the spool with an audit row saying so; every row goes
+/// in, in order, once, and the chain verifies.
+#[test]
+fn postgres_appends_every_kept_row_and_sets_bad_lines_aside() {
+    use std::io::Write;
+
+    let backend = Backend::postgres();
+    let Backend::Postgres { url, .. } = &backend else { unreachable!() };
+    let folder = tempfile::tempdir().unwrap();
+    let spool = Spool::in_folder(folder.path());
+    let file = folder.path().join(safety_dongle::store::spool::SPOOL_FILE);
+    let raw = |bytes: &[u8]| std::fs::OpenOptions::new().append(true).open(&file).unwrap().write_all(bytes).unwrap();
+    let keep = |agent: &str, hint: &str| spool.keep(&AuditEntry { agent, hint: Some(hint), event: "step", decision: "stop", stage: Some("state"), policy_hash: "p", ..Default::default() }).unwrap();
+
+    keep("first", "printf 'a\0b' > out");
+    raw(b"not a row\n");
+    // An id the primary key's index cannot hold: PostgreSQL refuses it.
+    let huge: String = (0..700).map(|_| uuid::Uuid::new_v4().simple().to_string()).collect();
+    let refused = serde_json::json!({"id": huge, "at": 1, "agent": "refused", "execution_id": null, "session_id": null, "event": "step", "hint": null, "decision": "stop", "stage": null, "rule": null, "policy_hash": "p"});
+    raw(format!("{refused}\n").as_bytes());
+    keep("second", "ls");
+    let cut = br#"{"id":"cut-short","at":1,"agent":"thi"#;
+    raw(cut);
+    keep("third", "ls");
+    raw(cut);
+
+    let store = Store::open_postgres(url, None, Some(spool)).unwrap();
+    let rows = store.read(|tx| audit::rows(tx, None, 10)).unwrap();
+    let seen: Vec<(&str, &str)> = rows.iter().map(|row| (row.agent.as_str(), row.decision.as_str())).collect();
+    assert_eq!(seen, [("first", "stop"), ("", "set_aside"), ("", "set_aside"), ("second", "stop"), ("", "set_aside"), ("third", "stop"), ("", "set_aside")]);
+    assert_eq!(rows[0].hint.as_deref(), Some("printf 'a\0b' > out"), "stored as sent");
+    assert!(rows[1].hint.as_deref().unwrap().contains("line 2 of") && rows[1].hint.as_deref().unwrap().contains("audit-spool.set-aside"), "{:?}", rows[1].hint);
+    assert!(rows[2].hint.as_deref().unwrap().contains("index row"), "the database's reason: {:?}", rows[2].hint);
+    assert!(rows[4].hint.as_deref().unwrap().contains("line 5 of"), "the next refusal began a line of its own: {:?}", rows[4].hint);
+    assert!(rows[6].hint.as_deref().unwrap().contains("cut short"), "{:?}", rows[6].hint);
+    assert_eq!(store.read(audit::verify).unwrap(), audit::ChainReport { rows: 7, broken_at: None });
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 0, "the spool is emptied");
+    let aside = std::fs::read(folder.path().join(safety_dongle::store::spool::SET_ASIDE_FILE)).unwrap();
+    let expected = [&b"not a row\n"[..], format!("{refused}\n").as_bytes(), cut, b"\n", cut, b"\n"].concat();
+    assert_eq!(String::from_utf8_lossy(&aside), String::from_utf8_lossy(&expected), "each bad line kept as it was");
+    store.write(|_| Ok(())).unwrap();
+    assert_eq!(store.read(audit::verify).unwrap().rows, 7, "nothing appended twice");
+}
+
+/// A writer waiting for the writers' lock that another transaction holds
+/// gives up with a reason (5 s by default, or the URL's `lock_timeout`)
+/// instead of waiting for as long as that transaction lasts; once the
+/// lock is free, writes go on.
+#[test]
+fn postgres_waits_for_the_writers_lock_a_bounded_time() {
+    let backend = Backend::postgres();
+    let Backend::Postgres { url, .. } = &backend else { unreachable!() };
+    let configured = format!("{url}?options=-c%20lock_timeout%3D1500ms");
+    let stores = [std::sync::Arc::new(backend.open().unwrap()), std::sync::Arc::new(Store::open_postgres(&configured, None, None).unwrap())];
+    let mut holder = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    let mut holding = holder.transaction().unwrap();
+    // The store's writers' lock (0x5afe_d06e), held by a slow transaction.
+    holding.batch_execute("SELECT pg_advisory_xact_lock(1526648942)").unwrap();
+
+    for (store, bound) in stores.iter().zip(["5s", "1500ms"]) {
+        let (done, waited) = std::sync::mpsc::channel();
+        let writer = store.clone();
+        // Not joined: a writer that waited for ever would hold the test.
+        std::thread::spawn(move || done.send(writer.write(|tx| audit::append(tx, &entry("waiting")))));
+        // Far beyond the bound: without one, the write waits as long as
+        // the holder, here for ever.
+        let refused = waited.recv_timeout(std::time::Duration::from_secs(120)).expect("the wait for the lock is bounded");
+        let why = refused.expect_err("not granted while held").to_string();
+        assert!(why.contains("writers' lock was not free") && why.contains(&format!("lock_timeout {bound}")), "{why}");
+    }
+    holding.rollback().unwrap();
+    for store in &stores {
+        store.write(|tx| audit::append(tx, &entry("after"))).unwrap();
+    }
+    assert_eq!(stores[0].read(audit::verify).unwrap(), audit::ChainReport { rows: 2, broken_at: None });
 }

@@ -3,11 +3,152 @@
 //! agent on another with its own data folder, the code shown for it lifts
 //! it from either, and a database that goes away closes the loop.
 
+use safety_dongle::store::{Store, audit};
+
 use super::{
+    hook::{bash, decision, run_hook},
     humans::{Answer, Setup, notified_id, verify},
     postgres_cluster::Cluster,
     support::{ask, execute, step},
 };
+
+/// `safety-dongle COMMAND --config CONFIG ARGS…`, run to its end.
+fn dongle(command: &str, config: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(super::support::binary()).arg(command).arg("--config").arg(config).args(args).output().unwrap()
+}
+
+/// A throw-away cluster, a database on it, and a dongle whose state is
+/// there.
+fn one_dongle_on_a_cluster() -> (Cluster, String, Setup) {
+    let cluster = Cluster::start();
+    let url = cluster.database();
+    let dongle = Setup::new(Answer::Approve, 300).sharing(&url);
+    (cluster, url, dongle)
+}
+
+/// The chain's rows, read straight from the database (on a thread of
+/// its own: the blocking client cannot be dropped inside a runtime).
+fn chain(url: &str) -> Vec<audit::AuditRow> {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let store = Store::open_postgres(url, None, None).unwrap();
+                assert_eq!(store.read(audit::verify).unwrap().broken_at, None, "the chain verifies");
+                store.read(|tx| audit::rows(tx, None, 10_000)).unwrap()
+            })
+            .join()
+            .unwrap()
+    })
+}
+
+/// A hooked command holding U+0000 (which PostgreSQL's `TEXT` refuses)
+/// is judged and its row stored as sent; it wedges nothing on the
+/// machine: the next hooked call is decided, `status` answers, and no row
+/// waits in the spool.
+#[tokio::test]
+async fn a_hooked_command_holding_nul_is_stored_as_sent_and_wedges_nothing() {
+    let (_cluster, url, dongle_setup) = one_dongle_on_a_cluster();
+    let config = dongle_setup.config.to_str().unwrap();
+    let args = ["hook", "claude-code", "--config", config, "--agent", "coder"];
+    let command = "ls 'a\0b'";
+
+    let first = run_hook(&args, &bash("s1", command)).await;
+    assert!(!first.to_string().contains("unavailable"), "decided, not refused for want of the state: {first}");
+    let next = run_hook(&args, &bash("s1", "ls")).await;
+    assert_eq!(decision(&next), "defer", "the next call on this machine is decided (let through): {next}");
+    let status = dongle("status", &dongle_setup.config, &[]);
+    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    assert!(String::from_utf8_lossy(&status.stdout).contains("blocked agents: 0"));
+
+    let hints: Vec<String> = chain(&url).into_iter().filter(|row| row.event == "gate").filter_map(|row| row.hint).collect();
+    assert!(hints.first().is_some_and(|hint| hint == command), "stored as sent: {hints:?}");
+    assert_eq!(hints.last().map(String::as_str), Some("ls"), "{hints:?}");
+}
+
+/// A hooked call refused while the database is away is audited: its row
+/// is kept on this machine and is in the chain once the database answers.
+#[tokio::test]
+async fn a_hook_refusal_while_the_database_is_away_reaches_the_chain() {
+    let (cluster, url, dongle_setup) = one_dongle_on_a_cluster();
+    let config = dongle_setup.config.to_str().unwrap();
+    let args = ["hook", "claude-code", "--config", config, "--agent", "coder"];
+    assert_eq!(decision(&run_hook(&args, &bash("s1", "ls")).await), "defer");
+
+    cluster.stop();
+    let refused = run_hook(&args, &bash("s1", "make release-while-away")).await;
+    assert_eq!(decision(&refused), "deny", "fail closed without the state: {refused}");
+    let status = dongle("status", &dongle_setup.config, &[]);
+    let said = String::from_utf8_lossy(&status.stderr);
+    assert!(said.contains("audit rows kept on this machine until the database answers: 1"), "{said}");
+
+    cluster.serve();
+    assert_eq!(decision(&run_hook(&args, &bash("s1", "ls")).await), "defer");
+    let kept: Vec<_> = chain(&url).into_iter().filter(|row| row.hint.as_deref() == Some("make release-while-away")).collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!((kept[0].agent.as_str(), kept[0].decision.as_str(), kept[0].stage.as_deref()), ("coder", "refused", Some("state")));
+}
+
+
+/// A data folder others can write is refused on a shared database too:
+/// nothing starts, and rows planted in its spool never enter the chain as
+/// this machine's.
+#[test]
+fn a_data_folder_others_can_write_is_refused_and_its_spool_never_read() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let (_cluster, url, dongle_setup) = one_dongle_on_a_cluster();
+    let folder = dongle_setup.dir.join("state");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let planted = serde_json::json!({"id": "planted", "at": 1, "agent": "coder", "execution_id": null, "session_id": null, "event": "unblock", "hint": null, "decision": "unblocked", "stage": null, "rule": null, "policy_hash": "-"});
+    std::fs::write(folder.join("audit-spool.jsonl"), format!("{planted}\n")).unwrap();
+
+    let status = dongle("status", &dongle_setup.config, &[]);
+    let said = String::from_utf8_lossy(&status.stderr);
+    assert_eq!(status.status.code(), Some(1), "{said}");
+    assert!(said.contains("is not private to its user") && said.contains("writable by group or others"), "{said}");
+    assert!(chain(&url).iter().all(|row| row.event != "unblock"), "the planted row is not in the chain");
+
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let status = dongle("status", &dongle_setup.config, &[]);
+    assert!(status.status.success(), "private again, it starts: {}", String::from_utf8_lossy(&status.stderr));
+}
+
+/// A step waiting for the writers' lock that a slow transaction holds
+/// is refused after a bounded wait, with its audit row kept and in the
+/// chain once the lock is free; the agent goes on then.
+#[tokio::test]
+async fn a_step_behind_a_held_writers_lock_is_refused_in_bounded_time_and_audited() {
+    let (_cluster, url, dongle_setup) = one_dongle_on_a_cluster();
+    let mut raw = dongle_setup.start().await;
+    assert_eq!(ask(&mut raw, execute(1, "coder")).await["success"], true);
+
+    // Another machine's slow transaction holds the lock until told.
+    let (held, holding) = std::sync::mpsc::channel();
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let lock_url = url.clone();
+    let holder = std::thread::spawn(move || {
+        let mut client = postgres::Client::connect(&lock_url, postgres::NoTls).unwrap();
+        let mut transaction = client.transaction().unwrap();
+        transaction.batch_execute("SELECT pg_advisory_xact_lock(1526648942)").unwrap();
+        held.send(()).unwrap();
+        let _ = released.recv();
+        transaction.rollback().unwrap();
+    });
+    holding.recv().unwrap();
+    // `ask` gives up after 20 s: the refusal comes before that.
+    let refused = ask(&mut raw, step(2, "coder", "make while-locked")).await["data"].clone();
+    assert_eq!(refused["continue"], false, "{refused}");
+    assert!(refused["reason"].as_str().unwrap_or_default().contains("Safety state unavailable"), "{refused}");
+    release.send(()).unwrap();
+    holder.join().unwrap();
+
+    assert_eq!(ask(&mut raw, step(3, "coder", "cargo build")).await["data"]["continue"], true, "the lock is free again");
+    raw.assert_alive();
+    let kept: Vec<_> = chain(&url).into_iter().filter(|row| row.hint.as_deref() == Some("make while-locked")).collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(kept[0].stage.as_deref(), Some("state"));
+}
 
 #[tokio::test]
 async fn a_block_raised_through_one_dongle_holds_on_another_and_the_code_lifts_it_there() {
@@ -85,8 +226,10 @@ async fn without_its_database_the_dongle_stops_the_agent_and_loses_no_audit_row(
     let verified = audit(&["verify"]);
     assert!(verified.status.success(), "{}{}", String::from_utf8_lossy(&verified.stdout), String::from_utf8_lossy(&verified.stderr));
     let listed = String::from_utf8_lossy(&audit(&["--agent", "coder", "--limit", "100"]).stdout).into_owned();
-    let kept: Vec<&str> = listed.lines().filter(|line| line.contains("[state]")).collect();
-    assert_eq!(kept.len(), 3, "every refused step is in the chain: {listed}");
+    // The polls for the database's return are refused steps too, as many
+    // as a slow machine makes: only the run's own steps are counted.
+    let kept: Vec<&str> = listed.lines().filter(|line| line.contains("[state]") && line.contains("make target-")).collect();
+    assert_eq!(kept.len(), 3, "every refused step is in the chain, once: {listed}");
     for (line, id) in kept.iter().zip(3..6) {
         assert!(line.contains("step  stop") && line.contains(&format!("make target-{id}")), "in order: {line}");
     }
