@@ -43,9 +43,12 @@ pub(super) fn run(args: HookArgs) -> ExitCode {
         watchdog.give(&claude_code::deny(&format!("safety-dongle did not decide within its deadline of {deadline} s, so this tool call is refused")));
         std::process::exit(0);
     });
-    let decided = match decide(&args) {
-        Ok(decided) => decided,
-        Err(reason) => claude_code::deny(&format!("safety-dongle could not evaluate this tool call, so it is refused: {reason}")),
+    // A panic is a failure of the hook's own: Claude Code runs the tool
+    // when a hook exits without an answer, so it is a deny like any other.
+    let decided = match std::panic::catch_unwind(|| decide(&args)) {
+        Ok(Ok(decided)) => decided,
+        Ok(Err(reason)) => claude_code::deny(&format!("safety-dongle could not evaluate this tool call, so it is refused: {reason}")),
+        Err(_) => claude_code::deny("safety-dongle failed while evaluating this tool call, so it is refused"),
     };
     answer.give(&decided);
     ExitCode::SUCCESS
