@@ -16,7 +16,7 @@ use crate::{
         definition::{self, Loaded},
         mcp::client_config,
     },
-    config::{Config, VerifierSettings},
+    config::{CentralPolicy, Config, VerifierSettings},
     diagnostics::Diagnostic,
     hook::claude_settings,
     lab,
@@ -89,7 +89,7 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
 /// Compiles the policy files (merged in order) and checks the examples
 /// written with their rules against the whole policy.
 fn check_policy(paths: &[PathBuf], checked: &mut Vec<String>, errors: &mut Vec<Diagnostic>) {
-    match CompiledPolicy::load(paths) {
+    match CompiledPolicy::load(paths, CentralPolicy::default()) {
         Ok(policy) => {
             let failures = lab::examples::check(&policy);
             if failures.is_empty() {

@@ -87,7 +87,7 @@ impl Setup {
     }
 
     /// Adds a top-level setting to the config file.
-    fn setting(self, line: &str) -> Self {
+    pub fn setting(self, line: &str) -> Self {
         let config = std::fs::read_to_string(&self.config).unwrap();
         std::fs::write(&self.config, format!("{line}\n{config}")).unwrap();
         self
