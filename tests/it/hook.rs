@@ -264,3 +264,26 @@ fn check_warns_of_a_hook_agent_name_shared_across_a_team_state() {
     assert!(!check(team, "").contains("warning"), "the default name is per machine");
     assert!(!check("", " --agent claude-code").contains("warning"), "one machine's own state");
 }
+
+/// Issue 31: with the README's hook entry, copying the dongle's binary
+/// under another name and pushing a policy with the copy both passed.
+/// Each is now denied, whatever the copy is called.
+#[tokio::test]
+async fn the_guards_binary_is_refused_under_any_name() {
+    let dir = scratch_dir();
+    let config = unreachable_humans(&dir);
+    let refused = [
+        "cp ~/.cargo/bin/safety-dongle ./x",
+        "ln -s /usr/local/bin/safety-dongle ./helper",
+        "install -m 755 /usr/local/bin/safety-dongle /tmp/tool",
+        "./x policy push allow.toml",
+        "/tmp/tool policy push --config ~/.config/safety-dongle/config.toml allow.toml",
+    ];
+    for (index, command) in refused.iter().enumerate() {
+        let agent = format!("copier-{index}");
+        let answer = run_hook(&["hook", "claude-code", "--config", &config, "--agent", &agent], &bash(&agent, command)).await;
+        assert_eq!(decision(&answer), "deny", "{command}: {answer}");
+    }
+    let ordinary = run_hook(&["hook", "claude-code", "--config", &config, "--agent", "builder"], &bash("builder", "cp target/release/app ./dist/app")).await;
+    assert_eq!(decision(&ordinary), "defer", "control: copying other binaries is ordinary: {ordinary}");
+}
