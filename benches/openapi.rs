@@ -81,7 +81,7 @@ fn main() {
 
     let state = Path::new(env!("CARGO_TARGET_TMPDIR")).join("openapi-bench-state");
     let store = std::sync::Arc::new(Store::open(&state).unwrap_or_else(|e| panic!("{e}")));
-    let policy = std::sync::Arc::new(CompiledPolicy::load(&[]).unwrap_or_else(|e| panic!("{e:?}")));
+    let policy = std::sync::Arc::new(CompiledPolicy::load(&[], safety_dongle::config::CentralPolicy::default()).unwrap_or_else(|e| panic!("{e:?}")));
     let humans = HumanSettings { challenge_ttl_ms: 300_000, approval_wait: Duration::from_secs(1), verifier: Err(VerifierUnavailable::NotFound) };
     let gate = std::sync::Arc::new(Gate::new(std::sync::Arc::new(LoopCore::new(store.clone(), policy, LoopMode::Enforcing, Humans::new(store, humans)))));
     let mut loading = Vec::with_capacity(RUNS);

@@ -80,6 +80,23 @@ impl FromStr for LoopMode {
     }
 }
 
+/// How a central policy (`safety-dongle policy push`) stands to this
+/// machine's own policy. Set in the permission-checked config file only:
+/// whoever can write the shared state (on SQLite, the agent's own user)
+/// must not be able to replace the machine's policy by pushing one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CentralPolicy {
+    /// The machine's own policy files (or the embedded default) stay a
+    /// floor under any central version: a push can add strictness here,
+    /// never take it away.
+    #[default]
+    Floor,
+    /// The central version decides, with the machine's own files only
+    /// able to tighten it (for a team whose machines trust its database).
+    Replace,
+}
+
 /// A channel the verifier may show a request on. `terminal` (the
 /// controlling terminal, opened directly) extends DESIGN.md's list for
 /// humans without a desktop.
@@ -91,6 +108,7 @@ struct RawConfig {
     data_dir: Option<PathBuf>,
     state: Option<toml::Spanned<String>>,
     state_password_file: Option<toml::Spanned<PathBuf>>,
+    central_policy: Option<CentralPolicy>,
     mode: Option<LoopMode>,
     #[serde(default)]
     allow_weaker_mode: bool,
@@ -205,6 +223,8 @@ pub struct Config {
     pub data_dir: Option<PathBuf>,
     /// Where the safety state lives.
     pub state: StateLocation,
+    /// Whether a central policy replaces the machine's own or stands on it.
+    pub central_policy: CentralPolicy,
     /// Private: changed only through [`Config::override_mode`], which keeps
     /// flags and the environment from weakening what the file set.
     mode: LoopMode,
@@ -228,6 +248,7 @@ impl Default for Config {
         Self {
             data_dir: dirs::data_dir().map(|d| d.join("safety-dongle")),
             state: StateLocation::DataFolder,
+            central_policy: CentralPolicy::default(),
             mode: LoopMode::default(),
             allow_weaker_mode: false,
             endpoints: EndpointMode::default(),
@@ -277,6 +298,7 @@ impl Config {
                 Some(url) => StateLocation::Postgres { url: url.get_ref().clone(), password_file: raw.state_password_file.as_ref().map(|file| resolve(file.get_ref())) },
                 None => StateLocation::DataFolder,
             },
+            central_policy: raw.central_policy.unwrap_or_default(),
             mode: raw.mode.unwrap_or_default(),
             allow_weaker_mode: raw.allow_weaker_mode,
             endpoints: raw.endpoints.unwrap_or_default(),

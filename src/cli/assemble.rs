@@ -23,7 +23,7 @@ use crate::{
         http,
         mcp::{Downstreams, client_config},
     },
-    config::{Config, STATE_PASSWORD_ENV, ServerSettings, StateLocation},
+    config::{CentralPolicy, Config, STATE_PASSWORD_ENV, ServerSettings, StateLocation},
     diagnostics::Diagnostic,
     gate::Gate,
     policy::{CompiledPolicy, central::Central},
@@ -140,7 +140,7 @@ pub fn assemble(config: &Config, start: Start) -> Result<Assembled, AssembleErro
             reloader.record_loaded();
             None
         }
-        Start::Deferred => Some(compile_beside(config.policies.clone(), loop_core, reloader.clone())),
+        Start::Deferred => Some(compile_beside(config.policies.clone(), config.central_policy, loop_core, reloader.clone())),
     };
     Ok(Assembled { router: Arc::new(router), downstreams, reloader, compiled })
 }
@@ -156,11 +156,11 @@ const COMPILE_GRACE: std::time::Duration = std::time::Duration::from_millis(25);
 /// after [`COMPILE_GRACE`], and puts it in force; then keeps its text for
 /// replay and records what is loaded. The receiver hears whether it
 /// worked.
-fn compile_beside(policies: Vec<PathBuf>, core: Arc<LoopCore>, reloader: Arc<Reloader>) -> oneshot::Receiver<Result<(), AssembleError>> {
+fn compile_beside(policies: Vec<PathBuf>, under_central: CentralPolicy, core: Arc<LoopCore>, reloader: Arc<Reloader>) -> oneshot::Receiver<Result<(), AssembleError>> {
     let (done, compiled) = oneshot::channel();
     let compiler = std::thread::Builder::new().name("policy-compiler".into()).spawn(move || {
         core.wait_until_policy_wanted(COMPILE_GRACE);
-        let result = CompiledPolicy::load(&policies).map_err(AssembleError::Policy).map(|policy| {
+        let result = CompiledPolicy::load(&policies, under_central).map_err(AssembleError::Policy).map(|policy| {
             // Not layered on the central version here: a decision may be
             // holding the state while it waits for this policy, and it
             // takes the central version up itself.
@@ -219,7 +219,7 @@ pub fn build_loop_core(config: &Config) -> Result<LoopCore, AssembleError> {
     // Compiling the policy and opening the state are independent: side by
     // side, a short-lived process (the hook) starts sooner.
     let (policy, store) = std::thread::scope(|scope| {
-        let policy = scope.spawn(|| CompiledPolicy::load(&config.policies));
+        let policy = scope.spawn(|| CompiledPolicy::load(&config.policies, config.central_policy));
         let store = deciding_store(config);
         (policy.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), store)
     });
@@ -246,7 +246,7 @@ fn on_central(store: &Store, policy: CompiledPolicy) -> CompiledPolicy {
             return policy;
         }
     };
-    match policy.with_central(&central).map_err(|errors| Diagnostic::one_line(&errors)) {
+    match policy.with_central(Some(&central)).map_err(|errors| Diagnostic::one_line(&errors)) {
         Ok(layered) => layered,
         Err(why) => {
             tracing::warn!(%why, "the central policy could not be taken up at start");

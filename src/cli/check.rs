@@ -16,7 +16,7 @@ use crate::{
         definition::{self, Loaded},
         mcp::client_config,
     },
-    config::{Config, VerifierSettings},
+    config::{CentralPolicy, Config, StateLocation, VerifierSettings},
     diagnostics::Diagnostic,
     hook::claude_settings,
     lab,
@@ -30,9 +30,11 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
     let mut checked: Vec<String> = Vec::new();
     let mut adapters: Vec<PathBuf> = Vec::new();
     let mut approval_timeout_secs = VerifierSettings::default().approval_timeout_secs;
+    let mut team_state = false;
     match Config::load(args.config.as_deref()) {
         Ok(config) => {
             approval_timeout_secs = config.verifier.approval_timeout_secs;
+            team_state = matches!(config.state, StateLocation::Postgres { .. });
             checked.push(args.config.as_deref().map_or_else(|| "default configuration".into(), |p| p.display().to_string()));
             check_policy(&config.policies, &mut checked, &mut errors);
             adapters.extend(config.adapters);
@@ -67,7 +69,7 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
         }
     }
     for file in &settings {
-        match check_claude_settings(file, approval_timeout_secs) {
+        match check_claude_settings(file, approval_timeout_secs, team_state) {
             Ok(hooks) => checked.push(format!("{} ({hooks} safety-dongle hook entries)", file.display())),
             Err(found) => errors.extend(found),
         }
@@ -89,7 +91,7 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
 /// Compiles the policy files (merged in order) and checks the examples
 /// written with their rules against the whole policy.
 fn check_policy(paths: &[PathBuf], checked: &mut Vec<String>, errors: &mut Vec<Diagnostic>) {
-    match CompiledPolicy::load(paths) {
+    match CompiledPolicy::load(paths, CentralPolicy::default()) {
         Ok(policy) => {
             let failures = lab::examples::check(&policy);
             if failures.is_empty() {
@@ -103,12 +105,25 @@ fn check_policy(paths: &[PathBuf], checked: &mut Vec<String>, errors: &mut Vec<D
 }
 
 /// How many dongle hook entries a Claude Code settings file has, or what
-/// could make one of them fail open.
-fn check_claude_settings(file: &std::path::Path, approval_timeout_secs: u64) -> Result<usize, Vec<Diagnostic>> {
+/// could make one of them fail open. With a `team_state`, an entry that
+/// names its agent is warned about: every machine using the settings then
+/// shares that one agent's blocks and step budget.
+fn check_claude_settings(file: &std::path::Path, approval_timeout_secs: u64, team_state: bool) -> Result<usize, Vec<Diagnostic>> {
     let whole = |message: String| vec![Diagnostic::whole_file(file, message)];
     let text = std::fs::read_to_string(file).map_err(|e| whole(format!("cannot be read: {}", crate::diagnostics::io_reason(&e))))?;
     let document: serde_json::Value = serde_json::from_str(&text).map_err(|e| whole(format!("is not JSON: {e}")))?;
     let hooks = claude_settings::dongle_hooks(&document).map_err(|error| whole(error.to_string()))?;
+    let named = hooks.iter().filter_map(|entry| Some((entry, entry.agent.as_deref()?)));
+    for (entry, agent) in named.filter(|_| team_state) {
+        let warning = Diagnostic::whole_file(
+            file,
+            format!(
+                "{}: --agent {agent} is the same name on every machine and for every user of these settings, and the state is a team database: one developer's block would refuse everyone's calls, all would share one step budget, and an unblock anywhere would lift it; leave --agent out (each machine, user and project then has its own name) or make it unique per machine",
+                entry.location
+            ),
+        );
+        eprintln!("warning: {}", warning.render());
+    }
     let problems: Vec<Diagnostic> = hooks
         .iter()
         .flat_map(|entry| claude_settings::problems(entry, approval_timeout_secs))

@@ -32,7 +32,7 @@ pub(super) fn run(args: EvalArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let policy = match PolicySource::read_all(&config.policies).and_then(|local| CompiledPolicy::layered(central.as_ref(), &local)) {
+    let policy = match PolicySource::read_all(&config.policies).and_then(|local| CompiledPolicy::layered(central.as_ref(), &local, config.central_policy)) {
         Ok(policy) => policy,
         Err(errors) => {
             print_diagnostics(&errors);

@@ -11,6 +11,7 @@
 
 use std::{
     io::{Read, Write},
+    path::PathBuf,
     process::ExitCode,
     sync::{Arc, Mutex},
     time::Duration,
@@ -25,6 +26,7 @@ use crate::{
     hook::{
         claude_code::{self, MAX_PAYLOAD_BYTES, PayloadError},
         claude_settings::MARGIN_SECS,
+        identity,
     },
     protocol::registry::{CallContext, SessionEnds},
 };
@@ -103,7 +105,9 @@ fn decide(args: &HookArgs) -> Result<serde_json::Value, HookFailure> {
         context.working_folder = WorkingFolder::for_this_user(cwd);
     }
     let write = claude_code::file_write(&call);
-    let decision = runtime.block_on(gate.decide(&context, &args.agent, &claude_code::action_text(&call), write.as_ref()));
+    let project = std::env::var_os(identity::CLAUDE_PROJECT_DIR).map(PathBuf::from);
+    let agent = args.agent.clone().unwrap_or_else(|| identity::default_agent("claude-code", project.as_deref()));
+    let decision = runtime.block_on(gate.decide(&context, &agent, &claude_code::action_text(&call), write.as_ref()));
     // This process is the hook call's whole session: a request it raised
     // that nobody answered in time can no longer be collected.
     gate.session_ended(None);

@@ -137,9 +137,11 @@ struct HookArgs {
     /// Policy file(s) instead of the configured ones.
     #[arg(long = "policy", value_name = "FILE")]
     policies: Vec<PathBuf>,
-    /// The agent name the calls are attributed to (blocks apply per agent).
-    #[arg(long, value_name = "NAME", default_value = "claude-code")]
-    agent: String,
+    /// The agent name the calls are attributed to (blocks apply per
+    /// agent). Default: per machine, user and project,
+    /// `claude-code:USER@HOST-ID[:PROJECT]` (`hook::identity`).
+    #[arg(long, value_name = "NAME")]
+    agent: Option<String>,
     /// The hook's own deadline in seconds: a call not decided by then is
     /// denied. Keep it inside the hook entry's `timeout` in Claude Code's
     /// settings (`check` verifies this).

@@ -15,6 +15,7 @@ use std::{path::Path, process::ExitCode};
 use serde_json::json;
 
 use crate::{
+    config::CentralPolicy,
     lab::{
         self,
         diff::{PolicyDiff, diff},
@@ -82,7 +83,7 @@ pub(super) fn push(args: PolicyPushArgs) -> ExitCode {
 }
 
 pub(super) fn diff_files(args: PolicyDiffArgs) -> ExitCode {
-    let load = |path: &std::path::PathBuf| CompiledPolicy::load(std::slice::from_ref(path)).map_err(|errors| print_diagnostics(&errors)).ok();
+    let load = |path: &std::path::PathBuf| CompiledPolicy::load(std::slice::from_ref(path), CentralPolicy::default()).map_err(|errors| print_diagnostics(&errors)).ok();
     let (Some(old), Some(new)) = (load(&args.old), load(&args.new)) else {
         return ExitCode::from(1);
     };

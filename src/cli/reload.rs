@@ -175,7 +175,7 @@ impl Reloader {
     }
 
     fn reload_policy(&self, config: &Config, loaded: &mut Loaded, now: i64, report: &mut ReloadReport) {
-        match PolicySource::read_all(&config.policies).and_then(|local| self.core.policy().with_local(&local)) {
+        match PolicySource::read_all(&config.policies).and_then(|local| self.core.policy().with_local(&local, config.central_policy)) {
             Err(diagnostics) => report.refused.push((Part::Policy, render(&diagnostics))),
             Ok(policy) => {
                 loaded.refused.remove(&Part::Policy);

@@ -9,6 +9,7 @@
 use std::process::ExitCode;
 
 use crate::{
+    config::CentralPolicy,
     lab::replay::{ReplayOptions, ReplayReport, ReplayRow, replay},
     policy::CompiledPolicy,
     store::{DATABASE_FILE, now_ms},
@@ -17,7 +18,7 @@ use crate::{
 use super::{ReplayArgs, assemble, print_diagnostics, print_json, terminal_text::terminal_text};
 
 pub(super) fn run(args: ReplayArgs) -> ExitCode {
-    let candidate = match CompiledPolicy::load(&args.policies) {
+    let candidate = match CompiledPolicy::load(&args.policies, CentralPolicy::default()) {
         Ok(policy) => policy,
         Err(errors) => {
             print_diagnostics(&errors);

@@ -42,6 +42,9 @@ pub struct HookEntry {
     pub deadline_secs: u64,
     /// Whether a crash or a failure to start blocks the tool call.
     pub failure_blocks: bool,
+    /// The agent name it passes (`--agent`), if any: else each machine,
+    /// user and project has its own (`hook::identity`).
+    pub agent: Option<String>,
 }
 
 /// Why a settings document cannot be read as Claude Code settings.
@@ -74,9 +77,13 @@ pub fn dongle_hooks(settings: &Value) -> Result<Vec<HookEntry>, SettingsError> {
                 None => CLAUDE_CODE_DEFAULT_TIMEOUT_SECS,
                 Some(value) => value.as_u64().ok_or_else(|| SettingsError::Timeout { location: location.clone() })?,
             };
-            let deadline_secs = deadline_of(command).map_err(|value| SettingsError::Deadline { location: location.clone(), value })?;
+            let deadline_secs = match flag_value(command, "--timeout") {
+                None => DEFAULT_DEADLINE_SECS,
+                Some(value) => value.parse().map_err(|_| SettingsError::Deadline { location: location.clone(), value: value.to_owned() })?,
+            };
+            let agent = flag_value(command, "--agent").map(str::to_owned);
             let failure_blocks = handler.get("onFailure").and_then(Value::as_str) == Some("block") || command.trim_end().ends_with("|| exit 2");
-            found.push(HookEntry { location, timeout_secs, deadline_secs, failure_blocks });
+            found.push(HookEntry { location, timeout_secs, deadline_secs, failure_blocks, agent });
         }
     }
     Ok(found)
@@ -87,19 +94,18 @@ fn runs_the_hook(command: &str) -> bool {
     words.windows(3).any(|w| w[0].rsplit('/').next().is_some_and(|program| program.starts_with("safety-dongle")) && w[1] == "hook" && w[2] == "claude-code")
 }
 
-/// The `--timeout` a hook command passes, else the default; the value
-/// itself when it is not a whole number.
-fn deadline_of(command: &str) -> Result<u64, String> {
+/// The value a hook command passes for `flag` (`--flag VALUE` or
+/// `--flag=VALUE`), if it passes one.
+fn flag_value<'a>(command: &'a str, flag: &str) -> Option<&'a str> {
     let words: Vec<&str> = command.split_whitespace().collect();
     for (i, word) in words.iter().enumerate() {
-        let value = match word.strip_prefix("--timeout") {
-            Some("") => words.get(i + 1).copied().unwrap_or(""),
-            Some(rest) if rest.starts_with('=') => &rest[1..],
-            _ => continue,
-        };
-        return value.parse().map_err(|_| value.to_owned());
+        match word.strip_prefix(flag) {
+            Some("") => return Some(words.get(i + 1).copied().unwrap_or("")),
+            Some(rest) if rest.starts_with('=') => return Some(&rest[1..]),
+            _ => {}
+        }
     }
-    Ok(DEFAULT_DEADLINE_SECS)
+    None
 }
 
 /// What makes an entry fail open, each as a sentence; none if it is sound
@@ -153,7 +159,7 @@ mod tests {
     #[test]
     fn only_the_dongle_hook_is_read_with_its_deadline_and_time_out() {
         let found = entries(json!({ "type": "command", "command": "/usr/local/bin/safety-dongle hook claude-code --timeout=50 --agent x || exit 2", "timeout": 60 }));
-        assert_eq!(found, vec![HookEntry { location: "hooks.PreToolUse[0].hooks[1]".into(), timeout_secs: 60, deadline_secs: 50, failure_blocks: true }]);
+        assert_eq!(found, vec![HookEntry { location: "hooks.PreToolUse[0].hooks[1]".into(), timeout_secs: 60, deadline_secs: 50, failure_blocks: true, agent: Some("x".into()) }]);
         let defaults = entries(json!({ "type": "command", "command": "safety-dongle hook claude-code", "onFailure": "block" }));
         assert_eq!((defaults[0].timeout_secs, defaults[0].deadline_secs, defaults[0].failure_blocks), (CLAUDE_CODE_DEFAULT_TIMEOUT_SECS, DEFAULT_DEADLINE_SECS, true));
         assert!(entries(json!({ "type": "command", "command": "echo safety-dongle hook" })).is_empty());

@@ -4,3 +4,4 @@
 
 pub mod claude_code;
 pub mod claude_settings;
+pub mod identity;

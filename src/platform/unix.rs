@@ -75,6 +75,13 @@ pub fn machine_name() -> String {
     }
 }
 
+/// The user this process runs as: the system's name for its user id (not
+/// `$USER`, which whoever starts the process sets), else the id.
+pub fn user_name() -> String {
+    let uid = nix::unistd::geteuid();
+    nix::unistd::User::from_uid(uid).ok().flatten().map_or_else(|| uid.to_string(), |user| user.name)
+}
+
 /// A child process with everything it starts: its own process group.
 pub struct ProcessTree {
     child: tokio::process::Child,

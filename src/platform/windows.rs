@@ -78,6 +78,11 @@ pub fn machine_name() -> String {
     std::env::var("COMPUTERNAME").unwrap_or_default()
 }
 
+/// The user this process runs as: its account name.
+pub fn user_name() -> String {
+    std::env::var("USERNAME").unwrap_or_default()
+}
+
 /// A child process in a job object that kills everything in it when its
 /// handle closes.
 pub struct ProcessTree {

@@ -14,7 +14,9 @@
 //!
 //! A central policy pushed to the shared state comes first, with the
 //! machine's own files layered on it so that they can only make its
-//! decisions stricter (`central`).
+//! decisions stricter, and, unless the config file lets the central
+//! policy replace them, the machine's own files (or the embedded default)
+//! stay a floor under it (`central`).
 //!
 //! Rules may carry examples (actions they must decide) and counterexamples
 //! (actions they must not match); they are kept, located, with the rules
@@ -36,10 +38,11 @@ use sha2::{Digest, Sha256};
 
 use crate::{
     analysis::{Analysis, Fact},
-    config::refuse_unsafe_permissions,
+    config::{CentralPolicy, refuse_unsafe_permissions},
     diagnostics::{Diagnostic, SourceFile, toml_doc},
 };
 
+use central::{Floor, Layers};
 use pattern::{PatternKind, PatternSet};
 use raw::{RawPolicy, RawRule, RawSection};
 
@@ -203,6 +206,21 @@ pub struct Matches {
 }
 
 impl Matches {
+    /// The same matches with every rule index moved on by `offset`: a
+    /// floor's matches (`central::Floor::first_rule`) as indices into the
+    /// layered policy's rules.
+    pub fn shifted(self, offset: usize) -> Self {
+        let shift = |rules: Vec<usize>| rules.into_iter().map(|rule| rule + offset).collect::<Vec<_>>();
+        Self {
+            deny: shift(self.deny),
+            requires_approval: shift(self.requires_approval),
+            auto_approve: self.auto_approve.map(shift),
+            risk: shift(self.risk),
+            subjects: self.subjects.into_iter().map(|(rule, subject)| (rule + offset, subject)).collect(),
+            needs_a_human: self.needs_a_human,
+        }
+    }
+
     /// `deny pattern 'rm -rf ~' (policy default.toml:12) on `rm -rf ~``.
     pub fn describe(&self, policy: &CompiledPolicy, rule: usize) -> String {
         match self.subjects.get(&rule) {
@@ -225,11 +243,13 @@ pub struct CompiledPolicy {
     texts: Vec<StoredSource>,
     /// The central version those files were pushed as, when known.
     central_version: Option<i64>,
-    /// The central files compiled alone, when other files were merged
-    /// after them: no decision may be looser than this one's.
-    floor: Option<Box<CompiledPolicy>>,
+    /// The layers compiled alone, when files were layered on a central
+    /// policy (`central`): no decision may be looser than any of theirs.
+    floors: Vec<Floor>,
     /// The embedded default stands in for policy files none were named.
     stands_in: bool,
+    /// How a central version stands to this machine's own files.
+    under_central: CentralPolicy,
 }
 
 /// A policy file as kept beside the audit trail (`policy_versions`).
@@ -241,6 +261,10 @@ struct StoredSource {
     /// sources of policies without one read as they always did).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     central: bool,
+    /// One of the machine's own files, kept as a floor under the central
+    /// ones (`CentralPolicy::Floor`; kept only when set, likewise).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    floor: bool,
 }
 
 /// Why a policy kept beside the audit trail cannot be used again.
@@ -284,20 +308,20 @@ impl PolicySource {
 }
 
 impl CompiledPolicy {
-    /// Loads the given files, or the embedded default when there are none.
-    pub fn load(paths: &[PathBuf]) -> Result<Self, Vec<Diagnostic>> {
-        Self::layered(None, &PolicySource::read_all(paths)?)
+    /// Loads the given files, or the embedded default when there are none,
+    /// to stand `under_central` a central policy when one is taken up.
+    pub fn load(paths: &[PathBuf], under_central: CentralPolicy) -> Result<Self, Vec<Diagnostic>> {
+        Self::layered(None, &PolicySource::read_all(paths)?, under_central)
     }
 
     /// Compiles policy sources, merged in order.
     pub fn compile(sources: &[PolicySource]) -> Result<Self, Vec<Diagnostic>> {
-        Self::compile_layers(sources, 0)
+        Self::compile_layers(sources, Layers::default())
     }
 
-    /// Compiles policy sources merged in order, the first `central_files`
-    /// of them a central policy (`policy::central`), which the hash
-    /// covers.
-    fn compile_layers(sources: &[PolicySource], central_files: usize) -> Result<Self, Vec<Diagnostic>> {
+    /// Compiles policy sources merged in order, layered as `layers` says
+    /// (`policy::central`), which the hash covers.
+    fn compile_layers(sources: &[PolicySource], layers: Layers) -> Result<Self, Vec<Diagnostic>> {
         let mut builder = Builder::default();
         let mut errors = Vec::new();
         for source in sources {
@@ -311,7 +335,7 @@ impl CompiledPolicy {
         }
         let patterns = builder.compile_patterns(&mut errors);
         match patterns {
-            Some(patterns) if errors.is_empty() => Ok(builder.finish(patterns, sources, central_files)),
+            Some(patterns) if errors.is_empty() => Ok(builder.finish(patterns, sources, layers)),
             _ => {
                 errors.sort_by(|a, b| (&a.file, a.line, a.col).cmp(&(&b.file, b.line, b.col)));
                 Err(errors)
@@ -348,9 +372,10 @@ impl CompiledPolicy {
     pub fn from_stored(hash: &str, stored: &str) -> Result<Self, StoredPolicyError> {
         let texts: Vec<StoredSource> = serde_json::from_str(stored)?;
         let central_files = texts.iter().take_while(|source| source.central).count();
+        let under_central = if texts.iter().any(|source| source.floor) { CentralPolicy::Floor } else { CentralPolicy::Replace };
         let sources: Vec<PolicySource> = texts.into_iter().map(|source| PolicySource { path: PathBuf::from(source.path), text: source.text }).collect();
         let (central, local) = sources.split_at(central_files);
-        let policy = Self::on_floor(central, local).map_err(StoredPolicyError::Invalid)?;
+        let policy = Self::on_floor(central, local, under_central).map_err(StoredPolicyError::Invalid)?;
         if policy.hash != hash {
             return Err(StoredPolicyError::Mismatch { expected: hash.to_owned(), found: policy.hash });
         }
@@ -375,14 +400,13 @@ impl CompiledPolicy {
         self.agent_sections.iter().map(|section| section.pattern.as_str())
     }
 
-    /// The settings in force for `agent`: never looser than the central
-    /// floor's, when there is one.
+    /// The settings in force for `agent`: never looser than any floor's.
     pub fn settings_for(&self, agent: &str) -> AgentSettings {
         let mut settings = self.own_settings_for(agent);
-        if let Some(floor) = &self.floor {
-            let central = floor.own_settings_for(agent);
-            settings.max_steps = settings.max_steps.min(central.max_steps);
-            settings.tolerance = settings.tolerance.min(central.tolerance);
+        for floor in &self.floors {
+            let floor = floor.policy.own_settings_for(agent);
+            settings.max_steps = settings.max_steps.min(floor.max_steps);
+            settings.tolerance = settings.tolerance.min(floor.tolerance);
         }
         settings
     }
@@ -645,11 +669,14 @@ impl Builder {
         (errors.len() == before).then_some(patterns)
     }
 
-    fn finish(self, patterns: PatternSet, sources: &[PolicySource], central_files: usize) -> CompiledPolicy {
+    fn finish(self, patterns: PatternSet, sources: &[PolicySource], layers: Layers) -> CompiledPolicy {
+        let central_files = layers.central_files;
         let mut hasher = Sha256::new();
         if central_files > 0 && central_files < sources.len() {
-            // Layered, the same files decide differently than merged.
-            hasher.update(format!("central {central_files}").as_bytes());
+            // Layered, the same files decide differently than merged, and
+            // differently again with the machine's files as a floor.
+            let floor = if layers.machine_floor { " machine floor" } else { "" };
+            hasher.update(format!("central {central_files}{floor}").as_bytes());
             hasher.update([0]);
         }
         for source in sources {
@@ -666,10 +693,15 @@ impl Builder {
             agent_sections: self.agent_sections,
             examples: self.examples,
             hash: hex(&hasher.finalize()),
-            texts: sources.iter().enumerate().map(|(i, s)| StoredSource { path: s.path.display().to_string(), text: s.text.clone(), central: i < central_files }).collect(),
+            texts: sources
+                .iter()
+                .enumerate()
+                .map(|(i, s)| StoredSource { path: s.path.display().to_string(), text: s.text.clone(), central: i < central_files, floor: layers.machine_floor && i >= central_files })
+                .collect(),
             central_version: None,
-            floor: None,
+            floors: Vec::new(),
             stands_in: false,
+            under_central: CentralPolicy::default(),
         }
     }
 }

@@ -99,6 +99,6 @@ fn a_group_writable_policy_file_is_refused() {
     let mut file = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
     file.write_all(b"[defaults]\n").unwrap();
     std::fs::set_permissions(file.path(), std::fs::Permissions::from_mode(0o666)).unwrap();
-    let errors = CompiledPolicy::load(&[file.path().to_path_buf()]).err().expect("refused");
+    let errors = CompiledPolicy::load(&[file.path().to_path_buf()], crate::config::CentralPolicy::default()).err().expect("refused");
     assert!(errors[0].message.contains("writable by group or others"));
 }

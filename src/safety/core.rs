@@ -160,7 +160,7 @@ impl LoopCore {
     fn take_up_central(&self, tx: &Tx<'_>, policy: &CompiledPolicy) -> Result<Arc<CompiledPolicy>, StoreError> {
         let central = Central::latest(tx)?;
         let version = central.as_ref().map_or(0, |central| central.version);
-        let taken = CompiledPolicy::layered(central.as_ref(), &policy.local_sources()).map_err(|diagnostics| StoreError::CentralPolicy { version, why: Diagnostic::one_line(&diagnostics) })?;
+        let taken = policy.with_central(central.as_ref()).map_err(|diagnostics| StoreError::CentralPolicy { version, why: Diagnostic::one_line(&diagnostics) })?;
         let taken = Arc::new(taken);
         audit::remember_policy(tx, taken.hash(), &taken.stored_sources())?;
         let message = match &central {

@@ -386,10 +386,19 @@ fn migrate(client: &mut Client) -> Result<(), StoreError> {
     let mut tx = client.transaction()?;
     // Dongles starting together migrate one after the other.
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK])?;
-    tx.batch_execute("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)")?;
+    // Looked up before anything is created: a dongle's role that may not
+    // create tables (the README's least-privilege layout) still connects
+    // to a schema its administrator migrated.
+    let exists: Option<String> = tx.query_one("SELECT CAST(to_regclass('schema_version') AS TEXT)", &[])?.get(0);
+    if exists.is_none() {
+        tx.batch_execute("CREATE TABLE schema_version (version BIGINT NOT NULL)")?;
+    }
     let found: i64 = tx.query_opt("SELECT version FROM schema_version", &[])?.map(|row| row.get(0)).unwrap_or(0);
     if found > SCHEMA_VERSION {
         return Err(StoreError::NewerSchema { found, supported: SCHEMA_VERSION });
+    }
+    if found == SCHEMA_VERSION {
+        return Ok(());
     }
     for (version, sql) in MIGRATIONS.iter().enumerate().skip(usize::try_from(found).unwrap_or(0)) {
         tx.batch_execute(sql)?;

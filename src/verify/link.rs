@@ -159,8 +159,12 @@ impl VerifierLink {
     }
 
     async fn spawn(&self, line: &str) -> Result<(tokio::process::Child, BufReader<ChildStdout>), String> {
+        // A minimal environment: the verifier needs the desktop, never the
+        // dongle's credentials (the state's password among them).
         let mut child = Command::new(&self.program)
             .arg("--stdio")
+            .env_clear()
+            .envs(verifier_protocol::environment::for_reaching_humans(std::env::vars_os()))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -93,7 +93,7 @@ async fn a_pushed_version_decides_at_once_and_the_local_file_only_adds_to_it() {
 
 #[tokio::test]
 async fn a_push_that_fails_its_checks_or_repeats_the_version_changes_nothing() {
-    let setup = Setup::new(Answer::Approve, 300);
+    let setup = Setup::new(Answer::Approve, 300).setting("central_policy = \"replace\"");
     let first = push(&setup, TEAM);
 
     let broken = setup.dir.join("broken.toml");
@@ -120,13 +120,46 @@ async fn a_push_that_fails_its_checks_or_repeats_the_version_changes_nothing() {
     assert!(row.ends_with(&format!("policy {}", &first[..16])), "with no local files the row names the pushed version: {row}");
 }
 
+/// What anyone who can write the state could push to switch the guard
+/// off: everything auto-approved, at any risk, for any number of steps.
+const ALLOW_ALL: &str = "[defaults]\nautoApprove = [\"*\"]\nriskTolerance = \"aggressive\"\nmaxAutonomousSteps = 100000\n\n[agents.\"*\"]\nautoApprove = [\"*\"]\nriskTolerance = \"aggressive\"\n";
+
+/// Issue 31: a pushed version with no local policy files used to decide
+/// alone. The machine's own policy (here the embedded default) stays a
+/// floor unless its config file opts in to `central_policy = "replace"`.
+#[tokio::test]
+async fn a_pushed_version_cannot_loosen_the_machines_own_policy_unless_its_config_says_so() {
+    // The block the first raises taints the session: it goes last.
+    let held_back = [("npm publish", "continue"), ("rm -rf / --no-preserve-root", "stopped")];
+    for (opt_in, loosened) in [("", false), ("central_policy = \"floor\"", false), ("central_policy = \"replace\"", true)] {
+        let setup = Setup::new(Answer::Deny, 300).setting(opt_in);
+        push(&setup, ALLOW_ALL);
+        let mut raw = setup.start().await;
+        for (id, (action, key)) in (1..).step_by(2).zip(held_back) {
+            let agent = format!("coder-{id}");
+            let started = ask(&mut raw, execute(id, &agent)).await;
+            assert_eq!(started["success"], true, "{opt_in:?}: {started}");
+            let answer = ask(&mut raw, step(id + 1, &agent, action)).await["data"].clone();
+            let held = if key == "stopped" { answer["stopped"] == true } else { answer["continue"] == false };
+            assert_eq!(held, !loosened, "{opt_in:?}: '{action}' -> {answer}");
+            if held && key == "continue" {
+                assert!(factors(&answer).contains("decided by this machine's own policy"), "{answer}");
+            }
+        }
+        raw.assert_alive();
+        let (output, said) = run(&setup, &["eval", "--agent", "coder", "rm -rf / --no-preserve-root"]);
+        assert!(output.status.success(), "{said}");
+        assert_eq!(said.contains("stop"), !loosened, "eval explains as a dongle decides ({opt_in:?}): {said}");
+    }
+}
+
 /// Two dongles on one database, started before the push: both decide by
 /// the new version, the idle one shows it in `status` within seconds.
 #[tokio::test]
 async fn every_dongle_on_a_team_database_takes_up_a_push() {
     let cluster = Cluster::start();
     let url = cluster.database();
-    let laptop = Setup::new(Answer::Approve, 300).sharing(&url);
+    let laptop = Setup::new(Answer::Approve, 300).sharing(&url).setting("central_policy = \"replace\"");
     let runner = Setup::new(Answer::Approve, 300).sharing(&url).with_policies(&[("local.toml", LOCAL)]);
     let mut on_laptop = laptop.start().await;
     let mut on_runner = runner.start().await;

@@ -218,3 +218,72 @@ async fn the_working_folder_says_what_relative_and_absolute_paths_name() {
         assert_eq!(decision(&answer), expected, "{command:?} in {cwd}: {answer}");
     }
 }
+
+/// Issue 31: on a team database every machine's hook used to be the one
+/// agent `claude-code`. Without `--agent`, each machine, user and project
+/// (Claude Code's `CLAUDE_PROJECT_DIR`) is an agent of its own.
+#[tokio::test]
+async fn without_agent_each_machine_user_and_project_is_its_own_agent() {
+    let dir = scratch_dir();
+    let config = unreachable_humans(&dir);
+    let args = ["hook", "claude-code", "--config", &config];
+    let app = [("CLAUDE_PROJECT_DIR", "/home/dev/src/app")];
+    let lib = [("CLAUDE_PROJECT_DIR", "/home/dev/src/lib")];
+    assert_eq!(decision(&run_hook_with_env(&args, &app, &bash("a", "sudo rm -rf /")).await), "deny");
+    let held = run_hook_with_env(&args, &app, &bash("a2", "cargo build")).await;
+    assert_eq!(decision(&held), "deny", "the block holds the project's agent: {held}");
+    let user = String::from_utf8(std::process::Command::new("id").arg("-un").output().unwrap().stdout).unwrap();
+    let reason = held["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap_or_default().to_owned();
+    assert!(reason.contains(&format!("claude-code:{}@", user.trim())) && reason.contains(":app"), "the agent is named by user, machine and project: {reason}");
+    assert!(!reason.contains("'claude-code'"), "{reason}");
+    let other = run_hook_with_env(&args, &lib, &bash("b", "cargo build")).await;
+    assert_eq!(decision(&other), "defer", "another project's agent is not held by that block: {other}");
+    let shared = run_hook(&["hook", "claude-code", "--config", &config, "--agent", "claude-code"], &bash("c", "cargo build")).await;
+    assert_eq!(decision(&shared), "defer", "control: an explicit name is its own agent too");
+}
+
+/// `check` warns when a hook entry names its agent and the state is a team
+/// database (every machine would share that agent), and only then.
+#[test]
+fn check_warns_of_a_hook_agent_name_shared_across_a_team_state() {
+    let dir = scratch_dir();
+    let settings = dir.join("settings.json");
+    let entry = |agent: &str| format!(r#"{{"hooks":{{"PreToolUse":[{{"matcher":"*","hooks":[{{"type":"command","command":"safety-dongle hook claude-code{agent}","timeout":180,"onFailure":"block"}}]}}]}}}}"#);
+    let check = |state: &str, agent: &str| {
+        let config = dir.join("config.toml");
+        std::fs::write(&config, format!("data_dir = \"{}\"\n{state}", dir.join("state").display())).unwrap();
+        std::fs::write(&settings, entry(agent)).unwrap();
+        let output = std::process::Command::new(super::support::binary()).args(["check", "--config", config.to_str().unwrap(), settings.to_str().unwrap()]).current_dir(&dir).env("HOME", &dir).output().unwrap();
+        let said = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(output.status.success(), "a warning, not an error: {said}");
+        said
+    };
+    let team = "state = \"postgres://dongle@db.internal/safety\"\n";
+    let warned = check(team, " --agent claude-code");
+    assert!(warned.contains("warning") && warned.contains("--agent claude-code is the same name on every machine"), "{warned}");
+    assert!(!check(team, "").contains("warning"), "the default name is per machine");
+    assert!(!check("", " --agent claude-code").contains("warning"), "one machine's own state");
+}
+
+/// Issue 31: with the README's hook entry, copying the dongle's binary
+/// under another name and pushing a policy with the copy both passed.
+/// Each is now denied, whatever the copy is called.
+#[tokio::test]
+async fn the_guards_binary_is_refused_under_any_name() {
+    let dir = scratch_dir();
+    let config = unreachable_humans(&dir);
+    let refused = [
+        "cp ~/.cargo/bin/safety-dongle ./x",
+        "ln -s /usr/local/bin/safety-dongle ./helper",
+        "install -m 755 /usr/local/bin/safety-dongle /tmp/tool",
+        "./x policy push allow.toml",
+        "/tmp/tool policy push --config ~/.config/safety-dongle/config.toml allow.toml",
+    ];
+    for (index, command) in refused.iter().enumerate() {
+        let agent = format!("copier-{index}");
+        let answer = run_hook(&["hook", "claude-code", "--config", &config, "--agent", &agent], &bash(&agent, command)).await;
+        assert_eq!(decision(&answer), "deny", "{command}: {answer}");
+    }
+    let ordinary = run_hook(&["hook", "claude-code", "--config", &config, "--agent", "builder"], &bash("builder", "cp target/release/app ./dist/app")).await;
+    assert_eq!(decision(&ordinary), "defer", "control: copying other binaries is ordinary: {ordinary}");
+}

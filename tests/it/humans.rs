@@ -94,7 +94,7 @@ impl Setup {
     }
 
     /// Adds a top-level setting to the config file.
-    fn setting(self, line: &str) -> Self {
+    pub fn setting(self, line: &str) -> Self {
         let config = std::fs::read_to_string(&self.config).unwrap();
         std::fs::write(&self.config, format!("{line}\n{config}")).unwrap();
         self
@@ -441,4 +441,63 @@ async fn an_approved_step_limit_grants_a_fresh_budget() {
     assert_eq!(ask(&mut raw, confirm(8, &approval)).await["data"]["approved"], true);
     let after = ask(&mut raw, step(9, "runner", "cargo build")).await["data"].clone();
     assert_eq!(after["continue"], true, "{after}");
+}
+
+/// The environment a program wrote with `env` (`NAME=value` lines), once
+/// the file is whole (within 10 s).
+fn written_env(file: &Path) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(file)
+            && text.ends_with("END=1\n")
+        {
+            return text.lines().map(str::to_owned).collect();
+        }
+        assert!(Instant::now() < deadline, "{} was never written", file.display());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Issue 31: the dongle's environment may hold the state's password and
+/// other credentials; neither the verifier nor the `command` channel's
+/// program inherits them, and both still get what reaching a human needs.
+#[tokio::test]
+async fn the_verifier_and_its_channel_programs_get_a_minimal_environment() {
+    let setup = Setup::new(Answer::Approve, 300);
+    // The verifier, seen from inside: a wrapper that writes its
+    // environment down, then becomes the real verifier.
+    let wrapper = setup.dir.join("verifier.sh");
+    let verifier_env = setup.dir.join("verifier.env");
+    std::fs::write(&wrapper, format!("#!/bin/sh\n{{ env; echo END=1; }} > \"{}\"\nexec \"{}\" \"$@\"\n", verifier_env.display(), verifier_program().display())).unwrap();
+    let channel_env = setup.dir.join("channel.env");
+    let human = setup.dir.join("human.sh");
+    let script = std::fs::read_to_string(&human).unwrap();
+    std::fs::write(&human, script.replacen("\n", &format!("\n{{ env; echo END=1; }} > \"{}\"\n", channel_env.display()), 1)).unwrap();
+    let config = std::fs::read_to_string(&setup.config).unwrap();
+    std::fs::write(&setup.config, config.replace(&format!("program = \"{}\"", verifier_program().display()), &format!("program = \"{}\"", wrapper.display()))).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
+
+    let secrets = [("SAFETY_DONGLE_STATE_PASSWORD", "hunter2-state"), ("PGPASSWORD", "hunter2-pg"), ("AWS_SECRET_ACCESS_KEY", "hunter2-aws"), ("SOME_TEAM_TOKEN", "hunter2-token")];
+    let needed = [("DISPLAY", ":93"), ("XDG_RUNTIME_DIR", "/run/user/4242"), ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/4242/bus"), ("LANG", "C.UTF-8"), ("LC_MESSAGES", "C")];
+    let env: Vec<(&str, &str)> = secrets.iter().chain(&needed).copied().collect();
+    let mut raw = setup.start_with_env(&env).await;
+    assert_eq!(ask(&mut raw, execute(1, "pusher")).await["success"], true);
+    let paused = ask(&mut raw, step(2, "pusher", "git push origin main")).await["data"].clone();
+    assert_eq!(paused["continue"], false, "{paused}");
+
+    for (who, file) in [("the verifier", &verifier_env), ("the command channel's program", &channel_env)] {
+        let seen = written_env(file);
+        for (name, value) in secrets {
+            assert!(!seen.iter().any(|line| line.starts_with(&format!("{name}=")) || line.contains(value)), "{who} inherited {name}: {seen:?}");
+        }
+        for (name, value) in needed.iter().chain(&[("HOME", std::env::var("HOME").unwrap_or_default().as_str())]) {
+            assert!(seen.contains(&format!("{name}={value}")), "{who} lacks {name}: {seen:?}");
+        }
+        assert!(seen.iter().any(|line| line.starts_with("PATH=")), "{who} lacks PATH: {seen:?}");
+    }
+    raw.assert_alive();
 }

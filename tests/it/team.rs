@@ -296,3 +296,90 @@ fn tls_connects_to_a_trusted_server_and_refuses_an_untrusted_one() {
     assert_eq!(untrusted.status.code(), Some(1), "{said}");
     assert!(said.contains("error performing TLS handshake: invalid peer certificate: UnknownIssuer"), "the refusal says why: {said}");
 }
+
+/// Runs `statements` on the database at `url` (off the test's runtime:
+/// the blocking client drives its own); the server's error if one fails.
+fn sql(url: &str, statements: &str) -> Result<(), String> {
+    let (url, statements) = (url.to_owned(), statements.to_owned());
+    std::thread::spawn(move || {
+        let mut client = postgres::Client::connect(&url, postgres::NoTls).map_err(|e| e.to_string())?;
+        client.batch_execute(&statements).map_err(|e| e.as_db_error().map_or_else(|| e.to_string(), |db| db.message().to_owned()))
+    })
+    .join()
+    .unwrap()
+}
+
+/// The dongle's command through the real binary, with `config`.
+fn dongle_cli(setup: &Setup, args: &[&str]) -> (bool, String) {
+    let output = std::process::Command::new(super::support::binary()).args(args).arg("--config").arg(&setup.config).output().unwrap();
+    (output.status.success(), format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr)))
+}
+
+/// Issue 31: the role that owns the tables can drop the audit log's
+/// append-only triggers, so the dongles must not connect as it. With the
+/// README's layout (tables owned by an administrator role that migrates,
+/// `examples/team/grants.sql` for the dongles' role), a dongle does all
+/// its work, and its role can neither rewrite the audit trail, nor alter
+/// or drop the tables, nor push a central policy.
+#[tokio::test]
+async fn with_the_least_privilege_roles_a_dongle_works_and_its_role_cannot_rewrite_the_audit_trail() {
+    let cluster = Cluster::start();
+    let at = |user: &str, database: &str| format!("postgres://{user}@127.0.0.1:{}/{database}", cluster.port);
+    for statement in ["CREATE ROLE dongle_admin LOGIN", "CREATE ROLE dongle LOGIN", "CREATE DATABASE safety OWNER dongle_admin"] {
+        sql(&at("postgres", "postgres"), statement).unwrap();
+    }
+    let admin = Setup::new(Answer::Approve, 300).sharing(&at("dongle_admin", "safety"));
+    let (migrated, said) = dongle_cli(&admin, &["status"]);
+    assert!(migrated, "the administrator's first connection creates the tables: {said}");
+    sql(&at("dongle_admin", "safety"), include_str!("../../examples/team/grants.sql")).unwrap();
+
+    let machine = Setup::new(Answer::Approve, 300).sharing(&at("dongle", "safety"));
+    let mut raw = machine.start().await;
+    let started = ask(&mut raw, execute(1, "coder")).await;
+    assert_eq!(started["success"], true, "{started}");
+    assert_eq!(ask(&mut raw, step(2, "coder", "cargo build")).await["data"]["continue"], true);
+    let stop = ask(&mut raw, step(3, "coder", "sudo rm -rf /")).await["data"].clone();
+    assert_eq!(stop["stopped"], true, "{stop}");
+    let challenge = notified_id(&stop, "danger_zone", "verificationId");
+    let verified = ask(&mut raw, verify(4, &challenge, &machine.code_for(&challenge))).await;
+    assert_eq!(verified["data"]["verified"], true, "the dongle's role lifts a block with the code: {verified}");
+    assert_eq!(ask(&mut raw, step(5, "coder", "cargo test")).await["data"]["continue"], true);
+    for args in [&["status"][..], &["audit", "verify"]] {
+        let (ok, said) = dongle_cli(&machine, args);
+        assert!(ok, "{args:?} as the dongle's role: {said}");
+    }
+
+    let team = machine.dir.join("team.toml");
+    std::fs::write(&team, "[defaults]\nrequiresApproval = [\"git push*\"]\n").unwrap();
+    let (pushed, said) = dongle_cli(&machine, &["policy", "push", team.to_str().unwrap()]);
+    assert!(!pushed && said.contains("permission denied"), "the dongle's role cannot push: {said}");
+    let (pushed, said) = dongle_cli(&admin, &["policy", "push", team.to_str().unwrap()]);
+    assert!(pushed, "the administrator pushes: {said}");
+    assert_eq!(ask(&mut raw, step(6, "coder", "cargo check")).await["data"]["continue"], true, "and the dongle's role takes the version up");
+
+    let tampering = [
+        "ALTER TABLE audit DISABLE TRIGGER ALL",
+        "DROP TRIGGER audit_no_change ON audit",
+        "DROP FUNCTION audit_is_append_only() CASCADE",
+        "DELETE FROM audit",
+        "UPDATE audit SET decision = 'continue'",
+        "TRUNCATE audit",
+        "DROP TABLE audit",
+        "ALTER TABLE blocks DISABLE TRIGGER ALL",
+        "DROP TABLE blocks",
+        "TRUNCATE blocks",
+        "INSERT INTO central_policy (version, hash, pushed_at, machine) VALUES (99, 'x', 0, 'm')",
+        "DELETE FROM policy_versions",
+        "UPDATE schema_version SET version = 1",
+        "CREATE TABLE planted (a int)",
+    ];
+    for statement in tampering {
+        let refused = sql(&at("dongle", "safety"), statement).expect_err(statement);
+        assert!(refused.contains("permission denied") || refused.contains("must be owner"), "{statement}: {refused}");
+    }
+    // Control: the owner could, which is why the dongles must not be it.
+    sql(&at("dongle_admin", "safety"), "BEGIN; ALTER TABLE audit DISABLE TRIGGER ALL; ROLLBACK;").unwrap();
+    let (ok, said) = dongle_cli(&machine, &["audit", "verify"]);
+    assert!(ok, "{said}");
+    raw.assert_alive();
+}

@@ -10,6 +10,8 @@
 
 use std::fmt;
 
+pub mod environment;
+
 use serde::{Deserialize, Serialize};
 
 /// The protocol version both ends speak.

@@ -387,13 +387,11 @@ impl ClientHandler for DownstreamClient {
 }
 
 /// The part of the dongle's own environment a downstream server inherits:
-/// what programs need to run (`PATH`, `HOME`, the user, shell, locale, time
-/// zone, temporary folder, terminal type and, on Linux, the runtime
-/// folder), never the rest, which holds adapter credentials and whatever
-/// else the dongle was started with. Anything more a server needs is
-/// named in its entry's `env`.
-fn inherited_environment() -> impl Iterator<Item = (std::ffi::OsString, std::ffi::OsString)> {
-    const BASE: [&str; 10] = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TZ", "TMPDIR", "TERM", "XDG_RUNTIME_DIR"];
-    std::env::vars_os().filter(|(name, _)| name.to_str().is_some_and(|name| BASE.contains(&name) || name.starts_with("LC_")))
+/// what programs need to run (`verifier_protocol::environment`), never the
+/// rest, which holds adapter credentials and whatever else the dongle was
+/// started with. Anything more a server needs is named in its entry's
+/// `env`.
+fn inherited_environment() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    verifier_protocol::environment::for_programs(std::env::vars_os())
 }
 

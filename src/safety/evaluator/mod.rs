@@ -17,7 +17,7 @@ mod tolerance;
 
 use crate::{
     analysis::{self, Action, Analysis, CurrentFiles, FileWrite, WorkingFolder},
-    policy::{AgentSettings, CompiledPolicy, Matches},
+    policy::{AgentSettings, CompiledPolicy, Matches, central::FloorOf},
 };
 
 use super::directive::SafetyTier;
@@ -240,27 +240,52 @@ pub fn evaluate_step(policy: &CompiledPolicy, facts: &StepFacts<'_>) -> Evaluati
 /// to analyse). What an action runs does not depend on the policy, so one
 /// analysis can be judged by several policies (`lab::replay`).
 ///
-/// A policy with a central floor (`policy::central`) is judged by the
-/// floor too, and the stricter verdict holds: local files can add to a
-/// central policy's strictness, never take from it.
+/// A policy layered on a central one (`policy::central`) is judged by
+/// each of its floors too, and the strictest verdict holds: local files
+/// can add to a central policy's strictness, never take from it, and
+/// (unless the config file lets it replace them) a central policy can add
+/// to the machine's own, never take from it.
 pub fn evaluate_analysed(policy: &CompiledPolicy, facts: &StepFacts<'_>, analysis: Option<Analysis>) -> Evaluation {
-    let Some(floor) = policy.floor() else { return evaluate_alone(policy, facts, analysis) };
-    let central = evaluate_alone(floor, facts, analysis.clone());
-    let merged = evaluate_alone(policy, facts, analysis);
-    stricter(merged, central)
+    let floors = policy.floors();
+    if floors.is_empty() {
+        return evaluate_alone(policy, facts, analysis);
+    }
+    let mut decided = evaluate_alone(policy, facts, analysis.clone());
+    for floor in floors {
+        let by_floor = evaluate_alone(&floor.policy, facts, analysis.clone()).with_rules_from(floor.first_rule);
+        decided = stricter(decided, by_floor, floor.of);
+    }
+    decided
 }
 
-/// The merged policy's evaluation, unless the central floor's verdict is
-/// stricter. The floor's rules are the merged policy's first rules, in
-/// the same order, so its rule indices name the same rules in both.
-fn stricter(mut merged: Evaluation, mut central: Evaluation) -> Evaluation {
-    if Strictness::of(central.verdict) <= Strictness::of(merged.verdict) {
-        merged.score = merged.score.max(central.score);
-        merged.tier = merged.tier.max(central.tier);
-        return merged;
+/// The evaluation so far, unless the floor's verdict is stricter.
+fn stricter(mut decided: Evaluation, mut by_floor: Evaluation, floor: FloorOf) -> Evaluation {
+    if Strictness::of(by_floor.verdict) <= Strictness::of(decided.verdict) {
+        decided.score = decided.score.max(by_floor.score);
+        decided.tier = decided.tier.max(by_floor.tier);
+        return decided;
     }
-    central.factors.push("decided by the central policy: local policy files may only make its decisions stricter".into());
-    central
+    by_floor.factors.push(floor.explanation().into());
+    by_floor
+}
+
+impl Evaluation {
+    /// A floor's evaluation with its rule indices naming the layered
+    /// policy's rules: the floor's rules are the layered policy's from
+    /// `first_rule` on, in the same order.
+    fn with_rules_from(mut self, first_rule: usize) -> Self {
+        if first_rule == 0 {
+            return self;
+        }
+        self.rule = self.rule.map(|rule| rule + first_rule);
+        self.matches = self.matches.map(|matches| matches.shifted(first_rule));
+        for report in &mut self.trace {
+            if let Some(decided) = &mut report.decided {
+                decided.rule = decided.rule.map(|rule| rule + first_rule);
+            }
+        }
+        self
+    }
 }
 
 /// Evaluates one step against one policy's own rules.

@@ -1,5 +1,6 @@
 //! The user's own program (DESIGN.md 7.3): it gets one JSON object on its
-//! stdin, never anything in its arguments or environment. For a code, exit
+//! stdin, never anything in its arguments or environment, and only the
+//! minimal environment (`verifier_protocol::environment`). For a code, exit
 //! status 0 means it was shown; for an approval, the first line of its
 //! stdout is the answer (`approve`; anything else is deny). How users reach
 //! phones and chat apps, and how tests play the human. The agent, reason
@@ -41,6 +42,8 @@ pub fn present(shown: &Presentation<'_>, announce: &mut dyn FnMut()) -> Result<O
     let stdout = if request.kind == Kind::Approval { Stdio::piped() } else { Stdio::null() };
     let mut child = Command::new(&program[0])
         .args(&program[1..])
+        .env_clear()
+        .envs(verifier_protocol::environment::for_reaching_humans(std::env::vars_os()))
         .stdin(Stdio::piped())
         .stdout(stdout)
         .stderr(Stdio::null())
