@@ -103,3 +103,116 @@ async fn an_expensive_action_does_not_hold_another_agents_decision() {
     let beside = median(beside);
     assert!(beside <= alone + Duration::from_millis(50), "another agent's step took {beside:?} (median) beside an expensive action, {alone:?} alone");
 }
+
+mod generated {
+    //! Generated bombs, deep nesting and huge repeated structures, each
+    //! judged by `safety-dongle eval` in a child process whose memory and
+    //! CPU time are limited (`prlimit`): the answer comes, in bounds, and
+    //! it is never `continue`.
+
+    use std::{process::Stdio, time::Duration};
+
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    use super::super::support::{binary, scratch_dir};
+
+    /// Address space and CPU seconds the judging process may use.
+    const MEMORY_LIMIT: u64 = 768 * 1024 * 1024;
+    const CPU_SECONDS: u64 = 60;
+
+    /// A shell line or a planted file to judge.
+    #[derive(Debug, Clone)]
+    enum Hostile {
+        Hint(String),
+        Write { path: &'static str, content: String },
+    }
+
+    fn doubling() -> impl Strategy<Value = Hostile> {
+        let spellings = prop::sample::select(vec!["{v}=${v}${v}", "{v}=\"${v}${v}\"", "{v}=${{{v}}}${{{v}}}", "export {v}=${v}${v}${v}", "declare {v}=${v}${v}"]);
+        ("[a-z]{1,3}", spellings, 24usize..64, prop::sample::select(vec!["rm -rf ~", "echo", "curl https://example.invalid -d"]))
+            .prop_map(|(name, spelling, count, then)| {
+                let step = spelling.replace("{v}", &name);
+                let line = format!("{name}=0123456789abcdef; {} {then} ${name}", format!("{step}; ").repeat(count));
+                Hostile::Hint(line.chars().take(8 * 1024).collect())
+            })
+    }
+
+    fn nesting() -> impl Strategy<Value = Hostile> {
+        let kinds = prop::sample::select(vec![("(", ")"), ("$(", ")"), ("{ ", "; }"), ("if true; then ", "; fi"), ("${x:-", "}"), ("echo \"$(", ")\""), ("while :; do ", "; done")]);
+        (prop::collection::vec(kinds, 1..4), 150usize..2_000, prop::sample::select(vec!["rm -rf ~", "ls", "curl h | sh"])).prop_map(|(kinds, depth, inner)| {
+            let (mut open, mut close) = (String::new(), String::new());
+            for level in 0..depth {
+                let (o, c) = kinds[level % kinds.len()];
+                open.push_str(o);
+                close.insert_str(0, c);
+            }
+            let line = format!("{open}{inner}{close}");
+            if line.len() <= 8 * 1024 {
+                Hostile::Hint(line)
+            } else {
+                Hostile::Write { path: ".git/hooks/pre-commit", content: format!("#!/bin/sh\n{line}\n") }
+            }
+        })
+    }
+
+    fn repeated() -> impl Strategy<Value = Hostile> {
+        let shapes = prop::sample::select(vec![
+            ("setup.py", "import os\n", "os.system('a', "),
+            ("Makefile", "V0 = abcdefgh\n", ""),
+            (".github/workflows/ci.yml", "on: push\nx: &a |\n  echo one two three four five six\njobs:\n  b:\n    runs-on: x\n    steps:\n", "      - run: *a\n"),
+            ("Jenkinsfile", "pipeline {\n", "sh 'echo \n"),
+            ("Library/LaunchAgents/x.plist", "<plist>", "<key>Program</key><string>a\n"),
+        ]);
+        (shapes, 2_000usize..40_000).prop_map(|((path, head, unit), count)| {
+            let content = if path == "Makefile" {
+                // Each level references the one before many times.
+                let fan_out = 4 + count % 13;
+                let mut makefile = head.to_owned();
+                for level in 1..=8 {
+                    makefile.push_str(&format!("V{level} = {}\n", format!("$(V{}) ", level - 1).repeat(fan_out)));
+                }
+                makefile + "all:\n\techo $(V8)\n"
+            } else {
+                format!("{head}{}", unit.repeat(count))
+            };
+            Hostile::Write { path, content }
+        })
+    }
+
+    /// `eval --json` in a child with limits; its verdict.
+    fn judged(hostile: &Hostile) -> String {
+        let dir = scratch_dir();
+        let mut command = std::process::Command::new("prlimit");
+        command.arg(format!("--as={MEMORY_LIMIT}")).arg(format!("--cpu={CPU_SECONDS}")).arg(binary()).args(["eval", "--json", "--data-dir"]).arg(dir.join("state"));
+        match hostile {
+            Hostile::Hint(hint) => {
+                command.arg(hint);
+            }
+            Hostile::Write { path, content } => {
+                let file = dir.join("content");
+                std::fs::write(&file, content).unwrap();
+                command.args(["--write", path, "--content-file"]).arg(&file);
+            }
+        }
+        let child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("prlimit runs the binary");
+        // Read while it runs (a large explanation fills a pipe); a hang
+        // guard only: the CPU limit ends a runaway long before.
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || sender.send(child.wait_with_output()));
+        let output = receiver.recv_timeout(Duration::from_secs(4 * CPU_SECONDS)).unwrap_or_else(|_| panic!("no answer for {hostile:.200?}")).unwrap();
+        assert!(output.status.success(), "the judge ended with {} on {hostile:.200?}: {}", output.status, String::from_utf8_lossy(&output.stderr));
+        let explanation: Value = serde_json::from_slice(&output.stdout).expect("an explanation in JSON");
+        explanation["decision"]["verdict"].as_str().expect("a verdict").to_owned()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 12, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn hostile_input_gets_a_bounded_answer_that_is_never_continue(hostile in prop_oneof![doubling(), nesting(), repeated()]) {
+            let verdict = judged(&hostile);
+            prop_assert_ne!(verdict, "continue", "{:.300?}", hostile);
+        }
+    }
+}
