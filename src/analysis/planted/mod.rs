@@ -18,7 +18,12 @@
 //! (copied, moved, downloaded, or reported without its text) or cannot
 //! read (a `package.json` that is not JSON) is
 //! [`Fact::PlantsUnseenCode`]: the policy decides what that needs.
+//!
+//! An agent harness's own configuration (`harness`) is such a file, and a
+//! write there that removes, disables or changes this guard's hook or
+//! server entry is [`Fact::SwitchesOffGuard`].
 
+mod harness;
 mod make;
 mod pipelines;
 mod structured;
@@ -240,6 +245,7 @@ fn parts_of(kind: RunsLater, path: &str, content: &str) -> Result<Vec<Part>, Unr
         Format::Crontab => system::crontab(content, path.starts_with("/etc/")),
         Format::SystemdUnit => system::systemd_unit(content),
         Format::LaunchdPlist => system::launchd_plist(content)?,
+        Format::HarnessJson | Format::HarnessToml => harness::parts(kind.format, content)?,
     })
 }
 
@@ -268,6 +274,11 @@ pub(super) fn plant(builder: &mut Builder, write: &FileWrite, files: &dyn Curren
             ),
         );
         return;
+    }
+    if kind.format.is_harness_config()
+        && let Some(why) = harness::switches_off_guard(kind.format, outcome.before.as_deref(), &outcome.after)
+    {
+        builder.fact(Fact::SwitchesOffGuard, format!("{path}: {why}"));
     }
     let parts = match parts_of(kind, &path, &outcome.after) {
         Ok(parts) => parts,

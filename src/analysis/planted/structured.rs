@@ -46,7 +46,7 @@ pub(super) fn tool_json(content: &str) -> Result<Vec<Part>, Unreadable> {
 }
 
 /// A command given as a string (a shell line) or an array (argv).
-fn command_text(value: &Value) -> Option<String> {
+pub(super) fn command_text(value: &Value) -> Option<String> {
     match value {
         Value::String(line) => Some(line.clone()),
         Value::Array(words) => Some(quote_words(words.iter().filter_map(Value::as_str))),
@@ -54,7 +54,7 @@ fn command_text(value: &Value) -> Option<String> {
     }
 }
 
-fn words_of(value: Option<&Value>) -> Vec<String> {
+pub(super) fn words_of(value: Option<&Value>) -> Vec<String> {
     match value {
         Some(Value::Array(items)) => items
             .iter()
@@ -124,7 +124,7 @@ fn collect_tool_commands(value: &Value, content: &str, parts: &mut Vec<Part>) {
 
 /// JSON with `//` and `/* */` comments and trailing commas made plain
 /// JSON; strings are left as they are.
-fn without_comments(text: &str) -> String {
+pub(super) fn without_comments(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
