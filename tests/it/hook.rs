@@ -245,3 +245,28 @@ async fn a_known_tool_with_an_unexpected_input_shape_is_denied() {
         assert!(reason.contains(field) && reason.contains("cannot be judged"), "{reason}");
     }
 }
+
+/// The requests the scripted human of `human` was shown, as they read them.
+fn requests_seen(human: &Setup) -> Vec<Value> {
+    std::fs::read_dir(&human.seen).unwrap().flatten().filter_map(|entry| serde_json::from_str(&std::fs::read_to_string(entry.path()).ok()?).ok()).collect()
+}
+
+/// An action far longer than one screen (here 300 KiB, beyond what the
+/// verifier's pipe once carried) still reaches a human, who is shown a
+/// bounded part with the cut announced, and decides.
+#[tokio::test]
+async fn an_action_of_any_accepted_size_reaches_a_human_as_a_bounded_summary() {
+    for (answer, expected) in [(Answer::Approve, "allow"), (Answer::Deny, "deny")] {
+        let human = Setup::new(answer, 300);
+        let config = human.config.to_str().unwrap().to_owned();
+        let input = json!({"command": "git push origin main", "note": "x".repeat(300 * 1024)});
+        let payload = json!({"session_id": "long", "cwd": "/repo", "hook_event_name": "PreToolUse", "tool_name": "mcp__shell__run", "tool_input": input});
+        let result = hook(&config, "long", &payload).await;
+        assert_eq!(decision(&result), expected, "{result}");
+        let seen = requests_seen(&human);
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        let action = seen[0]["action"].as_str().unwrap();
+        assert!(action.starts_with("shell__run {\"command\":\"git push origin main\""), "{action}");
+        assert!(action.len() < 4 * 1024 && action.contains("more characters not shown"), "{} bytes: {}", action.len(), &action[action.len().saturating_sub(80)..]);
+    }
+}
