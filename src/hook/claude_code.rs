@@ -14,10 +14,9 @@
 //! is audited and shown to a human.
 //!
 //! The answer never loosens Claude Code's own permissions: when the policy
-//! lets an action through, the hook states no decision and Claude Code's
-//! rules (and prompts) apply as before. It answers `allow` only when a
-//! human approved the action through the verifier, and `deny` with the
-//! reason otherwise.
+//! lets an action through, or a human approved it through the verifier,
+//! the hook states no decision and Claude Code's rules (and prompts) apply
+//! as before; otherwise it answers `deny` with the reason.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -184,17 +183,13 @@ pub fn file_write(call: &PreToolUse) -> Option<FileWrite> {
     (!path.is_empty()).then_some(FileWrite { path, change })
 }
 
-/// Claude Code's hook output for a decision.
+/// Claude Code's hook output for a decision. A human's Approve states no
+/// decision either: `allow` would also skip Claude Code's own permission
+/// prompt (the one showing a write's content), so its rules and prompts
+/// apply as for any call the policy lets through.
 pub fn output(decision: &GateDecision) -> Value {
     match decision {
-        GateDecision::Continue { .. } => json!({}),
-        GateDecision::HumanApproved(_) => json!({
-            "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "permissionDecision": "allow",
-                "permissionDecisionReason": "approved by a human through safety-dongle",
-            }
-        }),
+        GateDecision::Continue { .. } | GateDecision::HumanApproved(_) => json!({}),
         GateDecision::Deny { reason, .. } => deny(&format!("safety-dongle: {reason}")),
     }
 }
@@ -250,10 +245,9 @@ mod tests {
     }
 
     #[test]
-    fn continue_defers_and_only_a_human_allows() {
+    fn continue_and_a_humans_approve_defer_to_claude_codes_own_rules() {
         assert_eq!(output(&GateDecision::Continue { factors: vec![] }), json!({}));
-        let allowed = output(&GateDecision::HumanApproved(crate::gate::HumanApproval::for_tests()));
-        assert_eq!(allowed["hookSpecificOutput"]["permissionDecision"], "allow");
+        assert_eq!(output(&GateDecision::HumanApproved(crate::gate::HumanApproval::for_tests())), json!({}));
         let denied = output(&GateDecision::Deny { reason: "no".into(), factors: vec![] });
         assert_eq!(denied["hookSpecificOutput"]["permissionDecision"], "deny");
         assert_eq!(denied["hookSpecificOutput"]["hookEventName"], "PreToolUse");

@@ -98,7 +98,7 @@ async fn a_blocked_agents_session_is_denied_everything() {
 
 #[tokio::test]
 async fn a_human_decides_confirm_tier_calls_through_the_verifier() {
-    for (answer, expected) in [(Answer::Approve, "allow"), (Answer::Deny, "deny")] {
+    for (answer, expected) in [(Answer::Approve, "defer"), (Answer::Deny, "deny")] {
         let human = Setup::new(answer, 300);
         let config = human.config.to_str().unwrap().to_owned();
         let result = hook(&config, "pusher", &bash("h", "git push origin main")).await;
@@ -256,7 +256,7 @@ fn requests_seen(human: &Setup) -> Vec<Value> {
 /// bounded part with the cut announced, and decides.
 #[tokio::test]
 async fn an_action_of_any_accepted_size_reaches_a_human_as_a_bounded_summary() {
-    for (answer, expected) in [(Answer::Approve, "allow"), (Answer::Deny, "deny")] {
+    for (answer, expected) in [(Answer::Approve, "defer"), (Answer::Deny, "deny")] {
         let human = Setup::new(answer, 300);
         let config = human.config.to_str().unwrap().to_owned();
         let input = json!({"command": "git push origin main", "note": "x".repeat(300 * 1024)});
@@ -268,5 +268,37 @@ async fn an_action_of_any_accepted_size_reaches_a_human_as_a_bounded_summary() {
         let action = seen[0]["action"].as_str().unwrap();
         assert!(action.starts_with("shell__run {\"command\":\"git push origin main\""), "{action}");
         assert!(action.len() < 4 * 1024 && action.contains("more characters not shown"), "{} bytes: {}", action.len(), &action[action.len().saturating_sub(80)..]);
+    }
+}
+
+/// A write that asks a human shows them what the file will run: the
+/// planted lines every rule asked about, with file and line, every rule,
+/// and a summary of the rest. Approve answers no decision, so Claude
+/// Code's own permission prompt (which shows the content) still applies.
+#[tokio::test]
+async fn an_approval_for_a_write_shows_what_it_will_run_and_every_rule() {
+    let recipes = "build:\n\tcargo build --release\n\tcargo test\n\ndeploy: build\n\tgit push origin main\n\tcrontab -r\n\techo deployed\n";
+    let rows = [
+        ("Write", json!({"file_path": "/repo/Makefile", "content": recipes})),
+        ("Write", json!({"file_path": "/repo/.github/workflows/ci.yml", "content": "on: push\njobs:\n  b:\n    runs-on: ubuntu-latest\n    steps:\n      - run: cargo test\n      - run: |\n          git push origin main\n          crontab -r\n"})),
+    ];
+    for (answer, expected) in [(Answer::Approve, "defer"), (Answer::Deny, "deny")] {
+        for (index, (tool, input)) in rows.iter().enumerate() {
+            let human = Setup::new(answer, 300);
+            let config = human.config.to_str().unwrap().to_owned();
+            let session = format!("write-{index}");
+            let payload = json!({"session_id": session, "cwd": "/repo", "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input});
+            let result = hook(&config, &session, &payload).await;
+            assert_eq!(decision(&result), expected, "{result}");
+            let seen = requests_seen(&human);
+            assert_eq!(seen.len(), 1, "{seen:?}");
+            let (action, reason) = (seen[0]["action"].as_str().unwrap(), seen[0]["reason"].as_str().unwrap());
+            let file = input["file_path"].as_str().unwrap().trim_start_matches("/repo/");
+            for planted in ["git push origin main", "crontab -r"] {
+                assert!(action.contains(&format!("{file} line ")) && action.contains(planted), "{planted} not shown: {action}");
+            }
+            assert!(action.contains("no rule asked about") && action.contains("cargo test"), "the rest is summarised: {action}");
+            assert!(reason.contains("'git push'") && reason.contains("'crontab'"), "every rule that asked: {reason}");
+        }
     }
 }
