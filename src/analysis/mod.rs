@@ -231,6 +231,7 @@ pub fn analyze_action(action: &Action<'_>) -> Result<Analysis, HintTooLong> {
         }
         planted::plant(&mut builder, &write, action.files);
     }
+    planted::removed_guards(&mut builder, action.files);
     folder::resolve_in(&mut builder.analysis, action.folder);
     builder.finish();
     Ok(builder.analysis)

@@ -17,7 +17,8 @@
 //! `disableAllHooks`, or that marks a `safety-dongle` entry disabled or
 //! lists one under a `disabled…` key (also in a file not known before).
 //! Only a change counts: a file that already said so before the write is
-//! not held against it, and entries may be added.
+//! not held against it, and entries may be added. Leaving a file that held
+//! an entry unreadable, or deleting or moving it away, switches it off too.
 
 use serde_json::{Map, Value};
 
@@ -121,14 +122,19 @@ fn collect(value: &Value, content: &str, parts: &mut Vec<Part>) {
 }
 
 /// Why a write that leaves `after` where `before` was switches this guard
-/// off, if it does. A file whose content cannot be read says nothing here
-/// (it is judged unseen).
+/// off, if it does. An `after` that cannot be read is judged unseen, and
+/// also switches the guard off when `before` held an entry of it.
 pub(super) fn switches_off_guard(format: Format, before: Option<&str>, after: &str) -> Option<String> {
-    let after = GuardState::of(&document(format, after).ok()?);
     let before = before
         .and_then(|before| document(format, before).ok())
         .map(|before| GuardState::of(&before))
         .unwrap_or_default();
+    let Ok(after) = document(format, after) else {
+        // The harness cannot read the file either, so the guard's entries
+        // in it are gone.
+        return (!before.entries.is_empty()).then(|| "it leaves the file unreadable, and with it this guard's own entry".into());
+    };
+    let after = GuardState::of(&after);
     if after.all_hooks_off && !before.all_hooks_off {
         return Some("it sets disableAllHooks, which switches off every hook, this guard's among them".into());
     }
@@ -148,6 +154,12 @@ pub(super) fn switches_off_guard(format: Format, before: Option<&str>, after: &s
     }
     (after.disabled > before.disabled)
         .then(|| "it marks this guard's hook or MCP server disabled".into())
+}
+
+/// Whether a harness file holds an active entry of this guard, so that
+/// deleting or moving it away switches the guard off.
+pub(super) fn holds_guard(format: Format, content: &str) -> bool {
+    document(format, content).is_ok_and(|document| !GuardState::of(&document).entries.is_empty())
 }
 
 /// What a harness file says about this guard.
@@ -294,7 +306,9 @@ mod tests {
         assert_eq!(off(Some(GUARDED), &added), None);
         assert_eq!(off(Some(r#"{"disableAllHooks": true}"#), r#"{"disableAllHooks": true, "model": "x"}"#), None);
         assert_eq!(off(None, r#"{"permissions": {"allow": ["Bash(cargo test)"]}}"#), None);
-        assert_eq!(off(Some(GUARDED), "{ not json"), None);
+        assert!(off(Some(GUARDED), "{ not json").is_some());
+        assert_eq!(off(Some("{}"), "{ not json"), None);
+        assert!(holds_guard(json, GUARDED) && holds_guard(json, SERVED) && !holds_guard(json, "{}") && !holds_guard(json, &disabled));
         // The guard's own entry changed: another matcher, or a command
         // whose answer never reaches the harness.
         assert!(off(Some(GUARDED), &GUARDED.replace(r#""*""#, r#""Read""#)).is_some());

@@ -21,7 +21,8 @@
 //!
 //! An agent harness's own configuration (`harness`) is such a file, and a
 //! write there that removes, disables or changes this guard's hook or
-//! server entry is [`Fact::SwitchesOffGuard`].
+//! server entry, or a command deleting or moving away a file that holds
+//! one, is [`Fact::SwitchesOffGuard`].
 
 mod harness;
 mod make;
@@ -317,6 +318,31 @@ pub(super) fn plant(builder: &mut Builder, write: &FileWrite, files: &dyn Curren
                 Language::Code(language) => code::analyze(builder, language, &part.text),
             }
         });
+    }
+}
+
+/// Deleting or moving away an agent harness's file that holds this
+/// guard's hook or server entry switches the guard off: each file the
+/// action's commands remove is read as it is now.
+pub(super) fn removed_guards(builder: &mut Builder, files: &dyn CurrentFiles) {
+    let removed: Vec<String> = builder.analysis.commands.iter().flat_map(files_removed_by).collect();
+    for path in removed {
+        let normal = normalize_path(&path);
+        let Some(kind) = runs_later(&normal, None).filter(|kind| kind.format.is_harness_config()) else {
+            continue;
+        };
+        if files.current(&path).is_some_and(|content| harness::holds_guard(kind.format, &content)) {
+            builder.fact(Fact::SwitchesOffGuard, format!("{normal}: deleting or moving it away removes this guard's own entry"));
+        }
+    }
+}
+
+/// The files a command deletes or moves away.
+fn files_removed_by(command: &super::Command) -> Vec<String> {
+    match command.program.as_str() {
+        "rm" | "unlink" | "shred" | "srm" | "trash" | "trash-put" | "gio" => command.positionals.clone(),
+        "mv" => command.positionals.split_last().map(|(_, sources)| sources.to_vec()).unwrap_or_default(),
+        _ => Vec::new(),
     }
 }
 
