@@ -124,16 +124,23 @@ fn collect(value: &Value, content: &str, parts: &mut Vec<Part>) {
 /// Why a write that leaves `after` where `before` was switches this guard
 /// off, if it does. An `after` that cannot be read is judged unseen, and
 /// also switches the guard off when `before` held an entry of it.
-pub(super) fn switches_off_guard(format: Format, before: Option<&str>, after: &str) -> Option<String> {
-    let before = before
+pub(super) fn switches_off_guard(format: Format, before_text: Option<&str>, after_text: &str) -> Option<String> {
+    let before = before_text
         .and_then(|before| document(format, before).ok())
         .map(|before| GuardState::of(&before))
         .unwrap_or_default();
-    let Ok(after) = document(format, after) else {
+    let Ok(after) = document(format, after_text) else {
         // The harness cannot read the file either, so the guard's entries
         // in it are gone.
         return (!before.entries.is_empty()).then(|| "it leaves the file unreadable, and with it this guard's own entry".into());
     };
+    // A file that was plain JSON and is not any more (a comment, a
+    // trailing comma) may be refused whole by a harness that reads plain
+    // JSON, though this reader takes it.
+    let plain = |text: &str| serde_json::from_str::<Value>(text).is_ok();
+    if format == Format::HarnessJson && !before.entries.is_empty() && before_text.is_some_and(plain) && !plain(after_text) {
+        return Some("it leaves a plain JSON file no longer plain JSON, which the harness may refuse whole, and with it this guard's own entry".into());
+    }
     let after = GuardState::of(&after);
     if after.all_hooks_off && !before.all_hooks_off {
         return Some("it sets disableAllHooks, which switches off every hook, this guard's among them".into());
@@ -307,6 +314,10 @@ mod tests {
         assert_eq!(off(Some(r#"{"disableAllHooks": true}"#), r#"{"disableAllHooks": true, "model": "x"}"#), None);
         assert_eq!(off(None, r#"{"permissions": {"allow": ["Bash(cargo test)"]}}"#), None);
         assert!(off(Some(GUARDED), "{ not json").is_some());
+        // Plain JSON made JSON with comments, which a plain reader refuses.
+        assert!(off(Some(GUARDED), &format!("// off\n{GUARDED}")).is_some());
+        let commented = format!("// guard\n{GUARDED}");
+        assert_eq!(off(Some(&commented), &format!("{commented}\n// more")), None);
         assert_eq!(off(Some("{}"), "{ not json"), None);
         assert!(holds_guard(json, GUARDED) && holds_guard(json, SERVED) && !holds_guard(json, "{}") && !holds_guard(json, &disabled));
         // The guard's own entry changed: another matcher, or a command
