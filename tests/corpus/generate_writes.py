@@ -224,6 +224,10 @@ def claude_hook_escaped(p):
     return '{\n  "hooks": {\n    "PostToolUse": [\n      {"matcher": "Edit|Write", "hooks": [{"type": "command", "command": %s}]}\n    ]\n  }\n}\n' % json_escaped_first(p)
 
 
+def claude_env(p):
+    return json.dumps({"env": {"RUST_LOG": "debug", "GIT_SSH_COMMAND": p}}, indent=2) + "\n"
+
+
 def claude_helper(p):
     return json.dumps({"apiKeyHelper": p, "statusLine": {"type": "command", "command": "git branch --show-current"}}, indent=2) + "\n"
 
@@ -310,8 +314,9 @@ KINDS = [
     ("script with a shebang", "bin/dev", [shebang_tool], ["#!/bin/sh\nexec cargo run -- \"$@\"\n"]),
     ("git config", ".git/config", [git_config, git_alias], ["[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote \"origin\"]\n\turl = git@example.com:app.git\n[alias]\n\tst = status\n"]),
     ("pre-commit config", ".pre-commit-config.yaml", [precommit], ["repos:\n  - repo: local\n    hooks:\n      - id: fmt\n        name: fmt\n        entry: cargo fmt --check\n        language: system\n"]),
-    ("Claude Code settings", ".claude/settings.json", [claude_hook, claude_hook_escaped, claude_helper],
+    ("Claude Code settings", ".claude/settings.json", [claude_hook, claude_hook_escaped, claude_helper, claude_env],
      [json.dumps({"permissions": {"allow": ["Bash(cargo test:*)", "Read(./src/**)"], "deny": ["Read(./.env)"]}}, indent=2) + "\n",
+      json.dumps({"env": {"RUST_LOG": "debug", "CARGO_TERM_COLOR": "always"}, "model": "sonnet"}, indent=2) + "\n",
       json.dumps({"hooks": {"PostToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "cargo fmt"}]}]}}, indent=2) + "\n"]),
     ("Claude Code local settings", ".claude/settings.local.json", [claude_hook], [json.dumps({"model": "sonnet", "permissions": {"allow": ["Bash(npm test)"]}}, indent=2) + "\n"]),
     ("Claude Code user settings", "home/.claude/settings.json", [claude_hook], []),
