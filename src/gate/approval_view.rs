@@ -3,7 +3,8 @@
 //! rule (or other cause) that asked, each with what it matched; the action
 //! is the action's text and, for a write whose content was judged, what
 //! the file will run: first the planted lines a rule asked about, with
-//! their file and line, then a summary of the rest.
+//! their file and line, then a summary of the rest. A long action is cut
+//! before that list, so the list is within what a channel shows.
 //!
 //! Bounded whatever the file holds: at most [`MAX_LISTED`] lines each way,
 //! each cut short by `preview`; the verifier bounds every field again
@@ -17,6 +18,11 @@ use crate::{
 /// Planted commands listed at most, among those a rule asked about and
 /// among the rest.
 const MAX_LISTED: usize = 12;
+
+/// Characters of the action itself kept before what it will run, so the
+/// listed lines come within what a channel shows even when the action
+/// carries the whole file (a proxied `write_file` with its content).
+const MAX_ACTION_HEAD_CHARS: usize = 300;
 
 /// The text of an approval request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,7 +55,7 @@ pub fn approval_view(action: &str, reason: &str, factors: &[String], analysis: O
             rest.push(line);
         }
     }
-    let mut shown = format!("{action}\nWhat it will run that a rule asked about:");
+    let mut shown = format!("{}\nWhat it will run that a rule asked about:", head(action));
     if asked.is_empty() {
         shown.push_str(" none by itself (see why it needs you)");
     }
@@ -66,6 +72,16 @@ pub fn approval_view(action: &str, reason: &str, factors: &[String], analysis: O
         shown.push_str(&format!("\nAlso runs {} command(s) no rule asked about: {listed}{more}", rest.len()));
     }
     ApprovalView { action: shown, reason }
+}
+
+/// The start of a long action, the cut announced.
+fn head(action: &str) -> String {
+    let count = action.chars().count();
+    if count <= MAX_ACTION_HEAD_CHARS {
+        return action.to_owned();
+    }
+    let kept: String = action.chars().take(MAX_ACTION_HEAD_CHARS).collect();
+    format!("{kept} [... {} more characters of the call]", count - MAX_ACTION_HEAD_CHARS)
 }
 
 /// `Makefile line 6: git push origin main`.
@@ -119,6 +135,12 @@ mod tests {
         let view = approval_view("write_file Makefile", "why", &[], Some(&analysis));
         assert!(view.action.contains("none by itself") && view.action.contains("Also runs 40 command(s)") && view.action.ends_with("; and 28 more"), "{}", view.action);
         assert_eq!(view.reason, "why");
+        // A call that carries the file's content: what it will run comes
+        // early, within what a channel shows.
+        let call = format!("fs__write_file {{\"content\":\"{}\",\"path\":\"Makefile\"}}", "# padding\\n".repeat(500));
+        let view = approval_view(&call, "why", &[], Some(&analysis));
+        let at = view.action.find("What it will run").unwrap();
+        assert!(at < 400 && view.action[..at].contains("more characters of the call"), "{}", &view.action[..at]);
         let plain = approval_view("git push origin main", "why", &["stage 3: requiresApproval pattern 'git push' (p:1) on `git push origin main`".into()], None);
         assert_eq!(plain, ApprovalView { action: "git push origin main".into(), reason: "requiresApproval pattern 'git push' (p:1) on `git push origin main`".into() });
     }
