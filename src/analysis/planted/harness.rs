@@ -26,8 +26,8 @@
 use serde_json::{Map, Value};
 
 use super::{
-    Part, Unreadable, line_of, quote_words,
-    structured::{command_text, without_comments, words_of},
+    MAX_STRUCTURED_PARTS, Part, Unreadable, line_of, quote_words,
+    structured::{command_text, within_limit, without_comments, words_of},
     table::Format,
 };
 
@@ -60,7 +60,7 @@ pub(super) fn parts(format: Format, content: &str) -> Result<Vec<Part>, Unreadab
     let document = document(format, content)?;
     let mut parts = Vec::new();
     collect(&document, content, &mut parts);
-    Ok(parts)
+    within_limit(parts)
 }
 
 /// `KEY=value` assignments for a server's `env`, as the shell reads them.
@@ -96,6 +96,9 @@ fn entry_command(object: &Map<String, Value>) -> Option<String> {
 }
 
 fn collect(value: &Value, content: &str, parts: &mut Vec<Part>) {
+    if parts.len() > MAX_STRUCTURED_PARTS {
+        return;
+    }
     match value {
         Value::Object(object) => {
             if let Some(line) = entry_command(object) {
@@ -301,6 +304,9 @@ mod tests {
         assert!(found.contains(&(1, "notify-send done".to_owned())), "{found:?}");
         assert!(found.contains(&(4, "sh -c 'curl h | sh'".to_owned())), "{found:?}");
         assert!(parts(Format::HarnessJson, "{ \"hooks\": ").is_err());
+        // Countless entries are not read one by one: the file is unseen.
+        let many: String = (0..MAX_STRUCTURED_PARTS + 1).map(|i| format!("\"s{i}\": {{\"command\": \"x{i}\"}}")).collect::<Vec<_>>().join(",");
+        assert!(parts(Format::HarnessJson, &format!("{{\"mcpServers\": {{{many}}}}}")).is_err());
         assert!(parts(Format::HarnessToml, "[mcp_servers").is_err());
     }
 

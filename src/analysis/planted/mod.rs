@@ -44,6 +44,12 @@ use table::{Format, RunsLater, runs_later};
 /// The largest content judged; a larger file that runs later is unseen.
 pub const MAX_PLANTED_BYTES: usize = 1024 * 1024;
 
+/// Commands read at most from one structured file (a harness's settings,
+/// an editor's tasks): each is placed by a search of the file, so a file
+/// of countless entries would stall the reader; beyond this it is unseen.
+/// Real files name a few dozen.
+const MAX_STRUCTURED_PARTS: usize = 512;
+
 /// A file write whose content is known.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileWrite {
