@@ -78,10 +78,14 @@ pub enum Fact {
     /// see or read (copied, moved, downloaded, reported without its text,
     /// or not valid in its format).
     PlantsUnseenCode,
+    /// A write to an agent harness's configuration removes, disables or
+    /// changes this guard's own hook or MCP server entry, or switches off
+    /// every hook.
+    SwitchesOffGuard,
 }
 
 impl Fact {
-    pub const ALL: [Fact; 12] = [
+    pub const ALL: [Fact; 13] = [
         Fact::RunsDownloadedCode,
         Fact::DynamicCommand,
         Fact::EvalOfUnknownText,
@@ -94,6 +98,7 @@ impl Fact {
         Fact::CodeSendsSecret,
         Fact::TooComplex,
         Fact::PlantsUnseenCode,
+        Fact::SwitchesOffGuard,
     ];
 
     /// The name policies use (`fact:NAME`).
@@ -111,15 +116,18 @@ impl Fact {
             Self::TooComplex => "too_complex",
             Self::RunsDownloadedCode => "runs_downloaded_code",
             Self::PlantsUnseenCode => "plants_unseen_code",
+            Self::SwitchesOffGuard => "switches_off_guard",
         }
     }
 
     /// Facts that make an action need a human whatever the policy says:
     /// what will run cannot be known from the text. An unseen plant is
     /// left to the policy: whether a blind write of a Makefile needs a
-    /// human is a team's choice (the shipped policies say it does).
+    /// human is a team's choice (the shipped policies say it does). So is
+    /// switching the guard off, which is known, not unknown: the shipped
+    /// policies deny it.
     pub fn needs_a_human(self) -> bool {
-        !matches!(self, Self::ForkBomb | Self::UnboundedSqlWrite | Self::CodeSendsSecret | Self::PlantsUnseenCode)
+        !matches!(self, Self::ForkBomb | Self::UnboundedSqlWrite | Self::CodeSendsSecret | Self::PlantsUnseenCode | Self::SwitchesOffGuard)
     }
 }
 
@@ -238,6 +246,7 @@ fn walk_action(action: &Action<'_>) -> Result<Builder, HintTooLong> {
         }
         planted::plant(&mut builder, &write, action.files);
     }
+    planted::removed_guards(&mut builder, action.files);
     Ok(builder)
 }
 

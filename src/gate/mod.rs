@@ -22,6 +22,7 @@
 //! cannot leave. [`operation::GatedOperation`] is the one sequence (take the
 //! token, admit, send, record the outcome) every upstream kind runs.
 
+pub mod approval_view;
 pub mod danger;
 pub mod operation;
 pub mod tokens;
@@ -52,6 +53,7 @@ use crate::{
     },
 };
 
+use approval_view::approval_view;
 use danger::DangerLevel;
 use tokens::{ConfirmationTokens, Scope};
 use trust::{TrustGate, TrustLevel};
@@ -362,7 +364,10 @@ impl Gate {
                     (Checked::Refused { reason, factors }, None)
                 }
                 (Verdict::Pause(kind), true) => {
-                    let ask = core.humans.new_ask(ChallengeKind::Approval, raised, reason.clone(), now);
+                    // The person sees every rule that asked and what the
+                    // action will run, not only its name.
+                    let view = approval_view(action, &reason, &factors, evaluation.analysis.as_ref());
+                    let ask = core.humans.new_ask(ChallengeKind::Approval, Raised { action: &view.action, ..raised }, view.reason, now);
                     // An exhausted step budget holds the agent until a
                     // human grants a new one; any other approval holds
                     // only this call.

@@ -14,10 +14,9 @@
 //! is audited and shown to a human.
 //!
 //! The answer never loosens Claude Code's own permissions: when the policy
-//! lets an action through, the hook states no decision and Claude Code's
-//! rules (and prompts) apply as before. It answers `allow` only when a
-//! human approved the action through the verifier, and `deny` with the
-//! reason otherwise.
+//! lets an action through, or a human approved it through the verifier,
+//! the hook states no decision and Claude Code's rules (and prompts) apply
+//! as before; otherwise it answers `deny` with the reason.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -51,13 +50,92 @@ pub enum PayloadError {
     TooLarge,
     #[error("the hook payload is not a PreToolUse event: {0}")]
     NotPreToolUse(#[from] serde_json::Error),
+    /// A tool the hook reads by its fields sent a field of another type:
+    /// judged as empty it would pass unseen, so it is refused.
+    #[error("the {tool} call's input has {field} {found}, not {expected}, so what it does cannot be judged")]
+    UnexpectedInput { tool: String, field: String, found: &'static str, expected: &'static str },
 }
 
+/// Reads a payload; a tool the hook knows must carry its fields in the
+/// types it reads them as.
 pub fn parse(bytes: &[u8]) -> Result<PreToolUse, PayloadError> {
     if bytes.len() > MAX_PAYLOAD_BYTES {
         return Err(PayloadError::TooLarge);
     }
-    Ok(serde_json::from_slice(bytes)?)
+    let call: PreToolUse = serde_json::from_slice(bytes)?;
+    check_known_input(&call)?;
+    Ok(call)
+}
+
+/// What a field of a known tool's input must hold.
+#[derive(Debug, Clone, Copy)]
+enum Field {
+    Text,
+    OptionalText,
+    OptionalFlag,
+    /// `MultiEdit`'s list of `{old_string, new_string, replace_all?}`.
+    Edits,
+}
+
+/// The fields each tool the hook reads by name must carry: the ones
+/// [`action_text`] and [`file_write`] read.
+const KNOWN_TOOLS: [(&str, &[(&str, Field)]); 11] = [
+    ("Bash", &[("command", Field::Text)]),
+    ("Write", &[("file_path", Field::Text), ("content", Field::Text)]),
+    ("Edit", &[("file_path", Field::Text), ("old_string", Field::Text), ("new_string", Field::Text), ("replace_all", Field::OptionalFlag)]),
+    ("MultiEdit", &[("file_path", Field::Text), ("edits", Field::Edits)]),
+    ("NotebookEdit", &[("notebook_path", Field::Text), ("new_source", Field::OptionalText)]),
+    ("Read", &[("file_path", Field::Text)]),
+    ("WebFetch", &[("url", Field::Text)]),
+    ("WebSearch", &[("query", Field::Text)]),
+    ("Grep", &[("pattern", Field::Text), ("path", Field::OptionalText)]),
+    ("Glob", &[("pattern", Field::Text), ("path", Field::OptionalText)]),
+    ("LS", &[("path", Field::Text)]),
+];
+
+const EDIT_FIELDS: [(&str, Field); 3] = [("old_string", Field::Text), ("new_string", Field::Text), ("replace_all", Field::OptionalFlag)];
+
+fn check_known_input(call: &PreToolUse) -> Result<(), PayloadError> {
+    let Some((tool, fields)) = KNOWN_TOOLS.iter().find(|(tool, _)| *tool == call.tool_name) else {
+        return Ok(());
+    };
+    check_fields(tool, "", &call.tool_input, fields)
+}
+
+fn check_fields(tool: &str, prefix: &str, input: &Value, fields: &[(&str, Field)]) -> Result<(), PayloadError> {
+    let unexpected = |field: String, value: Option<&Value>, expected: &'static str| PayloadError::UnexpectedInput { tool: tool.to_owned(), field, found: type_name(value), expected };
+    let Some(object) = input.as_object() else {
+        let field = if prefix.is_empty() { "tool_input".to_owned() } else { prefix.to_owned() };
+        return Err(unexpected(field, Some(input), "an object"));
+    };
+    for (name, field) in fields {
+        let value = object.get(*name);
+        let at = || if prefix.is_empty() { (*name).to_owned() } else { format!("{prefix}.{name}") };
+        match (field, value) {
+            (Field::Text, Some(Value::String(_))) | (Field::OptionalText, None | Some(Value::String(_))) | (Field::OptionalFlag, None | Some(Value::Bool(_))) => {}
+            (Field::Text | Field::OptionalText, _) => return Err(unexpected(at(), value, "a string")),
+            (Field::OptionalFlag, _) => return Err(unexpected(at(), value, "true or false")),
+            (Field::Edits, Some(Value::Array(edits))) => {
+                for (i, edit) in edits.iter().enumerate() {
+                    check_fields(tool, &format!("{}[{i}]", at()), edit, &EDIT_FIELDS)?;
+                }
+            }
+            (Field::Edits, _) => return Err(unexpected(at(), value, "a list of edits")),
+        }
+    }
+    Ok(())
+}
+
+fn type_name(value: Option<&Value>) -> &'static str {
+    match value {
+        None => "missing",
+        Some(Value::Null) => "null",
+        Some(Value::Bool(_)) => "a boolean",
+        Some(Value::Number(_)) => "a number",
+        Some(Value::String(_)) => "a string",
+        Some(Value::Array(_)) => "a list",
+        Some(Value::Object(_)) => "an object",
+    }
 }
 
 fn text<'a>(input: &'a Value, key: &str) -> &'a str {
@@ -105,17 +183,13 @@ pub fn file_write(call: &PreToolUse) -> Option<FileWrite> {
     (!path.is_empty()).then_some(FileWrite { path, change })
 }
 
-/// Claude Code's hook output for a decision.
+/// Claude Code's hook output for a decision. A human's Approve states no
+/// decision either: `allow` would also skip Claude Code's own permission
+/// prompt (the one showing a write's content), so its rules and prompts
+/// apply as for any call the policy lets through.
 pub fn output(decision: &GateDecision) -> Value {
     match decision {
-        GateDecision::Continue { .. } => json!({}),
-        GateDecision::HumanApproved(_) => json!({
-            "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "permissionDecision": "allow",
-                "permissionDecisionReason": "approved by a human through safety-dongle",
-            }
-        }),
+        GateDecision::Continue { .. } | GateDecision::HumanApproved(_) => json!({}),
         GateDecision::Deny { reason, .. } => deny(&format!("safety-dongle: {reason}")),
     }
 }
@@ -171,14 +245,51 @@ mod tests {
     }
 
     #[test]
-    fn continue_defers_and_only_a_human_allows() {
+    fn continue_and_a_humans_approve_defer_to_claude_codes_own_rules() {
         assert_eq!(output(&GateDecision::Continue { factors: vec![] }), json!({}));
-        let allowed = output(&GateDecision::HumanApproved(crate::gate::HumanApproval::for_tests()));
-        assert_eq!(allowed["hookSpecificOutput"]["permissionDecision"], "allow");
+        assert_eq!(output(&GateDecision::HumanApproved(crate::gate::HumanApproval::for_tests())), json!({}));
         let denied = output(&GateDecision::Deny { reason: "no".into(), factors: vec![] });
         assert_eq!(denied["hookSpecificOutput"]["permissionDecision"], "deny");
         assert_eq!(denied["hookSpecificOutput"]["hookEventName"], "PreToolUse");
         assert!(matches!(parse(b"not json"), Err(PayloadError::NotPreToolUse(_))));
         assert!(matches!(parse(&vec![b' '; MAX_PAYLOAD_BYTES + 1]), Err(PayloadError::TooLarge)));
+    }
+
+    fn payload(tool: &str, input: Value) -> Vec<u8> {
+        json!({"session_id": "s", "tool_name": tool, "tool_input": input}).to_string().into_bytes()
+    }
+
+    /// Every field a known tool is read by, in every wrong type, is
+    /// refused with the field named; the right types read.
+    #[test]
+    fn a_known_tool_whose_fields_have_other_types_is_refused() {
+        let wrong = [json!(null), json!(7), json!(true), json!(["rm", "-rf", "~"]), json!({"command": "rm -rf ~"})];
+        for (tool, fields) in KNOWN_TOOLS {
+            let mut good = serde_json::Map::new();
+            for (name, field) in fields {
+                good.insert((*name).to_owned(), match field {
+                    Field::Text | Field::OptionalText => json!("x"),
+                    Field::OptionalFlag => json!(false),
+                    Field::Edits => json!([{"old_string": "a", "new_string": "b"}]),
+                });
+            }
+            assert!(parse(&payload(tool, Value::Object(good.clone()))).is_ok(), "{tool}");
+            for (name, field) in fields {
+                for value in &wrong {
+                    if matches!((field, value), (Field::OptionalFlag, Value::Bool(_))) {
+                        continue;
+                    }
+                    let mut input = good.clone();
+                    input.insert((*name).to_owned(), value.clone());
+                    let error = parse(&payload(tool, Value::Object(input))).expect_err(&format!("{tool}.{name} = {value}"));
+                    assert!(error.to_string().contains(name), "{error}");
+                }
+            }
+            assert!(matches!(parse(&payload(tool, json!("rm -rf ~"))), Err(PayloadError::UnexpectedInput { .. })), "{tool}");
+        }
+        let nested = parse(&payload("MultiEdit", json!({"file_path": "a", "edits": [{"old_string": "a", "new_string": 1}]}))).unwrap_err();
+        assert!(nested.to_string().contains("edits[0].new_string"), "{nested}");
+        // Tools the hook does not read by field are judged on their whole input.
+        assert!(parse(&payload("mcp__shell__run", json!({"command": ["rm", "-rf", "~"]}))).is_ok());
     }
 }

@@ -478,7 +478,7 @@ impl Prepared<'_> {
         for (index, command) in analysis.commands.iter().enumerate() {
             for &owner in &self.commands[index].candidates {
                 if hits[owner].is_none() && let Compiled::Command(pattern) = &set.compiled[owner] && self.command_matches(pattern, index) {
-                    hits[owner] = Some(describe(command));
+                    hits[owner] = Some(describe_command(command));
                 }
             }
         }
@@ -487,7 +487,7 @@ impl Prepared<'_> {
             match compiled {
                 Compiled::Chain(parts) if hits[owner].is_none() => {
                     hits[owner] = analysis.feeds.iter().find(|stages| self.chain_matches(parts, stages)).map(|stages| {
-                        stages.iter().filter_map(|s| s.first()).map(|&i| describe(&analysis.commands[i])).collect::<Vec<_>>().join(" | ")
+                        stages.iter().filter_map(|s| s.first()).map(|&i| describe_command(&analysis.commands[i])).collect::<Vec<_>>().join(" | ")
                     });
                 }
                 Compiled::Fact(names) => hits[owner] = analysis.facts.iter().find(|(f, _)| names.is_match(f.name())).map(|(f, detail)| format!("{detail} (fact:{})", f.name())),
@@ -588,7 +588,9 @@ fn keyword_pieces(analysis: &Analysis) -> HashMap<String, &str> {
     pieces
 }
 
-fn describe(command: &Command) -> String {
+/// A command as explanations and approval requests name it: its words
+/// and where it comes from (`via sudo`, `planted in Makefile line 5`).
+pub(crate) fn describe_command(command: &Command) -> String {
     let text = command.argv.join(" ");
     let shown = crate::analysis::preview(&text);
     let origins: String = command.origins().map(|origin| format!(" ({origin})")).collect();

@@ -26,6 +26,14 @@ use tokio::{
 use verifier_protocol::{Channel, Event, Kind, MAX_EVENT_BYTES, Request, Tier, VERSION};
 
 use crate::{config::VerifierSettings, platform};
+
+// Every action a door accepts must reach a human whole when one is asked
+// about it: a hooked call (its payload, or a tool call with a file's
+// content) and an MCP request (its frame, checked in the tests below).
+const _: () = assert!(
+    crate::hook::claude_code::MAX_PAYLOAD_BYTES <= verifier_protocol::MAX_ACTION_BYTES
+        && crate::analysis::MAX_TOOL_CALL_BYTES <= verifier_protocol::MAX_ACTION_BYTES
+);
 /// How long a request may take to be shown (a command channel may be slow).
 const SHOW_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -263,4 +271,15 @@ async fn next_event<R: AsyncRead + Unpin>(events: &mut BufReader<R>) -> Option<E
         return None;
     }
     Event::parse(&line).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::protocol::limits::Limits;
+
+    /// An MCP request's action is never longer than the request itself.
+    #[test]
+    fn every_mcp_request_fits_a_request_to_the_verifier() {
+        assert!(Limits::default().max_request_size <= verifier_protocol::MAX_ACTION_BYTES);
+    }
 }

@@ -164,6 +164,22 @@ fn the_write_corpus_is_large_and_covers_every_kind_of_file() {
         "launchd plist",
         "shell start-up",
         "shell script",
+        "Claude Code settings",
+        "Claude Code local settings",
+        "Claude Code user settings",
+        "Claude Code user config",
+        "project MCP servers",
+        "Claude Desktop config",
+        "Cursor MCP servers",
+        "Cursor hooks",
+        "Gemini CLI settings",
+        "Codex config",
+        "Copilot CLI hooks",
+        "Copilot CLI MCP servers",
+        "Windsurf hooks",
+        "Windsurf MCP servers",
+        "VS Code MCP servers",
+        "opencode config",
     ] {
         assert!(
             rows.iter()

@@ -17,8 +17,21 @@ use serde::{Deserialize, Serialize};
 /// The protocol version both ends speak.
 pub const VERSION: u32 = 1;
 
-/// The longest request line the verifier accepts.
-pub const MAX_REQUEST_BYTES: u64 = 64 * 1024;
+/// The longest action a request may need to carry whole: above the
+/// largest action the dongle accepts at any door (an MCP request or a hook
+/// payload of at most 1 MiB, a tool call with 1 MiB of file content and
+/// its hint), so every action it can ask about reaches a human. Channels
+/// show a bounded part of it, saying how much is not shown.
+pub const MAX_ACTION_BYTES: usize = 2 * 1024 * 1024;
+
+/// The longest reason a request may need to carry (every rule that asked,
+/// each naming what it matched).
+pub const MAX_REASON_BYTES: usize = 256 * 1024;
+
+/// The longest request line the verifier accepts: the action and the
+/// reason with every byte JSON-escaped (at most six bytes each, as
+/// `\u001b`), and room for the other fields.
+pub const MAX_REQUEST_BYTES: u64 = (6 * (MAX_ACTION_BYTES + MAX_REASON_BYTES) + 64 * 1024) as u64;
 
 /// The longest event line the dongle accepts.
 pub const MAX_EVENT_BYTES: u64 = 4 * 1024;
@@ -233,6 +246,18 @@ mod tests {
             assert!(line.ends_with('\n') && line.contains("\"version\":1"), "{line}");
             assert_eq!(Event::parse(line.as_bytes()), Ok(event));
         }
+    }
+
+    /// The largest action and reason, made of the bytes JSON escapes
+    /// longest, still fit one request line.
+    #[test]
+    fn the_largest_action_and_reason_fit_a_request_line() {
+        let mut largest = request();
+        largest.action = "\u{1b}".repeat(MAX_ACTION_BYTES);
+        largest.reason = "\u{1}".repeat(MAX_REASON_BYTES);
+        let line = largest.line();
+        assert!(line.len() as u64 <= MAX_REQUEST_BYTES, "{} > {MAX_REQUEST_BYTES}", line.len());
+        assert_eq!(Request::parse(line.as_bytes()), Ok(largest));
     }
 
     #[test]

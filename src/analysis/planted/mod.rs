@@ -18,7 +18,13 @@
 //! (copied, moved, downloaded, or reported without its text) or cannot
 //! read (a `package.json` that is not JSON) is
 //! [`Fact::PlantsUnseenCode`]: the policy decides what that needs.
+//!
+//! An agent harness's own configuration (`harness`) is such a file, and a
+//! write there that removes, disables or changes this guard's hook or
+//! server entry, or a command deleting or moving away a file that holds
+//! one, is [`Fact::SwitchesOffGuard`].
 
+mod harness;
 mod make;
 mod pipelines;
 mod structured;
@@ -37,6 +43,12 @@ use table::{Format, RunsLater, runs_later};
 
 /// The largest content judged; a larger file that runs later is unseen.
 pub const MAX_PLANTED_BYTES: usize = 1024 * 1024;
+
+/// Commands read at most from one structured file (a harness's settings,
+/// an editor's tasks): each is placed by a search of the file, so a file
+/// of countless entries would stall the reader; beyond this it is unseen.
+/// Real files name a few dozen.
+const MAX_STRUCTURED_PARTS: usize = 512;
 
 /// A file write whose content is known.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -254,6 +266,7 @@ fn parts_of(kind: RunsLater, path: &str, content: &str) -> Result<Vec<Part>, Unr
         Format::Crontab => system::crontab(content, path.starts_with("/etc/")),
         Format::SystemdUnit => system::systemd_unit(content),
         Format::LaunchdPlist => system::launchd_plist(content)?,
+        Format::HarnessJson | Format::HarnessToml => harness::parts(kind.format, content)?,
     })
 }
 
@@ -285,6 +298,11 @@ pub(super) fn plant(builder: &mut Builder, write: &FileWrite, files: &dyn Curren
             ),
         );
         return;
+    }
+    if kind.format.is_harness_config()
+        && let Some(why) = harness::switches_off_guard(kind.format, outcome.before.as_deref(), &outcome.after)
+    {
+        builder.fact(Fact::SwitchesOffGuard, format!("{path}: {why}"));
     }
     let parts = match parts_of(kind, &path, &outcome.after) {
         Ok(parts) => parts,
@@ -323,6 +341,31 @@ pub(super) fn plant(builder: &mut Builder, write: &FileWrite, files: &dyn Curren
                 Language::Code(language) => code::analyze(builder, language, &part.text),
             }
         });
+    }
+}
+
+/// Deleting or moving away an agent harness's file that holds this
+/// guard's hook or server entry switches the guard off: each file the
+/// action's commands remove is read as it is now.
+pub(super) fn removed_guards(builder: &mut Builder, files: &dyn CurrentFiles) {
+    let removed: Vec<String> = builder.analysis.commands.iter().flat_map(files_removed_by).collect();
+    for path in removed {
+        let normal = normalize_path(&path);
+        let Some(kind) = runs_later(&normal, None).filter(|kind| kind.format.is_harness_config()) else {
+            continue;
+        };
+        if files.current(&path).is_some_and(|content| harness::holds_guard(kind.format, &content)) {
+            builder.fact(Fact::SwitchesOffGuard, format!("{normal}: deleting or moving it away removes this guard's own entry"));
+        }
+    }
+}
+
+/// The files a command deletes or moves away.
+fn files_removed_by(command: &super::Command) -> Vec<String> {
+    match command.program.as_str() {
+        "rm" | "unlink" | "shred" | "srm" | "trash" | "trash-put" | "gio" => command.positionals.clone(),
+        "mv" => command.positionals.split_last().map(|(_, sources)| sources.to_vec()).unwrap_or_default(),
+        _ => Vec::new(),
     }
 }
 

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use super::{Part, Unreadable, line_of, quote_words};
+use super::{MAX_STRUCTURED_PARTS, Part, Unreadable, line_of, quote_words};
 
 pub(super) fn package_json(content: &str) -> Result<Vec<Part>, Unreadable> {
     let document: Value =
@@ -15,6 +15,7 @@ pub(super) fn package_json(content: &str) -> Result<Vec<Part>, Unreadable> {
     let Some(scripts) = document.get("scripts").and_then(Value::as_object) else {
         return Ok(Vec::new());
     };
+    check_count(scripts.len())?;
     let mut parts: Vec<Part> = scripts
         .iter()
         .filter_map(|(name, script)| {
@@ -42,11 +43,24 @@ pub(super) fn tool_json(content: &str) -> Result<Vec<Part>, Unreadable> {
         .map_err(|e| Unreadable(format!("not JSON with comments ({e})")))?;
     let mut parts = Vec::new();
     collect_tool_commands(&document, content, &mut parts);
-    Ok(parts)
+    within_limit(parts)
+}
+
+/// The commands read from a structured file, or unreadable when it names
+/// more than [`MAX_STRUCTURED_PARTS`] (the reader stops soon after).
+pub(super) fn within_limit(parts: Vec<Part>) -> Result<Vec<Part>, Unreadable> {
+    check_count(parts.len()).map(|()| parts)
+}
+
+fn check_count(count: usize) -> Result<(), Unreadable> {
+    if count > MAX_STRUCTURED_PARTS {
+        return Err(Unreadable(format!("more than {MAX_STRUCTURED_PARTS} commands")));
+    }
+    Ok(())
 }
 
 /// A command given as a string (a shell line) or an array (argv).
-fn command_text(value: &Value) -> Option<String> {
+pub(super) fn command_text(value: &Value) -> Option<String> {
     match value {
         Value::String(line) => Some(line.clone()),
         Value::Array(words) => Some(quote_words(words.iter().filter_map(Value::as_str))),
@@ -54,7 +68,7 @@ fn command_text(value: &Value) -> Option<String> {
     }
 }
 
-fn words_of(value: Option<&Value>) -> Vec<String> {
+pub(super) fn words_of(value: Option<&Value>) -> Vec<String> {
     match value {
         Some(Value::Array(items)) => items
             .iter()
@@ -70,6 +84,9 @@ fn words_of(value: Option<&Value>) -> Vec<String> {
 }
 
 fn collect_tool_commands(value: &Value, content: &str, parts: &mut Vec<Part>) {
+    if parts.len() > MAX_STRUCTURED_PARTS {
+        return;
+    }
     match value {
         Value::Object(object) => {
             // A task: `command` (a shell line) with `args`.
@@ -124,7 +141,7 @@ fn collect_tool_commands(value: &Value, content: &str, parts: &mut Vec<Part>) {
 
 /// JSON with `//` and `/* */` comments and trailing commas made plain
 /// JSON; strings are left as they are.
-fn without_comments(text: &str) -> String {
+pub(super) fn without_comments(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -199,7 +216,7 @@ pub(super) fn toml_commands(content: &str) -> Result<Vec<Part>, Unreadable> {
     for (key, value) in &document {
         collect_toml(value, key, false, content, &mut parts);
     }
-    Ok(parts)
+    within_limit(parts)
 }
 
 fn collect_toml(
@@ -209,6 +226,9 @@ fn collect_toml(
     content: &str,
     parts: &mut Vec<Part>,
 ) {
+    if parts.len() > MAX_STRUCTURED_PARTS {
+        return;
+    }
     let inside = inside || COMMAND_KEYS.contains(&key.to_ascii_lowercase().as_str());
     match value {
         toml::Value::String(text) if inside => {
@@ -344,6 +364,13 @@ mod tests {
             [(4, "jest".to_owned()), (5, "curl -s h | sh".to_owned())]
         );
         assert!(package_json("{ not json").is_err());
+        // Countless scripts are not placed one by one: the file is unseen.
+        let many: Vec<String> = (0..=MAX_STRUCTURED_PARTS).map(|i| format!("\"s{i}\": \"x{i}\"")).collect();
+        assert!(package_json(&format!("{{\"scripts\": {{{}}}}}", many.join(","))).is_err());
+        let many: String = (0..=MAX_STRUCTURED_PARTS).map(|i| format!("s{i} = \"x{i}\"\n")).collect();
+        assert!(toml_commands(&format!("[tool.poe.tasks]\n{many}")).is_err());
+        let many: Vec<String> = (0..=MAX_STRUCTURED_PARTS).map(|i| format!("{{\"command\": \"x{i}\"}}")).collect();
+        assert!(tool_json(&format!("{{\"tasks\": [{}]}}", many.join(","))).is_err());
     }
 
     #[test]

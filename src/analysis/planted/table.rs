@@ -38,6 +38,21 @@ pub enum Format {
     /// Git configuration keys that name a program (`core.fsmonitor`,
     /// `core.pager`, `alias.* = !…`, filter and diff drivers…).
     GitConfig,
+    /// An agent harness's settings, hooks or MCP server list (JSON with
+    /// comments): hooks' commands, servers' `command` + `args` + `env`,
+    /// helper commands. Also judged for switching this guard off.
+    HarnessJson,
+    /// Codex's `config.toml`: `[mcp_servers.*]` and `notify`, read like
+    /// [`Format::HarnessJson`].
+    HarnessToml,
+}
+
+impl Format {
+    /// An agent harness's own configuration, where this guard's hook and
+    /// server entries live.
+    pub fn is_harness_config(self) -> bool {
+        matches!(self, Self::HarnessJson | Self::HarnessToml)
+    }
 }
 
 /// A kind of file that runs later.
@@ -152,6 +167,9 @@ fn by_path(path: &str) -> Option<RunsLater> {
         .rsplit_once('.')
         .map(|(_, e)| e.to_ascii_lowercase())
         .unwrap_or_default();
+    if let Some(found) = harness_config(name, parent, &under) {
+        return Some(found);
+    }
     let found = match name {
         _ if GIT_HOOKS.contains(&name) => row(
             Format::Shell,
@@ -260,6 +278,32 @@ fn by_path(path: &str) -> Option<RunsLater> {
     Some(found)
 }
 
+/// An agent harness's settings, hooks or MCP server list: the harness runs
+/// the commands it names (hooks on every tool call, servers at start-up),
+/// and this guard's own hook and server entries live there.
+fn harness_config(name: &str, parent: &str, under: &dyn Fn(&str) -> bool) -> Option<RunsLater> {
+    let json = |reason| Some(row(Format::HarnessJson, reason));
+    match (parent, name) {
+        (".claude", "settings.json" | "settings.local.json") | (_, "managed-settings.json") => {
+            json("Claude Code runs its hooks and helper commands on every session and tool call")
+        }
+        (_, ".claude.json" | ".mcp.json") => json("Claude Code starts the MCP servers it lists"),
+        (_, "claude_desktop_config.json") => json("Claude Desktop starts the MCP servers it lists"),
+        (".cursor", "mcp.json" | "hooks.json") => json("Cursor runs its hooks and starts the MCP servers it lists"),
+        (".gemini", "settings.json") => json("Gemini CLI runs its hooks and tool commands and starts its MCP servers"),
+        (".codex", "config.toml") => Some(row(Format::HarnessToml, "Codex starts the MCP servers it lists and runs its notify program")),
+        (".codex", "hooks.json") => json("Codex runs its hooks on tool calls"),
+        (".copilot", "mcp-config.json" | "config.json") => json("Copilot CLI starts the MCP servers it lists and runs its hooks"),
+        ("hooks", _) if under(".github") && name.ends_with(".json") => json("Copilot CLI runs its hooks on tool calls"),
+        ("windsurf", "mcp_config.json") if under(".codeium") => json("Windsurf starts the MCP servers it lists"),
+        (".windsurf" | "windsurf", "hooks.json") => json("Windsurf runs its hooks on tool calls"),
+        (".vscode", "mcp.json") | ("User", "mcp.json") => json("VS Code starts the MCP servers it lists"),
+        (".factory", "settings.json" | "mcp.json" | "hooks.json") => json("Factory Droid runs its hooks and starts its MCP servers"),
+        (_, "opencode.json" | "opencode.jsonc") => json("opencode starts the MCP servers it lists"),
+        _ => None,
+    }
+}
+
 /// A file starting with `#!` is a script of the interpreter it names.
 fn by_shebang(content: &str) -> Option<RunsLater> {
     let line = content.strip_prefix("#!")?.lines().next()?;
@@ -315,6 +359,26 @@ mod tests {
             (".cargo/config.toml", Some(Format::TomlCommands)),
             ("src/main.rs", None),
             ("README.md", None),
+            (".claude/settings.json", Some(Format::HarnessJson)),
+            ("/home/u/app/.claude/settings.local.json", Some(Format::HarnessJson)),
+            ("~/.claude/settings.json", Some(Format::HarnessJson)),
+            ("~/.claude.json", Some(Format::HarnessJson)),
+            (".mcp.json", Some(Format::HarnessJson)),
+            ("~/Library/Application Support/Claude/claude_desktop_config.json", Some(Format::HarnessJson)),
+            (".cursor/mcp.json", Some(Format::HarnessJson)),
+            ("~/.cursor/hooks.json", Some(Format::HarnessJson)),
+            ("~/.gemini/settings.json", Some(Format::HarnessJson)),
+            ("~/.codex/config.toml", Some(Format::HarnessToml)),
+            ("~/.copilot/mcp-config.json", Some(Format::HarnessJson)),
+            (".github/hooks/guard.json", Some(Format::HarnessJson)),
+            ("~/.codeium/windsurf/mcp_config.json", Some(Format::HarnessJson)),
+            (".windsurf/hooks.json", Some(Format::HarnessJson)),
+            (".vscode/mcp.json", Some(Format::HarnessJson)),
+            ("~/.config/Code/User/mcp.json", Some(Format::HarnessJson)),
+            (".factory/settings.json", Some(Format::HarnessJson)),
+            ("opencode.json", Some(Format::HarnessJson)),
+            ("src/settings.json", None),
+            ("docs/mcp.json", None),
         ];
         for (path, expected) in rows {
             assert_eq!(format(path), expected, "{path}");

@@ -210,3 +210,36 @@ fn a_judged_write_from_a_folder_that_is_no_project_is_not_unseen() {
         analysis.facts
     );
 }
+
+const GUARDED_SETTINGS: &str = r#"{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "safety-dongle hook claude-code || exit 2"}]}]}}"#;
+
+#[test]
+fn switching_the_guard_off_is_seen_in_writes_edits_and_removals() {
+    let files = Files(
+        [
+            (".claude/settings.json", GUARDED_SETTINGS),
+            ("~/.claude/settings.json", GUARDED_SETTINGS),
+            (".claude/settings.local.json", r#"{"model": "sonnet"}"#),
+        ]
+        .into(),
+    );
+    let off = |text: &str, write: Option<&FileWrite>| analyse(text, write, &files).has(Fact::SwitchesOffGuard);
+    // Replaced, emptied, edited away, or every hook switched off.
+    assert!(off("write_file .claude/settings.json", Some(&whole(".claude/settings.json", "{}"))));
+    assert!(off("write_file .claude/settings.json", Some(&whole(".claude/settings.json", ""))));
+    let edit = FileWrite {
+        path: ".claude/settings.json".into(),
+        change: Change::Edits(vec![Replace { old: "|| exit 2".into(), new: "|| true".into(), all: false }]),
+    };
+    assert!(off("write_file .claude/settings.json", Some(&edit)));
+    assert!(off("echo '{\"disableAllHooks\": true}' > .claude/settings.local.json", None));
+    // Deleted or moved away while it holds the guard.
+    for text in ["rm .claude/settings.json", "rm -f ~/.claude/settings.json", "mv .claude/settings.json /tmp/x", "cd . && unlink ./.claude/settings.json"] {
+        assert!(off(text, None), "{text}");
+    }
+    // Files without the guard, and other files, may go.
+    for text in ["rm .claude/settings.local.json", "rm .mcp.json", "rm notes.md", "mv /tmp/x .claude/settings.json.bak"] {
+        assert!(!off(text, None), "{text}");
+    }
+    assert!(!off("write_file .claude/settings.local.json", Some(&whole(".claude/settings.local.json", r#"{"model": "opus"}"#))));
+}

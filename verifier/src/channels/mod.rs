@@ -14,8 +14,11 @@ use crate::plain_text::{Lines, neutralise};
 /// The most characters of each field a person is shown; longer text is cut
 /// with a note saying how much is missing.
 const MAX_AGENT_CHARS: usize = 100;
-const MAX_REASON_CHARS: usize = 400;
-const MAX_ACTION_CHARS: usize = 1_000;
+/// An approval's reason names every rule that asked and its action what a
+/// written file will run (`gate::approval_view`), so both have room for a
+/// dozen lines.
+const MAX_REASON_CHARS: usize = 1_500;
+const MAX_ACTION_CHARS: usize = 2_000;
 /// Ids and times come from the dongle, but are bounded all the same.
 const MAX_FIELD_CHARS: usize = 64;
 
