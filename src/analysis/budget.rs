@@ -116,25 +116,23 @@ fn exceed(spent: &mut Spent, part: Exceeded) -> bool {
 /// cannot pay them (the expansion must not happen).
 #[must_use]
 pub fn produce(bytes: usize) -> bool {
-    charge(bytes, Exceeded::Produced)
+    charge(bytes, MAX_PRODUCED_BYTES, Exceeded::Produced, |spent| &mut spent.produced)
 }
 
 /// Charges `steps` of work; `false` when the budget is spent (the reader
 /// stops).
 #[must_use]
 pub fn work(steps: usize) -> bool {
-    charge(steps, Exceeded::Work)
+    charge(steps, MAX_WORK, Exceeded::Work, |spent| &mut spent.work)
 }
 
-fn charge(amount: usize, part: Exceeded) -> bool {
+/// Adds `amount` to the total `meter` picks, unless that passes `limit`.
+fn charge(amount: usize, limit: usize, part: Exceeded, meter: fn(&mut Spent) -> &mut usize) -> bool {
     update(|spent| {
         if spent.exceeded.is_some() {
             return false;
         }
-        let (total, limit) = match part {
-            Exceeded::Produced => (&mut spent.produced, MAX_PRODUCED_BYTES),
-            Exceeded::Work | Exceeded::Depth => (&mut spent.work, MAX_WORK),
-        };
+        let total = meter(spent);
         match total.checked_add(amount).filter(|&sum| sum <= limit) {
             Some(sum) => {
                 *total = sum;
