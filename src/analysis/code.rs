@@ -187,9 +187,8 @@ fn command_builders(builder: &mut Builder, language: &str, code: &str, lower: &s
         }
         let argv: Vec<&str> = inside
             .iter()
-            .enumerate()
-            .filter(|(_, literal)| matches!(index.called_with(code, literal), Some("new" | "arg" | "args")))
-            .map(|(_, literal)| literal.text.as_str())
+            .filter(|literal| matches!(index.called_with(code, literal), Some("new" | "arg" | "args")))
+            .map(|literal| literal.text.as_str())
             .collect();
         if argv.is_empty() {
             builder.fact(Fact::EvalOfUnknownText, format!("{language} code starts a program named at run time: {}", preview(code.get(at..end).unwrap_or(code))));
@@ -230,12 +229,14 @@ struct Index {
     closes: Vec<(usize, usize)>,
     /// Offsets of `;` and newlines outside literals.
     statement_ends: Vec<usize>,
+    /// The code's length: where the last statement ends.
+    len: usize,
 }
 
 impl Index {
     fn new(code: &str) -> Self {
         let bytes = code.as_bytes();
-        let mut index = Index { literals: Vec::new(), closes: Vec::new(), statement_ends: Vec::new() };
+        let mut index = Index { literals: Vec::new(), closes: Vec::new(), statement_ends: Vec::new(), len: code.len() };
         let mut open: Vec<usize> = Vec::new();
         let mut at = 0;
         while let Some(&byte) = bytes.get(at) {
@@ -273,7 +274,7 @@ impl Index {
     /// The first `;` or newline at or after `from`, or the end of the code.
     fn statement_end(&self, from: usize) -> usize {
         let at = self.statement_ends.partition_point(|&end| end < from);
-        self.statement_ends.get(at).copied().unwrap_or(usize::MAX)
+        self.statement_ends.get(at).copied().unwrap_or(self.len)
     }
 
     /// The literal that spans `offset`, if one does.
@@ -300,7 +301,7 @@ impl Index {
     /// `open(…, "w")`, `open(…, 'a')`: the call whose `(` is at `paren`
     /// has a mode that writes.
     fn mode_writes(&self, lower: &str, paren: usize) -> bool {
-        let end = self.close_of(paren).unwrap_or_else(|| self.statement_end(paren)).min(lower.len());
+        let end = self.close_of(paren).unwrap_or_else(|| self.statement_end(paren));
         let inside = lower.get(paren..end).unwrap_or("");
         budget::work(inside.len()) && ["\"w", "'w", "\"a", "'a", "\"x", "'x", "\"r+", "'r+"].iter().any(|m| inside.contains(m))
     }

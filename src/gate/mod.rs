@@ -297,9 +297,7 @@ impl Gate {
             Analysed::Missing(why) => {
                 tracing::error!(agent, why, "a gated call is refused without a verdict");
                 let entry = AuditEntry { agent, session_id: session, event: "gate", hint: Some(action), decision: "refused", stage: Some("analysis"), ..Default::default() };
-                if core.store.write(|tx| core.audit(tx, entry)).is_err() {
-                    core.audit_later(entry);
-                }
+                core.audit_now_or_later(entry);
                 return Checked::Refused { reason: format!("{why}; refusing (fail closed)"), factors: vec![] };
             }
         };

@@ -192,6 +192,15 @@ impl LoopCore {
         self.naming_the_policy(entry, |entry| audit::append(tx, entry))
     }
 
+    /// Appends `entry` in a transaction of its own, or keeps it for later
+    /// when the state store does not answer: the row of a decision refused
+    /// before it could take the state's lock.
+    pub fn audit_now_or_later(&self, entry: AuditEntry<'_>) {
+        if self.store.write(|tx| self.audit(tx, entry)).is_err() {
+            self.audit_later(entry);
+        }
+    }
+
     /// Keeps the audit row of a decision refused because the state store
     /// failed, to be appended when it answers again (see `store::spool`).
     pub fn audit_later(&self, entry: AuditEntry<'_>) {

@@ -252,9 +252,7 @@ impl SafetyLoop {
         tracing::error!(agent = %request.agent, why, "a step is refused without a verdict");
         let directive = self.apply_mode(Directive::refuse(format!("Action not evaluated: {why}; refusing (fail closed)"), format!("{why}; fail closed")));
         let entry = AuditEntry { agent: &request.agent, session_id: Some(&call.session_id), event: "step", hint: Some(&request.hint), decision: decision_name(&directive), stage: Some("analysis"), ..Default::default() };
-        if core.store.write(|tx| core.audit(tx, entry)).is_err() {
-            core.audit_later(entry);
-        }
+        core.audit_now_or_later(entry);
         directive
     }
 
