@@ -183,11 +183,14 @@ fn inner_command(builder: &mut Builder, argv: Vec<String>, outer: &Command, dyna
 }
 
 /// `find ROOTS … -exec CMD {} ;` runs CMD with `{}` standing for what it
-/// finds under ROOTS; `-delete` removes it, which is `rm -r -f ROOTS`.
+/// selects; `-delete` removes it, which is `rm -r -f` of that. What it
+/// selects is the trees it walks, or, when a test picks entries
+/// (`-name '*.pyc'`, `-mtime +7`), entries below them (`./*.pyc`,
+/// `./(selected by find)`); `-type` alone picks every file, which is the
+/// whole tree.
 fn find(builder: &mut Builder, command: &Command) {
     let argv = &command.argv;
-    let roots: Vec<String> = argv[1..].iter().take_while(|w| !w.starts_with('-') && *w != "(" && *w != "!").cloned().collect();
-    let roots = if roots.is_empty() { vec![".".to_owned()] } else { roots };
+    let selected = find_selection(argv);
     let mut at = 1;
     while at < argv.len() {
         let word = argv[at].as_str();
@@ -196,7 +199,7 @@ fn find(builder: &mut Builder, command: &Command) {
             let mut inner = Vec::new();
             for part in &argv[at + 1..end] {
                 if part == "{}" {
-                    inner.extend(roots.iter().cloned());
+                    inner.extend(selected.iter().cloned());
                 } else {
                     inner.push(part.clone());
                 }
@@ -205,11 +208,34 @@ fn find(builder: &mut Builder, command: &Command) {
             at = end;
         } else if word == "-delete" {
             let mut inner = vec!["rm".to_owned(), "-r".to_owned(), "-f".to_owned()];
-            inner.extend(roots.iter().cloned());
+            inner.extend(selected.iter().cloned());
             inner_command(builder, inner, command, command.dynamic_args, Some("find -delete".into()));
         }
         at += 1;
     }
+}
+
+/// `find` words that select nothing: options, actions, and `-type`.
+const FIND_NON_TESTS: [&str; 20] = [
+    "-delete", "-depth", "-d", "-maxdepth", "-mindepth", "-xdev", "-mount", "-print", "-print0", "-daystart", "-follow", "-ignore_readdir_race",
+    "-noleaf", "-regextype", "-warn", "-nowarn", "-type", "-xtype", "-true", "-a",
+];
+
+/// What `find`'s argv selects (see [`find`]).
+fn find_selection(argv: &[String]) -> Vec<String> {
+    let roots: Vec<String> = argv[1..].iter().take_while(|w| !w.starts_with('-') && *w != "(" && *w != "!").cloned().collect();
+    let roots = if roots.is_empty() { vec![".".to_owned()] } else { roots };
+    let after_roots = &argv[(1 + roots.len()).min(argv.len())..];
+    // The command an `-exec` runs is not part of the selection.
+    let expression = &after_roots[..after_roots.iter().position(|w| w.starts_with("-exec") || w.starts_with("-ok")).unwrap_or(after_roots.len())];
+    let names: Vec<&str> = expression.windows(2).filter(|w| matches!(w[0].as_str(), "-name" | "-iname")).map(|w| w[1].as_str()).collect();
+    let selects = |word: &String| word.starts_with('-') && !FIND_NON_TESTS.contains(&word.as_str());
+    let below = match names.as_slice() {
+        [name] => (*name).to_owned(),
+        _ if expression.iter().any(selects) => "(selected by find)".to_owned(),
+        _ => return roots,
+    };
+    roots.iter().map(|root| format!("{}/{below}", root.trim_end_matches('/'))).collect()
 }
 
 /// git's global options, and configuration that runs a program:

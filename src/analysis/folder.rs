@@ -16,7 +16,9 @@
 //!   `rm ~/.ssh/id_rsa`, `cd .. && rm -rf app` is also `rm -rf ../app`).
 //!   The first form stays, so a disguise can only make the verdict
 //!   stricter; and a `cd` never makes a folder the project, since the
-//!   agent writes it.
+//!   agent writes it. A folder outside every home, system and temp folder
+//!   (`cd /repo`) is read like the project: relative paths there are not
+//!   resolved (its `*` is still everything in it).
 
 use super::{Analysis, Command, Fact, MAX_COMMANDS, preview, words::normalize_path};
 
@@ -134,6 +136,7 @@ pub(super) fn resolve_in(analysis: &mut Analysis, start: &WorkingFolder) {
         analysis.reads.iter_mut().for_each(relative);
         analysis.writes.iter_mut().for_each(relative);
         analysis.planted.iter_mut().for_each(relative);
+        analysis.effects.iter_mut().for_each(|effect| relative(&mut effect.target));
     }
     let mut folder = match start {
         WorkingFolder::Project | WorkingFolder::In(_) => ".".to_owned(),
@@ -160,8 +163,12 @@ pub(super) fn resolve_in(analysis: &mut Analysis, start: &WorkingFolder) {
             };
             continue;
         }
-        // Inside the project, relative stays relative.
-        let elsewhere = folder.starts_with(['/', '~']) || folder == ".." || folder.starts_with("../");
+        // Inside the project, relative stays relative; so does a folder
+        // outside every home, system and temp folder that the action
+        // `cd`s into (`cd /repo && rm -rf target`): it is taken as a
+        // workspace of its own, where the project's rules apply.
+        let workspace = folder.starts_with('/') && super::effects::zone_of(&folder) == super::Zone::Elsewhere;
+        let elsewhere = !workspace && (folder.starts_with(['/', '~']) || folder == ".." || folder.starts_with("../"));
         if !elsewhere {
             continue;
         }

@@ -17,6 +17,7 @@
 pub mod budget;
 pub mod command;
 mod code;
+pub mod effects;
 mod executors;
 pub mod folder;
 pub mod planted;
@@ -29,6 +30,7 @@ pub mod words;
 use std::cell::RefCell;
 
 pub use command::Command;
+pub use effects::{Effect, EffectKind, Zone};
 pub use folder::{ProjectFolder, WorkingFolder};
 pub use planted::{Change, CurrentFiles, FileWrite, NoCurrentFiles, OnDisk, PlantedAt, Replace};
 
@@ -148,6 +150,8 @@ pub struct Analysis {
     pub facts: Vec<(Fact, String)>,
     /// Files that run later whose written content was judged.
     pub planted: Vec<String>,
+    /// What the action does to files, by zone (`effects`).
+    pub effects: Vec<Effect>,
 }
 
 impl Analysis {
@@ -212,6 +216,7 @@ pub fn analyze_action(action: &Action<'_>) -> Result<Analysis, HintTooLong> {
     }
     folder::resolve_in(&mut builder.analysis, action.folder);
     builder.finish();
+    effects::find(&mut builder.analysis);
     Ok(builder.analysis)
 }
 
@@ -468,6 +473,10 @@ impl Builder {
     /// as the file's content.
     pub(crate) fn write_from(&mut self, commands: &[usize], path: &str, append: bool) {
         self.write(path);
+        if !append {
+            // Placed in its zone once the action's paths are resolved.
+            self.analysis.effects.push(Effect { kind: EffectKind::Overwrite, target: words::normalize_path(path), zone: Zone::Unknown });
+        }
         self.written_by.push((commands.to_vec(), words::normalize_path(path)));
         if let Some(text) = commands.last().and_then(|&last| executors::static_output(self, last)) {
             let change = if append { Change::Append(text) } else { Change::Whole(text) };

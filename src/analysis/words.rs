@@ -388,7 +388,9 @@ pub fn normalize_path(path: &str) -> String {
         match part {
             "" | "." => {}
             ".." => {
-                if parts.last().is_some_and(|last| *last != ".." && *last != "~") {
+                // A segment known only at run time (`$TMPDIR/..`) may be
+                // any depth: `..` after it stays.
+                if parts.last().is_some_and(|last| *last != ".." && *last != "~" && !last.contains(['$', '`'])) {
                     parts.pop();
                 } else if !absolute {
                     parts.push("..");

@@ -20,6 +20,10 @@
 //! - **Read** (`read:**/.env`): a file the action reads (or touches
 //!   otherwise), not one it only writes.
 //! - **Write** (`write:~/.bashrc`): a file the action writes.
+//! - **Effect** (`delete:@home`, `overwrite:/etc/**`, `permissions:@{system,system-root}`):
+//!   a deletion (a move away included), an overwrite or a permission change
+//!   (see `analysis::effects`) whose target is in one of the zones named
+//!   after `@`, or matches the path glob.
 //! - **Fact** (`fact:fork_bomb`, `fact:*`): a fact of the analysis.
 //! - **Keyword** (risk rules' `keywords`): a whole word among the programs
 //!   and the arguments they act on (never in data such as echoed text).
@@ -28,7 +32,7 @@ use std::collections::{HashMap, HashSet};
 
 use globset::{Candidate, Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 
-use crate::analysis::{Analysis, Command, Fact, command::pattern_flags};
+use crate::analysis::{Analysis, Command, EffectKind, Fact, Zone, command::pattern_flags};
 
 /// How a pattern was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,9 +79,19 @@ enum Compiled {
     /// A file the action touches as `access` says, by its index in the
     /// set's path `GlobSet`.
     File { glob: usize, access: Access },
+    /// An effect of this kind on a target in one of the zones or matching
+    /// the path glob (an index in the set's path `GlobSet`).
+    Effect { kind: EffectKind, target: EffectTarget },
     /// Facts whose names the glob matches.
     Fact(GlobMatcher),
     Keyword(String),
+}
+
+/// Which targets an effect pattern looks at.
+#[derive(Debug, Clone)]
+enum EffectTarget {
+    Zones(Vec<Zone>),
+    Path(usize),
 }
 
 /// What a matching pattern matched, for explanations.
@@ -236,6 +250,16 @@ fn compile(source: &str, kind: PatternKind, scratch: &mut Scratch) -> Result<Com
         }
         return Ok(Compiled::Fact(matcher));
     }
+    for kind in EffectKind::ALL {
+        if let Some(target) = source.strip_prefix(kind.name()).and_then(|rest| rest.strip_prefix(':')) {
+            let target = target.trim();
+            let target = match target.strip_prefix('@') {
+                Some(zones) => EffectTarget::Zones(zones_named(zones)?),
+                None => EffectTarget::Path(scratch.paths.add(target, true)?),
+            };
+            return Ok(Compiled::Effect { kind, target });
+        }
+    }
     for (prefix, access) in [("path:", Access::Any), ("read:", Access::Read), ("write:", Access::Write)] {
         if let Some(path) = source.strip_prefix(prefix) {
             return Ok(Compiled::File { glob: scratch.paths.add(path.trim(), true)?, access });
@@ -246,6 +270,19 @@ fn compile(source: &str, kind: PatternKind, scratch: &mut Scratch) -> Result<Com
         return Ok(Compiled::Chain(parts?));
     }
     command_pattern(source, scratch).map(Compiled::Command)
+}
+
+/// The zones `@home` or `@{home,system}` names.
+fn zones_named(names: &str) -> Result<Vec<Zone>, PatternError> {
+    let unknown = |name: &str| {
+        let known = Zone::ALL.iter().map(|z| format!("@{}", z.name())).collect::<Vec<_>>().join(", ");
+        PatternError(format!("no zone is called '@{name}': the zones are {known}"))
+    };
+    let names: Vec<&str> = match names.strip_prefix('{').and_then(|n| n.strip_suffix('}')) {
+        Some(list) => list.split(',').map(str::trim).collect(),
+        None => vec![names],
+    };
+    names.into_iter().map(|name| Zone::ALL.into_iter().find(|zone| zone.name() == name).ok_or_else(|| unknown(name))).collect()
 }
 
 fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern, PatternError> {
@@ -334,7 +371,7 @@ impl PatternSet {
                     Some(word) => word_anchored[word].push(index),
                     None => program_anchored[pattern.program].push(index),
                 },
-                Compiled::File { glob, .. } => path_owners[*glob].push(index),
+                Compiled::File { glob, .. } | Compiled::Effect { target: EffectTarget::Path(glob), .. } => path_owners[*glob].push(index),
                 _ => {}
             }
         }
@@ -490,6 +527,9 @@ impl Prepared<'_> {
                         stages.iter().filter_map(|s| s.first()).map(|&i| describe_command(&analysis.commands[i])).collect::<Vec<_>>().join(" | ")
                     });
                 }
+                Compiled::Effect { kind, target: EffectTarget::Zones(zones) } => {
+                    hits[owner] = analysis.effects.iter().find(|e| e.kind == *kind && zones.contains(&e.zone)).map(|e| format!("{} {} (@{})", e.kind.name(), e.target, e.zone.name()));
+                }
                 Compiled::Fact(names) => hits[owner] = analysis.facts.iter().find(|(f, _)| names.is_match(f.name())).map(|(f, detail)| format!("{detail} (fact:{})", f.name())),
                 Compiled::Keyword(word) => {
                     let pieces = keywords.get_or_insert_with(|| keyword_pieces(analysis));
@@ -507,7 +547,7 @@ impl Prepared<'_> {
         if set.path_sources.is_empty() {
             return;
         }
-        let mut mark = |path: &str, written: bool| {
+        let mut mark = |path: &str, role: PathRole| {
             let direct = set.paths.matches(&path.to_lowercase());
             let expanded: Vec<usize> = if path.contains(['*', '?', '[']) {
                 (0..set.path_sources.len()).filter(|&i| could_match(path, &set.path_sources[i])).collect()
@@ -516,23 +556,30 @@ impl Prepared<'_> {
             };
             for glob in direct.into_iter().chain(expanded) {
                 for &owner in &set.path_owners[glob] {
-                    let applies = match set.compiled[owner] {
-                        Compiled::File { access: Access::Any, .. } => true,
-                        Compiled::File { access: Access::Read, .. } => !written,
-                        Compiled::File { access: Access::Write, .. } => written,
+                    let applies = match (&set.compiled[owner], role) {
+                        (Compiled::File { access: Access::Any, .. }, PathRole::Written | PathRole::Read) => true,
+                        (Compiled::File { access: Access::Read, .. }, PathRole::Read) => true,
+                        (Compiled::File { access: Access::Write, .. }, PathRole::Written) => true,
+                        (Compiled::Effect { kind, .. }, PathRole::Target(effect)) => *kind == effect,
                         _ => false,
                     };
                     if applies && hits[owner].is_none() {
-                        hits[owner] = Some(path.to_owned());
+                        hits[owner] = Some(match role {
+                            PathRole::Target(kind) => format!("{} {path}", kind.name()),
+                            _ => path.to_owned(),
+                        });
                     }
                 }
             }
         };
         for path in &self.analysis.writes {
-            mark(path, true);
+            mark(path, PathRole::Written);
         }
         for path in &self.analysis.reads {
-            mark(path, false);
+            mark(path, PathRole::Read);
+        }
+        for effect in &self.analysis.effects {
+            mark(&effect.target, PathRole::Target(effect.kind));
         }
     }
 
@@ -576,6 +623,14 @@ impl Prepared<'_> {
             stage.any(|commands| commands.iter().any(|&i| self.command_matches(part, i)))
         })
     }
+}
+
+/// How a path the analysis reports is touched.
+#[derive(Clone, Copy)]
+enum PathRole {
+    Written,
+    Read,
+    Target(EffectKind),
 }
 
 /// Every word a keyword may match (see [`Analysis::words`]), split at

@@ -1,0 +1,396 @@
+//! What an action does to files, whatever program and spelling does it:
+//! each command found ([`super::Command`]) and each redirection yields
+//! effects (delete, overwrite, change permissions), each on a target path
+//! placed in a [`Zone`] (the project, a temp folder, the home folder, the
+//! system, elsewhere, or unknown). Policies match effects by zone or by
+//! path (`delete:@home`, `overwrite:/etc/**`), so `mv ~/Documents /tmp/x`,
+//! `find ~ -delete` and `rm -rf ~/Documents` are the same deletion.
+//!
+//! A move deletes its source where it was and overwrites its destination;
+//! `find -delete` is the `rm` of what it selects (`executors`); a
+//! redirection with `>` overwrites its target. A target that is
+//! not known before the action runs (an unknown variable, a command
+//! substitution, arguments appended at run time) is [`Zone::Unknown`],
+//! never the project: a deletion there needs a human.
+
+use super::{Analysis, Command, words::normalize_path};
+
+/// What an effect does to its target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EffectKind {
+    /// Removed from where it was (deleted, or moved away).
+    Delete,
+    /// Replaced or emptied (`>`, `truncate`, a copy or move over it).
+    Overwrite,
+    /// Permissions, ownership or ACLs changed.
+    Permissions,
+}
+
+impl EffectKind {
+    pub const ALL: [EffectKind; 3] = [EffectKind::Delete, EffectKind::Overwrite, EffectKind::Permissions];
+
+    /// The prefix policies use (`delete:`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Delete => "delete",
+            Self::Overwrite => "overwrite",
+            Self::Permissions => "permissions",
+        }
+    }
+}
+
+/// Where a target is, relative to where an agent may work freely.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Zone {
+    /// Inside the project, below its root.
+    Project,
+    /// The project root itself, or everything in it (`.`, `*`, `.*`).
+    ProjectRoot,
+    /// Inside a temp folder (`/tmp/x`, `/var/tmp/x`, a Windows `Temp`).
+    Temp,
+    /// Inside a home folder, outside the project.
+    Home,
+    /// A home folder itself, or everything in it (`~`, `~/*`, `/home/u`).
+    HomeRoot,
+    /// Inside a system folder (`/etc/nginx`, `/usr/local/x`, `/dev/sda`).
+    System,
+    /// The root, a top-level system folder, a temp folder itself, or the
+    /// folder of all homes (`/`, `/etc`, `/tmp`, `/home`).
+    SystemRoot,
+    /// Anywhere else: another absolute folder, or above the project.
+    Elsewhere,
+    /// Not known before the action runs.
+    Unknown,
+}
+
+impl Zone {
+    pub const ALL: [Zone; 9] = [
+        Zone::Project,
+        Zone::ProjectRoot,
+        Zone::Temp,
+        Zone::Home,
+        Zone::HomeRoot,
+        Zone::System,
+        Zone::SystemRoot,
+        Zone::Elsewhere,
+        Zone::Unknown,
+    ];
+
+    /// The name policies use (`@home-root`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Project => "project",
+            Self::ProjectRoot => "project-root",
+            Self::Temp => "temp",
+            Self::Home => "home",
+            Self::HomeRoot => "home-root",
+            Self::System => "system",
+            Self::SystemRoot => "system-root",
+            Self::Elsewhere => "elsewhere",
+            Self::Unknown => "unknown",
+        }
+    }
+}
+
+/// One thing an action does to one target.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Effect {
+    pub kind: EffectKind,
+    /// The target as the analysis reads it (normalised; relative paths
+    /// are inside the project).
+    pub target: String,
+    pub zone: Zone,
+}
+
+/// Top-level folders of the system.
+const SYSTEM_FOLDERS: [&str; 25] = [
+    "bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "opt", "proc", "root", "run", "sbin", "sys", "usr", "var", "system", "library",
+    "applications", "private", "volumes", "cores", "srv", "snap", "nix",
+];
+/// Folders that hold every user's home.
+const HOMES: [&str; 2] = ["home", "users"];
+/// Devices writing to which changes nothing.
+const HARMLESS_DEVICES: [&str; 8] = ["/dev/null", "/dev/zero", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/random", "/dev/urandom"];
+
+/// Where `target` (a normalised path as the analysis reports it) is.
+pub fn zone_of(target: &str) -> Zone {
+    if is_unknown(target) {
+        return Zone::Unknown;
+    }
+    let segments: Vec<String> = target.split('/').filter(|s| !s.is_empty()).map(str::to_lowercase).collect();
+    let everything_after = |from: usize| segments.iter().skip(from).all(|s| matches_every_name(s));
+    if target.starts_with('~') {
+        return match (segments.get(1).map(String::as_str), segments.len()) {
+            // `~/..` is the folder of all homes, `~/../bob` another home.
+            (Some(".."), 2) => Zone::SystemRoot,
+            (Some(".."), _) if everything_after(3) => Zone::HomeRoot,
+            (Some(".."), _) => Zone::Home,
+            _ if everything_after(1) => Zone::HomeRoot,
+            _ => Zone::Home,
+        };
+    }
+    if is_remote(target) {
+        return Zone::Elsewhere;
+    }
+    if target.starts_with('/') {
+        if let Some(after) = temp_root_length(&segments) {
+            return if segments.len() == after { Zone::SystemRoot } else { Zone::Temp };
+        }
+        let Some(first) = segments.first() else { return Zone::SystemRoot };
+        if everything_after(0) {
+            return Zone::SystemRoot;
+        }
+        if HOMES.contains(&first.as_str()) {
+            return match segments.len() {
+                1 => Zone::SystemRoot,
+                _ if everything_after(1) => Zone::SystemRoot,
+                _ if everything_after(2) => Zone::HomeRoot,
+                _ => Zone::Home,
+            };
+        }
+        if SYSTEM_FOLDERS.contains(&first.as_str()) {
+            return if everything_after(1) { Zone::SystemRoot } else { Zone::System };
+        }
+        return Zone::Elsewhere;
+    }
+    if segments.first().is_some_and(|s| s == "..") {
+        return Zone::Elsewhere;
+    }
+    if everything_after(0) { Zone::ProjectRoot } else { Zone::Project }
+}
+
+/// A value the shell only knows when the action runs.
+fn is_unknown(target: &str) -> bool {
+    target.is_empty() || target.contains(['$', '`', '…']) || target.contains("{}")
+}
+
+/// A place on another machine or service: `host:path`, `s3://bucket`.
+fn is_remote(target: &str) -> bool {
+    target.contains("://") || target.split_once(':').is_some_and(|(host, _)| !host.is_empty() && !host.contains('/') && !target.starts_with(['/', '~']))
+}
+
+/// A path segment that names every entry of its folder (`*`, `.*`, `**`).
+fn matches_every_name(segment: &str) -> bool {
+    !segment.is_empty() && segment.chars().all(|c| matches!(c, '*' | '?' | '.' | '[' | ']' | '!' | '^'))
+}
+
+/// How many leading segments name a temp folder, if `segments` is in one.
+fn temp_root_length(segments: &[String]) -> Option<usize> {
+    let starts = |prefix: &[&str]| segments.len() >= prefix.len() && segments.iter().zip(prefix).all(|(s, p)| p == &"*" || s == p);
+    let roots: [&[&str]; 7] = [
+        &["tmp"],
+        &["var", "tmp"],
+        &["private", "tmp"],
+        &["private", "var", "tmp"],
+        &["dev", "shm"],
+        &["users", "*", "appdata", "local", "temp"],
+        &["*", "users", "*", "appdata", "local", "temp"],
+    ];
+    // A six-segment root starts with a drive letter (`/c/Users/…`).
+    roots.iter().find(|root| starts(root) && (root.len() != 6 || segments[0].len() == 1)).map(|root| root.len())
+}
+
+/// Every effect of `analysis`'s commands, added to those its walk found
+/// (redirections), each placed in its zone.
+pub(super) fn find(analysis: &mut Analysis) {
+    let mut found: Vec<(EffectKind, String)> = analysis.effects.drain(..).map(|effect| (effect.kind, effect.target)).collect();
+    for command in &analysis.commands {
+        of_command(command, &mut found);
+    }
+    let mut effects: Vec<Effect> = found
+        .into_iter()
+        .filter(|(_, target)| !HARMLESS_DEVICES.contains(&target.as_str()) && !target.starts_with("/dev/fd/"))
+        .map(|(kind, target)| Effect { kind, zone: zone_of(&target), target })
+        .collect();
+    effects.sort();
+    effects.dedup();
+    analysis.effects = effects;
+}
+
+/// What one command does, by its program's grammar.
+fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
+    let positionals = &command.positionals;
+    let mut each = |kind: EffectKind, targets: &[String]| {
+        found.extend(targets.iter().map(|target| (kind, target.clone())));
+        // Arguments appended at run time (`xargs rm`) are targets too.
+        if command.dynamic_args && targets.is_empty() {
+            found.push((kind, "$(…)".to_owned()));
+        }
+    };
+    match command.program.as_str() {
+        "rm" | "unlink" | "rmdir" | "shred" | "srm" | "wipe" | "trash" | "trash-put" => each(EffectKind::Delete, positionals),
+        "mv" => {
+            let (sources, destination) = sources_and_destination(command);
+            each(EffectKind::Delete, &sources);
+            each(EffectKind::Overwrite, &destination);
+        }
+        "cp" | "install" => {
+            let (_, destination) = sources_and_destination(command);
+            each(EffectKind::Overwrite, &destination);
+        }
+        "rsync" => {
+            let (sources, destination) = sources_and_destination(command);
+            if command.flags.iter().any(|f| f.starts_with("--del")) {
+                each(EffectKind::Delete, &destination);
+            }
+            if command.flags.iter().any(|f| f == "--remove-source-files") {
+                each(EffectKind::Delete, &sources);
+            }
+        }
+        "truncate" => each(EffectKind::Overwrite, &operands(command, &["-s", "--size", "-r", "--reference"])),
+        "tee" if !command.flags.iter().any(|f| f == "-a" || f == "--append") => each(EffectKind::Overwrite, positionals),
+        "dd" => {
+            let targets: Vec<String> = positionals.iter().filter_map(|p| p.strip_prefix("of=")).map(normalize_path).collect();
+            each(EffectKind::Overwrite, &targets);
+        }
+        "chmod" | "chown" | "chgrp" | "chattr" => {
+            let by_reference = command.flags.iter().any(|f| f.starts_with("--reference"));
+            let targets = if by_reference { positionals.clone() } else { positionals.iter().skip(1).cloned().collect() };
+            each(EffectKind::Permissions, &targets);
+        }
+        "setfacl" => each(EffectKind::Permissions, &operands(command, &["-m", "-M", "-x", "-X", "--modify", "--modify-file", "--remove", "--remove-file", "--set", "--set-file"])),
+        _ => {}
+    }
+}
+
+/// The words of `command` that are neither options nor the values of
+/// the options in `taking_value`, normalised.
+fn operands(command: &Command, taking_value: &[&str]) -> Vec<String> {
+    let mut operands = Vec::new();
+    let mut words = command.argv.iter().skip(1);
+    let mut options_done = false;
+    while let Some(word) = words.next() {
+        if options_done || !word.starts_with('-') || word == "-" {
+            operands.push(normalize_path(word));
+        } else if word == "--" {
+            options_done = true;
+        } else if taking_value.contains(&word.as_str()) {
+            words.next();
+        }
+    }
+    operands
+}
+
+/// A copy's or a move's sources and destination: `-t DIR` (or
+/// `--target-directory=DIR`) names the destination, otherwise it is the
+/// last operand. A destination appended at run time is unknown.
+fn sources_and_destination(command: &Command) -> (Vec<String>, Vec<String>) {
+    let mut operands = operands(command, &["-t", "--target-directory", "-S", "--suffix", "-e", "--rsh", "--exclude", "--include", "-m", "-o", "-g", "--mode", "--owner", "--group"]);
+    let target = command.argv.windows(2).find(|w| w[0] == "-t" || w[0] == "--target-directory").map(|w| normalize_path(&w[1]));
+    let target = target.or_else(|| command.argv.iter().find_map(|w| w.strip_prefix("--target-directory=")).map(normalize_path));
+    if let Some(folder) = target {
+        // Each source lands in the folder under its own name.
+        let landed = operands.iter().map(|source| normalize_path(&format!("{folder}/{}", source.rsplit('/').next().unwrap_or(source)))).collect();
+        return (operands, landed);
+    }
+    if command.dynamic_args {
+        // `xargs mv -t DIR`'s sources or `xargs cp A`'s destination come
+        // at run time.
+        return (operands, vec!["$(…)".to_owned()]);
+    }
+    let destination = if operands.len() >= 2 { operands.pop().into_iter().collect() } else { Vec::new() };
+    (operands, destination)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{WorkingFolder, analyze_in};
+
+    #[test]
+    fn zones_place_a_path_by_where_an_agent_may_work() {
+        let cases = [
+            ("build", Zone::Project),
+            ("src/main.rs", Zone::Project),
+            (".", Zone::ProjectRoot),
+            ("*", Zone::ProjectRoot),
+            (".*", Zone::ProjectRoot),
+            ("/tmp/build", Zone::Temp),
+            ("/tmp/*", Zone::Temp),
+            ("/var/tmp/cache", Zone::Temp),
+            ("/private/var/tmp/x", Zone::Temp),
+            ("/Users/u/AppData/Local/Temp/x", Zone::Temp),
+            ("/c/Users/u/AppData/Local/Temp/x", Zone::Temp),
+            ("/tmp", Zone::SystemRoot),
+            ("/tmp-backup/build", Zone::Elsewhere),
+            ("/c/Users/u/AppData/Local/Tempx/y", Zone::Elsewhere),
+            ("~", Zone::HomeRoot),
+            ("~/*", Zone::HomeRoot),
+            ("~/Documents", Zone::Home),
+            ("~/..", Zone::SystemRoot),
+            ("~/../bob", Zone::HomeRoot),
+            ("user@host:/var/www", Zone::Elsewhere),
+            ("s3://bucket/key", Zone::Elsewhere),
+            ("~someone/escape", Zone::Home),
+            ("/home/alice", Zone::HomeRoot),
+            ("/Users/bob/Documents", Zone::Home),
+            ("/home", Zone::SystemRoot),
+            ("/", Zone::SystemRoot),
+            ("/*", Zone::SystemRoot),
+            ("/etc", Zone::SystemRoot),
+            ("/etc/nginx", Zone::System),
+            ("/dev/sda", Zone::System),
+            ("/some/path", Zone::Elsewhere),
+            ("../other", Zone::Elsewhere),
+            ("$TMPDIR/build", Zone::Unknown),
+            ("$(…)", Zone::Unknown),
+            ("{}", Zone::Unknown),
+        ];
+        for (target, zone) in cases {
+            assert_eq!(zone_of(target), zone, "{target}");
+        }
+    }
+
+    fn effects(line: &str) -> Vec<(EffectKind, String, Zone)> {
+        let analysis = analyze_in(line, &WorkingFolder::Project).unwrap();
+        analysis.effects.into_iter().map(|e| (e.kind, e.target, e.zone)).collect()
+    }
+
+    fn has(line: &str, kind: EffectKind, zone: Zone) -> bool {
+        effects(line).iter().any(|(k, _, z)| *k == kind && *z == zone)
+    }
+
+    #[test]
+    fn a_move_deletes_its_source_and_overwrites_its_destination() {
+        assert!(has("mv ~/Documents /tmp/x", EffectKind::Delete, Zone::Home));
+        assert!(has("mv /etc ~/.Trash/", EffectKind::Delete, Zone::SystemRoot));
+        assert!(has("mv -t /etc a.md", EffectKind::Overwrite, Zone::System));
+        assert!(has("mv --target-directory=/etc a.md", EffectKind::Overwrite, Zone::System));
+        assert!(has("mv a.md ~", EffectKind::Overwrite, Zone::HomeRoot));
+        let inside = effects("mv src/a.rs src/b.rs");
+        assert!(inside.iter().all(|(_, _, zone)| *zone == Zone::Project), "{inside:?}");
+    }
+
+    #[test]
+    fn deletions_are_found_whatever_program_does_them() {
+        assert!(has("rm -rf /some/path", EffectKind::Delete, Zone::Elsewhere));
+        assert!(has("find ~ -delete", EffectKind::Delete, Zone::HomeRoot));
+        assert!(has("find ~ -name '*.log' -delete", EffectKind::Delete, Zone::Home));
+        assert!(has("find . -name '*.pyc' -delete", EffectKind::Delete, Zone::Project));
+        assert!(has("find . -mtime +7 -delete", EffectKind::Delete, Zone::Project));
+        assert!(has("find . -type f -delete", EffectKind::Delete, Zone::ProjectRoot));
+        assert!(has("find . -name '*' -delete", EffectKind::Delete, Zone::ProjectRoot));
+        assert!(has("find build -name '*.o' -delete", EffectKind::Delete, Zone::Project));
+        assert!(has("rsync -a --delete dist/ ~/site/", EffectKind::Delete, Zone::Home));
+        assert!(has("rsync -a --remove-source-files ~/photos/ backup/", EffectKind::Delete, Zone::Home));
+        assert!(has("unlink ~/.profile", EffectKind::Delete, Zone::Home));
+        assert!(has("rm -rf \"$SOMEWHERE\"/cache", EffectKind::Delete, Zone::Unknown));
+        assert!(has("ls | xargs rm -f", EffectKind::Delete, Zone::Unknown));
+        assert!(!has("rm -rf target", EffectKind::Delete, Zone::Unknown));
+    }
+
+    #[test]
+    fn overwrites_and_permission_changes_are_found() {
+        assert!(has("echo x > /etc/hosts", EffectKind::Overwrite, Zone::System));
+        assert!(has("truncate -s 0 ~/.ssh/known_hosts", EffectKind::Overwrite, Zone::Home));
+        assert!(has("cp /dev/null ~/.bash_history", EffectKind::Overwrite, Zone::Home));
+        assert!(has("setfacl -R -m u:app:rwx /etc", EffectKind::Permissions, Zone::SystemRoot));
+        assert!(has("chmod -R 777 ~", EffectKind::Permissions, Zone::HomeRoot));
+        // Appending is not overwriting; the null device is nothing.
+        assert!(effects("echo x >> /var/log/app.log").is_empty());
+        assert!(effects("make > /dev/null 2>&1").is_empty());
+        // The mode is not a target.
+        assert!(effects("chmod 755 scripts/build.sh").iter().all(|(_, target, _)| target == "scripts/build.sh"));
+        assert!(effects("truncate -s 0 logs/dev.log").iter().all(|(_, _, zone)| *zone == Zone::Project));
+    }
+}
