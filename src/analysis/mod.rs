@@ -301,6 +301,9 @@ pub(crate) struct Builder {
     pending_writes: Vec<FileWrite>,
     /// Where the part being analysed was planted, while one is.
     planting: Option<Planting>,
+    /// How many branches that may not run (`a && b`'s `b`, a loop body)
+    /// enclose the part being walked.
+    conditional: usize,
 }
 
 /// The planted part being analysed: where, and for a shell part the
@@ -318,7 +321,8 @@ thread_local! {
 /// Parses shell text with this thread's parser. Nodes' byte ranges are
 /// ranges of `script`.
 ///
-/// The parser is given the text with every non-ASCII byte replaced by `x`.
+/// The parser is given the text with every non-ASCII byte (and every
+/// blank bash does not split at) replaced by `x`.
 /// tree-sitter-bash 0.25.1's scanner hands the character after `{` (and
 /// after `{N..`) to C's `isdigit`, which reads outside its table for
 /// characters beyond Latin-1: `echo {` followed by U+F7000 crashes the
@@ -326,10 +330,15 @@ thread_local! {
 /// original, which is what the walk reads; and bash, like the grammar,
 /// reads non-ASCII characters as word characters, as it reads `x`.
 pub(crate) fn parse_bash(script: &str) -> Option<tree_sitter::Tree> {
-    let ascii: std::borrow::Cow<'_, [u8]> = if script.is_ascii() {
+    // Carriage returns, vertical tabs and form feeds are word characters
+    // to bash (only space, tab and newline separate words), but the
+    // grammar reads them as blanks: `echo a\r#b; rm -rf ~` would hide the
+    // removal in a comment. They are given to it as `x` too.
+    let word_character = |b: u8| b.is_ascii() && !matches!(b, b'\r' | 0x0b | 0x0c);
+    let ascii: std::borrow::Cow<'_, [u8]> = if script.bytes().all(word_character) {
         script.as_bytes().into()
     } else {
-        script.bytes().map(|b| if b.is_ascii() { b } else { b'x' }).collect::<Vec<u8>>().into()
+        script.bytes().map(|b| if word_character(b) { b } else { b'x' }).collect::<Vec<u8>>().into()
     };
     PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
@@ -496,6 +505,14 @@ impl Builder {
 
     pub(crate) fn vars(&mut self) -> &mut words::Vars {
         &mut self.vars
+    }
+
+    /// Assigns a variable; inside a branch that may not run, a value
+    /// other than the one it had makes it unknown (`S=/etc; false &&
+    /// S=/tmp/d; … "$S"` may be either).
+    pub(crate) fn assign(&mut self, name: &str, value: Option<String>) {
+        let value = if self.conditional > 0 && self.vars.value(name) != Some(value.as_deref()) { None } else { value };
+        self.vars.set(name, value);
     }
 
     /// Facts that need the whole action: a file written and then run

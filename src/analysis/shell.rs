@@ -56,10 +56,27 @@ fn visit(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>,
         "list" => {
             // `a && b || c …` nests to the left, one level per operator:
             // walked as the flat sequence it runs, so a long chain costs
-            // no depth.
-            for child in list_members(node) {
+            // no depth. Every member after the first may not run.
+            for (at, child) in list_members(node).into_iter().enumerate() {
+                let branch = usize::from(at > 0);
+                builder.conditional += branch;
                 visit(builder, child, source, via, direct);
+                builder.conditional -= branch;
             }
+        }
+        "for_statement" | "c_style_for_statement" | "while_statement" | "if_statement" | "case_statement" => {
+            builder.conditional += 1;
+            if let Some(variable) = node.child_by_field_name("variable") {
+                builder.vars().set(text(variable, source), None);
+            }
+            // A loop's second round sees what its first assigned.
+            let rounds = if node.kind() != "if_statement" && node.kind() != "case_statement" && text(node, source).contains('=') { 2 } else { 1 };
+            for _ in 0..rounds {
+                for child in named_children(node) {
+                    visit(builder, child, source, via, direct);
+                }
+            }
+            builder.conditional -= 1;
         }
         "redirected_statement" => redirected(builder, node, source, via, direct),
         "function_definition" => {
@@ -127,7 +144,7 @@ fn assign(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>
         Some(e) if !e.dynamic => Some(e.joined()),
         Some(_) => None,
     };
-    builder.vars().set(&name, known);
+    builder.assign(&name, known);
 }
 
 /// Records a command; returns it and the commands it runs in turn
@@ -201,6 +218,10 @@ fn command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str
     }
     let Some(index) = builder.command(Command::new(argv, dynamic_program, dynamic_args, via.map(str::to_owned))) else { return Vec::new() };
     let group: Vec<usize> = (index..builder.analysis.commands.len()).collect();
+    for &at in &group {
+        let set = variables_set_by(builder.get(at));
+        set.apply(builder);
+    }
     let innermost = *group.last().unwrap_or(&index);
     if !substituted.is_empty() && group.iter().any(|&i| executors::executes_its_input(builder.get(i))) {
         builder.feed(vec![substituted, group.clone()]);
@@ -209,6 +230,42 @@ fn command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str
         executors::stdin_text(builder, innermost, &text);
     }
     group
+}
+
+/// What running a command does to the shell's variables.
+enum VariablesSet {
+    /// These become known only when it runs.
+    Unknown(Vec<String>),
+    /// Any variable may change (`eval`, `source`, a `trap` or an `alias`
+    /// that runs later).
+    Any,
+}
+
+impl VariablesSet {
+    fn apply(self, builder: &mut Builder) {
+        match self {
+            Self::Unknown(names) => names.iter().for_each(|name| builder.vars().set(name, None)),
+            Self::Any => builder.vars().forget_all(),
+        }
+    }
+}
+
+/// The variables `command` sets as it runs: `printf -v NAME`, `read
+/// NAME`, `mapfile NAME`, `getopts SPEC NAME`, `cd` (`PWD`, `OLDPWD`), and
+/// `$_`, the last argument of every command.
+fn variables_set_by(command: &Command) -> VariablesSet {
+    let argv = &command.argv;
+    let identifier = |word: &&String| !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !word.starts_with(|c: char| c.is_ascii_digit());
+    let mut names: Vec<String> = vec!["_".to_owned()];
+    match command.program.as_str() {
+        "printf" => names.extend(argv.windows(2).filter(|w| w[0] == "-v").map(|w| w[1].clone())),
+        "read" | "mapfile" | "readarray" => names.extend(argv.iter().skip(1).filter(identifier).cloned()),
+        "getopts" => names.extend(argv.get(2).cloned()),
+        "cd" | "pushd" | "popd" => names.extend(["PWD".to_owned(), "OLDPWD".to_owned()]),
+        "eval" | "source" | "." | "trap" | "alias" if argv.len() > 1 => return VariablesSet::Any,
+        _ => {}
+    }
+    VariablesSet::Unknown(names)
 }
 
 /// `{rm,-rf,~}` in command position, which the grammar cannot read: the
@@ -276,6 +333,12 @@ fn redirected(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&
                 let body = named_children(child).into_iter().find(|c| c.kind() == "heredoc_body");
                 for nested in named_children(child).into_iter().filter(|c| c.kind() != "heredoc_body") {
                     visit(builder, nested, source, via, &mut body_direct);
+                }
+                // An unquoted delimiter (`<<EOF`, not `<<'EOF'`) expands its
+                // body: its substitutions run before the receiver does.
+                let start = named_children(child).into_iter().find(|c| c.kind() == "heredoc_start").map(|c| text(c, source)).unwrap_or("");
+                if let Some(body) = body.filter(|_| !start.contains(['\'', '"', '\\'])) {
+                    substitutions(builder, body, source, via);
                 }
                 if let (Some(body), Some(&receiver)) = (body, body_direct.last()) {
                     executors::stdin_text(builder, receiver, text(body, source));

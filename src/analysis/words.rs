@@ -30,6 +30,17 @@ impl Vars {
         Rc::make_mut(&mut self.0).insert(name.to_owned(), value.map(Rc::from));
     }
 
+    /// Every variable assigned so far becomes unknown.
+    pub fn forget_all(&mut self) {
+        Rc::make_mut(&mut self.0).values_mut().for_each(|value| *value = None);
+    }
+
+    /// The value assigned to `name`: `None` if never assigned,
+    /// `Some(None)` if not known statically.
+    pub fn value(&self, name: &str) -> Option<Option<&str>> {
+        self.get(name)
+    }
+
     fn get(&self, name: &str) -> Option<Option<&str>> {
         match name {
             "HOME" if !self.0.contains_key(name) => Some(Some("~")),
