@@ -114,6 +114,10 @@ const HARMLESS_DEVICES: [&str; 8] = ["/dev/null", "/dev/zero", "/dev/stdout", "/
 
 /// Where `target` (a normalised path as the analysis reports it) is.
 pub fn zone_of(target: &str) -> Zone {
+    if let Some(rest) = TEMP_VARIABLES.iter().find_map(|variable| target.strip_prefix(variable).filter(|rest| rest.is_empty() || rest.starts_with('/'))) {
+        // `$TMPDIR/x` is in the temp folder; `$TMPDIR/../x` anywhere.
+        return if rest.split('/').any(|segment| segment == "..") || is_unknown(rest) { Zone::Unknown } else { Zone::Temp };
+    }
     if is_unknown(target) {
         return Zone::Unknown;
     }
@@ -159,14 +163,20 @@ pub fn zone_of(target: &str) -> Zone {
     if everything_after(0) { Zone::ProjectRoot } else { Zone::Project }
 }
 
-/// A value the shell only knows when the action runs.
+/// A value the shell only knows when the action runs. (The temp folder's
+/// variable is known to name a temp folder: see [`TEMP_VARIABLES`].)
 fn is_unknown(target: &str) -> bool {
-    target.is_empty() || target.contains(['$', '`', '…']) || target.contains("{}")
+    target.is_empty() || target.contains(['$', '…']) || target.contains("{}")
 }
+
+/// Variables that name the temp folder, as the analysis writes an unknown
+/// variable (lower case, `$name`).
+const TEMP_VARIABLES: [&str; 4] = ["$tmpdir", "$tmp", "$temp", "$runner_temp"];
 
 /// A place on another machine or service: `host:path`, `s3://bucket`.
 fn is_remote(target: &str) -> bool {
-    target.contains("://") || target.split_once(':').is_some_and(|(host, _)| !host.is_empty() && !host.contains('/') && !target.starts_with(['/', '~']))
+    // One letter before the colon is a Windows drive, not a host.
+    target.contains("://") || target.split_once(':').is_some_and(|(host, _)| host.len() > 1 && !host.contains('/') && !target.starts_with(['/', '~']))
 }
 
 /// A path segment that names every entry of its folder (`*`, `.*`, `**`).
@@ -221,7 +231,8 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
         "rm" | "unlink" | "rmdir" | "shred" | "srm" | "wipe" | "trash" | "trash-put" => each(EffectKind::Delete, positionals),
         "mv" => {
             let (sources, destination) = sources_and_destination(command);
-            each(EffectKind::Delete, &sources);
+            let moved_away: Vec<String> = sources.into_iter().filter(|source| !stays_in_place(source, &destination)).collect();
+            each(EffectKind::Delete, &moved_away);
             each(EffectKind::Overwrite, &destination);
         }
         "cp" | "install" => {
@@ -252,6 +263,22 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
         _ => {}
     }
 }
+
+/// Whether moving `source` to `destination` keeps it where its owner
+/// will find it: within the same project, temp folder or home (a trash
+/// folder included), and not a home or system root, nor a home's hidden
+/// configuration (`~/.ssh/key`, `~/.config/app`), which programs read
+/// from where it was.
+fn stays_in_place(source: &str, destination: &[String]) -> bool {
+    let zone = zone_of(source);
+    let hidden = |path: &str| path.split('/').skip(1).any(|segment| segment.starts_with('.') && !TRASH_FOLDERS.contains(&segment) && segment != "." && segment != "..");
+    matches!(zone, Zone::Project | Zone::Temp | Zone::Home)
+        && !(zone == Zone::Home && hidden(source))
+        && destination.iter().all(|to| zone_of(to) == zone || zone == Zone::Home && zone_of(to) == Zone::HomeRoot)
+}
+
+/// Hidden folders that are where moved things wait to be deleted by hand.
+const TRASH_FOLDERS: [&str; 2] = [".Trash", ".local"];
 
 /// The words of `command` that are neither options nor the values of
 /// the options in `taking_value`, normalised.
@@ -332,7 +359,10 @@ mod tests {
             ("/dev/sda", Zone::System),
             ("/some/path", Zone::Elsewhere),
             ("../other", Zone::Elsewhere),
-            ("$TMPDIR/build", Zone::Unknown),
+            ("$tmpdir/build", Zone::Temp),
+            ("$tmpdir/../etc", Zone::Unknown),
+            ("$somewhere/build", Zone::Unknown),
+            ("C:UsersuAppData", Zone::Project),
             ("$(…)", Zone::Unknown),
             ("{}", Zone::Unknown),
         ];
@@ -353,6 +383,10 @@ mod tests {
     #[test]
     fn a_move_deletes_its_source_and_overwrites_its_destination() {
         assert!(has("mv ~/Documents /tmp/x", EffectKind::Delete, Zone::Home));
+        assert!(has("mv ~/.config/app/settings.json ~/Documents/", EffectKind::Delete, Zone::Home));
+        // Within one home, a trash folder included, nothing is lost.
+        assert!(!has("mv ~/Documents/a.txt ~/.Trash/", EffectKind::Delete, Zone::Home));
+        assert!(!has("mv ~/Documents/Personal ~/Documents/_archived/", EffectKind::Delete, Zone::Home));
         assert!(has("mv /etc ~/.Trash/", EffectKind::Delete, Zone::SystemRoot));
         assert!(has("mv -t /etc a.md", EffectKind::Overwrite, Zone::System));
         assert!(has("mv --target-directory=/etc a.md", EffectKind::Overwrite, Zone::System));
