@@ -13,6 +13,7 @@ mod lab;
 mod level2;
 mod humans;
 mod openapi;
+mod peers;
 mod persistence;
 mod postgres_cluster;
 mod proxy;
