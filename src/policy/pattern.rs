@@ -28,7 +28,10 @@ use std::collections::{HashMap, HashSet};
 
 use globset::{Candidate, Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 
-use crate::analysis::{Analysis, Command, Fact, command::pattern_flags};
+use crate::analysis::{
+    Analysis, Command, Fact,
+    command::{long_forms, pattern_flags},
+};
 
 /// How a pattern was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +43,10 @@ pub enum PatternKind {
 /// A pattern could not be compiled; the message says why and how to write it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PatternError(pub String);
+
+/// How a pattern that could be read two ways was read, for `check` to say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatternNote(pub String);
 
 #[derive(Debug, Clone)]
 struct CommandPattern {
@@ -53,8 +60,20 @@ struct CommandPattern {
     flags: Vec<String>,
     /// Indices in the set's word `GlobSet`.
     flag_globs: Vec<usize>,
+    /// Flags written with a `*` glued on (`rm -rf*`).
+    flag_prefixes: Vec<FlagPrefix>,
     /// Indices in the set's word `GlobSet`, in the order written.
     positionals: Vec<usize>,
+}
+
+/// A flag word with a `*` glued on (`-rf*`, the spec's `rm -rf*`): read as
+/// the spec's text prefix, the flags before the `*` and anything after
+/// them, or as a glob some flag matches (`--destroy*`); either will do.
+#[derive(Debug, Clone)]
+struct FlagPrefix {
+    flags: Vec<String>,
+    /// Index in the set's word `GlobSet`.
+    glob: usize,
 }
 
 /// Which files a path pattern looks at.
@@ -75,6 +94,11 @@ enum Compiled {
     /// A file the action touches as `access` says, by its index in the
     /// set's path `GlobSet`.
     File { glob: usize, access: Access },
+    /// A glob of one word starting with `*` (`*force*`, the spec's text
+    /// reading): a command whose program (or operation name), a flag or
+    /// an argument it matches, by its indices in the set's program and
+    /// word `GlobSet`s.
+    Text { program: usize, word: usize },
     /// Facts whose names the glob matches.
     Fact(GlobMatcher),
     Keyword(String),
@@ -103,6 +127,7 @@ pub struct PatternSet {
     /// and the patterns using it.
     path_sources: Vec<String>,
     path_owners: Vec<Vec<usize>>,
+    notes: Vec<(usize, PatternNote)>,
 }
 
 fn glob(source: &str, within_segments: bool) -> Result<Glob, PatternError> {
@@ -118,6 +143,8 @@ struct Scratch {
     programs: Globs,
     words: Globs,
     paths: Globs,
+    /// How the pattern being compiled was read, where that is a choice.
+    notes: Vec<PatternNote>,
 }
 
 /// Globs as written, each compiled once (by lower-cased source and whether
@@ -225,6 +252,11 @@ fn compile(source: &str, kind: PatternKind, scratch: &mut Scratch) -> Result<Com
         if source.contains(char::is_whitespace) {
             return Err(PatternError("a keyword is one word".into()));
         }
+        if let Some(other) = source.chars().find(|&c| !is_keyword_char(c)) {
+            return Err(PatternError(format!(
+                "'{other}' is never in a keyword: an action's words are split at every character but letters, digits and `_`; write the parts as keywords of their own, or a pattern (`* *{source}*`)"
+            )));
+        }
         return Ok(Compiled::Keyword(source.to_lowercase()));
     }
     if let Some(name) = source.strip_prefix("fact:") {
@@ -238,14 +270,89 @@ fn compile(source: &str, kind: PatternKind, scratch: &mut Scratch) -> Result<Com
     }
     for (prefix, access) in [("path:", Access::Any), ("read:", Access::Read), ("write:", Access::Write)] {
         if let Some(path) = source.strip_prefix(prefix) {
-            return Ok(Compiled::File { glob: scratch.paths.add(path.trim(), true)?, access });
+            let path = path.trim();
+            refuse_unnormalised_path(prefix, path)?;
+            return Ok(Compiled::File { glob: scratch.paths.add(path, true)?, access });
         }
+    }
+    if let Some(group) = brace_group_with_spaces(source) {
+        return Err(PatternError(format!("'{group}': a pattern is split into words at spaces, so a brace group is one word: write `{}`", group.split_whitespace().collect::<String>())));
+    }
+    if source.contains("||") {
+        return Err(PatternError("`||` is the shell's \"or else\", not a chain: a pattern matches commands, so write one rule for each side".into()));
     }
     if source.contains('|') {
         let parts: Result<Vec<CommandPattern>, PatternError> = source.split('|').map(|part| command_pattern(part, scratch)).collect();
         return Ok(Compiled::Chain(parts?));
     }
+    if !source.contains(char::is_whitespace) && source.starts_with('*') && source.trim_matches('*').chars().any(|c| !matches!(c, '*' | '?')) {
+        refuse_shell_word(source)?;
+        scratch.notes.push(PatternNote(format!(
+            "'{source}' is read as text anywhere in a command: its program (an MCP tool's own name, an SQL statement's operation), a flag (`-f` where the program means `--force`) or an argument, never printed text or messages; to match programs only, write `{}`",
+            source.trim_start_matches('*')
+        )));
+        return Ok(Compiled::Text { program: scratch.programs.add(source, false)?, word: scratch.words.add(source, false)? });
+    }
     command_pattern(source, scratch).map(Compiled::Command)
+}
+
+fn is_keyword_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// A `{…}` group of the pattern with white space inside, which splitting
+/// into words would cut in two.
+fn brace_group_with_spaces(source: &str) -> Option<&str> {
+    let open = source.find('{')?;
+    let close = open + source[open..].find('}')?;
+    let group = &source[open..=close];
+    group.contains(char::is_whitespace).then_some(group)
+}
+
+/// Refuses a path glob in a form no path compared has: paths are
+/// normalised (`words::normalize_path`) before rules see them, with
+/// `$HOME` as `~` and Windows paths in POSIX form.
+fn refuse_unnormalised_path(prefix: &str, path: &str) -> Result<(), PatternError> {
+    if path.is_empty() {
+        return Err(PatternError(format!("`{prefix}` needs a path glob: `{prefix}**/.env`")));
+    }
+    for home in ["$HOME", "${HOME}"] {
+        if let Some(rest) = path.strip_prefix(home) {
+            return Err(PatternError(format!("'{path}': paths are compared with the home folder as `~`: write `{prefix}~{rest}`")));
+        }
+    }
+    let drive = path.as_bytes().get(1) == Some(&b':') && path.starts_with(|c: char| c.is_ascii_alphabetic());
+    if (path.contains('\\') && !drive) || path.split('/').any(|segment| segment == "..") {
+        return Ok(());
+    }
+    let normalised = crate::analysis::words::normalize_path(path);
+    if normalised == path {
+        return Ok(());
+    }
+    let folder = if path.ends_with('/') && normalised != "/" { format!(" for the folder itself, or `{prefix}{normalised}/**` for what is in it") } else { String::new() };
+    Err(PatternError(format!("'{path}' never matches: paths are compared normalised (no `./`, `//`, trailing `/`; POSIX form), so write `{prefix}{normalised}`{folder}")))
+}
+
+/// Refuses a word only the command's text has, never a word of the
+/// parsed command: quotes, the shell's operators and redirections.
+fn refuse_shell_word(word: &str) -> Result<(), PatternError> {
+    let quoted = word.len() >= 2 && ['"', '\''].iter().any(|&q| word.starts_with(q) && word.ends_with(q));
+    if quoted {
+        return Err(PatternError(format!("'{word}': patterns match the words a program receives, quotes already removed: write `{}`", &word[1..word.len() - 1])));
+    }
+    let redirection = word.trim_start_matches(|c: char| c.is_ascii_digit() || c == '&').starts_with(['>', '<']);
+    if redirection {
+        return Err(PatternError(format!(
+            "'{word}': a redirection is the shell's, never an argument; to match the file written, write `write:PATH` (or `read:PATH`)"
+        )));
+    }
+    if word == "&&" || word == "&" || (word.len() > 1 && word.ends_with(';') && !word.ends_with("\\;")) {
+        return Err(PatternError(format!("'{word}': `&&`, `&` and `;` join commands in the shell; a pattern matches one command: write one rule per command, or a chain `a | b`")));
+    }
+    if let Some(rest) = word.strip_prefix("$HOME").or_else(|| word.strip_prefix("${HOME}")) {
+        return Err(PatternError(format!("'{word}': the analysis reads the home folder as `~`: write `~{rest}`")));
+    }
+    Ok(())
 }
 
 fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern, PatternError> {
@@ -262,6 +369,7 @@ fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern
     if program.starts_with('-') || program.starts_with("*-") {
         return Err(PatternError(format!("'{program}': the first word is the program; to match a flag of any program, write `* {}`", program.trim_matches('*'))));
     }
+    refuse_shell_word(program)?;
     if program.contains('=') || program.contains('$') || program.contains('(') {
         return Err(PatternError(format!("'{program}' is not a program name: patterns match the parsed command, not its text")));
     }
@@ -271,18 +379,32 @@ fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern
         literal_program: literal_program.is_some(),
         flags: Vec::new(),
         flag_globs: Vec::new(),
+        flag_prefixes: Vec::new(),
         positionals: Vec::new(),
     };
     let mut subcommand: Option<String> = None;
+    let flags_of = |word: &str, subcommand: &Option<String>| pattern_flags(literal_program.as_deref().unwrap_or(""), subcommand.as_deref(), word);
     for word in &words[1..] {
         if *word == "*" || *word == "**" {
             continue;
         }
+        refuse_shell_word(word)?;
         if word.starts_with('-') && word.len() > 1 {
-            if has_glob(word) {
-                pattern.flag_globs.push(scratch.words.add(word, false)?);
+            refuse_unmatchable_flag(word)?;
+            let prefix = word.trim_end_matches('*');
+            // The flags the text before a glued `*` stands for, when they
+            // are not just that text (a glob on it already covers those).
+            let prefix_flags = (prefix.len() > 1 && prefix != "--" && !has_glob(prefix) && !prefix.ends_with('\\')).then(|| flags_of(prefix, &subcommand)).filter(|flags| *flags != [prefix]);
+            if !has_glob(word) {
+                pattern.flags.extend(flags_of(word, &subcommand));
+            } else if let Some(flags) = prefix_flags {
+                scratch.notes.push(PatternNote(format!(
+                    "'{word}' is read as the flags {} followed by anything (the text `{prefix}…`), or as a flag that starts with `{prefix}`",
+                    flags.join(" ")
+                )));
+                pattern.flag_prefixes.push(FlagPrefix { flags, glob: scratch.words.add(word, false)? });
             } else {
-                pattern.flags.extend(pattern_flags(literal_program.as_deref().unwrap_or(""), subcommand.as_deref(), word));
+                pattern.flag_globs.push(scratch.words.add(word, false)?);
             }
             continue;
         }
@@ -290,9 +412,25 @@ fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern
             subcommand = Some(word.to_lowercase());
         }
         let normalized = crate::analysis::words::normalize_path(word);
+        if let Some(parent) = normalized.strip_suffix('*').filter(|parent| parent.ends_with('/') && !has_glob(parent)) {
+            scratch.notes.push(PatternNote(format!(
+                "'{word}' is read as a path glob: `*` stays within one folder, so it matches what is directly in `{parent}`, not deeper; to match anything below it, write `{parent}**`"
+            )));
+        }
         pattern.positionals.push(scratch.words.add(&normalized, normalized.contains('/'))?);
     }
     Ok(pattern)
+}
+
+/// Refuses a flag word no command's flags can hold.
+fn refuse_unmatchable_flag(word: &str) -> Result<(), PatternError> {
+    if word == "--" {
+        return Err(PatternError("`--` ends a command's options and is never one of its flags: leave it out".into()));
+    }
+    if word.starts_with("--") && let Some((name, _)) = word.split_once('=') {
+        return Err(PatternError(format!("'{word}': a flag is matched without its value (`--name=value` is the flag `--name`): write `{name}`")));
+    }
+    Ok(())
 }
 
 fn has_glob(word: &str) -> bool {
@@ -316,11 +454,13 @@ impl PatternSet {
         let mut scratch = Scratch::default();
         let mut compiled = Vec::new();
         let mut errors = Vec::new();
+        let mut notes = Vec::new();
         for (index, (source, kind)) in patterns.into_iter().enumerate() {
             match compile(source, kind, &mut scratch) {
                 Ok(pattern) => compiled.push(pattern),
                 Err(error) => errors.push((index, error)),
             }
+            notes.extend(scratch.notes.drain(..).map(|note| (index, note)));
         }
         if !errors.is_empty() {
             return Err(errors);
@@ -334,6 +474,10 @@ impl PatternSet {
                     Some(word) => word_anchored[word].push(index),
                     None => program_anchored[pattern.program].push(index),
                 },
+                Compiled::Text { program, word } => {
+                    program_anchored[*program].push(index);
+                    word_anchored[*word].push(index);
+                }
                 Compiled::File { glob, .. } => path_owners[*glob].push(index),
                 _ => {}
             }
@@ -358,7 +502,13 @@ impl PatternSet {
             paths: paths.map_err(fail)?,
             path_sources,
             path_owners,
+            notes,
         })
+    }
+
+    /// How patterns that could be read two ways were read, by index.
+    pub fn notes(&self) -> &[(usize, PatternNote)] {
+        &self.notes
     }
 
     pub fn len(&self) -> usize {
@@ -383,7 +533,12 @@ impl PatternSet {
             .commands
             .iter()
             .map(|command| {
-                let programs = self.programs.matches(&command.program);
+                let mut programs = self.programs.matches(&command.program);
+                for name in command.operation_names() {
+                    programs.extend(self.programs.matches(&name));
+                }
+                programs.sort_unstable();
+                programs.dedup();
                 let mut candidates: Vec<usize> = programs.iter().flat_map(|&glob| &self.program_anchored[glob]).copied().collect();
                 let positionals: Vec<usize> = command.positionals.iter().map(|word| table.lookup(&self.words, word)).collect();
                 let mut positional_any = Bits::new(self.word_anchored.len());
@@ -394,16 +549,24 @@ impl PatternSet {
                     }
                 }
                 let mut flag_any = Bits::new(self.word_anchored.len());
-                for flag in &command.flags {
+                for flag in flag_words(command) {
                     let word = table.lookup(&self.words, flag);
                     for &glob in &table.hits[word] {
                         flag_any.set(glob);
                         candidates.extend(&self.word_anchored[glob]);
                     }
                 }
+                let mut value_any = Bits::new(self.word_anchored.len());
+                for value in &command.flag_values {
+                    let word = table.lookup(&self.words, value);
+                    for &glob in &table.hits[word] {
+                        value_any.set(glob);
+                        candidates.extend(&self.word_anchored[glob]);
+                    }
+                }
                 candidates.sort_unstable();
                 candidates.dedup();
-                CommandWords { programs, candidates, positionals, positional_any, flag_any }
+                CommandWords { programs, candidates, positionals, positional_any, flag_any, value_any }
             })
             .collect();
         Prepared { set: self, analysis, commands, word_hits: table.hits }
@@ -457,8 +620,10 @@ struct CommandWords {
     positionals: Vec<usize>,
     /// Word globs some positional matches.
     positional_any: Bits,
-    /// Word globs some flag matches.
+    /// Word globs some flag matches ([`flag_words`]).
     flag_any: Bits,
+    /// Word globs some `--name=value` value matches.
+    value_any: Bits,
 }
 
 /// An analysis with every word looked up in a [`PatternSet`]'s globs.
@@ -477,7 +642,12 @@ impl Prepared<'_> {
         let mut hits: Vec<Option<Subject>> = vec![None; set.compiled.len()];
         for (index, command) in analysis.commands.iter().enumerate() {
             for &owner in &self.commands[index].candidates {
-                if hits[owner].is_none() && let Compiled::Command(pattern) = &set.compiled[owner] && self.command_matches(pattern, index) {
+                let matched = match &set.compiled[owner] {
+                    Compiled::Command(pattern) => self.command_matches(pattern, index),
+                    Compiled::Text { program, word } => self.text_matches(*program, *word, index),
+                    _ => false,
+                };
+                if matched && hits[owner].is_none() {
                     hits[owner] = Some(describe_command(command));
                 }
             }
@@ -554,6 +724,9 @@ impl Prepared<'_> {
         if !pattern.flags.iter().all(has) || !pattern.flag_globs.iter().all(|&g| words.flag_any.has(g)) {
             return false;
         }
+        if !pattern.flag_prefixes.iter().all(|prefix| prefix.flags.iter().all(has) || words.flag_any.has(prefix.glob)) {
+            return false;
+        }
         // Cheap refusal first: every positional glob must match some
         // argument before their order is looked at.
         if !pattern.positionals.iter().all(|&g| words.positional_any.has(g)) {
@@ -570,12 +743,29 @@ impl Prepared<'_> {
         pattern.positionals.iter().all(|&wanted| arguments.any(|a| matches(a, wanted)))
     }
 
+    /// Whether a [`Compiled::Text`] glob matches the command at `index`:
+    /// its program or operation name, a flag, an argument or a value.
+    fn text_matches(&self, program: usize, word: usize, index: usize) -> bool {
+        let words = &self.commands[index];
+        words.programs.binary_search(&program).is_ok() || words.positional_any.has(word) || words.flag_any.has(word) || words.value_any.has(word)
+    }
+
     fn chain_matches(&self, parts: &[CommandPattern], stages: &[Vec<usize>]) -> bool {
         let mut stage = stages.iter();
         parts.iter().all(|part| {
             stage.any(|commands| commands.iter().any(|&i| self.command_matches(part, i)))
         })
     }
+}
+
+/// The words a flag glob is matched against: the command's flags (short
+/// forms), the long flags they stand for where the program is known to
+/// mean them (`-f` of `rm` is `--force`), and the option words as written
+/// (`-rf`, `--force-with-lease`, terraform's `-force`).
+fn flag_words<'a>(command: &'a Command) -> impl Iterator<Item = &'a str> + 'a {
+    let subcommand = command.subcommand();
+    let long = command.flags.iter().flat_map(move |flag| long_forms(&command.program, subcommand, flag).map(|spelling| -> &'a str { spelling }));
+    command.flags.iter().chain(&command.written_flags).map(String::as_str).chain(long)
 }
 
 /// Every word a keyword may match (see [`Analysis::words`]), split at
@@ -747,7 +937,7 @@ mod tests {
     #[test]
     fn misleading_patterns_are_refused_with_the_way_to_write_them() {
         assert!(error("/bin/rm -rf").contains("base name"));
-        assert!(error("*--no-preserve-root*").contains("* --no-preserve-root"));
+        assert!(error("-rf *").contains("* -rf"));
         assert!(error("fact:nope").contains("fork_bomb"));
         assert!(!error("rm [").is_empty());
     }
