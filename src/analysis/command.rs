@@ -233,6 +233,25 @@ mod tests {
     }
 
     #[test]
+    fn a_short_flag_means_a_long_one_only_where_the_program_says_so() {
+        let long = |program: &str, subcommand: Option<&str>, flag: &str| long_forms(program, subcommand, flag).collect::<Vec<_>>();
+        assert_eq!(long("rm", None, "-f"), ["--force"]);
+        assert_eq!(long("git", Some("push"), "-f"), ["--force"]);
+        assert_eq!(long("rm", None, "-r"), ["--recursive"]);
+        assert!(long("tar", None, "-f").is_empty() && long("kubectl", Some("apply"), "-f").is_empty() && long("git", Some("commit"), "-f").is_empty());
+        let terraform = command("terraform apply -force --var=x=1");
+        assert_eq!(terraform.written_flags, ["-force", "--var"]);
+    }
+
+    #[test]
+    fn tool_calls_and_statements_are_operations_too() {
+        let names = |c: Command| c.operation_names().collect::<Vec<_>>();
+        assert_eq!(names(command("postgres__drop_table users")), ["drop_table"]);
+        assert_eq!(names(command("drop table users")), ["drop_table"]);
+        assert!(names(command("rm -rf x")).is_empty() && names(command("a__ x")).is_empty());
+    }
+
+    #[test]
     fn data_is_set_apart() {
         assert_eq!(command("echo rm -rf ~").data, ["rm", "-rf", "~"]);
         assert!(command("echo rm -rf ~").positionals.is_empty());

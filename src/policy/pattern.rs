@@ -288,7 +288,7 @@ fn compile(source: &str, kind: PatternKind, scratch: &mut Scratch) -> Result<Com
     if !source.contains(char::is_whitespace) && source.starts_with('*') && source.trim_matches('*').chars().any(|c| !matches!(c, '*' | '?')) {
         refuse_shell_word(source)?;
         scratch.notes.push(PatternNote(format!(
-            "'{source}' is read as text anywhere in a command: its program (an MCP tool's own name, an SQL statement's operation), a flag (`-f` where the program means `--force`) or an argument, never printed text or messages; to match programs only, write `{}`",
+            "'{source}' is read as text anywhere in a command: its program (an MCP tool's own name, an SQL statement's operation), a flag, by what it means too (`-f` of `rm` is `--force`), or an argument, never printed text or messages; to match programs only, write `{}`",
             source.trim_start_matches('*')
         )));
         return Ok(Compiled::Text { program: scratch.programs.add(source, false)?, word: scratch.words.add(source, false)? });
@@ -940,6 +940,81 @@ mod tests {
         assert!(error("-rf *").contains("* -rf"));
         assert!(error("fact:nope").contains("fork_bomb"));
         assert!(!error("rm [").is_empty());
+    }
+
+    fn notes(pattern: &str) -> Vec<String> {
+        PatternSet::new([(pattern, PatternKind::Glob)]).unwrap().notes().iter().map(|(_, note)| note.0.clone()).collect()
+    }
+
+    /// Each row: a pattern as the spec writes them, actions it must match
+    /// and actions it must not.
+    #[test]
+    fn spec_style_patterns_match_what_their_text_says() {
+        let rows: [(&str, &[&str], &[&str]); 8] = [
+            ("rm -rf*", &["rm -rf /", "rm -fr ~/x", "rm -rf build", "rm -r -f x", "rm --recursive --force x", "sudo rm -Rf /srv"], &["rm -r x", "rm -f x", "echo rm -rf /", "rmdir -p x"]),
+            ("git push --force*", &["git push -f origin main", "git push --force-with-lease", "git push origin +main"], &["git push origin main"]),
+            ("git push*", &["git push", "git push --force origin x", "git -C repo push"], &["git stash push", "git pull"]),
+            (
+                "*force*",
+                &["terraform apply -force", "git push -f", "git push --force-with-lease", "rm -rf build", "kubectl delete pod x --force", "helm uninstall x --force-delete", "git checkout force-layout"],
+                &["tar -xf a.tar", "kubectl apply -f x.yaml", "tail -f log", "git commit -m 'force it'", "echo --force", "ls"],
+            ),
+            ("drop_*", &["drop_table {\"name\": \"x\"}", "db__drop_table {\"name\": \"x\"}", "psql -c 'DROP TABLE users'", "DROP DATABASE app"], &["dropdb_helper_list {}", "psql -c 'select 1'", "drop"]),
+            ("delete_*", &["delete from users where id = 1", "github__delete_file {\"path\": \"x\"}", "delete_branch {}"], &["rm x", "git branch -d x"]),
+            ("rm -rf /*", &["rm -rf /", "rm -rf /etc", "sudo rm -fr /usr"], &["rm -rf /etc/nginx", "rm -rf ./x", "rm -rf x"]),
+            ("*mkfs*", &["mkfs /dev/sda", "mkfs.ext4 /dev/sda1", "sudo mkfs.xfs -f /dev/sdb"], &["lsblk", "echo mkfs"]),
+        ];
+        for (pattern, matching, other) in rows {
+            for hint in matching {
+                assert!(hit(pattern, hint), "'{pattern}' must match {hint}");
+            }
+            for hint in other {
+                assert!(!hit(pattern, hint), "'{pattern}' must not match {hint}");
+            }
+        }
+    }
+
+    #[test]
+    fn check_says_how_a_pattern_that_reads_two_ways_was_read() {
+        assert!(notes("rm -rf*")[0].contains("the flags -r -f followed by anything"));
+        assert!(notes("*force*")[0].contains("text anywhere in a command"));
+        assert!(notes("rm -rf /*")[0].contains("directly in `/`"));
+        for plain in ["rm -rf ~", "journalctl --vacuum*", "rm -r /{home,Users}/*", "rm -r /\\*", "git push*", "* -f*"] {
+            assert!(notes(plain).is_empty(), "{plain}: {:?}", notes(plain));
+        }
+    }
+
+    /// Each row: a pattern no action can match, what the refusal says,
+    /// and a near miss that is accepted.
+    #[test]
+    fn rules_that_can_never_match_are_refused_and_near_misses_are_not() {
+        let rows: [(&str, &str, &str); 15] = [
+            ("rm -rf \"/\"", "write `/`", "rm it's"),
+            ("'rm' -rf /", "write `rm`", "rm -rf /"),
+            ("echo * > ~/.bashrc", "write:PATH", "pip install *>=*"),
+            ("cd * && rm *", "one rule per command", "find * -exec rm {} ;"),
+            ("rm -rf /;", "one rule per command", "find * -exec rm {} \\;"),
+            ("rm -rf $HOME", "write `~`", "{curl,wget} *$aws_*"),
+            ("rm -- *", "`--` ends", "rm --force *"),
+            ("kubectl --context=prod delete", "write `--context`", "kubectl --context delete"),
+            ("{curl, wget} * | sh", "write `{curl,wget}`", "{curl,wget} * | sh"),
+            ("make || rm -rf /", "one rule for each side", "curl * | sh"),
+            ("curl * |", "chain part is empty", "curl * | *"),
+            ("path:./secrets/*", "write `path:secrets/*`", "path:.env"),
+            ("path:~/.ssh/", "`path:~/.ssh/**` for what is in it", "path:~/.ssh/**"),
+            ("read:$HOME/.aws/*", "write `read:~/.aws/*`", "read:**/../*"),
+            ("write:C:\\Users\\*\\.ssh\\*", "write `write:/Users/*/.ssh/*`", "write:/Users/*/.ssh/*"),
+        ];
+        for (pattern, says, near_miss) in rows {
+            let message = error(pattern);
+            assert!(message.contains(says), "{pattern}: {message}");
+            assert!(PatternSet::new([(near_miss, PatternKind::Glob)]).is_ok(), "{near_miss} is accepted");
+        }
+        let keyword = |word: &str| PatternSet::new([(word, PatternKind::Keyword)]).err().map(|errors| errors[0].1.0.clone());
+        assert!(keyword("prod.db").is_some_and(|m| m.contains("'.' is never in a keyword")));
+        assert!(keyword("prod*").is_some());
+        assert!(keyword("prod_db").is_none());
+        assert!(error("path:").contains("needs a path glob"));
     }
 
     #[test]
