@@ -10,7 +10,15 @@
 //!   others may come between and after (for git, the first is its
 //!   subcommand: `git push` does not match `git stash push`). In a
 //!   positional glob that contains `/`, `*` stays within one path segment
-//!   and `**` crosses them; elsewhere `*` matches anything.
+//!   and `**` crosses them; elsewhere `*` matches anything. The program
+//!   glob also sees the command's operation names (an MCP tool's own
+//!   name, an SQL statement's `drop_table`), and a flag glob sees flags as
+//!   written and the long flags they mean (`-f` of `rm` is `--force`). A
+//!   flag with a `*` glued on (the spec's `rm -rf*`) is the flags before
+//!   it followed by anything, or a flag the glob matches.
+//! - **Text** (`*force*`, one word starting with `*`, the spec's reading
+//!   of a glob on the action's text): a command whose program, a flag or
+//!   an argument the glob matches.
 //! - **Chain** (`curl * | sh`): command patterns that stages of one chain
 //!   (a pipeline, a substitution handed to an executor, text fed to a
 //!   shell) match in order.
@@ -23,6 +31,12 @@
 //! - **Fact** (`fact:fork_bomb`, `fact:*`): a fact of the analysis.
 //! - **Keyword** (risk rules' `keywords`): a whole word among the programs
 //!   and the arguments they act on (never in data such as echoed text).
+//!
+//! A pattern no action could match is refused with how to write it (words
+//! only the command's text has: quotes, redirections, `&&`, `$HOME`; a
+//! flag's `=value`; a path glob in a form no normalised path has), and a
+//! pattern that reads two ways carries a [`PatternNote`] saying how it
+//! was read.
 
 use std::collections::{HashMap, HashSet};
 
