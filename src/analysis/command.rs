@@ -1,7 +1,8 @@
 //! One program that will run, and the shape rules are matched against: its
 //! name (the base name of `argv[0]`, lower case), its flags (combined short
 //! flags split, long forms of well-known flags mapped to their short form,
-//! in any order), and its positional arguments in order (paths
+//! in any order; and as written), the operations it also names (an MCP
+//! tool's own name, an SQL statement's `drop_table`), and its positional arguments in order (paths
 //! normalised). Arguments that are data, not something the program acts
 //! on, are set apart: everything `echo` and `printf` print, commit and tag
 //! messages, and the pattern of a search tool.
