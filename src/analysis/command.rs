@@ -1,7 +1,8 @@
 //! One program that will run, and the shape rules are matched against: its
 //! name (the base name of `argv[0]`, lower case), its flags (combined short
 //! flags split, long forms of well-known flags mapped to their short form,
-//! in any order), and its positional arguments in order (paths
+//! in any order; and as written), the operations it also names (an MCP
+//! tool's own name, an SQL statement's `drop_table`), and its positional arguments in order (paths
 //! normalised). Arguments that are data, not something the program acts
 //! on, are set apart: everything `echo` and `printf` print, commit and tag
 //! messages, and the pattern of a search tool.
@@ -15,6 +16,9 @@ pub struct Command {
     /// The base name of `argv[0]`, lower case.
     pub program: String,
     pub flags: Vec<String>,
+    /// The option words as written, clusters whole and without a value
+    /// after `=` (`-rf`, `--force-with-lease`, terraform's `-force`).
+    pub written_flags: Vec<String>,
     pub positionals: Vec<String>,
     /// Values of `--name=value` flags, normalised like positionals.
     pub flag_values: Vec<String>,
@@ -51,7 +55,7 @@ impl Command {
         let shouted = argv.first().is_some_and(|first| first.chars().any(|c| c.is_uppercase()) && !first.chars().any(|c| c.is_lowercase()));
         let argv = if shouted { argv.iter().map(|w| w.to_lowercase()).collect() } else { argv };
         let program = argv.first().map(|first| base_name(first)).unwrap_or_default();
-        let mut command = Self { argv, program, flags: Vec::new(), positionals: Vec::new(), flag_values: Vec::new(), data: Vec::new(), dynamic_program, dynamic_args, via, shouted, planted: None };
+        let mut command = Self { argv, program, flags: Vec::new(), written_flags: Vec::new(), positionals: Vec::new(), flag_values: Vec::new(), data: Vec::new(), dynamic_program, dynamic_args, via, shouted, planted: None };
         command.shape();
         command
     }
@@ -82,10 +86,12 @@ impl Command {
                 continue;
             }
             if let Some((name, value)) = word.split_once('=').filter(|_| word.starts_with("--")) {
+                self.written_flags.push(name.to_owned());
                 self.flags.push(canonical_flag(&self.program, self.subcommand(), name));
                 self.flag_values.push(normalize_path(value));
                 continue;
             }
+            self.written_flags.push(word.clone());
             if MESSAGE_FLAGS.contains(&word.as_str()) {
                 self.flags.push(word.clone());
                 if let Some(message) = words.next() {
@@ -117,6 +123,16 @@ impl Command {
         self.positionals.first().map(String::as_str)
     }
 
+    /// The operations it is besides its program, as a policy names
+    /// operations (spec 8.7.2: `drop_*`, `delete_*`): an MCP tool call
+    /// `server__tool` is also `tool`, and an SQL statement is its keyword
+    /// and object joined (`drop table users` is also `drop_table`).
+    pub fn operation_names(&self) -> impl Iterator<Item = String> + '_ {
+        let tool = self.program.rsplit_once("__").map(|(_, tool)| tool.to_owned()).filter(|tool| !tool.is_empty());
+        let statement = super::sql::is_keyword(&self.program).then(|| self.subcommand().map(|object| format!("{}_{object}", self.program))).flatten();
+        tool.into_iter().chain(statement)
+    }
+
     /// Every path-like argument: positionals and flag values (not data).
     pub fn arguments(&self) -> impl Iterator<Item = &str> {
         self.positionals.iter().chain(&self.flag_values).map(String::as_str)
@@ -144,21 +160,54 @@ fn split_short_flags(program: &str, word: &str) -> Vec<String> {
     body.chars().map(|c| format!("-{c}")).collect()
 }
 
+/// Long flags (and other spellings) that are one short flag where the
+/// program, and its subcommand when given, means the same by both. A flag
+/// no entry names is taken at its word, except `--recursive` and `--force`,
+/// which are `-r` and `-f` for any program ([`canonical_flag`]); only these
+/// entries say what a short flag *means* ([`long_forms`]): `-f` is force
+/// for `rm` and `git push`, a file for `tar` and `kubectl apply`.
+struct Synonym {
+    programs: &'static [&'static str],
+    /// Subcommands (first positionals) it holds for; empty: any.
+    subcommands: &'static [&'static str],
+    spellings: &'static [&'static str],
+    short: &'static str,
+}
+
+const SYNONYMS: [Synonym; 8] = [
+    Synonym { programs: &["rm", "cp", "scp", "rsync", "shred", "unlink"], subcommands: &[], spellings: &["-R", "--recursive"], short: "-r" },
+    Synonym { programs: &["rm", "cp", "mv", "ln", "shred", "umount", "npm", "gzip"], subcommands: &[], spellings: &["--force"], short: "-f" },
+    Synonym { programs: &["chmod", "chown", "chgrp", "setfacl"], subcommands: &[], spellings: &["--recursive"], short: "-R" },
+    Synonym { programs: &["git"], subcommands: &["push", "clean", "branch", "checkout", "add", "rm", "tag", "fetch"], spellings: &["--force"], short: "-f" },
+    Synonym { programs: &["git"], subcommands: &["branch"], spellings: &["--delete"], short: "-d" },
+    Synonym { programs: &["docker", "podman"], subcommands: &["rm", "rmi", "system", "volume", "network"], spellings: &["--force"], short: "-f" },
+    Synonym { programs: &["zfs"], subcommands: &["destroy"], spellings: &["--force"], short: "-f" },
+    Synonym { programs: &["helm"], subcommands: &["uninstall", "delete"], spellings: &["--force"], short: "-f" },
+];
+
+impl Synonym {
+    fn holds_for(&self, program: &str, subcommand: Option<&str>) -> bool {
+        self.programs.contains(&program) && (self.subcommands.is_empty() || subcommand.is_some_and(|s| self.subcommands.contains(&s)))
+    }
+}
+
 /// The short form of well-known long flags, so `--recursive --force` is
 /// `-r -f` where the program means the same by both.
 fn canonical_flag(program: &str, subcommand: Option<&str>, flag: &str) -> String {
-    let mapped = match (program, subcommand, flag) {
-        ("rm" | "cp" | "scp" | "rsync" | "shred" | "unlink", _, "-R" | "--recursive") => "-r",
-        ("rm" | "cp" | "mv" | "ln" | "shred", _, "--force") => "-f",
-        ("chmod" | "chown" | "chgrp" | "setfacl", _, "--recursive") => "-R",
-        ("git", Some("push"), "--force") => "-f",
-        ("git", Some("clean"), "--force") => "-f",
-        ("git", Some("branch"), "--delete") => "-d",
-        (_, _, "--recursive") => "-r",
-        (_, _, "--force") => "-f",
-        _ => flag,
+    let known = SYNONYMS.iter().find(|s| s.holds_for(program, subcommand) && s.spellings.contains(&flag)).map(|s| s.short);
+    let any_program = match flag {
+        "--recursive" => Some("-r"),
+        "--force" => Some("-f"),
+        _ => None,
     };
-    mapped.to_owned()
+    known.or(any_program).unwrap_or(flag).to_owned()
+}
+
+/// The long flags a command's (canonical) flag stands for where its
+/// program is known to mean them: `-f` of `rm` or `git push` is
+/// `--force`; `-f` of `tar` is nothing more than `-f`.
+pub fn long_forms<'a>(program: &'a str, subcommand: Option<&'a str>, flag: &'a str) -> impl Iterator<Item = &'static str> + 'a {
+    SYNONYMS.iter().filter(move |s| s.short == flag && s.holds_for(program, subcommand)).flat_map(|s| s.spellings.iter().copied().filter(|spelling| spelling.starts_with("--")))
 }
 
 #[cfg(test)]
@@ -182,6 +231,25 @@ mod tests {
         // Options that are one-dash words are not letter clusters: `-selection` holds no `-o`.
         assert_eq!(command("xclip -selection clipboard -i out.txt").flags, ["-selection", "-i"]);
         assert_eq!(pattern_flags("xclip", None, "-o"), ["-o"]);
+    }
+
+    #[test]
+    fn a_short_flag_means_a_long_one_only_where_the_program_says_so() {
+        let long = |program: &str, subcommand: Option<&str>, flag: &str| long_forms(program, subcommand, flag).collect::<Vec<_>>();
+        assert_eq!(long("rm", None, "-f"), ["--force"]);
+        assert_eq!(long("git", Some("push"), "-f"), ["--force"]);
+        assert_eq!(long("rm", None, "-r"), ["--recursive"]);
+        assert!(long("tar", None, "-f").is_empty() && long("kubectl", Some("apply"), "-f").is_empty() && long("git", Some("commit"), "-f").is_empty());
+        let terraform = command("terraform apply -force --var=x=1");
+        assert_eq!(terraform.written_flags, ["-force", "--var"]);
+    }
+
+    #[test]
+    fn tool_calls_and_statements_are_operations_too() {
+        let names = |c: Command| c.operation_names().collect::<Vec<_>>();
+        assert_eq!(names(command("postgres__drop_table users")), ["drop_table"]);
+        assert_eq!(names(command("drop table users")), ["drop_table"]);
+        assert!(names(command("rm -rf x")).is_empty() && names(command("a__ x")).is_empty());
     }
 
     #[test]

@@ -37,10 +37,16 @@ pub fn is_client(program: &str) -> bool {
     CLIENTS.iter().any(|(name, _)| *name == program)
 }
 
+/// Whether a command's program is a statement keyword: the command is
+/// an SQL statement (or written as one).
+pub(super) fn is_keyword(program: &str) -> bool {
+    SQL_KEYWORDS.contains(&program)
+}
+
 /// Whether text reads as SQL: it starts with a statement keyword.
 pub fn looks_like_sql(text: &str) -> bool {
     let first = text.trim_start().split(|c: char| !c.is_alphanumeric()).next().unwrap_or("").to_lowercase();
-    SQL_KEYWORDS.contains(&first.as_str())
+    is_keyword(&first)
 }
 
 /// Statements a client command carries inline: `psql -c`, `mysql -e`,

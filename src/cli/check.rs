@@ -4,7 +4,8 @@
 //! arguments — and print every error as `file:line:col: message` with the
 //! source line and a caret. A policy's examples and counterexamples are
 //! checked against the whole policy it belongs to (`lab::examples`). Warnings (an unknown top-level key in an
-//! adapter file) are printed but do not fail the check. Claude Code
+//! adapter file) and notes (how a policy pattern that reads two ways, such
+//! as the spec's `rm -rf*`, was read) are printed but do not fail the check. Claude Code
 //! settings (given as `.json`, and those of the current project and the
 //! user whenever they exist) are checked for a dongle hook that could fail
 //! open (`hook::claude_settings`).
@@ -93,6 +94,9 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
 fn check_policy(paths: &[PathBuf], checked: &mut Vec<String>, errors: &mut Vec<Diagnostic>) {
     match CompiledPolicy::load(paths, CentralPolicy::default()) {
         Ok(policy) => {
+            for note in policy.notes() {
+                eprintln!("note: {}", note.render());
+            }
             let failures = lab::examples::check(&policy);
             if failures.is_empty() {
                 let examples = lab::examples::count(&policy);

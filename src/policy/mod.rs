@@ -238,6 +238,9 @@ pub struct CompiledPolicy {
     default_tolerance: RiskTolerance,
     agent_sections: Vec<AgentSection>,
     examples: Vec<RuleExamples>,
+    /// How patterns that could be read two ways were read, located at
+    /// the pattern (`check` prints them; they are not errors).
+    notes: Vec<Diagnostic>,
     hash: String,
     /// Each file's name and text, as kept beside the audit trail.
     texts: Vec<StoredSource>,
@@ -345,6 +348,12 @@ impl CompiledPolicy {
 
     pub fn rules(&self) -> &[Rule] {
         &self.rules
+    }
+
+    /// How patterns that could be read two ways were read (`rm -rf*`,
+    /// `*force*`, `rm -rf /*`), located `file:line:col`.
+    pub fn notes(&self) -> &[Diagnostic] {
+        &self.notes
     }
 
     pub fn rule(&self, index: usize) -> &Rule {
@@ -663,7 +672,7 @@ impl Builder {
         let before = errors.len();
         for (index, rule) in self.rules.iter().enumerate() {
             if rule.action == RuleAction::AutoApprove && !patterns.is_command(index) {
-                errors.push(located(index, format!("autoApprove takes command patterns only, not '{}'", rule.pattern)));
+                errors.push(located(index, format!("autoApprove takes command patterns only, a program first (`ls`, `read_*`), not '{}'", rule.pattern)));
             }
         }
         (errors.len() == before).then_some(patterns)
@@ -671,6 +680,7 @@ impl Builder {
 
     fn finish(self, patterns: PatternSet, sources: &[PolicySource], layers: Layers) -> CompiledPolicy {
         let central_files = layers.central_files;
+        let notes = patterns.notes().iter().map(|(index, note)| Diagnostic { message: format!("pattern '{}': {}", self.rules[*index].pattern, note.0), ..self.locations[*index].clone() }).collect();
         let mut hasher = Sha256::new();
         if central_files > 0 && central_files < sources.len() {
             // Layered, the same files decide differently than merged, and
@@ -692,6 +702,7 @@ impl Builder {
             default_tolerance: self.tolerance.unwrap_or(RiskTolerance::Moderate),
             agent_sections: self.agent_sections,
             examples: self.examples,
+            notes,
             hash: hex(&hasher.finalize()),
             texts: sources
                 .iter()

@@ -10,7 +10,15 @@
 //!   others may come between and after (for git, the first is its
 //!   subcommand: `git push` does not match `git stash push`). In a
 //!   positional glob that contains `/`, `*` stays within one path segment
-//!   and `**` crosses them; elsewhere `*` matches anything.
+//!   and `**` crosses them; elsewhere `*` matches anything. The program
+//!   glob also sees the command's operation names (an MCP tool's own
+//!   name, an SQL statement's `drop_table`), and a flag glob sees flags as
+//!   written and the long flags they mean (`-f` of `rm` is `--force`). A
+//!   flag with a `*` glued on (the spec's `rm -rf*`) is the flags before
+//!   it followed by anything, or a flag the glob matches.
+//! - **Text** (`*force*`, one word starting with `*`, the spec's reading
+//!   of a glob on the action's text): a command whose program, a flag or
+//!   an argument the glob matches.
 //! - **Chain** (`curl * | sh`): command patterns that stages of one chain
 //!   (a pipeline, a substitution handed to an executor, text fed to a
 //!   shell) match in order.
@@ -27,12 +35,21 @@
 //! - **Fact** (`fact:fork_bomb`, `fact:*`): a fact of the analysis.
 //! - **Keyword** (risk rules' `keywords`): a whole word among the programs
 //!   and the arguments they act on (never in data such as echoed text).
+//!
+//! A pattern no action could match is refused with how to write it (words
+//! only the command's text has: quotes, redirections, `&&`, `$HOME`; a
+//! flag's `=value`; a path glob in a form no normalised path has), and a
+//! pattern that reads two ways carries a [`PatternNote`] saying how it
+//! was read.
 
 use std::collections::{HashMap, HashSet};
 
 use globset::{Candidate, Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 
-use crate::analysis::{Analysis, Command, EffectKind, Fact, Zone, command::pattern_flags};
+use crate::analysis::{
+    Analysis, Command, EffectKind, Fact, Zone,
+    command::{long_forms, pattern_flags},
+};
 
 /// How a pattern was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +61,10 @@ pub enum PatternKind {
 /// A pattern could not be compiled; the message says why and how to write it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PatternError(pub String);
+
+/// How a pattern that could be read two ways was read, for `check` to say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatternNote(pub String);
 
 #[derive(Debug, Clone)]
 struct CommandPattern {
@@ -57,8 +78,20 @@ struct CommandPattern {
     flags: Vec<String>,
     /// Indices in the set's word `GlobSet`.
     flag_globs: Vec<usize>,
+    /// Flags written with a `*` glued on (`rm -rf*`).
+    flag_prefixes: Vec<FlagPrefix>,
     /// Indices in the set's word `GlobSet`, in the order written.
     positionals: Vec<usize>,
+}
+
+/// A flag word with a `*` glued on (`-rf*`, the spec's `rm -rf*`): read as
+/// the spec's text prefix, the flags before the `*` and anything after
+/// them, or as a glob some flag matches (`--destroy*`); either will do.
+#[derive(Debug, Clone)]
+struct FlagPrefix {
+    flags: Vec<String>,
+    /// Index in the set's word `GlobSet`.
+    glob: usize,
 }
 
 /// Which files a path pattern looks at.
@@ -82,6 +115,11 @@ enum Compiled {
     /// An effect of this kind on a target in one of the zones or matching
     /// the path glob (an index in the set's path `GlobSet`).
     Effect { kind: EffectKind, target: EffectTarget },
+    /// A glob of one word starting with `*` (`*force*`, the spec's text
+    /// reading): a command whose program (or operation name), a flag or
+    /// an argument it matches, by its indices in the set's program and
+    /// word `GlobSet`s.
+    Text { program: usize, word: usize },
     /// Facts whose names the glob matches.
     Fact(GlobMatcher),
     Keyword(String),
@@ -117,6 +155,7 @@ pub struct PatternSet {
     /// and the patterns using it.
     path_sources: Vec<String>,
     path_owners: Vec<Vec<usize>>,
+    notes: Vec<(usize, PatternNote)>,
 }
 
 fn glob(source: &str, within_segments: bool) -> Result<Glob, PatternError> {
@@ -132,6 +171,8 @@ struct Scratch {
     programs: Globs,
     words: Globs,
     paths: Globs,
+    /// How the pattern being compiled was read, where that is a choice.
+    notes: Vec<PatternNote>,
 }
 
 /// Globs as written, each compiled once (by lower-cased source and whether
@@ -239,6 +280,11 @@ fn compile(source: &str, kind: PatternKind, scratch: &mut Scratch) -> Result<Com
         if source.contains(char::is_whitespace) {
             return Err(PatternError("a keyword is one word".into()));
         }
+        if let Some(other) = source.chars().find(|&c| !is_keyword_char(c)) {
+            return Err(PatternError(format!(
+                "'{other}' is never in a keyword: an action's words are split at every character but letters, digits and `_`; write the parts as keywords of their own, or a pattern (`* *{source}*`)"
+            )));
+        }
         return Ok(Compiled::Keyword(source.to_lowercase()));
     }
     if let Some(name) = source.strip_prefix("fact:") {
@@ -262,12 +308,28 @@ fn compile(source: &str, kind: PatternKind, scratch: &mut Scratch) -> Result<Com
     }
     for (prefix, access) in [("path:", Access::Any), ("read:", Access::Read), ("write:", Access::Write)] {
         if let Some(path) = source.strip_prefix(prefix) {
-            return Ok(Compiled::File { glob: scratch.paths.add(path.trim(), true)?, access });
+            let path = path.trim();
+            refuse_unnormalised_path(prefix, path)?;
+            return Ok(Compiled::File { glob: scratch.paths.add(path, true)?, access });
         }
+    }
+    if let Some(group) = brace_group_with_spaces(source) {
+        return Err(PatternError(format!("'{group}': a pattern is split into words at spaces, so a brace group is one word: write `{}`", group.split_whitespace().collect::<String>())));
+    }
+    if source.contains("||") {
+        return Err(PatternError("`||` is the shell's \"or else\", not a chain: a pattern matches commands, so write one rule for each side".into()));
     }
     if source.contains('|') {
         let parts: Result<Vec<CommandPattern>, PatternError> = source.split('|').map(|part| command_pattern(part, scratch)).collect();
         return Ok(Compiled::Chain(parts?));
+    }
+    if !source.contains(char::is_whitespace) && source.starts_with('*') && source.trim_matches('*').chars().any(|c| !matches!(c, '*' | '?')) {
+        refuse_shell_word(source)?;
+        scratch.notes.push(PatternNote(format!(
+            "'{source}' is read as text anywhere in a command: its program (an MCP tool's own name, an SQL statement's operation), a flag, by what it means too (`-f` of `rm` is `--force`), or an argument, never printed text or messages; to match programs only, write `{}`",
+            source.trim_start_matches('*')
+        )));
+        return Ok(Compiled::Text { program: scratch.programs.add(source, false)?, word: scratch.words.add(source, false)? });
     }
     command_pattern(source, scratch).map(Compiled::Command)
 }
@@ -285,6 +347,65 @@ fn zones_named(names: &str) -> Result<Vec<Zone>, PatternError> {
     names.into_iter().map(|name| Zone::ALL.into_iter().find(|zone| zone.name() == name).ok_or_else(|| unknown(name))).collect()
 }
 
+fn is_keyword_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// A `{…}` group of the pattern with white space inside, which splitting
+/// into words would cut in two.
+fn brace_group_with_spaces(source: &str) -> Option<&str> {
+    let open = source.find('{')?;
+    let close = open + source[open..].find('}')?;
+    let group = &source[open..=close];
+    group.contains(char::is_whitespace).then_some(group)
+}
+
+/// Refuses a path glob in a form no path compared has: paths are
+/// normalised (`words::normalize_path`) before rules see them, with
+/// `$HOME` as `~` and Windows paths in POSIX form.
+fn refuse_unnormalised_path(prefix: &str, path: &str) -> Result<(), PatternError> {
+    if path.is_empty() {
+        return Err(PatternError(format!("`{prefix}` needs a path glob: `{prefix}**/.env`")));
+    }
+    for home in ["$HOME", "${HOME}"] {
+        if let Some(rest) = path.strip_prefix(home) {
+            return Err(PatternError(format!("'{path}': paths are compared with the home folder as `~`: write `{prefix}~{rest}`")));
+        }
+    }
+    let drive = path.as_bytes().get(1) == Some(&b':') && path.starts_with(|c: char| c.is_ascii_alphabetic());
+    if (path.contains('\\') && !drive) || path.split('/').any(|segment| segment == "..") {
+        return Ok(());
+    }
+    let normalised = crate::analysis::words::normalize_path(path);
+    if normalised == path {
+        return Ok(());
+    }
+    let folder = if path.ends_with('/') && normalised != "/" { format!(" for the folder itself, or `{prefix}{normalised}/**` for what is in it") } else { String::new() };
+    Err(PatternError(format!("'{path}' never matches: paths are compared normalised (no `./`, `//`, trailing `/`; POSIX form), so write `{prefix}{normalised}`{folder}")))
+}
+
+/// Refuses a word only the command's text has, never a word of the
+/// parsed command: quotes, the shell's operators and redirections.
+fn refuse_shell_word(word: &str) -> Result<(), PatternError> {
+    let quoted = word.len() >= 2 && ['"', '\''].iter().any(|&q| word.starts_with(q) && word.ends_with(q));
+    if quoted {
+        return Err(PatternError(format!("'{word}': patterns match the words a program receives, quotes already removed: write `{}`", &word[1..word.len() - 1])));
+    }
+    let redirection = word.trim_start_matches(|c: char| c.is_ascii_digit() || c == '&').starts_with(['>', '<']);
+    if redirection {
+        return Err(PatternError(format!(
+            "'{word}': a redirection is the shell's, never an argument; to match the file written, write `write:PATH` (or `read:PATH`)"
+        )));
+    }
+    if word == "&&" || word == "&" || (word.len() > 1 && word.ends_with(';') && !word.ends_with("\\;")) {
+        return Err(PatternError(format!("'{word}': `&&`, `&` and `;` join commands in the shell; a pattern matches one command: write one rule per command, or a chain `a | b`")));
+    }
+    if let Some(rest) = word.strip_prefix("$HOME").or_else(|| word.strip_prefix("${HOME}")) {
+        return Err(PatternError(format!("'{word}': the analysis reads the home folder as `~`: write `~{rest}`")));
+    }
+    Ok(())
+}
+
 fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern, PatternError> {
     let words: Vec<&str> = source.split_whitespace().collect();
     let Some(program) = words.first() else {
@@ -299,6 +420,7 @@ fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern
     if program.starts_with('-') || program.starts_with("*-") {
         return Err(PatternError(format!("'{program}': the first word is the program; to match a flag of any program, write `* {}`", program.trim_matches('*'))));
     }
+    refuse_shell_word(program)?;
     if program.contains('=') || program.contains('$') || program.contains('(') {
         return Err(PatternError(format!("'{program}' is not a program name: patterns match the parsed command, not its text")));
     }
@@ -308,18 +430,32 @@ fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern
         literal_program: literal_program.is_some(),
         flags: Vec::new(),
         flag_globs: Vec::new(),
+        flag_prefixes: Vec::new(),
         positionals: Vec::new(),
     };
     let mut subcommand: Option<String> = None;
+    let flags_of = |word: &str, subcommand: &Option<String>| pattern_flags(literal_program.as_deref().unwrap_or(""), subcommand.as_deref(), word);
     for word in &words[1..] {
         if *word == "*" || *word == "**" {
             continue;
         }
+        refuse_shell_word(word)?;
         if word.starts_with('-') && word.len() > 1 {
-            if has_glob(word) {
-                pattern.flag_globs.push(scratch.words.add(word, false)?);
+            refuse_unmatchable_flag(word)?;
+            let prefix = word.trim_end_matches('*');
+            // The flags the text before a glued `*` stands for, when they
+            // are not just that text (a glob on it already covers those).
+            let prefix_flags = (prefix.len() > 1 && prefix != "--" && !has_glob(prefix) && !prefix.ends_with('\\')).then(|| flags_of(prefix, &subcommand)).filter(|flags| *flags != [prefix]);
+            if !has_glob(word) {
+                pattern.flags.extend(flags_of(word, &subcommand));
+            } else if let Some(flags) = prefix_flags {
+                scratch.notes.push(PatternNote(format!(
+                    "'{word}' is read as the flags {} followed by anything (the text `{prefix}…`), or as a flag that starts with `{prefix}`",
+                    flags.join(" ")
+                )));
+                pattern.flag_prefixes.push(FlagPrefix { flags, glob: scratch.words.add(word, false)? });
             } else {
-                pattern.flags.extend(pattern_flags(literal_program.as_deref().unwrap_or(""), subcommand.as_deref(), word));
+                pattern.flag_globs.push(scratch.words.add(word, false)?);
             }
             continue;
         }
@@ -327,9 +463,25 @@ fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern
             subcommand = Some(word.to_lowercase());
         }
         let normalized = crate::analysis::words::normalize_path(word);
+        if let Some(parent) = normalized.strip_suffix('*').filter(|parent| parent.ends_with('/') && !has_glob(parent)) {
+            scratch.notes.push(PatternNote(format!(
+                "'{word}' is read as a path glob: `*` stays within one folder, so it matches what is directly in `{parent}`, not deeper; to match anything below it, write `{parent}**`"
+            )));
+        }
         pattern.positionals.push(scratch.words.add(&normalized, normalized.contains('/'))?);
     }
     Ok(pattern)
+}
+
+/// Refuses a flag word no command's flags can hold.
+fn refuse_unmatchable_flag(word: &str) -> Result<(), PatternError> {
+    if word == "--" {
+        return Err(PatternError("`--` ends a command's options and is never one of its flags: leave it out".into()));
+    }
+    if word.starts_with("--") && let Some((name, _)) = word.split_once('=') {
+        return Err(PatternError(format!("'{word}': a flag is matched without its value (`--name=value` is the flag `--name`): write `{name}`")));
+    }
+    Ok(())
 }
 
 fn has_glob(word: &str) -> bool {
@@ -353,11 +505,13 @@ impl PatternSet {
         let mut scratch = Scratch::default();
         let mut compiled = Vec::new();
         let mut errors = Vec::new();
+        let mut notes = Vec::new();
         for (index, (source, kind)) in patterns.into_iter().enumerate() {
             match compile(source, kind, &mut scratch) {
                 Ok(pattern) => compiled.push(pattern),
                 Err(error) => errors.push((index, error)),
             }
+            notes.extend(scratch.notes.drain(..).map(|note| (index, note)));
         }
         if !errors.is_empty() {
             return Err(errors);
@@ -371,6 +525,10 @@ impl PatternSet {
                     Some(word) => word_anchored[word].push(index),
                     None => program_anchored[pattern.program].push(index),
                 },
+                Compiled::Text { program, word } => {
+                    program_anchored[*program].push(index);
+                    word_anchored[*word].push(index);
+                }
                 Compiled::File { glob, .. } | Compiled::Effect { target: EffectTarget::Path(glob), .. } => path_owners[*glob].push(index),
                 _ => {}
             }
@@ -395,7 +553,13 @@ impl PatternSet {
             paths: paths.map_err(fail)?,
             path_sources,
             path_owners,
+            notes,
         })
+    }
+
+    /// How patterns that could be read two ways were read, by index.
+    pub fn notes(&self) -> &[(usize, PatternNote)] {
+        &self.notes
     }
 
     pub fn len(&self) -> usize {
@@ -420,7 +584,12 @@ impl PatternSet {
             .commands
             .iter()
             .map(|command| {
-                let programs = self.programs.matches(&command.program);
+                let mut programs = self.programs.matches(&command.program);
+                for name in command.operation_names() {
+                    programs.extend(self.programs.matches(&name));
+                }
+                programs.sort_unstable();
+                programs.dedup();
                 let mut candidates: Vec<usize> = programs.iter().flat_map(|&glob| &self.program_anchored[glob]).copied().collect();
                 let positionals: Vec<usize> = command.positionals.iter().map(|word| table.lookup(&self.words, word)).collect();
                 let mut positional_any = Bits::new(self.word_anchored.len());
@@ -431,16 +600,24 @@ impl PatternSet {
                     }
                 }
                 let mut flag_any = Bits::new(self.word_anchored.len());
-                for flag in &command.flags {
+                for flag in flag_words(command) {
                     let word = table.lookup(&self.words, flag);
                     for &glob in &table.hits[word] {
                         flag_any.set(glob);
                         candidates.extend(&self.word_anchored[glob]);
                     }
                 }
+                let mut value_any = Bits::new(self.word_anchored.len());
+                for value in &command.flag_values {
+                    let word = table.lookup(&self.words, value);
+                    for &glob in &table.hits[word] {
+                        value_any.set(glob);
+                        candidates.extend(&self.word_anchored[glob]);
+                    }
+                }
                 candidates.sort_unstable();
                 candidates.dedup();
-                CommandWords { programs, candidates, positionals, positional_any, flag_any }
+                CommandWords { programs, candidates, positionals, positional_any, flag_any, value_any }
             })
             .collect();
         Prepared { set: self, analysis, commands, word_hits: table.hits }
@@ -494,8 +671,10 @@ struct CommandWords {
     positionals: Vec<usize>,
     /// Word globs some positional matches.
     positional_any: Bits,
-    /// Word globs some flag matches.
+    /// Word globs some flag matches ([`flag_words`]).
     flag_any: Bits,
+    /// Word globs some `--name=value` value matches.
+    value_any: Bits,
 }
 
 /// An analysis with every word looked up in a [`PatternSet`]'s globs.
@@ -514,7 +693,12 @@ impl Prepared<'_> {
         let mut hits: Vec<Option<Subject>> = vec![None; set.compiled.len()];
         for (index, command) in analysis.commands.iter().enumerate() {
             for &owner in &self.commands[index].candidates {
-                if hits[owner].is_none() && let Compiled::Command(pattern) = &set.compiled[owner] && self.command_matches(pattern, index) {
+                let matched = match &set.compiled[owner] {
+                    Compiled::Command(pattern) => self.command_matches(pattern, index),
+                    Compiled::Text { program, word } => self.text_matches(*program, *word, index),
+                    _ => false,
+                };
+                if matched && hits[owner].is_none() {
                     hits[owner] = Some(describe_command(command));
                 }
             }
@@ -601,6 +785,9 @@ impl Prepared<'_> {
         if !pattern.flags.iter().all(has) || !pattern.flag_globs.iter().all(|&g| words.flag_any.has(g)) {
             return false;
         }
+        if !pattern.flag_prefixes.iter().all(|prefix| prefix.flags.iter().all(has) || words.flag_any.has(prefix.glob)) {
+            return false;
+        }
         // Cheap refusal first: every positional glob must match some
         // argument before their order is looked at.
         if !pattern.positionals.iter().all(|&g| words.positional_any.has(g)) {
@@ -617,6 +804,13 @@ impl Prepared<'_> {
         pattern.positionals.iter().all(|&wanted| arguments.any(|a| matches(a, wanted)))
     }
 
+    /// Whether a [`Compiled::Text`] glob matches the command at `index`:
+    /// its program or operation name, a flag, an argument or a value.
+    fn text_matches(&self, program: usize, word: usize, index: usize) -> bool {
+        let words = &self.commands[index];
+        words.programs.binary_search(&program).is_ok() || words.positional_any.has(word) || words.flag_any.has(word) || words.value_any.has(word)
+    }
+
     fn chain_matches(&self, parts: &[CommandPattern], stages: &[Vec<usize>]) -> bool {
         let mut stage = stages.iter();
         parts.iter().all(|part| {
@@ -631,6 +825,16 @@ enum PathRole {
     Written,
     Read,
     Target(EffectKind),
+}
+
+/// The words a flag glob is matched against: the command's flags (short
+/// forms), the long flags they stand for where the program is known to
+/// mean them (`-f` of `rm` is `--force`), and the option words as written
+/// (`-rf`, `--force-with-lease`, terraform's `-force`).
+fn flag_words<'a>(command: &'a Command) -> impl Iterator<Item = &'a str> + 'a {
+    let subcommand = command.subcommand();
+    let long = command.flags.iter().flat_map(move |flag| long_forms(&command.program, subcommand, flag).map(|spelling| -> &'a str { spelling }));
+    command.flags.iter().chain(&command.written_flags).map(String::as_str).chain(long)
 }
 
 /// Every word a keyword may match (see [`Analysis::words`]), split at
@@ -802,9 +1006,84 @@ mod tests {
     #[test]
     fn misleading_patterns_are_refused_with_the_way_to_write_them() {
         assert!(error("/bin/rm -rf").contains("base name"));
-        assert!(error("*--no-preserve-root*").contains("* --no-preserve-root"));
+        assert!(error("-rf *").contains("* -rf"));
         assert!(error("fact:nope").contains("fork_bomb"));
         assert!(!error("rm [").is_empty());
+    }
+
+    fn notes(pattern: &str) -> Vec<String> {
+        PatternSet::new([(pattern, PatternKind::Glob)]).unwrap().notes().iter().map(|(_, note)| note.0.clone()).collect()
+    }
+
+    /// Each row: a pattern as the spec writes them, actions it must match
+    /// and actions it must not.
+    #[test]
+    fn spec_style_patterns_match_what_their_text_says() {
+        let rows: [(&str, &[&str], &[&str]); 8] = [
+            ("rm -rf*", &["rm -rf /", "rm -fr ~/x", "rm -rf build", "rm -r -f x", "rm --recursive --force x", "sudo rm -Rf /srv"], &["rm -r x", "rm -f x", "echo rm -rf /", "rmdir -p x"]),
+            ("git push --force*", &["git push -f origin main", "git push --force-with-lease", "git push origin +main"], &["git push origin main"]),
+            ("git push*", &["git push", "git push --force origin x", "git -C repo push"], &["git stash push", "git pull"]),
+            (
+                "*force*",
+                &["terraform apply -force", "git push -f", "git push --force-with-lease", "rm -rf build", "kubectl delete pod x --force", "helm uninstall x --force-delete", "git checkout force-layout"],
+                &["tar -xf a.tar", "kubectl apply -f x.yaml", "tail -f log", "git commit -m 'force it'", "echo --force", "ls"],
+            ),
+            ("drop_*", &["drop_table {\"name\": \"x\"}", "db__drop_table {\"name\": \"x\"}", "psql -c 'DROP TABLE users'", "DROP DATABASE app"], &["dropdb_helper_list {}", "psql -c 'select 1'", "drop"]),
+            ("delete_*", &["delete from users where id = 1", "github__delete_file {\"path\": \"x\"}", "delete_branch {}"], &["rm x", "git branch -d x"]),
+            ("rm -rf /*", &["rm -rf /", "rm -rf /etc", "sudo rm -fr /usr"], &["rm -rf /etc/nginx", "rm -rf ./x", "rm -rf x"]),
+            ("*mkfs*", &["mkfs /dev/sda", "mkfs.ext4 /dev/sda1", "sudo mkfs.xfs -f /dev/sdb"], &["lsblk", "echo mkfs"]),
+        ];
+        for (pattern, matching, other) in rows {
+            for hint in matching {
+                assert!(hit(pattern, hint), "'{pattern}' must match {hint}");
+            }
+            for hint in other {
+                assert!(!hit(pattern, hint), "'{pattern}' must not match {hint}");
+            }
+        }
+    }
+
+    #[test]
+    fn check_says_how_a_pattern_that_reads_two_ways_was_read() {
+        assert!(notes("rm -rf*")[0].contains("the flags -r -f followed by anything"));
+        assert!(notes("*force*")[0].contains("text anywhere in a command"));
+        assert!(notes("rm -rf /*")[0].contains("directly in `/`"));
+        for plain in ["rm -rf ~", "journalctl --vacuum*", "rm -r /{home,Users}/*", "rm -r /\\*", "git push*", "* -f*"] {
+            assert!(notes(plain).is_empty(), "{plain}: {:?}", notes(plain));
+        }
+    }
+
+    /// Each row: a pattern no action can match, what the refusal says,
+    /// and a near miss that is accepted.
+    #[test]
+    fn rules_that_can_never_match_are_refused_and_near_misses_are_not() {
+        let rows: [(&str, &str, &str); 15] = [
+            ("rm -rf \"/\"", "write `/`", "rm it's"),
+            ("'rm' -rf /", "write `rm`", "rm -rf /"),
+            ("echo * > ~/.bashrc", "write:PATH", "pip install *>=*"),
+            ("cd * && rm *", "one rule per command", "find * -exec rm {} ;"),
+            ("rm -rf /;", "one rule per command", "find * -exec rm {} \\;"),
+            ("rm -rf $HOME", "write `~`", "{curl,wget} *$aws_*"),
+            ("rm -- *", "`--` ends", "rm --force *"),
+            ("kubectl --context=prod delete", "write `--context`", "kubectl --context delete"),
+            ("{curl, wget} * | sh", "write `{curl,wget}`", "{curl,wget} * | sh"),
+            ("make || rm -rf /", "one rule for each side", "curl * | sh"),
+            ("curl * |", "chain part is empty", "curl * | *"),
+            ("path:./secrets/*", "write `path:secrets/*`", "path:.env"),
+            ("path:~/.ssh/", "`path:~/.ssh/**` for what is in it", "path:~/.ssh/**"),
+            ("read:$HOME/.aws/*", "write `read:~/.aws/*`", "read:**/../*"),
+            ("write:C:\\Users\\*\\.ssh\\*", "write `write:/Users/*/.ssh/*`", "write:/Users/*/.ssh/*"),
+        ];
+        for (pattern, says, near_miss) in rows {
+            let message = error(pattern);
+            assert!(message.contains(says), "{pattern}: {message}");
+            assert!(PatternSet::new([(near_miss, PatternKind::Glob)]).is_ok(), "{near_miss} is accepted");
+        }
+        let keyword = |word: &str| PatternSet::new([(word, PatternKind::Keyword)]).err().map(|errors| errors[0].1.0.clone());
+        assert!(keyword("prod.db").is_some_and(|m| m.contains("'.' is never in a keyword")));
+        assert!(keyword("prod*").is_some());
+        assert!(keyword("prod_db").is_none());
+        assert!(error("path:").contains("needs a path glob"));
     }
 
     #[test]

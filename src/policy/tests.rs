@@ -102,3 +102,10 @@ fn a_group_writable_policy_file_is_refused() {
     let errors = CompiledPolicy::load(&[file.path().to_path_buf()], crate::config::CentralPolicy::default()).err().expect("refused");
     assert!(errors[0].message.contains("writable by group or others"));
 }
+
+#[test]
+fn auto_approve_refuses_a_text_pattern_that_names_no_program() {
+    let errors = CompiledPolicy::compile(&[source("p.toml", "[defaults]\nautoApprove = [\"*read*\", \"read_*\"]\n")]).err().expect("refused");
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert!(errors[0].message.contains("autoApprove takes command patterns only") && errors[0].col == 16, "{errors:#?}");
+}

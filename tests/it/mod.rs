@@ -20,6 +20,7 @@ mod proxy;
 mod reload;
 mod robustness;
 mod schema;
+mod spec_policy;
 mod stdio;
 mod store_backends;
 mod support;
