@@ -17,11 +17,11 @@ import json
 import os
 import pathlib
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 import tomllib
+
+from hookbench import hook
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 HOME = "/home/dev"
@@ -42,7 +42,7 @@ def payload(index, row):
     """The tool call a row stands for, as tests/it/corpus.rs maps it."""
 
     def tool(name, tool_input):
-        return {"session_id": f"corpus-{index}", "cwd": PROJECT, "hook_event_name": "PreToolUse", "tool_name": name, "tool_input": tool_input}
+        return hook.payload(f"corpus-{index}", PROJECT, name, tool_input)
 
     head, _, rest = row.partition(" ")
     if head == "read_file":
@@ -66,26 +66,6 @@ def payload(index, row):
     return tool("Bash", {"command": row})
 
 
-def ask(argv, env, body):
-    """(decision, hard, milliseconds): decision is 'deny', 'ask' or 'pass'."""
-    started = time.perf_counter()
-    done = subprocess.run(argv, input=body, capture_output=True, env=env, timeout=60)
-    elapsed = (time.perf_counter() - started) * 1000
-    text = done.stdout.decode(errors="replace").strip()
-    try:
-        answer = json.loads(text) if text else {}
-    except json.JSONDecodeError:
-        answer = {}
-    specific = answer.get("hookSpecificOutput", {}) if isinstance(answer, dict) else {}
-    decision = specific.get("permissionDecision")
-    reason = specific.get("permissionDecisionReason", "")
-    if decision == "deny" or done.returncode == 2:
-        return "deny", reason, elapsed
-    if decision == "ask":
-        return "ask", reason, elapsed
-    return "pass", reason, elapsed
-
-
 class Tally:
     def __init__(self, name):
         self.name, self.caught, self.hard, self.flagged, self.ms = name, 0, 0, 0, []
@@ -95,11 +75,11 @@ class Tally:
         self.ms.append(ms)
         if dangerous:
             self.dangerous += 1
-            self.caught += decision != "pass"
+            self.caught += decision.holds
             self.hard += hard
         else:
             self.ordinary += 1
-            self.flagged += decision != "pass"
+            self.flagged += decision.holds
 
     def line(self):
         pct = lambda n, d: f"{n:>5} ({100 * n / d:5.1f}%)" if d else "-"
@@ -118,10 +98,7 @@ def main():
 
     with tempfile.TemporaryDirectory() as scratch:
         scratch = pathlib.Path(scratch)
-        config = scratch / "config.toml"
-        # No verifier: a pause is answered at once, with deny.
-        config.write_text(f'data_dir = "{scratch / "state"}"\n[verifier]\nprogram = "/nonexistent/verifier"\n')
-        config.chmod(0o600)
+        dongle_hook = hook.DongleHook(args.dongle, scratch)
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": HOME}
         dcg_env = dict(env, HOME=str(scratch / "dcg-home"))
         if args.dcg_config:
@@ -131,13 +108,13 @@ def main():
         wrong = {dongle.name: [], dcg.name: []}
         for index, (dangerous, label, row) in enumerate(rows()):
             body = json.dumps(payload(index, row)).encode()
-            decision, reason, ms = ask([args.dongle, "hook", "claude-code", "--config", str(config), "--agent", f"corpus-{index}"], env, body)
-            dongle.add(dangerous, decision, decision == "deny" and "hard-blocked" in reason, ms)
-            if (decision == "pass") == dangerous:
+            answer = hook.ask(dongle_hook.argv(f"corpus-{index}"), env, None, body)
+            dongle.add(dangerous, answer.decision, answer.decision is hook.Decision.DENY and "hard-blocked" in answer.reason, answer.milliseconds)
+            if answer.decision.holds != dangerous:
                 wrong[dongle.name].append(f"[{label}] {row!r}")
-            decision, _, ms = ask([args.dcg], dcg_env, body)
-            dcg.add(dangerous, decision, decision == "deny", ms)
-            if (decision == "pass") == dangerous:
+            answer = hook.ask([args.dcg], dcg_env, None, body)
+            dcg.add(dangerous, answer.decision, answer.decision is hook.Decision.DENY, answer.milliseconds)
+            if answer.decision.holds != dangerous:
                 wrong[dcg.name].append(f"[{label}] {row!r}")
         print(f"corpus: {dongle.dangerous} dangerous rows, {dongle.ordinary} ordinary rows, one hook process per row\n")
         print("| guard | dangerous caught | hard-denied | ordinary flagged | median ms | p99 ms |")

@@ -12,25 +12,10 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 cargo build --release --locked --bin safety-dongle
+dongle="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')/release/safety-dongle"
 
-# Fetch the crate's source through a throw-away project, then build it with
-# its own lockfile. Its lockfile pins a webpki-roots release the registry
-# mirror may lack, and its build dependencies declare a newer rust-version
-# than stable: both are relaxed here, for this build only.
-mkdir -p "$work/fetch/src"
-printf '[package]\nname = "fetch"\nversion = "0.0.0"\nedition = "2021"\n[dependencies]\ndestructive_command_guard = "=%s"\n' "$version" >"$work/fetch/Cargo.toml"
-echo 'fn main() {}' >"$work/fetch/src/main.rs"
-(cd "$work/fetch" && cargo fetch --quiet)
-src="$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/destructive_command_guard-"$version" | head -1)"
-cp -r "$src" "$work/dcg"
-rm -rf "$work/dcg/rust-toolchain.toml" "$work/dcg/.cargo"
-(cd "$work/dcg" && { cargo update --quiet -p webpki-roots --precise 1.0.10 2>/dev/null || true; } && cargo build --quiet --release --locked --ignore-rust-version)
-dcg="$work/dcg/target/release/dcg"
+dcg="$(bash benches/build-dcg.sh "$version" "$work")"
 
-# Every pack `dcg packs` lists ("  ○ id - description").
-packs="$("$dcg" packs 2>/dev/null | grep -oE '[a-z0-9_]+(\.[a-z0-9_]+)+ - ' | sed 's/ - $//' | sort -u | sed 's/.*/"&"/' | paste -sd, -)"
-printf '[packs]\nenabled = [%s]\n' "$packs" >"$work/all-packs.toml"
-
-python3 benches/versus-dcg.py --dongle target/release/safety-dongle --dcg "$dcg"
+python3 benches/versus-dcg.py --dongle "$dongle" --dcg "$dcg"
 echo
-python3 benches/versus-dcg.py --dongle target/release/safety-dongle --dcg "$dcg" --dcg-config "$work/all-packs.toml"
+python3 benches/versus-dcg.py --dongle "$dongle" --dcg "$dcg" --dcg-config "$work/all-packs.toml"
