@@ -6,7 +6,7 @@
 //! on, are set apart: everything `echo` and `printf` print, commit and tag
 //! messages, and the pattern of a search tool.
 
-use super::words::normalize_path;
+use super::{options, words::normalize_path};
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Command {
@@ -128,9 +128,14 @@ pub fn pattern_flags(program: &str, subcommand: Option<&str>, word: &str) -> Vec
     split_short_flags(program, word).iter().map(|flag| canonical_flag(program, subcommand, flag)).collect()
 }
 
-/// The base name of a program path, lower case: `/usr/bin/RM` is `rm`.
+/// The base name of a program path, lower case, without a Windows `.exe`:
+/// `/usr/bin/RM`, `C:\\Git\\bin\\GIT.EXE` and `rm.exe` are `rm` and `git`.
 pub fn base_name(word: &str) -> String {
-    word.rsplit('/').next().unwrap_or(word).to_lowercase()
+    let base = word.rsplit(['/', '\\']).next().unwrap_or(word).to_lowercase();
+    match base.strip_suffix(".exe") {
+        Some(stem) if !stem.is_empty() => stem.to_owned(),
+        _ => base,
+    }
 }
 
 /// `-rf` is `-r -f`; a cluster holding anything but letters (`-n10`,
@@ -145,8 +150,14 @@ fn split_short_flags(program: &str, word: &str) -> Vec<String> {
 }
 
 /// The short form of well-known long flags, so `--recursive --force` is
-/// `-r -f` where the program means the same by both.
+/// `-r -f` where the program means the same by both; a long flag is first
+/// read in full where the program accepts an abbreviation (`--recurs`).
 fn canonical_flag(program: &str, subcommand: Option<&str>, flag: &str) -> String {
+    let full = flag.strip_prefix("--").and_then(|name| options::of(program, subcommand)?.long(name)).map(|long| match long.short {
+        Some(short) => format!("-{short}"),
+        None => format!("--{}", long.name),
+    });
+    let flag = full.as_deref().unwrap_or(flag);
     let mapped = match (program, subcommand, flag) {
         ("rm" | "cp" | "scp" | "rsync" | "shred" | "unlink", _, "-R" | "--recursive") => "-r",
         ("rm" | "cp" | "mv" | "ln" | "shred", _, "--force") => "-f",
@@ -182,6 +193,25 @@ mod tests {
         // Options that are one-dash words are not letter clusters: `-selection` holds no `-o`.
         assert_eq!(command("xclip -selection clipboard -i out.txt").flags, ["-selection", "-i"]);
         assert_eq!(pattern_flags("xclip", None, "-o"), ["-o"]);
+    }
+
+    #[test]
+    fn abbreviated_long_flags_are_read_in_full() {
+        let rm = command("rm --recurs --for ~");
+        assert_eq!((rm.flags.clone(), rm.positionals.clone()), (vec!["-r".to_owned(), "-f".to_owned()], vec!["~".to_owned()]));
+        assert_eq!(command("git reset --har HEAD~3").flags, ["--hard"]);
+        assert_eq!(command("chmod --rec 777 /").flags, ["-R"]);
+        assert_eq!(command("cp --recursive a b").flags, ["-r"]);
+        // Ambiguous: git refuses it, so it is not `--force`.
+        assert_eq!(command("git push --forc").flags, ["--forc"]);
+        assert_eq!(pattern_flags("git", Some("reset"), "--hard"), ["--hard"]);
+    }
+
+    #[test]
+    fn windows_names_and_case_name_the_same_program() {
+        for (word, program) in [("GIT.EXE", "git"), ("rm.exe", "rm"), ("C:\\Git\\bin\\git.exe", "git"), ("/usr/bin/RM", "rm"), (".exe", ".exe")] {
+            assert_eq!(base_name(word), program);
+        }
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod budget;
 pub mod command;
 mod code;
 mod executors;
+pub mod options;
 pub mod folder;
 pub mod planted;
 mod shell;
