@@ -222,7 +222,7 @@ pub const PARALLEL: Grammar = wrapper("aCdEIjPLnNSsBM", "el", &[
     value("halt"), value("delay"), value("header"), value("rpl"), value("block"), value("recstart"), value("recend"),
     value("arg-sep"), value("arg-file-sep"), value("termseq"), value("limit"), value("sqlmaster"), value("sqlworker"),
     value("sqlandworker"), value("ssh"), value("semaphorename"), value("id"), value("seqreplace"), value("filter"),
-    value("tee"), value("shebang-wrap"), value("cleanup"), value("profile"), value("eta"), same("null", '0'),
+    value("tee"), value("shebang-wrap"), value("cleanup"), value("profile"), flag("eta"), same("null", '0'),
     same("keep-order", 'k'), same("ungroup", 'u'), same("quote", 'q'), same("verbose", 'v'), flag("dry-run"), flag("pipe"),
     flag("tag"), flag("will-cite"), flag("bar"), flag("progress"), flag("line-buffer"), flag("group"), flag("xargs"),
 ]);

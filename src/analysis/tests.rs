@@ -109,6 +109,70 @@ fn over_long_input_is_refused() {
 }
 
 
+#[test]
+fn runners_are_read_by_their_own_option_grammar() {
+    for (hint, inner) in [
+        // Shells: `-c` clustered, after other options, before `--`, glued; `$0` and arguments after the text.
+        ("zsh -lc -- 'rm -rf ~'", "rm -f -r ~"),
+        ("bash -o pipefail -xc 'rm -rf ~' _ arg", "rm -f -r ~"),
+        ("sh -c'rm -rf ~'", "rm -f -r ~"),
+        // env: options with values, assignments, and -S whose words stand where it stood.
+        ("env -u HOME -i A=1 rm -rf ~", "rm -f -r ~"),
+        ("env -S'rm -rf' ~", "rm -f -r ~"),
+        ("env --split-string='A=1 rm -rf ~'", "rm -f -r ~"),
+        // xargs: GNU and BSD options with values; static input becomes the arguments.
+        ("echo ~ | xargs -0 -P4 --max-args=1 rm -rf", "rm -f -r ~"),
+        ("echo ~ | xargs -I % rm -rf %", "rm -f -r ~"),
+        ("echo ~ | xargs -J % rm -rf %", "rm -f -r ~"),
+        // parallel: options with values, argument lists substituted or appended, commands as arguments.
+        ("parallel --results out -j2 rm -rf {} ::: ~", "rm -f -r ~"),
+        ("parallel rm {1} {2} ::: -rf ::: ~", "rm -f -r ~"),
+        ("parallel --eta rm -rf ::: ~", "rm -f -r ~"),
+        ("parallel ::: 'rm -rf ~'", "rm -f -r ~"),
+        ("echo ~ | parallel rm -rf", "rm -f -r ~"),
+        ("printf 'rm -rf ~\\n' | parallel", "rm -f -r ~"),
+        // find: leading options, BSD -f, `{}` inside a word, values of primaries.
+        ("find -L ~ -name '*.log' -exec sh -c 'rm -rf {}' \\;", "rm -f -r ~"),
+        ("find -f ~ -delete", "rm -f -r ~"),
+        ("fd -e log . ~ -x rm -rf", "rm -f -r ~"),
+        ("busybox rm -rf ~", "rm -f -r ~"),
+        ("echo ~ | xargs busybox rm -rf", "rm -f -r ~"),
+        ("timeout -s KILL 5 rm -rf ~", "rm -f -r ~"),
+        ("flock /tmp/lock -c 'rm -rf ~'", "rm -f -r ~"),
+        ("nsenter -t 1 -m -u rm -rf ~", "rm -f -r ~"),
+        ("unshare -r --propagation private rm -rf ~", "rm -f -r ~"),
+        ("tar -xf a.tar --to-command='rm -rf ~'", "rm -f -r ~"),
+        ("tar cf - . --checkpoint-action=exec='rm -rf ~'", "rm -f -r ~"),
+        ("tar -I 'rm -rf ~' -cf a.tar .", "rm -f -r ~"),
+        ("rsync -e 'rm -rf ~' a host:b", "rm -f -r ~"),
+        ("docker run --rm -v /:/h -w /h alpine rm -rf ~", "rm -f -r ~"),
+        ("kubectl exec -n prod -c app api -- rm -rf ~", "rm -f -r ~"),
+        ("ssh -p 22 -o BatchMode=yes host rm -rf ~", "rm -f -r ~"),
+        ("rm.exe --recurs --for ~", "rm -f -r ~"),
+    ] {
+        assert!(has(hint, inner), "{hint}: {:?}", programs(hint));
+    }
+}
+
+#[test]
+fn wrappers_that_run_nothing_are_not_read_as_running() {
+    // A syntax check, a script file with piped input, `command -v`.
+    for hint in ["echo 'rm -rf ~' | bash -n", "echo 'rm -rf ~' | bash deploy.sh", "command -v rm", "echo 'rm -rf ~' | bash --rcfile=x.rc deploy.sh"] {
+        assert!(!has(hint, "rm -f -r ~"), "{hint}: {:?}", programs(hint));
+    }
+    // An option value is not the command: `-o pipefail`, `-n 5`.
+    assert!(!programs("bash -o pipefail script.sh").iter().any(|c| c.starts_with("pipefail")));
+    assert!(!programs("nice -n 5 make").iter().any(|c| c.starts_with('5')));
+    assert!(has("nice -n 5 make", "make"));
+}
+
+#[test]
+fn a_shell_reading_unknown_text_is_an_eval() {
+    assert!(facts("history | tail -1 | sh").contains(&Fact::EvalOfUnknownText));
+    assert!(facts("cat steps.txt | parallel").contains(&Fact::EvalOfUnknownText));
+    assert!(!facts("make -n | grep gcc").contains(&Fact::EvalOfUnknownText));
+}
+
 mod arbitrary_input {
     //! Whatever the bytes, the analysis answers, stays bounded, and what
     //! it cannot read is never auto-approved.
