@@ -31,6 +31,45 @@ pub struct Command {
     /// The file and line it was planted at, when it comes from a file
     /// written to run later.
     pub planted: Option<super::PlantedAt>,
+    /// Whether it does what its words name or only prints its help.
+    pub invocation: Invocation,
+}
+
+/// What running a command does, for matching.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Invocation {
+    #[default]
+    Acts,
+    /// It prints its help or version and stops (`git push --help`,
+    /// `terraform destroy -help`, `ssh -V`): policies do not match it as
+    /// the action its words name. Only where the program really stops
+    /// there: a word a program would read as a file keeps it an action.
+    PrintsHelp,
+}
+
+/// Programs that print help and stop at `--help` (and `help` as their
+/// first positional) anywhere before `--`, whatever else is given.
+const HELP_ANYWHERE: [&str; 12] = ["git", "kubectl", "oc", "gh", "terraform", "tofu", "az", "aws", "docker", "podman", "cargo", "npm"];
+/// Those of them for which `-h` is help in every subcommand.
+const SHORT_HELP: [&str; 9] = ["git", "kubectl", "oc", "gh", "terraform", "tofu", "az", "cargo", "npm"];
+/// GNU tools stop at `--help` or `--version`; their BSD namesakes read a
+/// word after the first positional as a file (`rm -rf / --help` removes
+/// `/` there), so only a flag before every positional counts.
+const HELP_BEFORE_OPERANDS: [&str; 22] = [
+    "rm", "cp", "mv", "ln", "chmod", "chown", "chgrp", "dd", "shred", "mkdir", "rmdir", "touch", "truncate", "install", "tee", "unlink",
+    "find", "xargs", "tar", "rsync", "env", "ssh",
+];
+
+/// Whether `argv` only asks `program` for its help or version.
+fn invocation(program: &str, argv: &[String]) -> Invocation {
+    let before_end: Vec<&str> = argv.iter().skip(1).map(String::as_str).take_while(|w| *w != "--").collect();
+    let anywhere = HELP_ANYWHERE.contains(&program)
+        && (before_end.iter().any(|w| matches!(*w, "--help" | "--version") || *w == "-h" && SHORT_HELP.contains(&program) || *w == "-help" && matches!(program, "terraform" | "tofu"))
+            || before_end.iter().find(|w| !w.starts_with('-')) == Some(&"help")
+            || program == "aws" && before_end.last() == Some(&"help"));
+    let before_operands = HELP_BEFORE_OPERANDS.contains(&program)
+        && before_end.iter().take_while(|w| w.starts_with('-')).any(|w| matches!(*w, "--help" | "--version") || *w == "-V" && program == "ssh");
+    if anywhere || before_operands { Invocation::PrintsHelp } else { Invocation::Acts }
 }
 
 /// Programs whose every argument is data.
@@ -51,8 +90,9 @@ impl Command {
         let shouted = argv.first().is_some_and(|first| first.chars().any(|c| c.is_uppercase()) && !first.chars().any(|c| c.is_lowercase()));
         let argv = if shouted { argv.iter().map(|w| w.to_lowercase()).collect() } else { argv };
         let program = argv.first().map(|first| base_name(first)).unwrap_or_default();
-        let mut command = Self { argv, program, flags: Vec::new(), positionals: Vec::new(), flag_values: Vec::new(), data: Vec::new(), dynamic_program, dynamic_args, via, shouted, planted: None };
+        let mut command = Self { argv, program, flags: Vec::new(), positionals: Vec::new(), flag_values: Vec::new(), data: Vec::new(), dynamic_program, dynamic_args, via, shouted, planted: None, invocation: Invocation::Acts };
         command.shape();
+        command.invocation = invocation(&command.program, &command.argv);
         command
     }
 
@@ -205,6 +245,17 @@ mod tests {
         // Ambiguous: git refuses it, so it is not `--force`.
         assert_eq!(command("git push --forc").flags, ["--forc"]);
         assert_eq!(pattern_flags("git", Some("reset"), "--hard"), ["--hard"]);
+    }
+
+    #[test]
+    fn help_and_version_are_not_the_action_where_the_program_stops_there() {
+        for line in ["git push --help", "git help push", "kubectl delete ns prod -h", "terraform destroy -help", "ssh -V", "rm --help -rf /", "aws s3 rb s3://x help", "gh release delete v1 --help"] {
+            assert_eq!(command(line).invocation, Invocation::PrintsHelp, "{line}");
+        }
+        // BSD rm removes `/` and then fails on `--help`; `--` ends the options; `-h` is not help everywhere.
+        for line in ["rm -rf / --help", "git push origin main -- --help", "docker run -h host alpine", "ssh host -V", "chmod 777 / --version", "git push"] {
+            assert_eq!(command(line).invocation, Invocation::Acts, "{line}");
+        }
     }
 
     #[test]

@@ -28,7 +28,10 @@ use std::collections::{HashMap, HashSet};
 
 use globset::{Candidate, Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 
-use crate::analysis::{Analysis, Command, Fact, command::pattern_flags};
+use crate::analysis::{
+    Analysis, Command, Fact,
+    command::{Invocation, pattern_flags},
+};
 
 /// How a pattern was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -475,7 +478,9 @@ impl Prepared<'_> {
         let set = self.set;
         let analysis = self.analysis;
         let mut hits: Vec<Option<Subject>> = vec![None; set.compiled.len()];
-        for (index, command) in analysis.commands.iter().enumerate() {
+        // A command that only prints its help is not the action its words
+        // name (`git push --help`); what else the action runs still counts.
+        for (index, command) in analysis.commands.iter().enumerate().filter(|(_, c)| c.invocation == Invocation::Acts) {
             for &owner in &self.commands[index].candidates {
                 if hits[owner].is_none() && let Compiled::Command(pattern) = &set.compiled[owner] && self.command_matches(pattern, index) {
                     hits[owner] = Some(describe_command(command));

@@ -102,3 +102,14 @@ fn a_group_writable_policy_file_is_refused() {
     let errors = CompiledPolicy::load(&[file.path().to_path_buf()], crate::config::CentralPolicy::default()).err().expect("refused");
     assert!(errors[0].message.contains("writable by group or others"));
 }
+
+#[test]
+fn a_help_invocation_is_not_the_action_but_what_follows_it_is() {
+    let policy = compile(&[("p.toml", "[defaults]\ndeny = [\"git push --force *\", \"gh release delete *\"]\n")]);
+    for hint in ["git push --force origin main --help", "gh release delete v1 -h", "git help push"] {
+        assert!(decide(&policy, "x", hint).deny.is_empty(), "{hint}");
+    }
+    for hint in ["gh release view --help && gh release delete v1", "git push --force origin main -- --help", "sudo git push --force origin main"] {
+        assert_eq!(decide(&policy, "x", hint).deny.len(), 1, "{hint}");
+    }
+}
