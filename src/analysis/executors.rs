@@ -193,6 +193,8 @@ fn env(builder: &mut Builder, command: &Command) {
     if at == after.len() {
         return;
     }
+    let assignments: Vec<(String, String)> = after[..at].iter().filter_map(|w| w.split_once('=')).map(|(n, v)| (n.to_owned(), v.to_owned())).collect();
+    environment(builder, &assignments, &after[at..]);
     if let Some(folder) = parsed.value("-C") {
         builder.command(Command::new(vec!["cd".to_owned(), folder.to_owned()], false, command.dynamic_args, Some("env -C".to_owned())));
     }
@@ -394,28 +396,39 @@ fn fd(builder: &mut Builder, command: &Command) {
     inner_command(builder, inner, command, command.dynamic_args, Some("fd -x".into()));
 }
 
-/// tar's options that run a program: `--to-command=CMD`,
-/// `--checkpoint-action=exec=CMD`, `-I CMD` (`--use-compress-program`),
-/// `--rsh-command`, `--rmt-command`, and the scripts of `-F`
-/// (`--info-script`, `--new-volume-script`). Old-style options without a
-/// dash (`tar xf a.tar`) are read as a cluster. `args` is argv without
-/// the program (`TAR_OPTIONS` is read with it).
+/// tar's options that run a program, where tar would run it (the last of
+/// each given): `--to-command=CMD` through a shell when extracting to
+/// files; `-I PROG ARGS` (`--use-compress-program`) split into words, no
+/// shell; `--rsh-command` and `--rmt-command`, a program path, for a
+/// remote archive (`host:file`, not `--force-local`); the shell scripts
+/// of `-F` (`--info-script`, `--new-volume-script`) and every
+/// `--checkpoint-action=exec=CMD`. Old-style options without a dash
+/// (`tar xf a.tar`) are read as a cluster. `args` is argv without the
+/// program (`TAR_OPTIONS` is read with it).
 fn tar(builder: &mut Builder, command: &Command, args: &[String]) {
     let mut args = args.to_vec();
     if let Some(first) = args.first_mut().filter(|w| !w.starts_with('-') && w.chars().all(|c| c.is_ascii_alphabetic())) {
         first.insert(0, '-');
     }
     let parsed = options::TAR.parse(&args);
-    for option in &parsed.options {
-        let Some(value) = option.value.as_deref() else { continue };
-        let runs = match option.flag.as_str() {
-            "--to-command" | "-I" | "--rsh-command" | "--rmt-command" => Some(value),
-            "--checkpoint-action" => value.strip_prefix("exec="),
-            "-F" => Some(value),
-            _ => None,
-        };
-        if let Some(program) = runs {
-            run_text(builder, command, program, &format!("tar {}", option.flag));
+    let remote = !parsed.has("--force-local") && parsed.value("-f").is_some_and(|archive| archive.split_once(':').is_some_and(|(host, _)| !host.contains('/')));
+    if let Some(program) = parsed.value("--to-command").filter(|_| parsed.has("-x") && !parsed.has("-O")) {
+        run_text(builder, command, program, "tar --to-command");
+    }
+    if let Some(program) = parsed.value("-I") {
+        inner_command(builder, program.split_whitespace().map(str::to_owned).collect(), command, command.dynamic_args, Some("tar -I".into()));
+    }
+    for flag in ["--rsh-command", "--rmt-command"] {
+        if let Some(program) = parsed.value(flag).filter(|_| remote) {
+            inner_command(builder, vec![program.to_owned()], command, command.dynamic_args, Some(format!("tar {flag}")));
+        }
+    }
+    if let Some(script) = parsed.value("-F") {
+        run_text(builder, command, script, "tar -F");
+    }
+    for option in parsed.options.iter().filter(|o| o.flag == "--checkpoint-action") {
+        if let Some(program) = option.value.as_deref().and_then(|v| v.strip_prefix("exec=")) {
+            run_text(builder, command, program, "tar --checkpoint-action");
         }
     }
 }
@@ -531,38 +544,23 @@ fn substitute(word: &str, replace: &str, values: &[String]) -> String {
     word
 }
 
-/// git's global options, and configuration that runs a program:
-/// `-c core.pager=X`, `-c alias.NAME='!X'`, `-c core.fsmonitor=X`…
+/// git's global options (`-c KEY=VALUE`, `-cKEY=VALUE`, `--config-env
+/// KEY=VAR`, `-C DIR`…), what they configure that runs a program
+/// (`core.pager`, `alias.NAME='!X'`, `core.fsmonitor`…), and its aliases.
 fn git(builder: &mut Builder, command: &Command) {
     let argv = &command.argv;
-    let mut at = 1;
+    let globals = git_globals(argv);
+    let subcommand = argv.get(globals.end).map(|s| s.to_lowercase());
     let mut aliases: Vec<(String, String)> = Vec::new();
-    while at < argv.len() {
-        let word = argv[at].as_str();
-        match word {
-            "-c" => {
-                if let Some((key, value)) = argv.get(at + 1).and_then(|kv| kv.split_once('=')) {
-                    let key = key.to_lowercase();
-                    if let Some(name) = key.strip_prefix("alias.") {
-                        aliases.push((name.to_owned(), value.to_owned()));
-                    } else if executing_git_key(&key) {
-                        builder.fact(Fact::ConfigExecutes, format!("git -c {key}= runs {}", preview(value)));
-                        builder.shell(value, Some("git config"));
-                    }
-                }
-                at += 2;
-            }
-            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" | "--config-env" => at += 2,
-            _ if word.starts_with('-') => at += 1,
-            _ => break,
+    for (key, value) in &globals.config {
+        match (key.strip_prefix("alias."), value) {
+            (Some(name), Some(value)) => aliases.push((name.to_owned(), value.clone())),
+            (Some(_), None) => {}
+            (None, value) => git_config(builder, key, value.as_deref(), subcommand.as_deref(), "git -c"),
         }
     }
-    if at >= argv.len() {
-        return;
-    }
-    let stripped_globals = at > 1;
-    let subcommand = argv[at].to_lowercase();
-    let rest = &argv[at + 1..];
+    let Some(subcommand) = subcommand else { return };
+    let rest = &argv[globals.end + 1..];
     if let Some((_, value)) = aliases.iter().find(|(name, _)| *name == subcommand) {
         if let Some(script) = value.strip_prefix('!') {
             builder.fact(Fact::ConfigExecutes, format!("git alias {subcommand} runs {}", preview(script)));
@@ -575,10 +573,61 @@ fn git(builder: &mut Builder, command: &Command) {
         }
         return;
     }
-    if stripped_globals {
+    if globals.end > 1 {
         let mut plain = vec![argv[0].clone()];
-        plain.extend(argv[at..].iter().cloned());
+        plain.extend(argv[globals.end..].iter().cloned());
         builder.command(Command::new(plain, false, command.dynamic_args, Some("git".into())));
+    }
+}
+
+/// What git's global options say: configuration (a value from the
+/// environment, `--config-env`, is not known) and where the subcommand is.
+struct GitGlobals {
+    config: Vec<(String, Option<String>)>,
+    end: usize,
+}
+
+fn git_globals(argv: &[String]) -> GitGlobals {
+    let mut globals = GitGlobals { config: Vec::new(), end: 1 };
+    while let Some(word) = argv.get(globals.end) {
+        let next = argv.get(globals.end + 1);
+        let (setting, known, width) = match word.as_str() {
+            "-c" => (next.map(String::as_str), true, 2),
+            "--config-env" => (next.map(String::as_str), false, 2),
+            _ if word.starts_with("-c") => (Some(&word[2..]), true, 1),
+            _ if word.starts_with("--config-env=") => (Some(&word["--config-env=".len()..]), false, 1),
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix" | "--list-cmds" => (None, true, 2),
+            _ if word.starts_with('-') => (None, true, 1),
+            _ => break,
+        };
+        if let Some(setting) = setting {
+            let (key, value) = setting.split_once('=').map_or((setting, None), |(k, v)| (k, Some(v.to_owned())));
+            globals.config.push((key.to_lowercase(), value.filter(|_| known)));
+        }
+        globals.end += width;
+    }
+    globals
+}
+
+/// Network subcommands: the only ones that run an ssh command.
+const GIT_NETWORK: [&str; 8] = ["clone", "fetch", "pull", "push", "ls-remote", "remote", "submodule", "archive"];
+
+/// A configuration `key` set to `value` (`None`: not known) for a git
+/// `subcommand`: a fact when it names a program that subcommand can run.
+fn git_config(builder: &mut Builder, key: &str, value: Option<&str>, subcommand: Option<&str>, how: &str) {
+    let runs_here = match key {
+        "core.sshcommand" | "ssh.variant" => subcommand.is_none_or(|s| GIT_NETWORK.contains(&s)),
+        _ => executing_git_key(key),
+    };
+    if !runs_here {
+        return;
+    }
+    match value {
+        Some(value) => {
+            builder.fact(Fact::ConfigExecutes, format!("{how} {key}= runs {}", preview(value)));
+            builder.shell(value, Some("git config"));
+        }
+        None => builder.fact(Fact::ConfigExecutes, format!("{how} {key} runs a program not known before it runs")),
     }
 }
 
@@ -591,16 +640,68 @@ fn executing_git_key(key: &str) -> bool {
     ) || key.starts_with("filter.") || key.starts_with("diff.") && key.ends_with(".textconv") || key.starts_with("merge.") && key.ends_with(".driver")
 }
 
-/// Environment assignments before a command that make it run something.
-pub(super) fn environment(builder: &mut Builder, name: &str, value: &str, program: Option<&str>) {
-    let upper = name.to_uppercase();
-    let runs = matches!(upper.as_str(), "GIT_SSH_COMMAND" | "GIT_SSH" | "GIT_EXTERNAL_DIFF" | "GIT_PAGER" | "GIT_EDITOR" | "GIT_ASKPASS" | "GIT_PROXY_COMMAND" | "GIT_SEQUENCE_EDITOR" | "PAGER" | "EDITOR" | "VISUAL" | "SSH_ASKPASS" | "LD_PRELOAD" | "BASH_ENV" | "ENV" | "PROMPT_COMMAND")
-        || upper.starts_with("GIT_CONFIG");
-    let matters = !matches!(upper.as_str(), "PAGER" | "EDITOR" | "VISUAL") || program.is_some_and(|p| p == "git");
-    if runs && matters && !value.is_empty() {
-        builder.fact(Fact::ConfigExecutes, format!("{name}= makes the command run {}", preview(value)));
-        builder.shell(value, Some(name));
+/// Environment assignments before a command (`argv`) that make it run
+/// something: git's configuration from the environment
+/// (`GIT_CONFIG_COUNT` with `GIT_CONFIG_KEY_n`/`VALUE_n`,
+/// `GIT_CONFIG_PARAMETERS`, a config file), `GIT_SSH_COMMAND` for a
+/// network subcommand, pagers and editors, `LD_PRELOAD`, `BASH_ENV`,
+/// `TAR_OPTIONS` for tar.
+pub(super) fn environment(builder: &mut Builder, env: &[(String, String)], argv: &[String]) {
+    let program = argv.first().map(|p| super::command::base_name(p));
+    let git = program.as_deref() == Some("git");
+    let subcommand = if git { argv.get(git_globals(argv).end).map(|s| s.to_lowercase()) } else { None };
+    let lookup = |wanted: &str| env.iter().rev().find(|(name, _)| name.eq_ignore_ascii_case(wanted)).map(|(_, value)| value.as_str());
+    let count: Option<usize> = lookup("GIT_CONFIG_COUNT").map(|count| count.trim().parse().unwrap_or(usize::MAX));
+    for (name, value) in env {
+        let upper = name.to_uppercase();
+        if let Some(n) = upper.strip_prefix("GIT_CONFIG_KEY_") {
+            let counted = n.parse::<usize>().is_ok_and(|n| count.is_some_and(|count| n < count));
+            if counted {
+                let setting = lookup(&format!("GIT_CONFIG_VALUE_{n}"));
+                git_config(builder, &value.to_lowercase(), setting, subcommand.as_deref(), name);
+            }
+            continue;
+        }
+        let runs = match upper.as_str() {
+            "GIT_SSH_COMMAND" | "GIT_SSH" => !git || subcommand.as_deref().is_none_or(|s| GIT_NETWORK.contains(&s)),
+            "PAGER" | "EDITOR" | "VISUAL" => git,
+            "GIT_CONFIG_PARAMETERS" => {
+                for (key, setting) in git_config_parameters(value) {
+                    git_config(builder, &key, Some(&setting), subcommand.as_deref(), name);
+                }
+                false
+            }
+            "GIT_CONFIG_GLOBAL" | "GIT_CONFIG_SYSTEM" | "GIT_CONFIG" if value != "/dev/null" && !value.is_empty() => {
+                builder.fact(Fact::ConfigExecutes, format!("{name}= makes git read configuration not seen here, which may name a program to run"));
+                false
+            }
+            "TAR_OPTIONS" if program.as_deref() == Some("tar") => {
+                // Read before the command line's own options, as tar does.
+                let options: Vec<String> = value.split_whitespace().map(str::to_owned).chain(argv.iter().skip(1).cloned()).collect();
+                tar(builder, &Command::new(argv.to_vec(), false, false, None), &options);
+                false
+            }
+            "GIT_EXTERNAL_DIFF" | "GIT_PAGER" | "GIT_EDITOR" | "GIT_ASKPASS" | "GIT_PROXY_COMMAND" | "GIT_SEQUENCE_EDITOR" | "SSH_ASKPASS" | "LD_PRELOAD" | "BASH_ENV"
+            | "ENV" | "PROMPT_COMMAND" => true,
+            _ => false,
+        };
+        if runs && !value.is_empty() {
+            builder.fact(Fact::ConfigExecutes, format!("{name}= makes the command run {}", preview(value)));
+            builder.shell(value, Some(name));
+        }
     }
+}
+
+/// `GIT_CONFIG_PARAMETERS`: `'key'='value'` pairs as git writes them for
+/// `-c`, separated by spaces.
+fn git_config_parameters(text: &str) -> Vec<(String, String)> {
+    text.split("' '")
+        .filter_map(|pair| {
+            let pair = pair.trim().trim_matches('\'');
+            let (key, value) = pair.split_once("'='").or_else(|| pair.split_once('='))?;
+            Some((key.to_lowercase(), value.to_owned()))
+        })
+        .collect()
 }
 
 /// Whether a command runs what it is handed (a substitution, its stdin).

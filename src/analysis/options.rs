@@ -314,6 +314,7 @@ pub const TAR: Grammar = tool("fCTXIFbLKNVgH", &[
     same("update", 'u'), flag("delete"), same("verbose", 'v'), same("gzip", 'z'), same("bzip2", 'j'), same("xz", 'J'),
     flag("zstd"), same("compress", 'Z'), same("auto-compress", 'a'), flag("remove-files"), flag("overwrite"),
     same("unlink-first", 'U'), same("absolute-names", 'P'), same("keep-old-files", 'k'), flag("recursive-unlink"),
+    same("to-stdout", 'O'), flag("force-local"),
 ]);
 pub const RSYNC: Grammar = tool("eBfTM", &[
     same_value("rsh", 'e'), value("rsync-path"), same_value("filter", 'f'), value("exclude"), value("include"),

@@ -144,6 +144,7 @@ fn runners_are_read_by_their_own_option_grammar() {
         ("tar -xf a.tar --to-command='rm -rf ~'", "rm -f -r ~"),
         ("tar cf - . --checkpoint-action=exec='rm -rf ~'", "rm -f -r ~"),
         ("tar -I 'rm -rf ~' -cf a.tar .", "rm -f -r ~"),
+        ("tar -cf backup:a.tar --rsh-command=/tmp/x .", "x"),
         ("rsync -e 'rm -rf ~' a host:b", "rm -f -r ~"),
         ("docker run --rm -v /:/h -w /h alpine rm -rf ~", "rm -f -r ~"),
         ("kubectl exec -n prod -c app api -- rm -rf ~", "rm -f -r ~"),
@@ -164,6 +165,10 @@ fn wrappers_that_run_nothing_are_not_read_as_running() {
     assert!(!programs("bash -o pipefail script.sh").iter().any(|c| c.starts_with("pipefail")));
     assert!(!programs("nice -n 5 make").iter().any(|c| c.starts_with('5')));
     assert!(has("nice -n 5 make", "make"));
+    // tar runs these only where it needs them, and keeps the last one given.
+    for hint in ["tar -tf a.tar --to-command='rm -rf ~'", "tar -xOf a.tar --to-command='rm -rf ~'", "tar -cf a.tar --rsh-command=/tmp/x .", "tar -cf a -F 'rm -rf ~' -F 'echo' ."] {
+        assert!(!programs(hint).iter().any(|c| c.starts_with("rm") || c == "x"), "{hint}: {:?}", programs(hint));
+    }
 }
 
 #[test]
@@ -171,6 +176,32 @@ fn a_shell_reading_unknown_text_is_an_eval() {
     assert!(facts("history | tail -1 | sh").contains(&Fact::EvalOfUnknownText));
     assert!(facts("cat steps.txt | parallel").contains(&Fact::EvalOfUnknownText));
     assert!(!facts("make -n | grep gcc").contains(&Fact::EvalOfUnknownText));
+}
+
+#[test]
+fn git_configuration_is_a_fact_only_when_it_names_a_program_the_subcommand_runs() {
+    for hint in [
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm -rf ~' git log",
+        "git -ccore.pager='rm -rf ~' log",
+        "git --config-env=core.fsmonitor=HOOK status",
+        "GIT_SSH_COMMAND='rm -rf ~' git fetch",
+        "env GIT_SSH_COMMAND='rm -rf ~' git -C repo pull",
+        "GIT_CONFIG_PARAMETERS=\"'core.pager'='rm -rf ~'\" git log",
+    ] {
+        assert!(facts(hint).contains(&Fact::ConfigExecutes), "{hint}");
+    }
+    for hint in [
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=bot git commit -m x",
+        "GIT_CONFIG_COUNT=0 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=less git log",
+        "GIT_SSH_COMMAND='ssh -i key' git status",
+        "git -c core.sshCommand='ssh -i key' diff",
+        "git -c user.email=a@b commit -m x",
+    ] {
+        assert!(!facts(hint).contains(&Fact::ConfigExecutes), "{hint}");
+    }
+    assert!(has("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm -rf ~' git log", "rm -f -r ~"));
+    assert!(has("TAR_OPTIONS=--to-command=reboot tar -xf a.tar", "reboot"));
+    assert!(!has("TAR_OPTIONS=--to-command=reboot make", "reboot"));
 }
 
 mod arbitrary_input {
