@@ -55,9 +55,9 @@ const SHORT_HELP: [&str; 9] = ["git", "kubectl", "oc", "gh", "terraform", "tofu"
 /// GNU tools stop at `--help` or `--version`; their BSD namesakes read a
 /// word after the first positional as a file (`rm -rf / --help` removes
 /// `/` there), so only a flag before every positional counts.
-const HELP_BEFORE_OPERANDS: [&str; 22] = [
+const HELP_BEFORE_OPERANDS: [&str; 26] = [
     "rm", "cp", "mv", "ln", "chmod", "chown", "chgrp", "dd", "shred", "mkdir", "rmdir", "touch", "truncate", "install", "tee", "unlink",
-    "find", "xargs", "tar", "rsync", "env", "ssh",
+    "find", "xargs", "tar", "rsync", "env", "ssh", "parallel", "timeout", "nice", "stdbuf",
 ];
 
 /// Whether `argv` only asks `program` for its help or version.

@@ -10,7 +10,8 @@
 //! program reads.
 
 use super::{
-    Builder, Command, Fact, code,
+    Builder, Command, Fact, budget, code,
+    command::Invocation,
     options::{self, Grammar},
     preview, sql, windows_shell, words,
 };
@@ -60,6 +61,9 @@ const DECODERS: [&str; 7] = ["base64", "base32", "xxd", "openssl", "gunzip", "zc
 /// Finds and analyses what the command at `index` runs in turn.
 pub(super) fn unwrap(builder: &mut Builder, index: usize) {
     let command = builder.get(index).clone();
+    if command.invocation == Invocation::PrintsHelp {
+        return;
+    }
     let program = command.program.as_str();
     let argv = &command.argv;
     let via = |what: &str| Some(what.to_owned());
@@ -177,18 +181,17 @@ fn after_subcommand(builder: &mut Builder, command: &Command, subcommand: &str, 
 /// included, so the line is read again with them in place; `-C DIR` runs
 /// the command in DIR, which is a `cd` before it.
 fn env(builder: &mut Builder, command: &Command) {
-    let argv = &command.argv;
-    let parsed = options::ENV.parse(&argv[1..]);
-    let after = &argv[1 + parsed.rest..];
-    if let Some(split) = parsed.value("-S") {
-        let mut line = format!("env {split}");
-        if !after.is_empty() {
-            line.push(' ');
-            line.push_str(&words::quote_words(after.iter().map(String::as_str)));
+    let mut args = command.argv[1..].to_vec();
+    let mut parsed = options::ENV.parse(&args);
+    // Each round takes one `-S` away, and its words are fewer than its text.
+    while let Some(split) = parsed.value("-S").map(split_string) {
+        if !budget::work(split.len() + 1) {
+            return;
         }
-        run_text(builder, command, &line, "env -S");
-        return;
+        args = split.into_iter().chain(args[parsed.rest..].iter().cloned()).collect();
+        parsed = options::ENV.parse(&args);
     }
+    let after = &args[parsed.rest..];
     let at = after.iter().position(|w| !is_assignment(w)).unwrap_or(after.len());
     if at == after.len() {
         return;
@@ -199,6 +202,39 @@ fn env(builder: &mut Builder, command: &Command) {
         builder.command(Command::new(vec!["cd".to_owned(), folder.to_owned()], false, command.dynamic_args, Some("env -C".to_owned())));
     }
     inner_command(builder, after[at..].to_vec(), command, command.dynamic_args, Some("env".to_owned()));
+}
+
+/// The words of `env -S STRING`: split at white space, with `'…'` and
+/// `"…"` quoting and backslash escapes (`\_` is a space).
+fn split_string(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut quote = None;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (None, c) if c.is_whitespace() => words.extend(word.take()),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                word.get_or_insert_default();
+            }
+            (Some(open), c) if c == open => quote = None,
+            (Some('\''), c) => word.get_or_insert_default().push(c),
+            (_, '\\') => {
+                let escaped = match chars.next() {
+                    Some('_') => ' ',
+                    Some('t') => '\t',
+                    Some('n') => '\n',
+                    Some(other) => other,
+                    None => break,
+                };
+                word.get_or_insert_default().push(escaped);
+            }
+            (_, c) => word.get_or_insert_default().push(c),
+        }
+    }
+    words.extend(word);
+    words
 }
 
 fn is_assignment(word: &str) -> bool {
@@ -474,6 +510,9 @@ fn xargs(builder: &mut Builder, command: &Command, input: Option<&str>) {
 fn parallel(builder: &mut Builder, command: &Command, input: Option<&str>) {
     let argv = &command.argv;
     let parsed = options::PARALLEL.parse(&argv[1..]);
+    if parsed.has("--dry-run") {
+        return;
+    }
     let rest = &argv[1 + parsed.rest..];
     let separator = |w: &String| matches!(w.as_str(), ":::" | "::::" | ":::+" | "::::+");
     let end = rest.iter().position(separator).unwrap_or(rest.len());
@@ -506,7 +545,9 @@ fn parallel(builder: &mut Builder, command: &Command, input: Option<&str>) {
         } else if !template.iter().any(|w| w.contains(&replace) || has_positional_replacement(w)) {
             line.extend(combination.iter().map(|w| words::quote_words([w.as_str()])));
         }
-        run_text(builder, command, &line.join(" "), "parallel");
+        // The words are the outer shell's: a substitution among them is
+        // read where it stands, not as text nobody knows.
+        builder.shell(&line.join(" "), Some("parallel"));
     }
     if unknown_lists && !template.is_empty() {
         inner_command(builder, template.to_vec(), command, true, Some("parallel".into()));

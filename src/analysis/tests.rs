@@ -120,6 +120,7 @@ fn runners_are_read_by_their_own_option_grammar() {
         ("env -u HOME -i A=1 rm -rf ~", "rm -f -r ~"),
         ("env -S'rm -rf' ~", "rm -f -r ~"),
         ("env --split-string='A=1 rm -rf ~'", "rm -f -r ~"),
+        ("timeout 5 nice env -iS'-u X /bin/bash -c' 'rm -rf ~'", "rm -f -r ~"),
         // xargs: GNU and BSD options with values; static input becomes the arguments.
         ("echo ~ | xargs -0 -P4 --max-args=1 rm -rf", "rm -f -r ~"),
         ("echo ~ | xargs -I % rm -rf %", "rm -f -r ~"),
@@ -165,6 +166,10 @@ fn wrappers_that_run_nothing_are_not_read_as_running() {
     assert!(!programs("bash -o pipefail script.sh").iter().any(|c| c.starts_with("pipefail")));
     assert!(!programs("nice -n 5 make").iter().any(|c| c.starts_with('5')));
     assert!(has("nice -n 5 make", "make"));
+    assert!(facts("timeout 5 nice env -S'/bin/bash -c' 'printf ok'").is_empty());
+    for hint in ["parallel --dry-run rm -rf ::: ~", "parallel --help", "xargs --help rm -rf ~"] {
+        assert!(!has(hint, "rm -f -r ~") && facts(hint).is_empty(), "{hint}: {:?}", programs(hint));
+    }
     // tar runs these only where it needs them, and keeps the last one given.
     for hint in ["tar -tf a.tar --to-command='rm -rf ~'", "tar -xOf a.tar --to-command='rm -rf ~'", "tar -cf a.tar --rsh-command=/tmp/x .", "tar -cf a -F 'rm -rf ~' -F 'echo' ."] {
         assert!(!programs(hint).iter().any(|c| c.starts_with("rm") || c == "x"), "{hint}: {:?}", programs(hint));
