@@ -7,7 +7,7 @@
 //! on, are set apart: everything `echo` and `printf` print, commit and tag
 //! messages, and the pattern of a search tool.
 
-use super::words::normalize_path;
+use super::{options, words::normalize_path};
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Command {
@@ -35,6 +35,45 @@ pub struct Command {
     /// The file and line it was planted at, when it comes from a file
     /// written to run later.
     pub planted: Option<super::PlantedAt>,
+    /// Whether it does what its words name or only prints its help.
+    pub invocation: Invocation,
+}
+
+/// What running a command does, for matching.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Invocation {
+    #[default]
+    Acts,
+    /// It prints its help or version and stops (`git push --help`,
+    /// `terraform destroy -help`, `ssh -V`): policies do not match it as
+    /// the action its words name. Only where the program really stops
+    /// there: a word a program would read as a file keeps it an action.
+    PrintsHelp,
+}
+
+/// Programs that print help and stop at `--help` (and `help` as their
+/// first positional) anywhere before `--`, whatever else is given.
+const HELP_ANYWHERE: [&str; 12] = ["git", "kubectl", "oc", "gh", "terraform", "tofu", "az", "aws", "docker", "podman", "cargo", "npm"];
+/// Those of them for which `-h` is help in every subcommand.
+const SHORT_HELP: [&str; 9] = ["git", "kubectl", "oc", "gh", "terraform", "tofu", "az", "cargo", "npm"];
+/// GNU tools stop at `--help` or `--version`; their BSD namesakes read a
+/// word after the first positional as a file (`rm -rf / --help` removes
+/// `/` there), so only a flag before every positional counts.
+const HELP_BEFORE_OPERANDS: [&str; 26] = [
+    "rm", "cp", "mv", "ln", "chmod", "chown", "chgrp", "dd", "shred", "mkdir", "rmdir", "touch", "truncate", "install", "tee", "unlink",
+    "find", "xargs", "tar", "rsync", "env", "ssh", "parallel", "timeout", "nice", "stdbuf",
+];
+
+/// Whether `argv` only asks `program` for its help or version.
+fn invocation(program: &str, argv: &[String]) -> Invocation {
+    let before_end: Vec<&str> = argv.iter().skip(1).map(String::as_str).take_while(|w| *w != "--").collect();
+    let anywhere = HELP_ANYWHERE.contains(&program)
+        && (before_end.iter().any(|w| matches!(*w, "--help" | "--version") || *w == "-h" && SHORT_HELP.contains(&program) || *w == "-help" && matches!(program, "terraform" | "tofu"))
+            || before_end.iter().find(|w| !w.starts_with('-')) == Some(&"help")
+            || program == "aws" && before_end.last() == Some(&"help"));
+    let before_operands = HELP_BEFORE_OPERANDS.contains(&program)
+        && before_end.iter().take_while(|w| w.starts_with('-')).any(|w| matches!(*w, "--help" | "--version") || *w == "-V" && program == "ssh");
+    if anywhere || before_operands { Invocation::PrintsHelp } else { Invocation::Acts }
 }
 
 /// Programs whose every argument is data.
@@ -55,8 +94,9 @@ impl Command {
         let shouted = argv.first().is_some_and(|first| first.chars().any(|c| c.is_uppercase()) && !first.chars().any(|c| c.is_lowercase()));
         let argv = if shouted { argv.iter().map(|w| w.to_lowercase()).collect() } else { argv };
         let program = argv.first().map(|first| base_name(first)).unwrap_or_default();
-        let mut command = Self { argv, program, flags: Vec::new(), written_flags: Vec::new(), positionals: Vec::new(), flag_values: Vec::new(), data: Vec::new(), dynamic_program, dynamic_args, via, shouted, planted: None };
+        let mut command = Self { argv, program, flags: Vec::new(), written_flags: Vec::new(), positionals: Vec::new(), flag_values: Vec::new(), data: Vec::new(), dynamic_program, dynamic_args, via, shouted, planted: None, invocation: Invocation::Acts };
         command.shape();
+        command.invocation = invocation(&command.program, &command.argv);
         command
     }
 
@@ -144,9 +184,14 @@ pub fn pattern_flags(program: &str, subcommand: Option<&str>, word: &str) -> Vec
     split_short_flags(program, word).iter().map(|flag| canonical_flag(program, subcommand, flag)).collect()
 }
 
-/// The base name of a program path, lower case: `/usr/bin/RM` is `rm`.
+/// The base name of a program path, lower case, without a Windows `.exe`:
+/// `/usr/bin/RM`, `C:\\Git\\bin\\GIT.EXE` and `rm.exe` are `rm` and `git`.
 pub fn base_name(word: &str) -> String {
-    word.rsplit('/').next().unwrap_or(word).to_lowercase()
+    let base = word.rsplit(['/', '\\']).next().unwrap_or(word).to_lowercase();
+    match base.strip_suffix(".exe") {
+        Some(stem) if !stem.is_empty() => stem.to_owned(),
+        _ => base,
+    }
 }
 
 /// `-rf` is `-r -f`; a cluster holding anything but letters (`-n10`,
@@ -192,8 +237,14 @@ impl Synonym {
 }
 
 /// The short form of well-known long flags, so `--recursive --force` is
-/// `-r -f` where the program means the same by both.
+/// `-r -f` where the program means the same by both; a long flag is first
+/// read in full where the program accepts an abbreviation (`--recurs`).
 fn canonical_flag(program: &str, subcommand: Option<&str>, flag: &str) -> String {
+    let full = flag.strip_prefix("--").and_then(|name| options::of(program, subcommand)?.long(name)).map(|long| match long.short {
+        Some(short) => format!("-{short}"),
+        None => format!("--{}", long.name),
+    });
+    let flag = full.as_deref().unwrap_or(flag);
     let known = SYNONYMS.iter().find(|s| s.holds_for(program, subcommand) && s.spellings.contains(&flag)).map(|s| s.short);
     let any_program = match flag {
         "--recursive" => Some("-r"),
@@ -250,6 +301,36 @@ mod tests {
         assert_eq!(names(command("postgres__drop_table users")), ["drop_table"]);
         assert_eq!(names(command("drop table users")), ["drop_table"]);
         assert!(names(command("rm -rf x")).is_empty() && names(command("a__ x")).is_empty());
+    }
+
+    #[test]
+    fn abbreviated_long_flags_are_read_in_full() {
+        let rm = command("rm --recurs --for ~");
+        assert_eq!((rm.flags.clone(), rm.positionals.clone()), (vec!["-r".to_owned(), "-f".to_owned()], vec!["~".to_owned()]));
+        assert_eq!(command("git reset --har HEAD~3").flags, ["--hard"]);
+        assert_eq!(command("chmod --rec 777 /").flags, ["-R"]);
+        assert_eq!(command("cp --recursive a b").flags, ["-r"]);
+        // Ambiguous: git refuses it, so it is not `--force`.
+        assert_eq!(command("git push --forc").flags, ["--forc"]);
+        assert_eq!(pattern_flags("git", Some("reset"), "--hard"), ["--hard"]);
+    }
+
+    #[test]
+    fn help_and_version_are_not_the_action_where_the_program_stops_there() {
+        for line in ["git push --help", "git help push", "kubectl delete ns prod -h", "terraform destroy -help", "ssh -V", "rm --help -rf /", "aws s3 rb s3://x help", "gh release delete v1 --help"] {
+            assert_eq!(command(line).invocation, Invocation::PrintsHelp, "{line}");
+        }
+        // BSD rm removes `/` and then fails on `--help`; `--` ends the options; `-h` is not help everywhere.
+        for line in ["rm -rf / --help", "git push origin main -- --help", "docker run -h host alpine", "ssh host -V", "chmod 777 / --version", "git push"] {
+            assert_eq!(command(line).invocation, Invocation::Acts, "{line}");
+        }
+    }
+
+    #[test]
+    fn windows_names_and_case_name_the_same_program() {
+        for (word, program) in [("GIT.EXE", "git"), ("rm.exe", "rm"), ("C:\\Git\\bin\\git.exe", "git"), ("/usr/bin/RM", "rm"), (".exe", ".exe")] {
+            assert_eq!(base_name(word), program);
+        }
     }
 
     #[test]

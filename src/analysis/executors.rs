@@ -1,34 +1,54 @@
-//! Programs that run other programs, unwrapped: each row of [`unwrap`]
-//! says where the inner command is in its argv (`sudo -u root X`,
-//! `timeout 5 X`, `find … -exec X {} ;`, `ssh host X`, `bash -c 'X'`,
-//! `git -c alias.p='!X' p`…). The wrapper stays a command of its own; the
-//! inner one is analysed like any other, recursively. Text fed to a shell,
+//! Programs that run other programs, unwrapped: each arm of [`unwrap`]
+//! reads the program's argv by its own option grammar (`options`) to find
+//! the inner command (`sudo -u root X`, `timeout -s 9 5 X`, `find … -exec
+//! X {} ;`, `parallel X ::: A`, `xargs -I R X`, `env -S 'X'`, `ssh host
+//! X`, `zsh -lc -- 'X'`, `tar --to-command=X`, `git -c alias.p='!X'
+//! p`…). The wrapper stays a command of its own; the inner one is
+//! analysed like any other, recursively. Text fed to a shell,
 //! an interpreter or a database client on stdin (here-documents, here-
 //! strings, `echo … |`, decoded `base64 -d |`) is analysed as what that
 //! program reads.
 
-use super::{Builder, Command, Fact, code, preview, sql, windows_shell};
+use super::{
+    Builder, Command, Fact, budget, code,
+    command::Invocation,
+    options::{self, Grammar},
+    preview, sql, windows_shell, words,
+};
 
-pub const SHELLS: [&str; 10] = ["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "busybox", "csh"];
+pub const SHELLS: [&str; 9] = ["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "csh"];
 
-/// Prefix wrappers: options (those in the second field take a value), then
-/// as many leading positionals as the third field says, then the command.
-const PREFIX_WRAPPERS: &[(&[&str], &[&str], usize)] = &[
-    (&["sudo"], &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "--user", "--group", "--chdir", "--prompt", "--host", "--role", "--type"], 0),
-    (&["doas"], &["-u", "-C"], 0),
-    (&["pkexec"], &["--user"], 0),
-    (&["env"], &["-u", "-C", "--unset", "--chdir", "-S", "--split-string"], 0),
-    (&["nice"], &["-n", "--adjustment"], 0),
-    (&["nohup", "setsid", "time", "builtin", "command", "unbuffer", "caffeinate", "catchsegv", "chronic"], &[], 0),
-    (&["timeout"], &["-s", "-k", "--signal", "--kill-after"], 1),
-    (&["stdbuf"], &["-i", "-o", "-e"], 0),
-    (&["ionice"], &["-c", "-n", "-p", "-t"], 0),
-    (&["chroot"], &["--userspec", "--groups"], 1),
-    (&["flock"], &["-w", "-E", "--timeout", "--conflict-exit-code"], 1),
-    (&["exec"], &["-a"], 0),
-    (&["xargs"], &["-I", "-i", "-L", "-l", "-n", "-P", "-d", "-E", "-e", "-s", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--replace", "--max-lines"], 0),
-    (&["torsocks", "proxychains", "proxychains4", "firejail", "unshare", "nsenter", "systemd-run", "strace", "ltrace", "valgrind"], &["-o", "-p", "-t", "-u", "--unit", "--uid"], 0),
-];
+/// Prefix wrappers: their options (by their grammar), then as many
+/// leading positionals as the second field says, then the command.
+fn prefix_wrapper(program: &str) -> Option<(&'static Grammar, usize)> {
+    Some(match program {
+        "sudo" => (&options::SUDO, 0),
+        "doas" => (&DOAS, 0),
+        "pkexec" => (&PKEXEC, 0),
+        "nice" => (&options::NICE, 0),
+        "nohup" | "builtin" | "unbuffer" | "caffeinate" | "catchsegv" | "chronic" => (&NO_OPTIONS, 0),
+        "setsid" => (&options::SETSID, 0),
+        "time" => (&options::TIME, 0),
+        "command" => (&COMMAND, 0),
+        "timeout" => (&options::TIMEOUT, 1),
+        "stdbuf" => (&options::STDBUF, 0),
+        "ionice" => (&options::IONICE, 0),
+        "chroot" => (&options::CHROOT, 1),
+        "flock" => (&options::FLOCK, 1),
+        "exec" => (&options::EXEC, 0),
+        "nsenter" => (&options::NSENTER, 0),
+        "unshare" => (&options::UNSHARE, 0),
+        "torsocks" | "proxychains" | "proxychains4" | "firejail" | "systemd-run" | "strace" | "ltrace" | "valgrind" => (&TRACERS, 0),
+        _ => return None,
+    })
+}
+
+const NO_OPTIONS: Grammar = Grammar { short_values: "", short_optional: "", long: &[], abbreviates: false, stops_at_positional: true };
+const DOAS: Grammar = Grammar { short_values: "uC", ..NO_OPTIONS };
+const PKEXEC: Grammar = Grammar { short_values: "", long: &[options::Long { name: "user", short: None, takes: options::Takes::Value }], ..NO_OPTIONS };
+/// `command -v X` and `-V` describe X and run nothing.
+const COMMAND: Grammar = NO_OPTIONS;
+const TRACERS: Grammar = Grammar { short_values: "optuES", ..NO_OPTIONS };
 
 /// Programs that fetch from the network.
 pub const DOWNLOADERS: [&str; 14] = ["curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request", "invoke-webrequest", "iwr", "irm", "invoke-restmethod", "ftp", "tftp"];
@@ -41,20 +61,14 @@ const DECODERS: [&str; 7] = ["base64", "base32", "xxd", "openssl", "gunzip", "zc
 /// Finds and analyses what the command at `index` runs in turn.
 pub(super) fn unwrap(builder: &mut Builder, index: usize) {
     let command = builder.get(index).clone();
+    if command.invocation == Invocation::PrintsHelp {
+        return;
+    }
     let program = command.program.as_str();
     let argv = &command.argv;
     let via = |what: &str| Some(what.to_owned());
-    if let Some((_, takes_value, skip)) = PREFIX_WRAPPERS.iter().find(|(names, _, _)| names.contains(&program)) {
-        if let Some(inner) = after_options(argv, takes_value, *skip, program == "env") {
-            if program == "env" && let Some(split) = split_string(argv) {
-                builder.shell(&split, Some("env -S"));
-            }
-            let dynamic_args = command.dynamic_args || program == "xargs";
-            inner_command(builder, inner, &command, dynamic_args, via(program));
-        }
-        if program == "flock" && let Some(script) = value_of(argv, &["-c", "--command"]) {
-            builder.shell(&script, Some("flock -c"));
-        }
+    if let Some((grammar, skip)) = prefix_wrapper(program) {
+        prefix(builder, &command, grammar, skip);
         return;
     }
     if let Some((dialect, script)) = windows_shell::script_of(&command) {
@@ -66,44 +80,55 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
     }
     match program {
         _ if SHELLS.contains(&program) => {
-            if let Some(script) = shell_script(argv) {
+            if let ShellRuns::Text(script) = shell_runs(argv) {
                 run_text(builder, &command, &script, &format!("{program} -c"));
             }
         }
         "su" => {
-            if let Some(script) = value_of(argv, &["-c", "--command"]) {
+            if let Some(script) = su_script(argv) {
                 run_text(builder, &command, &script, "su -c");
             }
         }
         "eval" => run_text(builder, &command, &argv[1..].join(" "), "eval"),
-        "watch" => {
-            let inner = after_options(argv, &["-n", "-d", "--interval", "--differences"], 0, false).unwrap_or_default();
-            builder.shell(&inner.join(" "), Some("watch"));
+        "env" => env(builder, &command),
+        "xargs" => xargs(builder, &command, None),
+        "parallel" => parallel(builder, &command, None),
+        "busybox" | "toybox" if argv.get(1).is_some_and(|applet| !applet.starts_with('-')) => {
+            inner_command(builder, argv[1..].to_vec(), &command, command.dynamic_args, via(program));
         }
-        "parallel" => {
-            let end = argv.iter().position(|w| w == ":::" || w == "::::").unwrap_or(argv.len());
-            let inner = after_options(&argv[..end], &["-j", "--jobs", "-S", "--sshlogin"], 0, false).unwrap_or_default();
-            inner_command(builder, inner, &command, true, via("parallel"));
+        "watch" => {
+            let parsed = options::WATCH.parse(&argv[1..]);
+            let inner = &argv[1 + parsed.rest..];
+            if parsed.has("-x") {
+                inner_command(builder, inner.to_vec(), &command, command.dynamic_args, via("watch -x"));
+            } else if !inner.is_empty() {
+                run_text(builder, &command, &inner.join(" "), "watch");
+            }
         }
         "find" => find(builder, &command),
+        "fd" | "fdfind" => fd(builder, &command),
+        "tar" => tar(builder, &command, &argv[1..]),
+        "rsync" => {
+            if let Some(remote_shell) = options::RSYNC.parse(&argv[1..]).value("-e") {
+                run_text(builder, &command, remote_shell, "rsync -e");
+            }
+        }
         "ssh" => {
-            let inner = after_options(argv, &["-p", "-i", "-l", "-o", "-F", "-J", "-L", "-R", "-D", "-b", "-c", "-E", "-e", "-I", "-m", "-O", "-Q", "-S", "-W", "-w", "-B"], 1, false).unwrap_or_default();
-            if !inner.is_empty() {
-                builder.shell(&inner.join(" "), Some("ssh"));
+            let parsed = options::SSH.parse(&argv[1..]);
+            let remote = argv.get(2 + parsed.rest..).unwrap_or_default();
+            if !remote.is_empty() {
+                run_text(builder, &command, &remote.join(" "), "ssh");
             }
         }
-        "docker" | "podman" | "nerdctl" if command.subcommand() == Some("exec") => {
-            let rest = &argv[1..];
-            let at = rest.iter().position(|w| w == "exec").map_or(rest.len(), |i| i + 1);
-            let mut exec_argv = vec!["exec".to_owned()];
-            exec_argv.extend(rest[at..].iter().cloned());
-            if let Some(inner) = after_options(&exec_argv, &["-e", "-u", "-w", "--env", "--user", "--workdir", "--env-file", "--detach-keys"], 1, false) {
-                inner_command(builder, inner, &command, command.dynamic_args, via(program));
-            }
-        }
+        "docker" | "podman" | "nerdctl" => match command.subcommand() {
+            Some("exec") => after_subcommand(builder, &command, "exec", &options::DOCKER_EXEC, "docker exec"),
+            Some("run") => after_subcommand(builder, &command, "run", &options::DOCKER_RUN, "docker run"),
+            _ => {}
+        },
         "kubectl" | "oc" if command.subcommand() == Some("exec") => {
-            if let Some(at) = argv.iter().position(|w| w == "--") {
-                inner_command(builder, argv[at + 1..].to_vec(), &command, command.dynamic_args, via("kubectl exec"));
+            match argv.iter().position(|w| w == "--") {
+                Some(at) => inner_command(builder, argv[at + 1..].to_vec(), &command, command.dynamic_args, via("kubectl exec")),
+                None => after_subcommand(builder, &command, "exec", &options::KUBECTL_EXEC, "kubectl exec"),
             }
         }
         "git" => git(builder, &command),
@@ -113,57 +138,194 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
     }
 }
 
-/// The words after a wrapper's options and `skip` leading positionals, if
-/// a command follows. `env` also skips `NAME=value` words.
-fn after_options(argv: &[String], takes_value: &[&str], skip: usize, assignments: bool) -> Option<Vec<String>> {
-    let mut at = 1;
-    let mut skipped = 0;
-    while at < argv.len() {
-        let word = &argv[at];
-        if word == "--" {
-            at += 1;
+/// `sudo -u root X`, `timeout -s 9 5 X`, `flock /tmp/l X` or `flock
+/// /tmp/l -c 'X'`: the command after the wrapper's options and `skip`
+/// positionals.
+fn prefix(builder: &mut Builder, command: &Command, grammar: &Grammar, skip: usize) {
+    let argv = &command.argv;
+    let parsed = grammar.parse(&argv[1..]);
+    let program = command.program.as_str();
+    let describes_only = program == "command" && argv[1..1 + parsed.rest].iter().any(|w| w.starts_with('-') && w.contains(['v', 'V']));
+    if describes_only || program == "ionice" && parsed.has("-p") {
+        return;
+    }
+    if let Some(script) = parsed.value("-c").filter(|_| program == "flock") {
+        run_text(builder, command, script, "flock -c");
+    }
+    let inner = argv.get(1 + parsed.rest + skip..).unwrap_or_default();
+    if program == "flock" && inner.first().is_some_and(|w| w.starts_with('-')) {
+        let script = options::FLOCK.parse(inner).value("-c").map(str::to_owned);
+        if let Some(script) = script {
+            run_text(builder, command, &script, "flock -c");
+        }
+        return;
+    }
+    inner_command(builder, inner.to_vec(), command, command.dynamic_args, Some(program.to_owned()));
+}
+
+/// `docker exec [OPTIONS] CONTAINER CMD…`, `docker run [OPTIONS] IMAGE
+/// CMD…`, `kubectl exec [OPTIONS] POD CMD…`: the command after the
+/// subcommand's options and the one positional that names where it runs.
+fn after_subcommand(builder: &mut Builder, command: &Command, subcommand: &str, grammar: &Grammar, via: &str) {
+    let argv = &command.argv;
+    let Some(at) = argv.iter().position(|w| w == subcommand) else { return };
+    let rest = &argv[at + 1..];
+    let parsed = grammar.parse(rest);
+    let inner = rest.get(parsed.rest + 1..).unwrap_or_default();
+    let inner = if inner.first().is_some_and(|w| w == "--") { &inner[1..] } else { inner };
+    inner_command(builder, inner.to_vec(), command, command.dynamic_args, Some(via.to_owned()));
+}
+
+/// `env [OPTIONS] [NAME=VALUE]… [CMD…]`. `-S STRING` splits its string
+/// into words that stand where it stood, options and assignments
+/// included, so the line is read again with them in place; `-C DIR` runs
+/// the command in DIR, which is a `cd` before it.
+fn env(builder: &mut Builder, command: &Command) {
+    let mut args = command.argv[1..].to_vec();
+    let mut parsed = options::ENV.parse(&args);
+    // Each round takes one `-S` away, and its words are fewer than its text.
+    while let Some(split) = parsed.value("-S").map(split_string) {
+        if !budget::work(split.len() + 1) {
+            return;
+        }
+        args = split.into_iter().chain(args[parsed.rest..].iter().cloned()).collect();
+        parsed = options::ENV.parse(&args);
+    }
+    let after = &args[parsed.rest..];
+    let at = after.iter().position(|w| !is_assignment(w)).unwrap_or(after.len());
+    if at == after.len() {
+        return;
+    }
+    let assignments: Vec<(String, String)> = after[..at].iter().filter_map(|w| w.split_once('=')).map(|(n, v)| (n.to_owned(), v.to_owned())).collect();
+    environment(builder, &assignments, &after[at..]);
+    if let Some(folder) = parsed.value("-C") {
+        builder.command(Command::new(vec!["cd".to_owned(), folder.to_owned()], false, command.dynamic_args, Some("env -C".to_owned())));
+    }
+    inner_command(builder, after[at..].to_vec(), command, command.dynamic_args, Some("env".to_owned()));
+}
+
+/// The words of `env -S STRING`: split at white space, with `'…'` and
+/// `"…"` quoting and backslash escapes (`\_` is a space).
+fn split_string(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut quote = None;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (None, c) if c.is_whitespace() => words.extend(word.take()),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                word.get_or_insert_default();
+            }
+            (Some(open), c) if c == open => quote = None,
+            (Some('\''), c) => word.get_or_insert_default().push(c),
+            (_, '\\') => {
+                let escaped = match chars.next() {
+                    Some('_') => ' ',
+                    Some('t') => '\t',
+                    Some('n') => '\n',
+                    Some(other) => other,
+                    None => break,
+                };
+                word.get_or_insert_default().push(escaped);
+            }
+            (_, c) => word.get_or_insert_default().push(c),
+        }
+    }
+    words.extend(word);
+    words
+}
+
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+}
+
+/// What a shell's argv makes it run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ShellRuns {
+    /// `-c TEXT` (also `-lc`, `-xec`, `-c -- TEXT`, `-c'TEXT'` glued).
+    Text(String),
+    /// A script file; what reaches it on stdin is the script's input.
+    File,
+    /// No script: it reads commands from stdin (also `-s`).
+    Stdin,
+    /// `-n` (syntax check only), `--help`, `--version`.
+    Nothing,
+}
+
+/// Reads a shell's options as bash, dash and zsh do: clusters of letters
+/// after `-` or `+`, `-o NAME` and `-O NAME` taking a value, `--` or `-`
+/// ending them; the first word after them is the `-c` text or the script.
+fn shell_runs(argv: &[String]) -> ShellRuns {
+    let (mut at, mut text_flag, mut glued, mut stdin, mut check_only) = (1, false, None, false, false);
+    while let Some(word) = argv.get(at) {
+        at += 1;
+        if word == "--" || word == "-" {
             break;
         }
-        if word.starts_with('-') && word.len() > 1 {
-            let name = word.split_once('=').map_or(word.as_str(), |(n, _)| n);
-            at += if takes_value.contains(&name) && !word.contains('=') { 2 } else { 1 };
+        if let Some(long) = word.strip_prefix("--") {
+            let (name, value) = long.split_once('=').map_or((long, None), |(n, v)| (n, Some(v)));
+            match options::SHELL.long(name).map(|l| (l.name, l.takes)) {
+                Some(("help" | "version", _)) => return ShellRuns::Nothing,
+                Some(("command", _)) => text_flag = true,
+                Some((_, options::Takes::Value)) if value.is_none() => at += 1,
+                _ => {}
+            }
             continue;
         }
-        if assignments && word.contains('=') && !word.starts_with('=') {
-            at += 1;
-            continue;
+        let Some(body) = word.strip_prefix('-').or_else(|| word.strip_prefix('+')).filter(|b| !b.is_empty()) else {
+            at -= 1;
+            break;
+        };
+        let minus = word.starts_with('-');
+        for (offset, letter) in body.char_indices() {
+            let rest = &body[offset + 1..];
+            match letter {
+                'c' if minus => {
+                    text_flag = true;
+                    // `-c'rm -rf /'` glued: no shell reads that as options,
+                    // so whatever it does, the text is judged.
+                    if rest.chars().any(|c| !c.is_ascii_alphabetic()) {
+                        glued = Some(rest.to_owned());
+                        break;
+                    }
+                }
+                'o' | 'O' => {
+                    if rest.is_empty() {
+                        at += 1;
+                    }
+                    break;
+                }
+                'n' if minus => check_only = true,
+                's' if minus => stdin = true,
+                _ => {}
+            }
         }
-        if skipped < skip {
-            skipped += 1;
-            at += 1;
-            continue;
-        }
-        break;
     }
-    (at < argv.len()).then(|| argv[at..].to_vec())
+    if check_only {
+        return ShellRuns::Nothing;
+    }
+    match (text_flag, glued) {
+        (_, Some(text)) => ShellRuns::Text(text),
+        (true, None) => argv.get(at).map_or(ShellRuns::Stdin, |text| ShellRuns::Text(text.clone())),
+        (false, None) if at < argv.len() && !stdin => ShellRuns::File,
+        (false, None) => ShellRuns::Stdin,
+    }
 }
 
-/// The value after the first of `flags` (`-c CMD`, or `--command=CMD`).
-fn value_of(argv: &[String], flags: &[&str]) -> Option<String> {
-    argv.iter().enumerate().find_map(|(i, word)| {
-        if flags.contains(&word.as_str()) {
-            return argv.get(i + 1).cloned();
-        }
-        let (name, value) = word.split_once('=')?;
-        flags.contains(&name).then(|| value.to_owned())
-    })
+/// The script of `su -c SCRIPT`, `su --command=SCRIPT`, `su -lc SCRIPT`.
+fn su_script(argv: &[String]) -> Option<String> {
+    let grammar = Grammar { short_values: "cgGsw", short_optional: "", long: &SU_LONG, abbreviates: true, stops_at_positional: false };
+    grammar.parse(&argv[1..]).value("-c").map(str::to_owned)
 }
 
-/// `env -S 'X Y'` splits its string into a command.
-fn split_string(argv: &[String]) -> Option<String> {
-    value_of(argv, &["-S", "--split-string"])
-}
-
-/// The script of `sh -c SCRIPT` (also `-lc`, `-xec`…).
-fn shell_script(argv: &[String]) -> Option<String> {
-    let at = argv.iter().skip(1).position(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('c'))? + 1;
-    argv.get(at + 1).cloned()
-}
+static SU_LONG: [options::Long; 4] = [
+    options::Long { name: "command", short: Some('c'), takes: options::Takes::Value },
+    options::Long { name: "session-command", short: Some('c'), takes: options::Takes::Value },
+    options::Long { name: "shell", short: Some('s'), takes: options::Takes::Value },
+    options::Long { name: "group", short: Some('g'), takes: options::Takes::Value },
+];
 
 /// Analyses text an executor runs: literal text as a script; text that
 /// is not known statically is a fact.
@@ -182,36 +344,66 @@ fn inner_command(builder: &mut Builder, argv: Vec<String>, outer: &Command, dyna
     builder.command(Command::new(argv, dynamic_program, dynamic_args, via));
 }
 
-/// `find ROOTS … -exec CMD {} ;` runs CMD with `{}` standing for what it
-/// selects; `-delete` removes it, which is `rm -r -f` of that. What it
-/// selects is the trees it walks, or, when a test picks entries
-/// (`-name '*.pyc'`, `-mtime +7`), entries below them (`./*.pyc`,
-/// `./(selected by find)`); `-type` alone picks every file, which is the
-/// whole tree.
+/// `find [-H -L -P -D X -OLEVEL] [-E -X -d -s -x] [-f ROOT] ROOTS …
+/// EXPRESSION`: `-exec CMD {} ;` (and `+`, `-execdir`, `-ok`, `-okdir`)
+/// runs CMD with `{}`, anywhere in a word, standing for what it finds
+/// under ROOTS; `-delete` removes it, which is `rm -r -f ROOTS`;
+/// `-fprint FILE` and friends write FILE.
 fn find(builder: &mut Builder, command: &Command) {
     let argv = &command.argv;
-    let selected = find_selection(argv);
     let mut at = 1;
-    while at < argv.len() {
-        let word = argv[at].as_str();
-        if matches!(word, "-exec" | "-execdir" | "-ok" | "-okdir") {
-            let end = argv[at + 1..].iter().position(|w| w == ";" || w == "+").map_or(argv.len(), |i| at + 1 + i);
-            let mut inner = Vec::new();
-            for part in &argv[at + 1..end] {
-                if part == "{}" {
-                    inner.extend(selected.iter().cloned());
-                } else {
-                    inner.push(part.clone());
-                }
+    let mut roots = Vec::new();
+    while let Some(word) = argv.get(at) {
+        match word.as_str() {
+            "-H" | "-L" | "-P" | "-E" | "-X" | "-d" | "-s" | "-x" => at += 1,
+            "-D" => at += 2,
+            "-f" => {
+                roots.extend(argv.get(at + 1).cloned());
+                at += 2;
             }
-            inner_command(builder, inner, command, command.dynamic_args, Some(format!("find {word}")));
-            at = end;
-        } else if word == "-delete" {
-            let mut inner = vec!["rm".to_owned(), "-r".to_owned(), "-f".to_owned()];
-            inner.extend(selected.iter().cloned());
-            inner_command(builder, inner, command, command.dynamic_args, Some("find -delete".into()));
+            _ if word.starts_with("-O") && word.len() > 2 => at += 1,
+            _ => break,
         }
+    }
+    while let Some(word) = argv.get(at).filter(|w| !w.starts_with('-') && !matches!(w.as_str(), "(" | "!" | ")" | ",")) {
+        roots.push(word.clone());
         at += 1;
+    }
+    if roots.is_empty() {
+        roots.push(".".to_owned());
+    }
+    let selected = find_selection(&roots, &argv[at..]);
+    let found = selected.join(" ");
+    while let Some(word) = argv.get(at) {
+        at += 1;
+        match word.as_str() {
+            "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                let end = argv[at..].iter().position(|w| w == ";" || w == "+").map_or(argv.len(), |i| at + i);
+                let mut inner = Vec::new();
+                for part in &argv[at..end] {
+                    if part == "{}" {
+                        inner.extend(selected.iter().cloned());
+                    } else {
+                        inner.push(part.replace("{}", &found));
+                    }
+                }
+                inner_command(builder, inner, command, command.dynamic_args, Some(format!("find {word}")));
+                at = end + 1;
+            }
+            "-delete" => {
+                let mut inner = vec!["rm".to_owned(), "-r".to_owned(), "-f".to_owned()];
+                inner.extend(selected.iter().cloned());
+                inner_command(builder, inner, command, command.dynamic_args, Some("find -delete".into()));
+            }
+            "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {
+                if let Some(file) = argv.get(at) {
+                    builder.write(file);
+                }
+                at += if word == "-fprintf" { 2 } else { 1 };
+            }
+            _ if FIND_VALUE_PRIMARIES.contains(&word.as_str()) || word.starts_with("-newer") && word.len() == 8 => at += 1,
+            _ => {}
+        }
     }
 }
 
@@ -221,55 +413,220 @@ const FIND_NON_TESTS: [&str; 20] = [
     "-noleaf", "-regextype", "-warn", "-nowarn", "-type", "-xtype", "-true", "-a",
 ];
 
-/// What `find`'s argv selects (see [`find`]).
-fn find_selection(argv: &[String]) -> Vec<String> {
-    let roots: Vec<String> = argv[1..].iter().take_while(|w| !w.starts_with('-') && *w != "(" && *w != "!").cloned().collect();
-    let roots = if roots.is_empty() { vec![".".to_owned()] } else { roots };
-    let after_roots = &argv[(1 + roots.len()).min(argv.len())..];
+/// What `find` selects, which `{}` stands for and `-delete` removes: the
+/// trees it walks, or, when a test of its `expression` picks entries
+/// (`-name '*.pyc'`, `-mtime +7`), entries below them (`./*.pyc`,
+/// `./(selected by find)`); `-type` alone picks every file, which is the
+/// whole tree.
+fn find_selection(roots: &[String], expression: &[String]) -> Vec<String> {
     // The command an `-exec` runs is not part of the selection.
-    let expression = &after_roots[..after_roots.iter().position(|w| w.starts_with("-exec") || w.starts_with("-ok")).unwrap_or(after_roots.len())];
+    let expression = &expression[..expression.iter().position(|w| w.starts_with("-exec") || w.starts_with("-ok")).unwrap_or(expression.len())];
     let names: Vec<&str> = expression.windows(2).filter(|w| matches!(w[0].as_str(), "-name" | "-iname")).map(|w| w[1].as_str()).collect();
     let selects = |word: &String| word.starts_with('-') && !FIND_NON_TESTS.contains(&word.as_str());
     let below = match names.as_slice() {
         [name] => (*name).to_owned(),
         _ if expression.iter().any(selects) => "(selected by find)".to_owned(),
-        _ => return roots,
+        _ => return roots.to_vec(),
     };
     roots.iter().map(|root| format!("{}/{below}", root.trim_end_matches('/'))).collect()
 }
 
-/// git's global options, and configuration that runs a program:
-/// `-c core.pager=X`, `-c alias.NAME='!X'`, `-c core.fsmonitor=X`…
-fn git(builder: &mut Builder, command: &Command) {
+/// find's tests and actions that take the next word as their value.
+const FIND_VALUE_PRIMARIES: [&str; 36] = [
+    "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname", "-type", "-xtype",
+    "-user", "-group", "-perm", "-size", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-newer", "-anewer", "-cnewer",
+    "-maxdepth", "-mindepth", "-links", "-inum", "-samefile", "-uid", "-gid", "-printf", "-fstype", "-used", "-regextype",
+];
+
+/// `fd [OPTIONS] [PATTERN] [PATHS] -x CMD… [;]` (also `-X`, `--exec`,
+/// `--exec-batch`): CMD runs with `{}`, `{/}`, `{//}`, `{.}`, `{/.}`
+/// standing for what fd finds under PATHS, appended when none is written.
+fn fd(builder: &mut Builder, command: &Command) {
     let argv = &command.argv;
-    let mut at = 1;
-    let mut aliases: Vec<(String, String)> = Vec::new();
-    while at < argv.len() {
-        let word = argv[at].as_str();
-        match word {
-            "-c" => {
-                if let Some((key, value)) = argv.get(at + 1).and_then(|kv| kv.split_once('=')) {
-                    let key = key.to_lowercase();
-                    if let Some(name) = key.strip_prefix("alias.") {
-                        aliases.push((name.to_owned(), value.to_owned()));
-                    } else if executing_git_key(&key) {
-                        builder.fact(Fact::ConfigExecutes, format!("git -c {key}= runs {}", preview(value)));
-                        builder.shell(value, Some("git config"));
-                    }
-                }
-                at += 2;
-            }
-            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" | "--config-env" => at += 2,
-            _ if word.starts_with('-') => at += 1,
-            _ => break,
+    let is_exec = |w: &String| matches!(w.as_str(), "-x" | "-X") || w.strip_prefix("--").and_then(|l| options::FD.long(l)).is_some_and(|l| matches!(l.short, Some('x' | 'X')));
+    let Some(at) = argv.iter().position(is_exec) else { return };
+    let searched = options::FD.parse(&argv[1..at]).positionals;
+    let roots: Vec<String> = if searched.len() > 1 { searched[1..].to_vec() } else { vec![".".to_owned()] };
+    let end = argv[at + 1..].iter().position(|w| w == ";").map_or(argv.len(), |i| at + 1 + i);
+    let template = &argv[at + 1..end];
+    let placeholders = ["{}", "{/}", "{//}", "{.}", "{/.}"];
+    let mut inner: Vec<String> = template.iter().map(|w| placeholders.iter().fold(w.clone(), |w, p| w.replace(p, &roots.join(" ")))).collect();
+    if !template.iter().any(|w| placeholders.iter().any(|p| w.contains(p))) {
+        inner.extend(roots);
+    }
+    inner_command(builder, inner, command, command.dynamic_args, Some("fd -x".into()));
+}
+
+/// tar's options that run a program, where tar would run it (the last of
+/// each given): `--to-command=CMD` through a shell when extracting to
+/// files; `-I PROG ARGS` (`--use-compress-program`) split into words, no
+/// shell; `--rsh-command` and `--rmt-command`, a program path, for a
+/// remote archive (`host:file`, not `--force-local`); the shell scripts
+/// of `-F` (`--info-script`, `--new-volume-script`) and every
+/// `--checkpoint-action=exec=CMD`. Old-style options without a dash
+/// (`tar xf a.tar`) are read as a cluster. `args` is argv without the
+/// program (`TAR_OPTIONS` is read with it).
+fn tar(builder: &mut Builder, command: &Command, args: &[String]) {
+    let mut args = args.to_vec();
+    if let Some(first) = args.first_mut().filter(|w| !w.starts_with('-') && w.chars().all(|c| c.is_ascii_alphabetic())) {
+        first.insert(0, '-');
+    }
+    let parsed = options::TAR.parse(&args);
+    let remote = !parsed.has("--force-local") && parsed.value("-f").is_some_and(|archive| archive.split_once(':').is_some_and(|(host, _)| !host.contains('/')));
+    if let Some(program) = parsed.value("--to-command").filter(|_| parsed.has("-x") && !parsed.has("-O")) {
+        run_text(builder, command, program, "tar --to-command");
+    }
+    if let Some(program) = parsed.value("-I") {
+        inner_command(builder, program.split_whitespace().map(str::to_owned).collect(), command, command.dynamic_args, Some("tar -I".into()));
+    }
+    for flag in ["--rsh-command", "--rmt-command"] {
+        if let Some(program) = parsed.value(flag).filter(|_| remote) {
+            inner_command(builder, vec![program.to_owned()], command, command.dynamic_args, Some(format!("tar {flag}")));
         }
     }
-    if at >= argv.len() {
+    if let Some(script) = parsed.value("-F") {
+        run_text(builder, command, script, "tar -F");
+    }
+    for option in parsed.options.iter().filter(|o| o.flag == "--checkpoint-action") {
+        if let Some(program) = option.value.as_deref().and_then(|v| v.strip_prefix("exec=")) {
+            run_text(builder, command, program, "tar --checkpoint-action");
+        }
+    }
+}
+
+/// `xargs [OPTIONS] [CMD…]` (GNU and BSD): CMD (`echo` when none is
+/// given) runs with the words xargs reads appended, or put where `-I R`,
+/// `-i[R]` or BSD `-J R` says. `input` is what it reads, when that is
+/// known (`echo / | xargs rm -rf` is `rm -rf /`); otherwise the arguments
+/// are not known before it runs.
+fn xargs(builder: &mut Builder, command: &Command, input: Option<&str>) {
+    let argv = &command.argv;
+    let parsed = options::XARGS.parse(&argv[1..]);
+    let mut inner = argv[1 + parsed.rest..].to_vec();
+    if inner.is_empty() {
+        inner.push("echo".to_owned());
+    }
+    let Some(input) = input.filter(|_| !parsed.has("-a")) else {
+        inner_command(builder, inner, command, true, Some("xargs".into()));
+        return;
+    };
+    let delimiter = if parsed.has("-0") { Some("\0") } else { parsed.value("-d") };
+    let items: Vec<&str> = match delimiter {
+        Some(delimiter) => input.split(&*words::decode_ansi_c(delimiter)).filter(|w| !w.is_empty()).collect(),
+        None => input.split_whitespace().collect(),
+    };
+    let replace = parsed.options.iter().rev().find_map(|o| match o.flag.as_str() {
+        "-I" | "-J" => o.value.clone(),
+        "-i" => Some(o.value.clone().unwrap_or_else(|| "{}".to_owned())),
+        _ => None,
+    });
+    match replace {
+        Some(token) => inner = inner.into_iter().map(|w| w.replace(&token, &items.join(" "))).collect(),
+        None => inner.extend(items.iter().map(|&w| w.to_owned())),
+    }
+    inner_command(builder, inner, command, false, Some("xargs".into()));
+}
+
+/// GNU parallel: `parallel [OPTIONS] [CMD…] (::: ARGS | :::: FILES)…`.
+/// CMD runs through a shell once per combination of the argument lists,
+/// each put where `{}`, `{N}`, `{.}`, `{/}`… stand (or `-I R`), or
+/// appended. Without CMD, every argument (or, without `:::`, every line
+/// read) is itself a command line. `input` is what it reads, when known.
+fn parallel(builder: &mut Builder, command: &Command, input: Option<&str>) {
+    let argv = &command.argv;
+    let parsed = options::PARALLEL.parse(&argv[1..]);
+    if parsed.has("--dry-run") {
         return;
     }
-    let stripped_globals = at > 1;
-    let subcommand = argv[at].to_lowercase();
-    let rest = &argv[at + 1..];
+    let rest = &argv[1 + parsed.rest..];
+    let separator = |w: &String| matches!(w.as_str(), ":::" | "::::" | ":::+" | "::::+");
+    let end = rest.iter().position(separator).unwrap_or(rest.len());
+    let template = &rest[..end];
+    let mut lists: Vec<Vec<String>> = Vec::new();
+    let mut unknown_lists = parsed.has("-a");
+    for word in &rest[end..] {
+        if separator(word) {
+            unknown_lists |= word.starts_with("::::");
+            lists.push(Vec::new());
+        } else if let Some(list) = lists.last_mut() {
+            list.push(word.clone());
+        }
+    }
+    if lists.is_empty() {
+        match input {
+            Some(input) => lists.push(input.lines().map(str::to_owned).collect()),
+            None => unknown_lists = true,
+        }
+    }
+    if template.is_empty() && unknown_lists {
+        builder.fact(Fact::EvalOfUnknownText, "`parallel` without a command runs the lines it reads, not known before it runs");
+        return;
+    }
+    let replace = parsed.value("-I").unwrap_or("{}").to_owned();
+    for combination in combinations(&lists, MAX_PARALLEL_RUNS) {
+        let mut line: Vec<String> = template.iter().map(|w| substitute(w, &replace, &combination)).collect();
+        if template.is_empty() {
+            line.extend(combination.iter().cloned());
+        } else if !template.iter().any(|w| w.contains(&replace) || has_positional_replacement(w)) {
+            line.extend(combination.iter().map(|w| words::quote_words([w.as_str()])));
+        }
+        // The words are the outer shell's: a substitution among them is
+        // read where it stands, not as text nobody knows.
+        builder.shell(&line.join(" "), Some("parallel"));
+    }
+    if unknown_lists && !template.is_empty() {
+        inner_command(builder, template.to_vec(), command, true, Some("parallel".into()));
+    }
+}
+
+/// Runs of `parallel` analysed at most; more is too complex.
+const MAX_PARALLEL_RUNS: usize = 16;
+
+/// Every choice of one value from each list, at most `limit` of them.
+fn combinations(lists: &[Vec<String>], limit: usize) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = vec![Vec::new()];
+    for list in lists.iter().filter(|l| !l.is_empty()) {
+        out = out.iter().flat_map(|prefix| list.iter().map(move |value| [prefix.clone(), vec![value.clone()]].concat())).take(limit).collect();
+    }
+    out
+}
+
+fn has_positional_replacement(word: &str) -> bool {
+    (1..=9).any(|n| word.contains(&format!("{{{n}}}")) || word.contains(&format!("{{{n}.}}")) || word.contains(&format!("{{{n}/}}")))
+}
+
+/// A parallel template word with the replacement strings filled in.
+fn substitute(word: &str, replace: &str, values: &[String]) -> String {
+    let all = values.join(" ");
+    let mut word = word.replace(replace, &all);
+    for placeholder in ["{.}", "{/}", "{//}", "{/.}"] {
+        word = word.replace(placeholder, &all);
+    }
+    for (n, value) in values.iter().enumerate().take(9) {
+        for suffix in ["", ".", "/", "//", "/."] {
+            word = word.replace(&format!("{{{}{suffix}}}", n + 1), value);
+        }
+    }
+    word
+}
+
+/// git's global options (`-c KEY=VALUE`, `-cKEY=VALUE`, `--config-env
+/// KEY=VAR`, `-C DIR`…), what they configure that runs a program
+/// (`core.pager`, `alias.NAME='!X'`, `core.fsmonitor`…), and its aliases.
+fn git(builder: &mut Builder, command: &Command) {
+    let argv = &command.argv;
+    let globals = git_globals(argv);
+    let subcommand = argv.get(globals.end).map(|s| s.to_lowercase());
+    let mut aliases: Vec<(String, String)> = Vec::new();
+    for (key, value) in &globals.config {
+        match (key.strip_prefix("alias."), value) {
+            (Some(name), Some(value)) => aliases.push((name.to_owned(), value.clone())),
+            (Some(_), None) => {}
+            (None, value) => git_config(builder, key, value.as_deref(), subcommand.as_deref(), "git -c"),
+        }
+    }
+    let Some(subcommand) = subcommand else { return };
+    let rest = &argv[globals.end + 1..];
     if let Some((_, value)) = aliases.iter().find(|(name, _)| *name == subcommand) {
         if let Some(script) = value.strip_prefix('!') {
             builder.fact(Fact::ConfigExecutes, format!("git alias {subcommand} runs {}", preview(script)));
@@ -282,10 +639,61 @@ fn git(builder: &mut Builder, command: &Command) {
         }
         return;
     }
-    if stripped_globals {
+    if globals.end > 1 {
         let mut plain = vec![argv[0].clone()];
-        plain.extend(argv[at..].iter().cloned());
+        plain.extend(argv[globals.end..].iter().cloned());
         builder.command(Command::new(plain, false, command.dynamic_args, Some("git".into())));
+    }
+}
+
+/// What git's global options say: configuration (a value from the
+/// environment, `--config-env`, is not known) and where the subcommand is.
+struct GitGlobals {
+    config: Vec<(String, Option<String>)>,
+    end: usize,
+}
+
+fn git_globals(argv: &[String]) -> GitGlobals {
+    let mut globals = GitGlobals { config: Vec::new(), end: 1 };
+    while let Some(word) = argv.get(globals.end) {
+        let next = argv.get(globals.end + 1);
+        let (setting, known, width) = match word.as_str() {
+            "-c" => (next.map(String::as_str), true, 2),
+            "--config-env" => (next.map(String::as_str), false, 2),
+            _ if word.starts_with("-c") => (Some(&word[2..]), true, 1),
+            _ if word.starts_with("--config-env=") => (Some(&word["--config-env=".len()..]), false, 1),
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix" | "--list-cmds" => (None, true, 2),
+            _ if word.starts_with('-') => (None, true, 1),
+            _ => break,
+        };
+        if let Some(setting) = setting {
+            let (key, value) = setting.split_once('=').map_or((setting, None), |(k, v)| (k, Some(v.to_owned())));
+            globals.config.push((key.to_lowercase(), value.filter(|_| known)));
+        }
+        globals.end += width;
+    }
+    globals
+}
+
+/// Network subcommands: the only ones that run an ssh command.
+const GIT_NETWORK: [&str; 8] = ["clone", "fetch", "pull", "push", "ls-remote", "remote", "submodule", "archive"];
+
+/// A configuration `key` set to `value` (`None`: not known) for a git
+/// `subcommand`: a fact when it names a program that subcommand can run.
+fn git_config(builder: &mut Builder, key: &str, value: Option<&str>, subcommand: Option<&str>, how: &str) {
+    let runs_here = match key {
+        "core.sshcommand" | "ssh.variant" => subcommand.is_none_or(|s| GIT_NETWORK.contains(&s)),
+        _ => executing_git_key(key),
+    };
+    if !runs_here {
+        return;
+    }
+    match value {
+        Some(value) => {
+            builder.fact(Fact::ConfigExecutes, format!("{how} {key}= runs {}", preview(value)));
+            builder.shell(value, Some("git config"));
+        }
+        None => builder.fact(Fact::ConfigExecutes, format!("{how} {key} runs a program not known before it runs")),
     }
 }
 
@@ -298,16 +706,68 @@ fn executing_git_key(key: &str) -> bool {
     ) || key.starts_with("filter.") || key.starts_with("diff.") && key.ends_with(".textconv") || key.starts_with("merge.") && key.ends_with(".driver")
 }
 
-/// Environment assignments before a command that make it run something.
-pub(super) fn environment(builder: &mut Builder, name: &str, value: &str, program: Option<&str>) {
-    let upper = name.to_uppercase();
-    let runs = matches!(upper.as_str(), "GIT_SSH_COMMAND" | "GIT_SSH" | "GIT_EXTERNAL_DIFF" | "GIT_PAGER" | "GIT_EDITOR" | "GIT_ASKPASS" | "GIT_PROXY_COMMAND" | "GIT_SEQUENCE_EDITOR" | "PAGER" | "EDITOR" | "VISUAL" | "SSH_ASKPASS" | "LD_PRELOAD" | "BASH_ENV" | "ENV" | "PROMPT_COMMAND")
-        || upper.starts_with("GIT_CONFIG");
-    let matters = !matches!(upper.as_str(), "PAGER" | "EDITOR" | "VISUAL") || program.is_some_and(|p| p == "git");
-    if runs && matters && !value.is_empty() {
-        builder.fact(Fact::ConfigExecutes, format!("{name}= makes the command run {}", preview(value)));
-        builder.shell(value, Some(name));
+/// Environment assignments before a command (`argv`) that make it run
+/// something: git's configuration from the environment
+/// (`GIT_CONFIG_COUNT` with `GIT_CONFIG_KEY_n`/`VALUE_n`,
+/// `GIT_CONFIG_PARAMETERS`, a config file), `GIT_SSH_COMMAND` for a
+/// network subcommand, pagers and editors, `LD_PRELOAD`, `BASH_ENV`,
+/// `TAR_OPTIONS` for tar.
+pub(super) fn environment(builder: &mut Builder, env: &[(String, String)], argv: &[String]) {
+    let program = argv.first().map(|p| super::command::base_name(p));
+    let git = program.as_deref() == Some("git");
+    let subcommand = if git { argv.get(git_globals(argv).end).map(|s| s.to_lowercase()) } else { None };
+    let lookup = |wanted: &str| env.iter().rev().find(|(name, _)| name.eq_ignore_ascii_case(wanted)).map(|(_, value)| value.as_str());
+    let count: Option<usize> = lookup("GIT_CONFIG_COUNT").map(|count| count.trim().parse().unwrap_or(usize::MAX));
+    for (name, value) in env {
+        let upper = name.to_uppercase();
+        if let Some(n) = upper.strip_prefix("GIT_CONFIG_KEY_") {
+            let counted = n.parse::<usize>().is_ok_and(|n| count.is_some_and(|count| n < count));
+            if counted {
+                let setting = lookup(&format!("GIT_CONFIG_VALUE_{n}"));
+                git_config(builder, &value.to_lowercase(), setting, subcommand.as_deref(), name);
+            }
+            continue;
+        }
+        let runs = match upper.as_str() {
+            "GIT_SSH_COMMAND" | "GIT_SSH" => !git || subcommand.as_deref().is_none_or(|s| GIT_NETWORK.contains(&s)),
+            "PAGER" | "EDITOR" | "VISUAL" => git,
+            "GIT_CONFIG_PARAMETERS" => {
+                for (key, setting) in git_config_parameters(value) {
+                    git_config(builder, &key, Some(&setting), subcommand.as_deref(), name);
+                }
+                false
+            }
+            "GIT_CONFIG_GLOBAL" | "GIT_CONFIG_SYSTEM" | "GIT_CONFIG" if value != "/dev/null" && !value.is_empty() => {
+                builder.fact(Fact::ConfigExecutes, format!("{name}= makes git read configuration not seen here, which may name a program to run"));
+                false
+            }
+            "TAR_OPTIONS" if program.as_deref() == Some("tar") => {
+                // Read before the command line's own options, as tar does.
+                let options: Vec<String> = value.split_whitespace().map(str::to_owned).chain(argv.iter().skip(1).cloned()).collect();
+                tar(builder, &Command::new(argv.to_vec(), false, false, None), &options);
+                false
+            }
+            "GIT_EXTERNAL_DIFF" | "GIT_PAGER" | "GIT_EDITOR" | "GIT_ASKPASS" | "GIT_PROXY_COMMAND" | "GIT_SEQUENCE_EDITOR" | "SSH_ASKPASS" | "LD_PRELOAD" | "BASH_ENV"
+            | "ENV" | "PROMPT_COMMAND" => true,
+            _ => false,
+        };
+        if runs && !value.is_empty() {
+            builder.fact(Fact::ConfigExecutes, format!("{name}= makes the command run {}", preview(value)));
+            builder.shell(value, Some(name));
+        }
     }
+}
+
+/// `GIT_CONFIG_PARAMETERS`: `'key'='value'` pairs as git writes them for
+/// `-c`, separated by spaces.
+fn git_config_parameters(text: &str) -> Vec<(String, String)> {
+    text.split("' '")
+        .filter_map(|pair| {
+            let pair = pair.trim().trim_matches('\'');
+            let (key, value) = pair.split_once("'='").or_else(|| pair.split_once('='))?;
+            Some((key.to_lowercase(), value.to_owned()))
+        })
+        .collect()
 }
 
 /// Whether a command runs what it is handed (a substitution, its stdin).
@@ -322,7 +782,13 @@ pub(super) fn executes_its_input(command: &Command) -> bool {
 pub(super) fn runs_its_input(command: &Command) -> bool {
     let program = command.program.as_str();
     if SHELLS.contains(&program) {
-        return command.dynamic_args || shell_script(&command.argv).is_none();
+        return match shell_runs(&command.argv) {
+            ShellRuns::Stdin => true,
+            // A script named only at run time (`bash <(curl …)`) is what
+            // fed it.
+            ShellRuns::Text(_) | ShellRuns::File => command.dynamic_args,
+            ShellRuns::Nothing => false,
+        };
     }
     if code::is_interpreter(program) {
         let inline = command.argv.iter().skip(1).any(|w| matches!(w.as_str(), "-c" | "-e" | "-E" | "-m" | "-r" | "--eval" | "-p"));
@@ -337,8 +803,10 @@ pub(super) fn runs_its_input(command: &Command) -> bool {
 pub(super) fn stdin_text(builder: &mut Builder, index: usize, text: &str) {
     let command = builder.get(index).clone();
     let program = command.program.as_str();
-    if SHELLS.contains(&program) && shell_script(&command.argv).is_none() {
-        builder.shell(text, Some(program));
+    if SHELLS.contains(&program) {
+        if shell_runs(&command.argv) == ShellRuns::Stdin {
+            builder.shell(text, Some(program));
+        }
     } else if code::is_interpreter(program) {
         code::analyze(builder, program, text);
     } else if sql::is_client(program) {
@@ -357,23 +825,34 @@ pub(super) fn stdin_text(builder: &mut Builder, index: usize, text: &str) {
 pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>]) {
     let mut text: Option<String> = None;
     let mut decoded = false;
-    for stage in stages {
-        if let Some(&xargs) = stage.iter().find(|&&i| builder.get(i).program == "xargs") {
+    for (at, stage) in stages.iter().enumerate() {
+        if let Some(&reader) = stage.iter().find(|&&i| matches!(builder.get(i).program.as_str(), "xargs" | "parallel")) {
             if let Some(text) = text.take() {
-                let xargs = builder.get(xargs).clone();
-                xargs_with(builder, &xargs, &text);
+                let reader = builder.get(reader).clone();
+                if reader.program == "xargs" {
+                    xargs(builder, &reader, Some(&text));
+                } else {
+                    parallel(builder, &reader, Some(&text));
+                }
             }
             continue;
         }
         let Some(&first) = stage.last() else { continue };
         let command = builder.get(first).clone();
         let program = command.program.as_str();
-        if executes_its_input(&command) && !(SHELLS.contains(&program) && shell_script(&command.argv).is_some()) {
+        let shell_reads = SHELLS.contains(&program).then(|| shell_runs(&command.argv));
+        if executes_its_input(&command) && shell_reads.as_ref().is_none_or(|runs| *runs == ShellRuns::Stdin) {
             if decoded {
                 builder.fact(Fact::DecodedIntoExecutor, format!("decoded text runs in {program}"));
             }
-            if let Some(text) = text.take() {
-                stdin_text(builder, first, &text);
+            match text.take() {
+                Some(text) => stdin_text(builder, first, &text),
+                // `history | sh`, `make -n | bash`: the text is whatever
+                // the previous stage prints.
+                None if shell_reads.is_some() && at > 0 => {
+                    builder.fact(Fact::EvalOfUnknownText, format!("`{program}` runs the output of another command, not known before it runs"));
+                }
+                None => {}
             }
             continue;
         }
@@ -388,20 +867,6 @@ pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>]) {
             _ => None,
         };
     }
-}
-
-/// `echo ARGS | xargs CMD`: the command xargs runs, with the words it
-/// reads (`-I R` puts them where `R` stands).
-fn xargs_with(builder: &mut Builder, xargs: &Command, text: &str) {
-    let Some((_, takes_value, _)) = PREFIX_WRAPPERS.iter().find(|(names, _, _)| names.contains(&"xargs")) else { return };
-    let Some(mut inner) = after_options(&xargs.argv, takes_value, 0, false) else { return };
-    let words: Vec<String> = text.split_whitespace().map(str::to_owned).collect();
-    let replace = xargs.argv.windows(2).find(|w| w[0] == "-I" || w[0] == "-i").map(|w| w[1].clone());
-    match replace {
-        Some(token) => inner = inner.into_iter().map(|w| w.replace(&token, &words.join(" "))).collect(),
-        None => inner.extend(words),
-    }
-    inner_command(builder, inner, xargs, false, Some("xargs".into()));
 }
 
 /// What the command at `index` prints, when it is known without running

@@ -19,6 +19,7 @@ pub mod command;
 mod code;
 pub mod effects;
 mod executors;
+pub mod options;
 pub mod folder;
 pub mod planted;
 mod shell;
@@ -160,9 +161,10 @@ impl Analysis {
     }
 
     /// Words a keyword may match: program names and the arguments they act
-    /// on, never data.
+    /// on, never data, nor the words of a command that only prints its
+    /// help.
     pub fn words(&self) -> impl Iterator<Item = &str> {
-        self.commands.iter().flat_map(|c| std::iter::once(c.program.as_str()).chain(c.flags.iter().map(String::as_str)).chain(c.arguments()))
+        self.commands.iter().filter(|c| c.invocation == command::Invocation::Acts).flat_map(|c| std::iter::once(c.program.as_str()).chain(c.flags.iter().map(String::as_str)).chain(c.arguments()))
     }
 }
 

@@ -209,8 +209,8 @@ fn command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str
             }
         }
     }
+    executors::environment(builder, &env, &argv);
     for (name, value) in &env {
-        executors::environment(builder, name, value, argv.first().map(String::as_str));
         builder.command(Command::new(vec!["export".into(), format!("{name}={value}")], false, false, Some("assignment".into())));
     }
     if argv.is_empty() {

@@ -109,6 +109,106 @@ fn over_long_input_is_refused() {
 }
 
 
+#[test]
+fn runners_are_read_by_their_own_option_grammar() {
+    for (hint, inner) in [
+        // Shells: `-c` clustered, after other options, before `--`, glued; `$0` and arguments after the text.
+        ("zsh -lc -- 'rm -rf ~'", "rm -f -r ~"),
+        ("bash -o pipefail -xc 'rm -rf ~' _ arg", "rm -f -r ~"),
+        ("sh -c'rm -rf ~'", "rm -f -r ~"),
+        // env: options with values, assignments, and -S whose words stand where it stood.
+        ("env -u HOME -i A=1 rm -rf ~", "rm -f -r ~"),
+        ("env -S'rm -rf' ~", "rm -f -r ~"),
+        ("env --split-string='A=1 rm -rf ~'", "rm -f -r ~"),
+        ("timeout 5 nice env -iS'-u X /bin/bash -c' 'rm -rf ~'", "rm -f -r ~"),
+        // xargs: GNU and BSD options with values; static input becomes the arguments.
+        ("echo ~ | xargs -0 -P4 --max-args=1 rm -rf", "rm -f -r ~"),
+        ("echo ~ | xargs -I % rm -rf %", "rm -f -r ~"),
+        ("echo ~ | xargs -J % rm -rf %", "rm -f -r ~"),
+        // parallel: options with values, argument lists substituted or appended, commands as arguments.
+        ("parallel --results out -j2 rm -rf {} ::: ~", "rm -f -r ~"),
+        ("parallel rm {1} {2} ::: -rf ::: ~", "rm -f -r ~"),
+        ("parallel --eta rm -rf ::: ~", "rm -f -r ~"),
+        ("parallel ::: 'rm -rf ~'", "rm -f -r ~"),
+        ("echo ~ | parallel rm -rf", "rm -f -r ~"),
+        ("printf 'rm -rf ~\\n' | parallel", "rm -f -r ~"),
+        // find: leading options, BSD -f, `{}` inside a word, values of primaries.
+        ("find -L ~ -name '*.log' -exec sh -c 'rm -rf {}' \\;", "rm -f -r ~/*.log"),
+        ("find -f ~ -delete", "rm -f -r ~"),
+        ("fd -e log . ~ -x rm -rf", "rm -f -r ~"),
+        ("busybox rm -rf ~", "rm -f -r ~"),
+        ("echo ~ | xargs busybox rm -rf", "rm -f -r ~"),
+        ("timeout -s KILL 5 rm -rf ~", "rm -f -r ~"),
+        ("flock /tmp/lock -c 'rm -rf ~'", "rm -f -r ~"),
+        ("nsenter -t 1 -m -u rm -rf ~", "rm -f -r ~"),
+        ("unshare -r --propagation private rm -rf ~", "rm -f -r ~"),
+        ("tar -xf a.tar --to-command='rm -rf ~'", "rm -f -r ~"),
+        ("tar cf - . --checkpoint-action=exec='rm -rf ~'", "rm -f -r ~"),
+        ("tar -I 'rm -rf ~' -cf a.tar .", "rm -f -r ~"),
+        ("tar -cf backup:a.tar --rsh-command=/tmp/x .", "x"),
+        ("rsync -e 'rm -rf ~' a host:b", "rm -f -r ~"),
+        ("docker run --rm -v /:/h -w /h alpine rm -rf ~", "rm -f -r ~"),
+        ("kubectl exec -n prod -c app api -- rm -rf ~", "rm -f -r ~"),
+        ("ssh -p 22 -o BatchMode=yes host rm -rf ~", "rm -f -r ~"),
+        ("rm.exe --recurs --for ~", "rm -f -r ~"),
+    ] {
+        assert!(has(hint, inner), "{hint}: {:?}", programs(hint));
+    }
+}
+
+#[test]
+fn wrappers_that_run_nothing_are_not_read_as_running() {
+    // A syntax check, a script file with piped input, `command -v`.
+    for hint in ["echo 'rm -rf ~' | bash -n", "echo 'rm -rf ~' | bash deploy.sh", "command -v rm", "echo 'rm -rf ~' | bash --rcfile=x.rc deploy.sh"] {
+        assert!(!has(hint, "rm -f -r ~"), "{hint}: {:?}", programs(hint));
+    }
+    // An option value is not the command: `-o pipefail`, `-n 5`.
+    assert!(!programs("bash -o pipefail script.sh").iter().any(|c| c.starts_with("pipefail")));
+    assert!(!programs("nice -n 5 make").iter().any(|c| c.starts_with('5')));
+    assert!(has("nice -n 5 make", "make"));
+    assert!(facts("timeout 5 nice env -S'/bin/bash -c' 'printf ok'").is_empty());
+    for hint in ["parallel --dry-run rm -rf ::: ~", "parallel --help", "xargs --help rm -rf ~"] {
+        assert!(!has(hint, "rm -f -r ~") && facts(hint).is_empty(), "{hint}: {:?}", programs(hint));
+    }
+    // tar runs these only where it needs them, and keeps the last one given.
+    for hint in ["tar -tf a.tar --to-command='rm -rf ~'", "tar -xOf a.tar --to-command='rm -rf ~'", "tar -cf a.tar --rsh-command=/tmp/x .", "tar -cf a -F 'rm -rf ~' -F 'echo' ."] {
+        assert!(!programs(hint).iter().any(|c| c.starts_with("rm") || c == "x"), "{hint}: {:?}", programs(hint));
+    }
+}
+
+#[test]
+fn a_shell_reading_unknown_text_is_an_eval() {
+    assert!(facts("history | tail -1 | sh").contains(&Fact::EvalOfUnknownText));
+    assert!(facts("cat steps.txt | parallel").contains(&Fact::EvalOfUnknownText));
+    assert!(!facts("make -n | grep gcc").contains(&Fact::EvalOfUnknownText));
+}
+
+#[test]
+fn git_configuration_is_a_fact_only_when_it_names_a_program_the_subcommand_runs() {
+    for hint in [
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm -rf ~' git log",
+        "git -ccore.pager='rm -rf ~' log",
+        "git --config-env=core.fsmonitor=HOOK status",
+        "GIT_SSH_COMMAND='rm -rf ~' git fetch",
+        "env GIT_SSH_COMMAND='rm -rf ~' git -C repo pull",
+        "GIT_CONFIG_PARAMETERS=\"'core.pager'='rm -rf ~'\" git log",
+    ] {
+        assert!(facts(hint).contains(&Fact::ConfigExecutes), "{hint}");
+    }
+    for hint in [
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=bot git commit -m x",
+        "GIT_CONFIG_COUNT=0 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=less git log",
+        "GIT_SSH_COMMAND='ssh -i key' git status",
+        "git -c core.sshCommand='ssh -i key' diff",
+        "git -c user.email=a@b commit -m x",
+    ] {
+        assert!(!facts(hint).contains(&Fact::ConfigExecutes), "{hint}");
+    }
+    assert!(has("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm -rf ~' git log", "rm -f -r ~"));
+    assert!(has("TAR_OPTIONS=--to-command=reboot tar -xf a.tar", "reboot"));
+    assert!(!has("TAR_OPTIONS=--to-command=reboot make", "reboot"));
+}
+
 mod arbitrary_input {
     //! Whatever the bytes, the analysis answers, stays bounded, and what
     //! it cannot read is never auto-approved.

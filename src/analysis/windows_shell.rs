@@ -130,7 +130,7 @@ fn statement(builder: &mut Builder, dialect: Dialect, mut words: Vec<String>, vi
         words.remove(0);
     }
     let first = words.first()?.clone();
-    let name = program_name(&first);
+    let name = super::command::base_name(&first);
     let dynamic_program = first.starts_with('$') || first.starts_with('(');
     if matches!(name.as_str(), "iex" | "invoke-expression") {
         return evaluate(builder, &words, via);
@@ -166,7 +166,7 @@ fn statement(builder: &mut Builder, dialect: Dialect, mut words: Vec<String>, vi
 /// `iex 'TEXT'` runs TEXT as PowerShell; without a literal (`iex $x`, or
 /// fed by a pipe) what it runs is not known here.
 fn evaluate(builder: &mut Builder, words: &[String], via: Option<&str>) -> Option<usize> {
-    let name = program_name(&words[0]);
+    let name = super::command::base_name(&words[0]);
     let index = builder.command(Command::new(vec![name.clone()], false, false, via.map(str::to_owned)))?;
     let text: Vec<&str> = words.iter().skip(1).filter(|w| parameter_name(Dialect::PowerShell, w).is_none()).map(String::as_str).collect();
     if text.iter().any(|w| w.starts_with('$') || w.starts_with('(')) {
@@ -189,18 +189,11 @@ fn start_process(builder: &mut Builder, dialect: Dialect, words: &[String], via:
             None => inner.push(word.clone()),
         }
     }
-    let index = builder.command(Command::new(vec![program_name(&words[0])], false, false, via.map(str::to_owned)))?;
+    let index = builder.command(Command::new(vec![super::command::base_name(&words[0])], false, false, via.map(str::to_owned)))?;
     if !inner.is_empty() {
         statement(builder, dialect, inner, Some("start-process"));
     }
     Some(index)
-}
-
-/// A command's name as the policy says it: lower case, no folder, no
-/// `.exe`.
-fn program_name(word: &str) -> String {
-    let base = word.rsplit(['\\', '/']).next().unwrap_or(word).to_ascii_lowercase();
-    base.strip_suffix(".exe").map(str::to_owned).unwrap_or(base)
 }
 
 /// `-Recurse`, `-Recurse:$true` (PowerShell), `/s` (cmd): the parameter's
@@ -332,7 +325,7 @@ pub(super) fn script_of(command: &Command) -> Option<(Dialect, String)> {
         return None;
     }
     let argv = &command.argv;
-    match program_name(&command.program).as_str() {
+    match super::command::base_name(&command.program).as_str() {
         "cmd" => {
             let at = argv.iter().position(|w| w.eq_ignore_ascii_case("/c") || w.eq_ignore_ascii_case("/k") || w.eq_ignore_ascii_case("/r"))?;
             Some((Dialect::Cmd, argv[at + 1..].join(" ")))

@@ -48,7 +48,7 @@ use globset::{Candidate, Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder
 
 use crate::analysis::{
     Analysis, Command, EffectKind, Fact, Zone,
-    command::{long_forms, pattern_flags},
+    command::{Invocation, long_forms, pattern_flags},
 };
 
 /// How a pattern was written.
@@ -691,7 +691,9 @@ impl Prepared<'_> {
         let set = self.set;
         let analysis = self.analysis;
         let mut hits: Vec<Option<Subject>> = vec![None; set.compiled.len()];
-        for (index, command) in analysis.commands.iter().enumerate() {
+        // A command that only prints its help is not the action its words
+        // name (`git push --help`); what else the action runs still counts.
+        for (index, command) in analysis.commands.iter().enumerate().filter(|(_, c)| c.invocation == Invocation::Acts) {
             for &owner in &self.commands[index].candidates {
                 let matched = match &set.compiled[owner] {
                     Compiled::Command(pattern) => self.command_matches(pattern, index),

@@ -109,3 +109,14 @@ fn auto_approve_refuses_a_text_pattern_that_names_no_program() {
     assert_eq!(errors.len(), 1, "{errors:#?}");
     assert!(errors[0].message.contains("autoApprove takes command patterns only") && errors[0].col == 16, "{errors:#?}");
 }
+
+#[test]
+fn a_help_invocation_is_not_the_action_but_what_follows_it_is() {
+    let policy = compile(&[("p.toml", "[defaults]\ndeny = [\"git push --force *\", \"gh release delete *\"]\n")]);
+    for hint in ["git push --force origin main --help", "gh release delete v1 -h", "git help push"] {
+        assert!(decide(&policy, "x", hint).deny.is_empty(), "{hint}");
+    }
+    for hint in ["gh release view --help && gh release delete v1", "git push --force origin main -- --help", "sudo git push --force origin main"] {
+        assert_eq!(decide(&policy, "x", hint).deny.len(), 1, "{hint}");
+    }
+}

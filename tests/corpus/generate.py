@@ -142,6 +142,28 @@ DANGEROUS = {
     ],
 }
 
+# Programs that run programs, each read by its own option grammar: written
+# as they are, not disguised (the grammar is the disguise).
+RUNNER_GRAMMAR = [
+    "zsh -lc -- 'rm -rf ~'", "bash -o errexit -xc 'rm -rf ~' _ x", "env -i -u PATH -S'rm -rf' ~",
+    "timeout 9 env -xS'/bin/sh -c' 'rm -rf ~'", "echo ~ | xargs -0 -P2 --max-args=1 rm -rf", "echo ~ | xargs -J % rm -rf %",
+    "parallel --joblog log -j4 rm -rf {} ::: ~", "parallel rm {1} {2} ::: -rf ::: ~", "printf 'rm -rf ~\\n' | parallel",
+    "find -H ~ -type d -exec sh -c 'rm -rf {}' \\;", "find -f ~ -delete", "fd -t d . ~ -X rm -rf", "busybox rm -rf ~",
+    "echo ~ | xargs toybox rm -rf", "tar -xf a.tar --to-command='rm -rf ~'", "tar -I 'rm -rf ~' -xf a.tgz",
+    "rm.exe --recurs --forc ~", "RM.EXE -RF ~", "git reset --har HEAD~5",
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='sh -c id' git log", "history | tail -n 1 | bash",
+    "gh release view --help && rm -rf ~", "kubectl exec -n prod api -c app -- rm -rf /var/lib/data",
+]
+
+# Runners and help invocations that do nothing a policy stops.
+RUNNERS_ORDINARY = [
+    "git push --help", "terraform destroy -help", "ssh -V", "echo 'rm -rf ~' | bash -n", "echo ok | bash ci/run.sh",
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=bot git commit -m wip",
+    "GIT_SSH_COMMAND='ssh -i deploy_key' git status", "parallel --dry-run rm -rf {} ::: build", "tar -tvf release.tar.gz",
+    "xargs --help", "fd -e rs -x rustfmt --check", "parallel gzip {} ::: logs/a.log logs/b.log",
+    "find . -name '*.pyc' -fprint pyc.txt", "command -v cargo",
+]
+
 # --- disguises ----------------------------------------------------------------
 
 def simple(cmd):
@@ -468,6 +490,13 @@ def main():
         lines.extend(f"    {toml_string(r)}," for r in rows)
         lines.append("]")
         lines.append("")
+    total_dangerous += len(RUNNER_GRAMMAR)
+    lines.append("[[dangerous]]")
+    lines.append('category = "exec: programs that run programs, read by their option grammar"')
+    lines.append("commands = [")
+    lines.extend(f"    {toml_string(r)}," for r in RUNNER_GRAMMAR)
+    lines.append("]")
+    lines.append("")
     ordinary = []
     for cmd in ORDINARY:
         ordinary.extend(ordinary_variants(cmd))
@@ -482,9 +511,15 @@ def main():
     lines.append("commands = [")
     lines.extend(f"    {toml_string(r)}," for r in DATA_MENTIONS)
     lines.append("]")
+    lines.append("")
+    lines.append("[[ordinary]]")
+    lines.append('kind = "exec: runners that run nothing to stop, and help"')
+    lines.append("commands = [")
+    lines.extend(f"    {toml_string(r)}," for r in RUNNERS_ORDINARY)
+    lines.append("]")
     with open("tests/corpus/commands.toml", "w") as f:
         f.write("\n".join(lines) + "\n")
-    print(f"dangerous: {total_dangerous}, ordinary: {len(ordinary)} + {len(DATA_MENTIONS)} data mentions")
+    print(f"dangerous: {total_dangerous}, ordinary: {len(ordinary)} + {len(DATA_MENTIONS)} data mentions + {len(RUNNERS_ORDINARY)} runners")
 
 
 if __name__ == "__main__":
