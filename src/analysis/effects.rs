@@ -273,8 +273,15 @@ fn stays_in_place(source: &str, destination: &[String]) -> bool {
     let zone = zone_of(source);
     let hidden = |path: &str| path.split('/').skip(1).any(|segment| segment.starts_with('.') && !TRASH_FOLDERS.contains(&segment) && segment != "." && segment != "..");
     matches!(zone, Zone::Project | Zone::Temp | Zone::Home)
-        && !(zone == Zone::Home && hidden(source))
-        && destination.iter().all(|to| zone_of(to) == zone || zone == Zone::Home && zone_of(to) == Zone::HomeRoot)
+        && !(zone == Zone::Home && (hidden(source) || is_top_of_home(source)))
+        && destination.iter().all(|to| !to.split('/').any(|segment| segment == "..") && (zone_of(to) == zone || zone == Zone::Home && zone_of(to) == Zone::HomeRoot))
+}
+
+/// A folder or file right in a home (`~/Documents`, `/Users/u/x`), which
+/// what the user keeps is found through.
+fn is_top_of_home(path: &str) -> bool {
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    if path.starts_with('~') { segments.len() == 2 } else { segments.len() == 3 }
 }
 
 /// Hidden folders that are where moved things wait to be deleted by hand.
@@ -387,6 +394,9 @@ mod tests {
         // Within one home, a trash folder included, nothing is lost.
         assert!(!has("mv ~/Documents/a.txt ~/.Trash/", EffectKind::Delete, Zone::Home));
         assert!(!has("mv ~/Documents/Personal ~/Documents/_archived/", EffectKind::Delete, Zone::Home));
+        // A home's own folders are what the user finds things through.
+        assert!(has("mv ~/Documents ~/Docs", EffectKind::Delete, Zone::Home));
+        assert!(has("mv ~/Documents/a ~/Documents/../../srv/x", EffectKind::Delete, Zone::Home));
         assert!(has("mv /etc ~/.Trash/", EffectKind::Delete, Zone::SystemRoot));
         assert!(has("mv -t /etc a.md", EffectKind::Overwrite, Zone::System));
         assert!(has("mv --target-directory=/etc a.md", EffectKind::Overwrite, Zone::System));
