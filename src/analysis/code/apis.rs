@@ -17,8 +17,14 @@ pub(super) enum Effect {
     Delete(&'static str),
     /// Writes its path (whole or appended).
     Write,
+    /// Reads its path.
+    Read,
+    /// Reads its path and writes the path after it (a copy).
+    Copy,
     /// Opens its path, writing when the mode at `mode_at` (or named
-    /// `mode`) writes, or when no mode is given and `default_writes`.
+    /// `mode`) writes, or when no mode is given and `default_writes`;
+    /// reading when the mode reads, or when no mode is given and it
+    /// does not write.
     Open {
         mode_at: usize,
         default_writes: bool,
@@ -62,6 +68,14 @@ const EFFECTS: &[(&str, Effect)] = &[
         },
     ),
     ("path.touch", Effect::Write),
+    ("path.read_text", Effect::Read),
+    ("path.read_bytes", Effect::Read),
+    ("shutil.copy", Effect::Copy),
+    ("shutil.copy2", Effect::Copy),
+    ("shutil.copyfile", Effect::Copy),
+    ("linecache.getline", Effect::Read),
+    ("linecache.getlines", Effect::Read),
+    ("fileinput.input", Effect::Read),
     (
         "open",
         Effect::Open {
@@ -127,6 +141,20 @@ const EFFECTS: &[(&str, Effect)] = &[
     ("fs.appendFile", Effect::Write),
     ("fs.appendFileSync", Effect::Write),
     ("fs.createWriteStream", Effect::Write),
+    ("fs.readFile", Effect::Read),
+    ("fs.readFileSync", Effect::Read),
+    ("fs.createReadStream", Effect::Read),
+    ("fs.copyFile", Effect::Copy),
+    ("fs.copyFileSync", Effect::Copy),
+    ("fs.cp", Effect::Copy),
+    ("fs.cpSync", Effect::Copy),
+    ("Bun.file", Effect::Read),
+    ("Deno.readFile", Effect::Read),
+    ("Deno.readFileSync", Effect::Read),
+    ("Deno.readTextFile", Effect::Read),
+    ("Deno.readTextFileSync", Effect::Read),
+    ("Deno.open", Effect::Read),
+    ("Deno.openSync", Effect::Read),
     (
         "fs.open",
         Effect::Open {
@@ -172,6 +200,20 @@ const EFFECTS: &[(&str, Effect)] = &[
     ("IO.write", Effect::Write),
     ("File.binwrite", Effect::Write),
     ("FileUtils.touch", Effect::Write),
+    ("File.read", Effect::Read),
+    ("File.binread", Effect::Read),
+    ("File.readlines", Effect::Read),
+    ("File.foreach", Effect::Read),
+    ("IO.read", Effect::Read),
+    ("IO.binread", Effect::Read),
+    ("IO.readlines", Effect::Read),
+    ("IO.foreach", Effect::Read),
+    ("path.read", Effect::Read),
+    ("path.binread", Effect::Read),
+    ("path.readlines", Effect::Read),
+    ("FileUtils.cp", Effect::Copy),
+    ("FileUtils.copy", Effect::Copy),
+    ("FileUtils.copy_file", Effect::Copy),
     (
         "File.open",
         Effect::Open {
@@ -221,6 +263,13 @@ const EFFECTS: &[(&str, Effect)] = &[
         },
     ),
     ("php.ftruncate", Effect::Truncate { length_at: 1 }),
+    ("php.file_get_contents", Effect::Read),
+    ("php.file", Effect::Read),
+    ("php.readfile", Effect::Read),
+    ("php.parse_ini_file", Effect::Read),
+    ("php.highlight_file", Effect::Read),
+    ("php.show_source", Effect::Read),
+    ("php.copy", Effect::Copy),
     ("php.exec", Effect::Shell),
     ("php.system", Effect::Shell),
     ("php.shell_exec", Effect::Shell),
@@ -281,9 +330,16 @@ pub(super) fn mode_writes(mode: &str) -> bool {
     mode.contains(['w', 'a', 'x', '+', '>'])
 }
 
+/// Whether an `open` mode reads: `r` (Python, Ruby, C-style, Node's
+/// flags), `+` (read and write), Perl-style `<`.
+pub(super) fn mode_reads(mode: &str) -> bool {
+    mode.contains(['r', '+', '<'])
+}
+
 /// What a call that only computes a value returns: a module
 /// (`require('fs')`), the home folder (`Path.home()`), a path from its
-/// parts (`os.path.join`, `path.resolve`), or an unknown value.
+/// parts (`os.path.join`, `path.resolve`), constant base64 decoded, a
+/// method of text (`text.NAME`), or an unknown value.
 pub(super) fn returns(function: &str, args: &[(Option<String>, Value)]) -> Value {
     let first = || {
         args.first()
@@ -306,7 +362,52 @@ pub(super) fn returns(function: &str, args: &[(Option<String>, Value)]) -> Value
         | "os.path.normpath" | "str" | "File.expand_path" | "Pathname.new" | "path.normalize"
         | "php.realpath" => first(),
         "Path.expanduser" | "Path.resolve" | "Path.absolute" => first(),
-        "os.path.join" | "path.join" | "File.join" | "Path.joinpath" | "path.resolve" => {
+        // Methods of text (`text.NAME`, the text first) that give the
+        // text again (bytes decoded or encoded, a path made absolute),
+        // trimmed, or joined.
+        "text.decode" | "text.encode" | "text.toString" | "text.to_s" | "text.to_str"
+        | "text.expanduser" | "text.resolve" | "text.absolute" => first(),
+        "text.strip" | "text.rstrip" | "text.lstrip" | "text.trim" | "text.trimEnd"
+        | "text.trimStart" | "text.chomp" => match first() {
+            Value::Text { text, known } => Value::Text {
+                text: text.trim().to_owned(),
+                known,
+            },
+            _ => Value::Unknown,
+        },
+        // Python's `SEPARATOR.join(items)`.
+        "text.join" => match (first(), args.get(1)) {
+            (separator @ Value::Text { .. }, Some((_, Value::List(items)))) => {
+                let mut parts = Vec::new();
+                for (at, item) in items.iter().enumerate() {
+                    if at > 0 {
+                        parts.push(separator.clone());
+                    }
+                    parts.push(item.clone());
+                }
+                Value::concat(parts)
+            }
+            _ => Value::Unknown,
+        },
+        "base64.b64decode"
+        | "base64.standard_b64decode"
+        | "base64.urlsafe_b64decode"
+        | "base64.decodebytes"
+        | "Base64.decode64"
+        | "Base64.strict_decode64"
+        | "Base64.urlsafe_decode64"
+        | "php.base64_decode"
+        | "atob" => base64_decoded(first()),
+        // `Buffer.from(text)` is the text; with `'base64'`, its decoding.
+        "Buffer.from" => match args.get(1) {
+            None => first(),
+            Some((_, Value::Text { text, .. })) if text.starts_with("base64") => {
+                base64_decoded(first())
+            }
+            Some(_) => Value::Unknown,
+        },
+        "os.path.join" | "path.join" | "File.join" | "Path.joinpath" | "text.joinpath"
+        | "path.resolve" => {
             let mut parts = Vec::new();
             for (at, (_, value)) in args.iter().enumerate() {
                 if at > 0 {
@@ -318,4 +419,14 @@ pub(super) fn returns(function: &str, args: &[(Option<String>, Value)]) -> Value
         }
         _ => Value::Unknown,
     }
+}
+
+/// Constant base64 text decoded; anything else is unknown.
+fn base64_decoded(encoded: Value) -> Value {
+    let Value::Text { text, known: true } = encoded else {
+        return Value::Unknown;
+    };
+    crate::analysis::words::base64_bytes(&text)
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .map_or(Value::Unknown, Value::text)
 }

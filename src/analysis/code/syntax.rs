@@ -359,10 +359,17 @@ impl Reader<'_, '_> {
             }
             Shape::Same(inner) => self.eval(inner),
             Shape::Call { callee, args } => {
-                let Some(function) = self.callee(&callee) else {
-                    return Value::Unknown;
+                let mut args = self.args(&args);
+                let function = match self.callee(&callee) {
+                    Some(function) => function,
+                    None => {
+                        let Some((receiver, method)) = self.text_receiver(&callee) else {
+                            return Value::Unknown;
+                        };
+                        args.insert(0, (None, receiver));
+                        format!("text.{method}")
+                    }
                 };
-                let args = self.args(&args);
                 apis::returns(&function, &args)
             }
             _ => Value::Unknown,
@@ -423,29 +430,33 @@ impl Reader<'_, '_> {
         }
     }
 
+    /// A method called on text (`Path('x').unlink()` once `Path` is
+    /// folded, `Buffer.from(…).toString()`): the text and the method.
+    fn text_receiver(&mut self, callee: &Callee<'_>) -> Option<(Value, String)> {
+        let (receiver, method) = match callee {
+            Callee::Method(receiver, method) => (*receiver, method.clone()),
+            Callee::Expr(node) => match self.dialect.shape(*node, self.code) {
+                Shape::Member(object, method) => (object, method),
+                _ => return None,
+            },
+        };
+        match self.eval(receiver) {
+            text @ Value::Text { .. } => Some((text, method)),
+            _ => None,
+        }
+    }
+
     fn call(&mut self, callee: Callee<'_>, args: &[Arg<'_>]) {
         let mut args = self.args(args);
-        let function = self.callee(&callee);
-        let function = match (function, &callee) {
-            (Some(function), _) => function,
-            (None, Callee::Method(receiver, method)) => {
-                let receiver = self.eval(*receiver);
-                if !matches!(receiver, Value::Text { .. }) {
+        let function = match self.callee(&callee) {
+            Some(function) => function,
+            None => {
+                let Some((receiver, method)) = self.text_receiver(&callee) else {
                     return;
-                }
+                };
                 args.insert(0, (None, receiver));
                 format!("path.{method}")
             }
-            (None, Callee::Expr(node)) => match self.dialect.shape(*node, self.code) {
-                Shape::Member(object, method) => match self.eval(object) {
-                    receiver @ Value::Text { .. } => {
-                        args.insert(0, (None, receiver));
-                        format!("path.{method}")
-                    }
-                    _ => return,
-                },
-                _ => return,
-            },
         };
         let Some(effect) = apis::effect(&function) else {
             return;
@@ -496,14 +507,29 @@ impl Reader<'_, '_> {
                     .find(|(keyword, _)| keyword.as_deref() == Some("mode"))
                     .map(|(_, value)| value)
                     .or_else(|| positional.get(mode_at).copied());
-                let writes = match mode {
-                    Some(Value::Text { text, .. }) => apis::mode_writes(text),
-                    Some(_) => true,
-                    None => default_writes,
+                let (writes, reads) = match mode {
+                    Some(Value::Text { text, .. }) => {
+                        (apis::mode_writes(text), apis::mode_reads(text))
+                    }
+                    Some(_) => (true, true),
+                    None => (default_writes, !default_writes),
                 };
                 if writes {
                     self.write(&path);
                 }
+                if reads {
+                    self.read(&path);
+                }
+            }
+            apis::Effect::Read => self.read(&path),
+            apis::Effect::Copy => {
+                self.read(&path);
+                let destination = positional.get(1).copied().cloned().or_else(|| {
+                    args.iter()
+                        .find(|(keyword, _)| keyword.as_deref() == Some("dst"))
+                        .map(|(_, value)| value.clone())
+                });
+                self.write(&destination.unwrap_or(Value::Unknown));
             }
             apis::Effect::Truncate { length_at } => {
                 let length = match positional.get(length_at) {
@@ -584,6 +610,18 @@ impl Reader<'_, '_> {
     fn write(&mut self, path: &Value) {
         for target in flatten(path) {
             self.builder.write(&target.as_text().0);
+        }
+    }
+
+    /// A file read. A path nothing of which is known is not reported:
+    /// reads of files named at run time are everywhere, and a read alone
+    /// changes nothing.
+    fn read(&mut self, path: &Value) {
+        for source in flatten(path) {
+            let (text, _) = source.as_text();
+            if !text.split(UNKNOWN).all(str::is_empty) {
+                self.builder.read(&text);
+            }
         }
     }
 

@@ -91,6 +91,116 @@ fn writes_appends_and_truncation_are_reported() {
     assert!(writes("php -r '$f = fopen(\"/etc/motd\", \"w\");'").contains(&"/etc/motd".to_owned()));
 }
 
+fn reads(hint: &str) -> Vec<String> {
+    analyze(hint).unwrap().reads
+}
+
+/// The files an action's code reads: the shell reads the interpreter's
+/// code argument as a word too, which these tests leave out.
+fn files_read(hint: &str) -> Vec<String> {
+    reads(hint)
+        .into_iter()
+        .filter(|read| !read.contains(' '))
+        .collect()
+}
+
+/// Each hint reads `secrets/app.key`, however the read is spelled.
+fn assert_reads_the_key(hints: &[&str]) {
+    for hint in hints {
+        assert!(
+            reads(hint).contains(&"secrets/app.key".to_owned()),
+            "{hint}: {:?}",
+            reads(hint)
+        );
+    }
+}
+
+#[test]
+fn python_file_reads_are_reported() {
+    assert_reads_the_key(&[
+        "python3 -c 'print(open(\"secrets/app.key\").read())'",
+        "python3 -c 'f = open(\"secrets/app.key\", mode=\"rb\"); print(f.read())'",
+        "python3 -c 'import io; print(io.open(\"secrets/\" + \"app.key\").read())'",
+        "python3 -c 'from pathlib import Path; print(Path(\"secrets\").joinpath(\"app.key\").read_text())'",
+        "python3 -c 'import pathlib; print(pathlib.Path(\"secrets/app.key\").read_bytes())'",
+        "python3 -c 'from pathlib import Path; p = Path(\"secrets/app.key\"); print(p.open().read())'",
+        "python3 -c 'import shutil; shutil.copy(\"secrets/app.key\", \"/tmp/k\")'",
+    ]);
+    // `c2VjcmV0cy9hcHAua2V5` is `secrets/app.key` in base64.
+    assert_reads_the_key(&[
+        "python3 -c 'import base64; print(open(base64.b64decode(\"c2VjcmV0cy9hcHAua2V5\").decode()).read())'",
+        "python3 -c 'from base64 import b64decode as d; n = d(b\"c2VjcmV0cy9hcHAua2V5\").decode().strip(); print(open(n).read())'",
+    ]);
+    assert!(
+        writes("python3 -c 'import shutil; shutil.copy(\"secrets/app.key\", \"/tmp/k\")'")
+            .contains(&"/tmp/k".to_owned())
+    );
+}
+
+#[test]
+fn javascript_file_reads_are_reported() {
+    assert_reads_the_key(&[
+        "node -e 'console.log(require(\"fs\").readFileSync(\"secrets/app.key\", \"utf8\"))'",
+        "node -e 'const {readFile} = require(\"node:fs/promises\"); readFile(`secrets/${\"app.key\"}`).then(console.log)'",
+        "node -e 'const fs = require(\"fs\"); fs.createReadStream(\"secrets/app.key\").pipe(process.stdout)'",
+        "node -e 'const fs = require(\"fs\"); fs.open(\"secrets/app.key\", \"r\", () => {})'",
+        "bun -e 'console.log(await Bun.file(\"secrets/app.key\").text())'",
+        "node -e 'const p = Buffer.from(\"c2VjcmV0cy9hcHAua2V5\", \"base64\").toString(); console.log(require(\"fs\").readFileSync(p))'",
+        "node -e 'console.log(require(\"fs\").readFileSync(atob(\"c2VjcmV0cy9hcHAua2V5\")))'",
+    ]);
+}
+
+#[test]
+fn ruby_and_php_file_reads_are_reported() {
+    assert_reads_the_key(&[
+        "ruby -e 'puts File.read(\"secrets/app.key\")'",
+        "ruby -e 'puts IO.readlines(File.join(\"secrets\", \"app.key\"))'",
+        "ruby -e 'File.open(\"secrets/app.key\") { |f| puts f.read }'",
+        "ruby -e 'require \"base64\"; puts File.read(Base64.decode64(\"c2VjcmV0cy9hcHAua2V5\"))'",
+        "php -r 'echo file_get_contents(\"secrets/app.key\");'",
+        "php -r '$f = fopen(\"secrets/app.key\", \"r\"); echo fgets($f);'",
+        "php -r 'readfile(\"secrets/\" . \"app.key\");'",
+        "php -r 'echo file_get_contents(base64_decode(\"c2VjcmV0cy9hcHAua2V5\"));'",
+    ]);
+}
+
+#[test]
+fn code_evaluated_from_a_variable_reads_what_it_reads() {
+    assert_reads_the_key(&[
+        "node -e 'const code = \"require(\\\"fs\\\").readFileSync(\\\"secrets/app.key\\\")\"; eval(code)'",
+        "python3 -c 'src = \"print(open(\\\"secrets/app.key\\\").read())\"; exec(src)'",
+    ]);
+}
+
+#[test]
+fn ordinary_reads_and_writes_read_only_what_they_name() {
+    for (hint, file) in [
+        (
+            "python3 -c 'import json; print(json.load(open(\"package.json\"))[\"version\"])'",
+            "package.json",
+        ),
+        (
+            "node -e 'console.log(require(\"fs\").readFileSync(\"README.md\", \"utf8\"))'",
+            "README.md",
+        ),
+        ("ruby -e 'puts File.readlines(\"Gemfile\").size'", "Gemfile"),
+    ] {
+        // The shell reads the interpreter's code argument as a word; the
+        // code reads its one file.
+        let files: Vec<String> = reads(hint)
+            .into_iter()
+            .filter(|r| !r.contains(' '))
+            .collect();
+        assert_eq!(files, vec![file.to_owned()], "{hint}");
+        assert!(writes(hint).is_empty(), "{hint}: {:?}", writes(hint));
+    }
+    // Written, not read; printing reads nothing.
+    assert!(files_read("python3 -c 'open(\"out.txt\", \"w\").write(\"x\")'").is_empty());
+    assert!(files_read("node -e 'console.log(\"hello\", 1)'").is_empty());
+    // A file named at run time is not a read of anything known.
+    assert!(files_read("python3 -c 'import sys; print(open(sys.argv[1]).read())'").is_empty());
+}
+
 #[test]
 fn javascript_modules_resolve_through_require_and_import() {
     for hint in [
