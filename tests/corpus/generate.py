@@ -304,6 +304,13 @@ CODE_DANGEROUS = [
     "node -e 'require(\"child_process\").execFileSync(\"git\", [\"push\", \"--force\", \"origin\", \"main\"])'",
     "ruby -e 'require \"fileutils\"; FileUtils.rm_r(File.join(Dir.home, \"work\"))'",
     "php -r '$d = getenv(\"HOME\"); system(\"rm -rf \" . $d);'",
+    # Secret files read, however the path is spelled (home idioms, joins,
+    # base64 decoded): judged as `cat` of the file.
+    "python3 -c 'import pathlib; print(pathlib.Path.home().joinpath(\".aws\", \"credentials\").read_text())'",
+    "node -e 'const fs = require(\"fs\"); fs.promises.readFile(\".env.production\", \"utf8\").then(console.log)'",
+    "ruby -e 'print IO.read(Dir.home + \"/.netrc\")'",
+    "php -r 'print(file_get_contents(getenv(\"HOME\") . \"/.git-credentials\"));'",
+    "python3 -c 'import base64; n = base64.b64decode(\"LmVudi5sb2NhbA==\").decode(); print(open(n).read())'",
 ]
 
 # Interpreter code that prints, reads project files or writes inside the
@@ -316,6 +323,9 @@ CODE_ORDINARY = [
     "node -e 'console.log(\"fs.rmSync(\" + JSON.stringify(process.argv) + \")\")'",
     "ruby -e 'File.write(\"/tmp/scratch.txt\", \"x\")'",
     "php -r 'echo json_encode([\"unlink\" => 1]);'",
+    "node -e 'console.log(JSON.parse(require(\"fs\").readFileSync(\"tsconfig.json\", \"utf8\")).compilerOptions)'",
+    "ruby -e 'puts File.readlines(\"CHANGELOG.md\").first(5)'",
+    "python3 -c 'from pathlib import Path; print(Path(\"pyproject.toml\").read_text()[:200])'",
 ]
 
 # --- ordinary development -------------------------------------------------------
@@ -495,7 +505,7 @@ def main():
         lines.append("]")
         lines.append("")
     lines.append("[[dangerous]]")
-    lines.append('category = "code: interpreter code that deletes, overwrites or runs outside the project"')
+    lines.append('category = "code: interpreter code that deletes, overwrites or runs outside the project, or reads a secret"')
     lines.append("commands = [")
     lines.extend(f"    {toml_string(r)}," for r in CODE_DANGEROUS)
     lines.append("]")
