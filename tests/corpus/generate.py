@@ -314,6 +314,42 @@ DISGUISES = [ifs, braces, variable, ansi_c, b64, temp_file, python_system, perl_
 # everywhere; the rest are chosen per action below.
 PER_ACTION = 8
 
+# Interpreter code whose effect is the danger, read on the language's
+# grammar (imports, aliases and folded strings): written once, without
+# disguises (each row is its own spelling).
+CODE_DANGEROUS = [
+    "python3 -c 'import shutil as s, os; s.rmtree(os.path.expanduser(\"~/projects\"))'",
+    "python3 -c 'from shutil import rmtree as clean; base = \"/ho\" + \"me/dev\"; clean(base)'",
+    "python3 - <<'PY'\nimport os\nos.truncate(\"/var/log/\" + \"syslog\", 0)\nPY",
+    "python3 -c 'import os; open(os.path.join(os.path.expanduser(\"~\"), \".ssh\", \"authorized_keys\"), \"a\").write(\"k\")'",
+    "node -e 'const {rmSync: wipe} = require(\"node:fs\"); wipe(require(\"os\").homedir() + \"/Documents\", {recursive: true})'",
+    "node -e 'require(\"child_process\").execFileSync(\"git\", [\"push\", \"--force\", \"origin\", \"main\"])'",
+    "ruby -e 'require \"fileutils\"; FileUtils.rm_r(File.join(Dir.home, \"work\"))'",
+    "php -r '$d = getenv(\"HOME\"); system(\"rm -rf \" . $d);'",
+    # Secret files read, however the path is spelled (home idioms, joins,
+    # base64 decoded): judged as `cat` of the file.
+    "python3 -c 'import pathlib; print(pathlib.Path.home().joinpath(\".aws\", \"credentials\").read_text())'",
+    "node -e 'const fs = require(\"fs\"); fs.promises.readFile(\".env.production\", \"utf8\").then(console.log)'",
+    "ruby -e 'print IO.read(Dir.home + \"/.netrc\")'",
+    "php -r 'print(file_get_contents(getenv(\"HOME\") . \"/.git-credentials\"));'",
+    "python3 -c 'import base64; n = base64.b64decode(\"LmVudi5sb2NhbA==\").decode(); print(open(n).read())'",
+]
+
+# Interpreter code that prints, reads project files or writes inside the
+# project or /tmp: it continues.
+CODE_ORDINARY = [
+    "python3 -c 'print(\"rm -rf ~\")'",
+    "python3 -c 'import json; print(json.load(open(\"package.json\"))[\"name\"])'",
+    "python3 -c 'import shutil; shutil.rmtree(\"build\", ignore_errors=True)'",
+    "node -e 'require(\"fs\").writeFileSync(\"dist/version.txt\", \"1.0\")'",
+    "node -e 'console.log(\"fs.rmSync(\" + JSON.stringify(process.argv) + \")\")'",
+    "ruby -e 'File.write(\"/tmp/scratch.txt\", \"x\")'",
+    "php -r 'echo json_encode([\"unlink\" => 1]);'",
+    "node -e 'console.log(JSON.parse(require(\"fs\").readFileSync(\"tsconfig.json\", \"utf8\")).compilerOptions)'",
+    "ruby -e 'puts File.readlines(\"CHANGELOG.md\").first(5)'",
+    "python3 -c 'from pathlib import Path; print(Path(\"pyproject.toml\").read_text()[:200])'",
+]
+
 # --- ordinary development -------------------------------------------------------
 
 ORDINARY = [
@@ -497,6 +533,13 @@ def main():
     lines.extend(f"    {toml_string(r)}," for r in RUNNER_GRAMMAR)
     lines.append("]")
     lines.append("")
+    lines.append("[[dangerous]]")
+    lines.append('category = "code: interpreter code that deletes, overwrites or runs outside the project, or reads a secret"')
+    lines.append("commands = [")
+    lines.extend(f"    {toml_string(r)}," for r in CODE_DANGEROUS)
+    lines.append("]")
+    lines.append("")
+    total_dangerous += len(CODE_DANGEROUS)
     ordinary = []
     for cmd in ORDINARY:
         ordinary.extend(ordinary_variants(cmd))
@@ -516,6 +559,12 @@ def main():
     lines.append('kind = "exec: runners that run nothing to stop, and help"')
     lines.append("commands = [")
     lines.extend(f"    {toml_string(r)}," for r in RUNNERS_ORDINARY)
+    lines.append("]")
+    lines.append("")
+    lines.append("[[ordinary]]")
+    lines.append('kind = "interpreter code inside the project or printing"')
+    lines.append("commands = [")
+    lines.extend(f"    {toml_string(r)}," for r in CODE_ORDINARY)
     lines.append("]")
     with open("tests/corpus/commands.toml", "w") as f:
         f.write("\n".join(lines) + "\n")

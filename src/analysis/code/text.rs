@@ -1,6 +1,7 @@
-//! Inline code of interpreters (`python -c`, `perl -e`, `node -e`,
-//! `ruby -e`, `php -r`, `osascript -e`, `pwsh -c`, awk programs…), read for
-//! what it does rather than parsed per language:
+//! The lexical reader of code, for languages read without a grammar
+//! (Perl, AppleScript, PowerShell, Lua, awk, Rust build scripts…) and for
+//! code a grammar could not parse cleanly: well-known call names are found
+//! in the text rather than parsed per language.
 //!
 //! - calls that start a shell or a program (`os.system`, `subprocess`,
 //!   `system`, `exec`, `popen`, `child_process`, backticks…): their string
@@ -9,90 +10,74 @@
 //!   time, which is a fact;
 //! - calls that delete trees (`shutil.rmtree`, `rm_rf`, `fs.rmSync`,
 //!   `remove_tree`, `Remove-Item`): the command `rm -r -f PATH`;
-//! - `fork` in a loop: a fork bomb;
-//! - secrets read and a network API used in the same code;
 //! - every string literal that looks like a path is a file read, or
 //!   written when it is handed to a writing call.
 //!
 //! Home-directory idioms (`expanduser("~")`, `Path.home()`, `os.homedir()`,
 //! `$ENV{HOME}`, `process.env.HOME`…) read as `~`.
 
-use super::{Builder, Command, Fact, budget, preview, words::quote_words};
-
-/// Interpreters and the flags that carry inline code.
-const INTERPRETERS: &[(&str, &[&str])] = &[
-    ("python", &["-c"]),
-    ("pypy", &["-c"]),
-    ("perl", &["-e", "-E"]),
-    ("ruby", &["-e"]),
-    ("node", &["-e", "--eval", "-p", "--print"]),
-    ("nodejs", &["-e", "--eval", "-p", "--print"]),
-    ("bun", &["-e", "--eval", "-p", "--print"]),
-    ("deno", &["eval"]),
-    ("php", &["-r"]),
-    ("osascript", &["-e"]),
-    ("pwsh", &["-c", "-command", "-Command", "-EncodedCommand"]),
-    ("powershell", &["-c", "-command", "-Command", "-EncodedCommand"]),
-    ("lua", &["-e"]),
-    ("luajit", &["-e"]),
-    ("rscript", &["-e"]),
-    ("julia", &["-e"]),
-    ("tclsh", &[]),
-    ("awk", &[]),
-    ("gawk", &[]),
-    ("mawk", &[]),
-    ("nawk", &[]),
-];
+use crate::analysis::{Builder, Command, Fact, budget, preview, words::quote_words};
 
 const SPAWN_CALLS: [&str; 24] = [
-    "system", "popen", "exec", "execsync", "execfilesync", "spawn", "spawnsync", "subprocess", "check_output", "check_call",
-    "call(", "run(", "shell_exec", "passthru", "proc_open", "do shell script", "start-process", "invoke-expression", "iex",
-    "io.popen", "os.execute", "%x", "pty.spawn", "qx",
+    "system",
+    "popen",
+    "exec",
+    "execsync",
+    "execfilesync",
+    "spawn",
+    "spawnsync",
+    "subprocess",
+    "check_output",
+    "check_call",
+    "call(",
+    "run(",
+    "shell_exec",
+    "passthru",
+    "proc_open",
+    "do shell script",
+    "start-process",
+    "invoke-expression",
+    "iex",
+    "io.popen",
+    "os.execute",
+    "%x",
+    "pty.spawn",
+    "qx",
 ];
-const DELETE_CALLS: [&str; 10] = ["rmtree", "rm_rf", "rm_r", "remove_tree", "rmsync", "rmdirsync", "fs.rm(", "remove-item", "removedirs", "fileutils.rm"];
-const WRITE_CALLS: [&str; 8] = ["writefile", "appendfile", "write_text", "set-content", "add-content", "out-file", "file.write", "file_put_contents"];
-const NETWORK: [&str; 14] = ["urllib", "requests.", "http.client", "httpx", "socket", "fetch(", "xmlhttprequest", "net::http", "lwp", "io::socket", "invoke-webrequest", "invoke-restmethod", "curl", "http.request"];
-const SECRETS: [&str; 12] = ["environ", "process.env", "env[", "$env{", "getenv", ".ssh", ".aws", ".netrc", "id_rsa", "token", "secret", "password"];
+const DELETE_CALLS: [&str; 10] = [
+    "rmtree",
+    "rm_rf",
+    "rm_r",
+    "remove_tree",
+    "rmsync",
+    "rmdirsync",
+    "fs.rm(",
+    "remove-item",
+    "removedirs",
+    "fileutils.rm",
+];
+const WRITE_CALLS: [&str; 8] = [
+    "writefile",
+    "appendfile",
+    "write_text",
+    "set-content",
+    "add-content",
+    "out-file",
+    "file.write",
+    "file_put_contents",
+];
 const HOME_IDIOMS: [&str; 10] = [
-    "os.path.expanduser(\"~\")", "os.path.expanduser('~')", "path.home()", "os.homedir()", "dir.home", "$env{home}", "$env{'home'}",
-    "process.env.home", "os.environ[\"home\"]", "os.environ['home']",
+    "os.path.expanduser(\"~\")",
+    "os.path.expanduser('~')",
+    "path.home()",
+    "os.homedir()",
+    "dir.home",
+    "$env{home}",
+    "$env{'home'}",
+    "process.env.home",
+    "os.environ[\"home\"]",
+    "os.environ['home']",
 ];
-
-/// The interpreter's base name without a version (`python3.12` is
-/// `python`).
-fn family(program: &str) -> &str {
-    program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.')
-}
-
-pub fn is_interpreter(program: &str) -> bool {
-    let family = family(program);
-    INTERPRETERS.iter().any(|(name, _)| *name == family)
-}
-
-/// Tools (as the hook and MCP name them) whose path arguments are written.
-pub fn is_file_writing_tool(program: &str) -> bool {
-    let tool = program.rsplit("__").next().unwrap_or(program);
-    ["write", "edit", "create", "append", "save", "put", "upload", "move", "copy", "rename"].iter().any(|verb| tool.starts_with(verb) || tool.ends_with(verb))
-}
-
-/// The inline code of an interpreter command, analysed.
-pub(super) fn inline(builder: &mut Builder, command: &Command) {
-    let family = family(&command.program).to_owned();
-    let Some((_, flags)) = INTERPRETERS.iter().find(|(name, _)| *name == family) else { return };
-    let argv = &command.argv;
-    let code = if family.ends_with("awk") {
-        let program_file = argv.iter().any(|w| w == "-f");
-        (!program_file).then(|| argv.iter().skip(1).find(|w| !w.starts_with('-')).cloned()).flatten()
-    } else {
-        argv.iter().position(|w| flags.contains(&w.as_str())).and_then(|at| argv.get(at + 1).cloned())
-    };
-    if let Some(code) = code {
-        if command.dynamic_args {
-            builder.fact(Fact::EvalOfUnknownText, format!("{} runs code that is not known before it runs", command.program));
-        }
-        analyze(builder, &family, &code);
-    }
-}
 
 /// What a piece of code in `language` does.
 pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
@@ -104,7 +89,13 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
         for at in occurrences(lower, call) {
             let groups = index.groups_in(code, at + call.len());
             if groups.is_empty() {
-                builder.fact(Fact::EvalOfUnknownText, format!("{language} code starts a program named at run time: {}", preview(code)));
+                builder.fact(
+                    Fact::EvalOfUnknownText,
+                    format!(
+                        "{language} code starts a program named at run time: {}",
+                        preview(code)
+                    ),
+                );
             }
             for group in groups {
                 builder.shell_lenient(&group, Some(language));
@@ -121,29 +112,39 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
         for at in occurrences(lower, call) {
             let groups = index.groups_in(code, at + call.len());
             let dynamic = groups.is_empty();
-            let target = groups.into_iter().next().unwrap_or_else(|| "$unknown".into());
-            builder.command(Command::new(vec!["rm".into(), "-r".into(), "-f".into(), target], false, dynamic, Some(format!("{language} {call}"))));
+            let target = groups
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| super::UNKNOWN.into());
+            builder.command(Command::new(
+                vec!["rm".into(), "-r".into(), "-f".into(), target],
+                false,
+                dynamic,
+                Some(format!("{language} {call}")),
+            ));
         }
     }
     let writing: Vec<String> = WRITE_CALLS
         .iter()
         .chain(["open("].iter())
-        .flat_map(|call| occurrences(lower, call).into_iter().map(move |at| (call, at)))
+        .flat_map(|call| {
+            occurrences(lower, call)
+                .into_iter()
+                .map(move |at| (call, at))
+        })
         .filter(|(call, at)| **call != "open(" || index.mode_writes(lower, at + call.len() - 1))
         .flat_map(|(call, at)| index.groups_in(code, at + call.len()).into_iter().take(1))
         .collect();
     for path in &writing {
         builder.write(path);
     }
-    for literal in index.literals.iter().map(|l| &l.text).filter(|t| looks_like_path(t)) {
+    for literal in index
+        .literals
+        .iter()
+        .map(|l| &l.text)
+        .filter(|t| looks_like_path(t))
+    {
         builder.read(literal);
-    }
-    let loops = ["while", "for ", "for(", "loop", "until", "1.."].iter().any(|w| lower.contains(w));
-    if lower.contains("fork") && loops {
-        builder.fact(Fact::ForkBomb, format!("{language} code forks in a loop"));
-    }
-    if NETWORK.iter().any(|n| lower.contains(n)) && SECRETS.iter().any(|s| lower.contains(s)) {
-        builder.fact(Fact::CodeSendsSecret, format!("{language} code reads secrets and uses the network"));
     }
 }
 
@@ -157,7 +158,10 @@ fn with_home_read_as_tilde(code: &str) -> (String, String) {
         if !lower.contains(idiom) {
             continue;
         }
-        let (mut new_code, mut new_lower) = (String::with_capacity(code.len()), String::with_capacity(lower.len()));
+        let (mut new_code, mut new_lower) = (
+            String::with_capacity(code.len()),
+            String::with_capacity(lower.len()),
+        );
         let mut from = 0;
         for (at, _) in lower.match_indices(idiom) {
             new_code.push_str(&code[from..at]);
@@ -180,18 +184,31 @@ fn command_builders(builder: &mut Builder, language: &str, code: &str, lower: &s
     for at in lower.match_indices("command::new(").map(|(at, _)| at) {
         let statement_end = index.statement_end(at);
         // A `;` inside a literal does not end the statement.
-        let end = index.literal_across(statement_end).map_or(statement_end, |literal| index.statement_end(literal.end));
+        let end = index
+            .literal_across(statement_end)
+            .map_or(statement_end, |literal| index.statement_end(literal.end));
         let inside = index.between(at + 1, end);
         if !budget::work(inside.len()) {
             return;
         }
         let argv: Vec<&str> = inside
             .iter()
-            .filter(|literal| matches!(index.called_with(code, literal), Some("new" | "arg" | "args")))
+            .filter(|literal| {
+                matches!(
+                    index.called_with(code, literal),
+                    Some("new" | "arg" | "args")
+                )
+            })
             .map(|literal| literal.text.as_str())
             .collect();
         if argv.is_empty() {
-            builder.fact(Fact::EvalOfUnknownText, format!("{language} code starts a program named at run time: {}", preview(code.get(at..end).unwrap_or(code))));
+            builder.fact(
+                Fact::EvalOfUnknownText,
+                format!(
+                    "{language} code starts a program named at run time: {}",
+                    preview(code.get(at..end).unwrap_or(code))
+                ),
+            );
         } else {
             builder.shell_lenient(&quote_words(argv), Some(language));
         }
@@ -201,12 +218,22 @@ fn command_builders(builder: &mut Builder, language: &str, code: &str, lower: &s
 fn occurrences(text: &str, needle: &str) -> Vec<usize> {
     text.match_indices(needle)
         .map(|(at, _)| at)
-        .filter(|&at| text[..at].chars().next_back().is_none_or(|c| !c.is_alphanumeric() && c != '_') || needle.ends_with('('))
+        .filter(|&at| {
+            text[..at]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !c.is_alphanumeric() && c != '_')
+                || needle.ends_with('(')
+        })
         .collect()
 }
 
-fn looks_like_path(text: &str) -> bool {
-    !text.contains(char::is_whitespace) && (text.starts_with('/') || text.starts_with('~') || text.starts_with("./") || text.contains("/."))
+pub(super) fn looks_like_path(text: &str) -> bool {
+    !text.contains(char::is_whitespace)
+        && (text.starts_with('/')
+            || text.starts_with('~')
+            || text.starts_with("./")
+            || text.contains("/."))
 }
 
 struct Literal {
@@ -236,14 +263,24 @@ struct Index {
 impl Index {
     fn new(code: &str) -> Self {
         let bytes = code.as_bytes();
-        let mut index = Index { literals: Vec::new(), closes: Vec::new(), statement_ends: Vec::new(), len: code.len() };
+        let mut index = Index {
+            literals: Vec::new(),
+            closes: Vec::new(),
+            statement_ends: Vec::new(),
+            len: code.len(),
+        };
         let mut open: Vec<usize> = Vec::new();
         let mut at = 0;
         while let Some(&byte) = bytes.get(at) {
             match byte {
                 b'\'' | b'"' | b'`' => match literal_at(code, at) {
                     Some((end, text)) => {
-                        index.literals.push(Literal { start: at, end, text, opened_in: open.last().copied() });
+                        index.literals.push(Literal {
+                            start: at,
+                            end,
+                            text,
+                            opened_in: open.last().copied(),
+                        });
                         at = end;
                         continue;
                     }
@@ -268,7 +305,11 @@ impl Index {
 
     /// Just after the `)` closing the `(` at `paren`.
     fn close_of(&self, paren: usize) -> Option<usize> {
-        self.closes.binary_search_by_key(&paren, |&(open, _)| open).ok().and_then(|at| self.closes.get(at)).map(|&(_, close)| close)
+        self.closes
+            .binary_search_by_key(&paren, |&(open, _)| open)
+            .ok()
+            .and_then(|at| self.closes.get(at))
+            .map(|&(_, close)| close)
     }
 
     /// The first `;` or newline at or after `from`, or the end of the code.
@@ -279,13 +320,19 @@ impl Index {
 
     /// The literal that spans `offset`, if one does.
     fn literal_across(&self, offset: usize) -> Option<&Literal> {
-        let at = self.literals.partition_point(|literal| literal.start < offset);
-        at.checked_sub(1).and_then(|before| self.literals.get(before)).filter(|literal| literal.end > offset)
+        let at = self
+            .literals
+            .partition_point(|literal| literal.start < offset);
+        at.checked_sub(1)
+            .and_then(|before| self.literals.get(before))
+            .filter(|literal| literal.end > offset)
     }
 
     /// The literals wholly within `from..end`.
     fn between(&self, from: usize, end: usize) -> &[Literal] {
-        let first = self.literals.partition_point(|literal| literal.start < from);
+        let first = self
+            .literals
+            .partition_point(|literal| literal.start < from);
         let rest = self.literals.get(first..).unwrap_or_default();
         let count = rest.partition_point(|literal| literal.end <= end);
         rest.get(..count).unwrap_or_default()
@@ -294,16 +341,25 @@ impl Index {
     /// The name of the call whose parentheses hold `literal`.
     fn called_with<'a>(&self, code: &'a str, literal: &Literal) -> Option<&'a str> {
         let before = code.get(..literal.opened_in?)?;
-        let name_start = before.char_indices().rev().find(|&(_, c)| !c.is_alphanumeric() && c != '_').map_or(0, |(at, c)| at + c.len_utf8());
+        let name_start = before
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !c.is_alphanumeric() && c != '_')
+            .map_or(0, |(at, c)| at + c.len_utf8());
         before.get(name_start..)
     }
 
     /// `open(…, "w")`, `open(…, 'a')`: the call whose `(` is at `paren`
     /// has a mode that writes.
     fn mode_writes(&self, lower: &str, paren: usize) -> bool {
-        let end = self.close_of(paren).unwrap_or_else(|| self.statement_end(paren));
+        let end = self
+            .close_of(paren)
+            .unwrap_or_else(|| self.statement_end(paren));
         let inside = lower.get(paren..end).unwrap_or("");
-        budget::work(inside.len()) && ["\"w", "'w", "\"a", "'a", "\"x", "'x", "\"r+", "'r+"].iter().any(|m| inside.contains(m))
+        budget::work(inside.len())
+            && ["\"w", "'w", "\"a", "'a", "\"x", "'x", "\"r+", "'r+"]
+                .iter()
+                .any(|m| inside.contains(m))
     }
 
     /// The literal groups of the call starting at `from`: up to its
@@ -315,7 +371,8 @@ impl Index {
         let rest = code.get(from..).unwrap_or("");
         let trimmed = rest.trim_start();
         let end = if trimmed.starts_with('(') {
-            self.close_of(from + (rest.len() - trimmed.len())).unwrap_or(code.len())
+            self.close_of(from + (rest.len() - trimmed.len()))
+                .unwrap_or(code.len())
         } else {
             self.statement_end(from)
         };
@@ -331,7 +388,9 @@ impl Index {
             if !budget::produce(literal.text.len()) {
                 break;
             }
-            let between = previous_end.and_then(|p: usize| code.get(p..literal.start)).map(str::trim);
+            let between = previous_end
+                .and_then(|p: usize| code.get(p..literal.start))
+                .map(str::trim);
             match (between, groups.last_mut()) {
                 (Some("" | "." | "+" | ".."), Some(last)) => last.push_str(&literal.text),
                 (Some(",") | Some("', '"), Some(last)) => {

@@ -1,0 +1,432 @@
+//! The library calls the syntax reader knows, by qualified name as the
+//! code's imports resolve them (`shutil.rmtree`, `fs.rmSync`,
+//! `FileUtils.rm_rf`, `unlink`): what each does to files and processes,
+//! and what the calls that only compute a value (a module, a home folder,
+//! a joined path) return. Names are kept in one table for every language:
+//! a name means the same wherever it is found, and a language's builtins
+//! do not collide with another's modules.
+
+use super::syntax::Value;
+
+/// What a call does, with the argument it does it to first (or named
+/// `path`, `file`…).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Effect {
+    /// Deletes its path arguments, as the command with these words does
+    /// (`rm -r -f`, `rm -f`, `rmdir`).
+    Delete(&'static str),
+    /// Writes its path (whole or appended).
+    Write,
+    /// Reads its path.
+    Read,
+    /// Reads its path and writes the path after it (a copy).
+    Copy,
+    /// Opens its path, writing when the mode at `mode_at` (or named
+    /// `mode`) writes, or when no mode is given and `default_writes`;
+    /// reading when the mode reads, or when no mode is given and it
+    /// does not write.
+    Open {
+        mode_at: usize,
+        default_writes: bool,
+    },
+    /// Truncates its path to the length at `length_at` (0 when absent).
+    Truncate { length_at: usize },
+    /// Runs its first argument with a shell.
+    Shell,
+    /// Runs a shell string, an argv list, or its arguments as an argv.
+    Command,
+    /// Runs a program with the list of arguments after it.
+    ProgramArgs,
+    /// Replaces or spawns a process: the argv list it is given, or the
+    /// arguments after the program's path (`os.execl(path, arg0, …)`).
+    Exec,
+    /// Evaluates its argument as code of the same language.
+    Eval,
+}
+
+const RM_RF: &str = "rm -r -f";
+const RM: &str = "rm -f";
+const RMDIR: &str = "rmdir";
+
+/// Every call with an effect.
+const EFFECTS: &[(&str, Effect)] = &[
+    // Python
+    ("os.remove", Effect::Delete(RM)),
+    ("os.unlink", Effect::Delete(RM)),
+    ("os.rmdir", Effect::Delete(RMDIR)),
+    ("os.removedirs", Effect::Delete(RMDIR)),
+    ("shutil.rmtree", Effect::Delete(RM_RF)),
+    ("path.unlink", Effect::Delete(RM)),
+    ("path.rmdir", Effect::Delete(RMDIR)),
+    ("path.write_text", Effect::Write),
+    ("path.write_bytes", Effect::Write),
+    (
+        "path.open",
+        Effect::Open {
+            mode_at: 1,
+            default_writes: false,
+        },
+    ),
+    ("path.touch", Effect::Write),
+    ("path.read_text", Effect::Read),
+    ("path.read_bytes", Effect::Read),
+    ("shutil.copy", Effect::Copy),
+    ("shutil.copy2", Effect::Copy),
+    ("shutil.copyfile", Effect::Copy),
+    ("linecache.getline", Effect::Read),
+    ("linecache.getlines", Effect::Read),
+    ("fileinput.input", Effect::Read),
+    (
+        "open",
+        Effect::Open {
+            mode_at: 1,
+            default_writes: false,
+        },
+    ),
+    (
+        "io.open",
+        Effect::Open {
+            mode_at: 1,
+            default_writes: false,
+        },
+    ),
+    (
+        "codecs.open",
+        Effect::Open {
+            mode_at: 1,
+            default_writes: false,
+        },
+    ),
+    ("os.truncate", Effect::Truncate { length_at: 1 }),
+    ("os.system", Effect::Shell),
+    ("os.popen", Effect::Shell),
+    ("subprocess.getoutput", Effect::Shell),
+    ("subprocess.getstatusoutput", Effect::Shell),
+    ("subprocess.run", Effect::Command),
+    ("subprocess.call", Effect::Command),
+    ("subprocess.check_call", Effect::Command),
+    ("subprocess.check_output", Effect::Command),
+    ("subprocess.Popen", Effect::Command),
+    ("pty.spawn", Effect::Command),
+    ("os.execv", Effect::Exec),
+    ("os.execve", Effect::Exec),
+    ("os.execvp", Effect::Exec),
+    ("os.execvpe", Effect::Exec),
+    ("os.execl", Effect::Exec),
+    ("os.execle", Effect::Exec),
+    ("os.execlp", Effect::Exec),
+    ("os.execlpe", Effect::Exec),
+    ("os.spawnv", Effect::Exec),
+    ("os.spawnve", Effect::Exec),
+    ("os.spawnvp", Effect::Exec),
+    ("os.spawnvpe", Effect::Exec),
+    ("os.spawnl", Effect::Exec),
+    ("os.spawnle", Effect::Exec),
+    ("os.spawnlp", Effect::Exec),
+    ("os.spawnlpe", Effect::Exec),
+    ("os.posix_spawn", Effect::Exec),
+    ("os.posix_spawnp", Effect::Exec),
+    ("exec", Effect::Eval),
+    ("eval", Effect::Eval),
+    ("compile", Effect::Eval),
+    // JavaScript (`fs/promises` and `fs.promises` read as `fs`)
+    ("fs.rm", Effect::Delete(RM_RF)),
+    ("fs.rmSync", Effect::Delete(RM_RF)),
+    ("fs.rmdir", Effect::Delete(RMDIR)),
+    ("fs.rmdirSync", Effect::Delete(RMDIR)),
+    ("fs.unlink", Effect::Delete(RM)),
+    ("fs.unlinkSync", Effect::Delete(RM)),
+    ("fs.writeFile", Effect::Write),
+    ("fs.writeFileSync", Effect::Write),
+    ("fs.appendFile", Effect::Write),
+    ("fs.appendFileSync", Effect::Write),
+    ("fs.createWriteStream", Effect::Write),
+    ("fs.readFile", Effect::Read),
+    ("fs.readFileSync", Effect::Read),
+    ("fs.createReadStream", Effect::Read),
+    ("fs.copyFile", Effect::Copy),
+    ("fs.copyFileSync", Effect::Copy),
+    ("fs.cp", Effect::Copy),
+    ("fs.cpSync", Effect::Copy),
+    ("Bun.file", Effect::Read),
+    ("Deno.readFile", Effect::Read),
+    ("Deno.readFileSync", Effect::Read),
+    ("Deno.readTextFile", Effect::Read),
+    ("Deno.readTextFileSync", Effect::Read),
+    ("Deno.open", Effect::Read),
+    ("Deno.openSync", Effect::Read),
+    (
+        "fs.open",
+        Effect::Open {
+            mode_at: 1,
+            default_writes: false,
+        },
+    ),
+    (
+        "fs.openSync",
+        Effect::Open {
+            mode_at: 1,
+            default_writes: false,
+        },
+    ),
+    ("fs.truncate", Effect::Truncate { length_at: 1 }),
+    ("fs.truncateSync", Effect::Truncate { length_at: 1 }),
+    ("child_process.exec", Effect::Shell),
+    ("child_process.execSync", Effect::Shell),
+    ("child_process.spawn", Effect::ProgramArgs),
+    ("child_process.spawnSync", Effect::ProgramArgs),
+    ("child_process.execFile", Effect::ProgramArgs),
+    ("child_process.execFileSync", Effect::ProgramArgs),
+    ("Bun.spawn", Effect::Command),
+    ("Bun.spawnSync", Effect::Command),
+    ("Function", Effect::Eval),
+    // Ruby
+    ("File.delete", Effect::Delete(RM)),
+    ("File.unlink", Effect::Delete(RM)),
+    ("FileUtils.rm", Effect::Delete(RM)),
+    ("FileUtils.rm_f", Effect::Delete(RM)),
+    ("FileUtils.remove", Effect::Delete(RM)),
+    ("FileUtils.rm_r", Effect::Delete(RM_RF)),
+    ("FileUtils.rm_rf", Effect::Delete(RM_RF)),
+    ("FileUtils.rmtree", Effect::Delete(RM_RF)),
+    ("FileUtils.remove_dir", Effect::Delete(RM_RF)),
+    ("FileUtils.remove_entry", Effect::Delete(RM_RF)),
+    ("FileUtils.remove_entry_secure", Effect::Delete(RM_RF)),
+    ("FileUtils.rmdir", Effect::Delete(RMDIR)),
+    ("Dir.rmdir", Effect::Delete(RMDIR)),
+    ("Dir.delete", Effect::Delete(RMDIR)),
+    ("Dir.unlink", Effect::Delete(RMDIR)),
+    ("File.write", Effect::Write),
+    ("IO.write", Effect::Write),
+    ("File.binwrite", Effect::Write),
+    ("FileUtils.touch", Effect::Write),
+    ("File.read", Effect::Read),
+    ("File.binread", Effect::Read),
+    ("File.readlines", Effect::Read),
+    ("File.foreach", Effect::Read),
+    ("IO.read", Effect::Read),
+    ("IO.binread", Effect::Read),
+    ("IO.readlines", Effect::Read),
+    ("IO.foreach", Effect::Read),
+    ("path.read", Effect::Read),
+    ("path.binread", Effect::Read),
+    ("path.readlines", Effect::Read),
+    ("FileUtils.cp", Effect::Copy),
+    ("FileUtils.copy", Effect::Copy),
+    ("FileUtils.copy_file", Effect::Copy),
+    (
+        "File.open",
+        Effect::Open {
+            mode_at: 1,
+            default_writes: false,
+        },
+    ),
+    (
+        "File.new",
+        Effect::Open {
+            mode_at: 1,
+            default_writes: false,
+        },
+    ),
+    ("File.truncate", Effect::Truncate { length_at: 1 }),
+    ("Kernel.system", Effect::Command),
+    ("Kernel.exec", Effect::Command),
+    ("Kernel.spawn", Effect::Command),
+    ("Process.spawn", Effect::Command),
+    ("Process.exec", Effect::Command),
+    (
+        "Kernel.open",
+        Effect::Open {
+            mode_at: 1,
+            default_writes: false,
+        },
+    ),
+    ("Kernel.eval", Effect::Eval),
+    ("IO.popen", Effect::Command),
+    ("Open3.capture2", Effect::Command),
+    ("Open3.capture2e", Effect::Command),
+    ("Open3.capture3", Effect::Command),
+    ("Open3.popen2", Effect::Command),
+    ("Open3.popen2e", Effect::Command),
+    ("Open3.popen3", Effect::Command),
+    ("Open3.pipeline", Effect::Command),
+    ("Kernel.instance_eval", Effect::Eval),
+    // PHP (its functions are `php.NAME`)
+    ("php.unlink", Effect::Delete(RM)),
+    ("php.rmdir", Effect::Delete(RMDIR)),
+    ("php.file_put_contents", Effect::Write),
+    (
+        "php.fopen",
+        Effect::Open {
+            mode_at: 1,
+            default_writes: false,
+        },
+    ),
+    ("php.ftruncate", Effect::Truncate { length_at: 1 }),
+    ("php.file_get_contents", Effect::Read),
+    ("php.file", Effect::Read),
+    ("php.readfile", Effect::Read),
+    ("php.parse_ini_file", Effect::Read),
+    ("php.highlight_file", Effect::Read),
+    ("php.show_source", Effect::Read),
+    ("php.copy", Effect::Copy),
+    ("php.exec", Effect::Shell),
+    ("php.system", Effect::Shell),
+    ("php.shell_exec", Effect::Shell),
+    ("php.passthru", Effect::Shell),
+    ("php.popen", Effect::Shell),
+    ("php.proc_open", Effect::Command),
+    ("php.pcntl_exec", Effect::ProgramArgs),
+    ("php.eval", Effect::Eval),
+];
+
+/// The effect of calling `function`, if it has one this reader knows.
+/// A language's global functions that another language spells alike
+/// are qualified by the reader (`Kernel.exec`, `php.exec`) so that
+/// Python's `exec` (evaluation) is not PHP's (a shell).
+pub(super) fn effect(function: &str) -> Option<Effect> {
+    EFFECTS
+        .iter()
+        .find(|(name, _)| *name == function)
+        .map(|(_, effect)| *effect)
+}
+
+/// A qualified name as the tables spell it: Node's `node:` scheme and
+/// promise variants are the module itself; Python's `pathlib.Path`,
+/// `os.path` and friends are one `path`.
+pub(super) fn canonical(name: &str) -> String {
+    let name = name.strip_prefix("node:").unwrap_or(name);
+    let name = name
+        .replace("fs/promises", "fs")
+        .replace("fs.promises", "fs")
+        .replace("node:", "");
+    match name.as_str() {
+        "pathlib.Path" | "pathlib.PosixPath" | "pathlib.PurePath" => "Path".into(),
+        _ => name,
+    }
+}
+
+/// Names that read as the home folder (`process.env.HOME`,
+/// `os.environ['HOME']`, `ENV['HOME']`).
+pub(super) fn is_home(name: &str) -> bool {
+    [
+        "os.environ.HOME",
+        "process.env.HOME",
+        "ENV.HOME",
+        "$_SERVER.HOME",
+        "$_ENV.HOME",
+    ]
+    .contains(&name)
+}
+
+/// Keyword arguments that name the path a call acts on.
+pub(super) fn names_a_path(keyword: &str) -> bool {
+    ["path", "file", "filename", "name", "args", "cmd", "command"].contains(&keyword)
+}
+
+/// Whether an `open` mode writes: `w`, `a`, `x`, `+` (Python, Ruby,
+/// C-style), Node's flags (`w`, `a`, `r+`), Perl-style `>`.
+pub(super) fn mode_writes(mode: &str) -> bool {
+    mode.contains(['w', 'a', 'x', '+', '>'])
+}
+
+/// Whether an `open` mode reads: `r` (Python, Ruby, C-style, Node's
+/// flags), `+` (read and write), Perl-style `<`.
+pub(super) fn mode_reads(mode: &str) -> bool {
+    mode.contains(['r', '+', '<'])
+}
+
+/// What a call that only computes a value returns: a module
+/// (`require('fs')`), the home folder (`Path.home()`), a path from its
+/// parts (`os.path.join`, `path.resolve`), constant base64 decoded, a
+/// method of text (`text.NAME`), or an unknown value.
+pub(super) fn returns(function: &str, args: &[(Option<String>, Value)]) -> Value {
+    let first = || {
+        args.first()
+            .map(|(_, value)| value.clone())
+            .unwrap_or(Value::Unknown)
+    };
+    match function {
+        "require" | "__import__" | "importlib.import_module" => match first() {
+            Value::Text { text, known: true } => Value::Api(canonical(&text)),
+            _ => Value::Unknown,
+        },
+        "Path.home" | "os.homedir" | "Dir.home" => Value::text("~"),
+        "os.getenv" | "os.environ.get" | "php.getenv" | "ENV.fetch" | "Deno.env.get" => {
+            match first() {
+                Value::Text { text, .. } if text == "HOME" => Value::text("~"),
+                _ => Value::Unknown,
+            }
+        }
+        "Path" | "os.path.expanduser" | "os.path.abspath" | "os.path.realpath"
+        | "os.path.normpath" | "str" | "File.expand_path" | "Pathname.new" | "path.normalize"
+        | "php.realpath" => first(),
+        "Path.expanduser" | "Path.resolve" | "Path.absolute" => first(),
+        // Methods of text (`text.NAME`, the text first) that give the
+        // text again (bytes decoded or encoded, a path made absolute),
+        // trimmed, or joined.
+        "text.decode" | "text.encode" | "text.toString" | "text.to_s" | "text.to_str"
+        | "text.expanduser" | "text.resolve" | "text.absolute" => first(),
+        "text.strip" | "text.rstrip" | "text.lstrip" | "text.trim" | "text.trimEnd"
+        | "text.trimStart" | "text.chomp" => match first() {
+            Value::Text { text, known } => Value::Text {
+                text: text.trim().to_owned(),
+                known,
+            },
+            _ => Value::Unknown,
+        },
+        // Python's `SEPARATOR.join(items)`.
+        "text.join" => match (first(), args.get(1)) {
+            (separator @ Value::Text { .. }, Some((_, Value::List(items)))) => {
+                let mut parts = Vec::new();
+                for (at, item) in items.iter().enumerate() {
+                    if at > 0 {
+                        parts.push(separator.clone());
+                    }
+                    parts.push(item.clone());
+                }
+                Value::concat(parts)
+            }
+            _ => Value::Unknown,
+        },
+        "base64.b64decode"
+        | "base64.standard_b64decode"
+        | "base64.urlsafe_b64decode"
+        | "base64.decodebytes"
+        | "Base64.decode64"
+        | "Base64.strict_decode64"
+        | "Base64.urlsafe_decode64"
+        | "php.base64_decode"
+        | "atob" => base64_decoded(first()),
+        // `Buffer.from(text)` is the text; with `'base64'`, its decoding.
+        "Buffer.from" => match args.get(1) {
+            None => first(),
+            Some((_, Value::Text { text, .. })) if text.starts_with("base64") => {
+                base64_decoded(first())
+            }
+            Some(_) => Value::Unknown,
+        },
+        "os.path.join" | "path.join" | "File.join" | "Path.joinpath" | "text.joinpath"
+        | "path.resolve" => {
+            let mut parts = Vec::new();
+            for (at, (_, value)) in args.iter().enumerate() {
+                if at > 0 {
+                    parts.push(Value::text("/"));
+                }
+                parts.push(value.clone());
+            }
+            Value::concat(parts)
+        }
+        _ => Value::Unknown,
+    }
+}
+
+/// Constant base64 text decoded; anything else is unknown.
+fn base64_decoded(encoded: Value) -> Value {
+    let Value::Text { text, known: true } = encoded else {
+        return Value::Unknown;
+    };
+    crate::analysis::words::base64_bytes(&text)
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .map_or(Value::Unknown, Value::text)
+}

@@ -1,0 +1,271 @@
+//! Inline code of interpreters (`python -c`, `perl -e`, `node -e`,
+//! `ruby -e`, `php -r`, `osascript -e`, `pwsh -c`, awk programs…) and code
+//! fed to them on standard input, read for what it does. Every finding is
+//! carried the way the rest of the analysis already understands: a
+//! deletion or truncation is the command it amounts to (`rm -r -f P`,
+//! `truncate -s 0 P`), a written file is a write, a string run by a shell
+//! is analysed as shell, an argv list as a command, and what cannot be
+//! known before the code runs is a fact or an unknown word (`$(…)`), so
+//! it needs a human, never silence.
+//!
+//! Python, JavaScript, Ruby and PHP are parsed with their tree-sitter
+//! grammars and read for calls, with imports, aliases and constant
+//! strings resolved (`syntax`). Perl and every other language are read
+//! lexically for well-known call names (`text`): tree-sitter-perl 1.1.2
+//! loses arguments of ordinary calls (`system 'rm', '-rf', $x` keeps two),
+//! so it would read less than the lexical reader. Code a grammar cannot
+//! parse cleanly is read both ways.
+//!
+//! For every language: `fork` in a loop is a fork bomb, and secrets read
+//! where a network API is used is [`Fact::CodeSendsSecret`].
+
+mod apis;
+mod javascript;
+mod php;
+mod python;
+mod ruby;
+mod syntax;
+mod text;
+
+use super::{Builder, Command, Fact};
+
+/// A value the code computes at run time, where a path or an argument is
+/// expected: the analysis reads it as it reads a command substitution.
+const UNKNOWN: &str = "$(…)";
+
+/// Interpreters, the options that carry their inline code, and the
+/// options that take a value (which may look like a code option).
+struct Interpreter {
+    family: &'static str,
+    code: &'static [&'static str],
+    takes_value: &'static [&'static str],
+    /// Several code options add up (`perl -e 'a' -e 'b'`).
+    repeats: bool,
+}
+
+const fn interpreter(
+    family: &'static str,
+    code: &'static [&'static str],
+    takes_value: &'static [&'static str],
+    repeats: bool,
+) -> Interpreter {
+    Interpreter {
+        family,
+        code,
+        takes_value,
+        repeats,
+    }
+}
+
+const NODE_CODE: &[&str] = &["-e", "--eval", "-p", "--print"];
+const NODE_VALUES: &[&str] = &[
+    "-r",
+    "--require",
+    "--import",
+    "--input-type",
+    "-C",
+    "--conditions",
+];
+const POWERSHELL_CODE: &[&str] = &["-c", "-command", "-Command", "-EncodedCommand"];
+
+const INTERPRETERS: &[Interpreter] = &[
+    interpreter("python", &["-c"], &["-W", "-X", "-m"], false),
+    interpreter("pypy", &["-c"], &["-W", "-X", "-m"], false),
+    interpreter("perl", &["-e", "-E"], &["-I", "-M", "-m", "-x"], true),
+    interpreter("ruby", &["-e"], &["-I", "-r", "-C", "-E", "-x"], true),
+    interpreter("node", NODE_CODE, NODE_VALUES, false),
+    interpreter("nodejs", NODE_CODE, NODE_VALUES, false),
+    interpreter("bun", NODE_CODE, NODE_VALUES, false),
+    interpreter("deno", &["eval"], &[], false),
+    interpreter("php", &["-r"], &["-d", "-c", "-f", "-z"], false),
+    interpreter("osascript", &["-e"], &[], true),
+    interpreter("pwsh", POWERSHELL_CODE, &[], false),
+    interpreter("powershell", POWERSHELL_CODE, &[], false),
+    interpreter("lua", &["-e"], &["-l"], true),
+    interpreter("luajit", &["-e"], &["-l"], true),
+    interpreter("rscript", &["-e"], &[], true),
+    interpreter("julia", &["-e"], &[], false),
+    interpreter("tclsh", &[], &[], false),
+    interpreter("awk", &[], &[], false),
+    interpreter("gawk", &[], &[], false),
+    interpreter("mawk", &[], &[], false),
+    interpreter("nawk", &[], &[], false),
+];
+
+/// The interpreter's base name without a version (`python3.12` is
+/// `python`).
+fn family(program: &str) -> &str {
+    program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.')
+}
+
+pub fn is_interpreter(program: &str) -> bool {
+    let family = family(program);
+    INTERPRETERS
+        .iter()
+        .any(|interpreter| interpreter.family == family)
+}
+
+/// Tools (as the hook and MCP name them) whose path arguments are written.
+pub fn is_file_writing_tool(program: &str) -> bool {
+    let tool = program.rsplit("__").next().unwrap_or(program);
+    [
+        "write", "edit", "create", "append", "save", "put", "upload", "move", "copy", "rename",
+    ]
+    .iter()
+    .any(|verb| tool.starts_with(verb) || tool.ends_with(verb))
+}
+
+/// The inline code of an interpreter command, analysed.
+pub(super) fn inline(builder: &mut Builder, command: &Command) {
+    let family = family(&command.program).to_owned();
+    let Some(interpreter) = INTERPRETERS
+        .iter()
+        .find(|interpreter| interpreter.family == family)
+    else {
+        return;
+    };
+    let argv = &command.argv;
+    let code = if family.ends_with("awk") {
+        let program_file = argv.iter().any(|w| w == "-f");
+        (!program_file)
+            .then(|| argv.iter().skip(1).find(|w| !w.starts_with('-')).cloned())
+            .flatten()
+    } else {
+        inline_code(interpreter, argv)
+    };
+    if let Some(code) = code {
+        if command.dynamic_args {
+            builder.fact(
+                Fact::EvalOfUnknownText,
+                format!(
+                    "{} runs code that is not known before it runs",
+                    command.program
+                ),
+            );
+        }
+        analyze(builder, &family, &code);
+    }
+}
+
+/// The code an interpreter's options carry: `-c CODE`, `--eval=CODE`,
+/// clustered (`-we CODE`, `-vc CODE`) or glued (`-cCODE`), after options
+/// that take a value (`-W error -c CODE`). Options end at the first
+/// word that is not one (the script, or `-` for standard input): what
+/// follows is the script's. Repeated code options join by lines.
+fn inline_code(interpreter: &Interpreter, argv: &[String]) -> Option<String> {
+    let mut pieces: Vec<String> = Vec::new();
+    let mut words = argv.iter().skip(1);
+    while let Some(word) = words.next() {
+        if !pieces.is_empty() && !interpreter.repeats {
+            break;
+        }
+        if interpreter.code.contains(&word.as_str()) {
+            pieces.extend(words.next().cloned());
+            continue;
+        }
+        if let Some((name, value)) = word
+            .split_once('=')
+            .filter(|(name, _)| name.starts_with("--"))
+        {
+            if interpreter.code.contains(&name) {
+                pieces.push(value.to_owned());
+            }
+            continue;
+        }
+        if word.starts_with("--") {
+            if interpreter.takes_value.contains(&word.as_str()) {
+                words.next();
+            }
+            continue;
+        }
+        let Some(letters) = word.strip_prefix('-').filter(|letters| !letters.is_empty()) else {
+            break;
+        };
+        for (at, letter) in letters.char_indices() {
+            let option = format!("-{letter}");
+            let rest = letters.get(at + letter.len_utf8()..).unwrap_or_default();
+            if interpreter.code.contains(&option.as_str()) {
+                match rest {
+                    "" => pieces.extend(words.next().cloned()),
+                    glued => pieces.push(glued.to_owned()),
+                }
+                break;
+            }
+            if interpreter.takes_value.contains(&option.as_str()) {
+                if rest.is_empty() {
+                    words.next();
+                }
+                break;
+            }
+        }
+    }
+    (!pieces.is_empty()).then(|| pieces.join("\n"))
+}
+
+/// What a piece of code in `language` (an interpreter or a file's
+/// language) does.
+pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
+    match syntax::Dialect::of(family(language)) {
+        Some(dialect) => {
+            if !syntax::read(builder, dialect, code) {
+                text::analyze(builder, language, code);
+            }
+        }
+        None => text::analyze(builder, language, code),
+    }
+    whole_code_facts(builder, language, code);
+}
+
+const NETWORK: [&str; 14] = [
+    "urllib",
+    "requests.",
+    "http.client",
+    "httpx",
+    "socket",
+    "fetch(",
+    "xmlhttprequest",
+    "net::http",
+    "lwp",
+    "io::socket",
+    "invoke-webrequest",
+    "invoke-restmethod",
+    "curl",
+    "http.request",
+];
+const SECRETS: [&str; 12] = [
+    "environ",
+    "process.env",
+    "env[",
+    "$env{",
+    "getenv",
+    ".ssh",
+    ".aws",
+    ".netrc",
+    "id_rsa",
+    "token",
+    "secret",
+    "password",
+];
+
+/// Facts about the code as a whole, whichever reader read it.
+fn whole_code_facts(builder: &mut Builder, language: &str, code: &str) {
+    if !super::budget::work(code.len()) {
+        return;
+    }
+    let lower = code.to_ascii_lowercase();
+    let loops = ["while", "for ", "for(", "loop", "until", "1.."]
+        .iter()
+        .any(|w| lower.contains(w));
+    if lower.contains("fork") && loops {
+        builder.fact(Fact::ForkBomb, format!("{language} code forks in a loop"));
+    }
+    if NETWORK.iter().any(|n| lower.contains(n)) && SECRETS.iter().any(|s| lower.contains(s)) {
+        builder.fact(
+            Fact::CodeSendsSecret,
+            format!("{language} code reads secrets and uses the network"),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests;

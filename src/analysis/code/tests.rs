@@ -1,0 +1,319 @@
+//! The code readers on examples per language and per effect.
+
+use crate::analysis::{Fact, analyze};
+
+/// The commands an action runs, as `program argv…` lines.
+fn commands(hint: &str) -> Vec<String> {
+    analyze(hint)
+        .unwrap()
+        .commands
+        .iter()
+        .map(|c| c.argv.join(" "))
+        .collect()
+}
+
+fn runs(hint: &str, command: &str) -> bool {
+    commands(hint).iter().any(|c| c == command)
+}
+
+fn writes(hint: &str) -> Vec<String> {
+    analyze(hint).unwrap().writes
+}
+
+#[test]
+fn python_deletions_resolve_imports_aliases_and_constants() {
+    for hint in [
+        "python3 -c 'from shutil import rmtree as wipe; wipe(\"/home/u\")'",
+        "python3 -c 'import shutil as sh; sh.rmtree(path=\"/ho\" + \"me/u\")'",
+        "python3 -c 'import shutil; d = \"/home/u\"; shutil.rmtree(d)'",
+        "python3 -c 'import shutil; shutil.rmtree(f\"/home/{\"u\"}\")'",
+        "python3 -c 'import shutil, os; shutil.rmtree(os.path.join(\"/home\", \"u\"))'",
+        "python3 -W ignore -c 'import shutil; x = shutil.rmtree; x(\"/home/u\")'",
+        "python3 -Bc 'import shutil; shutil.rmtree(\"/home/u\")'",
+        "python3 - <<'PY'\nimport shutil\nshutil.rmtree('/home/u')\nPY",
+    ] {
+        assert!(
+            runs(hint, "rm -r -f /home/u"),
+            "{hint}: {:?}",
+            commands(hint)
+        );
+    }
+    assert!(runs(
+        "python3 -c 'from os import *; remove(\"/etc/hosts\")'",
+        "rm -f /etc/hosts"
+    ));
+    assert!(runs(
+        "python3 -c 'from pathlib import Path; (Path.home() / \".bashrc\").unlink()'",
+        "rm -f ~/.bashrc"
+    ));
+    assert!(runs(
+        "python3 -c 'import os; os.rmdir(os.path.expanduser(\"~/x\"))'",
+        "rmdir ~/x"
+    ));
+}
+
+#[test]
+fn a_target_that_cannot_be_folded_is_unknown_not_silent() {
+    let analysis = analyze("python3 -c 'import shutil, sys; shutil.rmtree(sys.argv[1])'").unwrap();
+    let rm = analysis
+        .commands
+        .iter()
+        .find(|c| c.program == "rm")
+        .expect("the deletion is reported");
+    assert!(rm.dynamic_args, "{rm:?}");
+    assert!(rm.argv.iter().any(|w| w.contains("$(")));
+}
+
+#[test]
+fn writes_appends_and_truncation_are_reported() {
+    assert!(
+        writes("python3 -c 'open(\"/etc/hosts\", \"a\").write(\"x\")'")
+            .contains(&"/etc/hosts".to_owned())
+    );
+    assert!(
+        !writes("python3 -c 'print(open(\"/etc/hosts\").read())'")
+            .contains(&"/etc/hosts".to_owned())
+    );
+    assert!(
+        writes("python3 -c 'from pathlib import Path; Path(\"~/.bashrc\").write_text(\"x\")'")
+            .contains(&"~/.bashrc".to_owned())
+    );
+    assert!(runs(
+        "python3 -c 'import os; os.truncate(\"/var/log/syslog\", 0)'",
+        "truncate -s 0 /var/log/syslog"
+    ));
+    assert!(writes("node -e 'const fs = require(\"fs\"); fs.appendFileSync(`${require(\"os\").homedir()}/.bashrc`, \"x\")'").contains(&"~/.bashrc".to_owned()));
+    assert!(writes("ruby -e 'File.write(\"/etc/motd\", \"x\")'").contains(&"/etc/motd".to_owned()));
+    assert!(
+        writes("php -r 'file_put_contents(\"/etc/motd\", \"x\", FILE_APPEND);'")
+            .contains(&"/etc/motd".to_owned())
+    );
+    assert!(writes("php -r '$f = fopen(\"/etc/motd\", \"w\");'").contains(&"/etc/motd".to_owned()));
+}
+
+fn reads(hint: &str) -> Vec<String> {
+    analyze(hint).unwrap().reads
+}
+
+/// The files an action's code reads: the shell reads the interpreter's
+/// code argument as a word too, which these tests leave out.
+fn files_read(hint: &str) -> Vec<String> {
+    reads(hint)
+        .into_iter()
+        .filter(|read| !read.contains(' '))
+        .collect()
+}
+
+/// Each hint reads `secrets/app.key`, however the read is spelled.
+fn assert_reads_the_key(hints: &[&str]) {
+    for hint in hints {
+        assert!(
+            reads(hint).contains(&"secrets/app.key".to_owned()),
+            "{hint}: {:?}",
+            reads(hint)
+        );
+    }
+}
+
+#[test]
+fn python_file_reads_are_reported() {
+    assert_reads_the_key(&[
+        "python3 -c 'print(open(\"secrets/app.key\").read())'",
+        "python3 -c 'f = open(\"secrets/app.key\", mode=\"rb\"); print(f.read())'",
+        "python3 -c 'import io; print(io.open(\"secrets/\" + \"app.key\").read())'",
+        "python3 -c 'from pathlib import Path; print(Path(\"secrets\").joinpath(\"app.key\").read_text())'",
+        "python3 -c 'import pathlib; print(pathlib.Path(\"secrets/app.key\").read_bytes())'",
+        "python3 -c 'from pathlib import Path; p = Path(\"secrets/app.key\"); print(p.open().read())'",
+        "python3 -c 'import shutil; shutil.copy(\"secrets/app.key\", \"/tmp/k\")'",
+    ]);
+    // `c2VjcmV0cy9hcHAua2V5` is `secrets/app.key` in base64.
+    assert_reads_the_key(&[
+        "python3 -c 'import base64; print(open(base64.b64decode(\"c2VjcmV0cy9hcHAua2V5\").decode()).read())'",
+        "python3 -c 'from base64 import b64decode as d; n = d(b\"c2VjcmV0cy9hcHAua2V5\").decode().strip(); print(open(n).read())'",
+    ]);
+    assert!(
+        writes("python3 -c 'import shutil; shutil.copy(\"secrets/app.key\", \"/tmp/k\")'")
+            .contains(&"/tmp/k".to_owned())
+    );
+}
+
+#[test]
+fn javascript_file_reads_are_reported() {
+    assert_reads_the_key(&[
+        "node -e 'console.log(require(\"fs\").readFileSync(\"secrets/app.key\", \"utf8\"))'",
+        "node -e 'const {readFile} = require(\"node:fs/promises\"); readFile(`secrets/${\"app.key\"}`).then(console.log)'",
+        "node -e 'const fs = require(\"fs\"); fs.createReadStream(\"secrets/app.key\").pipe(process.stdout)'",
+        "node -e 'const fs = require(\"fs\"); fs.open(\"secrets/app.key\", \"r\", () => {})'",
+        "bun -e 'console.log(await Bun.file(\"secrets/app.key\").text())'",
+        "node -e 'const p = Buffer.from(\"c2VjcmV0cy9hcHAua2V5\", \"base64\").toString(); console.log(require(\"fs\").readFileSync(p))'",
+        "node -e 'console.log(require(\"fs\").readFileSync(atob(\"c2VjcmV0cy9hcHAua2V5\")))'",
+    ]);
+}
+
+#[test]
+fn ruby_and_php_file_reads_are_reported() {
+    assert_reads_the_key(&[
+        "ruby -e 'puts File.read(\"secrets/app.key\")'",
+        "ruby -e 'puts IO.readlines(File.join(\"secrets\", \"app.key\"))'",
+        "ruby -e 'File.open(\"secrets/app.key\") { |f| puts f.read }'",
+        "ruby -e 'require \"base64\"; puts File.read(Base64.decode64(\"c2VjcmV0cy9hcHAua2V5\"))'",
+        "php -r 'echo file_get_contents(\"secrets/app.key\");'",
+        "php -r '$f = fopen(\"secrets/app.key\", \"r\"); echo fgets($f);'",
+        "php -r 'readfile(\"secrets/\" . \"app.key\");'",
+        "php -r 'echo file_get_contents(base64_decode(\"c2VjcmV0cy9hcHAua2V5\"));'",
+    ]);
+}
+
+#[test]
+fn code_evaluated_from_a_variable_reads_what_it_reads() {
+    assert_reads_the_key(&[
+        "node -e 'const code = \"require(\\\"fs\\\").readFileSync(\\\"secrets/app.key\\\")\"; eval(code)'",
+        "python3 -c 'src = \"print(open(\\\"secrets/app.key\\\").read())\"; exec(src)'",
+    ]);
+}
+
+#[test]
+fn ordinary_reads_and_writes_read_only_what_they_name() {
+    for (hint, file) in [
+        (
+            "python3 -c 'import json; print(json.load(open(\"package.json\"))[\"version\"])'",
+            "package.json",
+        ),
+        (
+            "node -e 'console.log(require(\"fs\").readFileSync(\"README.md\", \"utf8\"))'",
+            "README.md",
+        ),
+        ("ruby -e 'puts File.readlines(\"Gemfile\").size'", "Gemfile"),
+    ] {
+        // The shell reads the interpreter's code argument as a word; the
+        // code reads its one file.
+        let files: Vec<String> = reads(hint)
+            .into_iter()
+            .filter(|r| !r.contains(' '))
+            .collect();
+        assert_eq!(files, vec![file.to_owned()], "{hint}");
+        assert!(writes(hint).is_empty(), "{hint}: {:?}", writes(hint));
+    }
+    // Written, not read; printing reads nothing.
+    assert!(files_read("python3 -c 'open(\"out.txt\", \"w\").write(\"x\")'").is_empty());
+    assert!(files_read("node -e 'console.log(\"hello\", 1)'").is_empty());
+    // A file named at run time is not a read of anything known.
+    assert!(files_read("python3 -c 'import sys; print(open(sys.argv[1]).read())'").is_empty());
+}
+
+#[test]
+fn javascript_modules_resolve_through_require_and_import() {
+    for hint in [
+        "node -e 'const fs = require(\"fs\"); fs.rmSync(\"/home/u\", {recursive: true})'",
+        "node -e 'const {rmSync: r} = require(\"node:fs\"); r(\"/home/u\")'",
+        "node -e 'require(\"fs\").promises.rm(\"/home/u\", {recursive: true})'",
+        "node --input-type=module -e 'import * as fs from \"fs\"; fs.rmSync(\"/home/u\")'",
+        "node -e 'import {rm} from \"fs/promises\"; await rm(\"/ho\" + `me/${\"u\"}`)'",
+    ] {
+        assert!(
+            runs(hint, "rm -r -f /home/u"),
+            "{hint}: {:?}",
+            commands(hint)
+        );
+    }
+}
+
+#[test]
+fn programs_started_are_analysed_as_shell_or_argv() {
+    for hint in [
+        "python3 -c 'import subprocess; subprocess.run([\"rm\", \"-rf\", \"/home/u\"])'",
+        "python3 -c 'import os; os.system(\"rm -rf /home/u\")'",
+        "python3 -c 'import os; os.execvp(\"rm\", [\"rm\", \"-rf\", \"/home/u\"])'",
+        "node -e 'require(\"child_process\").spawnSync(\"rm\", [\"-rf\", \"/home/u\"])'",
+        "node -e 'const {execSync} = require(\"child_process\"); execSync(\"rm -rf /home/u\")'",
+        "ruby -e 'system \"rm\", \"-rf\", \"/home/u\"'",
+        "ruby -e 'x = \"/home/u\"; `rm -rf #{x}`'",
+        "ruby -e 'require \"open3\"; Open3.capture2(\"rm -rf /home/u\")'",
+        "php -r 'shell_exec(\"rm -rf /home/u\");'",
+        "php -r '$d = \"/home/u\"; exec(\"rm -rf \" . $d);'",
+        "php -r '`rm -rf /home/u`;'",
+    ] {
+        assert!(runs(hint, "rm -rf /home/u"), "{hint}: {:?}", commands(hint));
+    }
+    let unknown = analyze("python3 -c 'import os, sys; os.system(sys.argv[1])'").unwrap();
+    assert!(unknown.has(Fact::EvalOfUnknownText), "{unknown:?}");
+}
+
+#[test]
+fn ruby_and_php_deletions() {
+    assert!(runs(
+        "ruby -e 'require \"fileutils\"; FileUtils.rm_rf(Dir.home + \"/x\")'",
+        "rm -r -f ~/x"
+    ));
+    assert!(runs(
+        "ruby -e 'File.delete(\"/etc/hosts\")'",
+        "rm -f /etc/hosts"
+    ));
+    assert!(runs("php -r 'unlink(\"/etc/hosts\");'", "rm -f /etc/hosts"));
+    assert!(runs("php -r 'rmdir(\"/srv/x\");'", "rmdir /srv/x"));
+}
+
+#[test]
+fn rebinding_keeps_what_may_be_dangerous() {
+    let hint =
+        "python3 -c 'import shutil\nf = print\nif x:\n    f = shutil.rmtree\nf(\"/home/u\")'";
+    assert!(runs(hint, "rm -r -f /home/u"), "{:?}", commands(hint));
+}
+
+#[test]
+fn strings_that_are_only_data_do_not_run() {
+    for hint in [
+        "python3 -c 'print(\"rm -rf /home/u\")'",
+        "python3 -c 's = \"import os; os.system(1)\"; print(len(s))'",
+        "node -e 'console.log(\"rm -rf /home/u\")'",
+        "ruby -e 'puts \"FileUtils.rm_rf(\\\"/home/u\\\")\"'",
+        "php -r 'echo \"unlink(/home/u)\";'",
+    ] {
+        let analysis = analyze(hint).unwrap();
+        assert!(
+            !analysis.commands.iter().any(|c| c.program == "rm"),
+            "{hint}: {:?}",
+            analysis.commands
+        );
+    }
+}
+
+#[test]
+fn clustered_and_glued_code_options_carry_code() {
+    assert!(runs(
+        "python3 -Bc'import os; os.remove(\"/etc/hosts\")'",
+        "rm -f /etc/hosts"
+    ));
+    assert!(runs(
+        "ruby -we 'File.delete(\"/etc/hosts\")'",
+        "rm -f /etc/hosts"
+    ));
+    assert!(runs(
+        "node --eval='require(\"fs\").unlinkSync(\"/etc/hosts\")'",
+        "rm -f /etc/hosts"
+    ));
+    // After the script, `-c` is the script's.
+    assert!(!runs(
+        "python3 tool.py -c 'import os; os.remove(\"/etc/hosts\")'",
+        "rm -f /etc/hosts"
+    ));
+}
+
+#[test]
+fn hostile_code_is_bounded_and_does_not_panic() {
+    let deep = format!(
+        "python3 -c 'x = {}1{}'",
+        "(".repeat(5_000),
+        ")".repeat(5_000)
+    );
+    let _ = analyze(&deep);
+    let concat = format!(
+        "node -e 'const a = {}; require(\"fs\").rmSync(a)'",
+        vec!["\"aaaaaaaaaaaaaaaa\""; 400].join(" + ")
+    );
+    let _ = analyze(&concat);
+    let odd = "ruby -e '`\u{1F600}#{\u{0301}`; File.delete(\"\u{00e9}\\\\'";
+    let _ = analyze(odd);
+    let php = format!("php -r '{}'", "$a = $a . $a; ".repeat(400));
+    let _ = analyze(&php);
+}
