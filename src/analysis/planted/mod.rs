@@ -45,9 +45,10 @@ use table::{Format, RunsLater, runs_later};
 pub const MAX_PLANTED_BYTES: usize = 1024 * 1024;
 
 /// Commands read at most from one structured file (a harness's settings,
-/// an editor's tasks): each is placed by a search of the file, so a file
-/// of countless entries would stall the reader; beyond this it is unseen.
-/// Real files name a few dozen.
+/// an editor's tasks, and the parts of any other file that runs later):
+/// each is placed by a search of the file, so a file of countless entries
+/// would stall the reader; beyond this it is unseen. Real files name a
+/// few dozen.
 const MAX_STRUCTURED_PARTS: usize = 512;
 
 /// A file write whose content is known.
@@ -248,7 +249,7 @@ fn parts_of(kind: RunsLater, path: &str, content: &str) -> Result<Vec<Part>, Unr
     if content.contains('\0') {
         return Err(Unreadable("binary content".into()));
     }
-    Ok(match kind.format {
+    let parts = match kind.format {
         Format::Shell => vec![Part::shell(1, content)],
         Format::Code(language) => vec![Part {
             line: 1,
@@ -267,7 +268,14 @@ fn parts_of(kind: RunsLater, path: &str, content: &str) -> Result<Vec<Part>, Unr
         Format::SystemdUnit => system::systemd_unit(content),
         Format::LaunchdPlist => system::launchd_plist(content)?,
         Format::HarnessJson | Format::HarnessToml => harness::parts(kind.format, content)?,
-    })
+    };
+    // Thousands of steps (a YAML alias repeated, a generated Makefile)
+    // are a file no one reviews line by line either: unseen, so a human
+    // decides.
+    if parts.len() > MAX_STRUCTURED_PARTS {
+        return Err(Unreadable(format!("more than {MAX_STRUCTURED_PARTS} commands")));
+    }
+    Ok(parts)
 }
 
 /// Judges a write: the parts of the file it leaves behind that were not

@@ -243,3 +243,13 @@ fn switching_the_guard_off_is_seen_in_writes_edits_and_removals() {
     }
     assert!(!off("write_file .claude/settings.local.json", Some(&whole(".claude/settings.local.json", r#"{"model": "opus"}"#))));
 }
+
+#[test]
+fn a_file_that_runs_later_with_thousands_of_steps_is_unseen() {
+    let steps = |count: usize| format!("on: push\nx: &a |\n  echo one\njobs:\n  b:\n    steps:\n{}", "      - run: *a\n".repeat(count));
+    let files = Files::default();
+    let many = whole(".github/workflows/ci.yml", &steps(MAX_STRUCTURED_PARTS + 1));
+    assert!(analyse("write_file .github/workflows/ci.yml", Some(&many), &files).has(Fact::PlantsUnseenCode));
+    let few = whole(".github/workflows/ci.yml", &steps(3));
+    assert!(!analyse("write_file .github/workflows/ci.yml", Some(&few), &files).has(Fact::PlantsUnseenCode));
+}
