@@ -45,7 +45,7 @@ use table::{Format, RunsLater, runs_later};
 pub const MAX_PLANTED_BYTES: usize = 1024 * 1024;
 
 /// Commands read at most from one structured file (a harness's settings,
-/// an editor's tasks, and the parts of any other file that runs later):
+/// an editor's tasks, and the steps of a YAML pipeline):
 /// each is placed by a search of the file, so a file of countless entries
 /// would stall the reader; beyond this it is unseen. Real files name a
 /// few dozen.
@@ -269,10 +269,11 @@ fn parts_of(kind: RunsLater, path: &str, content: &str) -> Result<Vec<Part>, Unr
         Format::LaunchdPlist => system::launchd_plist(content)?,
         Format::HarnessJson | Format::HarnessToml => harness::parts(kind.format, content)?,
     };
-    // Thousands of steps (a YAML alias repeated, a generated Makefile)
-    // are a file no one reviews line by line either: unseen, so a human
-    // decides.
-    if parts.len() > MAX_STRUCTURED_PARTS {
+    // Thousands of steps from a YAML alias repeated cost the writer a
+    // line each: a file no one reviews step by step either, so it is
+    // unseen and a human decides. (Other formats pay a line per part in
+    // the analysis budget.)
+    if kind.format == Format::YamlSteps && parts.len() > MAX_STRUCTURED_PARTS {
         return Err(Unreadable(format!("more than {MAX_STRUCTURED_PARTS} commands")));
     }
     Ok(parts)
