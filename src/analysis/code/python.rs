@@ -2,7 +2,7 @@
 
 use tree_sitter::Node;
 
-use super::syntax::{Arg, Callee, Piece, Shape, fragments, text_of, unescape};
+use super::syntax::{Callee, KeywordArgument, Piece, Shape, arguments, fragments, text_of, unescape};
 
 pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
     let field = |name: &str| node.child_by_field_name(name);
@@ -11,30 +11,8 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
             let Some(function) = field("function") else {
                 return Shape::Other;
             };
-            let mut args = Vec::new();
-            if let Some(list) = field("arguments") {
-                let mut cursor = list.walk();
-                for arg in list.named_children(&mut cursor) {
-                    match arg.kind() {
-                        "keyword_argument" => {
-                            if let (Some(name), Some(value)) = (
-                                arg.child_by_field_name("name"),
-                                arg.child_by_field_name("value"),
-                            ) {
-                                args.push(Arg {
-                                    keyword: Some(text_of(name, code).to_owned()),
-                                    value,
-                                });
-                            }
-                        }
-                        "list_splat" | "dictionary_splat" | "comment" => {}
-                        _ => args.push(Arg {
-                            keyword: None,
-                            value: arg,
-                        }),
-                    }
-                }
-            }
+            let keyword = KeywordArgument { kind: "keyword_argument", name: "name", value: "value" };
+            let args = field("arguments").map(|list| arguments(list, code, &keyword, &["list_splat", "dictionary_splat", "comment"])).unwrap_or_default();
             Shape::Call {
                 callee: Callee::Expr(function),
                 args,

@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::syntax::{Arg, Callee, Piece, Shape, fragments, text_of, unescape};
+use super::syntax::{Callee, KeywordArgument, Piece, Shape, arguments, fragments, text_of, unescape};
 
 pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
     let field = |name: &str| node.child_by_field_name(name);
@@ -12,33 +12,10 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
             let Some(method) = field("method") else {
                 return Shape::Other;
             };
-            let mut args = Vec::new();
-            if let Some(list) = field("arguments") {
-                let mut cursor = list.walk();
-                for arg in list.named_children(&mut cursor) {
-                    match arg.kind() {
-                        "pair" => {
-                            if let (Some(key), Some(value)) = (
-                                arg.child_by_field_name("key"),
-                                arg.child_by_field_name("value"),
-                            ) {
-                                args.push(Arg {
-                                    keyword: Some(
-                                        text_of(key, code).trim_end_matches(':').to_owned(),
-                                    ),
-                                    value,
-                                });
-                            }
-                        }
-                        "comment" | "block_argument" | "splat_argument" | "hash_splat_argument" => {
-                        }
-                        _ => args.push(Arg {
-                            keyword: None,
-                            value: arg,
-                        }),
-                    }
-                }
-            }
+            let keyword = KeywordArgument { kind: "pair", name: "key", value: "value" };
+            let args = field("arguments")
+                .map(|list| arguments(list, code, &keyword, &["comment", "block_argument", "splat_argument", "hash_splat_argument"]))
+                .unwrap_or_default();
             let callee = match field("receiver") {
                 Some(receiver) => Callee::Method(receiver, text_of(method, code).to_owned()),
                 None => Callee::Expr(method),

@@ -166,6 +166,33 @@ pub(super) struct Arg<'t> {
     pub(super) value: Node<'t>,
 }
 
+/// How a grammar writes a keyword argument: the node's kind and the
+/// fields of its name and value (Python's `keyword_argument` `name`,
+/// Ruby's `pair` `key`).
+pub(super) struct KeywordArgument {
+    pub(super) kind: &'static str,
+    pub(super) name: &'static str,
+    pub(super) value: &'static str,
+}
+
+/// The arguments of a call's argument `list`: keyword arguments named (a
+/// Ruby key's trailing `:` dropped), nodes of a kind in `passes_nothing`
+/// (splats, comments, blocks) left out, every other node positional.
+pub(super) fn arguments<'t>(list: Node<'t>, code: &str, keyword: &KeywordArgument, passes_nothing: &[&str]) -> Vec<Arg<'t>> {
+    let mut args = Vec::new();
+    let mut cursor = list.walk();
+    for arg in list.named_children(&mut cursor) {
+        if arg.kind() == keyword.kind {
+            if let (Some(name), Some(value)) = (arg.child_by_field_name(keyword.name), arg.child_by_field_name(keyword.value)) {
+                args.push(Arg { keyword: Some(text_of(name, code).trim_end_matches(':').to_owned()), value });
+            }
+        } else if !passes_nothing.contains(&arg.kind()) {
+            args.push(Arg { keyword: None, value: arg });
+        }
+    }
+    args
+}
+
 pub(super) enum Piece<'t> {
     Literal(String),
     Expr(Node<'t>),
