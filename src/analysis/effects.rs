@@ -102,11 +102,9 @@ pub struct Effect {
     pub zone: Zone,
 }
 
-/// Top-level folders of the system.
-const SYSTEM_FOLDERS: [&str; 25] = [
-    "bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "opt", "proc", "root", "run", "sbin", "sys", "usr", "var", "system", "library",
-    "applications", "private", "volumes", "cores", "srv", "snap", "nix",
-];
+/// Top-level folders that hold system data besides the ones no project
+/// can be in ([`super::folder::SYSTEM_FOLDERS`]): a service's files.
+const MORE_SYSTEM_FOLDERS: [&str; 3] = ["srv", "snap", "nix"];
 /// Folders that hold every user's home.
 const HOMES: [&str; 2] = ["home", "users"];
 /// Devices writing to which changes nothing.
@@ -152,7 +150,7 @@ pub fn zone_of(target: &str) -> Zone {
                 _ => Zone::Home,
             };
         }
-        if SYSTEM_FOLDERS.contains(&first.as_str()) {
+        if super::folder::SYSTEM_FOLDERS.iter().any(|folder| folder.eq_ignore_ascii_case(first)) || MORE_SYSTEM_FOLDERS.contains(&first.as_str()) {
             return if everything_after(1) { Zone::SystemRoot } else { Zone::System };
         }
         return Zone::Elsewhere;

@@ -23,7 +23,7 @@
 use super::{Analysis, Command, Fact, MAX_COMMANDS, preview, words::normalize_path};
 
 /// Top-level folders of the system, never a project.
-const SYSTEM_FOLDERS: [&str; 22] = [
+pub(super) const SYSTEM_FOLDERS: [&str; 22] = [
     "bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "opt", "proc", "root", "run", "sbin", "sys", "usr", "var", "System", "Library",
     "Applications", "private", "Volumes", "cores",
 ];
