@@ -289,3 +289,34 @@ fn characters_beyond_latin_1_after_a_brace_do_not_reach_the_scanners_isdigit() {
     }
     assert!(has("rm -rf ~/caf\u{e9} && echo h\u{e9}", "rm -f -r ~/caf\u{e9}"), "{:?}", programs("rm -rf ~/caf\u{e9}"));
 }
+
+/// Where the action's deletions and overwrites land.
+fn zones(hint: &str) -> Vec<Zone> {
+    analyze(hint).unwrap().effects.iter().map(|effect| effect.zone).collect()
+}
+
+#[test]
+fn values_are_followed_as_far_as_a_shell_would() {
+    // Each may end somewhere other than its last assignment says.
+    for hint in [
+        "T=/srv/cache; true || T=./cache; rm -rf \"$T\"",
+        "out=./dist; for i in 1 2; do rm -rf \"$out\"; out=/opt/app; done",
+        "f=./a.txt; printf -v f '%s' /opt/x; rm -f \"$f\"",
+        "w=./build; read w <<< /opt/y; rm -rf \"$w\"",
+        "k=./tmp; echo /opt/z; rm -rf \"$_\"",
+        "p=./x; alias go='p=/opt'; go; rm -rf \"$p\"",
+        "old=./gen; cd /opt && rm -rf \"$OLDPWD\"",
+        "rm -rf \"$WORK/../../opt\"",
+    ] {
+        assert!(zones(hint).iter().any(|zone| !matches!(zone, Zone::Project | Zone::Temp)), "{hint}: {:?}", zones(hint));
+    }
+    // What a shell knows for sure stays known.
+    for hint in ["T=./cache; rm -rf \"$T\"", "d=build && mkdir -p $d && rm -rf $d/obj", "for f in a b; do echo $f; done; rm -rf ./out"] {
+        assert!(zones(hint).iter().all(|zone| *zone == Zone::Project), "{hint}: {:?}", zones(hint));
+    }
+    // An unquoted here-document runs its substitutions; a quoted one does not.
+    assert!(zones("cat <<END\n$(rm -rf /opt/data)\nEND").contains(&Zone::System));
+    assert!(zones("cat <<'END'\n$(rm -rf /opt/data)\nEND").is_empty());
+    // bash reads a carriage return as part of a word, never a blank.
+    assert!(has("echo a\r#b; rm -rf ~", "rm -f -r ~"));
+}
