@@ -354,7 +354,7 @@ const GIT_RESET: Grammar = tool("", &[
     flag("refresh"), optional("recurse-submodules"), value("pathspec-from-file"), flag("pathspec-file-nul"), same("intent-to-add", 'N'),
 ]);
 const GIT_CLEAN: Grammar = tool("e", &[same("force", 'f'), same("dry-run", 'n'), same("quiet", 'q'), same_value("exclude", 'e'), same("interactive", 'i')]);
-const GIT_CHECKOUT: Grammar = tool("", &[
+const GIT_CHECKOUT: Grammar = tool("bB", &[
     same("force", 'f'), flag("ours"), flag("theirs"), optional("track"), flag("detach"), value("orphan"), same("merge", 'm'),
     same("patch", 'p'), same("quiet", 'q'), flag("overwrite-ignore"), flag("ignore-other-worktrees"), value("conflict"), flag("no-track"),
     flag("guess"), optional("recurse-submodules"), value("pathspec-from-file"), flag("progress"), flag("ignore-skip-worktree-bits"),
