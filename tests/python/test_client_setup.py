@@ -6,61 +6,26 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import subprocess
 import tempfile
 from pathlib import Path
 
-import anyio
 import pytest
-from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 
-from dongle_client import BIN, CALL_TIMEOUT, SESSION_TIMEOUT, check_envelope, serve
+from dongle_client import BIN, SESSION_TIMEOUT, serve, serve_http
 
 pytestmark = pytest.mark.anyio
 
 
-def start_http_server(data_dir: str) -> tuple[subprocess.Popen[str], str]:
-    """Starts `serve --http` on a free loopback port; returns it and its URL."""
-    server = subprocess.Popen(
-        [str(BIN), "serve", "--http", "127.0.0.1:0", "--data-dir", data_dir],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "SAFETY_DONGLE_LOG": "info"},
-    )
-    assert server.stderr is not None
-    for line in server.stderr:
-        found = re.search(r"http://127\.0\.0\.1:\d+/mcp", line)
-        if found:
-            return server, found.group(0)
-    server.kill()
-    raise AssertionError("the server exited before announcing its address")
-
-
 async def test_http_session_end_is_accepted_by_the_sdk(caplog: pytest.LogCaptureFixture) -> None:
-    data_dir = tempfile.mkdtemp(prefix="dongle-test-")
-    server, url = start_http_server(data_dir)
-    try:
-        caplog.set_level(logging.DEBUG, logger="mcp")
-        with anyio.fail_after(SESSION_TIMEOUT):
-            async with streamable_http_client(url) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    arguments = {"operation": "introspect", "params": {"query": "operations"}}
-                    with anyio.fail_after(CALL_TIMEOUT):
-                        result = await session.call_tool("mcp_aql_read", arguments)
-                    assert check_envelope(result, arguments).success
-        # Leaving the transport sends DELETE; the SDK warns on any answer but
-        # 200, 204 or 405.
-        failures = [r.getMessage() for r in caplog.records if "termination" in r.getMessage().lower()]
-        assert failures == [], failures
-        assert any(r.levelno == logging.DEBUG for r in caplog.records), "the SDK's own logs were captured"
-    finally:
-        server.kill()
-        server.wait()
+    caplog.set_level(logging.DEBUG, logger="mcp")
+    async with serve_http(["serve"]) as dongle:
+        assert (await dongle.call("mcp_aql_read", {"operation": "introspect", "params": {"query": "operations"}})).success
+    # Leaving the transport sends DELETE; the SDK warns on any answer but
+    # 200, 204 or 405.
+    failures = [r.getMessage() for r in caplog.records if "termination" in r.getMessage().lower()]
+    assert failures == [], failures
+    assert any(r.levelno == logging.DEBUG for r in caplog.records), "the SDK's own logs were captured"
 
 
 def write_config(text: str) -> Path:
