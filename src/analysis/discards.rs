@@ -44,7 +44,10 @@ pub(super) fn discarded(command: &Command) -> Vec<String> {
             if parsed.has("--pathspec-from-file") {
                 return vec![UNKNOWN.to_owned()];
             }
+            // Git refuses paths beside a new, tracking or detached branch.
+            let switches_only = ["-b", "-B", "--orphan", "--track", "--detach"].iter().any(|flag| parsed.has(flag));
             let mut paths: Vec<String> = match after {
+                _ if switches_only => Vec::new(),
                 Some(after) => appended(paths_of(after)),
                 // `git checkout BRANCH PATH…`: past the first, paths.
                 None if parsed.positionals.len() >= 2 => paths_of(parsed.positionals.get(1..).unwrap_or_default()),
@@ -57,8 +60,10 @@ pub(super) fn discarded(command: &Command) -> Vec<String> {
         }
         "restore" => {
             let parsed = parse("restore", args);
+            // The working tree is restored unless only the index is
+            // asked for; asking for neither is refused.
             let staged = last_of(&parsed, "-S", "--no-staged");
-            let worktree = last_of(&parsed, "-W", "--no-worktree") || !staged;
+            let worktree = given_last(&parsed, "-W", "--no-worktree").unwrap_or(!staged);
             if !worktree {
                 return Vec::new();
             }
@@ -132,7 +137,13 @@ fn names_paths_not_branch(word: &str) -> bool {
 
 /// Whether `flag` holds: given after the last `negation`.
 fn last_of(parsed: &Parsed, flag: &str, negation: &str) -> bool {
-    parsed.options.iter().rev().find(|option| option.flag == flag || option.flag == negation).is_some_and(|option| option.flag == flag)
+    given_last(parsed, flag, negation).unwrap_or(false)
+}
+
+/// Whether the last of `flag` and `negation` given is `flag`; `None`
+/// when neither is.
+fn given_last(parsed: &Parsed, flag: &str, negation: &str) -> Option<bool> {
+    parsed.options.iter().rev().find(|option| option.flag == flag || option.flag == negation).map(|option| option.flag == flag)
 }
 
 #[cfg(test)]
@@ -146,7 +157,7 @@ mod tests {
 
     #[test]
     fn commands_that_put_committed_files_back_discard_the_changes() {
-        let cases: [(&str, &[&str]); 14] = [
+        let cases: [(&str, &[&str]); 15] = [
             ("git checkout -- src/main.rs", &["src/main.rs"]),
             ("git checkout HEAD -- a.txt b.txt", &["a.txt", "b.txt"]),
             ("git checkout main notes.md", &["notes.md"]),
@@ -158,6 +169,7 @@ mod tests {
             ("git restore notes.md", &["notes.md"]),
             ("git restore -S -W notes.md", &["notes.md"]),
             ("git restore --source=HEAD~2 src", &["src"]),
+            ("git restore -S --no-staged notes.md", &["notes.md"]),
             ("git reset --hard HEAD~1", &["."]),
             ("git reset --mer HEAD~1", &["."]),
             ("git -C /tmp/repo checkout -- f", &["f"]),
@@ -191,6 +203,7 @@ mod tests {
             "git checkout main",
             "git checkout -b feature/login",
             "git checkout -b feature/login origin/main",
+            "git checkout -b test main notes.md",
             "git checkout -bnew-branch",
             "git checkout -qbfeature",
             "git checkout --orphan gh-pages",
@@ -198,6 +211,12 @@ mod tests {
             "git switch main",
             "git restore --staged notes.md",
             "git restore --staged .",
+            "git restore --no-worktree notes.md",
+            "git restore -W --no-worktree notes.md",
+            "git restore notes.md --help",
+            "git checkout --track origin/main notes.md",
+            "git checkout -U3 main",
+            "git checkout --inter-hunk-context 3 main",
             "git reset --soft HEAD~1",
             "git reset --keep HEAD~1",
             "git reset notes.md",

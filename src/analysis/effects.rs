@@ -14,7 +14,7 @@
 //! substitution, arguments appended at run time) is [`Zone::Unknown`],
 //! never the project: a deletion there needs a human.
 
-use super::{Analysis, Command, words::normalize_path};
+use super::{Analysis, Command, command::Invocation, words::normalize_path};
 
 /// What an effect does to its target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -208,7 +208,8 @@ fn temp_root_length(segments: &[String]) -> Option<usize> {
 /// (redirections), each placed in its zone.
 pub(super) fn find(analysis: &mut Analysis) {
     let mut found: Vec<(EffectKind, String)> = analysis.effects.drain(..).map(|effect| (effect.kind, effect.target)).collect();
-    for command in &analysis.commands {
+    // A command that only prints its help does nothing else.
+    for command in analysis.commands.iter().filter(|command| command.invocation == Invocation::Acts) {
         of_command(command, &mut found);
     }
     let mut effects: Vec<Effect> = found
