@@ -399,7 +399,7 @@ impl LoopCore {
         if let Some(session) = session {
             self.sessions.end(session);
         }
-        self.store.write_durable(|tx| {
+        let ended = self.store.write_durable(|tx| {
             for row in records::active_executions_of(tx, &self.owner, session)? {
                 let cancelled = AnyExecution::from_row(row.clone())?.cancel(now, Some("its MCP session ended".into()));
                 if let Ok(cancelled) = cancelled {
@@ -416,7 +416,11 @@ impl LoopCore {
             }
             records::cancel_challenges_of(tx, &self.owner, session)?;
             Ok(())
-        })
+        });
+        // After the store says so: whoever waits for such a request finds
+        // it cancelled.
+        self.humans.session_ended(session);
+        ended
     }
 }
 
