@@ -100,7 +100,8 @@ impl HumanAnswers {
         let (approved, collection) = approved(approval_id, settled, &self.core.store, collector)?;
         let (core, session, who) = (self.core.clone(), call.session_id.clone(), agent.clone());
         let approval_id = approved.approval_id().to_owned();
-        core.clone().store.write_durable_async(move |tx| core.spend_approval(tx, &approved, &who, &session, "confirm", None)).await?;
+        let id = approval_id.clone();
+        core.clone().store.write_durable_async(move |tx| core.spend_approval(tx, &approved, &who, &session, "confirm", Some(&id))).await?;
         collection.finish(call.cancelled.is_cancelled().then_some(call.session_id.as_str()));
         Ok(ApprovalResult { approved: true, approval_id, element_name: agent, redelivered: false })
     }

@@ -31,7 +31,9 @@ import tempfile
 import anyio
 from jsonschema import Draft202012Validator
 from mcp import ClientSession, StdioServerParameters
+from mcp.client.session import MessageHandlerFnT
 from mcp.client.stdio import stdio_client
+from mcp.shared.dispatcher import ProgressFnT
 from mcp.types import CallToolResult, TextContent, Tool
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -53,6 +55,8 @@ RECOVERABLE_CODES = frozenset(
         "NOT_FOUND_OPERATION",
         "NOT_FOUND_RESOURCE",
         "PERMISSION_DENIED",
+        "RATE_LIMIT_EXCEEDED",
+        "CONFIRMATION_REQUIRED",
     }
 )
 
@@ -159,9 +163,11 @@ class Dongle:
         assert listed.next_cursor is None
         return listed.tools
 
-    async def call(self, tool: str, arguments: dict[str, Any] | None) -> Reply:
+    async def call(self, tool: str, arguments: dict[str, Any] | None, progress: ProgressFnT | None = None) -> Reply:
+        """One tools/call; `progress` asks for progress reports (the SDK
+        then sends a progress token) and receives them."""
         with anyio.fail_after(CALL_TIMEOUT):
-            result = await self.session.call_tool(tool, arguments)
+            result = await self.session.call_tool(tool, arguments, progress_callback=progress)
         return check_envelope(result, arguments)
 
     async def introspect(self, tool: str = "mcp_aql_read", **params: Any) -> Any:
@@ -176,11 +182,12 @@ async def serve(
     *,
     args: list[str] | None = None,
     env: Mapping[str, str] | None = None,
+    message_handler: MessageHandlerFnT | None = None,
 ) -> AsyncIterator[Dongle]:
     """Starts the binary and yields an initialized session.
 
     `mode` adds `serve --endpoints MODE`; `args` replaces the whole command
-    line. The SDK passes the server only a minimal environment (PATH, HOME,
+    line; `message_handler` sees every notification the server sends. The SDK passes the server only a minimal environment (PATH, HOME,
     ...) plus `env`, so an `MCP_AQL_ENDPOINT_MODE` set around the test run
     never leaks in. Each server gets its own empty data folder.
     """
@@ -195,6 +202,6 @@ async def serve(
     parameters = StdioServerParameters(command=str(BIN), args=args, env=server_env)
     with anyio.fail_after(SESSION_TIMEOUT):
         async with stdio_client(parameters) as (read, write):
-            async with ClientSession(read, write) as session:
+            async with ClientSession(read, write, message_handler=message_handler) as session:
                 initialized = await session.initialize()
                 yield Dongle(session, initialized)
