@@ -215,11 +215,12 @@ pub struct CallContext {
     /// Where the action runs, when the client says (a hook's `cwd`); MCP
     /// sessions leave it to relative paths.
     pub working_folder: WorkingFolder,
-    /// The longest this request may wait for anyone (a human) before it
-    /// answers, when its client is likely to give up on it sooner than the
-    /// configured waits; `None`: only those bound it (a hook, whose own
-    /// deadline bounds them; the demo).
-    pub wait_limit: Option<Duration>,
+    /// When this request must have answered, at the latest, because its
+    /// client is likely to give up on it soon after: every wait for anyone
+    /// (a human) while serving it, a batch's items' together, ends by
+    /// then. `None`: only the configured waits bound them (a hook, whose
+    /// own deadline bounds those; the demo).
+    pub answer_by: Option<tokio::time::Instant>,
 }
 
 impl CallContext {
@@ -234,14 +235,14 @@ impl CallContext {
             warnings: Warnings::default(),
             halt: HaltSignal::default(),
             working_folder: WorkingFolder::Project,
-            wait_limit: None,
+            answer_by: None,
         }
     }
 
-    /// `wait`, or less when this request's [`CallContext::wait_limit`] is
-    /// shorter.
-    pub fn within_wait_limit(&self, wait: Duration) -> Duration {
-        self.wait_limit.map_or(wait, |limit| limit.min(wait))
+    /// `wait`, or less when this request must answer sooner
+    /// ([`CallContext::answer_by`]).
+    pub fn wait_within_answer_time(&self, wait: Duration) -> Duration {
+        self.answer_by.map_or(wait, |by| wait.min(by.saturating_duration_since(tokio::time::Instant::now())))
     }
 
     /// Runs `work`, telling the client how it goes every `every` while it

@@ -36,7 +36,7 @@ use super::{
 /// the 60 s after which the TypeScript SDK (Claude Desktop, and many other
 /// clients) gives up on a request by default, with room for the answer to
 /// travel. A request still waiting then answers that it is, and is asked
-/// again.
+/// again. Counted from when the request arrives.
 pub const CLIENT_WAIT_LIMIT: Duration = Duration::from_secs(50);
 
 /// One MCP session: stdio has one per process, HTTP one per connection
@@ -85,7 +85,7 @@ impl DongleServer {
 
     /// The facts about one request the operations may use: the session,
     /// the client's name, where its progress goes, its cancellation, and
-    /// how long it may wait for a human.
+    /// when it must have answered.
     fn call_context(&self, context: &RequestContext<RoleServer>) -> CallContext {
         let progress = context.meta.get_progress_token().map(|token| {
             Arc::new(ProgressToClient { peer: context.peer.clone(), token }) as Arc<dyn ProgressSink>
@@ -98,7 +98,7 @@ impl DongleServer {
             warnings: Warnings::default(),
             halt: HaltSignal::default(),
             working_folder: WorkingFolder::Project,
-            wait_limit: Some(CLIENT_WAIT_LIMIT),
+            answer_by: Some(tokio::time::Instant::now() + CLIENT_WAIT_LIMIT),
         }
     }
 }

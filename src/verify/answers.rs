@@ -1,6 +1,6 @@
 //! A human's answers, collected: `verify_challenge` (one attempt at a
 //! challenge's code) and `confirm_operation` (the human's Approve on a
-//! request a step raised; one call waits at most its wait limit, then
+//! request a step raised; a call waits no longer than its request may take, then
 //! says the request is still pending and to ask again).
 //!
 //! A right code lifts the block (danger zone) or the pause (verify tier),
@@ -50,9 +50,9 @@ pub struct ApprovalResult {
     pub approved: bool,
     pub approval_id: String,
     pub element_name: String,
-    /// The Approve an earlier call of this session collected while its
-    /// client had given up, told again: it allows the one action it
-    /// approved, not another.
+    /// The Approve an earlier call of this session collected, told again
+    /// (that call's client may have given up before hearing it): it allows
+    /// the one action it approved, not another.
     pub redelivered: bool,
 }
 
@@ -83,9 +83,10 @@ impl HumanAnswers {
 
     /// `confirm_operation`: waits (bounded) for the human's answer to an
     /// approval request a step raised. Only the human's Approve, delivered
-    /// by the verifier, makes this succeed; it is used once. A call whose
-    /// client gave up before the Approve could reach it leaves it for the
-    /// same session's next call, which hears it without a second use.
+    /// by the verifier, makes this succeed; it is used once. The same
+    /// session's next call hears it once more, without a second use: the
+    /// client may have given up on this call before the answer reached it,
+    /// which the server cannot always know (its notice can come later).
     pub async fn confirm(&self, call: &CallContext, approval_id: &str) -> Result<ApprovalResult, VerifyError> {
         let humans = &self.core.humans;
         if humans.is_gate_approval(approval_id) {
@@ -102,7 +103,7 @@ impl HumanAnswers {
         let approval_id = approved.approval_id().to_owned();
         let id = approval_id.clone();
         core.clone().store.write_durable_async(move |tx| core.spend_approval(tx, &approved, &who, &session, "confirm", Some(&id))).await?;
-        collection.finish(call.cancelled.is_cancelled().then_some(call.session_id.as_str()));
+        collection.finish(Some(&call.session_id));
         Ok(ApprovalResult { approved: true, approval_id, element_name: agent, redelivered: false })
     }
 }

@@ -5,15 +5,17 @@
 //! Each request moves through [`Stage`]s: waiting for the human, answered,
 //! being collected, and (only for `confirm_operation`) kept for one more
 //! telling. An Approve's [`Approved`] proof is handed out a single time:
-//! the call that takes it records its use, then says whether its client
-//! was still there to hear the answer ([`Collection::finish`]). When it
-//! was not (the client gave up on the request, as the TypeScript SDK does
-//! after 60 s), the answer is kept for that session's next
-//! `confirm_operation`, once, without a second use; every other later
-//! call, and that session's after it, finds the request used. Denials and
-//! expiries need no keeping: their stored challenge status answers every
-//! later question. Once a request leaves the board, its stored status
-//! (used, denied, expired, cancelled) speaks for it.
+//! the call that takes it records its use, then finishes the collection
+//! ([`Collection::finish`]), keeping the answer for the collecting
+//! session's next `confirm_operation`, once, without a second use. That
+//! call's client may have given up on it before the answer arrived (the
+//! TypeScript SDK does after 60 s) and the server cannot always know: its
+//! notice of that can come after the answer has gone out. Every other
+//! later call, and that session's after the one more telling, finds the
+//! request used. Denials and expiries need no keeping: their stored
+//! challenge status answers every later question. Once a request leaves
+//! the board, its stored status (used, denied, expired, cancelled) speaks
+//! for it.
 
 use std::{
     collections::HashMap,
@@ -29,8 +31,8 @@ use super::link::{Approved, Decision};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Collector<'a> {
     /// `confirm_operation` from this MCP session: collecting lifts a
-    /// pause, and a session whose client gave up before the answer
-    /// reached it may hear it once more.
+    /// pause, and the collecting session may hear the answer once more
+    /// (its client may have given up before the answer reached it).
     Confirm { session: &'a str },
     /// A gated call (repeated with its confirmation token, or hooked):
     /// collecting lets the call run, so its answer is never told twice.
@@ -44,8 +46,7 @@ pub enum Settled<'a> {
     /// [`Collection::finish`].
     Approved(Approved, Collection<'a>),
     /// The human approved, and an earlier `confirm_operation` of this
-    /// session, whose client had given up, collected it: told once more,
-    /// with nothing further to use.
+    /// session collected it: told once more, with nothing further to use.
     ApprovedBefore,
     Denied,
     TimedOut,
@@ -67,7 +68,8 @@ enum Stage {
     Answered(Decision),
     /// A call took the Approve and is recording its use.
     Collecting,
-    /// Collected by a call of this session whose client had given up.
+    /// Collected by `confirm_operation` in this session, which may hear
+    /// it once more.
     KeptFor(String),
 }
 
@@ -105,8 +107,8 @@ impl std::fmt::Debug for ApprovalBoard {
 
 impl ApprovalBoard {
     fn lock(&self) -> MutexGuard<'_, HashMap<String, Slot>> {
-        // Each change replaces one slot's stage in one statement: a panic
-        // elsewhere cannot leave a slot half-changed.
+        // Nothing that can panic runs while a slot's stage is out of it: a
+        // panic elsewhere cannot leave a slot half-changed.
         self.slots.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
@@ -157,14 +159,9 @@ impl ApprovalBoard {
     pub async fn wait(&self, approval_id: &str, collector: Collector<'_>, give_up: impl Future<Output = ()>) -> Settled<'_> {
         tokio::pin!(give_up);
         loop {
-            let mut changed = {
-                let mut slots = self.lock();
-                let Some(slot) = slots.get_mut(approval_id) else { return Settled::Unknown };
-                let changed = slot.changed.subscribe();
-                if let Some(settled) = self.collect(&mut slots, approval_id, collector) {
-                    return settled;
-                }
-                changed
+            let mut changed = match self.collect(&mut self.lock(), approval_id, collector) {
+                Ok(settled) => return settled,
+                Err(changed) => changed,
             };
             tokio::select! {
                 _ = changed.changed() => {}
@@ -176,35 +173,37 @@ impl ApprovalBoard {
         }
     }
 
-    /// What the request's stage gives `collector` now; `None` while it
-    /// must wait (the human has not answered, or another call is still
-    /// recording its use of the Approve).
-    fn collect<'b>(&'b self, slots: &mut HashMap<String, Slot>, approval_id: &str, collector: Collector<'_>) -> Option<Settled<'b>> {
-        let slot = slots.get_mut(approval_id)?;
-        match &slot.stage {
-            Stage::Waiting | Stage::Collecting => None,
-            Stage::KeptFor(session) => {
-                let own = matches!(collector, Collector::Confirm { session: asking } if asking == session);
-                if !own {
-                    return Some(Settled::Used);
-                }
-                slots.remove(approval_id);
-                Some(Settled::ApprovedBefore)
+    /// What the request's stage gives `collector` now, or, while it must
+    /// wait (the human has not answered, or another call is still
+    /// recording its use of the Approve), what tells it of the next change,
+    /// subscribed before the lock is let go so no change is missed.
+    fn collect<'b>(&'b self, slots: &mut HashMap<String, Slot>, approval_id: &str, collector: Collector<'_>) -> Result<Settled<'b>, watch::Receiver<()>> {
+        let Some(slot) = slots.get_mut(approval_id) else { return Ok(Settled::Unknown) };
+        // Each arm puts back the stage it leaves the request in.
+        match std::mem::replace(&mut slot.stage, Stage::Collecting) {
+            stage @ (Stage::Waiting | Stage::Collecting) => {
+                slot.stage = stage;
+                Err(slot.changed.subscribe())
             }
-            Stage::Answered(_) => {
-                let Stage::Answered(decision) = std::mem::replace(&mut slot.stage, Stage::Collecting) else { return None };
-                Some(match decision {
-                    Decision::Approve(approved) => Settled::Approved(approved, Collection { board: self, approval_id: approval_id.to_owned(), finished: false }),
-                    // The stored status answers everyone else.
-                    Decision::Deny => {
-                        slots.remove(approval_id);
-                        Settled::Denied
-                    }
-                    Decision::TimedOut => {
-                        slots.remove(approval_id);
-                        Settled::TimedOut
-                    }
-                })
+            Stage::KeptFor(session) => {
+                if matches!(collector, Collector::Confirm { session: asking } if asking == session) {
+                    slots.remove(approval_id);
+                    Ok(Settled::ApprovedBefore)
+                } else {
+                    slot.stage = Stage::KeptFor(session);
+                    Ok(Settled::Used)
+                }
+            }
+            // Collecting until the taker finishes.
+            Stage::Answered(Decision::Approve(approved)) => Ok(Settled::Approved(approved, Collection { board: self, approval_id: approval_id.to_owned(), finished: false })),
+            // The stored status answers everyone else.
+            Stage::Answered(Decision::Deny) => {
+                slots.remove(approval_id);
+                Ok(Settled::Denied)
+            }
+            Stage::Answered(Decision::TimedOut) => {
+                slots.remove(approval_id);
+                Ok(Settled::TimedOut)
             }
         }
     }
@@ -229,9 +228,9 @@ impl ApprovalBoard {
     }
 }
 
-/// The duty of the call that took an Approve: to say, once its use is
-/// recorded, whether its client was there to hear it. Dropped unfinished
-/// (the use could not be recorded), the Approve leaves the board untold.
+/// The duty of the call that took an Approve: to finish the collection
+/// once its use is recorded. Dropped unfinished (the use could not be
+/// recorded), the Approve leaves the board untold.
 #[derive(Debug)]
 #[must_use = "finish the collection once the Approve's use is recorded"]
 pub struct Collection<'a> {
@@ -241,12 +240,11 @@ pub struct Collection<'a> {
 }
 
 impl Collection<'_> {
-    /// The use is recorded; `gave_up_in`: the session whose client had
-    /// given up before the answer could reach it, which may hear it once
-    /// more.
-    pub fn finish(mut self, gave_up_in: Option<&str>) {
+    /// The use is recorded; `keep_for`: the session that may hear the
+    /// answer once more, if any.
+    pub fn finish(mut self, keep_for: Option<&str>) {
         self.finished = true;
-        self.board.collected(&self.approval_id, gave_up_in);
+        self.board.collected(&self.approval_id, keep_for);
     }
 }
 
@@ -302,7 +300,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn an_approve_collected_by_a_live_client_is_told_once() {
+    async fn an_approve_collected_for_a_gated_call_is_told_once() {
         let board = board_with("a");
         approve(&board, "a");
         let Settled::Approved(proof, collection) = board.wait("a", ME, never()).await else { panic!("approved") };
@@ -312,14 +310,14 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn an_approve_collected_for_a_client_that_gave_up_is_told_once_more_to_its_session_only() {
+    async fn an_approve_confirm_operation_collected_is_told_once_more_to_its_session_only() {
         let board = board_with("a");
         approve(&board, "a");
         let Settled::Approved(_, collection) = board.wait("a", ME, never()).await else { panic!("approved") };
         collection.finish(Some("s1"));
         assert!(matches!(board.wait("a", OTHER, never()).await, Settled::Used), "another session");
         assert!(matches!(board.wait("a", Collector::GatedCall, never()).await, Settled::Used), "a gated call");
-        assert!(matches!(board.wait("a", ME, never()).await, Settled::ApprovedBefore), "the session that gave up");
+        assert!(matches!(board.wait("a", ME, never()).await, Settled::ApprovedBefore), "the collecting session");
         assert!(matches!(board.wait("a", ME, never()).await, Settled::Unknown), "only once");
     }
 

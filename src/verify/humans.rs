@@ -12,8 +12,8 @@
 //! requests per window, whatever agent names it reports under.
 //!
 //! Collecting an answer waits for it at most `approval_timeout_secs`, and
-//! no longer than the request's own wait limit (an MCP request's stays
-//! under the 60 s after which common clients give up on it), telling a
+//! ends by the time the request must answer (an MCP request's is under
+//! the 60 s after which common clients give up on it), telling a
 //! client that asked for progress every few seconds that a human is still
 //! being waited for.
 
@@ -60,7 +60,7 @@ pub struct HumanSettings {
     /// How long a verification or approval challenge stays open.
     pub challenge_ttl_ms: i64,
     /// How long collecting an approval waits for the human's answer, at
-    /// most (a request's own wait limit may be shorter).
+    /// most (a request that must answer sooner waits less).
     pub approval_wait: Duration,
     /// How to reach the verifier, or why it cannot be reached: then no
     /// request can be shown (and the loop stays closed).
@@ -165,15 +165,15 @@ impl Humans {
         self.approvals.agent_of(approval_id)
     }
 
-    /// Waits (bounded by `approval_wait` and `call`'s wait limit) for the
+    /// Waits (bounded by `approval_wait`, and by when `call` must answer) for the
     /// human's answer to an approval request, and collects it for
     /// `collector`, reporting progress to a client that asked for it. A
     /// gated call stops waiting when its client gives up on it: collecting
     /// would let the call run for nobody. `confirm_operation` waits on, so
-    /// an answer that comes meanwhile is recorded at once and kept for
-    /// that session's next call.
+    /// an answer that comes meanwhile is recorded at once, and its session
+    /// hears it on its next call.
     pub async fn wait(&self, approval_id: &str, call: &CallContext, collector: Collector<'_>) -> Settled<'_> {
-        let limit = call.within_wait_limit(self.settings.approval_wait);
+        let limit = call.wait_within_answer_time(self.settings.approval_wait);
         let give_up = async {
             let deadline = tokio::time::sleep(limit);
             match collector {
@@ -297,7 +297,7 @@ fn record_answer(tx: &Tx<'_>, ask: &Ask, status: ChallengeStatus) -> Result<bool
 
 /// A progress report while a call waits up to `limit` for a human.
 fn waiting_for_human(approval_id: &str, elapsed: Duration, limit: Duration) -> Progress {
-    let (elapsed, limit) = (elapsed.as_secs_f64().floor(), limit.as_secs_f64().floor());
+    let (elapsed, limit) = (elapsed.as_secs_f64().floor(), limit.as_secs_f64().ceil());
     Progress {
         progress: elapsed,
         total: Some(limit),
@@ -354,12 +354,12 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_call_waits_no_longer_than_its_wait_limit() {
+    async fn a_call_waits_no_longer_than_its_request_may_take() {
         let dir = tempfile::tempdir().unwrap();
         let humans = humans_with_request(dir.path(), Duration::from_secs(3600));
         let mut call = CallContext::new("s1");
-        call.wait_limit = Some(Duration::from_millis(10));
-        let settled = tokio::time::timeout(HANG, humans.wait("a", &call, Collector::Confirm { session: "s1" })).await.expect("bounded by the call's limit");
+        call.answer_by = Some(tokio::time::Instant::now() + Duration::from_millis(10));
+        let settled = tokio::time::timeout(HANG, humans.wait("a", &call, Collector::Confirm { session: "s1" })).await.expect("bounded by when the request must answer");
         assert!(matches!(settled, Settled::StillPending { closes_at: 7 }), "{settled:?}");
     }
 

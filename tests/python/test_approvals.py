@@ -94,7 +94,9 @@ async def test_confirm_operation_reports_progress_until_the_human_answers() -> N
         values = [value for value, _, _ in reports]
         assert values == sorted(set(values)), f"progress increases: {values}"
         for _, total, message in reports:
-            assert total == CLIENT_WAIT_LIMIT_SECS, "one request waits below the clients' 60 s, not approval_timeout_secs (120)"
+            assert total is not None and 0 < total <= CLIENT_WAIT_LIMIT_SECS, (
+                f"one request waits below the clients' 60 s, not approval_timeout_secs (120): {total}"
+            )
             assert message and "Waiting for a human" in message and approval in message, message
 
 
@@ -120,5 +122,9 @@ async def test_a_wait_that_ends_unanswered_says_to_ask_again_and_no_progress_goe
         human.let_answer()
         answered = await dongle.call("mcp_aql_execute", pending.details["retry"])
         assert answered.data["approved"] is True and answered.data["approval_id"] == approval
+        # Whether the client heard it the server cannot always know: the
+        # session may hear it once more, as the same single use.
+        again = await dongle.call("mcp_aql_execute", confirm(approval))
+        assert again.data == {**answered.data, "redelivered": True}
         used = await dongle.call("mcp_aql_execute", confirm(approval))
-        assert used.code == "TOKEN_ALREADY_USED", "a client that heard the answer is not told twice"
+        assert used.code == "TOKEN_ALREADY_USED", "once more, not twice"
