@@ -1,7 +1,7 @@
 //! A human's answers, collected: `verify_challenge` (one attempt at a
 //! challenge's code) and `confirm_operation` (the human's Approve on a
-//! request a step raised; a call waits no longer than its request may take, then
-//! says the request is still pending and to ask again).
+//! request a step raised; a call waits no longer than its request may
+//! take, then says the request is still pending and to ask again).
 //!
 //! A right code lifts the block (danger zone) or the pause (verify tier),
 //! from any session. A wrong one from the agent's own session spends the
@@ -28,10 +28,10 @@ use crate::{
 };
 
 use super::{
+    approvals::{Collector, Settled},
     attempts::{self, Subject},
     challenge::{Attempt, FailedBecause, Loaded},
     error::VerifyError,
-    approvals::{Collector, Settled},
     humans::approved,
 };
 

@@ -165,13 +165,13 @@ impl Humans {
         self.approvals.agent_of(approval_id)
     }
 
-    /// Waits (bounded by `approval_wait`, and by when `call` must answer) for the
-    /// human's answer to an approval request, and collects it for
-    /// `collector`, reporting progress to a client that asked for it. A
-    /// gated call stops waiting when its client gives up on it: collecting
-    /// would let the call run for nobody. `confirm_operation` waits on, so
-    /// an answer that comes meanwhile is recorded at once, and its session
-    /// hears it on its next call.
+    /// Waits for the human's answer to an approval request, at most
+    /// `approval_wait` and only until `call` must answer, and collects it
+    /// for `collector`, reporting progress to a client that asked for it.
+    /// A gated call stops waiting when its client gives up on it:
+    /// collecting would let the call run for nobody. `confirm_operation`
+    /// waits on, so an answer that comes meanwhile is recorded at once,
+    /// and its session hears it on its next call.
     pub async fn wait(&self, approval_id: &str, call: &CallContext, collector: Collector<'_>) -> Settled<'_> {
         let limit = call.wait_within_answer_time(self.settings.approval_wait);
         let give_up = async {
