@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Every test: the Rust suites (unit and integration, both crates), the
-# black-box suite that drives the binary with the official Python MCP SDK,
-# and the MCP conformance suite against its committed baseline. Creates the
-# Python venv (.venv) and installs the pinned npm packages on first use
-# (the conformance suite; the reference MCP servers behind the proxy).
+# black-box suites that drive the binary with the official Python and
+# TypeScript MCP SDKs, and the MCP conformance suite against its committed
+# baseline. Creates the Python venv (.venv) and installs the pinned npm
+# packages on first use (the TypeScript SDK and its Node; the conformance
+# suite; the reference MCP servers behind the proxy).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,4 +24,5 @@ if [ ! -x "$venv/bin/python" ] || ! cmp -s tests/python/requirements.txt "$venv/
     cp tests/python/requirements.txt "$venv/.requirements"
 fi
 SAFETY_DONGLE_BIN="$PWD/target/debug/safety-dongle" "$venv/bin/python" -m pytest tests/python -q
+SAFETY_DONGLE_BIN="$PWD/target/debug/safety-dongle" bash tests/typescript/run.sh
 bash tests/conformance/run.sh

@@ -48,6 +48,7 @@ use crate::{
     },
     store::{StoreError, audit::AuditEntry, now_ms, records::{self, ChallengeKind, ChallengeStatus}, rfc3339},
     verify::{
+        approvals::Collector,
         humans::{Raised, approved},
         redact::{redact_arguments, redact_text},
     },
@@ -439,13 +440,15 @@ impl Gate {
         if let Some(pause) = pause.filter(|pause| pause.challenge_id != approval_id) {
             return Err(AqlError::refused_by_policy(action, &format!("agent '{agent}' is paused. {}", pause.describe()), &[]));
         }
-        let settled = core.humans.wait(approval_id).await;
-        let approved = approved(approval_id, settled, &core.store)?;
+        let settled = core.humans.wait(approval_id, call, Collector::GatedCall).await;
+        let (approved, collection) = approved(approval_id, settled, &core.store, Collector::GatedCall)?;
         let (core, session, agent, action) = (core.clone(), call.session_id.clone(), agent.to_owned(), action.to_owned());
         core.clone()
             .store
             .write_durable_async(move |tx| core.spend_approval(tx, &approved, &agent, &session, "gate", Some(&action)))
             .await?;
+        // The call runs on it: never told twice.
+        collection.finish(None);
         Ok(())
     }
 }

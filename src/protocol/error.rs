@@ -413,11 +413,19 @@ impl AqlError {
         }
     }
 
-    pub fn confirmation_pending(approval_id: &str) -> Self {
+    /// A human has not answered an approval request within one call's
+    /// wait: recoverable by asking again (`how_to_ask_again`, and as a
+    /// request when it is one), which waits on, until the request closes
+    /// at `closes_at`.
+    pub fn confirmation_pending(approval_id: &str, closes_at: &str, how_to_ask_again: &str, retry: Option<Value>) -> Self {
+        let mut pending = json!({ "approval_id": approval_id, "status": "pending", "expires_at": closes_at });
+        if let Some(retry) = retry {
+            pending["retry"] = retry;
+        }
         Self {
             code: ErrorCode::ConfirmationRequired,
-            message: format!("The human has not answered approval '{approval_id}' yet; ask again (confirm_operation, or the gated call repeated with its confirmation token)"),
-            details: details(json!({ "approval_id": approval_id })),
+            message: format!("The human has not answered approval request '{approval_id}' yet (it stays open until {closes_at}): {how_to_ask_again} to keep waiting. Do not take the action until they approve."),
+            details: details(pending),
         }
     }
 

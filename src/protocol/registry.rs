@@ -16,6 +16,7 @@ use std::{
         Arc, Mutex, RwLock,
         atomic::{AtomicBool, Ordering},
     },
+    time::Duration,
 };
 
 use serde_json::{Map, Value, json};
@@ -253,13 +254,62 @@ pub struct CallContext {
     /// Where the action runs, when the client says (a hook's `cwd`); MCP
     /// sessions leave it to relative paths.
     pub working_folder: WorkingFolder,
+    /// When this request must have answered, at the latest, because its
+    /// client is likely to give up on it soon after: every wait for anyone
+    /// (a human) while serving it, a batch's items' together, ends by
+    /// then. `None`: only the configured waits bound them (a hook, whose
+    /// own deadline bounds those; the demo).
+    pub answer_by: Option<tokio::time::Instant>,
 }
 
 impl CallContext {
     /// A context for `session_id` with no client name, no progress
     /// reporting, a cancellation nobody triggers and no warnings yet.
     pub fn new(session_id: impl Into<String>) -> Self {
-        Self { session_id: session_id.into(), client: None, progress: None, cancelled: CancellationToken::new(), warnings: Warnings::default(), halt: HaltSignal::default(), working_folder: WorkingFolder::Project }
+        Self {
+            session_id: session_id.into(),
+            client: None,
+            progress: None,
+            cancelled: CancellationToken::new(),
+            warnings: Warnings::default(),
+            halt: HaltSignal::default(),
+            working_folder: WorkingFolder::Project,
+            answer_by: None,
+        }
+    }
+
+    /// `wait`, or less when this request must answer sooner
+    /// ([`CallContext::answer_by`]).
+    pub fn wait_within_answer_time(&self, wait: Duration) -> Duration {
+        self.answer_by.map_or(wait, |by| wait.min(by.saturating_duration_since(tokio::time::Instant::now())))
+    }
+
+    /// Runs `work`, telling the client how it goes every `every` while it
+    /// waits, when the client asked for progress and has not given up on
+    /// the request; `describe` makes a report from the time elapsed. The
+    /// first report goes out as soon as `work` has to wait, none when it
+    /// finishes at once.
+    pub async fn reporting_progress<T>(&self, work: impl Future<Output = T>, every: Duration, describe: impl Fn(Duration) -> Progress) -> T {
+        let Some(sink) = &self.progress else { return work.await };
+        tokio::pin!(work);
+        let started = tokio::time::Instant::now();
+        let mut ticks = tokio::time::interval_at(started + every, every);
+        // Reports stay at least `every` apart after a stall, so the whole
+        // seconds they count keep increasing.
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut told_it_waits = false;
+        loop {
+            let listening = !self.cancelled.is_cancelled();
+            tokio::select! {
+                biased;
+                done = &mut work => return done,
+                () = std::future::ready(()), if listening && !told_it_waits => {
+                    told_it_waits = true;
+                    sink.report(describe(started.elapsed())).await;
+                }
+                _ = ticks.tick(), if listening => sink.report(describe(started.elapsed())).await,
+            }
+        }
     }
 
     /// The context of one item of a batch: the same caller, with a halt
@@ -561,5 +611,51 @@ mod tests {
         }
         registry.register(inert("introspect", Category::Read, None)).unwrap();
         assert_eq!(registry.sources(), ["a-b", "b"]);
+    }
+
+    /// Keeps every report a call sends.
+    #[derive(Default)]
+    struct Reports(Arc<Mutex<Vec<Progress>>>);
+
+    impl ProgressSink for Reports {
+        fn report(&self, update: Progress) -> Pin<Box<dyn Future<Output = ()> + Send + 'static>> {
+            self.0.lock().unwrap().push(update);
+            Box::pin(async {})
+        }
+    }
+
+    fn reporting_call() -> (CallContext, Arc<Mutex<Vec<Progress>>>) {
+        let reports = Reports::default();
+        let kept = reports.0.clone();
+        let mut call = CallContext::new("s");
+        call.progress = Some(Arc::new(reports));
+        (call, kept)
+    }
+
+    fn report_after(elapsed: Duration) -> Progress {
+        Progress { progress: elapsed.as_secs_f64(), total: None, message: Some("waiting".into()) }
+    }
+
+    #[tokio::test]
+    async fn progress_is_reported_as_soon_as_work_waits_and_never_when_it_does_not() {
+        let (call, reports) = reporting_call();
+        // Pending at its first poll, done at its second.
+        let waits_once = tokio::task::yield_now();
+        call.reporting_progress(waits_once, Duration::from_secs(3600), report_after).await;
+        let sent = reports.lock().unwrap().clone();
+        assert_eq!(sent.len(), 1, "one report while it waited: {sent:?}");
+        assert!(sent[0].progress < 1.0 && sent[0].message.as_deref() == Some("waiting"), "the first report is at the start: {sent:?}");
+
+        let (call, reports) = reporting_call();
+        assert_eq!(call.reporting_progress(async { 7 }, Duration::from_secs(3600), report_after).await, 7);
+        assert!(reports.lock().unwrap().is_empty(), "work done at once reports nothing");
+    }
+
+    #[tokio::test]
+    async fn a_client_that_gave_up_hears_no_more_progress() {
+        let (call, reports) = reporting_call();
+        call.cancelled.cancel();
+        call.reporting_progress(tokio::task::yield_now(), Duration::from_secs(3600), report_after).await;
+        assert!(reports.lock().unwrap().is_empty());
     }
 }

@@ -314,7 +314,8 @@ impl LoopCore {
     }
 
     /// Spends a human's Approve: its request is used, and a step-limit
-    /// pause's grants a fresh step budget; audited as `event`.
+    /// pause's grants a fresh step budget; audited as `event` (the
+    /// Approve itself has its own row, written when it came).
     pub fn spend_approval(&self, tx: &Tx<'_>, approved: &Approved, agent: &str, session: &str, event: &str, hint: Option<&str>) -> Result<(), StoreError> {
         let id = approved.approval_id();
         let step_limit = records::challenge(tx, id)?.is_some_and(|(challenge, _)| challenge.pause == Some(PauseKind::StepLimit));
@@ -322,7 +323,7 @@ impl LoopCore {
         if step_limit {
             self.grant_budget(tx, agent)?;
         }
-        self.audit(tx, AuditEntry { agent, session_id: Some(session), event, hint, decision: "approved", stage: Some("human"), ..Default::default() })?;
+        self.audit(tx, AuditEntry { agent, session_id: Some(session), event, hint, decision: ChallengeStatus::Used.name(), stage: Some("human"), ..Default::default() })?;
         Ok(())
     }
 
@@ -399,7 +400,7 @@ impl LoopCore {
         if let Some(session) = session {
             self.sessions.end(session);
         }
-        self.store.write_durable(|tx| {
+        let ended = self.store.write_durable(|tx| {
             for row in records::active_executions_of(tx, &self.owner, session)? {
                 let cancelled = AnyExecution::from_row(row.clone())?.cancel(now, Some("its MCP session ended".into()));
                 if let Ok(cancelled) = cancelled {
@@ -416,7 +417,11 @@ impl LoopCore {
             }
             records::cancel_challenges_of(tx, &self.owner, session)?;
             Ok(())
-        })
+        });
+        // After the store says so: whoever waits for such a request finds
+        // it cancelled.
+        self.humans.session_ended(session);
+        ended
     }
 }
 

@@ -764,7 +764,7 @@ impl StateMachineTest for RealLoop {
                     None => Answer::Done,
                     Some(challenge) => match engine.runtime.block_on(engine.answers.confirm(&session(s), &challenge.id)) {
                         Ok(_) => Answer::Done,
-                        Err(crate::verify::error::VerifyError::StillPending(_)) => Answer::Pending,
+                        Err(crate::verify::error::VerifyError::StillPending { .. }) => Answer::Pending,
                         Err(_) => Answer::Refused,
                     },
                 }

@@ -10,7 +10,7 @@
 //! (the client named a tool that does not exist); everything about the
 //! request itself is answered as an MCP-AQL envelope.
 
-use std::sync::Arc;
+use std::{sync::Arc, time::Duration};
 
 use rmcp::{
     ErrorData as McpError, Peer, ServerHandler,
@@ -36,6 +36,13 @@ use super::{
     instructions::{PROMPT_DESCRIPTION, PROMPT_NAME, instructions, prompt},
     tools::{call_tool_result, endpoint_tools},
 };
+
+/// The longest an MCP request waits for a human before it answers: under
+/// the 60 s after which the TypeScript SDK (Claude Desktop, and many other
+/// clients) gives up on a request by default, with room for the answer to
+/// travel. A request still waiting then answers that it is, and is asked
+/// again. Counted from when the request arrives.
+pub const CLIENT_WAIT_LIMIT: Duration = Duration::from_secs(50);
 
 /// One MCP session: stdio has one per process, HTTP one per connection
 /// (rmcp's session factory builds a new one for each). When rmcp lets go
@@ -83,7 +90,8 @@ impl DongleServer {
     }
 
     /// The facts about one request the operations may use: the session,
-    /// the client's name, where its progress goes, and its cancellation.
+    /// the client's name, where its progress goes, its cancellation, and
+    /// when it must have answered.
     fn call_context(&self, context: &RequestContext<RoleServer>) -> CallContext {
         let progress = context.meta.get_progress_token().map(|token| {
             Arc::new(ProgressToClient { peer: context.peer.clone(), token }) as Arc<dyn ProgressSink>
@@ -96,6 +104,7 @@ impl DongleServer {
             warnings: Warnings::default(),
             halt: HaltSignal::default(),
             working_folder: WorkingFolder::Project,
+            answer_by: Some(tokio::time::Instant::now() + CLIENT_WAIT_LIMIT),
         }
     }
 }

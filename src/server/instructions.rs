@@ -45,7 +45,7 @@ const PROMPT: &str = r#"You work under safety-dongle's execution safety loop. Th
 
 3. Read the answer's data (an AutonomyDirective):
    - continue: true -> you may take exactly the action you reported.
-   - continue: false -> do NOT take it. Tell the user the reason. If a notification carries an approvalId, a human is being asked to approve: call {EXECUTE_TOOL} { "operation": "confirm_operation", "params": { "approval_id": "<approvalId>" } } to wait for their answer, and act only if it succeeds.
+   - continue: false -> do NOT take it. Tell the user the reason. If a notification carries an approvalId, a human is being asked to approve: call {EXECUTE_TOOL} { "operation": "confirm_operation", "params": { "approval_id": "<approvalId>" } } to wait for their answer, and act only if it succeeds. If it answers that the human has not answered yet (CONFIRMATION_REQUIRED, status pending), or your call timed out, call it again with the same approval_id.
    - stopped: true -> stop all actions. A human must verify: if a notification carries a verificationId, ask the user for the code they were shown and submit it with {CREATE_TOOL} { "operation": "verify_challenge", "params": { "challenge_id": "<verificationId>", "code": "<the user's code>" } }. Never guess a code, never invent one, never retry with variations: each challenge allows one attempt.
 
 4. Never try to get around a pause or a stop: do not rephrase the action to slip past the policy, do not switch to another agent name, do not split the action into smaller pieces, and do not take the action through another tool.

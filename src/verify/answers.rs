@@ -1,6 +1,7 @@
 //! A human's answers, collected: `verify_challenge` (one attempt at a
 //! challenge's code) and `confirm_operation` (the human's Approve on a
-//! request a step raised).
+//! request a step raised; a call waits no longer than its request may
+//! take, then says the request is still pending and to ask again).
 //!
 //! A right code lifts the block (danger zone) or the pause (verify tier),
 //! from any session. A wrong one from the agent's own session spends the
@@ -27,6 +28,7 @@ use crate::{
 };
 
 use super::{
+    approvals::{Collector, Settled},
     attempts::{self, Subject},
     challenge::{Attempt, FailedBecause, Loaded},
     error::VerifyError,
@@ -48,6 +50,10 @@ pub struct ApprovalResult {
     pub approved: bool,
     pub approval_id: String,
     pub element_name: String,
+    /// The Approve an earlier call of this session collected, told again
+    /// (that call's client may have given up before hearing it): it allows
+    /// the one action it approved, not another.
+    pub redelivered: bool,
 }
 
 pub struct HumanAnswers {
@@ -77,19 +83,28 @@ impl HumanAnswers {
 
     /// `confirm_operation`: waits (bounded) for the human's answer to an
     /// approval request a step raised. Only the human's Approve, delivered
-    /// by the verifier, makes this succeed; it can be used once.
+    /// by the verifier, makes this succeed; it is used once. The same
+    /// session's next call hears it once more, without a second use: the
+    /// client may have given up on this call before the answer reached it,
+    /// which the server cannot always know (its notice can come later).
     pub async fn confirm(&self, call: &CallContext, approval_id: &str) -> Result<ApprovalResult, VerifyError> {
         let humans = &self.core.humans;
         if humans.is_gate_approval(approval_id) {
             return Err(VerifyError::BelongsToGatedCall(approval_id.to_owned()));
         }
         let agent = humans.agent_of(approval_id).unwrap_or_default();
-        let settled = humans.wait(approval_id).await;
-        let approved = approved(approval_id, settled, &self.core.store)?;
+        let collector = Collector::Confirm { session: &call.session_id };
+        let settled = humans.wait(approval_id, call, collector).await;
+        if let Settled::ApprovedBefore = settled {
+            return Ok(ApprovalResult { approved: true, approval_id: approval_id.to_owned(), element_name: agent, redelivered: true });
+        }
+        let (approved, collection) = approved(approval_id, settled, &self.core.store, collector)?;
         let (core, session, who) = (self.core.clone(), call.session_id.clone(), agent.clone());
         let approval_id = approved.approval_id().to_owned();
-        core.clone().store.write_durable_async(move |tx| core.spend_approval(tx, &approved, &who, &session, "confirm", None)).await?;
-        Ok(ApprovalResult { approved: true, approval_id, element_name: agent })
+        let id = approval_id.clone();
+        core.clone().store.write_durable_async(move |tx| core.spend_approval(tx, &approved, &who, &session, "confirm", Some(&id))).await?;
+        collection.finish(Some(&call.session_id));
+        Ok(ApprovalResult { approved: true, approval_id, element_name: agent, redelivered: false })
     }
 }
 

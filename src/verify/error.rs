@@ -2,7 +2,18 @@
 //! wire's `AqlError` in one place ([`From`] below). A failure says nothing
 //! about how a code was wrong.
 
+use serde_json::json;
+
 use crate::{protocol::error::AqlError, store::StoreError};
+
+/// How a caller asks again for an answer a human has not given yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AskAgain {
+    /// `confirm_operation` with the same `approval_id`.
+    ConfirmOperation,
+    /// The gated call repeated with its confirmation token.
+    RepeatTheCall,
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
@@ -24,8 +35,10 @@ pub enum VerifyError {
     AgentLockedOut { agent: String, retry_after_secs: i64 },
     #[error("this session is locked out for {retry_after_secs} s")]
     SessionLockedOut { retry_after_secs: i64 },
-    #[error("the human has not answered '{0}' yet")]
-    StillPending(String),
+    /// The human has not answered within the wait; the request stays
+    /// open until `closes_at`.
+    #[error("the human has not answered '{id}' yet")]
+    StillPending { id: String, closes_at: String, ask_again: AskAgain },
     #[error("a human denied '{0}'")]
     Denied(String),
     #[error("'{0}' belongs to a gated call")]
@@ -43,7 +56,15 @@ impl From<VerifyError> for AqlError {
             VerifyError::FailedElsewhere(id) => AqlError::verification_failed_elsewhere(&id),
             VerifyError::AgentLockedOut { agent, retry_after_secs } => AqlError::rate_limited(&agent, retry_after_secs),
             VerifyError::SessionLockedOut { retry_after_secs } => AqlError::session_rate_limited(retry_after_secs),
-            VerifyError::StillPending(id) => AqlError::confirmation_pending(&id),
+            VerifyError::StillPending { id, closes_at, ask_again: AskAgain::ConfirmOperation } => AqlError::confirmation_pending(
+                &id,
+                &closes_at,
+                &format!("call confirm_operation again with approval_id '{id}'"),
+                Some(json!({ "operation": "confirm_operation", "params": { "approval_id": id } })),
+            ),
+            VerifyError::StillPending { id, closes_at, ask_again: AskAgain::RepeatTheCall } => {
+                AqlError::confirmation_pending(&id, &closes_at, "repeat the same call with its confirmation token", None)
+            }
             VerifyError::Denied(id) => AqlError::approval_denied(&id),
             VerifyError::BelongsToGatedCall(_) => AqlError::bad_value(
                 "confirm_operation",

@@ -5,11 +5,17 @@
 //! A code challenge goes to the verifier, which returns only its salted
 //! hash (stored durably before this returns). An approval request is
 //! followed by a background task that records the human's answer as the
-//! challenge's status and on the [`ApprovalBoard`], where
-//! `confirm_operation` and the gate collect it. Asking waits only until the
-//! request is shown, and says why when no channel could show it. One MCP
-//! session may raise at most [`HUMAN_REQUESTS_PER_SESSION`] requests per
-//! window, whatever agent names it reports under.
+//! challenge's status, with its audit row, and on the [`ApprovalBoard`],
+//! where `confirm_operation` and the gate collect it. Asking waits only
+//! until the request is shown, and says why when no channel could show
+//! it. One MCP session may raise at most [`HUMAN_REQUESTS_PER_SESSION`]
+//! requests per window, whatever agent names it reports under.
+//!
+//! Collecting an answer waits for it at most `approval_timeout_secs`, and
+//! ends by the time the request must answer (an MCP request's is under
+//! the 60 s after which common clients give up on it), telling a
+//! client that asked for progress every few seconds that a human is still
+//! being waited for.
 
 use std::{
     collections::HashSet,
@@ -21,17 +27,20 @@ use crate::store::{Tx, owner::Owner};
 use verifier_protocol::Tier;
 
 use crate::{
+    protocol::registry::{CallContext, Progress},
     safety::evaluator::PauseKind,
     store::{
-        Store, StoreError, now_ms,
+        Store, StoreError,
+        audit::{self, AuditEntry},
+        now_ms,
         records::{self, ChallengeKind, ChallengeRow, ChallengeStatus},
         rfc3339,
     },
 };
 
 use super::{
-    approvals::{ApprovalBoard, Settled},
-    error::VerifyError,
+    approvals::{ApprovalBoard, Collection, Collector, Opening, Settled},
+    error::{AskAgain, VerifyError},
     link::{Approved, Decision, HumanRequest, Shown, VerifierLink, VerifierUnavailable},
 };
 
@@ -41,12 +50,17 @@ use super::{
 const HUMAN_REQUESTS_PER_SESSION: u32 = 10;
 const HUMAN_REQUEST_WINDOW_MS: i64 = 5 * 60 * 1000;
 
+/// How often a client that asked for progress hears that a human is still
+/// being waited for.
+const PROGRESS_EVERY: Duration = Duration::from_secs(5);
+
 /// How humans are reached.
 #[derive(Debug, Clone)]
 pub struct HumanSettings {
     /// How long a verification or approval challenge stays open.
     pub challenge_ttl_ms: i64,
-    /// How long collecting an approval waits for the human's answer.
+    /// How long collecting an approval waits for the human's answer, at
+    /// most (a request that must answer sooner waits less).
     pub approval_wait: Duration,
     /// How to reach the verifier, or why it cannot be reached: then no
     /// request can be shown (and the loop stays closed).
@@ -151,13 +165,38 @@ impl Humans {
         self.approvals.agent_of(approval_id)
     }
 
-    /// Waits (bounded) for the human's answer to an approval request.
-    pub async fn wait(&self, approval_id: &str) -> Settled {
-        let settled = self.approvals.wait(approval_id, self.settings.approval_wait).await;
-        if !matches!(settled, Settled::StillPending) {
+    /// Waits for the human's answer to an approval request, at most
+    /// `approval_wait` and only until `call` must answer, and collects it
+    /// for `collector`, reporting progress to a client that asked for it.
+    /// A gated call stops waiting when its client gives up on it:
+    /// collecting would let the call run for nobody. `confirm_operation`
+    /// waits on, so an answer that comes meanwhile is recorded at once,
+    /// and its session hears it on its next call.
+    pub async fn wait(&self, approval_id: &str, call: &CallContext, collector: Collector<'_>) -> Settled<'_> {
+        let limit = call.wait_within_answer_time(self.settings.approval_wait);
+        let give_up = async {
+            let deadline = tokio::time::sleep(limit);
+            match collector {
+                Collector::GatedCall => tokio::select! {
+                    () = deadline => {}
+                    () = call.cancelled.cancelled() => {}
+                },
+                Collector::Confirm { .. } => deadline.await,
+            }
+        };
+        let waiting = self.approvals.wait(approval_id, collector, give_up);
+        let settled = call.reporting_progress(waiting, PROGRESS_EVERY, |elapsed| waiting_for_human(approval_id, elapsed, limit)).await;
+        if !matches!(settled, Settled::StillPending { .. }) {
             lock(&self.gate_approvals).remove(approval_id);
         }
         settled
+    }
+
+    /// The session ended: the requests it raised and the answers kept for
+    /// it leave the board (their stored challenges are cancelled apart);
+    /// `None`: every session.
+    pub fn session_ended(&self, session: Option<&str>) {
+        self.approvals.session_ended(session);
     }
 
     /// Makes a challenge committed with a normal write durable, then asks.
@@ -216,8 +255,8 @@ impl Humans {
     async fn ask_approval(&self, link: &VerifierLink, request: &HumanRequest<'_>, ask: &Ask) -> Result<(), Vec<String>> {
         let ticket = link.ask_approval(request).await;
         if let (Shown::On(_), Some(decision)) = (&ticket.shown, ticket.decision) {
-            self.approvals.open(&ask.id, &ask.agent);
-            let (board, store, id) = (self.approvals.clone(), self.store.clone(), ask.id.clone());
+            self.approvals.open(Opening { approval_id: &ask.id, agent: &ask.agent, session: &ask.session_id, closes_at: ask.expires_at });
+            let (board, store, ask) = (self.approvals.clone(), self.store.clone(), ask.clone());
             tokio::spawn(async move {
                 let decision = decision.await.unwrap_or(Decision::TimedOut);
                 let status = match &decision {
@@ -227,12 +266,14 @@ impl Humans {
                 };
                 // Only a request still waiting takes the answer: one whose
                 // session ended stays cancelled.
-                let waiting = {
-                    let id = id.clone();
-                    store.write_durable_async(move |tx| records::settle_challenge(tx, &id, status)).await
-                };
-                if let Ok(true) = waiting {
-                    board.settle(&id, decision);
+                let id = ask.id.clone();
+                let waiting = store.write_durable_async(move |tx| record_answer(tx, &ask, status)).await;
+                match waiting {
+                    Ok(true) => board.settle(&id, decision),
+                    Ok(false) => board.withdraw(&id),
+                    // Not recorded: the request stays unanswered until it
+                    // expires (fail closed).
+                    Err(error) => tracing::error!(%error, "a human's answer to an approval request could not be recorded"),
                 }
             });
         }
@@ -243,15 +284,44 @@ impl Humans {
     }
 }
 
-/// The human's Approve, or why there is none to spend.
-pub fn approved(approval_id: &str, settled: Settled, store: &Store) -> Result<Approved, VerifyError> {
+/// The human's answer to `ask`, as its challenge's status with an audit
+/// row, if the request still waits for it; `false` when it no longer does.
+fn record_answer(tx: &Tx<'_>, ask: &Ask, status: ChallengeStatus) -> Result<bool, StoreError> {
+    let waiting = records::settle_challenge(tx, &ask.id, status)?;
+    if waiting {
+        let entry = AuditEntry { agent: &ask.agent, session_id: Some(&ask.session_id), event: "approval", hint: Some(&ask.id), decision: status.name(), stage: Some("human"), policy_hash: "-", ..Default::default() };
+        audit::append(tx, &entry)?;
+    }
+    Ok(waiting)
+}
+
+/// A progress report while a call waits up to `limit` for a human.
+fn waiting_for_human(approval_id: &str, elapsed: Duration, limit: Duration) -> Progress {
+    let (elapsed, limit) = (elapsed.as_secs_f64().floor(), limit.as_secs_f64().ceil());
+    Progress {
+        progress: elapsed,
+        total: Some(limit),
+        message: Some(format!("Waiting for a human to approve or deny request {approval_id} ({elapsed} s of up to {limit} s in this call)")),
+    }
+}
+
+/// The human's Approve for `collector` to spend, or why there is none.
+pub fn approved<'a>(approval_id: &str, settled: Settled<'a>, store: &Store, collector: Collector<'_>) -> Result<(Approved, Collection<'a>), VerifyError> {
     let id = approval_id.to_owned();
     match settled {
-        Settled::Approved(approved) => Ok(approved),
-        Settled::StillPending => Err(VerifyError::StillPending(id)),
+        Settled::Approved(approved, collection) => Ok((approved, collection)),
+        Settled::StillPending { closes_at } => {
+            let ask_again = match collector {
+                Collector::Confirm { .. } => AskAgain::ConfirmOperation,
+                Collector::GatedCall => AskAgain::RepeatTheCall,
+            };
+            Err(VerifyError::StillPending { id, closes_at: rfc3339(closes_at), ask_again })
+        }
         Settled::Denied => Err(VerifyError::Denied(id)),
         Settled::TimedOut => Err(VerifyError::Expired(id)),
-        Settled::Used => Err(VerifyError::Used(id)),
+        // Told again only to a confirm_operation, which answers it before
+        // asking for an Approve to spend.
+        Settled::Used | Settled::ApprovedBefore => Err(VerifyError::Used(id)),
         Settled::Unknown => {
             let stored = store.read(|tx| records::challenge(tx, approval_id))?;
             Err(match stored.map(|(challenge, _)| challenge.status) {
@@ -263,5 +333,49 @@ pub fn approved(approval_id: &str, settled: Settled, store: &Store) -> Result<Ap
                 None => VerifyError::Invalid { id, why: "no such approval request" },
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    /// Guards against a hang only: every wait below ends by itself long
+    /// before.
+    const HANG: Duration = Duration::from_secs(30);
+
+    fn humans_with_request(dir: &Path, approval_wait: Duration) -> Humans {
+        let store = Arc::new(Store::open(&dir.join("state")).unwrap());
+        let humans = Humans::new(store, HumanSettings { challenge_ttl_ms: 60_000, approval_wait, verifier: Err(VerifierUnavailable::NotFound) });
+        humans.approvals.open(Opening { approval_id: "a", agent: "agent", session: "s1", closes_at: 7 });
+        humans
+    }
+
+    #[tokio::test]
+    async fn a_call_waits_no_longer_than_its_request_may_take() {
+        let dir = tempfile::tempdir().unwrap();
+        let humans = humans_with_request(dir.path(), Duration::from_secs(3600));
+        let mut call = CallContext::new("s1");
+        call.answer_by = Some(tokio::time::Instant::now() + Duration::from_millis(10));
+        let settled = tokio::time::timeout(HANG, humans.wait("a", &call, Collector::Confirm { session: "s1" })).await.expect("bounded by when the request must answer");
+        assert!(matches!(settled, Settled::StillPending { closes_at: 7 }), "{settled:?}");
+    }
+
+    #[tokio::test]
+    async fn a_gated_call_stops_waiting_when_its_client_gives_up_and_confirm_operation_waits_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let humans = humans_with_request(dir.path(), HANG * 2);
+        let call = CallContext::new("s1");
+        call.cancelled.cancel();
+        let gated = tokio::time::timeout(HANG, humans.wait("a", &call, Collector::GatedCall)).await.expect("a gated call stops at once");
+        assert!(matches!(gated, Settled::StillPending { .. }), "{gated:?}");
+        let confirming = humans.wait("a", &call, Collector::Confirm { session: "s1" });
+        tokio::pin!(confirming);
+        assert!(tokio::time::timeout(Duration::from_millis(20), &mut confirming).await.is_err(), "confirm_operation waits on for the answer");
+        humans.approvals.settle("a", Decision::Approve(Approved::for_tests("a")));
+        let Settled::Approved(_, collection) = confirming.await else { panic!("the answer that came meanwhile is collected") };
+        collection.finish(Some("s1"));
     }
 }

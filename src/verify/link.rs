@@ -49,6 +49,12 @@ impl Approved {
     pub fn approval_id(&self) -> &str {
         &self.approval_id
     }
+
+    /// A proof for the board's own tests, which have no verifier.
+    #[cfg(test)]
+    pub(crate) fn for_tests(approval_id: &str) -> Self {
+        Self { approval_id: approval_id.to_owned() }
+    }
 }
 
 /// A human's answer to an approval request.

@@ -238,8 +238,12 @@ async fn approvals_are_approved_or_denied_only_by_the_human() {
             None => {
                 assert_eq!(answered["data"]["approved"], true, "{answered}");
                 assert_eq!(ask(&mut raw, step(5, "pusher", "cargo build")).await["data"]["continue"], true, "the pause is lifted");
+                // The session may hear it once more (its client may have
+                // given up before the answer came), without a second use.
                 let twice = ask(&mut raw, confirm(6, &approval)).await;
-                assert_eq!(twice["error"]["code"], "TOKEN_ALREADY_USED", "an approval is used up");
+                assert_eq!((twice["data"]["approved"].as_bool(), twice["data"]["redelivered"].as_bool()), (Some(true), Some(true)), "{twice}");
+                let thrice = ask(&mut raw, confirm(7, &approval)).await;
+                assert_eq!(thrice["error"]["code"], "TOKEN_ALREADY_USED", "an approval is used up");
             }
             Some(code) => assert_eq!(answered["error"]["code"], code, "{answered}"),
         }
@@ -441,6 +445,11 @@ async fn an_approved_step_limit_grants_a_fresh_budget() {
     assert_eq!(ask(&mut raw, confirm(8, &approval)).await["data"]["approved"], true);
     let after = ask(&mut raw, step(9, "runner", "cargo build")).await["data"].clone();
     assert_eq!(after["continue"], true, "{after}");
+    // Hearing the Approve again grants no second budget.
+    let heard = ask(&mut raw, confirm(10, &approval)).await["data"].clone();
+    assert_eq!((heard["approved"].as_bool(), heard["redelivered"].as_bool()), (Some(true), Some(true)), "{heard}");
+    let next = ask(&mut raw, step(11, "runner", "cargo build")).await["data"].clone();
+    assert_eq!(next["stepsRemaining"].as_u64(), after["stepsRemaining"].as_u64().map(|left| left - 1), "{next}");
 }
 
 /// The environment a program wrote with `env` (`NAME=value` lines), once

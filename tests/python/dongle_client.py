@@ -40,6 +40,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.session import MessageHandlerFnT
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.dispatcher import ProgressFnT
 from mcp.types import CallToolResult, TextContent, Tool
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -61,6 +62,8 @@ RECOVERABLE_CODES = frozenset(
         "NOT_FOUND_OPERATION",
         "NOT_FOUND_RESOURCE",
         "PERMISSION_DENIED",
+        "RATE_LIMIT_EXCEEDED",
+        "CONFIRMATION_REQUIRED",
     }
 )
 
@@ -170,9 +173,11 @@ class Dongle:
         assert listed.next_cursor is None
         return listed.tools
 
-    async def call(self, tool: str, arguments: dict[str, Any] | None) -> Reply:
+    async def call(self, tool: str, arguments: dict[str, Any] | None, progress: ProgressFnT | None = None) -> Reply:
+        """One tools/call; `progress` asks for progress reports (the SDK
+        then sends a progress token) and receives them."""
         with anyio.fail_after(CALL_TIMEOUT):
-            result = await self.session.call_tool(tool, arguments)
+            result = await self.session.call_tool(tool, arguments, progress_callback=progress)
         return check_envelope(result, arguments)
 
     async def introspect(self, tool: str = "mcp_aql_read", **params: Any) -> Any:
@@ -192,7 +197,7 @@ async def serve(
     """Starts the binary and yields an initialized session.
 
     `mode` adds `serve --endpoints MODE`; `args` replaces the whole command
-    line. The SDK passes the server only a minimal environment (PATH, HOME,
+    line; `message_handler` sees every notification the server sends. The SDK passes the server only a minimal environment (PATH, HOME,
     ...) plus `env`, so an `MCP_AQL_ENDPOINT_MODE` set around the test run
     never leaks in. Each server gets its own empty data folder.
     """
