@@ -20,6 +20,7 @@ mod proxy;
 mod reload;
 mod robustness;
 mod schema;
+mod spec_details;
 mod spec_policy;
 mod stdio;
 mod store_backends;

@@ -192,6 +192,8 @@ async fn a_destructive_call_waits_for_a_human_and_its_token_is_bound_and_single_
     changed["_confirmation"] = json!(token);
     let (mismatch, _) = operation(&client, "mcp_aql_delete", "fs__write_file", changed).await;
     assert_eq!(code(&mismatch), "TOKEN_SCOPE_MISMATCH", "{mismatch}");
+    let scope = &mismatch["error"]["details"];
+    assert_eq!((scope["token"].as_str(), scope["token_operation"].as_str(), scope["requested_operation"].as_str()), (Some(token.as_str()), Some("fs__write_file"), Some("fs__write_file")), "{mismatch}");
     assert!(!target.exists());
 
     let mut confirmed = params.clone();

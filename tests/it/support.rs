@@ -1,6 +1,8 @@
 //! Shared helpers: spawning the binary, MCP clients over stdio and HTTP, a
 //! raw line-level stdio driver, and the spec's JSON Schemas read from
-//! `../shared/spec/schemas` (never copied into this repository).
+//! `../shared/spec/schemas` (never copied into this repository). Every
+//! envelope `call` and `envelope_of` see has its error's and warnings'
+//! details checked against what the spec documents (`spec_details`).
 
 use std::{
     path::{Path, PathBuf},
@@ -20,6 +22,8 @@ use tokio::{
     io::{AsyncBufReadExt, AsyncWriteExt, BufReader},
     process::{Child, ChildStdin, ChildStdout, Command},
 };
+
+use super::spec_details::assert_documented_details;
 
 pub type Client = RunningService<RoleClient, ()>;
 
@@ -97,6 +101,7 @@ pub async fn call(client: &Client, tool: &str, arguments: Value) -> (Value, bool
     assert_eq!(result.content.len(), 1, "one content block: {result:?}");
     let text = result.content[0].as_text().expect("text content").text.clone();
     let envelope: Value = serde_json::from_str(&text).expect("content is a JSON envelope");
+    assert_documented_details(&envelope);
     (envelope, result.is_error.unwrap_or(false))
 }
 
@@ -248,7 +253,9 @@ impl RawStdio {
 /// The envelope inside a raw tools/call answer.
 pub fn envelope_of(answer: &Value) -> Value {
     let text = answer["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("not a tool result: {answer}"));
-    serde_json::from_str(text).expect("envelope JSON")
+    let envelope = serde_json::from_str(text).expect("envelope JSON");
+    assert_documented_details(&envelope);
+    envelope
 }
 
 fn schema(name: &str) -> jsonschema::Validator {

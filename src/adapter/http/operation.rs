@@ -22,7 +22,7 @@ use crate::{
         trust::TrustLevel,
     },
     protocol::{
-        error::AqlError,
+        error::{AqlError, ErrorCode},
         params::{ParamSpec, ParamType},
         registry::{CallContext, OperationSpec, ReturnType},
     },
@@ -155,10 +155,12 @@ impl HttpUpstream {
                     call.warnings.push("RATE_LIMIT_QUOTA_WARNING", warning.message, warning.details);
                     warned = true;
                 }
-            let received = self.adapter.transport.send(admission, &current, retry, &call.cancelled).await?;
+            let received = self.adapter.transport.send(admission, &operation, &current, retry, &call.cancelled).await?;
             let answer = Answer { status: received.status, content_type: &received.content_type, body: &received.body };
             let body = response::interpret(&self.adapter.name, &self.definition.name, &answer).map_err(|mut error| {
-                if let Some(seconds) = received.retry_after_secs {
+                if error.code == ErrorCode::RateLimitExceeded {
+                    self.adapter.limiter.upstream_refusal(received.retry_after_secs).add_to(&mut error.details);
+                } else if let Some(seconds) = received.retry_after_secs {
                     error.details.insert("retry_after_seconds".into(), seconds.into());
                 }
                 error
@@ -167,7 +169,7 @@ impl HttpUpstream {
             let (Some(pagination), Some(limit)) = (&self.definition.pagination, page_limit) else { return Ok(body) };
             let Some(page) = pagination::items(pagination, &body) else {
                 return Err(AqlError::new(
-                    crate::protocol::error::ErrorCode::SerializationParseError,
+                    ErrorCode::SerializationParseError,
                     format!("Page {} of '{operation}' has no list of items at '{}'", pages + 1, pagination.items_field.join(".")),
                     json!({ "operation": operation, "items_field": pagination.items_field.join(".") }),
                 ));
