@@ -10,9 +10,11 @@ answers are observed.
   (never copied into the repository).
 - Every envelope a test receives goes through `check_envelope`, which
   validates it against `operation-result.schema.json` (and successful
-  introspection answers against `introspection-response.schema.json`) and
-  checks the MCP framing: exactly one text content, and `isError` set for
-  unrecoverable error codes only.
+  introspection answers against `introspection-response.schema.json`),
+  checks each error's and warning's `details` against what the spec
+  documents for its code (`spec_details`), and checks the MCP framing:
+  exactly one text content, and `isError` set for unrecoverable error codes
+  only.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult, TextContent, Tool
 
+from spec_details import envelope_problems
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(os.environ.get("SAFETY_DONGLE_BIN") or REPO_ROOT / "target" / "debug" / "safety-dongle")
 SCHEMA_DIR = REPO_ROOT.parent / "shared" / "spec" / "schemas"
@@ -53,6 +57,11 @@ RECOVERABLE_CODES = frozenset(
         "NOT_FOUND_OPERATION",
         "NOT_FOUND_RESOURCE",
         "PERMISSION_DENIED",
+        "PERMISSION_DANGER_LEVEL_DENIED",
+        "CONFIRMATION_REQUIRED",
+        "RATE_LIMIT_EXCEEDED",
+        "RATE_LIMIT_QUOTA_EXHAUSTED",
+        "BATCH_VALIDATION_ERROR",
     }
 )
 
@@ -133,6 +142,8 @@ def check_envelope(result: CallToolResult, arguments: Mapping[str, Any] | None) 
     envelope = json.loads(content.text)
     assert isinstance(envelope, dict), envelope
     assert_valid(operation_result_validator(), envelope, "envelope")
+    problems = envelope_problems(envelope)
+    assert not problems, f"details not as the spec documents them: {problems}\n{json.dumps(envelope, indent=2)}"
     reply = Reply(result, envelope)
     if reply.success:
         assert result.is_error is False, f"success with isError true: {envelope}"
