@@ -551,6 +551,15 @@ impl AqlError {
         }
     }
 
+    /// A downstream call the client cancelled: not to be retried.
+    pub fn downstream_cancelled(server: &str) -> Self {
+        Self {
+            code: ErrorCode::TransportNetworkError,
+            message: format!("The call to downstream server '{server}' was cancelled by the client"),
+            details: details(json!({ "server": server, "cancelled": true })),
+        }
+    }
+
     pub fn downstream_timeout(server: &str, tool: &str, timeout_secs: u64) -> Self {
         Self {
             code: ErrorCode::TransportTimeout,

@@ -18,6 +18,7 @@ mod persistence;
 mod postgres_cluster;
 mod proxy;
 mod reload;
+mod retries;
 mod robustness;
 mod schema;
 mod spec_details;

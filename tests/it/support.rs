@@ -244,9 +244,35 @@ impl RawStdio {
         self.send_raw(&frame).await;
     }
 
+    /// Reads the child's stderr from now on into a buffer (so a verbose
+    /// log never fills the pipe); the returned handle shows what it holds.
+    pub fn collect_stderr(&mut self) -> CollectedStderr {
+        let stderr = self.child.stderr.take().expect("stderr piped and not taken yet");
+        let text = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let sink = text.clone();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let mut text = sink.lock().unwrap();
+                text.push_str(&line);
+                text.push('\n');
+            }
+        });
+        CollectedStderr(text)
+    }
+
     /// Asserts the process is still running.
     pub fn assert_alive(&mut self) {
         assert!(self.child.try_wait().expect("poll child").is_none(), "the server exited");
+    }
+}
+
+/// What a child wrote to stderr so far ([`RawStdio::collect_stderr`]).
+pub struct CollectedStderr(std::sync::Arc<std::sync::Mutex<String>>);
+
+impl CollectedStderr {
+    pub fn text(&self) -> String {
+        self.0.lock().unwrap().clone()
     }
 }
 

@@ -22,11 +22,12 @@ from __future__ import annotations
 import functools
 import json
 import os
+import sys
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import tempfile
 
@@ -187,13 +188,15 @@ async def serve(
     *,
     args: list[str] | None = None,
     env: Mapping[str, str] | None = None,
+    errlog: TextIO = sys.stderr,
 ) -> AsyncIterator[Dongle]:
     """Starts the binary and yields an initialized session.
 
     `mode` adds `serve --endpoints MODE`; `args` replaces the whole command
     line. The SDK passes the server only a minimal environment (PATH, HOME,
     ...) plus `env`, so an `MCP_AQL_ENDPOINT_MODE` set around the test run
-    never leaks in. Each server gets its own empty data folder.
+    never leaks in. Each server gets its own empty data folder. The
+    server's stderr (its log) goes to `errlog`.
     """
     assert BIN.is_file() and os.access(BIN, os.X_OK), (
         f"safety-dongle binary not found at {BIN}: run `cargo build` or set SAFETY_DONGLE_BIN"
@@ -205,7 +208,7 @@ async def serve(
     server_env = {"SAFETY_DONGLE_LOG": "warn", "XDG_DATA_HOME": data_home, **(env or {})}
     parameters = StdioServerParameters(command=str(BIN), args=args, env=server_env)
     with anyio.fail_after(SESSION_TIMEOUT):
-        async with stdio_client(parameters) as (read, write):
+        async with stdio_client(parameters, errlog=errlog) as (read, write):
             async with ClientSession(read, write) as session:
                 initialized = await session.initialize()
                 yield Dongle(session, initialized)

@@ -18,7 +18,7 @@ use crate::{
     adapter::definition::{AdapterDefinition, OperationDefinition},
     gate::{
         Admission, Gate,
-        operation::{GatedOperation, Judged, Prepared, SendFuture, Sent, Upstream},
+        operation::{GatedOperation, Judged, Outcome, Prepared, SendFuture, Sent, Upstream},
         trust::TrustLevel,
     },
     protocol::{
@@ -116,7 +116,7 @@ impl Upstream for HttpUpstream {
     fn send<'a>(&'a self, admission: &'a Admission, call: HttpCall, context: &'a CallContext) -> SendFuture<'a> {
         Box::pin(async move {
             let result = self.fetch(admission, context, call).await;
-            Sent { outcome: if result.is_ok() { "ok" } else { "failed" }, result }
+            Sent { outcome: if result.is_ok() { Outcome::Ok } else { Outcome::Failed }, result }
         })
     }
 }
