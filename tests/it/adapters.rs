@@ -123,6 +123,14 @@ struct Harness {
 async fn start(answer: Answer, adapters: &[(&str, String)], policy_lines: &str, env: &[(&str, &str)]) -> Harness {
     let upstream = Upstream::start().await;
     let setup = Setup::new(answer, 300);
+    configure(&setup, &upstream, adapters, policy_lines);
+    let client = stdio_client_with_env(&["serve", "--config", setup.config.to_str().unwrap()], env).await;
+    Harness { setup, upstream, client }
+}
+
+/// Writes `adapters` (their `BASE_URL` the upstream's) into the setup's
+/// adapters folder and names it in its config.
+fn configure(setup: &Setup, upstream: &Upstream, adapters: &[(&str, String)], policy_lines: &str) {
     let folder = setup.dir.join("adapters");
     std::fs::create_dir_all(&folder).unwrap();
     for (file, text) in adapters {
@@ -130,8 +138,6 @@ async fn start(answer: Answer, adapters: &[(&str, String)], policy_lines: &str, 
     }
     let base = std::fs::read_to_string(&setup.config).unwrap();
     std::fs::write(&setup.config, format!("adapters = [\"{}\"]\n{policy_lines}{base}", folder.display())).unwrap();
-    let client = stdio_client_with_env(&["serve", "--config", setup.config.to_str().unwrap()], env).await;
-    Harness { setup, upstream, client }
 }
 
 /// The test adapter, declaring an API limit well above what a test sends.
@@ -536,6 +542,35 @@ async fn api_limits_refuse_before_sending_with_the_limit_and_the_wait() {
     let from_now = resets_at.duration_since(std::time::SystemTime::now()).unwrap().as_secs();
     assert!(from_now.abs_diff(wait) <= 60, "resets_at is retry_after_seconds from now: {refused}");
     assert_eq!(h.upstream.seen().len(), 2, "the refused request never left");
+}
+
+/// Each adapter call is logged with its start, end, duration and outcome
+/// (a retry at warn, a failure at error), and no argument value reaches
+/// the log, whatever the level.
+#[tokio::test]
+async fn adapter_calls_are_logged_without_their_arguments_even_at_trace() {
+    const SECRET: &str = "sk-live-adapter-argument-3c7e";
+    let upstream = Upstream::start().await;
+    let setup = Setup::new(Answer::Approve, 300);
+    configure(&setup, &upstream, &[("test-api-adapter.md", test_adapter("BASE_URL", "", ""))], "");
+    let mut raw = setup.start_with_env(&[("SAFETY_DONGLE_LOG", "trace")]).await;
+    let stderr = raw.collect_stderr();
+    let calls = [
+        ("test_api__echo_path", json!({"value": SECRET, "trace": SECRET})),
+        ("test_api__get_flaky", json!({"id": SECRET, "fail": 1})),
+        ("test_api__get_status", json!({"code": 404})),
+    ];
+    for (id, (operation, params)) in (1..).zip(calls) {
+        let envelope = super::support::ask(&mut raw, super::support::tool_call(id, "mcp_aql_read", operation, params)).await;
+        assert_eq!(envelope["success"], operation != "test_api__get_status", "{envelope}");
+    }
+    assert!(upstream.seen().iter().any(|seen| seen.header("x-trace").as_deref() == Some(SECRET)), "the value did travel");
+    let log = stderr.text();
+    assert!(!log.contains(SECRET), "an argument value reached the log:\n{log}");
+    let line = |level: &str, message: &str, operation: &str| log.lines().any(|l| l.contains(&format!(" {level} ")) && l.contains(message) && l.contains(&format!("operation=\"{operation}\"")) && (message.starts_with("retrying") || l.contains("source=\"test-api\"")));
+    assert!(line("DEBUG", "upstream call started", "test_api__echo_path") && line("DEBUG", "upstream call ended", "test_api__echo_path"), "{log}");
+    assert!(line("WARN", "retrying an upstream call", "test_api__get_flaky") && line("DEBUG", "upstream call ended", "test_api__get_flaky"), "{log}");
+    assert!(line("ERROR", "upstream call failed", "test_api__get_status"), "{log}");
 }
 
 #[tokio::test]
