@@ -142,6 +142,12 @@ impl Downstream {
         });
     }
 
+    /// Whether the server was stopped for good (withdrawn by a reload, or
+    /// the dongle is exiting): no retry can reach it.
+    pub fn is_stopped(&self) -> bool {
+        self.stop.is_cancelled()
+    }
+
     /// Resolves once the first connection attempt has finished.
     pub async fn first_attempt_done(&self) {
         let mut done = self.first_attempt.subscribe();

@@ -109,7 +109,7 @@ impl Upstream for ProxiedTool {
         Box::pin(async move {
             let attempt = |number: u32| self.server.call_tool(admission, &self.tool, arguments.clone(), context, number > 0);
             let judge = |outcome: &Result<CallToolResult, AqlError>| match outcome {
-                Err(error) if transient(error) => Retry::Backoff { why: error.code.as_str().to_owned() },
+                Err(error) if transient(error) && !self.server.is_stopped() => Retry::Backoff { why: error.code.as_str().to_owned() },
                 _ => Retry::Done,
             };
             let answered = self.retry.run(&self.operation, &context.cancelled, || AqlError::downstream_cancelled(self.server.name()), attempt, judge).await;
