@@ -224,7 +224,7 @@ const SYNONYMS: [Synonym; 8] = [
     Synonym { programs: &["rm", "cp", "mv", "ln", "shred", "umount", "npm", "gzip"], subcommands: &[], spellings: &["--force"], short: "-f" },
     Synonym { programs: &["chmod", "chown", "chgrp", "setfacl"], subcommands: &[], spellings: &["--recursive"], short: "-R" },
     Synonym { programs: &["git"], subcommands: &["push", "clean", "branch", "checkout", "add", "rm", "tag", "fetch"], spellings: &["--force"], short: "-f" },
-    Synonym { programs: &["git"], subcommands: &["branch"], spellings: &["--delete"], short: "-d" },
+    Synonym { programs: &["git"], subcommands: &["branch", "tag", "update-ref"], spellings: &["--delete"], short: "-d" },
     Synonym { programs: &["docker", "podman"], subcommands: &["rm", "rmi", "system", "volume", "network"], spellings: &["--force"], short: "-f" },
     Synonym { programs: &["zfs"], subcommands: &["destroy"], spellings: &["--force"], short: "-f" },
     Synonym { programs: &["helm"], subcommands: &["uninstall", "delete"], spellings: &["--force"], short: "-f" },

@@ -1,6 +1,7 @@
 //! What an action does to files, whatever program and spelling does it:
 //! each command found ([`super::Command`]) and each redirection yields
-//! effects (delete, overwrite, change permissions), each on a target path
+//! effects (delete, overwrite, change permissions, discard uncommitted
+//! work), each on a target path
 //! placed in a [`Zone`] (the project, a temp folder, the home folder, the
 //! system, elsewhere, or unknown). Policies match effects by zone or by
 //! path (`delete:@home`, `overwrite:/etc/**`), so `mv ~/Documents /tmp/x`,
@@ -13,7 +14,7 @@
 //! substitution, arguments appended at run time) is [`Zone::Unknown`],
 //! never the project: a deletion there needs a human.
 
-use super::{Analysis, Command, words::normalize_path};
+use super::{Analysis, Command, command::Invocation, words::normalize_path};
 
 /// What an effect does to its target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -24,10 +25,14 @@ pub enum EffectKind {
     Overwrite,
     /// Permissions, ownership or ACLs changed.
     Permissions,
+    /// Work that exists nowhere else thrown away: changes not yet
+    /// committed, stashed or in progress (`git checkout -- f`,
+    /// `git reset --hard`, `git stash drop`: [`super::discards`]).
+    Discard,
 }
 
 impl EffectKind {
-    pub const ALL: [EffectKind; 3] = [EffectKind::Delete, EffectKind::Overwrite, EffectKind::Permissions];
+    pub const ALL: [EffectKind; 4] = [EffectKind::Delete, EffectKind::Overwrite, EffectKind::Permissions, EffectKind::Discard];
 
     /// The prefix policies use (`delete:`).
     pub fn name(self) -> &'static str {
@@ -35,6 +40,7 @@ impl EffectKind {
             Self::Delete => "delete",
             Self::Overwrite => "overwrite",
             Self::Permissions => "permissions",
+            Self::Discard => "discard",
         }
     }
 }
@@ -202,7 +208,8 @@ fn temp_root_length(segments: &[String]) -> Option<usize> {
 /// (redirections), each placed in its zone.
 pub(super) fn find(analysis: &mut Analysis) {
     let mut found: Vec<(EffectKind, String)> = analysis.effects.drain(..).map(|effect| (effect.kind, effect.target)).collect();
-    for command in &analysis.commands {
+    // A command that only prints its help does nothing else.
+    for command in analysis.commands.iter().filter(|command| command.invocation == Invocation::Acts) {
         of_command(command, &mut found);
     }
     let mut effects: Vec<Effect> = found
@@ -258,6 +265,7 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
             each(EffectKind::Permissions, &targets);
         }
         "setfacl" => each(EffectKind::Permissions, &operands(command, &["-m", "-M", "-x", "-X", "--modify", "--modify-file", "--remove", "--remove-file", "--set", "--set-file"])),
+        "git" => found.extend(super::discards::discarded(command).into_iter().map(|target| (EffectKind::Discard, target))),
         _ => {}
     }
 }

@@ -16,6 +16,7 @@
 
 pub mod budget;
 pub mod command;
+mod discards;
 mod code;
 pub mod effects;
 mod executors;

@@ -354,8 +354,8 @@ const GIT_RESET: Grammar = tool("", &[
     flag("refresh"), optional("recurse-submodules"), value("pathspec-from-file"), flag("pathspec-file-nul"), same("intent-to-add", 'N'),
 ]);
 const GIT_CLEAN: Grammar = tool("e", &[same("force", 'f'), same("dry-run", 'n'), same("quiet", 'q'), same_value("exclude", 'e'), same("interactive", 'i')]);
-const GIT_CHECKOUT: Grammar = tool("", &[
-    same("force", 'f'), flag("ours"), flag("theirs"), optional("track"), flag("detach"), value("orphan"), same("merge", 'm'),
+const GIT_CHECKOUT: Grammar = tool("bBU", &[
+    same_value("unified", 'U'), value("inter-hunk-context"), same("force", 'f'), flag("ours"), flag("theirs"), optional("track"), flag("detach"), value("orphan"), same("merge", 'm'),
     same("patch", 'p'), same("quiet", 'q'), flag("overwrite-ignore"), flag("ignore-other-worktrees"), value("conflict"), flag("no-track"),
     flag("guess"), optional("recurse-submodules"), value("pathspec-from-file"), flag("progress"), flag("ignore-skip-worktree-bits"),
 ]);
@@ -364,8 +364,8 @@ const GIT_SWITCH: Grammar = tool("cC", &[
     same("merge", 'm'), value("orphan"), same("quiet", 'q'), optional("track"), flag("guess"), value("conflict"), flag("progress"),
     optional("recurse-submodules"), flag("ignore-other-worktrees"),
 ]);
-const GIT_RESTORE: Grammar = tool("s", &[
-    same_value("source", 's'), same("staged", 'S'), same("worktree", 'W'), flag("ours"), flag("theirs"), same("merge", 'm'),
+const GIT_RESTORE: Grammar = tool("sU", &[
+    same_value("unified", 'U'), value("inter-hunk-context"), same_value("source", 's'), same("staged", 'S'), same("worktree", 'W'), flag("ours"), flag("theirs"), same("merge", 'm'),
     value("conflict"), same("patch", 'p'), same("quiet", 'q'), flag("overlay"), flag("no-overlay"), flag("ignore-unmerged"),
     flag("ignore-skip-worktree-bits"), optional("recurse-submodules"), value("pathspec-from-file"), flag("progress"),
 ]);

@@ -167,6 +167,12 @@ fn declaration(builder: &mut Builder, keyword: &str, parts: &[Node<'_>], source:
 }
 
 fn command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) -> Vec<usize> {
+    command_with(builder, node, &[], source, via)
+}
+
+/// A command whose words include `trailing`: arguments written after a
+/// redirection, which the grammar reads as more of its targets.
+fn command_with(builder: &mut Builder, node: Node<'_>, trailing: &[Node<'_>], source: &str, via: Option<&str>) -> Vec<usize> {
     // `server__tool {json}` written inside a script is a tool call.
     let raw = text(node, source);
     if raw.split_once(' ').is_some_and(|(name, rest)| name.contains("__") && rest.trim_start().starts_with('{')) {
@@ -182,7 +188,12 @@ fn command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str
     let mut env: Vec<(String, String)> = Vec::new();
     let mut here_text = None;
     let mut named_seen = false;
-    for child in named_children(node) {
+    // The words after a redirection's target, in place (`>x y cmd` runs `y`).
+    let in_order = named_children(node).into_iter().flat_map(|child| {
+        let after = if child.kind() == "file_redirect" { words_after_target(child) } else { Vec::new() };
+        std::iter::once(child).chain(after)
+    });
+    for child in in_order.chain(trailing.iter().copied()) {
         match child.kind() {
             "variable_assignment" if !named_seen => {
                 substituted.extend(substitutions(builder, child, source, via));
@@ -289,6 +300,14 @@ fn brace_command(builder: &mut Builder, node: Node<'_>, source: &str, via: Optio
     builder.command(Command::new(argv, false, dynamic, via.map(str::to_owned)))
 }
 
+/// The words a redirection is followed by besides its target: in bash,
+/// `git 2>/dev/null reset --hard` runs `git reset --hard`, while the
+/// grammar lists `reset` and `--hard` as more destinations.
+fn words_after_target(redirection: Node<'_>) -> Vec<Node<'_>> {
+    let mut cursor = redirection.walk();
+    redirection.children_by_field_name("destination", &mut cursor).skip(1).collect()
+}
+
 fn redirect(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>, vars: &words::Vars) {
     redirect_from(builder, node, source, via, vars, &[]);
 }
@@ -318,8 +337,17 @@ fn redirect_from(builder: &mut Builder, node: Node<'_>, source: &str, via: Optio
 
 fn redirected(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>, direct: &mut Vec<usize>) {
     let mut body_direct = Vec::new();
+    let trailing: Vec<Node<'_>> = named_children(node).into_iter().filter(|child| child.kind() == "file_redirect").flat_map(words_after_target).collect();
     if let Some(body) = node.child_by_field_name("body") {
-        visit(builder, body, source, via, &mut body_direct);
+        match (body.kind(), trailing.is_empty()) {
+            (_, true) => visit(builder, body, source, via, &mut body_direct),
+            ("command", false) => body_direct.extend(command_with(builder, body, &trailing, source, via)),
+            // Bash refuses words after a compound command's redirection.
+            (_, false) => {
+                builder.fact(Fact::Unparseable, "words after a redirection of a compound command");
+                visit(builder, body, source, via, &mut body_direct);
+            }
+        }
     }
     let vars = builder.vars.clone();
     // Text fed in first, so a file written with it knows its content

@@ -320,3 +320,19 @@ fn values_are_followed_as_far_as_a_shell_would() {
     // bash reads a carriage return as part of a word, never a blank.
     assert!(has("echo a\r#b; rm -rf ~", "rm -f -r ~"));
 }
+
+#[test]
+fn words_after_a_redirection_are_the_commands_arguments() {
+    // Bash runs `git reset --hard` for each; the grammar reads the words
+    // after the target as more targets.
+    for hint in ["git 2>/dev/null reset --hard", "git&>/dev/null reset --hard", "\"git\"&>>/dev/null reset --hard", ">/dev/null git reset --hard", "FOO=1 git >log.txt reset --hard", "git >a 2>b reset --hard | cat"] {
+        assert!(has(hint, "git --hard reset"), "{hint}: {:?}", programs(hint));
+    }
+    let written = analyze("echo a > out.txt b c").unwrap();
+    assert_eq!(programs("echo a > out.txt b c"), ["echo"]);
+    assert_eq!(written.commands.first().map(|c| c.data.clone()), Some(vec!["a".to_owned(), "b".to_owned(), "c".to_owned()]));
+    assert_eq!(written.writes, ["out.txt"]);
+    // Bash refuses words after a compound command's redirection.
+    assert!(facts("{ echo hi; } > out.txt rm").contains(&Fact::Unparseable));
+    assert!(facts("ls > out.txt").is_empty());
+}

@@ -301,8 +301,11 @@ fn print_diagnostics(errors: &[crate::diagnostics::Diagnostic]) {
 
 #[derive(Debug, Args, Default)]
 struct ServeArgs {
-    /// Config file (TOML).
-    #[arg(long, value_name = "FILE")]
+    /// Config file (TOML). Without `--config`, `SAFETY_DONGLE_CONFIG` names
+    /// it: for clients such as MCP Inspector that take `--config` for
+    /// themselves. Only `serve` reads the variable: a hook's configuration
+    /// comes from the command line its harness's settings hold.
+    #[arg(long, value_name = "FILE", env = "SAFETY_DONGLE_CONFIG")]
     config: Option<PathBuf>,
     /// Folder for the dongle's state; overrides the config file.
     #[arg(long, value_name = "DIR")]

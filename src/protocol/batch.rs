@@ -183,6 +183,8 @@ mod tests {
             source: None,
             origin: None,
             danger_level: None,
+            lifecycle: None,
+            field_presets: Default::default(),
         };
         let mut registry = Registry::default();
         registry.register(Arc::new(Scripted(spec))).unwrap();

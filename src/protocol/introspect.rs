@@ -4,7 +4,8 @@
 //!
 //! Operation lists can be filtered (a glob over names, a category, an
 //! endpoint family, a source: an adapter's or a downstream server's name,
-//! or `builtin` for the server's own) and are paged by cursor
+//! `-` and `_` alike, or `builtin` for the server's own; a source that is
+//! not loaded is refused with the ones that are) and are paged by cursor
 //! (`features/pagination.md`), so a thousand imported operations arrive a
 //! page at a time. The list's schema admits nothing beside `_protocol`
 //! and `operations`, so the page's `pageInfo`, the operations' danger
@@ -12,8 +13,17 @@
 //! server's own, which the loop judges) and the safety loop's defaults
 //! travel as data inside `_protocol`, which admits more. List
 //! descriptions are brief; details add where an operation comes from and
-//! its danger level. Every operation's details list the
-//! `fields` parameter the router applies to it.
+//! its danger level, and an operation that manages an execution says its
+//! lifecycle (spec 8.4.5). Every operation's details list the `fields`
+//! parameter the router applies to it, with what its presets keep.
+//!
+//! Field selection never takes from an answer what the spec's
+//! introspection schema requires of it (an operation's name, category,
+//! endpoint, description…; a parameter's name, type and `required`), so
+//! a selected answer validates like a whole one. `minimal` is that much,
+//! `standard` adds the parameters' descriptions and constraints, the
+//! lifecycle and types' descriptions, and `full` (as without `fields`)
+//! adds the examples.
 
 use globset::{Glob, GlobMatcher};
 use serde_json::{Map, Value, json};
@@ -22,10 +32,10 @@ use super::{
     error::AqlError,
     paging::{PageRequest, asks_for_a_page, page_params},
     params::{ParamSpec, ParamType},
-    registry::{CallContext, Category, Operation, OperationFuture, OperationSpec, ReturnType},
+    registry::{CallContext, Category, Operation, OperationFuture, OperationSpec, Registry, ReturnType, source_key},
     request::Params,
     router::{PROTOCOL_VERSION, Router},
-    selection::{fields_param, selects_fields},
+    selection::{FieldPresets, Preset, fields_param, selects_fields},
 };
 
 /// How this server handles concurrent requests (spec 9.3.1).
@@ -35,6 +45,42 @@ const CONCURRENCY: &str = "fully-concurrent";
 const BUILTIN_SOURCE: &str = "builtin";
 
 const FILTERS: [&str; 4] = ["name_pattern", "category", "endpoint", "source"];
+
+/// What the introspection schema requires of each record, whichever the
+/// query: kept by every field selection.
+const REQUIRED_FIELDS: &[&str] = &[
+    "operations.name",
+    "operations.semantic_category",
+    "operations.endpoint",
+    "operations.description",
+    "operation.name",
+    "operation.semantic_category",
+    "operation.endpoint",
+    "operation.mcpTool",
+    "operation.description",
+    "operation.permissions",
+    "operation.returns",
+    "operation.parameters.name",
+    "operation.parameters.type",
+    "operation.parameters.required",
+    "types.name",
+    "types.kind",
+    "type.name",
+    "type.kind",
+    "type.values",
+    "type.members",
+    "type.fields.name",
+    "type.fields.type",
+    "type.fields.required",
+];
+
+/// `minimal` is the schema's minimum; `standard` adds what an agent needs
+/// to call well; `full` adds the examples.
+const FIELD_PRESETS: FieldPresets = FieldPresets {
+    required: REQUIRED_FIELDS,
+    minimal: Preset::Paths(&[]),
+    standard: Preset::Paths(&["operation.parameters", "operation.lifecycle", "types.description", "type.description", "type.fields"]),
+};
 
 pub struct Introspect {
     spec: OperationSpec,
@@ -50,7 +96,7 @@ impl Default for Introspect {
             ParamSpec::optional("name_pattern", ParamType::String, "Operations whose name matches this glob, e.g. github_api__repos_*"),
             ParamSpec::optional("category", ParamType::String, "Operations of one semantic category").one_of(&categories),
             ParamSpec::optional("endpoint", ParamType::String, "Operations of one endpoint family").one_of(&families),
-            ParamSpec::optional("source", ParamType::String, "Operations of one adapter or downstream server (by its name), or builtin for this server's own"),
+            ParamSpec::optional("source", ParamType::String, "Operations of one adapter or downstream server (by its name: github-api and github_api alike), or builtin for this server's own; a source that is not loaded is refused with those that are"),
         ];
         params.extend(page_params());
         Self {
@@ -63,11 +109,15 @@ impl Default for Introspect {
                 examples: vec![
                     ("List the first page of operations".into(), json!({ "query": "operations" })),
                     ("The next page, from the last page's pageInfo.endCursor".into(), json!({ "query": "operations", "first": 20, "after": "introspect" })),
-                    ("One downstream server's operations".into(), json!({ "query": "operations", "source": "filesystem" })),
+                    ("The server's own operations (an adapter's or downstream server's name lists its operations instead)".into(), json!({ "query": "operations", "source": "builtin" })),
                     ("Detail one operation".into(), json!({ "query": "operations", "name": "introspect" })),
+                    ("Detail one operation without its examples".into(), json!({ "query": "operations", "name": "introspect", "fields": "standard" })),
                 ],
                 source: None,
-                origin: None, danger_level: None,
+                origin: None,
+                danger_level: None,
+                lifecycle: None,
+                field_presets: FIELD_PRESETS,
             },
         }
     }
@@ -101,25 +151,40 @@ struct Filter {
     name: Option<GlobMatcher>,
     category: Option<String>,
     endpoint: Option<String>,
+    /// The source's [`source_key`].
     source: Option<String>,
 }
 
 impl Filter {
-    fn from_params(params: &Params) -> Result<Self, AqlError> {
+    fn from_params(params: &Params, registry: &Registry) -> Result<Self, AqlError> {
         let name = match params.str("name_pattern") {
             Some(pattern) => Some(Glob::new(pattern).map_err(|_| AqlError::bad_value("introspect", "name_pattern", "must be a glob such as github_api__repos_*"))?.compile_matcher()),
             None => None,
         };
         let text = |key: &str| params.str(key).map(str::to_owned);
-        Ok(Self { name, category: text("category"), endpoint: text("endpoint"), source: text("source") })
+        let source = params.str("source").map(|source| known_source(registry, source)).transpose()?;
+        Ok(Self { name, category: text("category"), endpoint: text("endpoint"), source })
     }
 
     fn keeps(&self, spec: &OperationSpec) -> bool {
         self.name.as_ref().is_none_or(|glob| glob.is_match(&spec.name))
             && self.category.as_deref().is_none_or(|category| category == spec.category.name())
             && self.endpoint.as_deref().is_none_or(|family| family == spec.category.family())
-            && self.source.as_deref().is_none_or(|source| spec.source.as_deref().unwrap_or(BUILTIN_SOURCE) == source)
+            && self.source.as_deref().is_none_or(|source| source_key(spec.source.as_deref().unwrap_or(BUILTIN_SOURCE)) == source)
     }
+}
+
+/// The key of the source `asked` names, if its operations are loaded: a
+/// filter that could only answer an empty page is a mistake to say, not
+/// an answer (a misspelt name, a server that failed to start).
+fn known_source(registry: &Registry, asked: &str) -> Result<String, AqlError> {
+    let key = source_key(asked);
+    let sources = registry.sources();
+    if key == BUILTIN_SOURCE || sources.iter().any(|source| source_key(source) == key) {
+        return Ok(key);
+    }
+    let available: Vec<Value> = std::iter::once(BUILTIN_SOURCE).chain(sources).map(Value::from).collect();
+    Err(AqlError::invalid_value("introspect", "source", &available, &Value::from(asked)))
 }
 
 fn protocol_metadata(router: &Router, call: &CallContext) -> Map<String, Value> {
@@ -136,9 +201,9 @@ fn protocol_metadata(router: &Router, call: &CallContext) -> Map<String, Value> 
 }
 
 fn list_operations(router: &Router, call: &CallContext, params: &Params) -> Result<Value, AqlError> {
-    let filter = Filter::from_params(params)?;
-    let request = PageRequest::from_params("introspect", params)?;
     let registry = router.registry();
+    let filter = Filter::from_params(params, &registry)?;
+    let request = PageRequest::from_params("introspect", params)?;
     let kept: Vec<&OperationSpec> = registry.specs().filter(|spec| filter.keeps(spec)).collect();
     let (page, page_info) = request.page(kept, |spec| spec.name.as_str());
     let danger_levels: Vec<Value> = page.iter().map(|spec| spec.danger_level.map_or(Value::Null, Value::from)).collect();
@@ -157,9 +222,9 @@ fn operation_details(router: &Router, name: &str) -> Value {
         let spec = operation.spec();
         let mut parameters: Vec<Value> = spec.params.iter().map(ParamSpec::info).collect();
         if selects_fields(spec) {
-            parameters.push(fields_param().info());
+            parameters.push(fields_param(spec).info());
         }
-        json!({
+        let mut details = json!({
             "name": spec.name,
             "semantic_category": spec.category.name(),
             "endpoint": spec.category.family(),
@@ -176,7 +241,11 @@ fn operation_details(router: &Router, name: &str) -> Value {
                 "description": spec.returns.description,
             },
             "examples": spec.example_requests(),
-        })
+        });
+        if let Some(lifecycle) = &spec.lifecycle {
+            details["lifecycle"] = lifecycle.info();
+        }
+        details
     });
     json!({ "operation": details })
 }

@@ -4,9 +4,10 @@
 //!
 //! A cursor is the name of an item (the listing order is by name), so it
 //! stays meaningful when items are added or removed between pages: `after`
-//! means "names after this one", whether or not it still exists. The
-//! combinations the spec forbids are refused with its
-//! `VALIDATION_INVALID_TYPE` shape.
+//! means "names after this one", whether or not it still exists. A size
+//! over the maximum is clamped to it, not refused (5.3); a size under 1
+//! asks for nothing and is refused. The combinations the spec forbids are
+//! refused with its `VALIDATION_INVALID_TYPE` shape.
 
 use serde_json::{Value, json};
 
@@ -33,9 +34,9 @@ pub enum PageRequest {
 /// The parameters a paged operation accepts.
 pub fn page_params() -> Vec<ParamSpec> {
     vec![
-        ParamSpec::optional("first", ParamType::Integer, &format!("Page forward: at most this many items (1 to {MAX_PAGE_SIZE}; {DEFAULT_PAGE_SIZE} when no size is given)")),
+        ParamSpec::optional("first", ParamType::Integer, &format!("Page forward: at most this many items (at least 1; more than {MAX_PAGE_SIZE} is clamped to {MAX_PAGE_SIZE}; {DEFAULT_PAGE_SIZE} when no size is given)")),
         ParamSpec::optional("after", ParamType::String, "Cursor: the items after this one (a page's pageInfo.endCursor); use with first"),
-        ParamSpec::optional("last", ParamType::Integer, &format!("Page backward: at most this many items from the end (1 to {MAX_PAGE_SIZE})")),
+        ParamSpec::optional("last", ParamType::Integer, &format!("Page backward: at most this many items from the end (at least 1; more than {MAX_PAGE_SIZE} is clamped to {MAX_PAGE_SIZE})")),
         ParamSpec::optional("before", ParamType::String, "Cursor: the items before this one (a page's pageInfo.startCursor); use with last"),
     ]
 }
@@ -51,8 +52,8 @@ impl PageRequest {
         let size = |name: &str| -> Result<Option<usize>, AqlError> {
             let Some(value) = params.get(name) else { return Ok(None) };
             match value.as_f64() {
-                Some(n) if (1.0..=MAX_PAGE_SIZE as f64).contains(&n) => Ok(Some(n as usize)),
-                _ => Err(AqlError::bad_value(operation, name, &format!("must be between 1 and {MAX_PAGE_SIZE}"))),
+                Some(n) if n >= 1.0 => Ok(Some(if n >= MAX_PAGE_SIZE as f64 { MAX_PAGE_SIZE } else { n as usize })),
+                _ => Err(AqlError::bad_value(operation, name, &format!("must be at least 1 (sizes over {MAX_PAGE_SIZE} are clamped to {MAX_PAGE_SIZE})"))),
             }
         };
         let (first, last) = (size("first")?, size("last")?);
@@ -110,7 +111,7 @@ mod tests {
     };
 
     fn request(params: Value) -> Result<PageRequest, AqlError> {
-        let spec = OperationSpec { name: "list".into(), category: Category::Read, description: String::new(), params: page_params(), returns: ReturnType { name: "L", kind: "object", description: "" }, examples: vec![], source: None, origin: None, danger_level: None, };
+        let spec = OperationSpec { name: "list".into(), category: Category::Read, description: String::new(), params: page_params(), returns: ReturnType { name: "L", kind: "object", description: "" }, examples: vec![], source: None, origin: None, danger_level: None, lifecycle: None, field_presets: Default::default() };
         let mut arguments = Map::new();
         arguments.insert("params".into(), params);
         PageRequest::from_params("list", &resolve_params(&spec, &arguments)?)
@@ -163,8 +164,19 @@ mod tests {
             assert_eq!(error.code, ErrorCode::ValidationInvalidType, "{bad}");
             assert_eq!(error.details["param_name"], "pagination", "{bad}");
         }
-        for bad in [json!({"first": 0}), json!({"first": MAX_PAGE_SIZE + 1}), json!({"last": -1})] {
+        for bad in [json!({"first": 0}), json!({"last": -1}), json!({"first": -500})] {
             assert_eq!(request(bad.clone()).unwrap_err().code, ErrorCode::ValidationInvalidValue, "{bad}");
         }
+    }
+
+    #[test]
+    fn sizes_over_the_maximum_are_clamped_not_refused() {
+        let clamped = |params: Value| request(params).unwrap();
+        assert_eq!(clamped(json!({"first": MAX_PAGE_SIZE + 1})), PageRequest::Forward { size: MAX_PAGE_SIZE, after: None });
+        assert_eq!(clamped(json!({"first": 500, "after": "op_001"})), PageRequest::Forward { size: MAX_PAGE_SIZE, after: Some("op_001".into()) });
+        assert_eq!(clamped(json!({"last": 1e12})), PageRequest::Backward { size: MAX_PAGE_SIZE, before: None });
+        assert_eq!(clamped(json!({"first": MAX_PAGE_SIZE})), PageRequest::Forward { size: MAX_PAGE_SIZE, after: None });
+        let (page, info) = clamped(json!({"first": 500})).page(names(150), |s| s.as_str());
+        assert_eq!((page.len(), info["hasNextPage"].clone(), info["endCursor"].clone()), (MAX_PAGE_SIZE, json!(true), json!("op_099")));
     }
 }

@@ -20,6 +20,9 @@ pub enum ParamType {
     /// No single JSON type: a downstream schema that allows several (or
     /// says nothing). The downstream's own schema still validates it.
     Any,
+    /// The `fields` parameter's value: a preset name or a list of dot
+    /// paths (the named type `FieldSelection` describes both forms).
+    FieldSelection,
 }
 
 impl ParamType {
@@ -32,6 +35,7 @@ impl ParamType {
             Self::Object => "object",
             Self::Array => "array",
             Self::Any => "any",
+            Self::FieldSelection => "FieldSelection",
         }
     }
 
@@ -45,6 +49,7 @@ impl ParamType {
             | (Self::Object, Value::Object(_))
             | (Self::Array, Value::Array(_))
             | (Self::Number, Value::Number(_))
+            | (Self::FieldSelection, Value::String(_) | Value::Array(_))
             | (Self::Any, _) => true,
             (Self::Integer, Value::Number(n)) => {
                 n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
@@ -107,6 +112,23 @@ impl ParamSpec {
     pub fn one_of(mut self, allowed: &[&str]) -> Self {
         self.allowed = Some(allowed.iter().map(|&s| Value::from(s)).collect());
         self
+    }
+
+    /// A value a call may pass for this parameter: its default, else its
+    /// first allowed value, else a placeholder of its type (a string names
+    /// the parameter: `<owner>`).
+    pub fn example_value(&self) -> Value {
+        if let Some(value) = self.default.as_ref().or_else(|| self.allowed.as_ref().and_then(|allowed| allowed.first())) {
+            return value.clone();
+        }
+        match self.ty {
+            ParamType::String | ParamType::Any => Value::String(format!("<{}>", self.name)),
+            ParamType::Integer | ParamType::Number => 1.into(),
+            ParamType::Boolean => false.into(),
+            ParamType::Object => Value::Object(Map::new()),
+            ParamType::Array => Value::Array(Vec::new()),
+            ParamType::FieldSelection => "full".into(),
+        }
     }
 
     /// Checks one supplied value against the declared type and allowed set.

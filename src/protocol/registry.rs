@@ -18,7 +18,8 @@ use std::{
     },
 };
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use crate::analysis::WorkingFolder;
@@ -28,6 +29,7 @@ use super::{
     params::ParamSpec,
     request::Params,
     router::Router,
+    selection::FieldPresets,
     types::{TypeDef, protocol_types},
 };
 
@@ -91,6 +93,31 @@ pub struct ReturnType {
     pub description: &'static str,
 }
 
+/// The execution lifecycle an operation manages (spec 8.4.5), as
+/// introspection's `lifecycle`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lifecycle {
+    /// The states its executions pass through.
+    pub states: Vec<&'static str>,
+    pub supports_cancel: bool,
+    /// Whether a failed execution can run again.
+    pub supports_retry: bool,
+    /// Whether it sends progress while it runs.
+    pub progress_reporting: bool,
+}
+
+impl Lifecycle {
+    /// `LifecycleInfo`.
+    pub fn info(&self) -> Value {
+        json!({
+            "states": self.states,
+            "supports_cancel": self.supports_cancel,
+            "supports_retry": self.supports_retry,
+            "progress_reporting": self.progress_reporting,
+        })
+    }
+}
+
 /// Everything introspection and validation need to know about an operation.
 #[derive(Debug, Clone)]
 pub struct OperationSpec {
@@ -111,6 +138,10 @@ pub struct OperationSpec {
     /// The danger level its calls are judged at (`adapter/danger-levels.md`);
     /// `None` for the server's own operations, which the loop judges.
     pub danger_level: Option<&'static str>,
+    /// The execution lifecycle it manages, if it manages one.
+    pub lifecycle: Option<Lifecycle>,
+    /// What field selection keeps of its answers.
+    pub field_presets: FieldPresets,
 }
 
 impl OperationSpec {
@@ -128,6 +159,14 @@ impl OperationSpec {
             [] => self.description.clone(),
             notes => format!("{} [{}]", self.description, notes.join("; ")).trim_start().to_owned(),
         }
+    }
+
+    /// A minimal call: the required parameters with example values, for
+    /// an operation nobody wrote examples for.
+    pub fn minimal_example(&self) -> (String, Value) {
+        let params: Map<String, Value> = self.params.iter().filter(|p| p.required).map(|p| (p.name.clone(), p.example_value())).collect();
+        let description = if params.is_empty() { "A call with no parameters (none is required)" } else { "A minimal call: the required parameters (replace the <placeholders>)" };
+        (description.into(), Value::Object(params))
     }
 
     pub fn example_requests(&self) -> Vec<Value> {
@@ -324,6 +363,22 @@ impl Registry {
         self.operations.retain(|_, op| op.spec().source.as_deref() != Some(source));
     }
 
+    /// The names of the sources operations came from (adapters and
+    /// downstream servers), each once, in order.
+    pub fn sources(&self) -> Vec<&str> {
+        let mut sources: Vec<&str> = self.specs().filter_map(|spec| spec.source.as_deref()).collect();
+        sources.sort_unstable();
+        sources.dedup();
+        sources
+    }
+
+    /// Whether `other` holds the same operations in the same categories:
+    /// what the endpoint tools describe.
+    fn same_operations(&self, other: &Registry) -> bool {
+        self.operations.len() == other.operations.len()
+            && self.specs().zip(other.specs()).all(|(mine, theirs)| mine.name == theirs.name && mine.category == theirs.category)
+    }
+
     /// Names of the operations in one category, or all when `None`.
     pub fn names_in(&self, category: Option<Category>) -> Vec<&str> {
         self.specs()
@@ -340,16 +395,33 @@ pub fn is_snake_case(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
 }
 
+/// How a source's name is compared: an adapter is named with `-`
+/// (`github-api`) and its operations with `_` (`github_api__get_repo`),
+/// so both spellings name it. No two sources share a key: their
+/// operations' names would collide, and registration refuses that.
+pub fn source_key(name: &str) -> String {
+    name.replace('-', "_")
+}
+
 /// The operations in force, replaced whole when a source's operations
 /// change (a downstream server started or changed its tools). Readers
-/// take a snapshot, so a request sees one consistent registry.
+/// take a snapshot, so a request sees one consistent registry. Each
+/// replacement that adds, removes or moves an operation bumps a
+/// generation that sessions watch ([`OperationIndex::changes`]), so they
+/// can tell their clients the tools changed.
 pub struct OperationIndex {
     current: RwLock<Arc<Registry>>,
+    generation: watch::Sender<u64>,
 }
 
 impl OperationIndex {
     pub fn new(registry: Registry) -> Self {
-        Self { current: RwLock::new(Arc::new(registry)) }
+        Self { current: RwLock::new(Arc::new(registry)), generation: watch::Sender::new(0) }
+    }
+
+    /// Sees each change of which operations exist, from now on.
+    pub fn changes(&self) -> watch::Receiver<u64> {
+        self.generation.subscribe()
     }
 
     pub fn snapshot(&self) -> Arc<Registry> {
@@ -373,7 +445,13 @@ impl OperationIndex {
         let mut current = self.current.write().unwrap_or_else(|poisoned| poisoned.into_inner());
         let mut next = Registry::clone(&current);
         let done = change(&mut next)?;
+        let changed = !next.same_operations(&current);
         *current = Arc::new(next);
+        if changed {
+            // Under the registry's lock, so the generation a watcher sees
+            // is never older than the registry it then reads.
+            self.generation.send_modify(|generation| *generation += 1);
+        }
         Ok(done)
     }
 }
@@ -400,4 +478,88 @@ pub trait OperationSource: Send + Sync {
     /// Resolves once the source's operations are in the index, or its
     /// first attempt to provide them has failed.
     fn ready(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
+}
+
+/// Operations that only describe themselves, for tests of what is said
+/// about a registry.
+#[cfg(test)]
+pub mod testing {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::protocol::selection::FieldPresets;
+
+    /// An operation that answers `{}`.
+    pub struct Inert(pub OperationSpec);
+
+    impl Operation for Inert {
+        fn spec(&self) -> &OperationSpec {
+            &self.0
+        }
+
+        fn invoke<'a>(&'a self, _router: &'a Router, _call: &'a CallContext, _params: Params) -> OperationFuture<'a> {
+            Box::pin(std::future::ready(Ok(json!({}))))
+        }
+    }
+
+    /// An inert `name` in `category`, from `source` (`None`: built in).
+    pub fn inert(name: &str, category: Category, source: Option<&str>) -> Arc<dyn Operation> {
+        Arc::new(Inert(OperationSpec {
+            name: name.into(),
+            category,
+            description: String::new(),
+            params: Vec::new(),
+            returns: ReturnType { name: "T", kind: "object", description: "" },
+            examples: Vec::new(),
+            source: source.map(str::to_owned),
+            origin: None,
+            danger_level: None,
+            lifecycle: None,
+            field_presets: FieldPresets::default(),
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{testing::inert, *};
+
+    #[test]
+    fn the_generation_moves_only_when_which_operations_exist_changes() {
+        let index = OperationIndex::new(Registry::default());
+        let changes = index.changes();
+        index.update(|registry| registry.register(inert("api__get", Category::Read, Some("api"))).unwrap());
+        assert!(changes.has_changed().unwrap(), "an added operation is a change");
+        let seen = *changes.borrow();
+        let mut changes = index.changes();
+        index.update(|registry| {
+            registry.remove_source("api");
+            registry.register(inert("api__get", Category::Read, Some("api"))).unwrap();
+        });
+        assert!(!changes.has_changed().unwrap(), "the same operations again are no change");
+        let refused: Result<(), RegistryError> = index.try_update(|registry| {
+            registry.register(inert("api__put", Category::Update, Some("api")))?;
+            registry.register(inert("api__put", Category::Update, Some("api")))
+        });
+        assert!(refused.is_err() && !changes.has_changed().unwrap(), "a refused update changes nothing");
+        assert!(index.snapshot().get("api__put").is_none());
+        index.update(|registry| {
+            registry.remove_source("api");
+            registry.register(inert("api__get", Category::Delete, Some("api"))).unwrap();
+        });
+        assert!(changes.has_changed().unwrap(), "an operation moved to another endpoint is a change");
+        assert_eq!(*changes.borrow_and_update(), seen + 1);
+    }
+
+    #[test]
+    fn a_source_is_named_with_a_hyphen_or_an_underscore() {
+        assert_eq!(source_key("github-api"), source_key("github_api"));
+        assert_ne!(source_key("github-api"), source_key("gitlab-api"));
+        let mut registry = Registry::default();
+        for (name, source) in [("b__x", "b"), ("a_b__y", "a-b"), ("a_b__z", "a-b")] {
+            registry.register(inert(name, Category::Read, Some(source))).unwrap();
+        }
+        registry.register(inert("introspect", Category::Read, None)).unwrap();
+        assert_eq!(registry.sources(), ["a-b", "b"]);
+    }
 }

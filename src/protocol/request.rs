@@ -135,7 +135,10 @@ mod tests {
             returns: ReturnType { name: "Thing", kind: "object", description: "" },
             examples: vec![],
             source: None,
-            origin: None, danger_level: None,
+            origin: None,
+            danger_level: None,
+            lifecycle: None,
+            field_presets: Default::default(),
         }
     }
 

@@ -84,6 +84,12 @@ impl Router {
         self.index.snapshot()
     }
 
+    /// Sees each change of which operations exist (what the endpoint
+    /// tools describe), from now on.
+    pub fn operation_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.index.changes()
+    }
+
     /// Waits until every run-time source has provided its operations (or
     /// failed its first attempt).
     pub async fn sources_ready(&self) {

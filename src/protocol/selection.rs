@@ -7,13 +7,19 @@
 //! transparent (a path applies to each element), and a path that names no
 //! key of an object applies inside that object's arrays of objects, its
 //! collections (`["name"]` on an operation list keeps each operation's
-//! name). Metadata is never trimmed: keys starting with `_` (spec 4.6.1),
-//! `pageInfo` and `pagination` (pagination is "not affected by
-//! selection"). A path naming nothing is omitted without error (4.3).
-//! `minimal` keeps each record's identity and state (`id`, `name`, keys
-//! ending in `_id` or `Id`, `status`, `continue`, `stopped`); `standard`
-//! and `full` keep everything, because the dongle's answers carry no
-//! fields beyond their standard view.
+//! name). A path that reaches `null` keeps the `null`. Metadata is never
+//! trimmed: keys starting with `_` (spec 4.6.1), `pageInfo` and
+//! `pagination` (pagination is "not affected by selection"). A path
+//! naming nothing is omitted without error (4.3).
+//!
+//! What the presets keep is each operation's own ([`FieldPresets`]):
+//! unless it says otherwise, `minimal` keeps each record's identity and
+//! state (`id`, `name`, keys ending in `_id` or `Id`, `status`,
+//! `continue`, `stopped`), and `standard` and `full` keep everything,
+//! because those answers carry no fields beyond their standard view. An
+//! operation whose answers have a schema names the fields that schema
+//! requires, and every selection keeps them besides what it asks for, so
+//! a selected answer still validates (introspection's do).
 //!
 //! Errors are never trimmed: what went wrong and how to recover always
 //! reaches the agent whole. An operation that declares a `fields`
@@ -27,6 +33,7 @@ use super::{
     error::AqlError,
     params::{ParamSpec, ParamType},
     registry::OperationSpec,
+    types::{TypeDef, TypeShape},
 };
 
 /// The parameter's name, in `params` or at the top level of a request.
@@ -34,12 +41,66 @@ pub const FIELDS_PARAM: &str = "fields";
 
 const PRESETS: [&str; 3] = ["minimal", "standard", "full"];
 
-/// What to keep of an answer's data.
+/// What a preset keeps of an operation's answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preset {
+    /// Each record's identity and state fields.
+    IdentityAndState,
+    /// These dot paths.
+    Paths(&'static [&'static str]),
+    /// The whole answer.
+    Everything,
+}
+
+impl Preset {
+    /// What the preset keeps, as its `fields` description says it.
+    fn describe(self) -> String {
+        match self {
+            Self::IdentityAndState => "each record's identity and state (id, name, keys ending in _id or Id, status, continue, stopped)".into(),
+            Self::Paths([]) => "nothing beyond what is always kept".into(),
+            Self::Paths(paths) => group_paths(paths),
+            Self::Everything => "everything".into(),
+        }
+    }
+
+    /// What to select; `None` for the whole answer.
+    fn part(self) -> Option<Part> {
+        match self {
+            Self::IdentityAndState => Some(Part::IdentityAndState),
+            Self::Paths(paths) => Some(Part::Paths(PathTree::of(paths))),
+            Self::Everything => None,
+        }
+    }
+}
+
+/// What field selection keeps of one operation's answers: the paths every
+/// selection keeps (what the answers' schema requires), and what the
+/// `minimal` and `standard` presets keep besides; `full` keeps everything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldPresets {
+    pub required: &'static [&'static str],
+    pub minimal: Preset,
+    pub standard: Preset,
+}
+
+impl Default for FieldPresets {
+    /// An answer with no schema: `minimal` keeps identity and state,
+    /// `standard` everything.
+    fn default() -> Self {
+        Self { required: &[], minimal: Preset::IdentityAndState, standard: Preset::Everything }
+    }
+}
+
+/// What to keep of an answer's data: everything any of its parts keeps.
 #[derive(Debug, Clone, PartialEq)]
-pub enum FieldSelection {
-    /// Identity and state fields of each record.
-    Minimal,
-    /// The paths asked for.
+pub struct FieldSelection {
+    parts: Vec<Part>,
+}
+
+/// One way of choosing fields.
+#[derive(Debug, Clone, PartialEq)]
+enum Part {
+    IdentityAndState,
     Paths(PathTree),
 }
 
@@ -51,6 +112,14 @@ pub struct PathTree {
 }
 
 impl PathTree {
+    fn of(paths: &[&str]) -> Self {
+        let mut tree = Self::default();
+        for path in paths {
+            tree.insert(path);
+        }
+        tree
+    }
+
     fn insert(&mut self, path: &str) {
         let mut node = self;
         for segment in path.split('.') {
@@ -64,10 +133,55 @@ impl PathTree {
     }
 }
 
-/// The `fields` parameter as introspection lists it on every operation
-/// that does not declare its own.
-pub fn fields_param() -> ParamSpec {
-    ParamSpec::optional(FIELDS_PARAM, ParamType::Any, "Field selection: a list of dot paths to keep in data (e.g. [\"name\", \"settings.theme\"]), or a preset: minimal, standard, full. Errors are never trimmed")
+/// `operation.name`, `operation.endpoint`, `types.name` as
+/// `operation: name, endpoint; types: name`.
+fn group_paths(paths: &[&str]) -> String {
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    for path in paths {
+        let (head, rest) = path.split_once('.').unwrap_or((path, ""));
+        match groups.iter_mut().find(|(group, _)| *group == head) {
+            Some((_, members)) => members.push(rest),
+            None => groups.push((head, vec![rest])),
+        }
+    }
+    groups
+        .iter()
+        .map(|(head, members)| match members.as_slice() {
+            [""] => (*head).to_owned(),
+            members => format!("{head}: {}", members.join(", ")),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The `fields` parameter as introspection lists it on `spec` (which does
+/// not declare its own): its two forms, and what this operation's presets
+/// keep.
+pub fn fields_param(spec: &OperationSpec) -> ParamSpec {
+    let presets = &spec.field_presets;
+    let required = match presets.required {
+        [] => String::new(),
+        paths => format!(" Always kept, as the answer's schema requires them: {}.", group_paths(paths)),
+    };
+    let description = format!(
+        "Field selection (see type FieldSelection): a list of dot paths to keep in data (e.g. [\"name\", \"settings.theme\"]), or a preset: minimal keeps {}; standard keeps {}; full keeps everything (as without fields).{required} Errors are never trimmed",
+        presets.minimal.describe(),
+        presets.standard.describe(),
+    );
+    ParamSpec::optional(FIELDS_PARAM, ParamType::FieldSelection, &description)
+}
+
+/// The `FieldSelection` type (`field-selection.md` 5.3): the two forms a
+/// `fields` value takes.
+pub fn field_selection_type() -> TypeDef {
+    TypeDef {
+        name: ParamType::FieldSelection.name(),
+        description: "The value of the fields parameter every operation takes: a preset name (one of presets) or a list of dot paths (fields). Each operation's details say what its presets keep",
+        shape: TypeShape::Object(vec![
+            ParamSpec::optional("presets", ParamType::String, "A preset: minimal (identity and state, or what the operation's details say), standard (its common view), full (everything: the answer without fields)").one_of(&PRESETS),
+            ParamSpec::optional(FIELDS_PARAM, ParamType::Array, "Dot paths of the fields to keep (e.g. [\"name\", \"settings.theme\"]): a path applies where its first segment is a key, and to each record of a list; metadata (_protocol, pageInfo) is always kept; a path naming nothing is left out"),
+        ]),
+    }
 }
 
 /// Whether `spec` leaves `fields` to the router (it declares no parameter
@@ -94,7 +208,7 @@ pub fn take_selection<'a>(spec: &OperationSpec, arguments: &'a Map<String, Value
         return Ok((Cow::Borrowed(arguments), None));
     }
     let selection = match nested.filter(|v| !v.is_null()).or(top) {
-        Some(value) if !value.is_null() => parse(&spec.name, value)?,
+        Some(value) if !value.is_null() => parse(spec, value)?,
         _ => None,
     };
     let mut rest = arguments.clone();
@@ -105,15 +219,18 @@ pub fn take_selection<'a>(spec: &OperationSpec, arguments: &'a Map<String, Value
     Ok((Cow::Owned(rest), selection))
 }
 
-/// A `fields` value: a preset name or a list of dot paths of snake_case
-/// (or camelCase, as the dongle's own answers use) segments. `None` for
-/// the presets that keep everything.
-fn parse(operation: &str, value: &Value) -> Result<Option<FieldSelection>, AqlError> {
-    match value {
+/// A `fields` value for `spec`: a preset name or a list of dot paths of
+/// snake_case (or camelCase, as the dongle's own answers use) segments,
+/// with the paths `spec` always keeps. `None` when it keeps everything.
+fn parse(spec: &OperationSpec, value: &Value) -> Result<Option<FieldSelection>, AqlError> {
+    let operation = spec.name.as_str();
+    let presets = &spec.field_presets;
+    let asked = match value {
         Value::String(preset) => match preset.as_str() {
-            "minimal" => Ok(Some(FieldSelection::Minimal)),
-            "standard" | "full" => Ok(None),
-            _ => Err(AqlError::invalid_value(operation, FIELDS_PARAM, &PRESETS.map(Value::from), value)),
+            "minimal" => presets.minimal.part(),
+            "standard" => presets.standard.part(),
+            "full" => None,
+            _ => return Err(AqlError::invalid_value(operation, FIELDS_PARAM, &PRESETS.map(Value::from), value)),
         },
         Value::Array(paths) => {
             let mut tree = PathTree::default();
@@ -123,10 +240,14 @@ fn parse(operation: &str, value: &Value) -> Result<Option<FieldSelection>, AqlEr
                     _ => return Err(AqlError::bad_value(operation, FIELDS_PARAM, "must be a preset (minimal, standard, full) or a list of dot paths such as \"name\" or \"settings.theme\"")),
                 }
             }
-            Ok(Some(FieldSelection::Paths(tree)))
+            Some(Part::Paths(tree))
         }
-        other => Err(AqlError::invalid_type(Some(operation), FIELDS_PARAM, "array of field paths, or a preset name", other)),
-    }
+        other => return Err(AqlError::invalid_type(Some(operation), FIELDS_PARAM, "array of field paths, or a preset name", other)),
+    };
+    Ok(asked.map(|part| {
+        let required = (!presets.required.is_empty()).then(|| Part::Paths(PathTree::of(presets.required)));
+        FieldSelection { parts: std::iter::once(part).chain(required).collect() }
+    }))
 }
 
 fn is_field_path(path: &str) -> bool {
@@ -137,11 +258,21 @@ fn is_field_path(path: &str) -> bool {
 }
 
 impl FieldSelection {
-    /// `data` with only the selected fields.
+    /// `data` with only the selected fields: what any part keeps.
     pub fn apply(&self, data: Value) -> Value {
+        self.parts
+            .iter()
+            .map(|part| select(data.clone(), &part.selector()).unwrap_or(Value::Null))
+            .reduce(merge)
+            .unwrap_or(data)
+    }
+}
+
+impl Part {
+    fn selector(&self) -> Selector<'_> {
         match self {
-            Self::Minimal => select(data, &Selector::Minimal).unwrap_or(Value::Null),
-            Self::Paths(tree) => select(data, &Selector::Tree(tree)).unwrap_or(Value::Null),
+            Self::IdentityAndState => Selector::IdentityAndState,
+            Self::Paths(tree) => Selector::Tree(tree),
         }
     }
 }
@@ -149,7 +280,7 @@ impl FieldSelection {
 /// What to keep at one level of the answer.
 #[derive(Clone, Copy)]
 enum Selector<'a> {
-    Minimal,
+    IdentityAndState,
     Tree(&'a PathTree),
 }
 
@@ -158,7 +289,7 @@ impl<'a> Selector<'a> {
     /// part of it, `None` nothing.
     fn child(self, key: &str) -> Option<Option<Selector<'a>>> {
         match self {
-            Self::Minimal => is_identity_or_state(key).then_some(None),
+            Self::IdentityAndState => is_identity_or_state(key).then_some(None),
             Self::Tree(tree) => tree.children.get(key).map(|child| (!child.whole).then_some(Self::Tree(child))),
         }
     }
@@ -177,14 +308,16 @@ fn is_collection(value: &Value) -> bool {
 }
 
 /// The selected part of `value`; `None` when a path goes deeper than a
-/// scalar (the field does not exist).
+/// scalar (the field does not exist). A `null` is kept: the field exists
+/// and says there is nothing.
 fn select(value: Value, selector: &Selector) -> Option<Value> {
     match value {
+        Value::Null => Some(Value::Null),
         Value::Array(items) => Some(Value::Array(items.into_iter().map(|item| if item.is_object() { select(item, selector).unwrap_or_default() } else { item }).collect())),
         Value::Object(object) => {
             let unmatched_paths;
             let elsewhere = match selector {
-                Selector::Minimal => Some(Selector::Minimal),
+                Selector::IdentityAndState => Some(Selector::IdentityAndState),
                 Selector::Tree(tree) => {
                     unmatched_paths = unmatched(tree, &object);
                     unmatched_paths.as_ref().map(Selector::Tree)
@@ -219,6 +352,28 @@ fn select(value: Value, selector: &Selector) -> Option<Value> {
             Some(Value::Object(kept))
         }
         _ => None,
+    }
+}
+
+/// Two selections of the same answer as one: objects keep the keys of
+/// both, lists (of the same items, so of the same length) are merged item
+/// by item, and anything else is the same value in both.
+fn merge(left: Value, right: Value) -> Value {
+    match (left, right) {
+        (Value::Object(mut left), Value::Object(right)) => {
+            for (key, value) in right {
+                match left.get_mut(&key) {
+                    Some(slot) => *slot = merge(slot.take(), value),
+                    None => {
+                        left.insert(key, value);
+                    }
+                }
+            }
+            Value::Object(left)
+        }
+        (Value::Array(left), Value::Array(right)) if left.len() == right.len() => Value::Array(left.into_iter().zip(right).map(|(l, r)| merge(l, r)).collect()),
+        (Value::Null, right) => right,
+        (left, _) => left,
     }
 }
 

@@ -3,7 +3,10 @@
 
 use serde_json::{Value, json};
 
-use super::params::{ParamSpec, ParamType};
+use super::{
+    params::{ParamSpec, ParamType},
+    selection::field_selection_type,
+};
 
 /// The shape of a named type, one variant per introspection `kind`.
 #[derive(Debug, Clone)]
@@ -47,7 +50,8 @@ impl TypeDef {
     }
 }
 
-/// The protocol types every MCP-AQL server should describe (introspection 5.3).
+/// The protocol types every MCP-AQL server should describe (introspection
+/// 5.3), and `FieldSelection` (`field-selection.md` 5.3).
 pub fn protocol_types() -> Vec<TypeDef> {
     use ParamType::{Boolean, Object, String};
     vec![
@@ -113,5 +117,6 @@ pub fn protocol_types() -> Vec<TypeDef> {
                 ParamSpec::optional("type", Object, "One type's details, or null"),
             ]),
         },
+        field_selection_type(),
     ]
 }

@@ -4,7 +4,8 @@
 //! `confirm_operation` on EXECUTE, `record_execution_step` and
 //! `verify_challenge` on CREATE, `get_execution_state` on READ. Each parses
 //! its parameters, hands them to the executions or to the humans' answers,
-//! and serialises the typed result.
+//! and serialises the typed result. The three that move an execution
+//! through its lifecycle say so in introspection (spec 8.4.5).
 
 use std::sync::Arc;
 
@@ -15,7 +16,7 @@ use crate::{
     protocol::{
     error::AqlError,
     params::{ParamSpec, ParamType},
-    registry::{CallContext, Category, Operation, OperationFuture, OperationResult, OperationSpec, Registry, RegistryError, ReturnType, ServerFacts},
+    registry::{CallContext, Category, Lifecycle, Operation, OperationFuture, OperationResult, OperationSpec, Registry, RegistryError, ReturnType, ServerFacts},
     request::Params,
     router::Router,
     types::{TypeDef, TypeShape},
@@ -86,6 +87,15 @@ struct LoopOperation {
 
 fn agent_param() -> ParamSpec {
     ParamSpec::required("element_name", ParamType::String, "The agent's name; blocks and limits apply per agent")
+}
+
+/// The lifecycle `execute_agent`, `complete_execution` and
+/// `abort_execution` move an execution through: the five core states;
+/// `abort_execution` cancels; a failed execution stays failed (a retry is
+/// a new `execute_agent`); a call is answered at once, with no progress
+/// to report.
+fn execution_lifecycle() -> Lifecycle {
+    Lifecycle { states: Status::ALL.iter().map(|status| status.name()).collect(), supports_cancel: true, supports_retry: false, progress_reporting: false }
 }
 
 fn outcome_param(description: &str) -> ParamSpec {
@@ -177,7 +187,10 @@ impl Kind {
             returns: ReturnType { name: returns.0, kind: returns.1, description: returns.2 },
             examples: vec![(description.into(), example)],
             source: None,
-            origin: None, danger_level: None,
+            origin: None,
+            danger_level: None,
+            lifecycle: matches!(self, Kind::Execute | Kind::Complete | Kind::Abort).then(execution_lifecycle),
+            field_presets: Default::default(),
         }
     }
 }

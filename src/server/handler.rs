@@ -1,10 +1,14 @@
 //! The rmcp `ServerHandler`: MCP's `tools/list` and `tools/call` in terms
 //! of MCP-AQL endpoints and the protocol router.
 //!
-//! Tools are data built once from the registry at start-up, not macros. A
-//! call to a tool this endpoint mode does not expose is an MCP protocol
-//! error (the client named a tool that does not exist); everything about
-//! the request itself is answered as an MCP-AQL envelope.
+//! Tools are data described from the registry in force when they are
+//! listed, not macros. The server declares `tools.listChanged`: once a
+//! session is initialized, each change of which operations exist (a
+//! reload, a downstream server starting or changing its tools) sends it
+//! `notifications/tools/list_changed`, until the session ends. A call to
+//! a tool this endpoint mode does not expose is an MCP protocol error
+//! (the client named a tool that does not exist); everything about the
+//! request itself is answered as an MCP-AQL envelope.
 
 use std::sync::Arc;
 
@@ -13,10 +17,11 @@ use rmcp::{
     model::{
         CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
         ListPromptsResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken, Prompt,
-        PromptMessage, Role, ServerCapabilities, ServerConfig, Tool,
+        PromptMessage, Role, ServerCapabilities, ServerConfig,
     },
-    service::{RequestContext, RoleServer},
+    service::{NotificationContext, RequestContext, RoleServer},
 };
+use tokio_util::sync::CancellationToken;
 
 use crate::{
     analysis::WorkingFolder,
@@ -39,7 +44,6 @@ use super::{
 #[derive(Clone)]
 pub struct DongleServer {
     router: Arc<Router>,
-    tools: Arc<Vec<Tool>>,
     texts: Arc<Texts>,
     session: Arc<Session>,
 }
@@ -54,10 +58,13 @@ struct Texts {
 struct Session {
     id: String,
     router: Arc<Router>,
+    /// Cancelled when the session ends: what serves it alone stops.
+    ended: CancellationToken,
 }
 
 impl Drop for Session {
     fn drop(&mut self) {
+        self.ended.cancel();
         let (router, id) = (self.router.clone(), std::mem::take(&mut self.id));
         let end = move || router.end_session(Some(&id));
         // Ending writes the state durably: never on an async worker thread.
@@ -70,10 +77,9 @@ impl Drop for Session {
 
 impl DongleServer {
     pub fn new(router: Arc<Router>) -> Self {
-        let tools = Arc::new(endpoint_tools(router.surface(), &router.registry()));
         let texts = Arc::new(Texts { instructions: instructions(router.surface()), prompt: prompt(router.surface()) });
-        let session = Arc::new(Session { id: uuid::Uuid::new_v4().to_string(), router: router.clone() });
-        Self { router, tools, texts, session }
+        let session = Arc::new(Session { id: uuid::Uuid::new_v4().to_string(), router: router.clone(), ended: CancellationToken::new() });
+        Self { router, texts, session }
     }
 
     /// The facts about one request the operations may use: the session,
@@ -115,9 +121,29 @@ impl ProgressSink for ProgressToClient {
     }
 }
 
+/// Tells `peer` each time the operations change, until `ended`. Holds no
+/// handle on the session, so it never keeps one alive.
+async fn announce_tool_changes(router: Arc<Router>, peer: Peer<RoleServer>, ended: CancellationToken) {
+    let mut changes = router.operation_changes();
+    loop {
+        tokio::select! {
+            () = ended.cancelled() => return,
+            changed = changes.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+            }
+        }
+        if let Err(error) = peer.notify_tool_list_changed().await {
+            tracing::debug!(%error, "a tools/list_changed notification could not be sent");
+            return;
+        }
+    }
+}
+
 impl ServerHandler for DongleServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_prompts().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_prompts().build())
             .with_server_info(Implementation::new("safety-dongle", env!("CARGO_PKG_VERSION")))
             .with_instructions(self.texts.instructions.clone())
     }
@@ -143,12 +169,16 @@ impl ServerHandler for DongleServer {
         Ok(result.into())
     }
 
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        tokio::spawn(announce_tool_changes(self.router.clone(), context.peer, self.session.ended.clone()));
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+        Ok(ListToolsResult::with_all_items(endpoint_tools(self.router.surface(), &self.router.registry())))
     }
 
     async fn call_tool(
@@ -174,6 +204,7 @@ impl ServerHandler for DongleServer {
 
 impl DongleServer {
     fn tool_names(&self) -> String {
-        self.tools.iter().map(|t| t.name.as_ref()).collect::<Vec<_>>().join(", ")
+        let surface = self.router.surface();
+        surface.mode.endpoints().into_iter().map(|endpoint| surface.tool_name(endpoint)).collect::<Vec<_>>().join(", ")
     }
 }

@@ -5,6 +5,9 @@
 //! both transports refuse the same frames with the same answers. Host and
 //! Origin validation stay on (loopback only), which keeps web pages and DNS
 //! rebinding away from a server that holds an agent's safety state.
+//! A client ending its session with DELETE gets 200 when the session was
+//! open and 404 when it was not, the answers clients check for (rmcp's
+//! own 202 makes the Python SDK log a failed termination on every close).
 
 use std::{io, net::SocketAddr, sync::Arc};
 
@@ -17,7 +20,7 @@ use axum::{
 };
 use rmcp::transport::{
     StreamableHttpServerConfig, StreamableHttpService,
-    streamable_http_server::session::local::LocalSessionManager,
+    streamable_http_server::session::{SessionManager, local::LocalSessionManager},
 };
 use tokio_util::sync::CancellationToken;
 
@@ -50,14 +53,16 @@ pub async fn serve_http(router: Arc<Router>, addr: SocketAddr) -> io::Result<()>
         .with_cancellation_token(cancel.child_token())
         .with_allowed_origins(["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"])
         .with_max_request_body_bytes(MAX_BODY_DRAIN);
+    let sessions = Arc::new(LocalSessionManager::default());
     let service: StreamableHttpService<DongleServer, LocalSessionManager> =
         StreamableHttpService::new(
             move || Ok(DongleServer::new(router.clone())),
-            Default::default(),
+            sessions.clone(),
             config,
         );
     let app = axum::Router::new()
         .nest_service(MCP_PATH, service)
+        .layer(middleware::from_fn_with_state(sessions, answer_session_end))
         .layer(middleware::from_fn_with_state(limits, screen_body));
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let bound = listener.local_addr()?;
@@ -106,6 +111,29 @@ async fn screen_body(State(limits): State<Limits>, request: Request, next: Next)
         }
     }
 }
+
+/// Answers a DELETE that ends a session as clients expect: 404 for a
+/// session that is not open, 200 once an open one is closed. Anything
+/// else passes through untouched.
+async fn answer_session_end(State(sessions): State<Arc<LocalSessionManager>>, request: Request, next: Next) -> Response {
+    if request.method() != Method::DELETE {
+        return next.run(request).await;
+    }
+    let session = request.headers().get(SESSION_ID_HEADER).and_then(|value| value.to_str().ok()).map(Arc::<str>::from);
+    if let Some(session) = session
+        && !sessions.has_session(&session).await.unwrap_or(false)
+    {
+        return (StatusCode::NOT_FOUND, "no such session").into_response();
+    }
+    let mut response = next.run(request).await;
+    if response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::OK;
+    }
+    response
+}
+
+/// The header naming the session of a streamable-HTTP request.
+const SESSION_ID_HEADER: &str = "mcp-session-id";
 
 /// The `Host` must name a loopback host and an `Origin`, when sent, must be
 /// plain HTTP on one: the same rule as rmcp's own check behind this one,

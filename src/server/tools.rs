@@ -2,12 +2,17 @@
 //! becomes an MCP `CallToolResult`.
 //!
 //! Tool descriptions name `introspect` (the bootstrap rule of
-//! `mcp-integration.md` 2.1) and the built-in operations of their category,
-//! never those of adapters and downstream servers, so what an agent's
-//! context holds stays the same size however many tools sit behind;
-//! every tool shares the base input schema. Annotations follow 2.3: only
-//! `mcp_aql_read` is read-only, and UPDATE, DELETE, EXECUTE and the unified
-//! tool are marked destructive.
+//! `mcp-integration.md` 2.1) and the operations registered now in their
+//! category (2.1.1's "Supported operations"): every built-in one by name,
+//! and those of adapters and downstream servers by source, the name when
+//! a source has one there, else the glob of its names and how many
+//! (`github_api__* (1223)`). So a description never says an operation is
+//! missing that can be called, and what an agent's context holds grows
+//! with the sources behind the dongle, not with their operations. They are described from
+//! the registry each time tools are listed; the handler tells clients
+//! when that changes. Every tool shares the base input schema.
+//! Annotations follow 2.3: only `mcp_aql_read` is read-only, and UPDATE,
+//! DELETE, EXECUTE and the unified tool are marked destructive.
 
 use std::sync::Arc;
 
@@ -58,24 +63,40 @@ fn input_schema() -> JsonObject {
     }
 }
 
-fn operation_list(registry: &Registry, category: Option<Category>) -> String {
-    let names: Vec<&str> = registry
-        .specs()
-        .filter(|spec| spec.source.is_none() && category.is_none_or(|c| spec.category == c))
-        .map(|spec| spec.name.as_str())
-        .collect();
-    if names.is_empty() {
-        "none registered".into()
-    } else {
-        names.join(", ")
+/// The operations of `category` registered now: each built-in one by
+/// name, then those of adapters and downstream servers by source: the
+/// name when a source has one, else its names' glob and how many
+/// (`github_api__* (12)`, which `name_pattern` takes as it is).
+fn operation_list(registry: &Registry, category: Category) -> String {
+    let mut own: Vec<&str> = Vec::new();
+    // Names of one source share its prefix, so they are neighbours in the
+    // registry's name order.
+    let mut loaded: Vec<(&str, Vec<&str>)> = Vec::new();
+    for spec in registry.specs().filter(|spec| spec.category == category) {
+        let name = spec.name.as_str();
+        if spec.source.is_none() {
+            own.push(name);
+            continue;
+        }
+        let prefix = name.split_once("__").map_or(name, |(prefix, _)| prefix);
+        match loaded.last_mut() {
+            Some((last, names)) if *last == prefix => names.push(name),
+            _ => loaded.push((prefix, vec![name])),
+        }
     }
+    let sources = loaded.iter().map(|(prefix, names)| match names.as_slice() {
+        [one] => (*one).to_owned(),
+        names => format!("{prefix}__* ({})", names.len()),
+    });
+    let listed: Vec<String> = own.iter().map(|name| (*name).to_owned()).chain(sources).collect();
+    if listed.is_empty() { "none registered".to_owned() } else { listed.join(", ") }
 }
 
 fn describe(endpoint: Endpoint, registry: &Registry) -> String {
     let Some(category) = endpoint.category() else {
         let categories: Vec<String> = Category::ALL
             .iter()
-            .map(|&c| format!("{}: {}", c.name(), operation_list(registry, Some(c))))
+            .map(|&c| format!("{}: {}", c.name(), operation_list(registry, c)))
             .collect();
         return format!(
             "safety-dongle MCP-AQL endpoint: every operation through one tool, routed by its semantic category.\n{}\n{INTROSPECT_HINT}",
@@ -91,7 +112,7 @@ fn describe(endpoint: Endpoint, registry: &Registry) -> String {
     };
     format!(
         "{purpose}\nSupported operations: {}\n{INTROSPECT_HINT}",
-        operation_list(registry, Some(category))
+        operation_list(registry, category)
     )
 }
 
@@ -123,6 +144,29 @@ mod tests {
     use serde_json::Value;
 
     use super::*;
+    use crate::protocol::{registry::testing::inert, surface::EndpointMode};
+
+    #[test]
+    fn descriptions_list_what_is_registered_by_source() {
+        let mut registry = Registry::default();
+        registry.register(inert("introspect", Category::Read, None)).unwrap();
+        let delete = |registry: &Registry| describe(Endpoint::Semantic(Category::Delete), registry);
+        let listed = |text: String| text.lines().find_map(|line| line.strip_prefix("Supported operations: ").map(str::to_owned)).unwrap();
+        assert_eq!(listed(delete(&registry)), "none registered");
+        registry.register(inert("tracker__delete_issue", Category::Delete, Some("tracker"))).unwrap();
+        assert_eq!(listed(delete(&registry)), "tracker__delete_issue");
+        for i in 0..30 {
+            registry.register(inert(&format!("zfs__delete_{i:02}"), Category::Delete, Some("zfs"))).unwrap();
+        }
+        registry.register(inert("a_b__drop", Category::Delete, Some("a-b"))).unwrap();
+        registry.register(inert("a_b__purge", Category::Delete, Some("a-b"))).unwrap();
+        assert_eq!(listed(delete(&registry)), "a_b__* (2), tracker__delete_issue, zfs__* (30)");
+        assert_eq!(listed(describe(Endpoint::Semantic(Category::Read), &registry)), "introspect");
+
+        let unified = describe(Endpoint::Unified, &registry);
+        assert!(unified.contains("READ: introspect\n") && unified.contains("DELETE: a_b__* (2), tracker__delete_issue, zfs__* (30)\n"), "{unified}");
+        assert_eq!(endpoint_tools(&Surface::new(EndpointMode::All, Default::default()), &registry).len(), 6);
+    }
 
     fn envelope_of(result: &CallToolResult) -> Value {
         serde_json::from_str(&result.content[0].as_text().unwrap().text).unwrap()

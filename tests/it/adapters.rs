@@ -593,6 +593,23 @@ async fn introspection_lists_adapter_operations_with_their_parameters() {
     assert_eq!(value["required"], true);
     let delete = introspect(&h.client, json!({"query": "operations", "name": "test_api__delete_item"})).await;
     assert!(delete["data"].to_string().contains("danger_level: destructive"));
+
+    // Each operation's example is its minimal call, and the call is sent as it is.
+    let example = |detail: &Value| detail["data"]["operation"]["examples"].as_array().filter(|all| all.len() == 1).map(|all| all[0]["request"].clone()).unwrap_or_else(|| panic!("one example: {detail}"));
+    assert_eq!(example(&detail), json!({"operation": "test_api__echo_path", "params": {"value": "<value>"}}));
+    assert_eq!(example(&delete), json!({"operation": "test_api__delete_item", "params": {"id": "<id>"}}));
+    let adapter_ops = introspect(&h.client, json!({"query": "operations", "source": "test_api", "first": 100})).await;
+    let adapter_ops = adapter_ops["data"]["operations"].as_array().unwrap();
+    assert!(adapter_ops.len() > 15, "{adapter_ops:?}");
+    for operation in adapter_ops {
+        let detail = introspect(&h.client, json!({"query": "operations", "name": operation["name"]})).await;
+        assert_eq!(example(&detail)["operation"], operation["name"]);
+    }
+    let sent = read(&h, "test_api__echo_path", example(&detail)["params"].clone()).await;
+    assert_eq!(sent["success"], true, "{sent}");
+    let seen = h.upstream.seen();
+    let echoed = seen.last().unwrap();
+    assert_eq!((echoed.path.as_str(), echoed.query.as_deref()), ("/v1/echo/%3Cvalue%3E", Some("filter=open")));
 }
 
 fn check(paths: &[&Path]) -> (bool, String) {

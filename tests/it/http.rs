@@ -31,11 +31,16 @@ async fn http_sessions_are_independent_and_concurrent() {
     assert!(second["data"]["operations"].is_array());
 }
 
+/// A POST as MCP clients send them, to be given a body.
+fn mcp_post(url: &str) -> reqwest::RequestBuilder {
+    reqwest::Client::new().post(url).header("content-type", "application/json").header("accept", "application/json, text/event-stream")
+}
+
+/// The `initialize` request a client opens a session with.
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}"#;
+
 async fn post(url: &str, body: Vec<u8>) -> (u16, Value) {
-    let response = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
+    let response = mcp_post(url)
         .body(body)
         .send()
         .await
@@ -70,12 +75,9 @@ async fn http_screens_oversized_and_non_utf8_bodies_like_stdio() {
 #[tokio::test]
 async fn http_refuses_foreign_origins() {
     let server = HttpServer::start(&[]).await;
-    let response = reqwest::Client::new()
-        .post(&server.url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
+    let response = mcp_post(&server.url)
         .header("origin", "https://evil.example")
-        .body(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}"#)
+        .body(INITIALIZE)
         .send()
         .await
         .expect("POST");
@@ -150,4 +152,46 @@ async fn a_block_taints_its_own_http_session_only() {
     assert_eq!(broadcast.map(|n| n["metadata"]["agent"].clone()), Some(json!("x")), "the danger_zone broadcast reached the other session's agent");
     let (blocked, _) = super::support::call(&bystander, "mcp_aql_execute", execute("x")).await;
     assert_eq!(blocked["error"]["code"], "PERMISSION_DENIED", "the blocked agent is refused in every session");
+}
+
+/// Opens a session with a raw `initialize` and returns its id.
+async fn open_session(url: &str) -> String {
+    let response = mcp_post(url)
+        .body(INITIALIZE)
+        .send()
+        .await
+        .expect("POST initialize");
+    assert_eq!(response.status().as_u16(), 200);
+    response.headers().get("mcp-session-id").expect("a session id").to_str().expect("ASCII id").to_owned()
+}
+
+async fn end_session(url: &str, session: &str) -> u16 {
+    reqwest::Client::new()
+        .delete(url)
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-06-18")
+        .send()
+        .await
+        .expect("DELETE")
+        .status()
+        .as_u16()
+}
+
+#[tokio::test]
+async fn ending_a_session_answers_200_then_404() {
+    let server = HttpServer::start(&[]).await;
+    let session = open_session(&server.url).await;
+    assert_eq!(end_session(&server.url, &session).await, 200, "an open session ends with 200, as clients expect");
+    assert_eq!(end_session(&server.url, &session).await, 404, "a session already ended is not found");
+    assert_eq!(end_session(&server.url, "not-a-session").await, 404);
+    // The session is gone: a request in it is refused rather than served.
+    let status = mcp_post(&server.url)
+        .header("mcp-session-id", &session)
+        .body(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#)
+        .send()
+        .await
+        .expect("POST")
+        .status()
+        .as_u16();
+    assert_eq!(status, 404);
 }

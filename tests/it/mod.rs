@@ -12,6 +12,7 @@ mod http;
 mod lab;
 mod level2;
 mod humans;
+mod inspector;
 mod openapi;
 mod peers;
 mod persistence;

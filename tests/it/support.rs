@@ -223,14 +223,23 @@ impl RawStdio {
         self.stdin = None;
     }
 
+    /// The next answer on stdout. Notifications the server sends on its
+    /// own (`notifications/tools/list_changed` when a reload or a
+    /// downstream server changes the operations) are passed over: they
+    /// answer nothing.
     pub async fn read_json(&mut self) -> Value {
-        let mut line = String::new();
-        let read = tokio::time::timeout(TIMEOUT, self.stdout.read_line(&mut line))
-            .await
-            .expect("an answer in time")
-            .expect("read stdout");
-        assert!(read > 0, "stdout closed before an answer");
-        serde_json::from_str(&line).expect("each stdout line is JSON")
+        loop {
+            let mut line = String::new();
+            let read = tokio::time::timeout(TIMEOUT, self.stdout.read_line(&mut line))
+                .await
+                .expect("an answer in time")
+                .expect("read stdout");
+            assert!(read > 0, "stdout closed before an answer");
+            let message: Value = serde_json::from_str(&line).expect("each stdout line is JSON");
+            if message.get("id").is_some() || message.get("method").is_none() {
+                return message;
+            }
+        }
     }
 
     /// Sends a tools/call with the given raw `arguments` JSON text.

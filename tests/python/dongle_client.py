@@ -10,11 +10,15 @@ answers are observed.
   (never copied into the repository).
 - Every envelope a test receives goes through `check_envelope`, which
   validates it against `operation-result.schema.json` (and successful
-  introspection answers against `introspection-response.schema.json`),
-  checks each error's and warning's `details` against what the spec
-  documents for its code (`spec_details`), and checks the MCP framing:
+  introspection answers against `introspection-response.schema.json`,
+  field-selected ones included, whether asked alone or as an item of a
+  batch), checks each error's and warning's `details` against what the
+  spec documents for its code (`spec_details`), and checks the MCP framing:
   exactly one text content, and `isError` set for unrecoverable error codes
   only.
+- `serve` talks over stdio, `serve_http` over streamable HTTP (the binary
+  on 127.0.0.1 with a port of its choosing); both take a
+  `message_handler` that receives the server's notifications.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -34,7 +40,9 @@ import tempfile
 import anyio
 from jsonschema import Draft202012Validator
 from mcp import ClientSession, StdioServerParameters
+from mcp.client.session import MessageHandlerFnT
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextContent, Tool
 
 from spec_details import envelope_problems
@@ -150,6 +158,9 @@ def check_envelope(result: CallToolResult, arguments: Mapping[str, Any] | None) 
         assert result.is_error is False, f"success with isError true: {envelope}"
         if arguments and arguments.get("operation") == "introspect":
             assert_valid(introspection_validator(), envelope, "introspect envelope")
+        for item in envelope.get("results", []):
+            if item.get("operation") == "introspect" and item["result"].get("success") is True:
+                assert_valid(introspection_validator(), item["result"], f"introspect envelope of batch item {item.get('index')}")
     else:
         code = envelope["error"]["code"]
         assert result.is_error is (code not in RECOVERABLE_CODES), (
@@ -188,6 +199,7 @@ async def serve(
     *,
     args: list[str] | None = None,
     env: Mapping[str, str] | None = None,
+    message_handler: MessageHandlerFnT | None = None,
     errlog: TextIO = sys.stderr,
 ) -> AsyncIterator[Dongle]:
     """Starts the binary and yields an initialized session.
@@ -198,9 +210,7 @@ async def serve(
     never leaks in. Each server gets its own empty data folder. The
     server's stderr (its log) goes to `errlog`.
     """
-    assert BIN.is_file() and os.access(BIN, os.X_OK), (
-        f"safety-dongle binary not found at {BIN}: run `cargo build` or set SAFETY_DONGLE_BIN"
-    )
+    assert_binary()
     if args is None:
         args = ["serve", *(["--endpoints", mode] if mode else [])]
     # A fresh default data folder per server: tests never touch the user's.
@@ -209,6 +219,53 @@ async def serve(
     parameters = StdioServerParameters(command=str(BIN), args=args, env=server_env)
     with anyio.fail_after(SESSION_TIMEOUT):
         async with stdio_client(parameters, errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as session:
+            async with ClientSession(read, write, message_handler=message_handler) as session:
                 initialized = await session.initialize()
                 yield Dongle(session, initialized)
+
+
+def assert_binary() -> None:
+    assert BIN.is_file() and os.access(BIN, os.X_OK), (
+        f"safety-dongle binary not found at {BIN}: run `cargo build` or set SAFETY_DONGLE_BIN"
+    )
+
+
+@asynccontextmanager
+async def serve_http(
+    args: list[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    message_handler: MessageHandlerFnT | None = None,
+) -> AsyncIterator[Dongle]:
+    """Starts `safety-dongle ARGS --http 127.0.0.1:0` and yields a session
+    over streamable HTTP at the address it announces on stderr (logged at
+    info level), with the same environment `serve` gives. The server is
+    stopped on the way out."""
+    assert_binary()
+    data_home = Path(tempfile.mkdtemp(prefix="dongle-test-"))
+    log = data_home / "server.log"
+    server_env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", str(data_home)),
+                  "SAFETY_DONGLE_LOG": "info", "XDG_DATA_HOME": str(data_home), **(env or {})}
+    with log.open("wb") as sink:
+        server = subprocess.Popen([str(BIN), *args, "--http", "127.0.0.1:0"], stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=sink, env=server_env)
+    try:
+        url = None
+        with anyio.fail_after(SESSION_TIMEOUT):
+            while url is None:
+                assert server.poll() is None, f"the server exited:\n{log.read_text()}"
+                found = re.search(r"http://127\.0\.0\.1:[0-9]+/mcp", log.read_text())
+                url = found.group(0) if found else None
+                await anyio.sleep(0.05)
+        with anyio.fail_after(SESSION_TIMEOUT):
+            async with streamable_http_client(url) as (read, write):
+                async with ClientSession(read, write, message_handler=message_handler) as session:
+                    initialized = await session.initialize()
+                    yield Dongle(session, initialized)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=SESSION_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()

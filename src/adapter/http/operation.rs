@@ -2,7 +2,10 @@
 //! (the adapter's name with `-` as `_`), its declared parameters (plus
 //! `all_pages` and `page_limit` when it paginates, and the confirmation
 //! token), its details' description ending in
-//! `[adapter 'A', METHOD /path; danger_level: L]`.
+//! `[adapter 'A', METHOD /path; danger_level: L]`, and a minimal call as
+//! its example (its required parameters: defaults, first allowed values,
+//! or placeholders), kept only when the operation accepts it and can
+//! build the request it makes.
 //!
 //! It runs the gate's one sequence (`gate::operation`): a call is built
 //! into a request first (so a call that cannot be sent never bothers a
@@ -25,6 +28,7 @@ use crate::{
         error::{AqlError, ErrorCode},
         params::{ParamSpec, ParamType},
         registry::{CallContext, OperationSpec, ReturnType},
+        request::resolve_params,
     },
 };
 
@@ -89,7 +93,7 @@ pub fn operation(prefix: &str, definition: OperationDefinition, adapter: Arc<Ada
                 .with_default(json!(pages.max_pages)),
         );
     }
-    let spec = OperationSpec {
+    let mut spec = OperationSpec {
         name: format!("{prefix}__{}", definition.name),
         category: definition.category,
         description: definition.description.trim().to_owned(),
@@ -99,9 +103,22 @@ pub fn operation(prefix: &str, definition: OperationDefinition, adapter: Arc<Ada
         source: Some(adapter.name.clone()),
         origin: Some(format!("adapter '{}', {} {}", adapter.name, definition.method.as_str(), definition.path)),
         danger_level: None,
+        lifecycle: None,
+        field_presets: Default::default(),
     };
+    spec.examples.extend(sendable_example(&spec, &definition, adapter.transport.base_url()));
     let judged = Judged { source: adapter.name.clone(), danger: definition.danger, trust: adapter.trust, requires_confirmation: definition.requires_confirmation };
     GatedOperation::new(spec, judged, HttpUpstream { definition, adapter }, gate)
+}
+
+/// The spec's minimal call, if it passes the operation's validation and
+/// builds a request: an example the agent can send as it is.
+fn sendable_example(spec: &OperationSpec, definition: &OperationDefinition, base: &reqwest::Url) -> Option<(String, Value)> {
+    let (description, params) = spec.minimal_example();
+    let arguments = Map::from_iter([("params".to_owned(), params.clone())]);
+    let resolved = resolve_params(spec, &arguments).ok()?;
+    request::build(base, definition, &resolved.into_map()).ok()?;
+    Some((description, params))
 }
 
 impl Upstream for HttpUpstream {

@@ -2,7 +2,12 @@
 //! semantic category its annotations or verb suggest (the server's
 //! `categories` table overrides both), with its JSON Schema input as
 //! introspectable parameters and its details' description ending in
-//! `[downstream server 'S', tool 'T'; danger_level: L]`.
+//! `[downstream server 'S', tool 'T'; danger_level: L]`. Its example is
+//! the minimal call (the required parameters: defaults, first enum
+//! values, or placeholders) when the schema says no more about those
+//! parameters than their type, enum and default, so the schema accepts
+//! it; a tool whose required parameters carry patterns, bounds or
+//! combinators gets no example rather than one its schema might refuse.
 //!
 //! It runs the gate's one sequence (`gate::operation`): a call is
 //! validated against the tool's own input schema, then judged by the gate,
@@ -75,7 +80,7 @@ fn operation(server: &Arc<Downstream>, tool: &Tool, name: &str, gate: &Arc<Gate>
     let description = tool.description.as_deref().map(str::to_owned).or_else(|| tool.title.clone()).unwrap_or_default();
     let input = LazySchema::new(Value::Object(tool.input_schema.as_ref().clone()));
     let output = tool.output_schema.as_ref().map(|schema| LazySchema::new(Value::Object(schema.as_ref().clone())));
-    let spec = OperationSpec {
+    let mut spec = OperationSpec {
         name: format!("{}__{name}", server.name()),
         category,
         description,
@@ -85,7 +90,13 @@ fn operation(server: &Arc<Downstream>, tool: &Tool, name: &str, gate: &Arc<Gate>
         source: Some(server.name().to_owned()),
         origin: Some(format!("downstream server '{}', tool '{}'", server.name(), tool.name)),
         danger_level: None,
+        lifecycle: None,
+        field_presets: Default::default(),
     };
+    let (description, example) = spec.minimal_example();
+    if schema_accepts(&tool.input_schema, &example) {
+        spec.examples.push((description, example));
+    }
     let judged = Judged { source: server.name().to_owned(), danger, trust: None, requires_confirmation: false };
     let configured = server.settings().retry_policy();
     let retry = if safe_to_repeat(server, tool, name) { configured } else { RetryPolicy { max_retries: 0, ..configured } };
@@ -220,6 +231,51 @@ fn params_from_schema(schema: &JsonObject) -> Vec<ParamSpec> {
         .collect()
 }
 
+/// Keys of an input schema that say nothing about a call made of its
+/// declared properties.
+const PLAIN_SCHEMA_KEYS: [&str; 9] = ["type", "properties", "required", "additionalProperties", "description", "title", "$schema", "$defs", "definitions"];
+/// Keys of a property that [`params_from_schema`] carries over whole.
+const PLAIN_PROPERTY_KEYS: [&str; 5] = ["type", "description", "title", "default", "enum"];
+
+/// Whether `example` (values for the required properties) is one the
+/// schema certainly accepts: the schema and each required property say
+/// no more than a type, an enum and a default, every required property
+/// has a value, and each value has its property's type and is one of its
+/// enum.
+fn schema_accepts(schema: &JsonObject, example: &Value) -> bool {
+    let plain = |object: &JsonObject, keys: &[&str]| object.keys().all(|key| keys.contains(&key.as_str()));
+    let Some(values) = example.as_object() else { return false };
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let required = schema.get("required").and_then(Value::as_array).into_iter().flatten();
+    plain(schema, &PLAIN_SCHEMA_KEYS)
+        && required.into_iter().all(|name| name.as_str().is_some_and(|name| values.contains_key(name)))
+        && values.iter().all(|(name, value)| {
+            properties.and_then(|p| p.get(name)).and_then(Value::as_object).is_some_and(|property| {
+                let typed = match property.get("type") {
+                    None => true,
+                    Some(Value::String(ty)) => has_json_type(value, ty),
+                    Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).any(|ty| has_json_type(value, ty)),
+                    Some(_) => false,
+                };
+                let allowed = property.get("enum").and_then(Value::as_array).is_none_or(|allowed| allowed.contains(value));
+                plain(property, &PLAIN_PROPERTY_KEYS) && typed && allowed
+            })
+        })
+}
+
+fn has_json_type(value: &Value, ty: &str) -> bool {
+    match ty {
+        "string" => value.is_string(),
+        "integer" => value.is_i64() || value.is_u64(),
+        "number" => value.is_number(),
+        "boolean" => value.is_boolean(),
+        "object" => value.is_object(),
+        "array" => value.is_array(),
+        "null" => value.is_null(),
+        _ => false,
+    }
+}
+
 /// A schema `type`: one type, or one type and `null`; anything else is
 /// left to the schema.
 fn param_type(declared: Option<&Value>) -> ParamType {
@@ -275,5 +331,60 @@ mod tests {
         assert_eq!(by_name("value").ty, ParamType::Any);
         assert_eq!(by_name("loose").ty, ParamType::Any);
         assert!(params_from_schema(&object(json!({"type": "object"}))).is_empty());
+    }
+
+    /// The minimal call a tool's schema gets as its example.
+    fn example(schema: &JsonObject) -> Value {
+        let spec = OperationSpec {
+            name: "s__t".into(),
+            category: Category::Read,
+            description: String::new(),
+            params: params_from_schema(schema),
+            returns: ReturnType { name: "ToolResult", kind: "object", description: "" },
+            examples: Vec::new(),
+            source: None,
+            origin: None,
+            danger_level: None,
+            lifecycle: None,
+            field_presets: Default::default(),
+        };
+        spec.minimal_example().1
+    }
+
+    #[test]
+    fn a_minimal_call_is_an_example_only_when_the_schema_surely_accepts_it() {
+        let plain = object(json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "Where"},
+                "mode": {"type": "string", "enum": ["a", "b"]},
+                "count": {"type": ["integer", "null"], "default": 3},
+                "depth": {"type": "integer"},
+                "optional": {"type": "string", "pattern": "^x"}
+            },
+            "required": ["path", "mode", "count", "depth"],
+            "additionalProperties": false
+        }));
+        let call = example(&plain);
+        assert_eq!(call, json!({"path": "<path>", "mode": "a", "count": 3, "depth": 1}));
+        assert!(schema_accepts(&plain, &call));
+        let valid = jsonschema::validator_for(&Value::Object(plain.clone())).unwrap();
+        assert!(valid.is_valid(&call), "the schema itself accepts the example");
+
+        let refusing = [
+            json!({"type": "object", "properties": {"path": {"type": "string", "pattern": "^/"}}, "required": ["path"]}),
+            json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 5}}, "required": ["n"]}),
+            json!({"type": "object", "properties": {"v": {"type": ["object", "array"]}}, "required": ["v"]}),
+            json!({"type": "object", "properties": {"v": {"type": "string", "enum": ["a"], "default": "b"}}, "required": ["v"]}),
+            json!({"type": "object", "properties": {}, "required": ["undeclared"]}),
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "oneOf": [{"required": ["a"]}]}),
+        ];
+        for schema in refusing {
+            let schema = object(schema);
+            assert!(!schema_accepts(&schema, &example(&schema)), "{schema:?}");
+        }
+        let nothing_required = object(json!({"type": "object", "properties": {"q": {"type": "string", "minLength": 3}}}));
+        assert_eq!(example(&nothing_required), json!({}));
+        assert!(schema_accepts(&nothing_required, &json!({})));
     }
 }
