@@ -17,6 +17,7 @@ use std::{
 use serde::Deserialize;
 
 use crate::{
+    adapter::retry::{MAX_RETRIES, MAX_RETRY_BASE_MS, RetryPolicy},
     diagnostics::{Diagnostic, SourceFile, toml_doc},
     protocol::{
         registry::Category,
@@ -199,6 +200,34 @@ pub struct ServerSettings {
     /// from annotations and verbs.
     #[serde(default)]
     pub categories: BTreeMap<String, Category>,
+    /// Retries of a call safe to repeat after its connection failed or it
+    /// timed out, with the backoff HTTP adapters use.
+    #[serde(default = "default_max_retries")]
+    pub max_retries: u32,
+    /// The first backoff delay, in milliseconds; each retry doubles it.
+    #[serde(default = "default_retry_base_ms")]
+    pub retry_base_ms: u64,
+    /// Whether a tool's calls are safe to repeat, by tool name, overriding
+    /// what its annotations claim (`readOnlyHint`, `idempotentHint`).
+    #[serde(default)]
+    pub retryable: BTreeMap<String, bool>,
+}
+
+impl ServerSettings {
+    /// How this server's calls that are safe to repeat are retried.
+    pub fn retry_policy(&self) -> RetryPolicy {
+        RetryPolicy { max_retries: self.max_retries, base: std::time::Duration::from_millis(self.retry_base_ms) }
+    }
+}
+
+/// The `max_retries` of a server that does not set one.
+pub fn default_max_retries() -> u32 {
+    RetryPolicy::default().max_retries
+}
+
+/// The `retry_base_ms` of a server that does not set one.
+pub fn default_retry_base_ms() -> u64 {
+    u64::try_from(RetryPolicy::default().base.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// The `timeout_secs` of a server that does not set one.
@@ -393,7 +422,7 @@ fn validate(raw: &RawConfig, source: &SourceFile) -> Vec<Diagnostic> {
         validate_verifier(verifier.get_ref(), verifier.span(), source, &mut errors);
     }
     for (name, server) in &raw.servers {
-        if let Some(message) = server_name_problem(name).or_else(|| server_transport_problem(server.get_ref())) {
+        if let Some(message) = server_name_problem(name).or_else(|| server_settings_problem(server.get_ref())) {
             errors.push(source.at(server.span(), format!("servers.{name} {message}")));
         }
     }
@@ -422,14 +451,17 @@ fn server_name_problem(name: &str) -> Option<String> {
     (!fits).then(|| "has a name that is not lower_snake_case without '__' (its operations are named <server>__<tool>)".into())
 }
 
-/// What is wrong with how a downstream server is reached, if anything.
-pub fn server_transport_problem(settings: &ServerSettings) -> Option<String> {
+/// What is wrong with how a downstream server is reached or called, if
+/// anything.
+pub fn server_settings_problem(settings: &ServerSettings) -> Option<String> {
     let message = match (&settings.command, &settings.url) {
         (Some(_), Some(_)) => "sets both command and url; choose one transport",
         (None, None) => "needs either command (stdio) or url (streamable HTTP)",
         (Some(command), None) if command.is_empty() => "has an empty command",
         (None, Some(url)) if !(url.starts_with("http://") || url.starts_with("https://")) => "has a url that is not http:// or https://",
         _ if settings.timeout_secs == 0 => "timeout_secs must be at least 1",
+        _ if settings.max_retries > MAX_RETRIES => return Some(format!("max_retries must be at most {MAX_RETRIES}")),
+        _ if !(1..=MAX_RETRY_BASE_MS).contains(&settings.retry_base_ms) => return Some(format!("retry_base_ms must be between 1 and {MAX_RETRY_BASE_MS}")),
         _ => return None,
     };
     Some(message.into())
@@ -500,6 +532,20 @@ mod tests {
         assert_eq!(config.policies, vec![base.join("p/default.toml")]);
         assert_eq!(config.verifier.channels, vec![Channel::Command]);
         assert_eq!(config.servers["fs"].args, vec!["-y", "x"]);
+        assert_eq!(config.servers["fs"].retry_policy(), RetryPolicy::default(), "the HTTP adapters' retries unless set");
+    }
+
+    #[test]
+    fn a_servers_retries_are_bounded_like_an_adapters() {
+        let retries = |lines: &str| Config::from_file(write_config(&format!("[servers.fs]\ncommand = \"npx\"\n{lines}")).path());
+        let set = retries("max_retries = 1\nretry_base_ms = 50\nretryable = { search = true, send = false }\n").unwrap();
+        let fs = &set.servers["fs"];
+        assert_eq!(fs.retry_policy(), RetryPolicy { max_retries: 1, base: std::time::Duration::from_millis(50) });
+        assert_eq!((fs.retryable.get("search"), fs.retryable.get("send")), (Some(&true), Some(&false)));
+        for (lines, problem) in [("max_retries = 11\n", "max_retries must be at most 10"), ("retry_base_ms = 0\n", "retry_base_ms must be between 1 and 60000")] {
+            let errors = retries(lines).unwrap_err();
+            assert!(errors.iter().any(|e| e.to_string().contains(problem)), "{lines}: {errors:#?}");
+        }
     }
 
     #[test]

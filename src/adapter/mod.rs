@@ -8,7 +8,8 @@
 //! `openapi` turns an OpenAPI or Swagger document into an adapter file
 //! (both read YAML through `yaml`); `mcp` connects to downstream servers;
 //! `error` says why an adapter could not be set up; `json_schema` checks
-//! what upstreams send and answer against the schemas they declare.
+//! what upstreams send and answer against the schemas they declare;
+//! `retry` repeats a call safe to repeat, with one backoff for both kinds.
 
 pub mod definition;
 pub mod error;
@@ -17,4 +18,5 @@ pub mod json_schema;
 pub mod mcp;
 pub mod naming;
 pub mod openapi;
+pub mod retry;
 pub mod yaml;

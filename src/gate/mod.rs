@@ -245,12 +245,12 @@ impl Gate {
     /// Records what became of an admitted call, spending its admission.
     /// The decision's own row was committed before the call left; this one
     /// is written off the answer's path.
-    pub fn record_outcome(&self, admission: Admission, outcome: &'static str) {
+    pub fn record_outcome(&self, admission: Admission, outcome: operation::Outcome) {
         let core = self.core.clone();
         let write = move || {
             let Admission { agent, action, session_id } = admission;
             let written = core.store.write(|tx| {
-                core.audit(tx, AuditEntry { agent: &agent, session_id: Some(&session_id), event: "call", hint: Some(&action), decision: outcome, ..Default::default() })
+                core.audit(tx, AuditEntry { agent: &agent, session_id: Some(&session_id), event: "call", hint: Some(&action), decision: outcome.name(), ..Default::default() })
             });
             if let Err(error) = written {
                 tracing::error!(%error, "the outcome of a gated call could not be audited");

@@ -6,8 +6,16 @@
 //! An upstream (an HTTP adapter's operation, a downstream MCP server's
 //! tool) implements [`Upstream`]; its `send` cannot be called without an
 //! admission, and only the gate makes one.
+//!
+//! Each call that leaves is logged as runtime seed 004's logging contract
+//! names it: its start at `debug`, its end at `debug` when it succeeded and
+//! at `error` when it failed (a timeout included), each with the
+//! operation, the source, the outcome and the duration in milliseconds.
+//! Retries are logged at `warn` where they happen (`adapter::retry`).
+//! Never an argument value, nor an error's message (which may quote one):
+//! the error's code only.
 
-use std::{future::Future, pin::Pin, sync::Arc};
+use std::{future::Future, pin::Pin, sync::Arc, time::Instant};
 
 use serde_json::{Map, Value};
 
@@ -41,7 +49,32 @@ pub struct Prepared<T> {
 /// What an upstream answered, and the outcome its audit row records.
 pub struct Sent {
     pub result: Result<Value, AqlError>,
-    pub outcome: &'static str,
+    pub outcome: Outcome,
+}
+
+/// What became of a call that left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// It answered, and the answer is the result.
+    Ok,
+    /// The downstream tool answered with `isError`.
+    ToolError,
+    /// The answer did not match the schema its upstream declared.
+    AnswerMismatch,
+    /// No usable answer: the transport failed, or the upstream refused.
+    Failed,
+}
+
+impl Outcome {
+    /// As the audit trail and the log name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::ToolError => "tool_error",
+            Self::AnswerMismatch => "answer_mismatch",
+            Self::Failed => "failed",
+        }
+    }
 }
 
 pub type SendFuture<'a> = Pin<Box<dyn Future<Output = Sent> + Send + 'a>>;
@@ -90,7 +123,16 @@ impl<U: Upstream> GatedOperation<U> {
             requires_confirmation: self.judged.requires_confirmation,
         };
         let admission = self.gate.admit(context, request).await?;
+        let (operation, source) = (self.spec.name.as_str(), self.judged.source.as_str());
+        tracing::debug!(operation, source, "upstream call started");
+        let started = Instant::now();
         let sent = self.upstream.send(&admission, prepared.call, context).await;
+        let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let outcome = sent.outcome.name();
+        match &sent.result {
+            Ok(_) => tracing::debug!(operation, source, outcome, duration_ms, "upstream call ended"),
+            Err(error) => tracing::error!(operation, source, outcome, code = error.code.as_str(), duration_ms, "upstream call failed"),
+        }
         self.gate.record_outcome(admission, sent.outcome);
         sent.result
     }

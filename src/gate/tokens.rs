@@ -15,7 +15,7 @@ use std::{
 
 use sha2::{Digest, Sha256};
 
-use crate::protocol::error::AqlError;
+use crate::{protocol::error::AqlError, store::rfc3339};
 
 /// How long a token can be redeemed (the spec's default TTL).
 pub const TOKEN_TTL_MS: i64 = 5 * 60 * 1000;
@@ -85,16 +85,17 @@ impl ConfirmationTokens {
             return Err(AqlError::token_used(token));
         }
         if entry.expires_at <= now {
-            return Err(AqlError::token_expired(token));
+            return Err(AqlError::token_expired(token, &rfc3339(entry.expires_at), &rfc3339(now)));
         }
         if entry.scope.session_id != scope.session_id || entry.scope.agent != scope.agent {
             return Err(AqlError::token_invalid(token, "it was issued to another session or agent"));
         }
-        if entry.scope.source != scope.source || entry.scope.operation != scope.operation {
-            return Err(AqlError::token_scope_mismatch(token, &format!("operation '{}'", entry.scope.operation)));
+        let (issued_for, requested) = (&entry.scope.operation, &scope.operation);
+        if entry.scope.source != scope.source || issued_for != requested {
+            return Err(AqlError::token_scope_mismatch(token, issued_for, requested, &format!("operation '{issued_for}' of '{}'", entry.scope.source)));
         }
         if entry.scope.params_hash != scope.params_hash {
-            return Err(AqlError::token_scope_mismatch(token, "different parameters"));
+            return Err(AqlError::token_scope_mismatch(token, issued_for, requested, "the same operation with other parameters"));
         }
         Ok(entry.approval_id.clone())
     }
@@ -134,7 +135,9 @@ mod tests {
         let other_params = Scope::new("fs__write_file", r#"{"path":"b"}"#, "fs", "s1", "agent");
         assert_eq!(tokens.check(&token, &other_params, 2_000).unwrap_err().code, ErrorCode::TokenScopeMismatch);
         let other_op = Scope::new("fs__move_file", r#"{"path":"a"}"#, "fs", "s1", "agent");
-        assert_eq!(tokens.check(&token, &other_op, 2_000).unwrap_err().code, ErrorCode::TokenScopeMismatch);
+        let mismatch = tokens.check(&token, &other_op, 2_000).unwrap_err();
+        assert_eq!(mismatch.code, ErrorCode::TokenScopeMismatch);
+        assert_eq!((&mismatch.details["token"], &mismatch.details["token_operation"], &mismatch.details["requested_operation"]), (&token.clone().into(), &"fs__write_file".into(), &"fs__move_file".into()));
         let other_source = Scope::new("fs__write_file", r#"{"path":"a"}"#, "gh", "s1", "agent");
         assert_eq!(tokens.check(&token, &other_source, 2_000).unwrap_err().code, ErrorCode::TokenScopeMismatch);
         let other_session = Scope::new("fs__write_file", r#"{"path":"a"}"#, "fs", "s2", "agent");
@@ -142,7 +145,9 @@ mod tests {
         let other_agent = Scope::new("fs__write_file", r#"{"path":"a"}"#, "fs", "s1", "other");
         assert_eq!(tokens.check(&token, &other_agent, 2_000).unwrap_err().code, ErrorCode::TokenInvalid);
 
-        assert_eq!(tokens.check(&token, &scope, expires_at).unwrap_err().code, ErrorCode::TokenExpired);
+        let expired = tokens.check(&token, &scope, expires_at + 1_000).unwrap_err();
+        assert_eq!(expired.code, ErrorCode::TokenExpired);
+        assert_eq!((expired.details["expired_at"].as_str(), expired.details["current_time"].as_str()), (Some("1970-01-01T00:05:01.000Z"), Some("1970-01-01T00:05:02.000Z")));
         assert_eq!(tokens.check("conf_nope", &scope, 2_000).unwrap_err().code, ErrorCode::TokenInvalid);
         tokens.spend(&token);
         assert_eq!(tokens.check(&token, &scope, 2_000).unwrap_err().code, ErrorCode::TokenAlreadyUsed);

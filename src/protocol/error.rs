@@ -148,6 +148,62 @@ impl LimitKind {
     }
 }
 
+/// The time window of a rate limit (`error-codes.md` 5.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitWindow {
+    Second,
+    Minute,
+    Hour,
+    Day,
+}
+
+impl LimitWindow {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Second => "second",
+            Self::Minute => "minute",
+            Self::Hour => "hour",
+            Self::Day => "day",
+        }
+    }
+}
+
+/// What a `RATE_LIMIT_EXCEEDED` tells a client about the limit it ran
+/// into (`error-codes.md` 5.5). What is not known (an upstream's 429
+/// names no limit of its own) is left out, never made up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LimitState {
+    /// The limit and its window, when known.
+    pub limit: Option<(u64, LimitWindow)>,
+    pub remaining: u64,
+    /// How long until a call may go again, when known.
+    pub wait: Option<LimitWait>,
+}
+
+/// When a refused call may go again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LimitWait {
+    pub retry_after_seconds: u64,
+    /// The same moment as an RFC 3339 time.
+    pub resets_at: String,
+}
+
+impl LimitState {
+    /// Adds the spec's `limit`, `window`, `remaining`, `resets_at` and
+    /// `retry_after_seconds` to an error's details.
+    pub fn add_to(&self, details: &mut Map<String, Value>) {
+        if let Some((limit, window)) = self.limit {
+            details.insert("limit".into(), limit.into());
+            details.insert("window".into(), window.name().into());
+        }
+        details.insert("remaining".into(), self.remaining.into());
+        if let Some(wait) = &self.wait {
+            details.insert("resets_at".into(), wait.resets_at.clone().into());
+            details.insert("retry_after_seconds".into(), wait.retry_after_seconds.into());
+        }
+    }
+}
+
 /// A failure to report to the agent as `{success:false, error:{…}}`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AqlError {
@@ -337,7 +393,7 @@ impl AqlError {
         Self {
             code: ErrorCode::NotFoundResource,
             message: format!("Agent '{agent}' has no running execution; start one with execute_agent"),
-            details: details(json!({ "agent": agent })),
+            details: details(json!({ "resource_type": "execution", "resource_id": agent, "agent": agent })),
         }
     }
 
@@ -351,27 +407,31 @@ impl AqlError {
         }
     }
 
-    pub fn token_invalid(id: &str, why: &str) -> Self {
+    /// A token (a confirmation token, or a challenge's or approval's id
+    /// used as one) that cannot be used; `error-codes.md` 5.9.
+    pub fn token_invalid(token: &str, why: &str) -> Self {
         Self {
             code: ErrorCode::TokenInvalid,
-            message: format!("Challenge or approval '{id}' cannot be used: {why}"),
-            details: details(json!({ "id": id })),
+            message: format!("Challenge, approval or confirmation token '{token}' cannot be used: {why}"),
+            details: details(json!({ "token": token })),
         }
     }
 
-    pub fn token_expired(id: &str) -> Self {
+    /// `expired_at` and `current_time` are RFC 3339 times (`error-codes.md`
+    /// 5.10).
+    pub fn token_expired(token: &str, expired_at: &str, current_time: &str) -> Self {
         Self {
             code: ErrorCode::TokenExpired,
-            message: format!("Challenge or approval '{id}' has expired; a new one is issued on the agent's next call"),
-            details: details(json!({ "id": id })),
+            message: format!("Challenge, approval or confirmation token '{token}' expired at {expired_at}; a new one is issued on the agent's next call"),
+            details: details(json!({ "token": token, "expired_at": expired_at, "current_time": current_time })),
         }
     }
 
-    pub fn token_used(id: &str) -> Self {
+    pub fn token_used(token: &str) -> Self {
         Self {
             code: ErrorCode::TokenAlreadyUsed,
-            message: format!("Challenge or approval '{id}' was already used; each allows one attempt"),
-            details: details(json!({ "id": id })),
+            message: format!("Challenge, approval or confirmation token '{token}' was already used; each allows one attempt"),
+            details: details(json!({ "token": token })),
         }
     }
 
@@ -397,20 +457,24 @@ impl AqlError {
     }
 
     /// A session other than the challenge's agent's failed too often.
-    pub fn session_rate_limited(retry_after_secs: i64) -> Self {
-        Self {
+    pub fn session_rate_limited(limit: &LimitState) -> Self {
+        let mut error = Self {
             code: ErrorCode::RateLimitExceeded,
-            message: format!("Too many failed verifications from this session; try again in {retry_after_secs} s"),
-            details: details(json!({ "scope": "session", "retry_after_secs": retry_after_secs })),
-        }
+            message: format!("Too many failed verifications from this session{}", try_again(limit)),
+            details: details(json!({ "scope": "session" })),
+        };
+        limit.add_to(&mut error.details);
+        error
     }
 
-    pub fn rate_limited(agent: &str, retry_after_secs: i64) -> Self {
-        Self {
+    pub fn rate_limited(agent: &str, limit: &LimitState) -> Self {
+        let mut error = Self {
             code: ErrorCode::RateLimitExceeded,
-            message: format!("Too many failed verifications for agent '{agent}'; try again in {retry_after_secs} s"),
-            details: details(json!({ "agent": agent, "retry_after_secs": retry_after_secs })),
-        }
+            message: format!("Too many failed verifications for agent '{agent}'{}", try_again(limit)),
+            details: details(json!({ "agent": agent })),
+        };
+        limit.add_to(&mut error.details);
+        error
     }
 
     /// A human has not answered an approval request within one call's
@@ -475,11 +539,14 @@ impl AqlError {
         }
     }
 
-    pub fn token_scope_mismatch(token: &str, what: &str) -> Self {
+    /// A token presented for another call than the one it was issued
+    /// for: another operation, or the same one with other parameters
+    /// (`what`); `error-codes.md` 5.12.
+    pub fn token_scope_mismatch(token: &str, token_operation: &str, requested_operation: &str, what: &str) -> Self {
         Self {
             code: ErrorCode::TokenScopeMismatch,
             message: format!("Confirmation token '{token}' was issued for {what}"),
-            details: details(json!({ "token": token })),
+            details: details(json!({ "token": token, "token_operation": token_operation, "requested_operation": requested_operation })),
         }
     }
 
@@ -489,6 +556,15 @@ impl AqlError {
             code: ErrorCode::TransportNetworkError,
             message: format!("Downstream server '{server}' is unavailable: {why}"),
             details: details(json!({ "server": server, "reason": why })),
+        }
+    }
+
+    /// A downstream call the client cancelled: not to be retried.
+    pub fn downstream_cancelled(server: &str) -> Self {
+        Self {
+            code: ErrorCode::TransportNetworkError,
+            message: format!("The call to downstream server '{server}' was cancelled by the client"),
+            details: details(json!({ "server": server, "cancelled": true })),
         }
     }
 
@@ -545,6 +621,11 @@ impl AqlError {
             details: Map::new(),
         }
     }
+}
+
+/// "; try again in N s", when the wait is known.
+fn try_again(limit: &LimitState) -> String {
+    limit.wait.as_ref().map(|wait| format!("; try again in {} s", wait.retry_after_seconds)).unwrap_or_default()
 }
 
 /// The JSON type name an agent would recognise (`integer` for whole numbers).

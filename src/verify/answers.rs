@@ -126,7 +126,7 @@ fn attempt(core: &LoopCore, tx: &crate::store::Tx<'_>, session: &str, own: bool,
     if let Some(until) = attempts::locked_until(tx, &subject, now)? {
         core.audit(tx, AuditEntry { agent, session_id: Some(session), event: "verify", decision: "locked_out", stage: Some("rate_limit"), ..Default::default() })?;
         let retry_after_secs = (until - now + 999) / 1000;
-        return Ok(Err(if own { VerifyError::AgentLockedOut { agent: agent.to_owned(), retry_after_secs } } else { VerifyError::SessionLockedOut { retry_after_secs } }));
+        return Ok(Err(if own { VerifyError::AgentLockedOut { agent: agent.to_owned(), retry_after_secs, until } } else { VerifyError::SessionLockedOut { retry_after_secs, until } }));
     }
     let failed = |reason: &'static str, error: VerifyError| -> Result<Result<VerificationResult, VerifyError>, StoreError> {
         let stage = if own { reason } else { "other_session" };
@@ -139,7 +139,7 @@ fn attempt(core: &LoopCore, tx: &crate::store::Tx<'_>, session: &str, own: bool,
     };
     let pending = match challenge {
         Loaded::Pending(pending) => pending,
-        Loaded::Expired(_) => return failed("expired", VerifyError::Expired(id)),
+        Loaded::Expired(row) => return failed("expired", VerifyError::Expired { id, expired_at: row.expires_at }),
         _ => return failed("used", VerifyError::Used(id)),
     };
     match pending.attempt(typed) {

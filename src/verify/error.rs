@@ -4,7 +4,12 @@
 
 use serde_json::json;
 
-use crate::{protocol::error::AqlError, store::StoreError};
+use crate::{
+    protocol::error::{AqlError, LimitState, LimitWait, LimitWindow},
+    store::{StoreError, now_ms, rfc3339},
+};
+
+use super::attempts::{FAILURE_WINDOW_MS, FAILURES_PER_WINDOW};
 
 /// How a caller asks again for an answer a human has not given yet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,8 +26,9 @@ pub enum VerifyError {
     Store(#[from] StoreError),
     #[error("'{id}' cannot be used: {why}")]
     Invalid { id: String, why: &'static str },
-    #[error("'{0}' expired")]
-    Expired(String),
+    /// Its time ran out at `expired_at` (Unix ms).
+    #[error("'{id}' expired")]
+    Expired { id: String, expired_at: i64 },
     #[error("'{0}' was used already")]
     Used(String),
     /// A wrong code from the agent's own session: the challenge is spent.
@@ -31,10 +37,12 @@ pub enum VerifyError {
     /// A wrong code from another session: nothing was spent.
     #[error("verification of '{0}' failed in a session that is not the agent's")]
     FailedElsewhere(String),
+    /// Too many failures: locked out until `until` (Unix ms), which is
+    /// `retry_after_secs` from the attempt.
     #[error("agent '{agent}' is locked out for {retry_after_secs} s")]
-    AgentLockedOut { agent: String, retry_after_secs: i64 },
+    AgentLockedOut { agent: String, retry_after_secs: i64, until: i64 },
     #[error("this session is locked out for {retry_after_secs} s")]
-    SessionLockedOut { retry_after_secs: i64 },
+    SessionLockedOut { retry_after_secs: i64, until: i64 },
     /// The human has not answered within the wait; the request stays
     /// open until `closes_at`.
     #[error("the human has not answered '{id}' yet")]
@@ -50,12 +58,12 @@ impl From<VerifyError> for AqlError {
         match error {
             VerifyError::Store(error) => error.into(),
             VerifyError::Invalid { id, why } => AqlError::token_invalid(&id, why),
-            VerifyError::Expired(id) => AqlError::token_expired(&id),
+            VerifyError::Expired { id, expired_at } => AqlError::token_expired(&id, &rfc3339(expired_at), &rfc3339(now_ms())),
             VerifyError::Used(id) => AqlError::token_used(&id),
             VerifyError::Failed(id) => AqlError::verification_failed(&id),
             VerifyError::FailedElsewhere(id) => AqlError::verification_failed_elsewhere(&id),
-            VerifyError::AgentLockedOut { agent, retry_after_secs } => AqlError::rate_limited(&agent, retry_after_secs),
-            VerifyError::SessionLockedOut { retry_after_secs } => AqlError::session_rate_limited(retry_after_secs),
+            VerifyError::AgentLockedOut { agent, retry_after_secs, until } => AqlError::rate_limited(&agent, &lockout(retry_after_secs, until)),
+            VerifyError::SessionLockedOut { retry_after_secs, until } => AqlError::session_rate_limited(&lockout(retry_after_secs, until)),
             VerifyError::StillPending { id, closes_at, ask_again: AskAgain::ConfirmOperation } => AqlError::confirmation_pending(
                 &id,
                 &closes_at,
@@ -72,5 +80,16 @@ impl From<VerifyError> for AqlError {
                 "belongs to a gated call: repeat that call with its confirmation token (params._confirmation) to redeem it",
             ),
         }
+    }
+}
+
+/// A lockout as the spec's rate limit: [`FAILURES_PER_WINDOW`] failures a
+/// minute, none left, open again at `until`.
+fn lockout(retry_after_secs: i64, until: i64) -> LimitState {
+    const _: () = assert!(FAILURE_WINDOW_MS == 60_000, "the window is reported as a minute");
+    LimitState {
+        limit: Some((u64::from(FAILURES_PER_WINDOW), LimitWindow::Minute)),
+        remaining: 0,
+        wait: Some(LimitWait { retry_after_seconds: u64::try_from(retry_after_secs).unwrap_or(0), resets_at: rfc3339(until) }),
     }
 }

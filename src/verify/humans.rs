@@ -318,22 +318,29 @@ pub fn approved<'a>(approval_id: &str, settled: Settled<'a>, store: &Store, coll
             Err(VerifyError::StillPending { id, closes_at: rfc3339(closes_at), ask_again })
         }
         Settled::Denied => Err(VerifyError::Denied(id)),
-        Settled::TimedOut => Err(VerifyError::Expired(id)),
+        Settled::TimedOut => Err(VerifyError::Expired { expired_at: expiry_of(store, approval_id)?, id }),
         // Told again only to a confirm_operation, which answers it before
         // asking for an Approve to spend.
         Settled::Used | Settled::ApprovedBefore => Err(VerifyError::Used(id)),
         Settled::Unknown => {
             let stored = store.read(|tx| records::challenge(tx, approval_id))?;
-            Err(match stored.map(|(challenge, _)| challenge.status) {
-                Some(ChallengeStatus::Used) => VerifyError::Used(id),
-                Some(ChallengeStatus::Denied) => VerifyError::Denied(id),
-                Some(ChallengeStatus::Expired) => VerifyError::Expired(id),
-                Some(ChallengeStatus::Cancelled) => VerifyError::Invalid { id, why: "the session that raised this request ended" },
+            Err(match stored.map(|(challenge, _)| challenge) {
+                Some(challenge) if challenge.status == ChallengeStatus::Used => VerifyError::Used(id),
+                Some(challenge) if challenge.status == ChallengeStatus::Denied => VerifyError::Denied(id),
+                Some(challenge) if challenge.status == ChallengeStatus::Expired => VerifyError::Expired { id, expired_at: challenge.expires_at },
+                Some(challenge) if challenge.status == ChallengeStatus::Cancelled => VerifyError::Invalid { id, why: "the session that raised this request ended" },
                 Some(_) => VerifyError::Invalid { id, why: "no human was asked about this request (no channel could show it, or the dongle restarted)" },
                 None => VerifyError::Invalid { id, why: "no such approval request" },
             })
         }
     }
+}
+
+/// When an approval request that timed out stopped waiting: its stored
+/// expiry, or now when the row is gone.
+fn expiry_of(store: &Store, approval_id: &str) -> Result<i64, VerifyError> {
+    let stored = store.read(|tx| records::challenge(tx, approval_id))?;
+    Ok(stored.map_or_else(now_ms, |(challenge, _)| challenge.expires_at))
 }
 
 #[cfg(test)]

@@ -123,6 +123,14 @@ struct Harness {
 async fn start(answer: Answer, adapters: &[(&str, String)], policy_lines: &str, env: &[(&str, &str)]) -> Harness {
     let upstream = Upstream::start().await;
     let setup = Setup::new(answer, 300);
+    configure(&setup, &upstream, adapters, policy_lines);
+    let client = stdio_client_with_env(&["serve", "--config", setup.config.to_str().unwrap()], env).await;
+    Harness { setup, upstream, client }
+}
+
+/// Writes `adapters` (their `BASE_URL` the upstream's) into the setup's
+/// adapters folder and names it in its config.
+fn configure(setup: &Setup, upstream: &Upstream, adapters: &[(&str, String)], policy_lines: &str) {
     let folder = setup.dir.join("adapters");
     std::fs::create_dir_all(&folder).unwrap();
     for (file, text) in adapters {
@@ -130,12 +138,11 @@ async fn start(answer: Answer, adapters: &[(&str, String)], policy_lines: &str, 
     }
     let base = std::fs::read_to_string(&setup.config).unwrap();
     std::fs::write(&setup.config, format!("adapters = [\"{}\"]\n{policy_lines}{base}", folder.display())).unwrap();
-    let client = stdio_client_with_env(&["serve", "--config", setup.config.to_str().unwrap()], env).await;
-    Harness { setup, upstream, client }
 }
 
+/// The test adapter, declaring an API limit well above what a test sends.
 async fn standard(answer: Answer) -> Harness {
-    start(answer, &[("test-api-adapter.md", test_adapter("BASE_URL", "", ""))], "", &[]).await
+    start(answer, &[("test-api-adapter.md", test_adapter("BASE_URL", "", "rate_limits:\n  requests_per_minute: 1000"))], "", &[]).await
 }
 
 async fn op(client: &Client, tool: &str, name: &str, params: Value) -> Value {
@@ -171,7 +178,12 @@ async fn every_row_of_the_status_mapping() {
         assert_eq!(code(&answer), expected, "HTTP {status}: {answer}");
         let message = answer["error"]["message"].as_str().unwrap();
         assert!(message.starts_with(label) && message.contains(&format!("upstream says {status}")), "HTTP {status}: {message}");
-        assert_eq!(answer["error"]["details"]["status"], status);
+        let details = &answer["error"]["details"];
+        assert_eq!((&details["http_status"], &details["upstream_error"]), (&json!(status), &json!(format!("upstream says {status}"))), "{answer}");
+        if status == 429 {
+            // The upstream's Retry-After, and the adapter's declared limit.
+            assert_eq!((&details["limit"], &details["window"], &details["remaining"], &details["retry_after_seconds"]), (&json!(1000), &json!("minute"), &json!(0), &json!(0)), "{answer}");
+        }
     }
     // 429 and 502-504 are retried (GET is idempotent): 1 + 2 retries each.
     let attempts = |status: u16| h.upstream.seen().iter().filter(|s| s.path == format!("/v1/status/{status}")).count();
@@ -315,6 +327,9 @@ async fn timeouts_refused_connections_and_oversized_answers() {
 
     let big = read(&h, "test_api__get_big", json!({})).await;
     assert_eq!(code(&big), "VALIDATION_PAYLOAD_TOO_LARGE", "{big}");
+    let details = &big["error"]["details"];
+    assert_eq!((&details["limit_type"], &details["limit_value"], &details["unit"], &details["adapter"]), (&json!("response_size"), &json!(1_048_576), &json!("bytes"), &json!("test-api")), "{big}");
+    assert!(details["actual_value"].as_u64().unwrap() > 1_048_576, "{big}");
 
     // Nothing listens on the port of a server that was never started.
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -502,7 +517,60 @@ async fn rate_limit_quotas_warn_then_stop() {
     assert_eq!(read(&h, "test_api__get_bom", json!({})).await["success"], true);
     let stopped = read(&h, "test_api__get_bom", json!({})).await;
     assert_eq!(code(&stopped), "RATE_LIMIT_QUOTA_EXHAUSTED", "{stopped}");
+    let details = &stopped["error"]["details"];
+    assert_eq!((&details["metric"], &details["current"], &details["hard_stop_threshold"]), (&json!("requests_per_minute"), &json!(3), &json!(3)), "{stopped}");
+    assert!(details["resets_at"].is_string() && details.get("limit").is_none(), "{stopped}");
     assert_eq!(h.upstream.seen().len(), 3, "the hard stop refused before sending");
+}
+
+/// An API limit the next request would pass refuses it before it leaves,
+/// with the details `error-codes.md` 5.5 names.
+#[tokio::test]
+async fn api_limits_refuse_before_sending_with_the_limit_and_the_wait() {
+    let limited = test_adapter("BASE_URL", "", "rate_limits:\n  requests_per_hour: 2");
+    let h = start(Answer::Approve, &[("test-api-adapter.md", limited)], "", &[]).await;
+    for _ in 0..2 {
+        assert_eq!(read(&h, "test_api__get_bom", json!({})).await["success"], true);
+    }
+    let refused = read(&h, "test_api__get_bom", json!({})).await;
+    assert_eq!(code(&refused), "RATE_LIMIT_EXCEEDED", "{refused}");
+    let details = &refused["error"]["details"];
+    assert_eq!((&details["limit"], &details["remaining"], &details["window"]), (&json!(2), &json!(0), &json!("hour")), "{refused}");
+    let wait = details["retry_after_seconds"].as_u64().unwrap();
+    assert!((3_500..=3_600).contains(&wait), "about an hour: {refused}");
+    let resets_at = humantime::parse_rfc3339(details["resets_at"].as_str().unwrap()).unwrap();
+    let from_now = resets_at.duration_since(std::time::SystemTime::now()).unwrap().as_secs();
+    assert!(from_now.abs_diff(wait) <= 60, "resets_at is retry_after_seconds from now: {refused}");
+    assert_eq!(h.upstream.seen().len(), 2, "the refused request never left");
+}
+
+/// Each adapter call is logged with its start, end, duration and outcome
+/// (a retry at warn, a failure at error), and no argument value reaches
+/// the log, whatever the level.
+#[tokio::test]
+async fn adapter_calls_are_logged_without_their_arguments_even_at_trace() {
+    const SECRET: &str = "sk-live-adapter-argument-3c7e";
+    let upstream = Upstream::start().await;
+    let setup = Setup::new(Answer::Approve, 300);
+    configure(&setup, &upstream, &[("test-api-adapter.md", test_adapter("BASE_URL", "", ""))], "");
+    let mut raw = setup.start_with_env(&[("SAFETY_DONGLE_LOG", "trace")]).await;
+    let stderr = raw.collect_stderr();
+    let calls = [
+        ("test_api__echo_path", json!({"value": SECRET, "trace": SECRET})),
+        ("test_api__get_flaky", json!({"id": SECRET, "fail": 1})),
+        ("test_api__get_status", json!({"code": 404})),
+    ];
+    for (id, (operation, params)) in (1..).zip(calls) {
+        let envelope = super::support::ask(&mut raw, super::support::tool_call(id, "mcp_aql_read", operation, params)).await;
+        assert_eq!(envelope["success"], operation != "test_api__get_status", "{envelope}");
+    }
+    assert!(upstream.seen().iter().any(|seen| seen.header("x-trace").as_deref() == Some(SECRET)), "the value did travel");
+    let log = stderr.text();
+    assert!(!log.contains(SECRET), "an argument value reached the log:\n{log}");
+    let line = |level: &str, message: &str, operation: &str| log.lines().any(|l| l.contains(&format!(" {level} ")) && l.contains(message) && l.contains(&format!("operation=\"{operation}\"")) && (message.starts_with("retrying") || l.contains("source=\"test-api\"")));
+    assert!(line("DEBUG", "upstream call started", "test_api__echo_path") && line("DEBUG", "upstream call ended", "test_api__echo_path"), "{log}");
+    assert!(line("WARN", "retrying an upstream call", "test_api__get_flaky") && line("DEBUG", "upstream call ended", "test_api__get_flaky"), "{log}");
+    assert!(line("ERROR", "upstream call failed", "test_api__get_status"), "{log}");
 }
 
 #[tokio::test]

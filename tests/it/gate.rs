@@ -154,6 +154,7 @@ async fn a_token_is_bound_to_its_session_and_dies_with_it() {
     let refused = operation(&second, "mcp_aql_delete", "fs__write_file", stolen.clone()).await;
     assert_eq!(code(&refused), "TOKEN_INVALID", "{refused}");
     assert!(refused.to_string().contains("another session"), "{refused}");
+    assert_eq!(refused["error"]["details"]["token"], stolen["_confirmation"], "the spec's detail names the token presented");
 
     // Control: its own session redeems its own token once the human approved.
     let mut own = write("a.txt");

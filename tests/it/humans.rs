@@ -232,7 +232,7 @@ async fn approvals_are_approved_or_denied_only_by_the_human() {
         assert_eq!(human.shown(&approval)["type"], "approval_request");
         // verify_challenge cannot be used to approve.
         let sneaky = ask(&mut raw, verify(3, &approval, "00000-00000-00000-00000-00000-0")).await;
-        assert_eq!(sneaky["error"]["code"], "TOKEN_INVALID");
+        assert_eq!((sneaky["error"]["code"].as_str(), sneaky["error"]["details"]["token"].as_str()), (Some("TOKEN_INVALID"), Some(approval.as_str())), "{sneaky}");
         let answered = ask(&mut raw, confirm(4, &approval)).await;
         match expected {
             None => {
@@ -282,6 +282,10 @@ async fn challenges_expire_and_a_blocked_agent_gets_a_fresh_one() {
     tokio::time::sleep(Duration::from_millis(TTL_SECS * 1_000 + 300)).await;
     let expired = ask(&mut raw, verify(3, &first, &first_code)).await;
     assert_eq!(expired["error"]["code"], "TOKEN_EXPIRED", "{expired}");
+    let details = &expired["error"]["details"];
+    let at = |field: &str| humantime::parse_rfc3339(details[field].as_str().unwrap()).unwrap();
+    assert_eq!(details["token"], first.as_str(), "{expired}");
+    assert!(at("expired_at") < at("current_time"), "it expired before it was presented: {expired}");
     // The next call by the blocked agent issues a new challenge and code.
     let refused = ask(&mut raw, execute(4, "late")).await;
     let second = refused["error"]["details"]["verificationId"].as_str().unwrap().to_owned();
@@ -327,8 +331,10 @@ async fn failed_verifications_lock_the_agent_out_across_a_restart() {
     assert_eq!(ask(&mut raw, execute(31, "guesser")).await["success"], true);
     let still = ask(&mut raw, verify(32, &challenge, "00000-00000-00000-00000-00000-0")).await;
     assert_eq!(still["error"]["code"], "RATE_LIMIT_EXCEEDED", "the lockout survives a restart: {still}");
-    let retry = still["error"]["details"]["retry_after_secs"].as_i64().unwrap();
+    let details = &still["error"]["details"];
+    let retry = details["retry_after_seconds"].as_i64().unwrap();
     assert!(retry > 0 && retry <= 3600, "{retry}");
+    assert_eq!((&details["limit"], &details["remaining"], &details["window"]), (&json!(10), &json!(0), &json!("minute")), "ten failures a minute: {still}");
     // Another agent is not locked out by this one.
     ask(&mut raw, execute(33, "bystander")).await;
     let other = ask(&mut raw, step(34, "bystander", "npm publish")).await["data"].clone();

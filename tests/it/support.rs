@@ -1,6 +1,8 @@
 //! Shared helpers: spawning the binary, MCP clients over stdio and HTTP, a
 //! raw line-level stdio driver, and the spec's JSON Schemas read from
-//! `../shared/spec/schemas` (never copied into this repository).
+//! `../shared/spec/schemas` (never copied into this repository). Every
+//! envelope `call` and `envelope_of` see has its error's and warnings'
+//! details checked against what the spec documents (`spec_details`).
 
 use std::{
     path::{Path, PathBuf},
@@ -20,6 +22,8 @@ use tokio::{
     io::{AsyncBufReadExt, AsyncWriteExt, BufReader},
     process::{Child, ChildStdin, ChildStdout, Command},
 };
+
+use super::spec_details::assert_documented_details;
 
 pub type Client = RunningService<RoleClient, ()>;
 
@@ -97,6 +101,7 @@ pub async fn call(client: &Client, tool: &str, arguments: Value) -> (Value, bool
     assert_eq!(result.content.len(), 1, "one content block: {result:?}");
     let text = result.content[0].as_text().expect("text content").text.clone();
     let envelope: Value = serde_json::from_str(&text).expect("content is a JSON envelope");
+    assert_documented_details(&envelope);
     (envelope, result.is_error.unwrap_or(false))
 }
 
@@ -248,16 +253,44 @@ impl RawStdio {
         self.send_raw(&frame).await;
     }
 
+    /// Reads the child's stderr from now on into a buffer (so a verbose
+    /// log never fills the pipe); the returned handle shows what it holds.
+    pub fn collect_stderr(&mut self) -> CollectedStderr {
+        let stderr = self.child.stderr.take().expect("stderr piped and not taken yet");
+        let text = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let sink = text.clone();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let mut text = sink.lock().unwrap();
+                text.push_str(&line);
+                text.push('\n');
+            }
+        });
+        CollectedStderr(text)
+    }
+
     /// Asserts the process is still running.
     pub fn assert_alive(&mut self) {
         assert!(self.child.try_wait().expect("poll child").is_none(), "the server exited");
     }
 }
 
+/// What a child wrote to stderr so far ([`RawStdio::collect_stderr`]).
+pub struct CollectedStderr(std::sync::Arc<std::sync::Mutex<String>>);
+
+impl CollectedStderr {
+    pub fn text(&self) -> String {
+        self.0.lock().unwrap().clone()
+    }
+}
+
 /// The envelope inside a raw tools/call answer.
 pub fn envelope_of(answer: &Value) -> Value {
     let text = answer["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("not a tool result: {answer}"));
-    serde_json::from_str(text).expect("envelope JSON")
+    let envelope = serde_json::from_str(text).expect("envelope JSON");
+    assert_documented_details(&envelope);
+    envelope
 }
 
 fn schema(name: &str) -> jsonschema::Validator {

@@ -113,7 +113,12 @@ async fn respond(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     match segments.as_slice() {
         ["status", code] => {
             let code: u16 = code.parse().unwrap();
-            json_response(code, json!({ "message": format!("upstream says {code}") }))
+            let mut response = json_response(code, json!({ "message": format!("upstream says {code}") }));
+            if code == 429 {
+                // As rate-limited APIs answer: when to come back.
+                response.headers_mut().insert(header::RETRY_AFTER, "0".parse().unwrap());
+            }
+            response
         }
         ["html"] => (StatusCode::BAD_GATEWAY, [(header::CONTENT_TYPE, "text/html")], format!("<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center>{}</body></html>", "x".repeat(400))).into_response(),
         ["truncated"] => (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], "{\"items\": [1, 2").into_response(),

@@ -12,8 +12,10 @@ answers are observed.
   validates it against `operation-result.schema.json` (and successful
   introspection answers against `introspection-response.schema.json`,
   field-selected ones included, whether asked alone or as an item of a
-  batch) and checks the MCP framing: exactly one text content, and
-  `isError` set for unrecoverable error codes only.
+  batch), checks each error's and warning's `details` against what the
+  spec documents for its code (`spec_details`), and checks the MCP framing:
+  exactly one text content, and `isError` set for unrecoverable error codes
+  only.
 - `serve` talks over stdio, `serve_http` over streamable HTTP (the binary
   on 127.0.0.1 with a port of its choosing); both take a
   `message_handler` that receives the server's notifications.
@@ -26,11 +28,12 @@ import json
 import os
 import re
 import subprocess
+import sys
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import tempfile
 
@@ -42,6 +45,8 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.types import CallToolResult, TextContent, Tool
+
+from spec_details import envelope_problems
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(os.environ.get("SAFETY_DONGLE_BIN") or REPO_ROOT / "target" / "debug" / "safety-dongle")
@@ -62,8 +67,11 @@ RECOVERABLE_CODES = frozenset(
         "NOT_FOUND_OPERATION",
         "NOT_FOUND_RESOURCE",
         "PERMISSION_DENIED",
-        "RATE_LIMIT_EXCEEDED",
+        "PERMISSION_DANGER_LEVEL_DENIED",
         "CONFIRMATION_REQUIRED",
+        "RATE_LIMIT_EXCEEDED",
+        "RATE_LIMIT_QUOTA_EXHAUSTED",
+        "BATCH_VALIDATION_ERROR",
     }
 )
 
@@ -144,6 +152,8 @@ def check_envelope(result: CallToolResult, arguments: Mapping[str, Any] | None) 
     envelope = json.loads(content.text)
     assert isinstance(envelope, dict), envelope
     assert_valid(operation_result_validator(), envelope, "envelope")
+    problems = envelope_problems(envelope)
+    assert not problems, f"details not as the spec documents them: {problems}\n{json.dumps(envelope, indent=2)}"
     reply = Reply(result, envelope)
     if reply.success:
         assert result.is_error is False, f"success with isError true: {envelope}"
@@ -193,13 +203,15 @@ async def serve(
     args: list[str] | None = None,
     env: Mapping[str, str] | None = None,
     message_handler: MessageHandlerFnT | None = None,
+    errlog: TextIO = sys.stderr,
 ) -> AsyncIterator[Dongle]:
     """Starts the binary and yields an initialized session.
 
     `mode` adds `serve --endpoints MODE`; `args` replaces the whole command
     line; `message_handler` sees every notification the server sends. The SDK passes the server only a minimal environment (PATH, HOME,
     ...) plus `env`, so an `MCP_AQL_ENDPOINT_MODE` set around the test run
-    never leaks in. Each server gets its own empty data folder.
+    never leaks in. Each server gets its own empty data folder. The
+    server's stderr (its log) goes to `errlog`.
     """
     assert_binary()
     if args is None:
@@ -209,7 +221,7 @@ async def serve(
     server_env = {"SAFETY_DONGLE_LOG": "warn", "XDG_DATA_HOME": data_home, **(env or {})}
     parameters = StdioServerParameters(command=str(BIN), args=args, env=server_env)
     with anyio.fail_after(SESSION_TIMEOUT):
-        async with stdio_client(parameters) as (read, write):
+        async with stdio_client(parameters, errlog=errlog) as (read, write):
             async with ClientSession(read, write, message_handler=message_handler) as session:
                 initialized = await session.initialize()
                 yield Dongle(session, initialized)

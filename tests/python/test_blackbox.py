@@ -541,8 +541,8 @@ def _result(*texts: str, is_error: bool) -> CallToolResult:
 def test_envelope_checker_rejects_bad_framing() -> None:
     """The framing checks in check_envelope are not vacuous either."""
     ok = '{"success":true,"data":{}}'
-    recoverable = '{"success":false,"error":{"code":"VALIDATION_MISSING_PARAM","message":"m"}}'
-    fatal = '{"success":false,"error":{"code":"VALIDATION_UNKNOWN_PARAM","message":"m"}}'
+    recoverable = '{"success":false,"error":{"code":"VALIDATION_MISSING_PARAM","message":"m","details":{"param_name":"p"}}}'
+    fatal = '{"success":false,"error":{"code":"VALIDATION_UNKNOWN_PARAM","message":"m","details":{"operation":"o","unknown_params":["x"],"valid_params":[]}}}'
     assert check_envelope(_result(ok, is_error=False), None).success
     assert check_envelope(_result(recoverable, is_error=False), None).code == "VALIDATION_MISSING_PARAM"
     assert check_envelope(_result(fatal, is_error=True), None).code == "VALIDATION_UNKNOWN_PARAM"
@@ -553,6 +553,8 @@ def test_envelope_checker_rejects_bad_framing() -> None:
         _result(ok, ok, is_error=False),
         _result(is_error=False),
         _result('{"success":true}', is_error=False),
+        # Framed well, but without the details error-codes.md requires.
+        _result('{"success":false,"error":{"code":"VALIDATION_MISSING_PARAM","message":"m"}}', is_error=False),
     ):
         with pytest.raises(AssertionError):
             check_envelope(bad, None)

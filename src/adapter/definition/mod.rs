@@ -23,9 +23,9 @@ use reqwest::Url;
 use serde_json::Value;
 
 use crate::{
-    adapter::json_schema::LazySchema,
+    adapter::{json_schema::LazySchema, retry::RetryPolicy},
     diagnostics::{Diagnostic, SourceFile},
-    protocol::{params::ParamType, registry::Category},
+    protocol::{error::LimitWindow, params::ParamType, registry::Category},
 };
 
 use crate::gate::{danger::DangerLevel, trust::TrustLevel};
@@ -62,10 +62,8 @@ pub struct Target {
     pub base_url: Url,
     pub timeout: Duration,
     /// Retries of idempotent requests after a transport failure, 429 or
-    /// 502/503/504.
-    pub max_retries: u32,
-    /// The first backoff delay; each retry doubles it, with jitter.
-    pub retry_base: Duration,
+    /// 502/503/504 (`max_retries`, `retry_base_ms`).
+    pub retry: RetryPolicy,
     pub max_response_bytes: usize,
 }
 
@@ -254,6 +252,15 @@ impl RateWindow {
             Self::Hour => 3_600,
             Self::Day => 86_400,
         })
+    }
+
+    /// The window as an error's details name it.
+    pub fn window(self) -> LimitWindow {
+        match self {
+            Self::Minute => LimitWindow::Minute,
+            Self::Hour => LimitWindow::Hour,
+            Self::Day => LimitWindow::Day,
+        }
     }
 }
 

@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::{
     adapter::{
         json_schema::LazySchema,
+        retry::{MAX_RETRIES, MAX_RETRY_BASE_MS, RetryPolicy},
         yaml::{self, YamlError},
     },
     diagnostics::{Diagnostic, SourceFile},
@@ -37,8 +38,6 @@ const PAGINATION_KEYS: [&str; 7] = ["style", "items_field", "cursor_param", "nex
 pub const PAGING_PARAMS: [&str; 2] = ["all_pages", "page_limit"];
 
 const DEFAULT_TIMEOUT_SECS: u64 = 30;
-const DEFAULT_MAX_RETRIES: u64 = 3;
-const DEFAULT_RETRY_BASE_MS: u64 = 500;
 const DEFAULT_MAX_RESPONSE_BYTES: u64 = 10 * 1024 * 1024;
 const DEFAULT_MAX_PAGES: u64 = 10;
 
@@ -269,8 +268,9 @@ impl Walker<'_> {
         }
         let base_url = self.string(node, map, "target", "base_url", true);
         let timeout_secs = self.count(map, "target", "timeout_secs", DEFAULT_TIMEOUT_SECS, 1..=3_600);
-        let max_retries = self.count(map, "target", "max_retries", DEFAULT_MAX_RETRIES, 0..=10);
-        let retry_base_ms = self.count(map, "target", "retry_base_ms", DEFAULT_RETRY_BASE_MS, 1..=60_000);
+        let defaults = RetryPolicy::default();
+        let max_retries = self.count(map, "target", "max_retries", u64::from(defaults.max_retries), 0..=u64::from(MAX_RETRIES));
+        let retry_base_ms = self.count(map, "target", "retry_base_ms", defaults.base.as_millis() as u64, 1..=MAX_RETRY_BASE_MS);
         let max_response_bytes = self.count(map, "target", "max_response_bytes", DEFAULT_MAX_RESPONSE_BYTES, 1..=1 << 30);
         if !supported {
             return None;
@@ -279,8 +279,7 @@ impl Walker<'_> {
         Some(Target {
             base_url,
             timeout: Duration::from_secs(timeout_secs),
-            max_retries: u32::try_from(max_retries).unwrap_or(0),
-            retry_base: Duration::from_millis(retry_base_ms),
+            retry: RetryPolicy { max_retries: u32::try_from(max_retries).unwrap_or(0), base: Duration::from_millis(retry_base_ms) },
             max_response_bytes: usize::try_from(max_response_bytes).unwrap_or(usize::MAX),
         })
     }

@@ -21,11 +21,11 @@ use crate::{
     adapter::definition::{AdapterDefinition, OperationDefinition},
     gate::{
         Admission, Gate,
-        operation::{GatedOperation, Judged, Prepared, SendFuture, Sent, Upstream},
+        operation::{GatedOperation, Judged, Outcome, Prepared, SendFuture, Sent, Upstream},
         trust::TrustLevel,
     },
     protocol::{
-        error::AqlError,
+        error::{AqlError, ErrorCode},
         params::{ParamSpec, ParamType},
         registry::{CallContext, OperationSpec, ReturnType},
         request::resolve_params,
@@ -133,7 +133,7 @@ impl Upstream for HttpUpstream {
     fn send<'a>(&'a self, admission: &'a Admission, call: HttpCall, context: &'a CallContext) -> SendFuture<'a> {
         Box::pin(async move {
             let result = self.fetch(admission, context, call).await;
-            Sent { outcome: if result.is_ok() { "ok" } else { "failed" }, result }
+            Sent { outcome: if result.is_ok() { Outcome::Ok } else { Outcome::Failed }, result }
         })
     }
 }
@@ -172,10 +172,12 @@ impl HttpUpstream {
                     call.warnings.push("RATE_LIMIT_QUOTA_WARNING", warning.message, warning.details);
                     warned = true;
                 }
-            let received = self.adapter.transport.send(admission, &current, retry, &call.cancelled).await?;
+            let received = self.adapter.transport.send(admission, &operation, &current, retry, &call.cancelled).await?;
             let answer = Answer { status: received.status, content_type: &received.content_type, body: &received.body };
             let body = response::interpret(&self.adapter.name, &self.definition.name, &answer).map_err(|mut error| {
-                if let Some(seconds) = received.retry_after_secs {
+                if error.code == ErrorCode::RateLimitExceeded {
+                    self.adapter.limiter.upstream_refusal(received.retry_after_secs).add_to(&mut error.details);
+                } else if let Some(seconds) = received.retry_after_secs {
                     error.details.insert("retry_after_seconds".into(), seconds.into());
                 }
                 error
@@ -184,7 +186,7 @@ impl HttpUpstream {
             let (Some(pagination), Some(limit)) = (&self.definition.pagination, page_limit) else { return Ok(body) };
             let Some(page) = pagination::items(pagination, &body) else {
                 return Err(AqlError::new(
-                    crate::protocol::error::ErrorCode::SerializationParseError,
+                    ErrorCode::SerializationParseError,
                     format!("Page {} of '{operation}' has no list of items at '{}'", pages + 1, pagination.items_field.join(".")),
                     json!({ "operation": operation, "items_field": pagination.items_field.join(".") }),
                 ));

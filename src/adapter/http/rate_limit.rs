@@ -6,15 +6,14 @@
 //! with a `RATE_LIMIT_QUOTA_WARNING`. Counts live in memory, per dongle
 //! process.
 
-use std::{
-    collections::VecDeque,
-    sync::Mutex,
-    time::{Duration, Instant},
-};
+use std::{collections::VecDeque, sync::Mutex, time::Instant};
 
 use serde_json::{Value, json};
 
-use crate::protocol::error::{AqlError, ErrorCode};
+use crate::{
+    protocol::error::{AqlError, ErrorCode, LimitState, LimitWait},
+    store::{now_ms, rfc3339},
+};
 
 use super::super::definition::{LimitKind, RateLimit};
 
@@ -61,22 +60,33 @@ impl RateLimiter {
                 LimitKind::ApiLimit | LimitKind::QuotaStop if count >= limit.threshold => {
                     let oldest = sent.get(first_inside).copied().unwrap_or(now);
                     let wait = window.saturating_sub(now.duration_since(oldest));
-                    let retry_after = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-                    let (code, message) = if limit.kind == LimitKind::ApiLimit {
-                        (ErrorCode::RateLimitExceeded, format!("API rate limit of adapter '{}' would be exceeded ({} requests per {})", self.adapter, limit.threshold, unit(window)))
-                    } else {
-                        (ErrorCode::RateLimitQuotaExhausted, format!("Quota exhausted: adapter '{}' reached its hard stop of {} {metric}", self.adapter, limit.threshold))
-                    };
+                    let retry_after_seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+                    let resets_at = rfc3339(now_ms().saturating_add(i64::try_from(wait.as_millis()).unwrap_or(i64::MAX)));
+                    let per = limit.window.window().name();
+                    if limit.kind == LimitKind::ApiLimit {
+                        let mut error = AqlError::new(
+                            ErrorCode::RateLimitExceeded,
+                            format!("API rate limit of adapter '{}' would be exceeded ({} requests per {per})", self.adapter, limit.threshold),
+                            json!({ "adapter": self.adapter, "metric": metric, "current": count }),
+                        );
+                        let state = LimitState { limit: Some((limit.threshold, limit.window.window())), remaining: limit.threshold.saturating_sub(count), wait: Some(LimitWait { retry_after_seconds, resets_at }) };
+                        state.add_to(&mut error.details);
+                        return Err(error);
+                    }
                     return Err(AqlError::new(
-                        code,
-                        message,
-                        json!({ "adapter": self.adapter, "metric": metric, "current": count, "limit": limit.threshold, "window": unit(window), "retry_after_seconds": retry_after }),
+                        ErrorCode::RateLimitQuotaExhausted,
+                        format!("Quota exhausted: adapter '{}' reached its hard stop of {} {metric}; it resets at {resets_at}", self.adapter, limit.threshold),
+                        json!({ "adapter": self.adapter, "metric": metric, "current": count, "hard_stop_threshold": limit.threshold, "resets_at": resets_at, "retry_after_seconds": retry_after_seconds }),
                     ));
                 }
                 LimitKind::QuotaWarn if count + 1 >= limit.threshold && warning.is_none() => {
+                    let mut details = json!({ "adapter": self.adapter, "metric": metric, "current": count + 1, "warn_threshold": limit.threshold });
+                    if let Some(hard_stop) = self.hard_stop(limit) {
+                        details["hard_stop_threshold"] = hard_stop.into();
+                    }
                     warning = Some(QuotaWarning {
                         message: format!("Approaching quota limit: adapter '{}' has made {} of its {metric} warning threshold {}", self.adapter, count + 1, limit.threshold),
-                        details: json!({ "adapter": self.adapter, "metric": metric, "current": count + 1, "warn_threshold": limit.threshold, "hard_stop_threshold": self.hard_stop(limit) }),
+                        details,
                     });
                 }
                 _ => {}
@@ -86,21 +96,29 @@ impl RateLimiter {
         Ok(warning)
     }
 
+    /// What an upstream's own 429 can say about the limit: none remain,
+    /// the wait its `Retry-After` asked for, and the adapter's declared
+    /// API limit (the shortest window's) as the limit it ran into. An
+    /// adapter that declares none, or a 429 without `Retry-After`, leaves
+    /// those out.
+    pub fn upstream_refusal(&self, retry_after_seconds: Option<u64>) -> LimitState {
+        let declared = self.limits.iter().filter(|l| l.kind == LimitKind::ApiLimit).min_by_key(|l| l.window);
+        let wait = retry_after_seconds.map(|seconds| LimitWait {
+            retry_after_seconds: seconds,
+            resets_at: rfc3339(now_ms().saturating_add(i64::try_from(seconds.saturating_mul(1_000)).unwrap_or(i64::MAX))),
+        });
+        LimitState { limit: declared.map(|l| (l.threshold, l.window.window())), remaining: 0, wait }
+    }
+
     fn hard_stop(&self, warn: &RateLimit) -> Option<u64> {
         self.limits.iter().find(|l| l.window == warn.window && l.kind == LimitKind::QuotaStop).map(|l| l.threshold)
     }
 }
 
-fn unit(window: Duration) -> &'static str {
-    match window.as_secs() {
-        60 => "minute",
-        3_600 => "hour",
-        _ => "day",
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
     use crate::adapter::definition::RateWindow;
 
@@ -119,7 +137,8 @@ mod tests {
         assert!(limiter.admit(start).is_ok());
         let stopped = limiter.admit(start).err().unwrap_or_else(|| panic!("fourth call should stop"));
         assert_eq!(stopped.code, ErrorCode::RateLimitQuotaExhausted);
-        assert_eq!(stopped.details["retry_after_seconds"], 60);
+        assert_eq!((&stopped.details["hard_stop_threshold"], &stopped.details["current"], &stopped.details["retry_after_seconds"]), (&json!(3), &json!(3), &json!(60)));
+        assert!(stopped.details["resets_at"].as_str().is_some_and(|at| humantime::parse_rfc3339(at).is_ok()), "{:?}", stopped.details);
         assert!(limiter.admit(start + Duration::from_secs(61)).is_ok(), "a minute later the window is empty");
     }
 
@@ -131,6 +150,12 @@ mod tests {
         assert!(limiter.admit(start).is_ok());
         let refused = limiter.admit(start + Duration::from_secs(600)).err().unwrap_or_else(|| panic!("over the limit"));
         assert_eq!(refused.code, ErrorCode::RateLimitExceeded);
-        assert_eq!(refused.details["retry_after_seconds"], 3_000);
+        assert_eq!((&refused.details["limit"], &refused.details["remaining"], &refused.details["window"], &refused.details["retry_after_seconds"]), (&json!(1), &json!(0), &json!("hour"), &json!(3_000)));
+        assert!(refused.details["resets_at"].as_str().is_some_and(|at| humantime::parse_rfc3339(at).is_ok()), "{:?}", refused.details);
+
+        let upstream = limiter.upstream_refusal(Some(7));
+        assert_eq!((upstream.limit, upstream.remaining, upstream.wait.map(|w| w.retry_after_seconds)), (Some((1, crate::protocol::error::LimitWindow::Hour)), 0, Some(7)));
+        let undeclared = RateLimiter::new("api", &[]).upstream_refusal(None);
+        assert_eq!((undeclared.limit, undeclared.wait), (None, None), "nothing is made up");
     }
 }

@@ -3,7 +3,8 @@
 //! empty 2xx body is `null`), bodies that are not JSON (an HTML error page,
 //! truncated JSON, binary data) refused as `SERIALIZATION_PARSE_ERROR` with
 //! a 200-character preview, and error statuses mapped onto the spec's
-//! codes with the upstream's own message.
+//! codes with the upstream's own message (details `http_status` and
+//! `upstream_error`, as `error-codes.md` 4.9-4.11 name them).
 
 use serde_json::{Value, json};
 
@@ -58,7 +59,7 @@ fn malformed(operation: &str, answer: &Answer<'_>, message: String, text: Option
     AqlError::new(
         ErrorCode::SerializationParseError,
         message,
-        json!({ "operation": operation, "status": answer.status, "content_type": answer.content_type, "body_preview": preview }),
+        json!({ "operation": operation, "http_status": answer.status, "content_type": answer.content_type, "body_preview": preview }),
     )
 }
 
@@ -81,7 +82,7 @@ fn status_error(adapter: &str, operation: &str, status: u16, body: Value) -> Aql
         _ => (ErrorCode::ValidationInvalidType, "Request failed"),
     };
     let message = format!("{label}: {upstream} (HTTP {status} from adapter '{adapter}', operation '{operation}')");
-    AqlError::new(code, message, json!({ "operation": operation, "adapter": adapter, "status": status, "upstream_message": upstream, "body": clip(body) }))
+    AqlError::new(code, message, json!({ "operation": operation, "adapter": adapter, "http_status": status, "upstream_error": upstream, "body": clip(body) }))
 }
 
 /// The upstream's own error message, from the shapes APIs commonly use.

@@ -1,8 +1,8 @@
 //! Sending an adapter's requests (runtime seed 8.3, seed 004): one reqwest
-//! client (rustls) per adapter with its timeout per attempt; retries with
-//! exponential backoff and jitter for idempotent requests only, on
-//! transport failures and 429/502/503/504, waiting as long as a 429/503's
-//! `Retry-After` asks (up to a minute); a response size limit enforced
+//! client (rustls) per adapter with its timeout per attempt; retries
+//! (`adapter::retry`, the backoff every upstream shares) for idempotent
+//! requests only, on transport failures and 429/502/503/504, waiting as
+//! long as a 429/503's `Retry-After` asks (up to a minute); a response size limit enforced
 //! while reading; the client's cancellation honoured at every await;
 //! redirects followed only within the adapter's own origin, so a
 //! credential never follows a redirect elsewhere.
@@ -20,18 +20,20 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{
     gate::Admission,
-    protocol::error::{AqlError, ErrorCode},
+    protocol::error::{AqlError, ErrorCode, LimitKind},
 };
 
 use super::{
-    super::definition::{AdapterDefinition, Auth, KeyPlace, Target},
+    super::{
+        definition::{AdapterDefinition, Auth, KeyPlace, Target},
+        retry::{Retry, RetryPolicy, transient},
+    },
     request::PreparedRequest,
 };
 
 /// The longest `Retry-After` the runtime waits out before retrying; a
 /// longer one ends the call with the upstream's answer.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
-const MAX_BACKOFF: Duration = Duration::from_secs(30);
 const MAX_REDIRECTS: usize = 5;
 
 /// An upstream's answer, read within the size limit.
@@ -77,41 +79,22 @@ impl Transport {
 
     /// Sends `request`, which the gate admitted, retrying it when `retry`
     /// allows (an idempotent request) and the failure is worth another
-    /// attempt.
-    pub async fn send(&self, _admitted: &Admission, request: &PreparedRequest, retry: bool, cancelled: &CancellationToken) -> Result<Received, AqlError> {
-        let mut attempt: u32 = 0;
-        loop {
-            let outcome = tokio::select! {
-                () = cancelled.cancelled() => return Err(self.cancelled()),
-                outcome = self.attempt(request) => outcome,
-            };
-            let may_retry = retry && attempt < self.target.max_retries;
-            let wait = match &outcome {
-                Ok(received) if may_retry && matches!(received.status, 429 | 502 | 503 | 504) => match received.retry_after_secs.map(Duration::from_secs) {
-                    Some(asked) if asked > MAX_RETRY_AFTER => None,
-                    Some(asked) => Some(asked),
-                    None => Some(self.backoff(attempt)),
-                },
-                Err(error) if may_retry && transient(error) => Some(self.backoff(attempt)),
-                _ => None,
-            };
-            let Some(wait) = wait else { return outcome };
-            tracing::warn!(adapter = %self.adapter, attempt = attempt + 1, wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX), "retrying an adapter request");
-            tokio::select! {
-                () = cancelled.cancelled() => return Err(self.cancelled()),
-                () = tokio::time::sleep(wait) => {}
+    /// attempt (`adapter::retry`).
+    pub async fn send(&self, _admitted: &Admission, operation: &str, request: &PreparedRequest, retry: bool, cancelled: &CancellationToken) -> Result<Received, AqlError> {
+        let policy = if retry { self.target.retry } else { RetryPolicy { max_retries: 0, ..self.target.retry } };
+        let judge = |outcome: &Result<Received, AqlError>| match outcome {
+            Ok(received) if matches!(received.status, 429 | 502 | 503 | 504) => {
+                let why = format!("HTTP {}", received.status);
+                match received.retry_after_secs.map(Duration::from_secs) {
+                    Some(asked) if asked > MAX_RETRY_AFTER => Retry::Done,
+                    Some(wait) => Retry::After { wait, why },
+                    None => Retry::Backoff { why },
+                }
             }
-            attempt += 1;
-        }
-    }
-
-    /// `retry_base * 2^attempt`, scaled by a random factor in [0.5, 1] so
-    /// that clients who failed together do not retry together.
-    fn backoff(&self, attempt: u32) -> Duration {
-        let full = self.target.retry_base.saturating_mul(2u32.saturating_pow(attempt)).min(MAX_BACKOFF);
-        let mut byte = [0u8; 1];
-        let jitter = if getrandom::fill(&mut byte).is_ok() { 0.5 + f64::from(byte[0]) / 510.0 } else { 1.0 };
-        full.mul_f64(jitter)
+            Err(error) if transient(error) => Retry::Backoff { why: error.code.as_str().to_owned() },
+            _ => Retry::Done,
+        };
+        policy.run(operation, cancelled, || self.cancelled(), |_| self.attempt(request), judge).await
     }
 
     async fn attempt(&self, request: &PreparedRequest) -> Result<Received, AqlError> {
@@ -150,8 +133,8 @@ impl Transport {
         builder = builder.header("accept", "application/json");
         let mut response = builder.send().await.map_err(|e| self.transport_error(&e))?;
         let limit = self.target.max_response_bytes;
-        if response.content_length().is_some_and(|length| length > limit as u64) {
-            return Err(self.too_large());
+        if let Some(length) = response.content_length().filter(|&length| length > limit as u64) {
+            return Err(self.too_large(usize::try_from(length).unwrap_or(usize::MAX)));
         }
         let status = response.status().as_u16();
         let headers = response.headers();
@@ -162,19 +145,20 @@ impl Transport {
         let mut body = Vec::new();
         while let Some(chunk) = response.chunk().await.map_err(|e| self.transport_error(&e))? {
             if body.len() + chunk.len() > limit {
-                return Err(self.too_large());
+                return Err(self.too_large(body.len() + chunk.len()));
             }
             body.extend_from_slice(&chunk);
         }
         Ok(Received { status, content_type, link, retry_after_secs, body })
     }
 
-    fn too_large(&self) -> AqlError {
-        AqlError::new(
-            ErrorCode::ValidationPayloadTooLarge,
-            format!("The response of adapter '{}' exceeds the maximum size limit of {} bytes", self.adapter, self.target.max_response_bytes),
-            json!({ "adapter": self.adapter, "limit_bytes": self.target.max_response_bytes }),
-        )
+    /// An answer over the size limit, as `error-codes.md` 4.7 says:
+    /// `actual` is what it declared, or what had arrived when reading
+    /// stopped (so at least that much).
+    fn too_large(&self, actual: usize) -> AqlError {
+        let mut error = AqlError::payload_too_large(LimitKind::ResponseSize, self.target.max_response_bytes, actual);
+        error.details.insert("adapter".into(), self.adapter.clone().into());
+        error
     }
 
     fn cancelled(&self) -> AqlError {
@@ -209,12 +193,6 @@ impl Transport {
         };
         AqlError::new(code, format!("{message} (adapter '{}')", self.adapter), json!({ "adapter": self.adapter }))
     }
-}
-
-/// Failures another attempt may cure.
-fn transient(error: &AqlError) -> bool {
-    matches!(error.code, ErrorCode::TransportTimeout | ErrorCode::TransportConnectionRefused | ErrorCode::TransportNetworkError)
-        && error.details.get("cancelled").is_none()
 }
 
 /// A credential from the environment; its absence names the variable,

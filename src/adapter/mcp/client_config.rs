@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::{
     adapter::naming::snake_case,
-    config::{ServerSettings, StartPolicy, default_call_timeout, server_transport_problem},
+    config::{ServerSettings, StartPolicy, default_call_timeout, default_max_retries, default_retry_base_ms, server_settings_problem},
 };
 
 /// The servers of a client configuration file; every problem found, each
@@ -115,8 +115,11 @@ fn server(entry: &Map<String, Value>) -> Result<Option<ServerSettings>, String> 
         start: StartPolicy::default(),
         timeout_secs: default_call_timeout(),
         categories: BTreeMap::new(),
+        max_retries: default_max_retries(),
+        retry_base_ms: default_retry_base_ms(),
+        retryable: BTreeMap::new(),
     };
-    match server_transport_problem(&settings) {
+    match server_settings_problem(&settings) {
         Some(problem) => Err(problem),
         None => Ok(Some(settings)),
     }

@@ -88,7 +88,9 @@ type ProgressRoutes = Mutex<HashMap<ProgressToken, Arc<dyn ProgressSink>>>;
 pub struct Downstream {
     name: String,
     settings: ServerSettings,
-    state: Mutex<(ServerState, Option<Peer<RoleClient>>)>,
+    /// Where the server stands, and its connection while it has one;
+    /// watched by calls waiting for a restarted server.
+    state: watch::Sender<(ServerState, Option<Peer<RoleClient>>)>,
     /// Becomes true once the first connection attempt has finished.
     first_attempt: watch::Sender<bool>,
     started: std::sync::atomic::AtomicBool,
@@ -110,7 +112,7 @@ impl Downstream {
         Arc::new(Self {
             name,
             settings,
-            state: Mutex::new((ServerState::Idle, None)),
+            state: watch::channel((ServerState::Idle, None)).0,
             first_attempt: watch::channel(false).0,
             started: std::sync::atomic::AtomicBool::new(false),
             progress: Arc::new(Mutex::new(HashMap::new())),
@@ -140,6 +142,12 @@ impl Downstream {
         });
     }
 
+    /// Whether the server was stopped for good (withdrawn by a reload, or
+    /// the dongle is exiting): no retry can reach it.
+    pub fn is_stopped(&self) -> bool {
+        self.stop.is_cancelled()
+    }
+
     /// Resolves once the first connection attempt has finished.
     pub async fn first_attempt_done(&self) {
         let mut done = self.first_attempt.subscribe();
@@ -157,7 +165,7 @@ impl Downstream {
     }
 
     fn set_state(&self, observer: &dyn Observer, state: ServerState, peer: Option<Peer<RoleClient>>) {
-        *lock(&self.state) = (state.clone(), peer);
+        self.state.send_replace((state.clone(), peer));
         observer.state_changed(self, &state);
     }
 
@@ -167,7 +175,15 @@ impl Downstream {
             self.set_state(observer.as_ref(), ServerState::Connecting, None);
             let error = match self.serve_connection(observer.as_ref()).await {
                 Ended::Stopped => break,
-                Ended::Failed(error) => error,
+                // A server that served and then failed starts over from
+                // the first backoff: one crash does not inherit the wait
+                // of failures long past.
+                Ended::Failed { error, served } => {
+                    if served {
+                        failures = 0;
+                    }
+                    error
+                }
             };
             self.first_attempt.send_replace(true);
             let backoff = FIRST_BACKOFF.saturating_mul(1 << failures.min(6)).min(MAX_BACKOFF);
@@ -190,8 +206,8 @@ impl Downstream {
         let handler = DownstreamClient { progress: self.progress.clone(), list_changed: list_changed.clone() };
         let (service, mut child) = match tokio::time::timeout(CONNECT_TIMEOUT, self.connect(handler)).await {
             Ok(Ok(connected)) => connected,
-            Ok(Err(error)) => return Ended::Failed(error),
-            Err(_) => return Ended::Failed(format!("did not finish connecting within {} s", CONNECT_TIMEOUT.as_secs())),
+            Ok(Err(error)) => return Ended::Failed { error, served: false },
+            Err(_) => return Ended::Failed { error: format!("did not finish connecting within {} s", CONNECT_TIMEOUT.as_secs()), served: false },
         };
         let peer = service.peer().clone();
         let listed = match tokio::time::timeout(CONNECT_TIMEOUT, peer.list_all_tools()).await {
@@ -204,7 +220,7 @@ impl Downstream {
             Err(error) => {
                 drop(service);
                 terminate(child.take()).await;
-                return Ended::Failed(error);
+                return Ended::Failed { error, served: false };
             }
         };
         observer.tools_changed(self, &tools);
@@ -216,7 +232,7 @@ impl Downstream {
         tokio::pin!(closed);
         let ended = loop {
             tokio::select! {
-                _ = &mut closed => break Ended::Failed("the connection closed (the server exited or dropped it)".into()),
+                _ = &mut closed => break Ended::Failed { error: "the connection closed (the server exited or dropped it)".into(), served: true },
                 _ = self.stop.cancelled() => break Ended::Stopped,
                 _ = list_changed.notified() => match peer.list_all_tools().await {
                     Ok(tools) => {
@@ -227,7 +243,7 @@ impl Downstream {
                 },
             }
         };
-        lock(&self.state).1 = None;
+        self.state.send_modify(|(_, peer)| *peer = None);
         terminate(child.take()).await;
         ended
     }
@@ -283,12 +299,25 @@ impl Downstream {
 
     /// Calls one tool the gate admitted: bounded by the server's timeout,
     /// cancelled downstream when the caller cancels, with progress passed
-    /// back.
-    pub async fn call_tool(&self, _admitted: &Admission, tool: &str, arguments: rmcp::model::JsonObject, call: &CallContext) -> Result<CallToolResult, AqlError> {
+    /// back. With `wait_for_server` (a retry), a server that is restarting
+    /// is waited for, up to its timeout, instead of failing the call at
+    /// once, so the retry reaches the new process.
+    pub async fn call_tool(&self, _admitted: &Admission, tool: &str, arguments: rmcp::model::JsonObject, call: &CallContext, wait_for_server: bool) -> Result<CallToolResult, AqlError> {
+        let timeout = Duration::from_secs(self.settings.timeout_secs);
+        if wait_for_server {
+            let mut state = self.state.subscribe();
+            tokio::select! {
+                _ = tokio::time::timeout(timeout, state.wait_for(|(_, peer)| peer.as_ref().is_some_and(|peer| !peer.is_transport_closed()))) => {}
+                () = self.stop.cancelled() => {}
+                () = call.cancelled.cancelled() => return Err(AqlError::downstream_cancelled(&self.name)),
+            }
+        }
         let overflow = lock(&self.overflow).clone();
         let peer = {
-            let guard = lock(&self.state);
-            match (&guard.0, &guard.1) {
+            let guard = self.state.borrow();
+            // A connection whose transport closed is gone, whether or not
+            // the supervisor has noticed yet.
+            match (&guard.0, guard.1.as_ref().filter(|peer| !peer.is_transport_closed())) {
                 (_, Some(peer)) => peer.clone(),
                 (ServerState::Down { error, retry_at }, None) => {
                     let wait_ms = (retry_at - crate::store::now_ms()).max(0);
@@ -301,7 +330,6 @@ impl Downstream {
         let mut params = CallToolRequestParams::new(tool.to_owned());
         params.arguments = Some(arguments);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let timeout = Duration::from_secs(self.settings.timeout_secs);
         let options = PeerRequestOptions::with_timeout(timeout);
         let handle = peer
             .send_request_with_option(request, options)
@@ -314,7 +342,7 @@ impl Downstream {
             _ = call.cancelled.cancelled() => {
                 let cancelled = CancelledNotificationParam::new(Some(request_id), Some("the client cancelled the request".into()));
                 let _ = peer.notify_cancelled(cancelled).await;
-                return Err(AqlError::downstream_unavailable(&self.name, "the call was cancelled by the client"));
+                return Err(AqlError::downstream_cancelled(&self.name));
             }
         };
         match response {
@@ -333,7 +361,8 @@ impl Downstream {
 
 enum Ended {
     Stopped,
-    Failed(String),
+    /// `served`: the connection was up and serving before it failed.
+    Failed { error: String, served: bool },
 }
 
 /// Ends a child and everything it started ([`ProcessTree::terminate`]),

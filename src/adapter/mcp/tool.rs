@@ -18,6 +18,13 @@
 //! with what did not match). An `isError` result comes back as a
 //! `TOOL_EXECUTION_FAILED` failure carrying the downstream's content,
 //! never as a crash. Both schemas are compiled on the first call.
+//!
+//! A call safe to repeat (the server's `retryable` table says so, else
+//! the tool's annotations: `readOnlyHint` or `idempotentHint`) whose
+//! connection failed or that timed out is retried with the backoff HTTP
+//! adapters use (`adapter::retry`), each retry waiting for a restarting
+//! server, so a crashed server's restarted process answers it. Any other
+//! call is sent at most once: a failure ends it at once.
 
 use std::sync::Arc;
 
@@ -28,11 +35,12 @@ use crate::{
     adapter::{
         json_schema::LazySchema,
         naming::{category_from_verb, unique_names},
+        retry::{Retry, RetryPolicy, transient},
     },
     gate::{
         Admission, Gate,
         danger::DangerLevel,
-        operation::{GatedOperation, Judged, Prepared, SendFuture, Sent, Upstream},
+        operation::{GatedOperation, Judged, Outcome, Prepared, SendFuture, Sent, Upstream},
     },
     protocol::{
         error::AqlError,
@@ -50,6 +58,9 @@ pub struct ProxiedTool {
     server: Arc<Downstream>,
     input: LazySchema,
     output: Option<LazySchema>,
+    /// How its failed calls are retried; no retries when it is not safe
+    /// to repeat.
+    retry: RetryPolicy,
 }
 
 /// The operations for a server's tools.
@@ -87,7 +98,9 @@ fn operation(server: &Arc<Downstream>, tool: &Tool, name: &str, gate: &Arc<Gate>
         spec.examples.push((description, example));
     }
     let judged = Judged { source: server.name().to_owned(), danger, trust: None, requires_confirmation: false };
-    let upstream = ProxiedTool { operation: spec.name.clone(), tool: tool.name.to_string(), server: server.clone(), input, output };
+    let configured = server.settings().retry_policy();
+    let retry = if safe_to_repeat(server, tool, name) { configured } else { RetryPolicy { max_retries: 0, ..configured } };
+    let upstream = ProxiedTool { operation: spec.name.clone(), tool: tool.name.to_string(), server: server.clone(), input, output, retry };
     GatedOperation::new(spec, judged, upstream, gate.clone())
 }
 
@@ -105,13 +118,19 @@ impl Upstream for ProxiedTool {
 
     fn send<'a>(&'a self, admission: &'a Admission, arguments: JsonObject, context: &'a CallContext) -> SendFuture<'a> {
         Box::pin(async move {
-            match self.server.call_tool(admission, &self.tool, arguments, context).await {
-                Ok(result) if result.is_error == Some(true) => Sent { outcome: "tool_error", result: Err(self.failure(result)) },
+            let attempt = |number: u32| self.server.call_tool(admission, &self.tool, arguments.clone(), context, number > 0);
+            let judge = |outcome: &Result<CallToolResult, AqlError>| match outcome {
+                Err(error) if transient(error) && !self.server.is_stopped() => Retry::Backoff { why: error.code.as_str().to_owned() },
+                _ => Retry::Done,
+            };
+            let answered = self.retry.run(&self.operation, &context.cancelled, || AqlError::downstream_cancelled(self.server.name()), attempt, judge).await;
+            match answered {
+                Ok(result) if result.is_error == Some(true) => Sent { outcome: Outcome::ToolError, result: Err(self.failure(result)) },
                 Ok(result) => match self.check_answer(result) {
-                    Ok(data) => Sent { outcome: "ok", result: Ok(data) },
-                    Err(error) => Sent { outcome: "answer_mismatch", result: Err(error) },
+                    Ok(data) => Sent { outcome: Outcome::Ok, result: Ok(data) },
+                    Err(error) => Sent { outcome: Outcome::AnswerMismatch, result: Err(error) },
                 },
-                Err(error) => Sent { outcome: "failed", result: Err(error) },
+                Err(error) => Sent { outcome: Outcome::Failed, result: Err(error) },
             }
         })
     }
@@ -153,6 +172,18 @@ fn result_data(result: CallToolResult) -> Value {
         Some(structured) => structured,
         None => serde_json::to_value(&result.content).unwrap_or_else(|_| json!([])),
     }
+}
+
+/// Whether a failed call may be sent again: the server's `retryable`
+/// table first (by the tool's own name or its operation name), else the
+/// tool's own claim that it only reads or is idempotent. A name that
+/// merely sounds like a read (`get_`) is no such claim.
+fn safe_to_repeat(server: &Downstream, tool: &Tool, name: &str) -> bool {
+    let declared = &server.settings().retryable;
+    if let Some(retryable) = declared.get(tool.name.as_ref()).or_else(|| declared.get(name)) {
+        return *retryable;
+    }
+    tool.annotations.as_ref().is_some_and(|hints| hints.read_only_hint == Some(true) || hints.idempotent_hint == Some(true))
 }
 
 /// The override table first (by the tool's own name or its operation
