@@ -481,16 +481,40 @@ impl AqlError {
     /// wait: recoverable by asking again (`how_to_ask_again`, and as a
     /// request when it is one), which waits on, until the request closes
     /// at `closes_at`.
+    /// The human has not answered `approval_id` yet. The spec's fields
+    /// (`operation`, `danger_level`, `confirmation_token`) name what to
+    /// send again: `confirm_operation` with the approval id, or a gated
+    /// call with its token, which the gate adds ([`Self::pending_call`]).
     pub fn confirmation_pending(approval_id: &str, closes_at: &str, how_to_ask_again: &str, retry: Option<Value>) -> Self {
         let mut pending = json!({ "approval_id": approval_id, "status": "pending", "expires_at": closes_at });
         if let Some(retry) = retry {
             pending["retry"] = retry;
+            // What an Approve/Deny request holds is the confirm tier, where
+            // `destructive` operations land (adapter/danger-levels.md 3.x,
+            // `DangerLevel::risk_floor`); the approval id is what the
+            // retry carries.
+            pending["operation"] = json!("confirm_operation");
+            pending["danger_level"] = json!("destructive");
+            pending["confirmation_token"] = json!(approval_id);
         }
         Self {
             code: ErrorCode::ConfirmationRequired,
             message: format!("The human has not answered approval request '{approval_id}' yet (it stays open until {closes_at}): {how_to_ask_again} to keep waiting. Do not take the action until they approve."),
             details: details(pending),
         }
+    }
+
+    /// A pending answer for a gated call, naming the call to repeat as
+    /// its first answer did: the operation, its danger level and the same
+    /// token.
+    #[must_use]
+    pub fn pending_call(mut self, operation: &str, danger_level: &str, token: &str) -> Self {
+        if self.code == ErrorCode::ConfirmationRequired {
+            self.details.insert("operation".into(), json!(operation));
+            self.details.insert("danger_level".into(), json!(danger_level));
+            self.details.insert("confirmation_token".into(), json!(token));
+        }
+        self
     }
 
     pub fn approval_denied(approval_id: &str) -> Self {
