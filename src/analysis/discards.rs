@@ -21,11 +21,8 @@
 use super::{
     Command,
     options::{self, Parsed},
-    words::normalize_path,
+    words::{RUN_TIME_VALUE as UNKNOWN, normalize_path},
 };
-
-/// Where the analysis writes a target known only when the action runs.
-const UNKNOWN: &str = "$(…)";
 /// The whole working tree.
 const WORKING_TREE: &str = ".";
 
@@ -108,7 +105,8 @@ pub(super) fn discarded(command: &Command) -> Vec<String> {
             _ => Vec::new(),
         },
         "merge" | "rebase" | "cherry-pick" | "revert" | "am" => {
-            // `--abort` is not abbreviated here: `--abo` is as plain to git.
+            // No grammar is kept for these: `--abort` or a prefix of it
+            // from `--abo` on, as git accepts it abbreviated.
             let aborts = args.iter().take_while(|word| *word != "--").any(|word| word.len() >= 5 && "--abort".starts_with(word.as_str()));
             if aborts { vec![WORKING_TREE.to_owned()] } else { Vec::new() }
         }

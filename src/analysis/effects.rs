@@ -14,7 +14,11 @@
 //! substitution, arguments appended at run time) is [`Zone::Unknown`],
 //! never the project: a deletion there needs a human.
 
-use super::{Analysis, Command, command::Invocation, words::normalize_path};
+use super::{
+    Analysis, Command,
+    command::Invocation,
+    words::{RUN_TIME_VALUE, normalize_path},
+};
 
 /// What an effect does to its target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -229,7 +233,7 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
         found.extend(targets.iter().map(|target| (kind, target.clone())));
         // Arguments appended at run time (`xargs rm`) are targets too.
         if command.dynamic_args && targets.is_empty() {
-            found.push((kind, "$(…)".to_owned()));
+            found.push((kind, RUN_TIME_VALUE.to_owned()));
         }
     };
     match command.program.as_str() {
@@ -326,7 +330,7 @@ fn sources_and_destination(command: &Command) -> (Vec<String>, Vec<String>) {
     if command.dynamic_args {
         // `xargs mv -t DIR`'s sources or `xargs cp A`'s destination come
         // at run time.
-        return (operands, vec!["$(…)".to_owned()]);
+        return (operands, vec![RUN_TIME_VALUE.to_owned()]);
     }
     let destination = if operands.len() >= 2 { operands.pop().into_iter().collect() } else { Vec::new() };
     (operands, destination)

@@ -18,6 +18,11 @@ use super::budget;
 /// multiplicatively; beyond this the word counts as dynamic).
 const MAX_EXPANSIONS: usize = 256;
 
+/// How the analysis writes a value known only when the action runs (a
+/// command substitution, arguments appended at run time, a value code
+/// computes): a target holding it is unknown ([`super::Zone::Unknown`]).
+pub const RUN_TIME_VALUE: &str = "$(…)";
+
 /// Variables known from assignments earlier in the same line: `None` when
 /// assigned something not known statically. Cloning is cheap (the walk
 /// keeps a copy per command and per nested shell): the table is shared
@@ -159,7 +164,7 @@ fn collect(node: Node<'_>, source: &str, vars: &Vars, in_quotes: bool, pieces: &
         "command_substitution" | "process_substitution" => {
             state.dynamic = true;
             state.substituted = true;
-            push_str(pieces, "$(…)", quoting);
+            push_str(pieces, RUN_TIME_VALUE, quoting);
         }
         "arithmetic_expansion" => {
             state.dynamic = true;

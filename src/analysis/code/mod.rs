@@ -31,7 +31,7 @@ use super::{Builder, Command, Fact};
 
 /// A value the code computes at run time, where a path or an argument is
 /// expected: the analysis reads it as it reads a command substitution.
-const UNKNOWN: &str = "$(…)";
+use super::words::RUN_TIME_VALUE as UNKNOWN;
 
 /// Interpreters, the options that carry their inline code, and the
 /// options that take a value (which may look like a code option).
