@@ -215,7 +215,7 @@ impl Gate {
         }
         if let Some(token) = request.token {
             let approval_id = self.tokens.check(token, &scope(), now_ms())?;
-            let redeemed = self.redeem(call, &agent, &approval_id, &action).await.map_err(|error| error.pending_call(request.operation, request.danger.name(), token));
+            let redeemed = self.redeem(call, &agent, &approval_id, &action).await.map_err(|error| error.to_repeat(request.operation, request.danger.name(), token));
             // A human who has not answered yet leaves the token valid.
             if !matches!(&redeemed, Err(error) if error.code == ErrorCode::ConfirmationRequired) {
                 self.tokens.spend(token);

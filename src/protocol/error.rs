@@ -480,22 +480,12 @@ impl AqlError {
     /// A human has not answered an approval request within one call's
     /// wait: recoverable by asking again (`how_to_ask_again`, and as a
     /// request when it is one), which waits on, until the request closes
-    /// at `closes_at`.
-    /// The human has not answered `approval_id` yet. The spec's fields
-    /// (`operation`, `danger_level`, `confirmation_token`) name what to
-    /// send again: `confirm_operation` with the approval id, or a gated
-    /// call with its token, which the gate adds ([`Self::pending_call`]).
+    /// at `closes_at`. The spec's fields for what to send again are added
+    /// by [`Self::to_repeat`].
     pub fn confirmation_pending(approval_id: &str, closes_at: &str, how_to_ask_again: &str, retry: Option<Value>) -> Self {
         let mut pending = json!({ "approval_id": approval_id, "status": "pending", "expires_at": closes_at });
         if let Some(retry) = retry {
             pending["retry"] = retry;
-            // What an Approve/Deny request holds is the confirm tier, where
-            // `destructive` operations land (adapter/danger-levels.md 3.x,
-            // `DangerLevel::risk_floor`); the approval id is what the
-            // retry carries.
-            pending["operation"] = json!("confirm_operation");
-            pending["danger_level"] = json!("destructive");
-            pending["confirmation_token"] = json!(approval_id);
         }
         Self {
             code: ErrorCode::ConfirmationRequired,
@@ -504,11 +494,11 @@ impl AqlError {
         }
     }
 
-    /// A pending answer for a gated call, naming the call to repeat as
-    /// its first answer did: the operation, its danger level and the same
-    /// token.
+    /// A pending answer with the spec's fields (`CONFIRMATION_REQUIRED`)
+    /// naming what to send again: the operation, its danger level and the
+    /// token the retry carries.
     #[must_use]
-    pub fn pending_call(mut self, operation: &str, danger_level: &str, token: &str) -> Self {
+    pub fn to_repeat(mut self, operation: &str, danger_level: &str, token: &str) -> Self {
         if self.code == ErrorCode::ConfirmationRequired {
             self.details.insert("operation".into(), json!(operation));
             self.details.insert("danger_level".into(), json!(danger_level));

@@ -64,12 +64,17 @@ impl From<VerifyError> for AqlError {
             VerifyError::FailedElsewhere(id) => AqlError::verification_failed_elsewhere(&id),
             VerifyError::AgentLockedOut { agent, retry_after_secs, until } => AqlError::rate_limited(&agent, &lockout(retry_after_secs, until)),
             VerifyError::SessionLockedOut { retry_after_secs, until } => AqlError::session_rate_limited(&lockout(retry_after_secs, until)),
+            // What an Approve/Deny request holds is the confirm tier, where
+            // `destructive` operations land (`DangerLevel::risk_floor`); the
+            // approval id is what the retry carries.
             VerifyError::StillPending { id, closes_at, ask_again: AskAgain::ConfirmOperation } => AqlError::confirmation_pending(
                 &id,
                 &closes_at,
                 &format!("call confirm_operation again with approval_id '{id}'"),
                 Some(json!({ "operation": "confirm_operation", "params": { "approval_id": id } })),
-            ),
+            )
+            .to_repeat("confirm_operation", "destructive", &id),
+            // The gate names the call and its token ([`AqlError::to_repeat`]).
             VerifyError::StillPending { id, closes_at, ask_again: AskAgain::RepeatTheCall } => {
                 AqlError::confirmation_pending(&id, &closes_at, "repeat the same call with its confirmation token", None)
             }
