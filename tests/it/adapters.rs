@@ -565,7 +565,7 @@ async fn adapter_calls_are_logged_without_their_arguments_even_at_trace() {
         assert_eq!(envelope["success"], operation != "test_api__get_status", "{envelope}");
     }
     assert!(upstream.seen().iter().any(|seen| seen.header("x-trace").as_deref() == Some(SECRET)), "the value did travel");
-    let log = stderr.text();
+    let log = stderr.everything(&mut raw).await;
     assert!(!log.contains(SECRET), "an argument value reached the log:\n{log}");
     let line = |level: &str, message: &str, operation: &str| log.lines().any(|l| l.contains(&format!(" {level} ")) && l.contains(message) && l.contains(&format!("operation=\"{operation}\"")) && (message.starts_with("retrying") || l.contains("source=\"test-api\"")));
     assert!(line("DEBUG", "upstream call started", "test_api__echo_path") && line("DEBUG", "upstream call ended", "test_api__echo_path"), "{log}");

@@ -121,7 +121,7 @@ async fn only_calls_safe_to_repeat_are_retried_and_the_retry_reaches_the_restart
 
     // The log: each call's start and end at debug, a failure at error, a
     // retry at warn, with duration and outcome; no argument value at all.
-    let log = stderr.text();
+    let log = stderr.everything(&mut counter.raw).await;
     assert!(!log.contains(SECRET), "an argument value reached the log:\n{log}");
     let lines = |level: &str, message: &str, operation: &str| -> Vec<String> {
         log.lines().filter(|l| l.contains(&format!(" {level} ")) && l.contains(message) && l.contains(&format!("operation=\"{operation}\""))).map(str::to_owned).collect()

@@ -259,7 +259,7 @@ impl RawStdio {
         let stderr = self.child.stderr.take().expect("stderr piped and not taken yet");
         let text = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
         let sink = text.clone();
-        tokio::spawn(async move {
+        let reader = tokio::spawn(async move {
             let mut lines = BufReader::new(stderr).lines();
             while let Ok(Some(line)) = lines.next_line().await {
                 let mut text = sink.lock().unwrap();
@@ -267,7 +267,14 @@ impl RawStdio {
                 text.push('\n');
             }
         });
-        CollectedStderr(text)
+        CollectedStderr { text, reader }
+    }
+
+    /// Closes stdin and waits for the server to exit, as a client that
+    /// is done would.
+    pub async fn end(&mut self) {
+        self.close_stdin();
+        tokio::time::timeout(TIMEOUT, self.child.wait()).await.expect("the server exits once stdin closes").expect("wait for the server");
     }
 
     /// Asserts the process is still running.
@@ -276,12 +283,25 @@ impl RawStdio {
     }
 }
 
-/// What a child wrote to stderr so far ([`RawStdio::collect_stderr`]).
-pub struct CollectedStderr(std::sync::Arc<std::sync::Mutex<String>>);
+/// What a child wrote to stderr ([`RawStdio::collect_stderr`]).
+pub struct CollectedStderr {
+    text: std::sync::Arc<std::sync::Mutex<String>>,
+    reader: tokio::task::JoinHandle<()>,
+}
 
 impl CollectedStderr {
+    /// What the reader has taken from the pipe so far: lines the child
+    /// wrote just before its last answer may still be in the pipe.
     pub fn text(&self) -> String {
-        self.0.lock().unwrap().clone()
+        self.text.lock().unwrap().clone()
+    }
+
+    /// Everything the child wrote: ends it ([`RawStdio::end`]) and reads
+    /// the pipe to its end, so no line is still in flight.
+    pub async fn everything(self, raw: &mut RawStdio) -> String {
+        raw.end().await;
+        tokio::time::timeout(TIMEOUT, self.reader).await.expect("stderr reaches its end once the server exits").expect("the stderr reader");
+        self.text.lock().unwrap().clone()
     }
 }
 
