@@ -290,12 +290,6 @@ pub struct CollectedStderr {
 }
 
 impl CollectedStderr {
-    /// What the reader has taken from the pipe so far: lines the child
-    /// wrote just before its last answer may still be in the pipe.
-    pub fn text(&self) -> String {
-        self.text.lock().unwrap().clone()
-    }
-
     /// Everything the child wrote: ends it ([`RawStdio::end`]) and reads
     /// the pipe to its end, so no line is still in flight.
     pub async fn everything(self, raw: &mut RawStdio) -> String {
