@@ -70,10 +70,23 @@ fn router(folder: &Path, data: &Path) -> Router {
     let store = Arc::new(Store::open(data).unwrap_or_else(|e| panic!("{e}")));
     // The shipped policy, with a step budget that lasts the whole run: each
     // call spends a step, and no human is here to grant a new budget.
-    let text = include_str!("../policies/default.toml").replace("maxAutonomousSteps = 50", "maxAutonomousSteps = 1000000");
-    let policy = Arc::new(CompiledPolicy::compile(&[PolicySource { path: "default.toml".into(), text }]).unwrap_or_else(|e| panic!("{e:?}")));
-    let humans = HumanSettings { challenge_ttl_ms: 300_000, approval_wait: Duration::from_secs(1), verifier: Err(VerifierUnavailable::NotFound) };
-    let gate = Arc::new(Gate::new(Arc::new(LoopCore::new(store.clone(), policy, LoopMode::Enforcing, Humans::new(store, humans)))));
+    let text = include_str!("../policies/default.toml")
+        .replace("maxAutonomousSteps = 50", "maxAutonomousSteps = 1000000");
+    let policy = Arc::new(
+        CompiledPolicy::compile(&[PolicySource { path: "default.toml".into(), text }])
+            .unwrap_or_else(|e| panic!("{e:?}")),
+    );
+    let humans = HumanSettings {
+        challenge_ttl_ms: 300_000,
+        approval_wait: Duration::from_secs(1),
+        verifier: Err(VerifierUnavailable::NotFound),
+    };
+    let gate = Arc::new(Gate::new(Arc::new(LoopCore::new(
+        store.clone(),
+        policy,
+        LoopMode::Enforcing,
+        Humans::new(store, humans),
+    ))));
     let loaded = definition::load_all(&[folder.to_path_buf()]).unwrap_or_else(|e| panic!("{e:?}"));
     let adapters: Vec<_> = loaded.into_iter().map(|l| l.definition).collect();
     let mut registry = Registry::default();
@@ -83,19 +96,33 @@ fn router(folder: &Path, data: &Path) -> Router {
 
 fn overhead(runtime: &tokio::runtime::Runtime) {
     let (base, folder, data) = runtime.block_on(async {
-        let app = Http::new().route("/v1/items/{id}", get(|| async { ([("content-type", "application/json")], r#"{"id":"42","name":"widget","state":"open"}"#) }));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap_or_else(|e| panic!("{e}"));
+        let app = Http::new().route(
+            "/v1/items/{id}",
+            get(|| async {
+                (
+                    [("content-type", "application/json")],
+                    r#"{"id":"42","name":"widget","state":"open"}"#,
+                )
+            }),
+        );
+        let listener =
+            tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap_or_else(|e| panic!("{e}"));
         let port = listener.local_addr().unwrap_or_else(|e| panic!("{e}")).port();
         tokio::spawn(async move { axum::serve(listener, app).await });
         let folder = scratch("overhead");
-        std::fs::write(folder.join("bench-api-adapter.md"), adapter_text("bench-api", &format!("http://127.0.0.1:{port}/v1"))).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(
+            folder.join("bench-api-adapter.md"),
+            adapter_text("bench-api", &format!("http://127.0.0.1:{port}/v1")),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         (format!("http://127.0.0.1:{port}/v1"), folder, scratch("overhead-state"))
     });
     let router = router(&folder, &data);
     let raw = reqwest::Client::new();
     let url = format!("{base}/items/42");
     let call = CallContext::new("bench");
-    let arguments: Map<String, Value> = match json!({"operation": "bench_api__get_item0", "params": {"id": "42"}}) {
+    let arguments: Map<String, Value> = match json!({"operation": "bench_api__get_item0", "params": {"id": "42"}})
+    {
         Value::Object(map) => map,
         _ => Map::new(),
     };
@@ -103,13 +130,24 @@ fn overhead(runtime: &tokio::runtime::Runtime) {
     runtime.block_on(async {
         for i in 0..WARMUP + CALLS {
             let start = Instant::now();
-            let body = raw.get(&url).send().await.unwrap_or_else(|e| panic!("{e}")).bytes().await.unwrap_or_else(|e| panic!("{e}"));
+            let body = raw
+                .get(&url)
+                .send()
+                .await
+                .unwrap_or_else(|e| panic!("{e}"))
+                .bytes()
+                .await
+                .unwrap_or_else(|e| panic!("{e}"));
             let raw_time = start.elapsed();
             assert!(!body.is_empty());
             let start = Instant::now();
             let answer = router.handle(&call, Endpoint::Semantic(Category::Read), &arguments).await;
             let dongle_time = start.elapsed();
-            assert_eq!(answer.as_ref().ok().map(|v| v["name"].clone()), Some(json!("widget")), "{answer:?}");
+            assert_eq!(
+                answer.as_ref().ok().map(|v| v["name"].clone()),
+                Some(json!("widget")),
+                "{answer:?}"
+            );
             if i >= WARMUP {
                 direct.push(raw_time);
                 through.push(dongle_time);
@@ -128,20 +166,31 @@ fn overhead(runtime: &tokio::runtime::Runtime) {
 fn load_hundred() {
     let folder = scratch("hundred");
     for i in 0..100 {
-        std::fs::write(folder.join(format!("api{i}-adapter.md")), adapter_text(&format!("api{i}"), "https://api.example.com")).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(
+            folder.join(format!("api{i}-adapter.md")),
+            adapter_text(&format!("api{i}"), "https://api.example.com"),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
     }
     let mut times = Vec::new();
     for _ in 0..LOAD_RUNS {
         let start = Instant::now();
-        let loaded = definition::load_all(std::slice::from_ref(&folder)).unwrap_or_else(|e| panic!("{e:?}"));
+        let loaded =
+            definition::load_all(std::slice::from_ref(&folder)).unwrap_or_else(|e| panic!("{e:?}"));
         times.push(start.elapsed());
         assert_eq!(loaded.len(), 100);
     }
-    println!("load 100 adapter files (500 operations), median of {LOAD_RUNS}: {:.2} ms", median(times).as_secs_f64() * 1e3);
+    println!(
+        "load 100 adapter files (500 operations), median of {LOAD_RUNS}: {:.2} ms",
+        median(times).as_secs_f64() * 1e3
+    );
 }
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap_or_else(|e| panic!("{e}"));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
     overhead(&runtime);
     load_hundred();
 }

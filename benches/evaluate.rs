@@ -18,12 +18,16 @@ const EVALUATIONS: usize = 200_000;
 
 /// The shipped default policy plus generated rules up to 1,000.
 fn thousand_rule_policy() -> CompiledPolicy {
-    let default = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/policies/default.toml"))
-        .unwrap_or_else(|e| panic!("read default policy: {e}"));
-    let shipped = CompiledPolicy::compile(&[PolicySource { path: "default.toml".into(), text: default.clone() }])
-        .unwrap_or_else(|e| panic!("{e:?}"))
-        .rules()
-        .len();
+    let default =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/policies/default.toml"))
+            .unwrap_or_else(|e| panic!("read default policy: {e}"));
+    let shipped = CompiledPolicy::compile(&[PolicySource {
+        path: "default.toml".into(),
+        text: default.clone(),
+    }])
+    .unwrap_or_else(|e| panic!("{e:?}"))
+    .rules()
+    .len();
     let mut extra = String::from("[defaults]\ndeny = [\n");
     let generated = 1_000 - shipped;
     for i in 0..generated / 4 {
@@ -69,13 +73,29 @@ fn measure(runs: usize, mut work: impl FnMut()) -> Vec<u128> {
 
 /// The whole evaluation, and the analysis alone (the rest is matching).
 fn measure_both(policy: &CompiledPolicy, what: &str, hint: &str, runs: usize) {
-    let facts = StepFacts { agent: "coder", hint, outcome: None, step: 3, max_steps: 50, agent_risk: None, folder: &WorkingFolder::Project, write: None, files: &NoCurrentFiles };
-    report(&format!("evaluate {what}, 1,000-rule policy"), &measure(runs, || {
-        black_box(evaluate_step(policy, black_box(&facts)));
-    }));
-    report(&format!("  of which analysis of the {what}"), &measure(runs, || {
-        let _ = black_box(analyze_in(black_box(hint), &WorkingFolder::Project));
-    }));
+    let facts = StepFacts {
+        agent: "coder",
+        hint,
+        outcome: None,
+        step: 3,
+        max_steps: 50,
+        agent_risk: None,
+        folder: &WorkingFolder::Project,
+        write: None,
+        files: &NoCurrentFiles,
+    };
+    report(
+        &format!("evaluate {what}, 1,000-rule policy"),
+        &measure(runs, || {
+            black_box(evaluate_step(policy, black_box(&facts)));
+        }),
+    );
+    report(
+        &format!("  of which analysis of the {what}"),
+        &measure(runs, || {
+            let _ = black_box(analyze_in(black_box(hint), &WorkingFolder::Project));
+        }),
+    );
 }
 
 fn report(what: &str, nanos: &[u128]) {

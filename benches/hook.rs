@@ -35,7 +35,11 @@ fn call(data: &std::path::Path, payload: &str) -> Duration {
     }
     let output = child.wait_with_output().unwrap_or_else(|e| panic!("wait: {e}"));
     let elapsed = start.elapsed();
-    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "{}", "the ordinary call was let through");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).trim(),
+        "{}",
+        "the ordinary call was let through"
+    );
     elapsed
 }
 
@@ -44,7 +48,9 @@ fn script_write() -> String {
     let mut script = String::from("#!/bin/sh\nset -eu\n");
     let mut index = 0;
     while script.len() < 64 * 1024 {
-        script.push_str(&format!("cargo build --release -p crate_{index} --target-dir target/{index}\n"));
+        script.push_str(&format!(
+            "cargo build --release -p crate_{index} --target-dir target/{index}\n"
+        ));
         index += 1;
     }
     script.truncate(64 * 1024);

@@ -17,8 +17,7 @@ use std::{
 
 use safety_dongle::{
     adapter::{
-        definition,
-        http,
+        definition, http,
         openapi::{ImportOptions, import},
     },
     config::LoopMode,
@@ -41,9 +40,13 @@ fn median(mut times: Vec<Duration>) -> Duration {
 }
 
 fn main() {
-    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/downstream/node_modules/@octokit/openapi/generated/api.github.com.json");
-    let text = std::fs::read_to_string(&spec).unwrap_or_else(|e| panic!("read {}: {e} (run tests/downstream/install.sh)", spec.display()));
-    let options = ImportOptions { name: Some("github-api".into()), source: "api.github.com.json".into() };
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/downstream/node_modules/@octokit/openapi/generated/api.github.com.json");
+    let text = std::fs::read_to_string(&spec).unwrap_or_else(|e| {
+        panic!("read {}: {e} (run tests/downstream/install.sh)", spec.display())
+    });
+    let options =
+        ImportOptions { name: Some("github-api".into()), source: "api.github.com.json".into() };
 
     let mut operations = 0;
     let mut in_process = Vec::with_capacity(RUNS);
@@ -81,17 +84,34 @@ fn main() {
 
     let state = Path::new(env!("CARGO_TARGET_TMPDIR")).join("openapi-bench-state");
     let store = std::sync::Arc::new(Store::open(&state).unwrap_or_else(|e| panic!("{e}")));
-    let policy = std::sync::Arc::new(CompiledPolicy::load(&[], safety_dongle::config::CentralPolicy::default()).unwrap_or_else(|e| panic!("{e:?}")));
-    let humans = HumanSettings { challenge_ttl_ms: 300_000, approval_wait: Duration::from_secs(1), verifier: Err(VerifierUnavailable::NotFound) };
-    let gate = std::sync::Arc::new(Gate::new(std::sync::Arc::new(LoopCore::new(store.clone(), policy, LoopMode::Enforcing, Humans::new(store, humans)))));
+    let policy = std::sync::Arc::new(
+        CompiledPolicy::load(&[], safety_dongle::config::CentralPolicy::default())
+            .unwrap_or_else(|e| panic!("{e:?}")),
+    );
+    let humans = HumanSettings {
+        challenge_ttl_ms: 300_000,
+        approval_wait: Duration::from_secs(1),
+        verifier: Err(VerifierUnavailable::NotFound),
+    };
+    let gate = std::sync::Arc::new(Gate::new(std::sync::Arc::new(LoopCore::new(
+        store.clone(),
+        policy,
+        LoopMode::Enforcing,
+        Humans::new(store, humans),
+    ))));
     let mut loading = Vec::with_capacity(RUNS);
     for _ in 0..RUNS {
         let start = Instant::now();
         let loaded = definition::load_file(&output).unwrap_or_else(|e| panic!("load: {e:?}"));
         let mut registry = Registry::default();
-        let registered = http::register(&mut registry, std::slice::from_ref(&loaded.definition), &gate).unwrap_or_else(|e| panic!("{e}"));
+        let registered =
+            http::register(&mut registry, std::slice::from_ref(&loaded.definition), &gate)
+                .unwrap_or_else(|e| panic!("{e}"));
         loading.push(start.elapsed());
         assert_eq!(registered, operations);
     }
-    println!("loading the imported GitHub adapter ({operations} operations: parse, validate, register), median of {RUNS}: {:.1} ms", median(loading).as_secs_f64() * 1e3);
+    println!(
+        "loading the imported GitHub adapter ({operations} operations: parse, validate, register), median of {RUNS}: {:.1} ms",
+        median(loading).as_secs_f64() * 1e3
+    );
 }

@@ -13,11 +13,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 // The tests' cluster helper; the bench needs its plain cluster, not TLS.
+#[path = "support/peer.rs"]
+mod peer;
 #[path = "../tests/it/postgres_cluster.rs"]
 #[allow(dead_code)]
 mod postgres_cluster;
-#[path = "support/peer.rs"]
-mod peer;
 
 use std::{
     path::Path,
@@ -34,7 +34,9 @@ const PROCESSES: usize = 4;
 const STEPS_EACH: usize = 1_000;
 
 fn step(agent: &str) -> String {
-    format!(r#""method":"tools/call","params":{{"name":"mcp_aql_create","arguments":{{"operation":"record_execution_step","params":{{"element_name":"{agent}","nextActionHint":"executing shell command: cargo test --workspace"}}}}}}"#)
+    format!(
+        r#""method":"tools/call","params":{{"name":"mcp_aql_create","arguments":{{"operation":"record_execution_step","params":{{"element_name":"{agent}","nextActionHint":"executing shell command: cargo test --workspace"}}}}}}"#
+    )
 }
 
 /// A dongle on the shared database, its own data folder under `dir`, with
@@ -44,10 +46,24 @@ fn dongle(dir: &Path, url: &str, agent: &str) -> Peer {
     std::fs::create_dir_all(&folder).unwrap_or_else(|e| panic!("{e}"));
     let policy = folder.join("bench.toml");
     // A generous limit so the benchmark measures steps, not pauses.
-    std::fs::write(&policy, "[defaults]\nmaxAutonomousSteps = 1000000\n").unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&policy, "[defaults]\nmaxAutonomousSteps = 1000000\n")
+        .unwrap_or_else(|e| panic!("{e}"));
     let config = folder.join("config.toml");
-    std::fs::write(&config, format!("state = \"{url}\"\ndata_dir = \"{}\"\npolicies = [\"{}\"]\n", folder.display(), policy.display())).unwrap_or_else(|e| panic!("{e}"));
-    let mut peer = Peer::spawn(Command::new(env!("CARGO_BIN_EXE_safety-dongle")).args(["serve", "--config"]).arg(&config).env("SAFETY_DONGLE_LOG", "warn"));
+    std::fs::write(
+        &config,
+        format!(
+            "state = \"{url}\"\ndata_dir = \"{}\"\npolicies = [\"{}\"]\n",
+            folder.display(),
+            policy.display()
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut peer = Peer::spawn(
+        Command::new(env!("CARGO_BIN_EXE_safety-dongle"))
+            .args(["serve", "--config"])
+            .arg(&config)
+            .env("SAFETY_DONGLE_LOG", "warn"),
+    );
     let started = peer.request(1, &format!(r#""method":"tools/call","params":{{"name":"mcp_aql_execute","arguments":{{"operation":"execute_agent","params":{{"element_name":"{agent}","maxAutonomousSteps":1000000}}}}}}"#));
     assert!(started.contains("running"), "execution started: {started}");
     peer
@@ -56,7 +72,10 @@ fn dongle(dir: &Path, url: &str, agent: &str) -> Peer {
 fn main() {
     let cluster = Cluster::start();
     let url = cluster.database();
-    let dir = tempfile::Builder::new().prefix("postgres-bench-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap_or_else(|e| panic!("temp dir: {e}"));
+    let dir = tempfile::Builder::new()
+        .prefix("postgres-bench-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap_or_else(|e| panic!("temp dir: {e}"));
 
     let mut one = dongle(dir.path(), &url, "latency");
     let request = step("latency");
@@ -74,9 +93,17 @@ fn main() {
     times.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let at = |p: f64| ms(times[((times.len() - 1) as f64 * p).round() as usize]);
-    println!("step round trip, state in PostgreSQL on loopback ({ROUND_TRIPS} steps): median {:.3} ms, p90 {:.3} ms, p99 {:.3} ms (target <= 2 ms)", at(0.5), at(0.9), at(0.99));
+    println!(
+        "step round trip, state in PostgreSQL on loopback ({ROUND_TRIPS} steps): median {:.3} ms, p90 {:.3} ms, p99 {:.3} ms (target <= 2 ms)",
+        at(0.5),
+        at(0.9),
+        at(0.99)
+    );
 
-    let mut dongles: Vec<(String, Peer)> = (0..PROCESSES).map(|n| format!("worker{n}")).map(|agent| (agent.clone(), dongle(dir.path(), &url, &agent))).collect();
+    let mut dongles: Vec<(String, Peer)> = (0..PROCESSES)
+        .map(|n| format!("worker{n}"))
+        .map(|agent| (agent.clone(), dongle(dir.path(), &url, &agent)))
+        .collect();
     let start = Instant::now();
     std::thread::scope(|scope| {
         for (agent, peer) in &mut dongles {

@@ -25,13 +25,18 @@ const CALLS: usize = 2_000;
 const WARMUP: usize = 200;
 
 fn tools_list_bytes(peer: &mut Peer) -> usize {
-    let answer: serde_json::Value = serde_json::from_str(&peer.request(1, r#""method":"tools/list""#)).unwrap_or_else(|e| panic!("{e}"));
+    let answer: serde_json::Value =
+        serde_json::from_str(&peer.request(1, r#""method":"tools/list""#))
+            .unwrap_or_else(|e| panic!("{e}"));
     answer["result"]["tools"].to_string().len()
 }
 
 fn downstream_bin() -> PathBuf {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/downstream");
-    let status = Command::new("bash").arg(folder.join("install.sh")).status().unwrap_or_else(|e| panic!("install: {e}"));
+    let status = Command::new("bash")
+        .arg(folder.join("install.sh"))
+        .status()
+        .unwrap_or_else(|e| panic!("install: {e}"));
     assert!(status.success(), "installing the reference servers failed");
     folder.join("node_modules/.bin")
 }
@@ -54,19 +59,25 @@ fn timed(peer: &mut Peer, body: impl Fn(usize) -> String, expect: &str) -> Vec<D
 fn main() {
     let bin = downstream_bin();
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    let state = tempfile::Builder::new().prefix("proxy-bench-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap_or_else(|e| panic!("{e}"));
+    let state = tempfile::Builder::new()
+        .prefix("proxy-bench-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap_or_else(|e| panic!("{e}"));
     let files = state.path().join("files");
     std::fs::create_dir_all(&files).unwrap_or_else(|e| panic!("{e}"));
 
-    let mut everything = Peer::spawn(Command::new(bin.join("mcp-server-everything")).env("PATH", &path));
-    let mut filesystem = Peer::spawn(Command::new(bin.join("mcp-server-filesystem")).arg(&files).env("PATH", &path));
+    let mut everything =
+        Peer::spawn(Command::new(bin.join("mcp-server-everything")).env("PATH", &path));
+    let mut filesystem =
+        Peer::spawn(Command::new(bin.join("mcp-server-filesystem")).arg(&files).env("PATH", &path));
     let direct_bytes = tools_list_bytes(&mut everything) + tools_list_bytes(&mut filesystem);
     drop(filesystem);
 
     // Every proxied call spends a step of the agent's budget: a limit the
     // benchmark cannot reach, so it measures calls, not pauses.
     let policy = state.path().join("default.toml");
-    let text = include_str!("../policies/default.toml").replace("maxAutonomousSteps = 50", "maxAutonomousSteps = 1000000");
+    let text = include_str!("../policies/default.toml")
+        .replace("maxAutonomousSteps = 50", "maxAutonomousSteps = 1000000");
     std::fs::write(&policy, text).unwrap_or_else(|e| panic!("{e}"));
     let config = state.path().join("config.toml");
     let toml = format!(
@@ -78,22 +89,48 @@ fn main() {
         files = files.display(),
     );
     std::fs::write(&config, toml).unwrap_or_else(|e| panic!("{e}"));
-    let mut dongle = Peer::spawn(Command::new(env!("CARGO_BIN_EXE_safety-dongle")).args(["serve", "--config"]).arg(&config).env("SAFETY_DONGLE_LOG", "warn"));
+    let mut dongle = Peer::spawn(
+        Command::new(env!("CARGO_BIN_EXE_safety-dongle"))
+            .args(["serve", "--config"])
+            .arg(&config)
+            .env("SAFETY_DONGLE_LOG", "warn"),
+    );
     let listed = dongle.request(2, r#""method":"tools/call","params":{"name":"mcp_aql_read","arguments":{"operation":"introspect","params":{"query":"operations","first":100}}}"#);
-    assert!(listed.contains("everything__echo") && listed.contains("fs__write_file"), "both servers are behind the dongle");
+    assert!(
+        listed.contains("everything__echo") && listed.contains("fs__write_file"),
+        "both servers are behind the dongle"
+    );
     // Listed once both servers are up: the descriptions name what sits behind.
     let fronted_bytes = tools_list_bytes(&mut dongle);
 
-    let direct = timed(&mut everything, |i| format!(r#""method":"tools/call","params":{{"name":"echo","arguments":{{"message":"m{i}"}}}}"#), "Echo: m");
+    let direct = timed(
+        &mut everything,
+        |i| {
+            format!(
+                r#""method":"tools/call","params":{{"name":"echo","arguments":{{"message":"m{i}"}}}}"#
+            )
+        },
+        "Echo: m",
+    );
     let proxied = timed(
         &mut dongle,
-        |i| format!(r#""method":"tools/call","params":{{"name":"mcp_aql_read","arguments":{{"operation":"everything__echo","params":{{"message":"m{i}"}}}}}}"#),
+        |i| {
+            format!(
+                r#""method":"tools/call","params":{{"name":"mcp_aql_read","arguments":{{"operation":"everything__echo","params":{{"message":"m{i}"}}}}}}"#
+            )
+        },
         "Echo: m",
     );
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let (direct_median, proxied_median) = (ms(direct[CALLS / 2]), ms(proxied[CALLS / 2]));
-    println!("echo direct ({CALLS} sequential): median {direct_median:.3} ms, p99 {:.3} ms", ms(direct[CALLS * 99 / 100]));
-    println!("echo through the dongle ({CALLS} sequential): median {proxied_median:.3} ms, p99 {:.3} ms", ms(proxied[CALLS * 99 / 100]));
+    println!(
+        "echo direct ({CALLS} sequential): median {direct_median:.3} ms, p99 {:.3} ms",
+        ms(direct[CALLS * 99 / 100])
+    );
+    println!(
+        "echo through the dongle ({CALLS} sequential): median {proxied_median:.3} ms, p99 {:.3} ms",
+        ms(proxied[CALLS * 99 / 100])
+    );
     println!("proxy overhead: median {:.3} ms", proxied_median - direct_median);
     println!(
         "tools/list an agent sees: {direct_bytes} B direct (everything + filesystem, 27 tools), {fronted_bytes} B behind the dongle: {:.1}% less",

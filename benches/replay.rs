@@ -27,14 +27,23 @@ const ROWS: usize = 100_000;
 fn policy(names: &[&str]) -> CompiledPolicy {
     let sources: Vec<PolicySource> = names
         .iter()
-        .map(|name| PolicySource { path: (*name).into(), text: std::fs::read_to_string(format!("{}/policies/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap_or_else(|e| panic!("{name}: {e}")) })
+        .map(|name| PolicySource {
+            path: (*name).into(),
+            text: std::fs::read_to_string(format!(
+                "{}/policies/{name}",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .unwrap_or_else(|e| panic!("{name}: {e}")),
+        })
         .collect();
     CompiledPolicy::compile(&sources).unwrap_or_else(|e| panic!("{e:?}"))
 }
 
 /// Every command of the corpus, dangerous and ordinary.
 fn corpus() -> Vec<String> {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/commands.toml")).unwrap_or_else(|e| panic!("corpus: {e}"));
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/commands.toml"))
+            .unwrap_or_else(|e| panic!("corpus: {e}"));
     let document: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("corpus: {e}"));
     document
         .values()
@@ -47,7 +56,10 @@ fn corpus() -> Vec<String> {
 }
 
 /// A state holding `ROWS` step rows, recorded under `recorded`.
-fn trail(recorded: &CompiledPolicy, action: impl Fn(usize) -> String + Sync) -> (tempfile::TempDir, Store) {
+fn trail(
+    recorded: &CompiledPolicy,
+    action: impl Fn(usize) -> String + Sync,
+) -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let store = Store::open(dir.path()).unwrap_or_else(|e| panic!("{e}"));
     store
@@ -56,7 +68,18 @@ fn trail(recorded: &CompiledPolicy, action: impl Fn(usize) -> String + Sync) -> 
             for row in 0..ROWS {
                 let hint = action(row);
                 let agent = format!("agent-{}", row % 20);
-                audit::append(tx, &AuditEntry { agent: &agent, event: "step", hint: Some(&hint), decision: "continue", stage: Some("stage 5"), policy_hash: recorded.hash(), ..Default::default() })?;
+                audit::append(
+                    tx,
+                    &AuditEntry {
+                        agent: &agent,
+                        event: "step",
+                        hint: Some(&hint),
+                        decision: "continue",
+                        stage: Some("stage 5"),
+                        policy_hash: recorded.hash(),
+                        ..Default::default()
+                    },
+                )?;
             }
             Ok(())
         })
@@ -74,7 +97,12 @@ fn time_replay(name: &str, store: &Store, candidate: &CompiledPolicy) {
         best = best.min(started.elapsed().as_secs_f64());
         assert_eq!(report.rows_read, ROWS);
         let changed: usize = report.transitions.iter().map(|t| t.count).sum();
-        summary = format!("{} replayed, {} unchanged, {changed} changed in {} transitions", report.replayed, report.unchanged, report.transitions.len());
+        summary = format!(
+            "{} replayed, {} unchanged, {changed} changed in {} transitions",
+            report.replayed,
+            report.unchanged,
+            report.transitions.len()
+        );
     }
     println!("replay {name}: {best:.2} s for {ROWS} rows (best of 3; {summary})");
 }
@@ -83,8 +111,13 @@ fn main() {
     let recorded = policy(&["default.toml"]);
     let candidate = policy(&["default.toml", "strict.toml"]);
     let commands = corpus();
-    println!("corpus: {} commands; {} threads", commands.len(), std::thread::available_parallelism().map_or(1, usize::from));
-    let (_dir, distinct) = trail(&recorded, |row| format!("{} # {row}", commands[row % commands.len()]));
+    println!(
+        "corpus: {} commands; {} threads",
+        commands.len(),
+        std::thread::available_parallelism().map_or(1, usize::from)
+    );
+    let (_dir, distinct) =
+        trail(&recorded, |row| format!("{} # {row}", commands[row % commands.len()]));
     time_replay("every action distinct", &distinct, &candidate);
     let (_dir, repeated) = trail(&recorded, |row| commands[row % commands.len()].clone());
     time_replay("corpus repeated", &repeated, &candidate);

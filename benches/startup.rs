@@ -39,11 +39,17 @@ fn spawn(server: Server) -> (Child, BufReader<ChildStdout>) {
             // State goes to a scratch folder under target/, never the user's.
             let data = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("startup-bench");
             let mut command = Command::new(env!("CARGO_BIN_EXE_safety-dongle"));
-            command.args(["serve", "--endpoints", mode, "--data-dir"]).arg(&data).env_remove("MCP_AQL_ENDPOINT_MODE").env("SAFETY_DONGLE_LOG", "warn");
+            command
+                .args(["serve", "--endpoints", mode, "--data-dir"])
+                .arg(&data)
+                .env_remove("MCP_AQL_ENDPOINT_MODE")
+                .env("SAFETY_DONGLE_LOG", "warn");
             command
         }
         Server::Bare => {
-            let mut command = Command::new(std::env::current_exe().unwrap_or_else(|e| panic!("this executable: {e}")));
+            let mut command = Command::new(
+                std::env::current_exe().unwrap_or_else(|e| panic!("this executable: {e}")),
+            );
             command.env(BARE_SERVER, "1");
             command
         }
@@ -61,7 +67,8 @@ fn spawn(server: Server) -> (Child, BufReader<ChildStdout>) {
 /// Sends the handshake and `tools/list`; returns the `tools/list` answer.
 fn handshake(child: &mut Child, stdout: &mut BufReader<ChildStdout>) -> String {
     let stdin = child.stdin.as_mut().unwrap_or_else(|| panic!("stdin"));
-    writeln!(stdin, "{INITIALIZE}\n{INITIALIZED}\n{TOOLS_LIST}").unwrap_or_else(|e| panic!("write: {e}"));
+    writeln!(stdin, "{INITIALIZE}\n{INITIALIZED}\n{TOOLS_LIST}")
+        .unwrap_or_else(|e| panic!("write: {e}"));
     stdin.flush().unwrap_or_else(|e| panic!("flush: {e}"));
     let mut line = String::new();
     loop {
@@ -90,7 +97,9 @@ fn time_startups() -> (Vec<Duration>, Vec<Duration>) {
     let mut dongle = Vec::with_capacity(RUNS);
     let mut bare = Vec::with_capacity(RUNS);
     for _ in 0..RUNS {
-        for (server, times) in [(Server::Dongle("semantic"), &mut dongle), (Server::Bare, &mut bare)] {
+        for (server, times) in
+            [(Server::Dongle("semantic"), &mut dongle), (Server::Bare, &mut bare)]
+        {
             let start = Instant::now();
             let (mut child, mut stdout) = spawn(server);
             handshake(&mut child, &mut stdout);
@@ -134,7 +143,10 @@ fn main() {
             ms(times[0]),
         );
     }
-    println!("time ratio (medians): {:.2}x (target <= 1.3x)", ms(percentile(&dongle, 0.5)) / ms(percentile(&bare, 0.5)));
+    println!(
+        "time ratio (medians): {:.2}x (target <= 1.3x)",
+        ms(percentile(&dongle, 0.5)) / ms(percentile(&bare, 0.5))
+    );
 
     for mode in ["semantic", "single", "all"] {
         let (mut child, mut stdout) = spawn(Server::Dongle(mode));
@@ -145,7 +157,11 @@ fn main() {
     }
     match (idle_rss(Server::Dongle("semantic")), idle_rss(Server::Bare)) {
         (Some(dongle), Some(bare)) => {
-            println!("idle RSS after initialize: safety-dongle {:.1} MB ({dongle} KiB), bare rmcp server {:.1} MB ({bare} KiB)", dongle as f64 / 1024.0, bare as f64 / 1024.0);
+            println!(
+                "idle RSS after initialize: safety-dongle {:.1} MB ({dongle} KiB), bare rmcp server {:.1} MB ({bare} KiB)",
+                dongle as f64 / 1024.0,
+                bare as f64 / 1024.0
+            );
             println!("memory ratio: {:.2}x (target <= 2x)", dongle as f64 / bare as f64);
         }
         _ => println!("idle RSS: /proc not available"),
@@ -158,7 +174,10 @@ mod bare {
 
     use rmcp::{
         ErrorData, ServerHandler, ServiceExt,
-        model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool},
+        model::{
+            CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
+            PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+        },
         service::{RequestContext, RoleServer},
     };
 
@@ -171,11 +190,19 @@ mod bare {
             ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
         }
 
-        async fn list_tools(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListToolsResult, ErrorData> {
+        async fn list_tools(
+            &self,
+            _request: Option<PaginatedRequestParams>,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<ListToolsResult, ErrorData> {
             Ok(ListToolsResult::with_all_items(self.tools.clone()))
         }
 
-        async fn call_tool(&self, request: CallToolRequestParams, _context: RequestContext<RoleServer>) -> Result<CallToolResponse, ErrorData> {
+        async fn call_tool(
+            &self,
+            request: CallToolRequestParams,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<CallToolResponse, ErrorData> {
             Ok(CallToolResult::success(vec![ContentBlock::text(request.name.to_string())]).into())
         }
     }
@@ -183,10 +210,20 @@ mod bare {
     pub fn serve() {
         let schema = serde_json::json!({"type": "object", "properties": {"operation": {"type": "string"}, "params": {"type": "object"}}, "required": ["operation"]});
         let schema = Arc::new(schema.as_object().cloned().unwrap_or_default());
-        let tools = ["create", "read", "update", "delete", "execute"].map(|name| Tool::new(format!("bare_{name}"), format!("The {name} tool"), schema.clone())).to_vec();
-        let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap_or_else(|e| panic!("runtime: {e}"));
+        let tools = ["create", "read", "update", "delete", "execute"]
+            .map(|name| {
+                Tool::new(format!("bare_{name}"), format!("The {name} tool"), schema.clone())
+            })
+            .to_vec();
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .unwrap_or_else(|e| panic!("runtime: {e}"));
         runtime.block_on(async {
-            let service = Bare { tools }.serve((tokio::io::stdin(), tokio::io::stdout())).await.unwrap_or_else(|e| panic!("serve: {e}"));
+            let service = Bare { tools }
+                .serve((tokio::io::stdin(), tokio::io::stdout()))
+                .await
+                .unwrap_or_else(|e| panic!("serve: {e}"));
             let _ = service.waiting().await;
         });
     }

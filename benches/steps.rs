@@ -47,7 +47,8 @@ fn main() {
         .unwrap_or_else(|e| panic!("temp dir: {e}"));
     // A generous limit so the benchmark measures steps, not pauses.
     let policy = data.path().join("bench.toml");
-    std::fs::write(&policy, "[defaults]\nmaxAutonomousSteps = 1000000\n").unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&policy, "[defaults]\nmaxAutonomousSteps = 1000000\n")
+        .unwrap_or_else(|e| panic!("{e}"));
     let mut child = Command::new(env!("CARGO_BIN_EXE_safety-dongle"))
         .args(["serve", "--data-dir"])
         .arg(data.path())
@@ -61,7 +62,10 @@ fn main() {
         .unwrap_or_else(|e| panic!("spawn: {e}"));
     let mut stdin = child.stdin.take().unwrap_or_else(|| panic!("stdin"));
     let mut stdout = BufReader::new(child.stdout.take().unwrap_or_else(|| panic!("stdout")));
-    send(&mut stdin, r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#);
+    send(
+        &mut stdin,
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#,
+    );
     read(&mut stdout);
     send(&mut stdin, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     send(&mut stdin, &execute_request(1, "latency"));

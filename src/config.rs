@@ -216,7 +216,10 @@ pub struct ServerSettings {
 impl ServerSettings {
     /// How this server's calls that are safe to repeat are retried.
     pub fn retry_policy(&self) -> RetryPolicy {
-        RetryPolicy { max_retries: self.max_retries, base: std::time::Duration::from_millis(self.retry_base_ms) }
+        RetryPolicy {
+            max_retries: self.max_retries,
+            base: std::time::Duration::from_millis(self.retry_base_ms),
+        }
     }
 }
 
@@ -324,7 +327,13 @@ impl Config {
         Ok(Self {
             data_dir: raw.data_dir.as_ref().map(resolve).or(defaults.data_dir),
             state: match &raw.state {
-                Some(url) => StateLocation::Postgres { url: url.get_ref().clone(), password_file: raw.state_password_file.as_ref().map(|file| resolve(file.get_ref())) },
+                Some(url) => StateLocation::Postgres {
+                    url: url.get_ref().clone(),
+                    password_file: raw
+                        .state_password_file
+                        .as_ref()
+                        .map(|file| resolve(file.get_ref())),
+                },
                 None => StateLocation::DataFolder,
             },
             central_policy: raw.central_policy.unwrap_or_default(),
@@ -341,15 +350,24 @@ impl Config {
     }
 
     /// Applies environment overrides read through `var`.
-    pub fn apply_env(&mut self, var: impl Fn(&str) -> Option<String>) -> Result<(), EnvOverrideError> {
+    pub fn apply_env(
+        &mut self,
+        var: impl Fn(&str) -> Option<String>,
+    ) -> Result<(), EnvOverrideError> {
         if let Some(value) = var(ENDPOINT_MODE_ENV) {
-            self.endpoints = value.parse().map_err(|why| EnvOverrideError::BadValue { variable: ENDPOINT_MODE_ENV, why })?;
+            self.endpoints = value
+                .parse()
+                .map_err(|why| EnvOverrideError::BadValue { variable: ENDPOINT_MODE_ENV, why })?;
         }
         if let Some(value) = var(TOOL_PREFIX_ENV) {
-            self.tool_prefix = value.parse().map_err(|why| EnvOverrideError::BadValue { variable: TOOL_PREFIX_ENV, why })?;
+            self.tool_prefix = value
+                .parse()
+                .map_err(|why| EnvOverrideError::BadValue { variable: TOOL_PREFIX_ENV, why })?;
         }
         if let Some(value) = var(LOOP_MODE_ENV) {
-            let mode = value.parse().map_err(|why| EnvOverrideError::BadValue { variable: LOOP_MODE_ENV, why })?;
+            let mode = value
+                .parse()
+                .map_err(|why| EnvOverrideError::BadValue { variable: LOOP_MODE_ENV, why })?;
             self.override_mode(mode, LOOP_MODE_ENV).map_err(EnvOverrideError::Weaker)?;
         }
         Ok(())
@@ -365,7 +383,11 @@ impl Config {
     /// weaker only when the file itself allows it: whoever controls a
     /// process's environment or arguments (an agent starting a shell, a
     /// client config it can edit) is not the owner of the file.
-    pub fn override_mode(&mut self, mode: LoopMode, from: &'static str) -> Result<(), WeakerModeRefused> {
+    pub fn override_mode(
+        &mut self,
+        mode: LoopMode,
+        from: &'static str,
+    ) -> Result<(), WeakerModeRefused> {
         if mode.strictness() < self.mode.strictness() && !self.allow_weaker_mode {
             return Err(WeakerModeRefused { from, asked: mode, configured: self.mode });
         }
@@ -416,13 +438,18 @@ fn validate(raw: &RawConfig, source: &SourceFile) -> Vec<Diagnostic> {
         errors.push(source.at(url.span(), format!("state {problem}")));
     }
     if let (Some(file), None) = (&raw.state_password_file, &raw.state) {
-        errors.push(source.at(file.span(), "state_password_file is set but state is not: the password is for a state database"));
+        errors.push(source.at(
+            file.span(),
+            "state_password_file is set but state is not: the password is for a state database",
+        ));
     }
     if let Some(verifier) = &raw.verifier {
         validate_verifier(verifier.get_ref(), verifier.span(), source, &mut errors);
     }
     for (name, server) in &raw.servers {
-        if let Some(message) = server_name_problem(name).or_else(|| server_settings_problem(server.get_ref())) {
+        if let Some(message) =
+            server_name_problem(name).or_else(|| server_settings_problem(server.get_ref()))
+        {
             errors.push(source.at(server.span(), format!("servers.{name} {message}")));
         }
     }
@@ -433,13 +460,15 @@ fn validate(raw: &RawConfig, source: &SourceFile) -> Vec<Diagnostic> {
 /// repeated: it may hold a password.
 fn state_url_problem(url: &str) -> Option<&'static str> {
     if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
-        return Some("must be a postgres:// URL (leave it out to keep the state in the data folder)");
+        return Some(
+            "must be a postgres:// URL (leave it out to keep the state in the data folder)",
+        );
     }
     match url.parse::<postgres::Config>() {
         Err(_) => Some("is not a connection URL the PostgreSQL client can read"),
-        Ok(config) if config.get_password().is_some() => {
-            Some("holds a password: keep it out of the config file, in state_password_file or SAFETY_DONGLE_STATE_PASSWORD")
-        }
+        Ok(config) if config.get_password().is_some() => Some(
+            "holds a password: keep it out of the config file, in state_password_file or SAFETY_DONGLE_STATE_PASSWORD",
+        ),
         Ok(_) => None,
     }
 }
@@ -458,10 +487,16 @@ pub fn server_settings_problem(settings: &ServerSettings) -> Option<String> {
         (Some(_), Some(_)) => "sets both command and url; choose one transport",
         (None, None) => "needs either command (stdio) or url (streamable HTTP)",
         (Some(command), None) if command.is_empty() => "has an empty command",
-        (None, Some(url)) if !(url.starts_with("http://") || url.starts_with("https://")) => "has a url that is not http:// or https://",
+        (None, Some(url)) if !(url.starts_with("http://") || url.starts_with("https://")) => {
+            "has a url that is not http:// or https://"
+        }
         _ if settings.timeout_secs == 0 => "timeout_secs must be at least 1",
-        _ if settings.max_retries > MAX_RETRIES => return Some(format!("max_retries must be at most {MAX_RETRIES}")),
-        _ if !(1..=MAX_RETRY_BASE_MS).contains(&settings.retry_base_ms) => return Some(format!("retry_base_ms must be between 1 and {MAX_RETRY_BASE_MS}")),
+        _ if settings.max_retries > MAX_RETRIES => {
+            return Some(format!("max_retries must be at most {MAX_RETRIES}"));
+        }
+        _ if !(1..=MAX_RETRY_BASE_MS).contains(&settings.retry_base_ms) => {
+            return Some(format!("retry_base_ms must be between 1 and {MAX_RETRY_BASE_MS}"));
+        }
         _ => return None,
     };
     Some(message.into())
@@ -474,11 +509,14 @@ fn validate_verifier(
     errors: &mut Vec<Diagnostic>,
 ) {
     if verifier.channels.is_empty() {
-        errors.push(source.at(verifier_at.clone(), "verifier.channels must name at least one channel"));
+        errors.push(
+            source.at(verifier_at.clone(), "verifier.channels must name at least one channel"),
+        );
     }
     match &verifier.command {
         Some(command) if command.is_empty() || command[0].is_empty() => {
-            errors.push(source.at(verifier_at.clone(), "verifier.command must start with a program"));
+            errors
+                .push(source.at(verifier_at.clone(), "verifier.command must start with a program"));
         }
         None if verifier.channels.contains(&Channel::Command) => errors.push(source.at(
             verifier_at.clone(),
@@ -491,7 +529,8 @@ fn validate_verifier(
         ("approval_timeout_secs", verifier.approval_timeout_secs),
     ] {
         if value == 0 {
-            errors.push(source.at(verifier_at.clone(), format!("verifier.{key} must be at least 1")));
+            errors
+                .push(source.at(verifier_at.clone(), format!("verifier.{key} must be at least 1")));
         }
     }
 }
@@ -532,17 +571,37 @@ mod tests {
         assert_eq!(config.policies, vec![base.join("p/default.toml")]);
         assert_eq!(config.verifier.channels, vec![Channel::Command]);
         assert_eq!(config.servers["fs"].args, vec!["-y", "x"]);
-        assert_eq!(config.servers["fs"].retry_policy(), RetryPolicy::default(), "the HTTP adapters' retries unless set");
+        assert_eq!(
+            config.servers["fs"].retry_policy(),
+            RetryPolicy::default(),
+            "the HTTP adapters' retries unless set"
+        );
     }
 
     #[test]
     fn a_servers_retries_are_bounded_like_an_adapters() {
-        let retries = |lines: &str| Config::from_file(write_config(&format!("[servers.fs]\ncommand = \"npx\"\n{lines}")).path());
-        let set = retries("max_retries = 1\nretry_base_ms = 50\nretryable = { search = true, send = false }\n").unwrap();
+        let retries = |lines: &str| {
+            Config::from_file(
+                write_config(&format!("[servers.fs]\ncommand = \"npx\"\n{lines}")).path(),
+            )
+        };
+        let set = retries(
+            "max_retries = 1\nretry_base_ms = 50\nretryable = { search = true, send = false }\n",
+        )
+        .unwrap();
         let fs = &set.servers["fs"];
-        assert_eq!(fs.retry_policy(), RetryPolicy { max_retries: 1, base: std::time::Duration::from_millis(50) });
-        assert_eq!((fs.retryable.get("search"), fs.retryable.get("send")), (Some(&true), Some(&false)));
-        for (lines, problem) in [("max_retries = 11\n", "max_retries must be at most 10"), ("retry_base_ms = 0\n", "retry_base_ms must be between 1 and 60000")] {
+        assert_eq!(
+            fs.retry_policy(),
+            RetryPolicy { max_retries: 1, base: std::time::Duration::from_millis(50) }
+        );
+        assert_eq!(
+            (fs.retryable.get("search"), fs.retryable.get("send")),
+            (Some(&true), Some(&false))
+        );
+        for (lines, problem) in [
+            ("max_retries = 11\n", "max_retries must be at most 10"),
+            ("retry_base_ms = 0\n", "retry_base_ms must be between 1 and 60000"),
+        ] {
             let errors = retries(lines).unwrap_err();
             assert!(errors.iter().any(|e| e.to_string().contains(problem)), "{lines}: {errors:#?}");
         }
@@ -565,30 +624,51 @@ mod tests {
 
     #[test]
     fn a_state_database_is_a_postgres_url_without_its_password() {
-        let file = write_config("state = \"postgres://dongle@db.example:5432/safety\"\nstate_password_file = \"pw\"\n");
+        let file = write_config(
+            "state = \"postgres://dongle@db.example:5432/safety\"\nstate_password_file = \"pw\"\n",
+        );
         let config = Config::from_file(file.path()).unwrap();
         let password_file = Some(file.path().parent().unwrap().join("pw"));
-        assert_eq!(config.state, StateLocation::Postgres { url: "postgres://dongle@db.example:5432/safety".into(), password_file });
-        assert_eq!(Config::from_file(write_config("mode = \"enforcing\"\n").path()).unwrap().state, StateLocation::DataFolder);
+        assert_eq!(
+            config.state,
+            StateLocation::Postgres {
+                url: "postgres://dongle@db.example:5432/safety".into(),
+                password_file
+            }
+        );
+        assert_eq!(
+            Config::from_file(write_config("mode = \"enforcing\"\n").path()).unwrap().state,
+            StateLocation::DataFolder
+        );
 
         let rows = [
             ("state = \"mysql://db/x\"\n", ":1:9: state must be a postgres:// URL"),
-            ("mode = \"enforcing\"\nstate = \"postgres://dongle:hunter2@db/x\"\n", ":2:9: state holds a password"),
-            ("state_password_file = \"pw\"\n", ":1:23: state_password_file is set but state is not"),
+            (
+                "mode = \"enforcing\"\nstate = \"postgres://dongle:hunter2@db/x\"\n",
+                ":2:9: state holds a password",
+            ),
+            (
+                "state_password_file = \"pw\"\n",
+                ":1:23: state_password_file is set but state is not",
+            ),
         ];
         for (text, expected) in rows {
             let errors = Config::from_file(write_config(text).path()).unwrap_err();
-            assert!(errors.len() == 1 && errors[0].to_string().contains(expected), "{text}: {errors:#?}");
-            assert!(!errors[0].to_string().contains("hunter2"), "the password is never repeated: {errors:#?}");
+            assert!(
+                errors.len() == 1 && errors[0].to_string().contains(expected),
+                "{text}: {errors:#?}"
+            );
+            assert!(
+                !errors[0].to_string().contains("hunter2"),
+                "the password is never repeated: {errors:#?}"
+            );
         }
     }
 
     #[test]
     fn environment_overrides_the_file_and_bad_values_are_errors() {
         let mut config = Config::default();
-        config
-            .apply_env(|name| (name == ENDPOINT_MODE_ENV).then(|| "single".to_string()))
-            .unwrap();
+        config.apply_env(|name| (name == ENDPOINT_MODE_ENV).then(|| "single".to_string())).unwrap();
         assert_eq!(config.endpoints, EndpointMode::Single);
         let err = config
             .apply_env(|name| (name == LOOP_MODE_ENV).then(|| "relaxed".to_string()))
@@ -605,10 +685,23 @@ mod tests {
         assert_eq!(config.tool_prefix.as_str(), "github_");
         config.apply_env(|name| (name == TOOL_PREFIX_ENV).then(String::new)).unwrap();
         assert_eq!(config.tool_prefix.as_str(), "", "an empty variable means no prefix");
-        let err = config.apply_env(|name| (name == TOOL_PREFIX_ENV).then(|| "GitHub".to_string())).unwrap_err();
-        assert!(err.to_string().contains("MCP_AQL_TOOL_PREFIX: tool prefix 'GitHub' must be"), "{err}");
-        let errors = Config::from_file(write_config("mode = \"monitoring\"\ntool_prefix = \"no-dashes_\"\n").path()).unwrap_err();
-        assert!(errors.iter().any(|d| d.line == 2 && d.to_string().contains("must be lowercase letters")), "{errors:#?}");
+        let err = config
+            .apply_env(|name| (name == TOOL_PREFIX_ENV).then(|| "GitHub".to_string()))
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("MCP_AQL_TOOL_PREFIX: tool prefix 'GitHub' must be"),
+            "{err}"
+        );
+        let errors = Config::from_file(
+            write_config("mode = \"monitoring\"\ntool_prefix = \"no-dashes_\"\n").path(),
+        )
+        .unwrap_err();
+        assert!(
+            errors
+                .iter()
+                .any(|d| d.line == 2 && d.to_string().contains("must be lowercase letters")),
+            "{errors:#?}"
+        );
     }
 
     /// One row per (file mode, allowed, asked): whether the override holds.
@@ -628,9 +721,15 @@ mod tests {
             (Monitoring, true, Disabled, true),
         ];
         for (configured, allowed, asked, holds) in rows {
-            let mut config = Config { mode: configured, allow_weaker_mode: allowed, ..Config::default() };
-            let result = config.apply_env(|name| (name == LOOP_MODE_ENV).then(|| asked.name().to_owned()));
-            assert_eq!(result.is_ok(), holds, "{configured:?} allowed={allowed} asked {asked:?}: {result:?}");
+            let mut config =
+                Config { mode: configured, allow_weaker_mode: allowed, ..Config::default() };
+            let result =
+                config.apply_env(|name| (name == LOOP_MODE_ENV).then(|| asked.name().to_owned()));
+            assert_eq!(
+                result.is_ok(),
+                holds,
+                "{configured:?} allowed={allowed} asked {asked:?}: {result:?}"
+            );
             assert_eq!(config.mode, if holds { asked } else { configured });
         }
         let mut config = Config::default();

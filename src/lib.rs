@@ -10,13 +10,13 @@
 pub mod adapter;
 pub mod analysis;
 pub mod cli;
-pub mod policy;
 pub mod config;
 pub mod diagnostics;
 pub mod gate;
 pub mod hook;
 pub mod lab;
 pub mod platform;
+pub mod policy;
 pub mod protocol;
 pub mod safety;
 pub mod server;

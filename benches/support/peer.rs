@@ -15,7 +15,12 @@ pub struct Peer {
 
 impl Peer {
     pub fn spawn(command: &mut Command) -> Self {
-        let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap_or_else(|e| panic!("spawn: {e}"));
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawn: {e}"));
         let stdin = child.stdin.take().unwrap_or_else(|| panic!("stdin"));
         let stdout = BufReader::new(child.stdout.take().unwrap_or_else(|| panic!("stdout")));
         let mut peer = Self { child, stdin, stdout };
@@ -39,7 +44,8 @@ impl Peer {
             assert!(n > 0, "the server closed stdout");
             // Cheap filter first: only answers carry "result" or "error".
             if (line.contains("\"result\"") || line.contains("\"error\""))
-                && serde_json::from_str::<serde_json::Value>(&line).is_ok_and(|answer| answer["id"] == id)
+                && serde_json::from_str::<serde_json::Value>(&line)
+                    .is_ok_and(|answer| answer["id"] == id)
             {
                 return line;
             }

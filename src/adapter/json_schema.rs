@@ -29,7 +29,13 @@ impl LazySchema {
     /// What is wrong with `instance` (at most [`MAX_PROBLEMS`], each at
     /// its JSON pointer); `Err` with why when the schema cannot be used.
     pub fn problems(&self, instance: &Value) -> Result<Vec<String>, String> {
-        let validator = self.compiled.get_or_init(|| jsonschema::validator_for(&self.schema).map_err(|error| format!("its schema cannot be used: {error}"))).as_ref()?;
+        let validator = self
+            .compiled
+            .get_or_init(|| {
+                jsonschema::validator_for(&self.schema)
+                    .map_err(|error| format!("its schema cannot be used: {error}"))
+            })
+            .as_ref()?;
         Ok(validator
             .iter_errors(instance)
             .take(MAX_PROBLEMS)
@@ -49,7 +55,10 @@ impl LazySchema {
         match self.problems(answer) {
             Ok(problems) if problems.is_empty() => Ok(()),
             Ok(problems) => Err(AqlError::answer_mismatch(operation, &problems)),
-            Err(why) => Err(AqlError::answer_mismatch(operation, &[format!("the declared output schema: {why}")])),
+            Err(why) => Err(AqlError::answer_mismatch(
+                operation,
+                &[format!("the declared output schema: {why}")],
+            )),
         }
     }
 }
@@ -68,13 +77,18 @@ mod tests {
 
     #[test]
     fn problems_are_located_and_bounded_and_a_broken_schema_refuses() {
-        let schema = LazySchema::new(json!({"type": "object", "properties": {"n": {"type": "number"}}, "required": ["n"]}));
+        let schema = LazySchema::new(
+            json!({"type": "object", "properties": {"n": {"type": "number"}}, "required": ["n"]}),
+        );
         assert_eq!(schema.problems(&json!({"n": 1})), Ok(vec![]));
         let wrong = schema.problems(&json!({"n": "one"})).unwrap();
         assert_eq!(wrong.len(), 1);
         assert!(wrong[0].starts_with("/n: "), "{wrong:?}");
         let many = LazySchema::new(json!({"type": "array", "items": {"type": "string"}}));
-        assert_eq!(many.problems(&json!([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])).unwrap().len(), MAX_PROBLEMS);
+        assert_eq!(
+            many.problems(&json!([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])).unwrap().len(),
+            MAX_PROBLEMS
+        );
         let broken = LazySchema::new(json!({"type": 7}));
         assert!(broken.problems(&json!({})).unwrap_err().contains("cannot be used"));
     }

@@ -150,7 +150,12 @@ mod tests {
 
     #[test]
     fn collisions_resolve_the_same_whatever_the_listing_order() {
-        let forward = vec!["get-item".to_owned(), "get_item".to_owned(), "Get_Item".to_owned(), "other".to_owned()];
+        let forward = vec![
+            "get-item".to_owned(),
+            "get_item".to_owned(),
+            "Get_Item".to_owned(),
+            "other".to_owned(),
+        ];
         let names = unique_names(&forward);
         assert_eq!(names, ["get_item_2", "get_item_3", "get_item", "other"]);
         let mut reversed = forward.clone();

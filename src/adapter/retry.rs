@@ -60,7 +60,8 @@ impl RetryPolicy {
     pub fn backoff(&self, attempt: u32) -> Duration {
         let full = self.base.saturating_mul(2u32.saturating_pow(attempt)).min(MAX_BACKOFF);
         let mut byte = [0u8; 1];
-        let jitter = if getrandom::fill(&mut byte).is_ok() { 0.5 + f64::from(byte[0]) / 510.0 } else { 1.0 };
+        let jitter =
+            if getrandom::fill(&mut byte).is_ok() { 0.5 + f64::from(byte[0]) / 510.0 } else { 1.0 };
         full.mul_f64(jitter)
     }
 
@@ -94,7 +95,13 @@ impl RetryPolicy {
                 Retry::After { wait, why } => (wait, why),
             };
             done += 1;
-            tracing::warn!(operation, attempt = done + 1, wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX), why, "retrying an upstream call");
+            tracing::warn!(
+                operation,
+                attempt = done + 1,
+                wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                why,
+                "retrying an upstream call"
+            );
             tokio::select! {
                 () = cancelled.cancelled() => return Err(on_cancel()),
                 () = tokio::time::sleep(wait) => {}
@@ -107,7 +114,12 @@ impl RetryPolicy {
 /// connection failed or was lost. A call the client cancelled is not one
 /// (its details say `cancelled`).
 pub fn transient(error: &AqlError) -> bool {
-    matches!(error.code, ErrorCode::TransportTimeout | ErrorCode::TransportConnectionRefused | ErrorCode::TransportNetworkError) && error.details.get("cancelled").is_none()
+    matches!(
+        error.code,
+        ErrorCode::TransportTimeout
+            | ErrorCode::TransportConnectionRefused
+            | ErrorCode::TransportNetworkError
+    ) && error.details.get("cancelled").is_none()
 }
 
 #[cfg(test)]
@@ -139,19 +151,48 @@ mod tests {
         let calls = AtomicU32::new(0);
         let never = CancellationToken::new();
         let result: Result<(), AqlError> = policy
-            .run("op", &never, lost, |_| async { calls.fetch_add(1, Ordering::SeqCst); Err(lost()) }, |_| Retry::Backoff { why: "lost".into() })
+            .run(
+                "op",
+                &never,
+                lost,
+                |_| async {
+                    calls.fetch_add(1, Ordering::SeqCst);
+                    Err(lost())
+                },
+                |_| Retry::Backoff { why: "lost".into() },
+            )
             .await;
         assert!(result.is_err());
         assert_eq!(calls.load(Ordering::SeqCst), 3, "the first attempt and two retries");
 
         calls.store(0, Ordering::SeqCst);
-        let kept: Result<(), AqlError> = policy.run("op", &never, lost, |_| async { calls.fetch_add(1, Ordering::SeqCst); Err(lost()) }, |_| Retry::Done).await;
+        let kept: Result<(), AqlError> = policy
+            .run(
+                "op",
+                &never,
+                lost,
+                |_| async {
+                    calls.fetch_add(1, Ordering::SeqCst);
+                    Err(lost())
+                },
+                |_| Retry::Done,
+            )
+            .await;
         assert!(kept.is_err());
         assert_eq!(calls.load(Ordering::SeqCst), 1, "a final failure is not repeated");
 
         let numbers = std::sync::Mutex::new(Vec::new());
         let second: Result<u32, AqlError> = policy
-            .run("op", &never, lost, |n| { numbers.lock().unwrap().push(n); async move { if n == 0 { Err(lost()) } else { Ok(n) } } }, |r| if r.is_err() { Retry::Backoff { why: "lost".into() } } else { Retry::Done })
+            .run(
+                "op",
+                &never,
+                lost,
+                |n| {
+                    numbers.lock().unwrap().push(n);
+                    async move { if n == 0 { Err(lost()) } else { Ok(n) } }
+                },
+                |r| if r.is_err() { Retry::Backoff { why: "lost".into() } } else { Retry::Done },
+            )
             .await;
         assert_eq!(second.ok(), Some(1));
         assert_eq!(*numbers.lock().unwrap(), [0, 1]);
@@ -162,9 +203,24 @@ mod tests {
         let policy = RetryPolicy { max_retries: 5, base: Duration::from_secs(3_600) };
         let cancelled = CancellationToken::new();
         let cancel = cancelled.clone();
-        let cancelled_error = || AqlError::new(ErrorCode::TransportNetworkError, "cancelled", json!({ "cancelled": true }));
+        let cancelled_error = || {
+            AqlError::new(
+                ErrorCode::TransportNetworkError,
+                "cancelled",
+                json!({ "cancelled": true }),
+            )
+        };
         let result: Result<(), AqlError> = policy
-            .run("op", &cancelled, cancelled_error, |_| { cancel.cancel(); async { Err(lost()) } }, |_| Retry::Backoff { why: "lost".into() })
+            .run(
+                "op",
+                &cancelled,
+                cancelled_error,
+                |_| {
+                    cancel.cancel();
+                    async { Err(lost()) }
+                },
+                |_| Retry::Backoff { why: "lost".into() },
+            )
             .await;
         let error = result.err().unwrap();
         assert!(error.details.contains_key("cancelled"), "{error:?}");

@@ -31,7 +31,10 @@ pub enum YamlError {
 }
 
 pub fn position(span: &Span) -> Position {
-    span.start().map_or(Position { line: 1, col: 1 }, |m| Position { line: m.line().max(1), col: m.column().max(1) })
+    span.start().map_or(Position { line: 1, col: 1 }, |m| Position {
+        line: m.line().max(1),
+        col: m.column().max(1),
+    })
 }
 
 /// Parses YAML whose top level must be a mapping.
@@ -57,7 +60,10 @@ fn block_depth_bound(text: &str) -> usize {
     for line in text.lines() {
         let bytes = line.as_bytes();
         let mut column = bytes.iter().take_while(|b| **b == b' ').count();
-        while column + 1 < bytes.len() && matches!(bytes[column], b'-' | b'?' | b':') && matches!(bytes[column + 1], b' ' | b'\t') {
+        while column + 1 < bytes.len()
+            && matches!(bytes[column], b'-' | b'?' | b':')
+            && matches!(bytes[column + 1], b' ' | b'\t')
+        {
             column += 1;
             column += bytes[column..].iter().take_while(|b| matches!(b, b' ' | b'\t')).count();
         }
@@ -67,20 +73,45 @@ fn block_depth_bound(text: &str) -> usize {
 }
 
 fn describe(error: &LoadError) -> (Position, String) {
-    let at = |marker: &marked_yaml::Marker| Position { line: marker.line().max(1), col: marker.column().max(1) };
+    let at = |marker: &marked_yaml::Marker| Position {
+        line: marker.line().max(1),
+        col: marker.column().max(1),
+    };
     match error {
-        LoadError::TopLevelMustBeMapping(m) | LoadError::TopLevelMustBeSequence(m) => (at(m), "the top level must be a YAML mapping of keys to values".into()),
-        LoadError::UnexpectedAnchor(m) => (at(m), "YAML anchors and aliases are not supported (write the values out)".into()),
-        LoadError::MappingKeyMustBeScalar(m) => (at(m), "mapping keys must be plain strings".into()),
-        LoadError::UnexpectedTag(m) => (at(m), "YAML tags are not supported (`!!str`, `!custom`)".into()),
+        LoadError::TopLevelMustBeMapping(m) | LoadError::TopLevelMustBeSequence(m) => {
+            (at(m), "the top level must be a YAML mapping of keys to values".into())
+        }
+        LoadError::UnexpectedAnchor(m) => {
+            (at(m), "YAML anchors and aliases are not supported (write the values out)".into())
+        }
+        LoadError::MappingKeyMustBeScalar(m) => {
+            (at(m), "mapping keys must be plain strings".into())
+        }
+        LoadError::UnexpectedTag(m) => {
+            (at(m), "YAML tags are not supported (`!!str`, `!custom`)".into())
+        }
         LoadError::ScanError(m, scan) => {
             // An alias only gets this far when its anchor was never defined.
-            let hint = if scan.info().contains("anchor") { " (YAML anchors and aliases are not supported)" } else { "" };
+            let hint = if scan.info().contains("anchor") {
+                " (YAML anchors and aliases are not supported)"
+            } else {
+                ""
+            };
             (at(m), format!("YAML syntax error: {}{hint}", scan.info()))
         }
         LoadError::DuplicateKey(inner) => {
-            let first = inner.prev_key.span().start().map_or_else(|| "earlier".to_owned(), |m| format!("at line {}", m.line()));
-            (position(inner.key.span()), format!("the key `{}` appears twice in one mapping (first {first})", inner.key.as_str()))
+            let first = inner
+                .prev_key
+                .span()
+                .start()
+                .map_or_else(|| "earlier".to_owned(), |m| format!("at line {}", m.line()));
+            (
+                position(inner.key.span()),
+                format!(
+                    "the key `{}` appears twice in one mapping (first {first})",
+                    inner.key.as_str()
+                ),
+            )
         }
     }
 }
@@ -120,7 +151,9 @@ fn number(text: &str) -> Option<Number> {
     }
     // Rust's float syntax is wider than YAML's (`inf`, `NaN`): only digits,
     // a point, an exponent and signs may appear.
-    let float_chars = unsigned.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+'));
+    let float_chars = unsigned
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+'));
     if float_chars && unsigned.bytes().any(|b| b.is_ascii_digit()) {
         return text.parse::<f64>().ok().and_then(Number::from_f64);
     }
@@ -138,7 +171,9 @@ fn to_json_at(node: &Node, depth: usize) -> Result<Value, Position> {
     }
     Ok(match node {
         Node::Scalar(scalar) => scalar_value(scalar),
-        Node::Sequence(items) => Value::Array(items.iter().map(|item| to_json_at(item, depth + 1)).collect::<Result<_, _>>()?),
+        Node::Sequence(items) => Value::Array(
+            items.iter().map(|item| to_json_at(item, depth + 1)).collect::<Result<_, _>>()?,
+        ),
         Node::Mapping(map) => {
             let mut object = Map::new();
             for (key, value) in map.iter() {
@@ -161,8 +196,13 @@ mod tests {
 
     #[test]
     fn plain_scalars_are_typed_quoted_ones_are_strings() {
-        let value = value_of("a: 30\nb: '30'\nc: true\nd: \"true\"\ne: ~\nf: 2.5\ng: 1.0.0\nh: nan\ni:\nj: [1, x]\nk: 0x1F\nl: .inf\nm: 12345678901234567890\nn: 1e3\n");
-        assert_eq!(value, json!({"a": 30, "b": "30", "c": true, "d": "true", "e": null, "f": 2.5, "g": "1.0.0", "h": "nan", "i": null, "j": [1, "x"], "k": 31, "l": ".inf", "m": 12345678901234567890u64, "n": 1000.0}));
+        let value = value_of(
+            "a: 30\nb: '30'\nc: true\nd: \"true\"\ne: ~\nf: 2.5\ng: 1.0.0\nh: nan\ni:\nj: [1, x]\nk: 0x1F\nl: .inf\nm: 12345678901234567890\nn: 1e3\n",
+        );
+        assert_eq!(
+            value,
+            json!({"a": 30, "b": "30", "c": true, "d": "true", "e": null, "f": 2.5, "g": "1.0.0", "h": "nan", "i": null, "j": [1, "x"], "k": 31, "l": ".inf", "m": 12345678901234567890u64, "n": 1000.0})
+        );
     }
 
     #[test]
@@ -176,7 +216,9 @@ mod tests {
             ("a: *undefined\n", "anchors and aliases are not supported", 1),
         ];
         for (text, expected, line) in cases {
-            let Some(YamlError::Invalid { at, message }) = parse(text).err() else { panic!("{text:?} parsed") };
+            let Some(YamlError::Invalid { at, message }) = parse(text).err() else {
+                panic!("{text:?} parsed")
+            };
             assert!(message.contains(expected), "{text:?}: {message}");
             assert_eq!(at.line, line, "{text:?}: {message}");
         }
@@ -192,7 +234,8 @@ mod tests {
     fn deep_block_nesting_is_refused_before_parsing() {
         let deep_sequence = format!("a:\n{}x\n", "- ".repeat(100_000));
         assert_eq!(parse(&deep_sequence).err(), Some(YamlError::TooDeep));
-        let deep_mapping: String = (0..2_000).map(|level| format!("{}k:\n", " ".repeat(level))).collect();
+        let deep_mapping: String =
+            (0..2_000).map(|level| format!("{}k:\n", " ".repeat(level))).collect();
         assert_eq!(parse(&deep_mapping).err(), Some(YamlError::TooDeep));
         // A long line is not deep: only indentation and leading indicators count.
         let long_line = format!("a: \"{}\"\n", "note: - ? ".repeat(10_000));

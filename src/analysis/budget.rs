@@ -44,8 +44,13 @@ impl Exceeded {
     /// Why the analysis stopped, for the fact's detail.
     pub fn describe(self) -> String {
         match self {
-            Self::Produced => format!("its expansions produce more than {} MiB", MAX_PRODUCED_BYTES / (1024 * 1024)),
-            Self::Work => format!("reading it takes more than {} million steps", MAX_WORK / 1_000_000),
+            Self::Produced => format!(
+                "its expansions produce more than {} MiB",
+                MAX_PRODUCED_BYTES / (1024 * 1024)
+            ),
+            Self::Work => {
+                format!("reading it takes more than {} million steps", MAX_WORK / 1_000_000)
+            }
             Self::Depth => format!("it nests more than {MAX_SYNTAX_DEPTH} levels deep"),
         }
     }
@@ -127,7 +132,12 @@ pub fn work(steps: usize) -> bool {
 }
 
 /// Adds `amount` to the total `meter` picks, unless that passes `limit`.
-fn charge(amount: usize, limit: usize, part: Exceeded, meter: fn(&mut Spent) -> &mut usize) -> bool {
+fn charge(
+    amount: usize,
+    limit: usize,
+    part: Exceeded,
+    meter: fn(&mut Spent) -> &mut usize,
+) -> bool {
     update(|spent| {
         if spent.exceeded.is_some() {
             return false;

@@ -53,26 +53,48 @@ pub enum Invocation {
 
 /// Programs that print help and stop at `--help` (and `help` as their
 /// first positional) anywhere before `--`, whatever else is given.
-const HELP_ANYWHERE: [&str; 12] = ["git", "kubectl", "oc", "gh", "terraform", "tofu", "az", "aws", "docker", "podman", "cargo", "npm"];
+const HELP_ANYWHERE: [&str; 12] = [
+    "git",
+    "kubectl",
+    "oc",
+    "gh",
+    "terraform",
+    "tofu",
+    "az",
+    "aws",
+    "docker",
+    "podman",
+    "cargo",
+    "npm",
+];
 /// Those of them for which `-h` is help in every subcommand.
-const SHORT_HELP: [&str; 9] = ["git", "kubectl", "oc", "gh", "terraform", "tofu", "az", "cargo", "npm"];
+const SHORT_HELP: [&str; 9] =
+    ["git", "kubectl", "oc", "gh", "terraform", "tofu", "az", "cargo", "npm"];
 /// GNU tools stop at `--help` or `--version`; their BSD namesakes read a
 /// word after the first positional as a file (`rm -rf / --help` removes
 /// `/` there), so only a flag before every positional counts.
 const HELP_BEFORE_OPERANDS: [&str; 26] = [
-    "rm", "cp", "mv", "ln", "chmod", "chown", "chgrp", "dd", "shred", "mkdir", "rmdir", "touch", "truncate", "install", "tee", "unlink",
-    "find", "xargs", "tar", "rsync", "env", "ssh", "parallel", "timeout", "nice", "stdbuf",
+    "rm", "cp", "mv", "ln", "chmod", "chown", "chgrp", "dd", "shred", "mkdir", "rmdir", "touch",
+    "truncate", "install", "tee", "unlink", "find", "xargs", "tar", "rsync", "env", "ssh",
+    "parallel", "timeout", "nice", "stdbuf",
 ];
 
 /// Whether `argv` only asks `program` for its help or version.
 fn invocation(program: &str, argv: &[String]) -> Invocation {
-    let before_end: Vec<&str> = argv.iter().skip(1).map(String::as_str).take_while(|w| *w != "--").collect();
+    let before_end: Vec<&str> =
+        argv.iter().skip(1).map(String::as_str).take_while(|w| *w != "--").collect();
     let anywhere = HELP_ANYWHERE.contains(&program)
-        && (before_end.iter().any(|w| matches!(*w, "--help" | "--version") || *w == "-h" && SHORT_HELP.contains(&program) || *w == "-help" && matches!(program, "terraform" | "tofu"))
-            || before_end.iter().find(|w| !w.starts_with('-')) == Some(&"help")
+        && (before_end.iter().any(|w| {
+            matches!(*w, "--help" | "--version")
+                || *w == "-h" && SHORT_HELP.contains(&program)
+                || *w == "-help" && matches!(program, "terraform" | "tofu")
+        }) || before_end.iter().find(|w| !w.starts_with('-')) == Some(&"help")
             || program == "aws" && before_end.last() == Some(&"help"));
     let before_operands = HELP_BEFORE_OPERANDS.contains(&program)
-        && before_end.iter().take_while(|w| w.starts_with('-')).any(|w| matches!(*w, "--help" | "--version") || *w == "-V" && program == "ssh");
+        && before_end
+            .iter()
+            .take_while(|w| w.starts_with('-'))
+            .any(|w| matches!(*w, "--help" | "--version") || *w == "-V" && program == "ssh");
     if anywhere || before_operands { Invocation::PrintsHelp } else { Invocation::Acts }
 }
 
@@ -82,19 +104,42 @@ const PRINTERS: [&str; 4] = ["echo", "printf", "print", "say"];
 const SEARCHERS: [&str; 8] = ["grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "git-grep"];
 /// Programs whose options are words after one dash (`xclip -selection`,
 /// `find -name`), never clusters of letters.
-const ONE_DASH_WORDS: [&str; 8] = ["xclip", "find", "java", "ffmpeg", "xwd", "xwininfo", "import", "magick"];
+const ONE_DASH_WORDS: [&str; 8] =
+    ["xclip", "find", "java", "ffmpeg", "xwd", "xwininfo", "import", "magick"];
 /// Flags whose value is a message.
-const MESSAGE_FLAGS: [&str; 8] = ["-m", "--message", "--body", "--title", "--description", "--notes", "--comment", "--subject"];
+const MESSAGE_FLAGS: [&str; 8] =
+    ["-m", "--message", "--body", "--title", "--description", "--notes", "--comment", "--subject"];
 
 impl Command {
     /// A command written all in capitals (`RM -RF ~`) is read in lower
     /// case, and its flags are compared without case (`-P` may have been
     /// meant).
-    pub fn new(argv: Vec<String>, dynamic_program: bool, dynamic_args: bool, via: Option<String>) -> Self {
-        let shouted = argv.first().is_some_and(|first| first.chars().any(|c| c.is_uppercase()) && !first.chars().any(|c| c.is_lowercase()));
+    pub fn new(
+        argv: Vec<String>,
+        dynamic_program: bool,
+        dynamic_args: bool,
+        via: Option<String>,
+    ) -> Self {
+        let shouted = argv.first().is_some_and(|first| {
+            first.chars().any(|c| c.is_uppercase()) && !first.chars().any(|c| c.is_lowercase())
+        });
         let argv = if shouted { argv.iter().map(|w| w.to_lowercase()).collect() } else { argv };
         let program = argv.first().map(|first| base_name(first)).unwrap_or_default();
-        let mut command = Self { argv, program, flags: Vec::new(), written_flags: Vec::new(), positionals: Vec::new(), flag_values: Vec::new(), data: Vec::new(), dynamic_program, dynamic_args, via, shouted, planted: None, invocation: Invocation::Acts };
+        let mut command = Self {
+            argv,
+            program,
+            flags: Vec::new(),
+            written_flags: Vec::new(),
+            positionals: Vec::new(),
+            flag_values: Vec::new(),
+            data: Vec::new(),
+            dynamic_program,
+            dynamic_args,
+            via,
+            shouted,
+            planted: None,
+            invocation: Invocation::Acts,
+        };
         command.shape();
         command.invocation = invocation(&command.program, &command.argv);
         command
@@ -106,13 +151,16 @@ impl Command {
             self.data = args;
             return;
         }
-        let searcher = SEARCHERS.contains(&self.program.as_str()) || self.program == "git" && args.first().is_some_and(|a| a == "grep");
+        let searcher = SEARCHERS.contains(&self.program.as_str())
+            || self.program == "git" && args.first().is_some_and(|a| a == "grep");
         let mut pattern_given = false;
         let mut options_done = false;
         let mut words = args.iter().peekable();
         while let Some(word) = words.next() {
             if options_done || word == "-" || !word.starts_with('-') {
-                let is_pattern = searcher && !pattern_given && !(self.program == "git" && self.positionals.is_empty());
+                let is_pattern = searcher
+                    && !pattern_given
+                    && !(self.program == "git" && self.positionals.is_empty());
                 if is_pattern {
                     pattern_given = true;
                     self.data.push(word.clone());
@@ -147,7 +195,10 @@ impl Command {
                 self.flags.push(canonical);
             }
         }
-        if self.program == "git" && self.subcommand() == Some("push") && self.positionals.iter().skip(1).any(|p| p.starts_with('+')) {
+        if self.program == "git"
+            && self.subcommand() == Some("push")
+            && self.positionals.iter().skip(1).any(|p| p.starts_with('+'))
+        {
             self.flags.push("-f".into());
         }
     }
@@ -155,7 +206,10 @@ impl Command {
     /// Where it came from, for explanations: the executor it was found
     /// inside (`via sudo`) and the file it was planted in.
     pub fn origins(&self) -> impl Iterator<Item = String> + '_ {
-        self.via.iter().map(|via| format!("via {via}")).chain(self.planted.iter().map(ToString::to_string))
+        self.via
+            .iter()
+            .map(|via| format!("via {via}"))
+            .chain(self.planted.iter().map(ToString::to_string))
     }
 
     /// The first positional, for programs with subcommands.
@@ -168,8 +222,14 @@ impl Command {
     /// `server__tool` is also `tool`, and an SQL statement is its keyword
     /// and object joined (`drop table users` is also `drop_table`).
     pub fn operation_names(&self) -> impl Iterator<Item = String> + '_ {
-        let tool = self.program.rsplit_once("__").map(|(_, tool)| tool.to_owned()).filter(|tool| !tool.is_empty());
-        let statement = super::sql::is_keyword(&self.program).then(|| self.subcommand().map(|object| format!("{}_{object}", self.program))).flatten();
+        let tool = self
+            .program
+            .rsplit_once("__")
+            .map(|(_, tool)| tool.to_owned())
+            .filter(|tool| !tool.is_empty());
+        let statement = super::sql::is_keyword(&self.program)
+            .then(|| self.subcommand().map(|object| format!("{}_{object}", self.program)))
+            .flatten();
         tool.into_iter().chain(statement)
     }
 
@@ -181,7 +241,10 @@ impl Command {
 
 /// The flags a pattern word stands for, split and mapped like a command's.
 pub fn pattern_flags(program: &str, subcommand: Option<&str>, word: &str) -> Vec<String> {
-    split_short_flags(program, word).iter().map(|flag| canonical_flag(program, subcommand, flag)).collect()
+    split_short_flags(program, word)
+        .iter()
+        .map(|flag| canonical_flag(program, subcommand, flag))
+        .collect()
 }
 
 /// The base name of a program path, lower case, without a Windows `.exe`:
@@ -199,7 +262,11 @@ pub fn base_name(word: &str) -> String {
 /// of a program whose options are one-dash words.
 fn split_short_flags(program: &str, word: &str) -> Vec<String> {
     let body = &word[1..];
-    if word.starts_with("--") || body.len() < 2 || !body.chars().all(|c| c.is_ascii_alphabetic()) || ONE_DASH_WORDS.contains(&program) {
+    if word.starts_with("--")
+        || body.len() < 2
+        || !body.chars().all(|c| c.is_ascii_alphabetic())
+        || ONE_DASH_WORDS.contains(&program)
+    {
         return vec![word.to_owned()];
     }
     body.chars().map(|c| format!("-{c}")).collect()
@@ -220,19 +287,56 @@ struct Synonym {
 }
 
 const SYNONYMS: [Synonym; 8] = [
-    Synonym { programs: &["rm", "cp", "scp", "rsync", "shred", "unlink"], subcommands: &[], spellings: &["-R", "--recursive"], short: "-r" },
-    Synonym { programs: &["rm", "cp", "mv", "ln", "shred", "umount", "npm", "gzip"], subcommands: &[], spellings: &["--force"], short: "-f" },
-    Synonym { programs: &["chmod", "chown", "chgrp", "setfacl"], subcommands: &[], spellings: &["--recursive"], short: "-R" },
-    Synonym { programs: &["git"], subcommands: &["push", "clean", "branch", "checkout", "add", "rm", "tag", "fetch"], spellings: &["--force"], short: "-f" },
-    Synonym { programs: &["git"], subcommands: &["branch", "tag", "update-ref"], spellings: &["--delete"], short: "-d" },
-    Synonym { programs: &["docker", "podman"], subcommands: &["rm", "rmi", "system", "volume", "network"], spellings: &["--force"], short: "-f" },
+    Synonym {
+        programs: &["rm", "cp", "scp", "rsync", "shred", "unlink"],
+        subcommands: &[],
+        spellings: &["-R", "--recursive"],
+        short: "-r",
+    },
+    Synonym {
+        programs: &["rm", "cp", "mv", "ln", "shred", "umount", "npm", "gzip"],
+        subcommands: &[],
+        spellings: &["--force"],
+        short: "-f",
+    },
+    Synonym {
+        programs: &["chmod", "chown", "chgrp", "setfacl"],
+        subcommands: &[],
+        spellings: &["--recursive"],
+        short: "-R",
+    },
+    Synonym {
+        programs: &["git"],
+        subcommands: &["push", "clean", "branch", "checkout", "add", "rm", "tag", "fetch"],
+        spellings: &["--force"],
+        short: "-f",
+    },
+    Synonym {
+        programs: &["git"],
+        subcommands: &["branch", "tag", "update-ref"],
+        spellings: &["--delete"],
+        short: "-d",
+    },
+    Synonym {
+        programs: &["docker", "podman"],
+        subcommands: &["rm", "rmi", "system", "volume", "network"],
+        spellings: &["--force"],
+        short: "-f",
+    },
     Synonym { programs: &["zfs"], subcommands: &["destroy"], spellings: &["--force"], short: "-f" },
-    Synonym { programs: &["helm"], subcommands: &["uninstall", "delete"], spellings: &["--force"], short: "-f" },
+    Synonym {
+        programs: &["helm"],
+        subcommands: &["uninstall", "delete"],
+        spellings: &["--force"],
+        short: "-f",
+    },
 ];
 
 impl Synonym {
     fn holds_for(&self, program: &str, subcommand: Option<&str>) -> bool {
-        self.programs.contains(&program) && (self.subcommands.is_empty() || subcommand.is_some_and(|s| self.subcommands.contains(&s)))
+        self.programs.contains(&program)
+            && (self.subcommands.is_empty()
+                || subcommand.is_some_and(|s| self.subcommands.contains(&s)))
     }
 }
 
@@ -240,12 +344,18 @@ impl Synonym {
 /// `-r -f` where the program means the same by both; a long flag is first
 /// read in full where the program accepts an abbreviation (`--recurs`).
 fn canonical_flag(program: &str, subcommand: Option<&str>, flag: &str) -> String {
-    let full = flag.strip_prefix("--").and_then(|name| options::of(program, subcommand)?.long(name)).map(|long| match long.short {
-        Some(short) => format!("-{short}"),
-        None => format!("--{}", long.name),
-    });
+    let full = flag
+        .strip_prefix("--")
+        .and_then(|name| options::of(program, subcommand)?.long(name))
+        .map(|long| match long.short {
+            Some(short) => format!("-{short}"),
+            None => format!("--{}", long.name),
+        });
     let flag = full.as_deref().unwrap_or(flag);
-    let known = SYNONYMS.iter().find(|s| s.holds_for(program, subcommand) && s.spellings.contains(&flag)).map(|s| s.short);
+    let known = SYNONYMS
+        .iter()
+        .find(|s| s.holds_for(program, subcommand) && s.spellings.contains(&flag))
+        .map(|s| s.short);
     let any_program = match flag {
         "--recursive" => Some("-r"),
         "--force" => Some("-f"),
@@ -257,8 +367,15 @@ fn canonical_flag(program: &str, subcommand: Option<&str>, flag: &str) -> String
 /// The long flags a command's (canonical) flag stands for where its
 /// program is known to mean them: `-f` of `rm` or `git push` is
 /// `--force`; `-f` of `tar` is nothing more than `-f`.
-pub fn long_forms<'a>(program: &'a str, subcommand: Option<&'a str>, flag: &'a str) -> impl Iterator<Item = &'static str> + 'a {
-    SYNONYMS.iter().filter(move |s| s.short == flag && s.holds_for(program, subcommand)).flat_map(|s| s.spellings.iter().copied().filter(|spelling| spelling.starts_with("--")))
+pub fn long_forms<'a>(
+    program: &'a str,
+    subcommand: Option<&'a str>,
+    flag: &'a str,
+) -> impl Iterator<Item = &'static str> + 'a {
+    SYNONYMS
+        .iter()
+        .filter(move |s| s.short == flag && s.holds_for(program, subcommand))
+        .flat_map(|s| s.spellings.iter().copied().filter(|spelling| spelling.starts_with("--")))
 }
 
 #[cfg(test)]
@@ -271,11 +388,17 @@ mod tests {
 
     #[test]
     fn flags_are_split_mapped_and_order_free() {
-        for line in ["rm -rf ~", "rm ~ -rf", "rm -r -f ~", "rm --recursive --force ~", "/bin/RM -Rf ~/"] {
+        for line in
+            ["rm -rf ~", "rm ~ -rf", "rm -r -f ~", "rm --recursive --force ~", "/bin/RM -Rf ~/"]
+        {
             let c = command(line);
             let mut flags = c.flags.clone();
             flags.sort();
-            assert_eq!((c.program.as_str(), flags, c.positionals.clone()), ("rm", vec!["-f".to_owned(), "-r".to_owned()], vec!["~".to_owned()]), "{line}");
+            assert_eq!(
+                (c.program.as_str(), flags, c.positionals.clone()),
+                ("rm", vec!["-f".to_owned(), "-r".to_owned()], vec!["~".to_owned()]),
+                "{line}"
+            );
         }
         assert_eq!(command("head -n10 x").flags, ["-n10"]);
         assert_eq!(command("git push origin +main").flags, ["-f"]);
@@ -286,11 +409,17 @@ mod tests {
 
     #[test]
     fn a_short_flag_means_a_long_one_only_where_the_program_says_so() {
-        let long = |program: &str, subcommand: Option<&str>, flag: &str| long_forms(program, subcommand, flag).collect::<Vec<_>>();
+        let long = |program: &str, subcommand: Option<&str>, flag: &str| {
+            long_forms(program, subcommand, flag).collect::<Vec<_>>()
+        };
         assert_eq!(long("rm", None, "-f"), ["--force"]);
         assert_eq!(long("git", Some("push"), "-f"), ["--force"]);
         assert_eq!(long("rm", None, "-r"), ["--recursive"]);
-        assert!(long("tar", None, "-f").is_empty() && long("kubectl", Some("apply"), "-f").is_empty() && long("git", Some("commit"), "-f").is_empty());
+        assert!(
+            long("tar", None, "-f").is_empty()
+                && long("kubectl", Some("apply"), "-f").is_empty()
+                && long("git", Some("commit"), "-f").is_empty()
+        );
         let terraform = command("terraform apply -force --var=x=1");
         assert_eq!(terraform.written_flags, ["-force", "--var"]);
     }
@@ -306,7 +435,10 @@ mod tests {
     #[test]
     fn abbreviated_long_flags_are_read_in_full() {
         let rm = command("rm --recurs --for ~");
-        assert_eq!((rm.flags.clone(), rm.positionals.clone()), (vec!["-r".to_owned(), "-f".to_owned()], vec!["~".to_owned()]));
+        assert_eq!(
+            (rm.flags.clone(), rm.positionals.clone()),
+            (vec!["-r".to_owned(), "-f".to_owned()], vec!["~".to_owned()])
+        );
         assert_eq!(command("git reset --har HEAD~3").flags, ["--hard"]);
         assert_eq!(command("chmod --rec 777 /").flags, ["-R"]);
         assert_eq!(command("cp --recursive a b").flags, ["-r"]);
@@ -317,18 +449,40 @@ mod tests {
 
     #[test]
     fn help_and_version_are_not_the_action_where_the_program_stops_there() {
-        for line in ["git push --help", "git help push", "kubectl delete ns prod -h", "terraform destroy -help", "ssh -V", "rm --help -rf /", "aws s3 rb s3://x help", "gh release delete v1 --help"] {
+        for line in [
+            "git push --help",
+            "git help push",
+            "kubectl delete ns prod -h",
+            "terraform destroy -help",
+            "ssh -V",
+            "rm --help -rf /",
+            "aws s3 rb s3://x help",
+            "gh release delete v1 --help",
+        ] {
             assert_eq!(command(line).invocation, Invocation::PrintsHelp, "{line}");
         }
         // BSD rm removes `/` and then fails on `--help`; `--` ends the options; `-h` is not help everywhere.
-        for line in ["rm -rf / --help", "git push origin main -- --help", "docker run -h host alpine", "ssh host -V", "chmod 777 / --version", "git push"] {
+        for line in [
+            "rm -rf / --help",
+            "git push origin main -- --help",
+            "docker run -h host alpine",
+            "ssh host -V",
+            "chmod 777 / --version",
+            "git push",
+        ] {
             assert_eq!(command(line).invocation, Invocation::Acts, "{line}");
         }
     }
 
     #[test]
     fn windows_names_and_case_name_the_same_program() {
-        for (word, program) in [("GIT.EXE", "git"), ("rm.exe", "rm"), ("C:\\Git\\bin\\git.exe", "git"), ("/usr/bin/RM", "rm"), (".exe", ".exe")] {
+        for (word, program) in [
+            ("GIT.EXE", "git"),
+            ("rm.exe", "rm"),
+            ("C:\\Git\\bin\\git.exe", "git"),
+            ("/usr/bin/RM", "rm"),
+            (".exe", ".exe"),
+        ] {
             assert_eq!(base_name(word), program);
         }
     }
@@ -338,16 +492,28 @@ mod tests {
         assert_eq!(command("echo rm -rf ~").data, ["rm", "-rf", "~"]);
         assert!(command("echo rm -rf ~").positionals.is_empty());
         let commit = command("git commit -m production");
-        assert_eq!((commit.positionals.clone(), commit.data.clone()), (vec!["commit".to_owned()], vec!["production".to_owned()]));
+        assert_eq!(
+            (commit.positionals.clone(), commit.data.clone()),
+            (vec!["commit".to_owned()], vec!["production".to_owned()])
+        );
         let search = command("rg -n DROP db/schema/");
-        assert_eq!((search.data.clone(), search.positionals.clone()), (vec!["DROP".to_owned()], vec!["db/schema".to_owned()]));
+        assert_eq!(
+            (search.data.clone(), search.positionals.clone()),
+            (vec!["DROP".to_owned()], vec!["db/schema".to_owned()])
+        );
         let git_grep = command("git grep secret src");
-        assert_eq!((git_grep.data.clone(), git_grep.positionals.clone()), (vec!["secret".to_owned()], vec!["grep".to_owned(), "src".to_owned()]));
+        assert_eq!(
+            (git_grep.data.clone(), git_grep.positionals.clone()),
+            (vec!["secret".to_owned()], vec!["grep".to_owned(), "src".to_owned()])
+        );
     }
 
     #[test]
     fn long_flag_values_are_arguments() {
         let c = command("curl --output=~/./x https://h");
-        assert_eq!((c.flags.clone(), c.flag_values.clone()), (vec!["--output".to_owned()], vec!["~/x".to_owned()]));
+        assert_eq!(
+            (c.flags.clone(), c.flag_values.clone()),
+            (vec!["--output".to_owned()], vec!["~/x".to_owned()])
+        );
     }
 }

@@ -30,10 +30,17 @@ const WORKING_TREE: &str = ".";
 /// throws away, as `discard` targets.
 pub(super) fn discarded(command: &Command) -> Vec<String> {
     let Some(subcommand) = command.subcommand() else { return Vec::new() };
-    let Some(at) = command.argv.iter().position(|word| word.eq_ignore_ascii_case(subcommand)) else { return Vec::new() };
+    let Some(at) = command.argv.iter().position(|word| word.eq_ignore_ascii_case(subcommand))
+    else {
+        return Vec::new();
+    };
     let args = command.argv.get(at + 1..).unwrap_or_default();
-    let parse = |name: &str, args: &[String]| options::of("git", Some(name)).map(|grammar| grammar.parse(args)).unwrap_or_default();
-    let appended = |paths: Vec<String>| if paths.is_empty() && command.dynamic_args { vec![UNKNOWN.to_owned()] } else { paths };
+    let parse = |name: &str, args: &[String]| {
+        options::of("git", Some(name)).map(|grammar| grammar.parse(args)).unwrap_or_default()
+    };
+    let appended = |paths: Vec<String>| {
+        if paths.is_empty() && command.dynamic_args { vec![UNKNOWN.to_owned()] } else { paths }
+    };
     match subcommand {
         "checkout" => {
             let (before, after) = split_at_end_of_options(args);
@@ -42,13 +49,19 @@ pub(super) fn discarded(command: &Command) -> Vec<String> {
                 return vec![UNKNOWN.to_owned()];
             }
             // Git refuses paths beside a new, tracking or detached branch.
-            let switches_only = ["-b", "-B", "--orphan", "--track", "--detach"].iter().any(|flag| parsed.has(flag));
+            let switches_only =
+                ["-b", "-B", "--orphan", "--track", "--detach"].iter().any(|flag| parsed.has(flag));
             let mut paths: Vec<String> = match after {
                 _ if switches_only => Vec::new(),
                 Some(after) => appended(paths_of(after)),
                 // `git checkout BRANCH PATH…`: past the first, paths.
-                None if parsed.positionals.len() >= 2 => paths_of(parsed.positionals.get(1..).unwrap_or_default()),
-                None => paths_of(&parsed.positionals).into_iter().filter(|path| names_paths_not_branch(path)).collect(),
+                None if parsed.positionals.len() >= 2 => {
+                    paths_of(parsed.positionals.get(1..).unwrap_or_default())
+                }
+                None => paths_of(&parsed.positionals)
+                    .into_iter()
+                    .filter(|path| names_paths_not_branch(path))
+                    .collect(),
             };
             if last_of(&parsed, "-f", "--no-force") {
                 paths.push(WORKING_TREE.to_owned());
@@ -71,11 +84,16 @@ pub(super) fn discarded(command: &Command) -> Vec<String> {
         }
         "reset" => {
             let parsed = parse("reset", args);
-            if parsed.has("--hard") || parsed.has("--merge") { vec![WORKING_TREE.to_owned()] } else { Vec::new() }
+            if parsed.has("--hard") || parsed.has("--merge") {
+                vec![WORKING_TREE.to_owned()]
+            } else {
+                Vec::new()
+            }
         }
         "clean" => {
             let parsed = parse("clean", args);
-            let removes = (last_of(&parsed, "-f", "--no-force") || parsed.has("-i")) && !last_of(&parsed, "-n", "--no-dry-run");
+            let removes = (last_of(&parsed, "-f", "--no-force") || parsed.has("-i"))
+                && !last_of(&parsed, "-n", "--no-dry-run");
             if !removes {
                 return Vec::new();
             }
@@ -84,7 +102,9 @@ pub(super) fn discarded(command: &Command) -> Vec<String> {
         }
         "rm" => {
             let parsed = parse("rm", args);
-            let removes = last_of(&parsed, "-f", "--no-force") && !last_of(&parsed, "--cached", "--no-cached") && !last_of(&parsed, "-n", "--no-dry-run");
+            let removes = last_of(&parsed, "-f", "--no-force")
+                && !last_of(&parsed, "--cached", "--no-cached")
+                && !last_of(&parsed, "-n", "--no-dry-run");
             if !removes {
                 return Vec::new();
             }
@@ -96,7 +116,9 @@ pub(super) fn discarded(command: &Command) -> Vec<String> {
         "worktree" => {
             let parsed = parse("worktree", args);
             match parsed.positionals.split_first() {
-                Some((action, rest)) if action == "remove" && parsed.has("-f") => appended(paths_of(rest)),
+                Some((action, rest)) if action == "remove" && parsed.has("-f") => {
+                    appended(paths_of(rest))
+                }
                 _ => Vec::new(),
             }
         }
@@ -107,7 +129,10 @@ pub(super) fn discarded(command: &Command) -> Vec<String> {
         "merge" | "rebase" | "cherry-pick" | "revert" | "am" => {
             // No grammar is kept for these: `--abort` or a prefix of it
             // from `--abo` on, as git accepts it abbreviated.
-            let aborts = args.iter().take_while(|word| *word != "--").any(|word| word.len() >= 5 && "--abort".starts_with(word.as_str()));
+            let aborts = args
+                .iter()
+                .take_while(|word| *word != "--")
+                .any(|word| word.len() >= 5 && "--abort".starts_with(word.as_str()));
             if aborts { vec![WORKING_TREE.to_owned()] } else { Vec::new() }
         }
         _ => Vec::new(),
@@ -130,7 +155,10 @@ fn paths_of(words: &[String]) -> Vec<String> {
 /// git takes it as a branch or commit when one has that name, which a
 /// branch named `.` or holding a glob never has.
 fn names_paths_not_branch(word: &str) -> bool {
-    word == WORKING_TREE || word.starts_with("./") || word.starts_with(':') || word.contains(['*', '?', '['])
+    word == WORKING_TREE
+        || word.starts_with("./")
+        || word.starts_with(':')
+        || word.contains(['*', '?', '['])
 }
 
 /// Whether `flag` holds: given after the last `negation`.
@@ -141,7 +169,12 @@ fn last_of(parsed: &Parsed, flag: &str, negation: &str) -> bool {
 /// Whether the last of `flag` and `negation` given is `flag`; `None`
 /// when neither is.
 fn given_last(parsed: &Parsed, flag: &str, negation: &str) -> Option<bool> {
-    parsed.options.iter().rev().find(|option| option.flag == flag || option.flag == negation).map(|option| option.flag == flag)
+    parsed
+        .options
+        .iter()
+        .rev()
+        .find(|option| option.flag == flag || option.flag == negation)
+        .map(|option| option.flag == flag)
 }
 
 #[cfg(test)]
@@ -150,7 +183,12 @@ mod tests {
 
     fn discarded(line: &str) -> Vec<String> {
         let analysis = analyze_in(line, &WorkingFolder::Project).unwrap();
-        analysis.effects.into_iter().filter(|effect| effect.kind == EffectKind::Discard).map(|effect| effect.target).collect()
+        analysis
+            .effects
+            .into_iter()
+            .filter(|effect| effect.kind == EffectKind::Discard)
+            .map(|effect| effect.target)
+            .collect()
     }
 
     #[test]

@@ -36,7 +36,8 @@ pub enum EffectKind {
 }
 
 impl EffectKind {
-    pub const ALL: [EffectKind; 4] = [EffectKind::Delete, EffectKind::Overwrite, EffectKind::Permissions, EffectKind::Discard];
+    pub const ALL: [EffectKind; 4] =
+        [EffectKind::Delete, EffectKind::Overwrite, EffectKind::Permissions, EffectKind::Discard];
 
     /// The prefix policies use (`delete:`).
     pub fn name(self) -> &'static str {
@@ -118,18 +119,34 @@ const MORE_SYSTEM_FOLDERS: [&str; 3] = ["srv", "snap", "nix"];
 /// Folders that hold every user's home.
 const HOMES: [&str; 2] = ["home", "users"];
 /// Devices writing to which changes nothing.
-const HARMLESS_DEVICES: [&str; 8] = ["/dev/null", "/dev/zero", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/random", "/dev/urandom"];
+const HARMLESS_DEVICES: [&str; 8] = [
+    "/dev/null",
+    "/dev/zero",
+    "/dev/stdout",
+    "/dev/stderr",
+    "/dev/stdin",
+    "/dev/tty",
+    "/dev/random",
+    "/dev/urandom",
+];
 
 /// Where `target` (a normalised path as the analysis reports it) is.
 pub fn zone_of(target: &str) -> Zone {
-    if let Some(rest) = TEMP_VARIABLES.iter().find_map(|variable| target.strip_prefix(variable).filter(|rest| rest.is_empty() || rest.starts_with('/'))) {
+    if let Some(rest) = TEMP_VARIABLES.iter().find_map(|variable| {
+        target.strip_prefix(variable).filter(|rest| rest.is_empty() || rest.starts_with('/'))
+    }) {
         // `$TMPDIR/x` is in the temp folder; `$TMPDIR/../x` anywhere.
-        return if rest.split('/').any(|segment| segment == "..") || is_unknown(rest) { Zone::Unknown } else { Zone::Temp };
+        return if rest.split('/').any(|segment| segment == "..") || is_unknown(rest) {
+            Zone::Unknown
+        } else {
+            Zone::Temp
+        };
     }
     if is_unknown(target) {
         return Zone::Unknown;
     }
-    let segments: Vec<String> = target.split('/').filter(|s| !s.is_empty()).map(str::to_lowercase).collect();
+    let segments: Vec<String> =
+        target.split('/').filter(|s| !s.is_empty()).map(str::to_lowercase).collect();
     let everything_after = |from: usize| segments.iter().skip(from).all(|s| matches_every_name(s));
     if target.starts_with('~') {
         return match (segments.get(1).map(String::as_str), segments.len()) {
@@ -160,7 +177,9 @@ pub fn zone_of(target: &str) -> Zone {
                 _ => Zone::Home,
             };
         }
-        if super::folder::SYSTEM_FOLDERS.iter().any(|folder| folder.eq_ignore_ascii_case(first)) || MORE_SYSTEM_FOLDERS.contains(&first.as_str()) {
+        if super::folder::SYSTEM_FOLDERS.iter().any(|folder| folder.eq_ignore_ascii_case(first))
+            || MORE_SYSTEM_FOLDERS.contains(&first.as_str())
+        {
             return if everything_after(1) { Zone::SystemRoot } else { Zone::System };
         }
         return Zone::Elsewhere;
@@ -184,17 +203,24 @@ const TEMP_VARIABLES: [&str; 4] = ["$tmpdir", "$tmp", "$temp", "$runner_temp"];
 /// A place on another machine or service: `host:path`, `s3://bucket`.
 fn is_remote(target: &str) -> bool {
     // One letter before the colon is a Windows drive, not a host.
-    target.contains("://") || target.split_once(':').is_some_and(|(host, _)| host.len() > 1 && !host.contains('/') && !target.starts_with(['/', '~']))
+    target.contains("://")
+        || target.split_once(':').is_some_and(|(host, _)| {
+            host.len() > 1 && !host.contains('/') && !target.starts_with(['/', '~'])
+        })
 }
 
 /// A path segment that names every entry of its folder (`*`, `.*`, `**`).
 fn matches_every_name(segment: &str) -> bool {
-    !segment.is_empty() && segment.chars().all(|c| matches!(c, '*' | '?' | '.' | '[' | ']' | '!' | '^'))
+    !segment.is_empty()
+        && segment.chars().all(|c| matches!(c, '*' | '?' | '.' | '[' | ']' | '!' | '^'))
 }
 
 /// How many leading segments name a temp folder, if `segments` is in one.
 fn temp_root_length(segments: &[String]) -> Option<usize> {
-    let starts = |prefix: &[&str]| segments.len() >= prefix.len() && segments.iter().zip(prefix).all(|(s, p)| p == &"*" || s == p);
+    let starts = |prefix: &[&str]| {
+        segments.len() >= prefix.len()
+            && segments.iter().zip(prefix).all(|(s, p)| p == &"*" || s == p)
+    };
     let roots: [&[&str]; 7] = [
         &["tmp"],
         &["var", "tmp"],
@@ -205,20 +231,27 @@ fn temp_root_length(segments: &[String]) -> Option<usize> {
         &["*", "users", "*", "appdata", "local", "temp"],
     ];
     // A six-segment root starts with a drive letter (`/c/Users/…`).
-    roots.iter().find(|root| starts(root) && (root.len() != 6 || segments[0].len() == 1)).map(|root| root.len())
+    roots
+        .iter()
+        .find(|root| starts(root) && (root.len() != 6 || segments[0].len() == 1))
+        .map(|root| root.len())
 }
 
 /// Every effect of `analysis`'s commands, added to those its walk found
 /// (redirections), each placed in its zone.
 pub(super) fn find(analysis: &mut Analysis) {
-    let mut found: Vec<(EffectKind, String)> = analysis.effects.drain(..).map(|effect| (effect.kind, effect.target)).collect();
+    let mut found: Vec<(EffectKind, String)> =
+        analysis.effects.drain(..).map(|effect| (effect.kind, effect.target)).collect();
     // A command that only prints its help does nothing else.
-    for command in analysis.commands.iter().filter(|command| command.invocation == Invocation::Acts) {
+    for command in analysis.commands.iter().filter(|command| command.invocation == Invocation::Acts)
+    {
         of_command(command, &mut found);
     }
     let mut effects: Vec<Effect> = found
         .into_iter()
-        .filter(|(_, target)| !HARMLESS_DEVICES.contains(&target.as_str()) && !target.starts_with("/dev/fd/"))
+        .filter(|(_, target)| {
+            !HARMLESS_DEVICES.contains(&target.as_str()) && !target.starts_with("/dev/fd/")
+        })
         .map(|(kind, target)| Effect { kind, zone: zone_of(&target), target })
         .collect();
     effects.sort();
@@ -237,10 +270,15 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
         }
     };
     match command.program.as_str() {
-        "rm" | "unlink" | "rmdir" | "shred" | "srm" | "wipe" | "trash" | "trash-put" => each(EffectKind::Delete, positionals),
+        "rm" | "unlink" | "rmdir" | "shred" | "srm" | "wipe" | "trash" | "trash-put" => {
+            each(EffectKind::Delete, positionals)
+        }
         "mv" => {
             let (sources, destination) = sources_and_destination(command);
-            let moved_away: Vec<String> = sources.into_iter().filter(|source| !stays_in_place(source, &destination)).collect();
+            let moved_away: Vec<String> = sources
+                .into_iter()
+                .filter(|source| !stays_in_place(source, &destination))
+                .collect();
             each(EffectKind::Delete, &moved_away);
             each(EffectKind::Overwrite, &destination);
         }
@@ -257,19 +295,52 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
                 each(EffectKind::Delete, &sources);
             }
         }
-        "truncate" => each(EffectKind::Overwrite, &operands(command, &["-s", "--size", "-r", "--reference"])),
-        "tee" if !command.flags.iter().any(|f| f == "-a" || f == "--append") => each(EffectKind::Overwrite, positionals),
+        "truncate" => {
+            each(EffectKind::Overwrite, &operands(command, &["-s", "--size", "-r", "--reference"]))
+        }
+        "tee" if !command.flags.iter().any(|f| f == "-a" || f == "--append") => {
+            each(EffectKind::Overwrite, positionals)
+        }
         "dd" => {
-            let targets: Vec<String> = positionals.iter().filter_map(|p| p.strip_prefix("of=")).map(normalize_path).collect();
+            let targets: Vec<String> = positionals
+                .iter()
+                .filter_map(|p| p.strip_prefix("of="))
+                .map(normalize_path)
+                .collect();
             each(EffectKind::Overwrite, &targets);
         }
         "chmod" | "chown" | "chgrp" | "chattr" => {
             let by_reference = command.flags.iter().any(|f| f.starts_with("--reference"));
-            let targets = if by_reference { positionals.clone() } else { positionals.iter().skip(1).cloned().collect() };
+            let targets = if by_reference {
+                positionals.clone()
+            } else {
+                positionals.iter().skip(1).cloned().collect()
+            };
             each(EffectKind::Permissions, &targets);
         }
-        "setfacl" => each(EffectKind::Permissions, &operands(command, &["-m", "-M", "-x", "-X", "--modify", "--modify-file", "--remove", "--remove-file", "--set", "--set-file"])),
-        "git" => found.extend(super::discards::discarded(command).into_iter().map(|target| (EffectKind::Discard, target))),
+        "setfacl" => each(
+            EffectKind::Permissions,
+            &operands(
+                command,
+                &[
+                    "-m",
+                    "-M",
+                    "-x",
+                    "-X",
+                    "--modify",
+                    "--modify-file",
+                    "--remove",
+                    "--remove-file",
+                    "--set",
+                    "--set-file",
+                ],
+            ),
+        ),
+        "git" => found.extend(
+            super::discards::discarded(command)
+                .into_iter()
+                .map(|target| (EffectKind::Discard, target)),
+        ),
         _ => {}
     }
 }
@@ -281,10 +352,20 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
 /// from where it was.
 fn stays_in_place(source: &str, destination: &[String]) -> bool {
     let zone = zone_of(source);
-    let hidden = |path: &str| path.split('/').skip(1).any(|segment| segment.starts_with('.') && !TRASH_FOLDERS.contains(&segment) && segment != "." && segment != "..");
+    let hidden = |path: &str| {
+        path.split('/').skip(1).any(|segment| {
+            segment.starts_with('.')
+                && !TRASH_FOLDERS.contains(&segment)
+                && segment != "."
+                && segment != ".."
+        })
+    };
     matches!(zone, Zone::Project | Zone::Temp | Zone::Home)
         && !(zone == Zone::Home && (hidden(source) || is_top_of_home(source)))
-        && destination.iter().all(|to| !to.split('/').any(|segment| segment == "..") && (zone_of(to) == zone || zone == Zone::Home && zone_of(to) == Zone::HomeRoot))
+        && destination.iter().all(|to| {
+            !to.split('/').any(|segment| segment == "..")
+                && (zone_of(to) == zone || zone == Zone::Home && zone_of(to) == Zone::HomeRoot)
+        })
 }
 
 /// A folder or file right in a home (`~/Documents`, `/Users/u/x`), which
@@ -319,12 +400,41 @@ fn operands(command: &Command, taking_value: &[&str]) -> Vec<String> {
 /// `--target-directory=DIR`) names the destination, otherwise it is the
 /// last operand. A destination appended at run time is unknown.
 fn sources_and_destination(command: &Command) -> (Vec<String>, Vec<String>) {
-    let mut operands = operands(command, &["-t", "--target-directory", "-S", "--suffix", "-e", "--rsh", "--exclude", "--include", "-m", "-o", "-g", "--mode", "--owner", "--group"]);
-    let target = command.argv.windows(2).find(|w| w[0] == "-t" || w[0] == "--target-directory").map(|w| normalize_path(&w[1]));
-    let target = target.or_else(|| command.argv.iter().find_map(|w| w.strip_prefix("--target-directory=")).map(normalize_path));
+    let mut operands = operands(
+        command,
+        &[
+            "-t",
+            "--target-directory",
+            "-S",
+            "--suffix",
+            "-e",
+            "--rsh",
+            "--exclude",
+            "--include",
+            "-m",
+            "-o",
+            "-g",
+            "--mode",
+            "--owner",
+            "--group",
+        ],
+    );
+    let target = command
+        .argv
+        .windows(2)
+        .find(|w| w[0] == "-t" || w[0] == "--target-directory")
+        .map(|w| normalize_path(&w[1]));
+    let target = target.or_else(|| {
+        command.argv.iter().find_map(|w| w.strip_prefix("--target-directory=")).map(normalize_path)
+    });
     if let Some(folder) = target {
         // Each source lands in the folder under its own name.
-        let landed = operands.iter().map(|source| normalize_path(&format!("{folder}/{}", source.rsplit('/').next().unwrap_or(source)))).collect();
+        let landed = operands
+            .iter()
+            .map(|source| {
+                normalize_path(&format!("{folder}/{}", source.rsplit('/').next().unwrap_or(source)))
+            })
+            .collect();
         return (operands, landed);
     }
     if command.dynamic_args {
@@ -332,7 +442,8 @@ fn sources_and_destination(command: &Command) -> (Vec<String>, Vec<String>) {
         // at run time.
         return (operands, vec![RUN_TIME_VALUE.to_owned()]);
     }
-    let destination = if operands.len() >= 2 { operands.pop().into_iter().collect() } else { Vec::new() };
+    let destination =
+        if operands.len() >= 2 { operands.pop().into_iter().collect() } else { Vec::new() };
     (operands, destination)
 }
 
@@ -403,7 +514,11 @@ mod tests {
         assert!(has("mv ~/.config/app/settings.json ~/Documents/", EffectKind::Delete, Zone::Home));
         // Within one home, a trash folder included, nothing is lost.
         assert!(!has("mv ~/Documents/a.txt ~/.Trash/", EffectKind::Delete, Zone::Home));
-        assert!(!has("mv ~/Documents/Personal ~/Documents/_archived/", EffectKind::Delete, Zone::Home));
+        assert!(!has(
+            "mv ~/Documents/Personal ~/Documents/_archived/",
+            EffectKind::Delete,
+            Zone::Home
+        ));
         // A home's own folders are what the user finds things through.
         assert!(has("mv ~/Documents ~/Docs", EffectKind::Delete, Zone::Home));
         assert!(has("mv ~/Documents/a ~/Documents/../../srv/x", EffectKind::Delete, Zone::Home));
@@ -426,7 +541,11 @@ mod tests {
         assert!(has("find . -name '*' -delete", EffectKind::Delete, Zone::ProjectRoot));
         assert!(has("find build -name '*.o' -delete", EffectKind::Delete, Zone::Project));
         assert!(has("rsync -a --delete dist/ ~/site/", EffectKind::Delete, Zone::Home));
-        assert!(has("rsync -a --remove-source-files ~/photos/ backup/", EffectKind::Delete, Zone::Home));
+        assert!(has(
+            "rsync -a --remove-source-files ~/photos/ backup/",
+            EffectKind::Delete,
+            Zone::Home
+        ));
         assert!(has("unlink ~/.profile", EffectKind::Delete, Zone::Home));
         assert!(has("rm -rf \"$SOMEWHERE\"/cache", EffectKind::Delete, Zone::Unknown));
         assert!(has("ls | xargs rm -f", EffectKind::Delete, Zone::Unknown));
@@ -444,7 +563,13 @@ mod tests {
         assert!(effects("echo x >> /var/log/app.log").is_empty());
         assert!(effects("make > /dev/null 2>&1").is_empty());
         // The mode is not a target.
-        assert!(effects("chmod 755 scripts/build.sh").iter().all(|(_, target, _)| target == "scripts/build.sh"));
-        assert!(effects("truncate -s 0 logs/dev.log").iter().all(|(_, _, zone)| *zone == Zone::Project));
+        assert!(
+            effects("chmod 755 scripts/build.sh")
+                .iter()
+                .all(|(_, target, _)| target == "scripts/build.sh")
+        );
+        assert!(
+            effects("truncate -s 0 logs/dev.log").iter().all(|(_, _, zone)| *zone == Zone::Project)
+        );
     }
 }

@@ -26,7 +26,9 @@ fn prefix_wrapper(program: &str) -> Option<(&'static Grammar, usize)> {
         "doas" => (&DOAS, 0),
         "pkexec" => (&PKEXEC, 0),
         "nice" => (&options::NICE, 0),
-        "nohup" | "builtin" | "unbuffer" | "caffeinate" | "catchsegv" | "chronic" => (&NO_OPTIONS, 0),
+        "nohup" | "builtin" | "unbuffer" | "caffeinate" | "catchsegv" | "chronic" => {
+            (&NO_OPTIONS, 0)
+        }
         "setsid" => (&options::SETSID, 0),
         "time" => (&options::TIME, 0),
         "command" => (&COMMAND, 0),
@@ -38,20 +40,46 @@ fn prefix_wrapper(program: &str) -> Option<(&'static Grammar, usize)> {
         "exec" => (&options::EXEC, 0),
         "nsenter" => (&options::NSENTER, 0),
         "unshare" => (&options::UNSHARE, 0),
-        "torsocks" | "proxychains" | "proxychains4" | "firejail" | "systemd-run" | "strace" | "ltrace" | "valgrind" => (&TRACERS, 0),
+        "torsocks" | "proxychains" | "proxychains4" | "firejail" | "systemd-run" | "strace"
+        | "ltrace" | "valgrind" => (&TRACERS, 0),
         _ => return None,
     })
 }
 
-const NO_OPTIONS: Grammar = Grammar { short_values: "", short_optional: "", long: &[], abbreviates: false, stops_at_positional: true };
+const NO_OPTIONS: Grammar = Grammar {
+    short_values: "",
+    short_optional: "",
+    long: &[],
+    abbreviates: false,
+    stops_at_positional: true,
+};
 const DOAS: Grammar = Grammar { short_values: "uC", ..NO_OPTIONS };
-const PKEXEC: Grammar = Grammar { short_values: "", long: &[options::Long { name: "user", short: None, takes: options::Takes::Value }], ..NO_OPTIONS };
+const PKEXEC: Grammar = Grammar {
+    short_values: "",
+    long: &[options::Long { name: "user", short: None, takes: options::Takes::Value }],
+    ..NO_OPTIONS
+};
 /// `command -v X` and `-V` describe X and run nothing.
 const COMMAND: Grammar = NO_OPTIONS;
 const TRACERS: Grammar = Grammar { short_values: "optuES", ..NO_OPTIONS };
 
 /// Programs that fetch from the network.
-pub const DOWNLOADERS: [&str; 14] = ["curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request", "invoke-webrequest", "iwr", "irm", "invoke-restmethod", "ftp", "tftp"];
+pub const DOWNLOADERS: [&str; 14] = [
+    "curl",
+    "wget",
+    "fetch",
+    "aria2c",
+    "http",
+    "https",
+    "xh",
+    "lwp-request",
+    "invoke-webrequest",
+    "iwr",
+    "irm",
+    "invoke-restmethod",
+    "ftp",
+    "tftp",
+];
 
 /// Programs that run text they are given as a script.
 const EVALUATORS: [&str; 3] = ["eval", "source", "."];
@@ -73,7 +101,13 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
     }
     if let Some((dialect, script)) = windows_shell::script_of(&command) {
         if command.dynamic_args {
-            builder.fact(Fact::EvalOfUnknownText, format!("`{program}` runs text that is not known before it runs: {}", preview(&script)));
+            builder.fact(
+                Fact::EvalOfUnknownText,
+                format!(
+                    "`{program}` runs text that is not known before it runs: {}",
+                    preview(&script)
+                ),
+            );
         }
         windows_shell::analyze(builder, dialect, &script, Some(program));
         return;
@@ -94,13 +128,25 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
         "xargs" => xargs(builder, &command, None),
         "parallel" => parallel(builder, &command, None),
         "busybox" | "toybox" if argv.get(1).is_some_and(|applet| !applet.starts_with('-')) => {
-            inner_command(builder, argv[1..].to_vec(), &command, command.dynamic_args, via(program));
+            inner_command(
+                builder,
+                argv[1..].to_vec(),
+                &command,
+                command.dynamic_args,
+                via(program),
+            );
         }
         "watch" => {
             let parsed = options::WATCH.parse(&argv[1..]);
             let inner = &argv[1 + parsed.rest..];
             if parsed.has("-x") {
-                inner_command(builder, inner.to_vec(), &command, command.dynamic_args, via("watch -x"));
+                inner_command(
+                    builder,
+                    inner.to_vec(),
+                    &command,
+                    command.dynamic_args,
+                    via("watch -x"),
+                );
             } else if !inner.is_empty() {
                 run_text(builder, &command, &inner.join(" "), "watch");
             }
@@ -121,14 +167,30 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
             }
         }
         "docker" | "podman" | "nerdctl" => match command.subcommand() {
-            Some("exec") => after_subcommand(builder, &command, "exec", &options::DOCKER_EXEC, "docker exec"),
-            Some("run") => after_subcommand(builder, &command, "run", &options::DOCKER_RUN, "docker run"),
+            Some("exec") => {
+                after_subcommand(builder, &command, "exec", &options::DOCKER_EXEC, "docker exec")
+            }
+            Some("run") => {
+                after_subcommand(builder, &command, "run", &options::DOCKER_RUN, "docker run")
+            }
             _ => {}
         },
         "kubectl" | "oc" if command.subcommand() == Some("exec") => {
             match argv.iter().position(|w| w == "--") {
-                Some(at) => inner_command(builder, argv[at + 1..].to_vec(), &command, command.dynamic_args, via("kubectl exec")),
-                None => after_subcommand(builder, &command, "exec", &options::KUBECTL_EXEC, "kubectl exec"),
+                Some(at) => inner_command(
+                    builder,
+                    argv[at + 1..].to_vec(),
+                    &command,
+                    command.dynamic_args,
+                    via("kubectl exec"),
+                ),
+                None => after_subcommand(
+                    builder,
+                    &command,
+                    "exec",
+                    &options::KUBECTL_EXEC,
+                    "kubectl exec",
+                ),
             }
         }
         "git" => git(builder, &command),
@@ -145,7 +207,8 @@ fn prefix(builder: &mut Builder, command: &Command, grammar: &Grammar, skip: usi
     let argv = &command.argv;
     let parsed = grammar.parse(&argv[1..]);
     let program = command.program.as_str();
-    let describes_only = program == "command" && argv[1..1 + parsed.rest].iter().any(|w| w.starts_with('-') && w.contains(['v', 'V']));
+    let describes_only = program == "command"
+        && argv[1..1 + parsed.rest].iter().any(|w| w.starts_with('-') && w.contains(['v', 'V']));
     if describes_only || program == "ionice" && parsed.has("-p") {
         return;
     }
@@ -166,7 +229,13 @@ fn prefix(builder: &mut Builder, command: &Command, grammar: &Grammar, skip: usi
 /// `docker exec [OPTIONS] CONTAINER CMD…`, `docker run [OPTIONS] IMAGE
 /// CMD…`, `kubectl exec [OPTIONS] POD CMD…`: the command after the
 /// subcommand's options and the one positional that names where it runs.
-fn after_subcommand(builder: &mut Builder, command: &Command, subcommand: &str, grammar: &Grammar, via: &str) {
+fn after_subcommand(
+    builder: &mut Builder,
+    command: &Command,
+    subcommand: &str,
+    grammar: &Grammar,
+    via: &str,
+) {
     let argv = &command.argv;
     let Some(at) = argv.iter().position(|w| w == subcommand) else { return };
     let rest = &argv[at + 1..];
@@ -196,12 +265,27 @@ fn env(builder: &mut Builder, command: &Command) {
     if at == after.len() {
         return;
     }
-    let assignments: Vec<(String, String)> = after[..at].iter().filter_map(|w| w.split_once('=')).map(|(n, v)| (n.to_owned(), v.to_owned())).collect();
+    let assignments: Vec<(String, String)> = after[..at]
+        .iter()
+        .filter_map(|w| w.split_once('='))
+        .map(|(n, v)| (n.to_owned(), v.to_owned()))
+        .collect();
     environment(builder, &assignments, &after[at..]);
     if let Some(folder) = parsed.value("-C") {
-        builder.command(Command::new(vec!["cd".to_owned(), folder.to_owned()], false, command.dynamic_args, Some("env -C".to_owned())));
+        builder.command(Command::new(
+            vec!["cd".to_owned(), folder.to_owned()],
+            false,
+            command.dynamic_args,
+            Some("env -C".to_owned()),
+        ));
     }
-    inner_command(builder, after[at..].to_vec(), command, command.dynamic_args, Some("env".to_owned()));
+    inner_command(
+        builder,
+        after[at..].to_vec(),
+        command,
+        command.dynamic_args,
+        Some("env".to_owned()),
+    );
 }
 
 /// The words of `env -S STRING`: split at white space, with `'…'` and
@@ -238,7 +322,9 @@ fn split_string(text: &str) -> Vec<String> {
 }
 
 fn is_assignment(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(name, _)| !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
 }
 
 /// What a shell's argv makes it run.
@@ -258,7 +344,8 @@ enum ShellRuns {
 /// after `-` or `+`, `-o NAME` and `-O NAME` taking a value, `--` or `-`
 /// ending them; the first word after them is the `-c` text or the script.
 fn shell_runs(argv: &[String]) -> ShellRuns {
-    let (mut at, mut text_flag, mut glued, mut stdin, mut check_only) = (1, false, None, false, false);
+    let (mut at, mut text_flag, mut glued, mut stdin, mut check_only) =
+        (1, false, None, false, false);
     while let Some(word) = argv.get(at) {
         at += 1;
         if word == "--" || word == "-" {
@@ -274,7 +361,9 @@ fn shell_runs(argv: &[String]) -> ShellRuns {
             }
             continue;
         }
-        let Some(body) = word.strip_prefix('-').or_else(|| word.strip_prefix('+')).filter(|b| !b.is_empty()) else {
+        let Some(body) =
+            word.strip_prefix('-').or_else(|| word.strip_prefix('+')).filter(|b| !b.is_empty())
+        else {
             at -= 1;
             break;
         };
@@ -316,7 +405,13 @@ fn shell_runs(argv: &[String]) -> ShellRuns {
 
 /// The script of `su -c SCRIPT`, `su --command=SCRIPT`, `su -lc SCRIPT`.
 fn su_script(argv: &[String]) -> Option<String> {
-    let grammar = Grammar { short_values: "cgGsw", short_optional: "", long: &SU_LONG, abbreviates: true, stops_at_positional: false };
+    let grammar = Grammar {
+        short_values: "cgGsw",
+        short_optional: "",
+        long: &SU_LONG,
+        abbreviates: true,
+        stops_at_positional: false,
+    };
     grammar.parse(&argv[1..]).value("-c").map(str::to_owned)
 }
 
@@ -331,16 +426,28 @@ static SU_LONG: [options::Long; 4] = [
 /// is not known statically is a fact.
 fn run_text(builder: &mut Builder, command: &Command, script: &str, via: &str) {
     if command.dynamic_args {
-        builder.fact(Fact::EvalOfUnknownText, format!("`{via}` runs text that is not known before it runs: {}", preview(script)));
+        builder.fact(
+            Fact::EvalOfUnknownText,
+            format!("`{via}` runs text that is not known before it runs: {}", preview(script)),
+        );
     }
     builder.shell(script, Some(via));
 }
 
-fn inner_command(builder: &mut Builder, argv: Vec<String>, outer: &Command, dynamic_args: bool, via: Option<String>) {
+fn inner_command(
+    builder: &mut Builder,
+    argv: Vec<String>,
+    outer: &Command,
+    dynamic_args: bool,
+    via: Option<String>,
+) {
     if argv.is_empty() {
         return;
     }
-    let dynamic_program = argv[0].contains("$(") || argv[0].starts_with('$') || argv[0].contains(['*', '?', '[']) || outer.dynamic_program;
+    let dynamic_program = argv[0].contains("$(")
+        || argv[0].starts_with('$')
+        || argv[0].contains(['*', '?', '['])
+        || outer.dynamic_program;
     builder.command(Command::new(argv, dynamic_program, dynamic_args, via));
 }
 
@@ -365,7 +472,9 @@ fn find(builder: &mut Builder, command: &Command) {
             _ => break,
         }
     }
-    while let Some(word) = argv.get(at).filter(|w| !w.starts_with('-') && !matches!(w.as_str(), "(" | "!" | ")" | ",")) {
+    while let Some(word) =
+        argv.get(at).filter(|w| !w.starts_with('-') && !matches!(w.as_str(), "(" | "!" | ")" | ","))
+    {
         roots.push(word.clone());
         at += 1;
     }
@@ -378,7 +487,10 @@ fn find(builder: &mut Builder, command: &Command) {
         at += 1;
         match word.as_str() {
             "-exec" | "-execdir" | "-ok" | "-okdir" => {
-                let end = argv[at..].iter().position(|w| w == ";" || w == "+").map_or(argv.len(), |i| at + i);
+                let end = argv[at..]
+                    .iter()
+                    .position(|w| w == ";" || w == "+")
+                    .map_or(argv.len(), |i| at + i);
                 let mut inner = Vec::new();
                 for part in &argv[at..end] {
                     if part == "{}" {
@@ -387,13 +499,25 @@ fn find(builder: &mut Builder, command: &Command) {
                         inner.push(part.replace("{}", &found));
                     }
                 }
-                inner_command(builder, inner, command, command.dynamic_args, Some(format!("find {word}")));
+                inner_command(
+                    builder,
+                    inner,
+                    command,
+                    command.dynamic_args,
+                    Some(format!("find {word}")),
+                );
                 at = end + 1;
             }
             "-delete" => {
                 let mut inner = vec!["rm".to_owned(), "-r".to_owned(), "-f".to_owned()];
                 inner.extend(selected.iter().cloned());
-                inner_command(builder, inner, command, command.dynamic_args, Some("find -delete".into()));
+                inner_command(
+                    builder,
+                    inner,
+                    command,
+                    command.dynamic_args,
+                    Some("find -delete".into()),
+                );
             }
             "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {
                 if let Some(file) = argv.get(at) {
@@ -401,7 +525,11 @@ fn find(builder: &mut Builder, command: &Command) {
                 }
                 at += if word == "-fprintf" { 2 } else { 1 };
             }
-            _ if FIND_VALUE_PRIMARIES.contains(&word.as_str()) || word.starts_with("-newer") && word.len() == 8 => at += 1,
+            _ if FIND_VALUE_PRIMARIES.contains(&word.as_str())
+                || word.starts_with("-newer") && word.len() == 8 =>
+            {
+                at += 1
+            }
             _ => {}
         }
     }
@@ -409,8 +537,26 @@ fn find(builder: &mut Builder, command: &Command) {
 
 /// `find` words that select nothing: options, actions, and `-type`.
 const FIND_NON_TESTS: [&str; 20] = [
-    "-delete", "-depth", "-d", "-maxdepth", "-mindepth", "-xdev", "-mount", "-print", "-print0", "-daystart", "-follow", "-ignore_readdir_race",
-    "-noleaf", "-regextype", "-warn", "-nowarn", "-type", "-xtype", "-true", "-a",
+    "-delete",
+    "-depth",
+    "-d",
+    "-maxdepth",
+    "-mindepth",
+    "-xdev",
+    "-mount",
+    "-print",
+    "-print0",
+    "-daystart",
+    "-follow",
+    "-ignore_readdir_race",
+    "-noleaf",
+    "-regextype",
+    "-warn",
+    "-nowarn",
+    "-type",
+    "-xtype",
+    "-true",
+    "-a",
 ];
 
 /// What `find` selects, which `{}` stands for and `-delete` removes: the
@@ -420,8 +566,15 @@ const FIND_NON_TESTS: [&str; 20] = [
 /// whole tree.
 fn find_selection(roots: &[String], expression: &[String]) -> Vec<String> {
     // The command an `-exec` runs is not part of the selection.
-    let expression = &expression[..expression.iter().position(|w| w.starts_with("-exec") || w.starts_with("-ok")).unwrap_or(expression.len())];
-    let names: Vec<&str> = expression.windows(2).filter(|w| matches!(w[0].as_str(), "-name" | "-iname")).map(|w| w[1].as_str()).collect();
+    let expression = &expression[..expression
+        .iter()
+        .position(|w| w.starts_with("-exec") || w.starts_with("-ok"))
+        .unwrap_or(expression.len())];
+    let names: Vec<&str> = expression
+        .windows(2)
+        .filter(|w| matches!(w[0].as_str(), "-name" | "-iname"))
+        .map(|w| w[1].as_str())
+        .collect();
     let selects = |word: &String| word.starts_with('-') && !FIND_NON_TESTS.contains(&word.as_str());
     let below = match names.as_slice() {
         [name] => (*name).to_owned(),
@@ -433,9 +586,42 @@ fn find_selection(roots: &[String], expression: &[String]) -> Vec<String> {
 
 /// find's tests and actions that take the next word as their value.
 const FIND_VALUE_PRIMARIES: [&str; 36] = [
-    "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname", "-type", "-xtype",
-    "-user", "-group", "-perm", "-size", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-newer", "-anewer", "-cnewer",
-    "-maxdepth", "-mindepth", "-links", "-inum", "-samefile", "-uid", "-gid", "-printf", "-fstype", "-used", "-regextype",
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-iwholename",
+    "-regex",
+    "-iregex",
+    "-lname",
+    "-ilname",
+    "-type",
+    "-xtype",
+    "-user",
+    "-group",
+    "-perm",
+    "-size",
+    "-mtime",
+    "-mmin",
+    "-atime",
+    "-amin",
+    "-ctime",
+    "-cmin",
+    "-newer",
+    "-anewer",
+    "-cnewer",
+    "-maxdepth",
+    "-mindepth",
+    "-links",
+    "-inum",
+    "-samefile",
+    "-uid",
+    "-gid",
+    "-printf",
+    "-fstype",
+    "-used",
+    "-regextype",
 ];
 
 /// `fd [OPTIONS] [PATTERN] [PATHS] -x CMD… [;]` (also `-X`, `--exec`,
@@ -443,14 +629,23 @@ const FIND_VALUE_PRIMARIES: [&str; 36] = [
 /// standing for what fd finds under PATHS, appended when none is written.
 fn fd(builder: &mut Builder, command: &Command) {
     let argv = &command.argv;
-    let is_exec = |w: &String| matches!(w.as_str(), "-x" | "-X") || w.strip_prefix("--").and_then(|l| options::FD.long(l)).is_some_and(|l| matches!(l.short, Some('x' | 'X')));
+    let is_exec = |w: &String| {
+        matches!(w.as_str(), "-x" | "-X")
+            || w.strip_prefix("--")
+                .and_then(|l| options::FD.long(l))
+                .is_some_and(|l| matches!(l.short, Some('x' | 'X')))
+    };
     let Some(at) = argv.iter().position(is_exec) else { return };
     let searched = options::FD.parse(&argv[1..at]).positionals;
-    let roots: Vec<String> = if searched.len() > 1 { searched[1..].to_vec() } else { vec![".".to_owned()] };
+    let roots: Vec<String> =
+        if searched.len() > 1 { searched[1..].to_vec() } else { vec![".".to_owned()] };
     let end = argv[at + 1..].iter().position(|w| w == ";").map_or(argv.len(), |i| at + 1 + i);
     let template = &argv[at + 1..end];
     let placeholders = ["{}", "{/}", "{//}", "{.}", "{/.}"];
-    let mut inner: Vec<String> = template.iter().map(|w| placeholders.iter().fold(w.clone(), |w, p| w.replace(p, &roots.join(" ")))).collect();
+    let mut inner: Vec<String> = template
+        .iter()
+        .map(|w| placeholders.iter().fold(w.clone(), |w, p| w.replace(p, &roots.join(" "))))
+        .collect();
     if !template.iter().any(|w| placeholders.iter().any(|p| w.contains(p))) {
         inner.extend(roots);
     }
@@ -468,20 +663,40 @@ fn fd(builder: &mut Builder, command: &Command) {
 /// program (`TAR_OPTIONS` is read with it).
 fn tar(builder: &mut Builder, command: &Command, args: &[String]) {
     let mut args = args.to_vec();
-    if let Some(first) = args.first_mut().filter(|w| !w.starts_with('-') && w.chars().all(|c| c.is_ascii_alphabetic())) {
+    if let Some(first) = args
+        .first_mut()
+        .filter(|w| !w.starts_with('-') && w.chars().all(|c| c.is_ascii_alphabetic()))
+    {
         first.insert(0, '-');
     }
     let parsed = options::TAR.parse(&args);
-    let remote = !parsed.has("--force-local") && parsed.value("-f").is_some_and(|archive| archive.split_once(':').is_some_and(|(host, _)| !host.contains('/')));
-    if let Some(program) = parsed.value("--to-command").filter(|_| parsed.has("-x") && !parsed.has("-O")) {
+    let remote = !parsed.has("--force-local")
+        && parsed.value("-f").is_some_and(|archive| {
+            archive.split_once(':').is_some_and(|(host, _)| !host.contains('/'))
+        });
+    if let Some(program) =
+        parsed.value("--to-command").filter(|_| parsed.has("-x") && !parsed.has("-O"))
+    {
         run_text(builder, command, program, "tar --to-command");
     }
     if let Some(program) = parsed.value("-I") {
-        inner_command(builder, program.split_whitespace().map(str::to_owned).collect(), command, command.dynamic_args, Some("tar -I".into()));
+        inner_command(
+            builder,
+            program.split_whitespace().map(str::to_owned).collect(),
+            command,
+            command.dynamic_args,
+            Some("tar -I".into()),
+        );
     }
     for flag in ["--rsh-command", "--rmt-command"] {
         if let Some(program) = parsed.value(flag).filter(|_| remote) {
-            inner_command(builder, vec![program.to_owned()], command, command.dynamic_args, Some(format!("tar {flag}")));
+            inner_command(
+                builder,
+                vec![program.to_owned()],
+                command,
+                command.dynamic_args,
+                Some(format!("tar {flag}")),
+            );
         }
     }
     if let Some(script) = parsed.value("-F") {
@@ -512,7 +727,9 @@ fn xargs(builder: &mut Builder, command: &Command, input: Option<&str>) {
     };
     let delimiter = if parsed.has("-0") { Some("\0") } else { parsed.value("-d") };
     let items: Vec<&str> = match delimiter {
-        Some(delimiter) => input.split(&*words::decode_ansi_c(delimiter)).filter(|w| !w.is_empty()).collect(),
+        Some(delimiter) => {
+            input.split(&*words::decode_ansi_c(delimiter)).filter(|w| !w.is_empty()).collect()
+        }
         None => input.split_whitespace().collect(),
     };
     let replace = parsed.options.iter().rev().find_map(|o| match o.flag.as_str() {
@@ -521,7 +738,9 @@ fn xargs(builder: &mut Builder, command: &Command, input: Option<&str>) {
         _ => None,
     });
     match replace {
-        Some(token) => inner = inner.into_iter().map(|w| w.replace(&token, &items.join(" "))).collect(),
+        Some(token) => {
+            inner = inner.into_iter().map(|w| w.replace(&token, &items.join(" "))).collect()
+        }
         None => inner.extend(items.iter().map(|&w| w.to_owned())),
     }
     inner_command(builder, inner, command, false, Some("xargs".into()));
@@ -559,12 +778,16 @@ fn parallel(builder: &mut Builder, command: &Command, input: Option<&str>) {
         }
     }
     if template.is_empty() && unknown_lists {
-        builder.fact(Fact::EvalOfUnknownText, "`parallel` without a command runs the lines it reads, not known before it runs");
+        builder.fact(
+            Fact::EvalOfUnknownText,
+            "`parallel` without a command runs the lines it reads, not known before it runs",
+        );
         return;
     }
     let replace = parsed.value("-I").unwrap_or("{}").to_owned();
     for combination in combinations(&lists, MAX_PARALLEL_RUNS) {
-        let mut line: Vec<String> = template.iter().map(|w| substitute(w, &replace, &combination)).collect();
+        let mut line: Vec<String> =
+            template.iter().map(|w| substitute(w, &replace, &combination)).collect();
         if template.is_empty() {
             line.extend(combination.iter().cloned());
         } else if !template.iter().any(|w| w.contains(&replace) || has_positional_replacement(w)) {
@@ -586,13 +809,23 @@ const MAX_PARALLEL_RUNS: usize = 16;
 fn combinations(lists: &[Vec<String>], limit: usize) -> Vec<Vec<String>> {
     let mut out: Vec<Vec<String>> = vec![Vec::new()];
     for list in lists.iter().filter(|l| !l.is_empty()) {
-        out = out.iter().flat_map(|prefix| list.iter().map(move |value| [prefix.clone(), vec![value.clone()]].concat())).take(limit).collect();
+        out = out
+            .iter()
+            .flat_map(|prefix| {
+                list.iter().map(move |value| [prefix.clone(), vec![value.clone()]].concat())
+            })
+            .take(limit)
+            .collect();
     }
     out
 }
 
 fn has_positional_replacement(word: &str) -> bool {
-    (1..=9).any(|n| word.contains(&format!("{{{n}}}")) || word.contains(&format!("{{{n}.}}")) || word.contains(&format!("{{{n}/}}")))
+    (1..=9).any(|n| {
+        word.contains(&format!("{{{n}}}"))
+            || word.contains(&format!("{{{n}.}}"))
+            || word.contains(&format!("{{{n}/}}"))
+    })
 }
 
 /// A parallel template word with the replacement strings filled in.
@@ -622,20 +855,30 @@ fn git(builder: &mut Builder, command: &Command) {
         match (key.strip_prefix("alias."), value) {
             (Some(name), Some(value)) => aliases.push((name.to_owned(), value.clone())),
             (Some(_), None) => {}
-            (None, value) => git_config(builder, key, value.as_deref(), subcommand.as_deref(), "git -c"),
+            (None, value) => {
+                git_config(builder, key, value.as_deref(), subcommand.as_deref(), "git -c")
+            }
         }
     }
     let Some(subcommand) = subcommand else { return };
     let rest = &argv[globals.end + 1..];
     if let Some((_, value)) = aliases.iter().find(|(name, _)| *name == subcommand) {
         if let Some(script) = value.strip_prefix('!') {
-            builder.fact(Fact::ConfigExecutes, format!("git alias {subcommand} runs {}", preview(script)));
+            builder.fact(
+                Fact::ConfigExecutes,
+                format!("git alias {subcommand} runs {}", preview(script)),
+            );
             builder.shell(&format!("{script} {}", rest.join(" ")), Some("git alias"));
         } else {
             let mut expanded = vec!["git".to_owned()];
             expanded.extend(value.split_whitespace().map(str::to_owned));
             expanded.extend(rest.iter().cloned());
-            builder.command(Command::new(expanded, false, command.dynamic_args, Some("git alias".into())));
+            builder.command(Command::new(
+                expanded,
+                false,
+                command.dynamic_args,
+                Some("git alias".into()),
+            ));
         }
         return;
     }
@@ -661,13 +904,17 @@ fn git_globals(argv: &[String]) -> GitGlobals {
             "-c" => (next.map(String::as_str), true, 2),
             "--config-env" => (next.map(String::as_str), false, 2),
             _ if word.starts_with("-c") => (Some(&word[2..]), true, 1),
-            _ if word.starts_with("--config-env=") => (Some(&word["--config-env=".len()..]), false, 1),
-            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix" | "--list-cmds" => (None, true, 2),
+            _ if word.starts_with("--config-env=") => {
+                (Some(&word["--config-env=".len()..]), false, 1)
+            }
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix"
+            | "--list-cmds" => (None, true, 2),
             _ if word.starts_with('-') => (None, true, 1),
             _ => break,
         };
         if let Some(setting) = setting {
-            let (key, value) = setting.split_once('=').map_or((setting, None), |(k, v)| (k, Some(v.to_owned())));
+            let (key, value) =
+                setting.split_once('=').map_or((setting, None), |(k, v)| (k, Some(v.to_owned())));
             globals.config.push((key.to_lowercase(), value.filter(|_| known)));
         }
         globals.end += width;
@@ -676,11 +923,18 @@ fn git_globals(argv: &[String]) -> GitGlobals {
 }
 
 /// Network subcommands: the only ones that run an ssh command.
-const GIT_NETWORK: [&str; 8] = ["clone", "fetch", "pull", "push", "ls-remote", "remote", "submodule", "archive"];
+const GIT_NETWORK: [&str; 8] =
+    ["clone", "fetch", "pull", "push", "ls-remote", "remote", "submodule", "archive"];
 
 /// A configuration `key` set to `value` (`None`: not known) for a git
 /// `subcommand`: a fact when it names a program that subcommand can run.
-fn git_config(builder: &mut Builder, key: &str, value: Option<&str>, subcommand: Option<&str>, how: &str) {
+fn git_config(
+    builder: &mut Builder,
+    key: &str,
+    value: Option<&str>,
+    subcommand: Option<&str>,
+    how: &str,
+) {
     let runs_here = match key {
         "core.sshcommand" | "ssh.variant" => subcommand.is_none_or(|s| GIT_NETWORK.contains(&s)),
         _ => executing_git_key(key),
@@ -693,17 +947,36 @@ fn git_config(builder: &mut Builder, key: &str, value: Option<&str>, subcommand:
             builder.fact(Fact::ConfigExecutes, format!("{how} {key}= runs {}", preview(value)));
             builder.shell(value, Some("git config"));
         }
-        None => builder.fact(Fact::ConfigExecutes, format!("{how} {key} runs a program not known before it runs")),
+        None => builder.fact(
+            Fact::ConfigExecutes,
+            format!("{how} {key} runs a program not known before it runs"),
+        ),
     }
 }
 
 fn executing_git_key(key: &str) -> bool {
     matches!(
         key,
-        "core.pager" | "core.editor" | "core.sshcommand" | "core.fsmonitor" | "core.hookspath" | "core.askpass" | "core.gitproxy"
-            | "sequence.editor" | "diff.external" | "credential.helper" | "gpg.program" | "gpg.ssh.program" | "pager.log"
-            | "pager.diff" | "pager.show" | "uploadpack.packobjectshook" | "protocol.ext.allow"
-    ) || key.starts_with("filter.") || key.starts_with("diff.") && key.ends_with(".textconv") || key.starts_with("merge.") && key.ends_with(".driver")
+        "core.pager"
+            | "core.editor"
+            | "core.sshcommand"
+            | "core.fsmonitor"
+            | "core.hookspath"
+            | "core.askpass"
+            | "core.gitproxy"
+            | "sequence.editor"
+            | "diff.external"
+            | "credential.helper"
+            | "gpg.program"
+            | "gpg.ssh.program"
+            | "pager.log"
+            | "pager.diff"
+            | "pager.show"
+            | "uploadpack.packobjectshook"
+            | "protocol.ext.allow"
+    ) || key.starts_with("filter.")
+        || key.starts_with("diff.") && key.ends_with(".textconv")
+        || key.starts_with("merge.") && key.ends_with(".driver")
 }
 
 /// Environment assignments before a command (`argv`) that make it run
@@ -715,9 +988,16 @@ fn executing_git_key(key: &str) -> bool {
 pub(super) fn environment(builder: &mut Builder, env: &[(String, String)], argv: &[String]) {
     let program = argv.first().map(|p| super::command::base_name(p));
     let git = program.as_deref() == Some("git");
-    let subcommand = if git { argv.get(git_globals(argv).end).map(|s| s.to_lowercase()) } else { None };
-    let lookup = |wanted: &str| env.iter().rev().find(|(name, _)| name.eq_ignore_ascii_case(wanted)).map(|(_, value)| value.as_str());
-    let count: Option<usize> = lookup("GIT_CONFIG_COUNT").map(|count| count.trim().parse().unwrap_or(usize::MAX));
+    let subcommand =
+        if git { argv.get(git_globals(argv).end).map(|s| s.to_lowercase()) } else { None };
+    let lookup = |wanted: &str| {
+        env.iter()
+            .rev()
+            .find(|(name, _)| name.eq_ignore_ascii_case(wanted))
+            .map(|(_, value)| value.as_str())
+    };
+    let count: Option<usize> =
+        lookup("GIT_CONFIG_COUNT").map(|count| count.trim().parse().unwrap_or(usize::MAX));
     for (name, value) in env {
         let upper = name.to_uppercase();
         if let Some(n) = upper.strip_prefix("GIT_CONFIG_KEY_") {
@@ -729,7 +1009,9 @@ pub(super) fn environment(builder: &mut Builder, env: &[(String, String)], argv:
             continue;
         }
         let runs = match upper.as_str() {
-            "GIT_SSH_COMMAND" | "GIT_SSH" => !git || subcommand.as_deref().is_none_or(|s| GIT_NETWORK.contains(&s)),
+            "GIT_SSH_COMMAND" | "GIT_SSH" => {
+                !git || subcommand.as_deref().is_none_or(|s| GIT_NETWORK.contains(&s))
+            }
             "PAGER" | "EDITOR" | "VISUAL" => git,
             "GIT_CONFIG_PARAMETERS" => {
                 for (key, setting) in git_config_parameters(value) {
@@ -737,22 +1019,40 @@ pub(super) fn environment(builder: &mut Builder, env: &[(String, String)], argv:
                 }
                 false
             }
-            "GIT_CONFIG_GLOBAL" | "GIT_CONFIG_SYSTEM" | "GIT_CONFIG" if value != "/dev/null" && !value.is_empty() => {
+            "GIT_CONFIG_GLOBAL" | "GIT_CONFIG_SYSTEM" | "GIT_CONFIG"
+                if value != "/dev/null" && !value.is_empty() =>
+            {
                 builder.fact(Fact::ConfigExecutes, format!("{name}= makes git read configuration not seen here, which may name a program to run"));
                 false
             }
             "TAR_OPTIONS" if program.as_deref() == Some("tar") => {
                 // Read before the command line's own options, as tar does.
-                let options: Vec<String> = value.split_whitespace().map(str::to_owned).chain(argv.iter().skip(1).cloned()).collect();
+                let options: Vec<String> = value
+                    .split_whitespace()
+                    .map(str::to_owned)
+                    .chain(argv.iter().skip(1).cloned())
+                    .collect();
                 tar(builder, &Command::new(argv.to_vec(), false, false, None), &options);
                 false
             }
-            "GIT_EXTERNAL_DIFF" | "GIT_PAGER" | "GIT_EDITOR" | "GIT_ASKPASS" | "GIT_PROXY_COMMAND" | "GIT_SEQUENCE_EDITOR" | "SSH_ASKPASS" | "LD_PRELOAD" | "BASH_ENV"
-            | "ENV" | "PROMPT_COMMAND" => true,
+            "GIT_EXTERNAL_DIFF"
+            | "GIT_PAGER"
+            | "GIT_EDITOR"
+            | "GIT_ASKPASS"
+            | "GIT_PROXY_COMMAND"
+            | "GIT_SEQUENCE_EDITOR"
+            | "SSH_ASKPASS"
+            | "LD_PRELOAD"
+            | "BASH_ENV"
+            | "ENV"
+            | "PROMPT_COMMAND" => true,
             _ => false,
         };
         if runs && !value.is_empty() {
-            builder.fact(Fact::ConfigExecutes, format!("{name}= makes the command run {}", preview(value)));
+            builder.fact(
+                Fact::ConfigExecutes,
+                format!("{name}= makes the command run {}", preview(value)),
+            );
             builder.shell(value, Some(name));
         }
     }
@@ -773,7 +1073,10 @@ fn git_config_parameters(text: &str) -> Vec<(String, String)> {
 /// Whether a command runs what it is handed (a substitution, its stdin).
 pub(super) fn executes_its_input(command: &Command) -> bool {
     let program = command.program.as_str();
-    SHELLS.contains(&program) || EVALUATORS.contains(&program) || code::is_interpreter(program) || sql::is_client(program)
+    SHELLS.contains(&program)
+        || EVALUATORS.contains(&program)
+        || code::is_interpreter(program)
+        || sql::is_client(program)
 }
 
 /// Whether a command runs what reaches it through a chain: a shell without
@@ -791,11 +1094,17 @@ pub(super) fn runs_its_input(command: &Command) -> bool {
         };
     }
     if code::is_interpreter(program) {
-        let inline = command.argv.iter().skip(1).any(|w| matches!(w.as_str(), "-c" | "-e" | "-E" | "-m" | "-r" | "--eval" | "-p"));
+        let inline = command
+            .argv
+            .iter()
+            .skip(1)
+            .any(|w| matches!(w.as_str(), "-c" | "-e" | "-E" | "-m" | "-r" | "--eval" | "-p"));
         return command.dynamic_args || !inline;
     }
     // PowerShell's `iex` and cmd without `/c` run what they read.
-    let windows = matches!(program, "iex" | "invoke-expression" | "cmd" | "cmd.exe") && windows_shell::script_of(command).is_none() && command.argv.len() <= 2;
+    let windows = matches!(program, "iex" | "invoke-expression" | "cmd" | "cmd.exe")
+        && windows_shell::script_of(command).is_none()
+        && command.argv.len() <= 2;
     EVALUATORS.contains(&program) || windows
 }
 
@@ -826,7 +1135,9 @@ pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>]) {
     let mut text: Option<String> = None;
     let mut decoded = false;
     for (at, stage) in stages.iter().enumerate() {
-        if let Some(&reader) = stage.iter().find(|&&i| matches!(builder.get(i).program.as_str(), "xargs" | "parallel")) {
+        if let Some(&reader) =
+            stage.iter().find(|&&i| matches!(builder.get(i).program.as_str(), "xargs" | "parallel"))
+        {
             if let Some(text) = text.take() {
                 let reader = builder.get(reader).clone();
                 if reader.program == "xargs" {
@@ -841,7 +1152,9 @@ pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>]) {
         let command = builder.get(first).clone();
         let program = command.program.as_str();
         let shell_reads = SHELLS.contains(&program).then(|| shell_runs(&command.argv));
-        if executes_its_input(&command) && shell_reads.as_ref().is_none_or(|runs| *runs == ShellRuns::Stdin) {
+        if executes_its_input(&command)
+            && shell_reads.as_ref().is_none_or(|runs| *runs == ShellRuns::Stdin)
+        {
             if decoded {
                 builder.fact(Fact::DecodedIntoExecutor, format!("decoded text runs in {program}"));
             }
@@ -891,7 +1204,15 @@ fn printed(command: &Command) -> String {
 
 fn is_decoding(command: &Command) -> bool {
     let argv = &command.argv;
-    let has = |flag: &str| argv.iter().any(|w| w == flag || w.starts_with('-') && !w.starts_with("--") && flag.len() == 2 && w.contains(&flag[1..]));
+    let has = |flag: &str| {
+        argv.iter().any(|w| {
+            w == flag
+                || w.starts_with('-')
+                    && !w.starts_with("--")
+                    && flag.len() == 2
+                    && w.contains(&flag[1..])
+        })
+    };
     match command.program.as_str() {
         "base64" | "base32" => has("-d") || argv.iter().any(|w| w == "--decode"),
         "xxd" => has("-r"),
@@ -914,6 +1235,9 @@ fn base64_decode(text: &str) -> Option<String> {
 
 fn hex_decode(text: &str) -> Option<String> {
     let digits: Vec<u8> = text.bytes().filter(u8::is_ascii_hexdigit).collect();
-    let bytes: Option<Vec<u8>> = digits.chunks(2).map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()).collect();
+    let bytes: Option<Vec<u8>> = digits
+        .chunks(2)
+        .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
+        .collect();
     String::from_utf8(bytes?).ok()
 }

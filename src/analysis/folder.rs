@@ -24,8 +24,28 @@ use super::{Analysis, Command, Fact, MAX_COMMANDS, preview, words::normalize_pat
 
 /// Top-level folders of the system, never a project.
 pub(super) const SYSTEM_FOLDERS: [&str; 22] = [
-    "bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "opt", "proc", "root", "run", "sbin", "sys", "usr", "var", "System", "Library",
-    "Applications", "private", "Volumes", "cores",
+    "bin",
+    "boot",
+    "dev",
+    "etc",
+    "lib",
+    "lib32",
+    "lib64",
+    "libx32",
+    "opt",
+    "proc",
+    "root",
+    "run",
+    "sbin",
+    "sys",
+    "usr",
+    "var",
+    "System",
+    "Library",
+    "Applications",
+    "private",
+    "Volumes",
+    "cores",
 ];
 
 /// What follows `folder` in `path` (empty, or starting with `/`) when
@@ -53,19 +73,29 @@ impl ProjectFolder {
             return None;
         }
         let home = home.map(normalize_path).filter(|h| h.starts_with('/') && h != "/");
-        let home_form = home.as_deref().and_then(|home| under(&absolute, home)).filter(|rest| !rest.is_empty()).map(|rest| format!("~{rest}"));
+        let home_form = home
+            .as_deref()
+            .and_then(|home| under(&absolute, home))
+            .filter(|rest| !rest.is_empty())
+            .map(|rest| format!("~{rest}"));
         let segments: Vec<&str> = absolute.split('/').filter(|s| !s.is_empty()).collect();
-        let above_or_at_home = home.as_deref().is_some_and(|home| home == absolute || home.starts_with(&format!("{absolute}/")));
+        let above_or_at_home = home
+            .as_deref()
+            .is_some_and(|home| home == absolute || home.starts_with(&format!("{absolute}/")));
         let hidden = segments.iter().any(|s| s.starts_with('.'));
         let users = matches!(segments.first(), Some(&("home" | "Users")));
-        let deep_enough = if home_form.is_some() || users { segments.len() >= 3 } else { segments.len() >= 2 };
-        let system = home_form.is_none() && segments.first().is_some_and(|first| SYSTEM_FOLDERS.contains(first));
-        (!above_or_at_home && !hidden && deep_enough && !system).then_some(Self { absolute, home_form })
+        let deep_enough =
+            if home_form.is_some() || users { segments.len() >= 3 } else { segments.len() >= 2 };
+        let system = home_form.is_none()
+            && segments.first().is_some_and(|first| SYSTEM_FOLDERS.contains(first));
+        (!above_or_at_home && !hidden && deep_enough && !system)
+            .then_some(Self { absolute, home_form })
     }
 
     /// The relative path an absolute one inside the project is, if it is.
     fn relative(&self, path: &str) -> Option<String> {
-        let rest = under(path, &self.absolute).or_else(|| self.home_form.as_deref().and_then(|home_form| under(path, home_form)))?;
+        let rest = under(path, &self.absolute)
+            .or_else(|| self.home_form.as_deref().and_then(|home_form| under(path, home_form)))?;
         Some(normalize_path(&format!(".{rest}")))
     }
 }
@@ -87,9 +117,7 @@ impl WorkingFolder {
             Self::Project => None,
             Self::In(project) => Some(project.absolute.clone()),
             Self::Outside(folder) => match folder.strip_prefix('~') {
-                Some(rest) => std::env::var("HOME")
-                    .ok()
-                    .map(|home| format!("{home}{rest}")),
+                Some(rest) => std::env::var("HOME").ok().map(|home| format!("{home}{rest}")),
                 None => folder.starts_with('/').then(|| folder.clone()),
             },
         }
@@ -158,7 +186,9 @@ pub(super) fn resolve_in(analysis: &mut Analysis, start: &WorkingFolder) {
         if command.program == "cd" {
             folder = match command.positionals.first().map(String::as_str) {
                 None => "~".to_owned(),
-                Some(target) if target.starts_with(['/', '~']) => project.and_then(|p| p.relative(target)).unwrap_or_else(|| target.to_owned()),
+                Some(target) if target.starts_with(['/', '~']) => {
+                    project.and_then(|p| p.relative(target)).unwrap_or_else(|| target.to_owned())
+                }
                 Some(target) => normalize_path(&format!("{folder}/{target}")),
             };
             continue;
@@ -167,8 +197,10 @@ pub(super) fn resolve_in(analysis: &mut Analysis, start: &WorkingFolder) {
         // outside every home, system and temp folder that the action
         // `cd`s into (`cd /repo && rm -rf target`): it is taken as a
         // workspace of its own, where the project's rules apply.
-        let workspace = folder.starts_with('/') && super::effects::zone_of(&folder) == super::Zone::Elsewhere;
-        let elsewhere = !workspace && (folder.starts_with(['/', '~']) || folder == ".." || folder.starts_with("../"));
+        let workspace =
+            folder.starts_with('/') && super::effects::zone_of(&folder) == super::Zone::Elsewhere;
+        let elsewhere = !workspace
+            && (folder.starts_with(['/', '~']) || folder == ".." || folder.starts_with("../"));
         if !elsewhere {
             continue;
         }
@@ -180,11 +212,19 @@ pub(super) fn resolve_in(analysis: &mut Analysis, start: &WorkingFolder) {
         if analysis.commands.len() >= MAX_COMMANDS {
             // Not silently: the copies left out could be what decides.
             if !analysis.has(Fact::TooComplex) {
-                analysis.facts.push((Fact::TooComplex, format!("more than {MAX_COMMANDS} commands with `{}` resolved", preview(&command.argv.join(" ")))));
+                analysis.facts.push((
+                    Fact::TooComplex,
+                    format!(
+                        "more than {MAX_COMMANDS} commands with `{}` resolved",
+                        preview(&command.argv.join(" "))
+                    ),
+                ));
             }
             break;
         }
-        analysis.reads.extend(command.positionals.iter().filter(|p| p.starts_with(['/', '~', '.'])).cloned());
+        analysis
+            .reads
+            .extend(command.positionals.iter().filter(|p| p.starts_with(['/', '~', '.'])).cloned());
         analysis.commands.push(command);
     }
 }
@@ -192,7 +232,12 @@ pub(super) fn resolve_in(analysis: &mut Analysis, start: &WorkingFolder) {
 /// The command with its relative arguments resolved in `folder`, if any
 /// of them is relative.
 fn resolved_copy(command: &Command, folder: &str) -> Option<Command> {
-    let is_relative = |word: &str| !word.is_empty() && !word.starts_with(['/', '~', '$', '-', '+']) && !word.contains("://") && !word.contains('=');
+    let is_relative = |word: &str| {
+        !word.is_empty()
+            && !word.starts_with(['/', '~', '$', '-', '+'])
+            && !word.contains("://")
+            && !word.contains('=')
+    };
     if !command.positionals.iter().any(|p| is_relative(p)) {
         return None;
     }
@@ -214,10 +259,23 @@ mod tests {
 
     #[test]
     fn a_project_is_below_a_home_or_a_non_system_folder_and_not_hidden() {
-        for project in ["/home/u/app", "/home/u/src/app", "/work/main", "/tmp/build/x", "/home/other/app"] {
+        for project in
+            ["/home/u/app", "/home/u/src/app", "/work/main", "/tmp/build/x", "/home/other/app"]
+        {
             assert!(ProjectFolder::new(project, HOME).is_some(), "{project}");
         }
-        for not_one in ["/", "/home", "/home/u", "/home/u/.ssh", "/home/u/.config/x", "/etc/nginx", "/usr/local/src", "/work", "relative/app", "/Users/x"] {
+        for not_one in [
+            "/",
+            "/home",
+            "/home/u",
+            "/home/u/.ssh",
+            "/home/u/.config/x",
+            "/etc/nginx",
+            "/usr/local/src",
+            "/work",
+            "relative/app",
+            "/Users/x",
+        ] {
             assert!(ProjectFolder::new(not_one, HOME).is_none(), "{not_one}");
         }
     }
@@ -234,7 +292,12 @@ mod tests {
 
     fn positionals(hint: &str, start: &WorkingFolder) -> Vec<Vec<String>> {
         let analysis = super::super::analyze_in(hint, start).unwrap();
-        analysis.commands.iter().filter(|c| c.program == "rm").map(|c| c.positionals.clone()).collect()
+        analysis
+            .commands
+            .iter()
+            .filter(|c| c.program == "rm")
+            .map(|c| c.positionals.clone())
+            .collect()
     }
 
     #[test]
@@ -242,10 +305,23 @@ mod tests {
         let app = WorkingFolder::from_cwd("/home/u/app", HOME);
         assert_eq!(positionals("rm -rf /home/u/app/target ~/app/x", &app), [["target", "x"]]);
         assert_eq!(positionals("rm -rf /home/u/other", &app), [["/home/u/other"]]);
-        assert_eq!(positionals("cd ~/.ssh && rm id_rsa", &app), [vec!["id_rsa"], vec!["~/.ssh/id_rsa"]]);
-        assert_eq!(positionals("cd .. && rm -rf app", &WorkingFolder::Project), [vec!["app"], vec!["../app"]]);
-        assert_eq!(positionals("cd /home/u/app/src && rm -rf build", &app), [["build"]], "a cd inside the project stays relative");
-        assert_eq!(positionals("rm -rf target", &WorkingFolder::from_cwd("/", HOME)), [vec!["target"], vec!["/target"]]);
+        assert_eq!(
+            positionals("cd ~/.ssh && rm id_rsa", &app),
+            [vec!["id_rsa"], vec!["~/.ssh/id_rsa"]]
+        );
+        assert_eq!(
+            positionals("cd .. && rm -rf app", &WorkingFolder::Project),
+            [vec!["app"], vec!["../app"]]
+        );
+        assert_eq!(
+            positionals("cd /home/u/app/src && rm -rf build", &app),
+            [["build"]],
+            "a cd inside the project stays relative"
+        );
+        assert_eq!(
+            positionals("rm -rf target", &WorkingFolder::from_cwd("/", HOME)),
+            [vec!["target"], vec!["/target"]]
+        );
         let ssh = WorkingFolder::from_cwd("/home/u/.ssh", HOME);
         let analysis = super::super::analyze_in("rm id_rsa", &ssh).unwrap();
         assert!(analysis.reads.contains(&"~/.ssh/id_rsa".to_owned()), "{:?}", analysis.reads);
@@ -254,9 +330,7 @@ mod tests {
     #[test]
     fn resolved_forms_beyond_the_command_limit_make_the_action_too_complex() {
         // Only a planted script holds that many commands.
-        let removals: String = (1..MAX_COMMANDS - 1)
-            .map(|i| format!("rm a{i}\n"))
-            .collect();
+        let removals: String = (1..MAX_COMMANDS - 1).map(|i| format!("rm a{i}\n")).collect();
         let write = super::super::FileWrite {
             path: "x.sh".into(),
             change: super::super::Change::Whole(format!("cd ~/.ssh\n{removals}")),
@@ -269,12 +343,22 @@ mod tests {
         };
         let analysis = super::super::analyze_action(&action).unwrap();
         assert_eq!(analysis.commands.len(), MAX_COMMANDS);
-        assert!(analysis.facts.iter().any(|(fact, detail)| *fact == Fact::TooComplex && detail.contains("resolved")), "{:?}", analysis.facts);
+        assert!(
+            analysis
+                .facts
+                .iter()
+                .any(|(fact, detail)| *fact == Fact::TooComplex && detail.contains("resolved")),
+            "{:?}",
+            analysis.facts
+        );
     }
 
     #[test]
     fn a_folder_that_is_no_project_is_kept_in_its_home_form() {
-        assert_eq!(WorkingFolder::from_cwd("/home/u/.ssh", HOME), WorkingFolder::Outside("~/.ssh".into()));
+        assert_eq!(
+            WorkingFolder::from_cwd("/home/u/.ssh", HOME),
+            WorkingFolder::Outside("~/.ssh".into())
+        );
         assert_eq!(WorkingFolder::from_cwd("/home/u", HOME), WorkingFolder::Outside("~".into()));
         assert_eq!(WorkingFolder::from_cwd("/", HOME), WorkingFolder::Outside("/".into()));
     }

@@ -16,20 +16,39 @@ const WORKER_STACK: usize = 2 * 1024 * 1024;
 
 /// Approves everything it can: only facts keep an action from continuing.
 fn approve_all() -> CompiledPolicy {
-    CompiledPolicy::compile(&[PolicySource { path: "all.toml".into(), text: "[defaults]\nautoApprove = [\"*\"]\n".into() }]).unwrap()
+    CompiledPolicy::compile(&[PolicySource {
+        path: "all.toml".into(),
+        text: "[defaults]\nautoApprove = [\"*\"]\n".into(),
+    }])
+    .unwrap()
 }
 
 /// Analyses and evaluates `text` (with `write`, the file as it is now in
 /// `folder`) on a thread with a worker's stack.
-fn judged_on_a_worker(text: String, write: Option<FileWrite>, folder: Option<std::path::PathBuf>) -> (Analysis, Verdict) {
+fn judged_on_a_worker(
+    text: String,
+    write: Option<FileWrite>,
+    folder: Option<std::path::PathBuf>,
+) -> (Analysis, Verdict) {
     std::thread::Builder::new()
         .stack_size(WORKER_STACK)
         .spawn(move || {
             let working = WorkingFolder::Project;
             let files = OnDisk::new(folder);
-            let action = Action { text: &text, write: write.as_ref(), folder: &working, files: &files };
+            let action =
+                Action { text: &text, write: write.as_ref(), folder: &working, files: &files };
             let analysis = analyze_action(&action).expect("within the length limits");
-            let facts = StepFacts { agent: "a", hint: &text, outcome: None, step: 1, max_steps: 50, agent_risk: None, folder: &working, write: write.as_ref(), files: &files };
+            let facts = StepFacts {
+                agent: "a",
+                hint: &text,
+                outcome: None,
+                step: 1,
+                max_steps: 50,
+                agent_risk: None,
+                folder: &working,
+                write: write.as_ref(),
+                files: &files,
+            };
             let verdict = evaluate_step(&approve_all(), &facts).verdict;
             (analysis, verdict)
         })
@@ -45,9 +64,20 @@ fn assert_bounded(what: &str, analysis: &Analysis, verdict: Verdict) {
 
 #[test]
 fn variables_that_double_are_paid_for_however_they_are_spelled() {
-    for doubling in ["a=$a$a", "a=\"$a$a\"", "a=${a}${a}", "export a=$a$a", "declare a=$a$a", "a=$a$a$a$a", "b=$a$a; a=$b$b"] {
+    for doubling in [
+        "a=$a$a",
+        "a=\"$a$a\"",
+        "a=${a}${a}",
+        "export a=$a$a",
+        "declare a=$a$a",
+        "a=$a$a$a$a",
+        "b=$a$a; a=$b$b",
+    ] {
         for count in [30, 40, 64] {
-            let text = format!("a=0123456789abcdef; {} echo $a; rm -rf ~/x", format!("{doubling}; ").repeat(count));
+            let text = format!(
+                "a=0123456789abcdef; {} echo $a; rm -rf ~/x",
+                format!("{doubling}; ").repeat(count)
+            );
             let text: String = text.chars().take(MAX_HINT_BYTES).collect();
             let (analysis, verdict) = judged_on_a_worker(text, None, None);
             assert_bounded(&format!("{doubling} x{count}"), &analysis, verdict);
@@ -106,7 +136,8 @@ fn write(path: &str, content: String) -> Option<FileWrite> {
 fn a_planted_script_nested_ten_thousand_deep_is_bounded() {
     let nested = format!("#!/bin/sh\necho {}rm -rf ~{}\n", "$(".repeat(10_000), ")".repeat(10_000));
     for path in [".git/hooks/pre-commit", "scripts/build.sh", ".husky/pre-push"] {
-        let (analysis, verdict) = judged_on_a_worker(format!("write_file {path}"), write(path, nested.clone()), None);
+        let (analysis, verdict) =
+            judged_on_a_worker(format!("write_file {path}"), write(path, nested.clone()), None);
         assert_bounded(path, &analysis, verdict);
     }
 }
@@ -116,10 +147,14 @@ fn makefile_variables_that_multiply_are_paid_for() {
     for (levels, fan_out) in [(8, 16), (8, 9), (7, 20)] {
         let mut makefile = String::from("V0 = 0123456789abcdef\n");
         for level in 1..=levels {
-            makefile.push_str(&format!("V{level} = {}\n", format!("$(V{}) ", level - 1).repeat(fan_out)));
+            makefile.push_str(&format!(
+                "V{level} = {}\n",
+                format!("$(V{}) ", level - 1).repeat(fan_out)
+            ));
         }
         makefile.push_str(&format!("all:\n\techo $(V{levels})\n"));
-        let (analysis, verdict) = judged_on_a_worker("write_file Makefile".into(), write("Makefile", makefile), None);
+        let (analysis, verdict) =
+            judged_on_a_worker("write_file Makefile".into(), write("Makefile", makefile), None);
         assert_bounded(&format!("{levels} levels of {fan_out}"), &analysis, verdict);
     }
 }
@@ -128,13 +163,18 @@ fn makefile_variables_that_multiply_are_paid_for() {
 fn yaml_aliases_reused_many_times_are_paid_for() {
     let mut workflow = String::from("on: push\nx-step: &big |\n");
     for line in 0..40 {
-        workflow.push_str(&format!("  echo line {line} of a long anchored script that is repeated\n"));
+        workflow
+            .push_str(&format!("  echo line {line} of a long anchored script that is repeated\n"));
     }
     workflow.push_str("jobs:\n  build:\n    runs-on: ubuntu-latest\n    steps:\n");
     for _ in 0..20_000 {
         workflow.push_str("      - run: *big\n");
     }
-    let (analysis, verdict) = judged_on_a_worker("write_file .github/workflows/ci.yml".into(), write(".github/workflows/ci.yml", workflow), None);
+    let (analysis, verdict) = judged_on_a_worker(
+        "write_file .github/workflows/ci.yml".into(),
+        write(".github/workflows/ci.yml", workflow),
+        None,
+    );
     assert_bounded("anchor reused", &analysis, verdict);
 }
 
@@ -145,9 +185,15 @@ fn edits_that_double_are_paid_for_before_they_are_made() {
         let path = folder.path().join(file);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, "a").unwrap();
-        let edits = (0..40).map(|_| Replace { old: "a".into(), new: "aa".into(), all: true }).collect();
-        let write = Some(FileWrite { path: path.display().to_string(), change: Change::Edits(edits) });
-        let (analysis, verdict) = judged_on_a_worker(format!("edit_file {}", path.display()), write, Some(folder.path().to_owned()));
+        let edits =
+            (0..40).map(|_| Replace { old: "a".into(), new: "aa".into(), all: true }).collect();
+        let write =
+            Some(FileWrite { path: path.display().to_string(), change: Change::Edits(edits) });
+        let (analysis, verdict) = judged_on_a_worker(
+            format!("edit_file {}", path.display()),
+            write,
+            Some(folder.path().to_owned()),
+        );
         assert_bounded(file, &analysis, verdict);
     }
 }
@@ -160,16 +206,33 @@ fn readers_that_used_to_rescan_answer_from_one_pass() {
     let cases: Vec<(&str, String)> = vec![
         ("setup.py", format!("import os\n{}", "os.system('a', ".repeat(4_000))),
         ("setup.py", format!("import os\n{}", "open('x', ".repeat(6_000))),
-        ("build.rs", format!("fn main() {{ {} }}", "Command::new(\"a\").arg(\"b\") ".repeat(3_000))),
+        (
+            "build.rs",
+            format!("fn main() {{ {} }}", "Command::new(\"a\").arg(\"b\") ".repeat(3_000)),
+        ),
         ("Jenkinsfile", format!("pipeline {{ {} }}", "sh 'echo \n".repeat(6_000))),
-        ("Library/LaunchAgents/x.plist", format!("<plist>{}</plist>", "<key>Program</key><string>a\n".repeat(4_000))),
-        ("Library/LaunchAgents/y.plist", format!("<plist>{}</plist>", "<key>ProgramArguments</key><array><string>a</string>\n".repeat(3_000))),
+        (
+            "Library/LaunchAgents/x.plist",
+            format!("<plist>{}</plist>", "<key>Program</key><string>a\n".repeat(4_000)),
+        ),
+        (
+            "Library/LaunchAgents/y.plist",
+            format!(
+                "<plist>{}</plist>",
+                "<key>ProgramArguments</key><array><string>a</string>\n".repeat(3_000)
+            ),
+        ),
     ];
     for (path, content) in cases {
         let started = std::time::Instant::now();
-        let (_, verdict) = judged_on_a_worker(format!("write_file {path}"), write(path, content), None);
+        let (_, verdict) =
+            judged_on_a_worker(format!("write_file {path}"), write(path, content), None);
         // A hang guard, not a speed target (the benches measure speed).
-        assert!(started.elapsed() < std::time::Duration::from_secs(60), "{path} took {:?}", started.elapsed());
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "{path} took {:?}",
+            started.elapsed()
+        );
         assert_ne!(verdict, Verdict::Continue, "{path}");
     }
 }
@@ -186,7 +249,11 @@ fn multi_byte_characters_beside_calls_and_quotes_do_not_panic() {
         ] {
             let text = shape.replace("{s}", symbol);
             let (analysis, _) = judged_on_a_worker(text.clone(), None, None);
-            assert!(analysis.commands.iter().any(|c| c.program == "rm"), "{text}: {:?}", analysis.commands);
+            assert!(
+                analysis.commands.iter().any(|c| c.program == "rm"),
+                "{text}: {:?}",
+                analysis.commands
+            );
         }
     }
 }

@@ -15,13 +15,13 @@
 //! [`Fact`] that keeps the action from being auto-approved.
 
 pub mod budget;
+mod code;
 pub mod command;
 mod discards;
-mod code;
 pub mod effects;
 mod executors;
-pub mod options;
 pub mod folder;
+pub mod options;
 pub mod planted;
 mod shell;
 mod sql;
@@ -131,7 +131,14 @@ impl Fact {
     /// switching the guard off, which is known, not unknown: the shipped
     /// policies deny it.
     pub fn needs_a_human(self) -> bool {
-        !matches!(self, Self::ForkBomb | Self::UnboundedSqlWrite | Self::CodeSendsSecret | Self::PlantsUnseenCode | Self::SwitchesOffGuard)
+        !matches!(
+            self,
+            Self::ForkBomb
+                | Self::UnboundedSqlWrite
+                | Self::CodeSendsSecret
+                | Self::PlantsUnseenCode
+                | Self::SwitchesOffGuard
+        )
     }
 }
 
@@ -165,7 +172,11 @@ impl Analysis {
     /// on, never data, nor the words of a command that only prints its
     /// help.
     pub fn words(&self) -> impl Iterator<Item = &str> {
-        self.commands.iter().filter(|c| c.invocation == command::Invocation::Acts).flat_map(|c| std::iter::once(c.program.as_str()).chain(c.flags.iter().map(String::as_str)).chain(c.arguments()))
+        self.commands.iter().filter(|c| c.invocation == command::Invocation::Acts).flat_map(|c| {
+            std::iter::once(c.program.as_str())
+                .chain(c.flags.iter().map(String::as_str))
+                .chain(c.arguments())
+        })
     }
 }
 
@@ -249,7 +260,10 @@ fn walk_action(action: &Action<'_>) -> Result<Builder, HintTooLong> {
     while let Some(write) = builder.pending_writes.pop() {
         judged += 1;
         if judged > MAX_PLANTED_WRITES {
-            builder.fact(Fact::TooComplex, format!("more than {MAX_PLANTED_WRITES} file writes with content"));
+            builder.fact(
+                Fact::TooComplex,
+                format!("more than {MAX_PLANTED_WRITES} file writes with content"),
+            );
             break;
         }
         planted::plant(&mut builder, &write, action.files);
@@ -281,7 +295,8 @@ fn is_invisible(c: char) -> bool {
 fn after_label(text: &str) -> Option<&str> {
     let (label, rest) = text.split_once(": ")?;
     let words: Vec<&str> = label.split_whitespace().collect();
-    let plain = (1..=6).contains(&words.len()) && words.iter().all(|w| w.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_'));
+    let plain = (1..=6).contains(&words.len())
+        && words.iter().all(|w| w.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_'));
     (plain && !rest.trim().is_empty()).then_some(rest)
 }
 
@@ -374,7 +389,8 @@ impl Builder {
     /// fact found names the file and line (for a shell part, the line of
     /// its statement).
     pub(crate) fn planting(&mut self, at: PlantedAt, shell: bool, analyse: impl FnOnce(&mut Self)) {
-        let planting = Planting { first_line: at.line, at, shell_depth: shell.then_some(self.depth) };
+        let planting =
+            Planting { first_line: at.line, at, shell_depth: shell.then_some(self.depth) };
         let outer = self.planting.replace(planting);
         let outer_vars = std::mem::take(&mut self.vars);
         analyse(self);
@@ -402,11 +418,16 @@ impl Builder {
         if tree.root_node().has_error() && !self.lenient {
             self.fact(Fact::Unparseable, format!("not valid shell: {}", preview(script)));
         }
-        let planted_part = self.planting.as_ref().is_some_and(|planting| planting.shell_depth == Some(self.depth));
+        let planted_part =
+            self.planting.as_ref().is_some_and(|planting| planting.shell_depth == Some(self.depth));
         self.depth += 1;
         let outer_vars = self.depth > 1 && !planted_part;
         let saved = outer_vars.then(|| self.vars.clone());
-        let direct = if planted_part { self.walk_planted(tree.root_node(), script) } else { shell::walk(self, tree.root_node(), script, via) };
+        let direct = if planted_part {
+            self.walk_planted(tree.root_node(), script)
+        } else {
+            shell::walk(self, tree.root_node(), script, via)
+        };
         if let Some(saved) = saved {
             self.vars = saved;
         }
@@ -451,13 +472,21 @@ impl Builder {
             return None;
         }
         if command.dynamic_program {
-            self.fact(Fact::DynamicCommand, format!("the program of `{}` is not known before it runs", preview(&command.argv.join(" "))));
+            self.fact(
+                Fact::DynamicCommand,
+                format!(
+                    "the program of `{}` is not known before it runs",
+                    preview(&command.argv.join(" "))
+                ),
+            );
         }
         let index = self.analysis.commands.len();
         for argument in command.arguments() {
             self.analysis.reads.push(argument.to_owned());
             // `-d @file`, `-F key=@file`: curl and friends read the file.
-            if let Some((_, file)) = argument.rsplit_once('@').filter(|(_, f)| f.starts_with(['/', '~', '.'])) {
+            if let Some((_, file)) =
+                argument.rsplit_once('@').filter(|(_, f)| f.starts_with(['/', '~', '.']))
+            {
                 self.analysis.reads.push(words::normalize_path(file));
             }
         }
@@ -487,7 +516,11 @@ impl Builder {
         self.write(path);
         if !append {
             // Placed in its zone once the action's paths are resolved.
-            self.analysis.effects.push(Effect { kind: EffectKind::Overwrite, target: words::normalize_path(path), zone: Zone::Unknown });
+            self.analysis.effects.push(Effect {
+                kind: EffectKind::Overwrite,
+                target: words::normalize_path(path),
+                zone: Zone::Unknown,
+            });
         }
         self.written_by.push((commands.to_vec(), words::normalize_path(path)));
         if let Some(text) = commands.last().and_then(|&last| executors::static_output(self, last)) {
@@ -514,7 +547,11 @@ impl Builder {
     /// other than the one it had makes it unknown (`S=/etc; false &&
     /// S=/tmp/d; … "$S"` may be either).
     pub(crate) fn assign(&mut self, name: &str, value: Option<String>) {
-        let value = if self.conditional > 0 && self.vars.value(name) != Some(value.as_deref()) { None } else { value };
+        let value = if self.conditional > 0 && self.vars.value(name) != Some(value.as_deref()) {
+            None
+        } else {
+            value
+        };
         self.vars.set(name, value);
     }
 
@@ -523,9 +560,15 @@ impl Builder {
     fn finish(&mut self) {
         self.downloads_run();
         self.merge_repeated_commands();
-        let writes: Vec<String> = self.analysis.commands.iter().flat_map(files_written_by).collect();
+        let writes: Vec<String> =
+            self.analysis.commands.iter().flat_map(files_written_by).collect();
         self.analysis.writes.extend(writes);
-        let executed = self.analysis.commands.iter().filter_map(executed_file).find(|file| self.analysis.writes.iter().any(|w| same_file(w, file)));
+        let executed = self
+            .analysis
+            .commands
+            .iter()
+            .filter_map(executed_file)
+            .find(|file| self.analysis.writes.iter().any(|w| same_file(w, file)));
         if let Some(file) = executed {
             self.fact(Fact::WrittenThenExecuted, format!("{file} is written and then run"));
         }
@@ -544,7 +587,12 @@ impl Builder {
     /// Files that run later written without their content being judged.
     fn unseen_plants(&mut self) {
         let planted = &self.analysis.planted;
-        let unseen = self.analysis.writes.iter().filter(|w| !planted.iter().any(|p| same_file(p, w))).find_map(|w| planted::why_it_runs(w).map(|why| (w.clone(), why)));
+        let unseen = self
+            .analysis
+            .writes
+            .iter()
+            .filter(|w| !planted.iter().any(|p| same_file(p, w)))
+            .find_map(|w| planted::why_it_runs(w).map(|why| (w.clone(), why)));
         if let Some((path, why)) = unseen {
             self.fact(Fact::PlantsUnseenCode, planted::describe_unseen(&path, why));
         }
@@ -591,15 +639,41 @@ impl Builder {
     /// file it saved being executed.
     fn downloads_run(&mut self) {
         let commands = &self.analysis.commands;
-        let downloads = |stage: &Vec<usize>| stage.iter().any(|&i| executors::DOWNLOADERS.contains(&commands[i].program.as_str()));
-        let runs = |stage: &Vec<usize>| stage.iter().any(|&i| executors::runs_its_input(&commands[i]));
-        let piped = self.analysis.feeds.iter().find(|stages| stages.iter().position(downloads).is_some_and(|at| stages[at + 1..].iter().any(runs)));
-        let planted_at = piped.and_then(|stages| stages.iter().flatten().find_map(|&i| commands[i].planted.as_ref())).map(|at| format!(" ({at})")).unwrap_or_default();
-        let mut saved: Vec<String> = commands.iter().filter(|c| executors::DOWNLOADERS.contains(&c.program.as_str())).flat_map(files_written_by).collect();
-        saved.extend(self.written_by.iter().filter(|(from, _)| from.iter().any(|&i| executors::DOWNLOADERS.contains(&commands[i].program.as_str()))).map(|(_, path)| path.clone()));
-        let saved_run = commands.iter().filter_map(executed_file).find(|file| saved.iter().any(|s| same_file(s, file)));
+        let downloads = |stage: &Vec<usize>| {
+            stage.iter().any(|&i| executors::DOWNLOADERS.contains(&commands[i].program.as_str()))
+        };
+        let runs =
+            |stage: &Vec<usize>| stage.iter().any(|&i| executors::runs_its_input(&commands[i]));
+        let piped = self.analysis.feeds.iter().find(|stages| {
+            stages.iter().position(downloads).is_some_and(|at| stages[at + 1..].iter().any(runs))
+        });
+        let planted_at = piped
+            .and_then(|stages| stages.iter().flatten().find_map(|&i| commands[i].planted.as_ref()))
+            .map(|at| format!(" ({at})"))
+            .unwrap_or_default();
+        let mut saved: Vec<String> = commands
+            .iter()
+            .filter(|c| executors::DOWNLOADERS.contains(&c.program.as_str()))
+            .flat_map(files_written_by)
+            .collect();
+        saved.extend(
+            self.written_by
+                .iter()
+                .filter(|(from, _)| {
+                    from.iter()
+                        .any(|&i| executors::DOWNLOADERS.contains(&commands[i].program.as_str()))
+                })
+                .map(|(_, path)| path.clone()),
+        );
+        let saved_run = commands
+            .iter()
+            .filter_map(executed_file)
+            .find(|file| saved.iter().any(|s| same_file(s, file)));
         if piped.is_some() {
-            self.fact(Fact::RunsDownloadedCode, format!("downloaded content flows into a shell or an interpreter{planted_at}"));
+            self.fact(
+                Fact::RunsDownloadedCode,
+                format!("downloaded content flows into a shell or an interpreter{planted_at}"),
+            );
         } else if let Some(file) = saved_run {
             self.fact(Fact::RunsDownloadedCode, format!("{file} is downloaded and then run"));
         }
@@ -616,7 +690,9 @@ fn executed_file(command: &Command) -> Option<String> {
     if first.contains('/') {
         return Some(words::normalize_path(first));
     }
-    let runs_a_file = executors::SHELLS.contains(&command.program.as_str()) || code::is_interpreter(&command.program) || matches!(command.program.as_str(), "source" | ".");
+    let runs_a_file = executors::SHELLS.contains(&command.program.as_str())
+        || code::is_interpreter(&command.program)
+        || matches!(command.program.as_str(), "source" | ".");
     runs_a_file.then(|| command.positionals.first().cloned()).flatten()
 }
 
@@ -624,23 +700,40 @@ fn executed_file(command: &Command) -> Option<String> {
 fn files_written_by(command: &Command) -> Vec<String> {
     let argv = &command.argv;
     let after = |flags: &[&str]| -> Vec<String> {
-        argv.windows(2).filter(|w| flags.contains(&w[0].as_str())).map(|w| words::normalize_path(&w[1])).collect()
+        argv.windows(2)
+            .filter(|w| flags.contains(&w[0].as_str()))
+            .map(|w| words::normalize_path(&w[1]))
+            .collect()
     };
     match command.program.as_str() {
         "curl" => after(&["-o", "--output"]),
         "wget" => after(&["-O", "--output-document"]),
         "tee" => command.positionals.clone(),
-        "sed" | "perl" if command.flags.iter().any(|f| f.starts_with("-i")) => command.positionals.iter().skip(1).cloned().collect(),
+        "sed" | "perl" if command.flags.iter().any(|f| f.starts_with("-i")) => {
+            command.positionals.iter().skip(1).cloned().collect()
+        }
         // With arguments appended at run time (xargs) the destination is
         // not known.
-        "cp" | "mv" | "install" | "ln" | "rsync" | "scp" if !command.dynamic_args => command.positionals.last().cloned().into_iter().collect(),
-        "dd" => command.positionals.iter().filter_map(|p| p.strip_prefix("of=")).map(words::normalize_path).collect(),
+        "cp" | "mv" | "install" | "ln" | "rsync" | "scp" if !command.dynamic_args => {
+            command.positionals.last().cloned().into_iter().collect()
+        }
+        "dd" => command
+            .positionals
+            .iter()
+            .filter_map(|p| p.strip_prefix("of="))
+            .map(words::normalize_path)
+            .collect(),
         "chmod" => Vec::new(),
         // A tool's only argument is the file it writes, whatever its name
         // (`write_file Makefile`); among several, the path-like ones.
         program if code::is_file_writing_tool(program) => {
             let only = command.positionals.len() == 1;
-            command.positionals.iter().filter(|p| only || p.contains('/') || p.contains('.')).cloned().collect()
+            command
+                .positionals
+                .iter()
+                .filter(|p| only || p.contains('/') || p.contains('.'))
+                .cloned()
+                .collect()
         }
         _ => Vec::new(),
     }

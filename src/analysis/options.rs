@@ -81,7 +81,10 @@ impl Grammar {
         for candidate in self.long.iter().chain(&HELP).filter(|l| l.name.starts_with(given)) {
             match found {
                 // Two names for the same option are not ambiguous.
-                Some(seen) if seen.short.is_some() && seen.short == candidate.short && seen.takes == candidate.takes => {}
+                Some(seen)
+                    if seen.short.is_some()
+                        && seen.short == candidate.short
+                        && seen.takes == candidate.takes => {}
                 Some(_) => return None,
                 None => found = Some(candidate),
             }
@@ -142,7 +145,10 @@ impl Grammar {
                         break;
                     }
                     if self.short_optional.contains(letter) {
-                        parsed.options.push(Opt { flag: format!("-{letter}"), value: (!rest.is_empty()).then(|| rest.to_owned()) });
+                        parsed.options.push(Opt {
+                            flag: format!("-{letter}"),
+                            value: (!rest.is_empty()).then(|| rest.to_owned()),
+                        });
                         break;
                     }
                     parsed.options.push(Opt { flag: format!("-{letter}"), value: None });
@@ -191,206 +197,818 @@ impl Parsed {
 }
 
 /// A wrapper's grammar: options stop at its command.
-const fn wrapper(short_values: &'static str, short_optional: &'static str, long: &'static [Long]) -> Grammar {
+const fn wrapper(
+    short_values: &'static str,
+    short_optional: &'static str,
+    long: &'static [Long],
+) -> Grammar {
     Grammar { short_values, short_optional, long, abbreviates: true, stops_at_positional: true }
 }
 
 /// A tool's grammar: options and positionals mix.
 const fn tool(short_values: &'static str, long: &'static [Long]) -> Grammar {
-    Grammar { short_values, short_optional: "", long, abbreviates: true, stops_at_positional: false }
+    Grammar {
+        short_values,
+        short_optional: "",
+        long,
+        abbreviates: true,
+        stops_at_positional: false,
+    }
 }
 
-pub const ENV: Grammar = wrapper("uCSa", "", &[
-    same("ignore-environment", 'i'), same("null", '0'), same_value("unset", 'u'), same_value("chdir", 'C'),
-    same_value("split-string", 'S'), same("debug", 'v'), same_value("argv0", 'a'), optional("block-signal"),
-    optional("default-signal"), optional("ignore-signal"), flag("list-signal-handling"),
-]);
+pub const ENV: Grammar = wrapper(
+    "uCSa",
+    "",
+    &[
+        same("ignore-environment", 'i'),
+        same("null", '0'),
+        same_value("unset", 'u'),
+        same_value("chdir", 'C'),
+        same_value("split-string", 'S'),
+        same("debug", 'v'),
+        same_value("argv0", 'a'),
+        optional("block-signal"),
+        optional("default-signal"),
+        optional("ignore-signal"),
+        flag("list-signal-handling"),
+    ],
+);
 
-pub const XARGS: Grammar = wrapper("aJdEILnPsRS", "eil", &[
-    same("null", '0'), same_value("arg-file", 'a'), same_value("delimiter", 'd'), same_optional("eof", 'e'),
-    same_optional("replace", 'i'), same_optional("max-lines", 'l'), same_value("max-args", 'n'), same_value("max-procs", 'P'),
-    same_value("max-chars", 's'), same("interactive", 'p'), same("verbose", 't'), same("no-run-if-empty", 'r'),
-    same("exit", 'x'), same("open-tty", 'o'), flag("show-limits"), value("process-slot-var"),
-]);
+pub const XARGS: Grammar = wrapper(
+    "aJdEILnPsRS",
+    "eil",
+    &[
+        same("null", '0'),
+        same_value("arg-file", 'a'),
+        same_value("delimiter", 'd'),
+        same_optional("eof", 'e'),
+        same_optional("replace", 'i'),
+        same_optional("max-lines", 'l'),
+        same_value("max-args", 'n'),
+        same_value("max-procs", 'P'),
+        same_value("max-chars", 's'),
+        same("interactive", 'p'),
+        same("verbose", 't'),
+        same("no-run-if-empty", 'r'),
+        same("exit", 'x'),
+        same("open-tty", 'o'),
+        flag("show-limits"),
+        value("process-slot-var"),
+    ],
+);
 
-pub const PARALLEL: Grammar = wrapper("aCdEIjPLnNSsBM", "el", &[
-    same_value("arg-file", 'a'), same_value("colsep", 'C'), same_value("delimiter", 'd'), same_value("jobs", 'j'),
-    same_value("max-lines", 'L'), same_value("max-args", 'n'), same_value("max-replace-args", 'N'), same_value("sshlogin", 'S'),
-    same_value("max-chars", 's'), same_value("basefile", 'B'), value("results"), value("res"), value("workdir"), value("wd"),
-    value("tagstring"), value("env"), value("timeout"), value("joblog"), value("load"), value("memfree"), value("nice"),
-    value("transferfile"), value("tf"), value("return"), value("retries"), value("sshloginfile"), value("slf"), value("tmpdir"),
-    value("halt"), value("delay"), value("header"), value("rpl"), value("block"), value("recstart"), value("recend"),
-    value("arg-sep"), value("arg-file-sep"), value("termseq"), value("limit"), value("sqlmaster"), value("sqlworker"),
-    value("sqlandworker"), value("ssh"), value("semaphorename"), value("id"), value("seqreplace"), value("filter"),
-    value("tee"), value("shebang-wrap"), value("cleanup"), value("profile"), flag("eta"), same("null", '0'),
-    same("keep-order", 'k'), same("ungroup", 'u'), same("quote", 'q'), same("verbose", 'v'), flag("dry-run"), flag("pipe"),
-    flag("tag"), flag("will-cite"), flag("bar"), flag("progress"), flag("line-buffer"), flag("group"), flag("xargs"),
-]);
+pub const PARALLEL: Grammar = wrapper(
+    "aCdEIjPLnNSsBM",
+    "el",
+    &[
+        same_value("arg-file", 'a'),
+        same_value("colsep", 'C'),
+        same_value("delimiter", 'd'),
+        same_value("jobs", 'j'),
+        same_value("max-lines", 'L'),
+        same_value("max-args", 'n'),
+        same_value("max-replace-args", 'N'),
+        same_value("sshlogin", 'S'),
+        same_value("max-chars", 's'),
+        same_value("basefile", 'B'),
+        value("results"),
+        value("res"),
+        value("workdir"),
+        value("wd"),
+        value("tagstring"),
+        value("env"),
+        value("timeout"),
+        value("joblog"),
+        value("load"),
+        value("memfree"),
+        value("nice"),
+        value("transferfile"),
+        value("tf"),
+        value("return"),
+        value("retries"),
+        value("sshloginfile"),
+        value("slf"),
+        value("tmpdir"),
+        value("halt"),
+        value("delay"),
+        value("header"),
+        value("rpl"),
+        value("block"),
+        value("recstart"),
+        value("recend"),
+        value("arg-sep"),
+        value("arg-file-sep"),
+        value("termseq"),
+        value("limit"),
+        value("sqlmaster"),
+        value("sqlworker"),
+        value("sqlandworker"),
+        value("ssh"),
+        value("semaphorename"),
+        value("id"),
+        value("seqreplace"),
+        value("filter"),
+        value("tee"),
+        value("shebang-wrap"),
+        value("cleanup"),
+        value("profile"),
+        flag("eta"),
+        same("null", '0'),
+        same("keep-order", 'k'),
+        same("ungroup", 'u'),
+        same("quote", 'q'),
+        same("verbose", 'v'),
+        flag("dry-run"),
+        flag("pipe"),
+        flag("tag"),
+        flag("will-cite"),
+        flag("bar"),
+        flag("progress"),
+        flag("line-buffer"),
+        flag("group"),
+        flag("xargs"),
+    ],
+);
 
-pub const FLOCK: Grammar = wrapper("wEc", "", &[
-    same("shared", 's'), same("exclusive", 'x'), same("unlock", 'u'), same("nonblock", 'n'), same("close", 'o'),
-    same_value("timeout", 'w'), same_value("conflict-exit-code", 'E'), same("no-fork", 'F'), same("verbose", 'v'),
-    same_value("command", 'c'),
-]);
+pub const FLOCK: Grammar = wrapper(
+    "wEc",
+    "",
+    &[
+        same("shared", 's'),
+        same("exclusive", 'x'),
+        same("unlock", 'u'),
+        same("nonblock", 'n'),
+        same("close", 'o'),
+        same_value("timeout", 'w'),
+        same_value("conflict-exit-code", 'E'),
+        same("no-fork", 'F'),
+        same("verbose", 'v'),
+        same_value("command", 'c'),
+    ],
+);
 
-pub const TIMEOUT: Grammar = wrapper("sk", "", &[
-    same_value("signal", 's'), same_value("kill-after", 'k'), flag("foreground"), flag("preserve-status"), same("verbose", 'v'),
-]);
+pub const TIMEOUT: Grammar = wrapper(
+    "sk",
+    "",
+    &[
+        same_value("signal", 's'),
+        same_value("kill-after", 'k'),
+        flag("foreground"),
+        flag("preserve-status"),
+        same("verbose", 'v'),
+    ],
+);
 
 pub const NICE: Grammar = wrapper("n", "", &[same_value("adjustment", 'n')]);
-pub const IONICE: Grammar = wrapper("cnpPu", "", &[same_value("class", 'c'), same_value("classdata", 'n'), same_value("pid", 'p'), same_value("pgid", 'P'), same_value("uid", 'u'), same("ignore", 't')]);
-pub const STDBUF: Grammar = wrapper("ioe", "", &[same_value("input", 'i'), same_value("output", 'o'), same_value("error", 'e')]);
-pub const TIME: Grammar = wrapper("fo", "", &[same_value("format", 'f'), same_value("output", 'o'), same("append", 'a'), same("portability", 'p'), same("verbose", 'v'), same("quiet", 'q')]);
-pub const SETSID: Grammar = wrapper("", "", &[same("ctty", 'c'), same("fork", 'f'), same("wait", 'w')]);
-pub const CHROOT: Grammar = wrapper("", "", &[value("userspec"), value("groups"), flag("skip-chdir")]);
-pub const NSENTER: Grammar = wrapper("tSGW", "muinpUCTrw", &[
-    same_value("target", 't'), same_optional("mount", 'm'), same_optional("uts", 'u'), same_optional("ipc", 'i'), same_optional("net", 'n'),
-    same_optional("pid", 'p'), same_optional("user", 'U'), same_optional("cgroup", 'C'), same_optional("time", 'T'),
-    same_value("setuid", 'S'), same_value("setgid", 'G'), same_optional("root", 'r'), same_optional("wd", 'w'), same_value("wdns", 'W'),
-    flag("preserve-credentials"), same("all", 'a'), same("no-fork", 'F'), same("follow-context", 'Z'),
-]);
-pub const UNSHARE: Grammar = wrapper("SGRw", "muinpUCT", &[
-    same_optional("mount", 'm'), same_optional("uts", 'u'), same_optional("ipc", 'i'), same_optional("net", 'n'), same_optional("pid", 'p'),
-    same_optional("user", 'U'), same_optional("cgroup", 'C'), same_optional("time", 'T'), same("fork", 'f'), same("map-root-user", 'r'),
-    same("map-current-user", 'c'), optional("kill-child"), optional("mount-proc"), value("propagation"), value("setgroups"),
-    same_value("setuid", 'S'), same_value("setgid", 'G'), same_value("root", 'R'), same_value("wd", 'w'), value("map-user"),
-    value("map-group"), value("map-users"), value("map-groups"), flag("keep-caps"), optional("monotonic"), optional("boottime"),
-]);
-pub const WATCH: Grammar = wrapper("n", "d", &[
-    same_value("interval", 'n'), same_optional("differences", 'd'), same("beep", 'b'), same("errexit", 'e'), same("chgexit", 'g'),
-    same("color", 'c'), same("no-title", 't'), same("exec", 'x'), same("precise", 'p'), same("no-wrap", 'w'),
-]);
-pub const SUDO: Grammar = wrapper("ugCDhprtTUR", "", &[
-    same_value("user", 'u'), same_value("group", 'g'), same_value("close-from", 'C'), same_value("chdir", 'D'), same_value("host", 'h'),
-    same_value("prompt", 'p'), same_value("role", 'r'), same_value("type", 't'), same_value("command-timeout", 'T'),
-    same_value("other-user", 'U'), same_value("chroot", 'R'), same("login", 'i'), same("shell", 's'), same("edit", 'e'),
-    same("preserve-env", 'E'), same("background", 'b'), same("non-interactive", 'n'), same("stdin", 'S'),
-]);
+pub const IONICE: Grammar = wrapper(
+    "cnpPu",
+    "",
+    &[
+        same_value("class", 'c'),
+        same_value("classdata", 'n'),
+        same_value("pid", 'p'),
+        same_value("pgid", 'P'),
+        same_value("uid", 'u'),
+        same("ignore", 't'),
+    ],
+);
+pub const STDBUF: Grammar = wrapper(
+    "ioe",
+    "",
+    &[same_value("input", 'i'), same_value("output", 'o'), same_value("error", 'e')],
+);
+pub const TIME: Grammar = wrapper(
+    "fo",
+    "",
+    &[
+        same_value("format", 'f'),
+        same_value("output", 'o'),
+        same("append", 'a'),
+        same("portability", 'p'),
+        same("verbose", 'v'),
+        same("quiet", 'q'),
+    ],
+);
+pub const SETSID: Grammar =
+    wrapper("", "", &[same("ctty", 'c'), same("fork", 'f'), same("wait", 'w')]);
+pub const CHROOT: Grammar =
+    wrapper("", "", &[value("userspec"), value("groups"), flag("skip-chdir")]);
+pub const NSENTER: Grammar = wrapper(
+    "tSGW",
+    "muinpUCTrw",
+    &[
+        same_value("target", 't'),
+        same_optional("mount", 'm'),
+        same_optional("uts", 'u'),
+        same_optional("ipc", 'i'),
+        same_optional("net", 'n'),
+        same_optional("pid", 'p'),
+        same_optional("user", 'U'),
+        same_optional("cgroup", 'C'),
+        same_optional("time", 'T'),
+        same_value("setuid", 'S'),
+        same_value("setgid", 'G'),
+        same_optional("root", 'r'),
+        same_optional("wd", 'w'),
+        same_value("wdns", 'W'),
+        flag("preserve-credentials"),
+        same("all", 'a'),
+        same("no-fork", 'F'),
+        same("follow-context", 'Z'),
+    ],
+);
+pub const UNSHARE: Grammar = wrapper(
+    "SGRw",
+    "muinpUCT",
+    &[
+        same_optional("mount", 'm'),
+        same_optional("uts", 'u'),
+        same_optional("ipc", 'i'),
+        same_optional("net", 'n'),
+        same_optional("pid", 'p'),
+        same_optional("user", 'U'),
+        same_optional("cgroup", 'C'),
+        same_optional("time", 'T'),
+        same("fork", 'f'),
+        same("map-root-user", 'r'),
+        same("map-current-user", 'c'),
+        optional("kill-child"),
+        optional("mount-proc"),
+        value("propagation"),
+        value("setgroups"),
+        same_value("setuid", 'S'),
+        same_value("setgid", 'G'),
+        same_value("root", 'R'),
+        same_value("wd", 'w'),
+        value("map-user"),
+        value("map-group"),
+        value("map-users"),
+        value("map-groups"),
+        flag("keep-caps"),
+        optional("monotonic"),
+        optional("boottime"),
+    ],
+);
+pub const WATCH: Grammar = wrapper(
+    "n",
+    "d",
+    &[
+        same_value("interval", 'n'),
+        same_optional("differences", 'd'),
+        same("beep", 'b'),
+        same("errexit", 'e'),
+        same("chgexit", 'g'),
+        same("color", 'c'),
+        same("no-title", 't'),
+        same("exec", 'x'),
+        same("precise", 'p'),
+        same("no-wrap", 'w'),
+    ],
+);
+pub const SUDO: Grammar = wrapper(
+    "ugCDhprtTUR",
+    "",
+    &[
+        same_value("user", 'u'),
+        same_value("group", 'g'),
+        same_value("close-from", 'C'),
+        same_value("chdir", 'D'),
+        same_value("host", 'h'),
+        same_value("prompt", 'p'),
+        same_value("role", 'r'),
+        same_value("type", 't'),
+        same_value("command-timeout", 'T'),
+        same_value("other-user", 'U'),
+        same_value("chroot", 'R'),
+        same("login", 'i'),
+        same("shell", 's'),
+        same("edit", 'e'),
+        same("preserve-env", 'E'),
+        same("background", 'b'),
+        same("non-interactive", 'n'),
+        same("stdin", 'S'),
+    ],
+);
 pub const EXEC: Grammar = wrapper("a", "", &[]);
 /// bash, sh, zsh, dash, ksh: `-o NAME`, `-O NAME` take a value (`+o`,
 /// `+O` as well, read by [`shell`]).
-pub const SHELL: Grammar = wrapper("oO", "", &[
-    value("init-file"), value("rcfile"), flag("login"), flag("noprofile"), flag("norc"), flag("posix"), flag("restricted"),
-    flag("verbose"), flag("debugger"), flag("dump-strings"), flag("dump-po-strings"), flag("noediting"), flag("pretty-print"),
-    same("command", 'c'), value("emulate"),
-]);
+pub const SHELL: Grammar = wrapper(
+    "oO",
+    "",
+    &[
+        value("init-file"),
+        value("rcfile"),
+        flag("login"),
+        flag("noprofile"),
+        flag("norc"),
+        flag("posix"),
+        flag("restricted"),
+        flag("verbose"),
+        flag("debugger"),
+        flag("dump-strings"),
+        flag("dump-po-strings"),
+        flag("noediting"),
+        flag("pretty-print"),
+        same("command", 'c'),
+        value("emulate"),
+    ],
+);
 pub const SSH: Grammar = wrapper("BbcDEeFIiJLlmOoPpQRSWw", "", &[]);
-pub const DOCKER_RUN: Grammar = wrapper("aceEhlmpuvwt", "", &[
-    value("add-host"), same_value("attach", 'a'), value("cap-add"), value("cap-drop"), value("cgroup-parent"), value("cidfile"),
-    value("cpus"), value("cpu-shares"), same_value("cpu-shares", 'c'), value("cpuset-cpus"), value("device"), value("dns"),
-    same_value("env", 'e'), value("entrypoint"), value("env-file"), value("expose"), value("gpus"), value("group-add"),
-    same_value("hostname", 'h'), value("ipc"), same_value("label", 'l'), value("log-driver"), value("log-opt"), same_value("memory", 'm'),
-    value("mount"), value("name"), value("network"), value("net"), value("pid"), value("platform"), same_value("publish", 'p'),
-    value("pull"), value("restart"), value("runtime"), value("security-opt"), value("shm-size"), value("stop-signal"),
-    value("tmpfs"), value("ulimit"), same_value("user", 'u'), value("userns"), same_value("volume", 'v'), value("volumes-from"),
-    same_value("workdir", 'w'), value("detach-keys"), value("health-cmd"), value("uts"), value("label-file"),
-    same("detach", 'd'), same("interactive", 'i'), same("tty", 't'), flag("rm"), flag("privileged"), same("publish-all", 'P'),
-    flag("init"), flag("read-only"),
-]);
-pub const DOCKER_EXEC: Grammar = wrapper("euw", "", &[
-    same_value("env", 'e'), same_value("user", 'u'), same_value("workdir", 'w'), value("env-file"), value("detach-keys"),
-    same("detach", 'd'), same("interactive", 'i'), same("tty", 't'), flag("privileged"),
-]);
-pub const KUBECTL_EXEC: Grammar = wrapper("cnf", "", &[
-    same_value("container", 'c'), same_value("namespace", 'n'), same_value("filename", 'f'), value("pod-running-timeout"),
-    value("context"), value("kubeconfig"), value("cluster"), value("user"), value("server"), same("stdin", 'i'), same("tty", 't'),
-    same("quiet", 'q'),
-]);
-pub const FD: Grammar = tool("etdEjSocxX", &[
-    same_value("extension", 'e'), same_value("type", 't'), same_value("max-depth", 'd'), same_value("exclude", 'E'),
-    same_value("threads", 'j'), same_value("size", 'S'), same_value("owner", 'o'), same_value("color", 'c'), value("min-depth"),
-    value("exact-depth"), value("changed-within"), value("changed-before"), value("base-directory"), value("search-path"),
-    value("max-results"), value("format"), value("path-separator"), value("ignore-file"), value("batch-size"),
-    same_value("exec", 'x'), same_value("exec-batch", 'X'),
-]);
-pub const TAR: Grammar = tool("fCTXIFbLKNVgH", &[
-    same_value("file", 'f'), same_value("directory", 'C'), same_value("files-from", 'T'), same_value("exclude-from", 'X'),
-    same_value("use-compress-program", 'I'), same_value("info-script", 'F'), same_value("new-volume-script", 'F'),
-    same_value("blocking-factor", 'b'), same_value("tape-length", 'L'), same_value("starting-file", 'K'), same_value("newer", 'N'),
-    same_value("label", 'V'), same_value("listed-incremental", 'g'), same_value("format", 'H'), value("to-command"),
-    value("checkpoint-action"), value("rsh-command"), value("rmt-command"), value("exclude"), value("transform"), value("xform"),
-    value("strip-components"), value("owner"), value("group"), value("mode"), value("mtime"), value("suffix"), value("backup"),
-    optional("checkpoint"), same("extract", 'x'), same("get", 'x'), same("create", 'c'), same("list", 't'), same("append", 'r'),
-    same("update", 'u'), flag("delete"), same("verbose", 'v'), same("gzip", 'z'), same("bzip2", 'j'), same("xz", 'J'),
-    flag("zstd"), same("compress", 'Z'), same("auto-compress", 'a'), flag("remove-files"), flag("overwrite"),
-    same("unlink-first", 'U'), same("absolute-names", 'P'), same("keep-old-files", 'k'), flag("recursive-unlink"),
-    same("to-stdout", 'O'), flag("force-local"),
-]);
-pub const RSYNC: Grammar = tool("eBfTM", &[
-    same_value("rsh", 'e'), value("rsync-path"), same_value("filter", 'f'), value("exclude"), value("include"),
-    value("exclude-from"), value("include-from"), same_value("temp-dir", 'T'), value("backup-dir"), value("suffix"),
-    value("compare-dest"), value("copy-dest"), value("link-dest"), value("files-from"), value("chmod"), value("chown"),
-    value("log-file"), value("password-file"), value("port"), same_value("remote-option", 'M'), same_value("block-size", 'B'),
-    same("recursive", 'r'), same("archive", 'a'), same("verbose", 'v'), same("dry-run", 'n'), same("compress", 'z'),
-    same("backup", 'b'), flag("delete"), flag("delete-before"), flag("delete-during"), flag("delete-delay"), flag("delete-after"),
-    flag("delete-excluded"), flag("remove-source-files"), flag("force"), flag("ignore-existing"), flag("existing"),
-]);
-const RM: Grammar = tool("", &[
-    same("force", 'f'), optional("interactive"), flag("one-file-system"), flag("no-preserve-root"), optional("preserve-root"),
-    same("recursive", 'r'), same("dir", 'd'), same("verbose", 'v'),
-]);
-const CHMOD: Grammar = tool("", &[
-    same("recursive", 'R'), same("changes", 'c'), same("silent", 'f'), same("quiet", 'f'), same("verbose", 'v'), value("reference"),
-    flag("preserve-root"), flag("no-preserve-root"),
-]);
-const CHOWN: Grammar = tool("", &[
-    same("recursive", 'R'), same("changes", 'c'), same("silent", 'f'), same("quiet", 'f'), same("verbose", 'v'), value("reference"),
-    flag("preserve-root"), flag("no-preserve-root"), value("from"), flag("dereference"), same("no-dereference", 'h'),
-]);
-const CP: Grammar = tool("tS", &[
-    same("recursive", 'R'), same("force", 'f'), same("archive", 'a'), same("interactive", 'i'), same("no-clobber", 'n'),
-    same_value("target-directory", 't'), flag("remove-destination"), optional("backup"), same("link", 'l'), same("symbolic-link", 's'),
-    optional("update"), same("verbose", 'v'), optional("preserve"), same("no-dereference", 'P'), same("dereference", 'L'),
-    flag("parents"), same_value("suffix", 'S'), same("one-file-system", 'x'), value("sparse"), optional("reflink"),
-    same("no-target-directory", 'T'), flag("strip-trailing-slashes"), flag("attributes-only"), flag("copy-contents"),
-]);
-const MV: Grammar = tool("tS", &[
-    same("force", 'f'), same("interactive", 'i'), same("no-clobber", 'n'), same_value("target-directory", 't'), optional("backup"),
-    same_value("suffix", 'S'), optional("update"), same("verbose", 'v'), flag("strip-trailing-slashes"), same("no-target-directory", 'T'),
-    flag("exchange"), flag("no-copy"),
-]);
-const GIT_RESET: Grammar = tool("", &[
-    flag("hard"), flag("soft"), flag("mixed"), flag("merge"), flag("keep"), same("quiet", 'q'), same("patch", 'p'), flag("no-refresh"),
-    flag("refresh"), optional("recurse-submodules"), value("pathspec-from-file"), flag("pathspec-file-nul"), same("intent-to-add", 'N'),
-]);
-const GIT_CLEAN: Grammar = tool("e", &[same("force", 'f'), same("dry-run", 'n'), same("quiet", 'q'), same_value("exclude", 'e'), same("interactive", 'i')]);
-const GIT_CHECKOUT: Grammar = tool("bBU", &[
-    same_value("unified", 'U'), value("inter-hunk-context"), same("force", 'f'), flag("ours"), flag("theirs"), optional("track"), flag("detach"), value("orphan"), same("merge", 'm'),
-    same("patch", 'p'), same("quiet", 'q'), flag("overwrite-ignore"), flag("ignore-other-worktrees"), value("conflict"), flag("no-track"),
-    flag("guess"), optional("recurse-submodules"), value("pathspec-from-file"), flag("progress"), flag("ignore-skip-worktree-bits"),
-]);
-const GIT_SWITCH: Grammar = tool("cC", &[
-    same_value("create", 'c'), same_value("force-create", 'C'), same("detach", 'd'), flag("discard-changes"), same("force", 'f'),
-    same("merge", 'm'), value("orphan"), same("quiet", 'q'), optional("track"), flag("guess"), value("conflict"), flag("progress"),
-    optional("recurse-submodules"), flag("ignore-other-worktrees"),
-]);
-const GIT_RESTORE: Grammar = tool("sU", &[
-    same_value("unified", 'U'), value("inter-hunk-context"), same_value("source", 's'), same("staged", 'S'), same("worktree", 'W'), flag("ours"), flag("theirs"), same("merge", 'm'),
-    value("conflict"), same("patch", 'p'), same("quiet", 'q'), flag("overlay"), flag("no-overlay"), flag("ignore-unmerged"),
-    flag("ignore-skip-worktree-bits"), optional("recurse-submodules"), value("pathspec-from-file"), flag("progress"),
-]);
-const GIT_RM: Grammar = tool("", &[
-    same("force", 'f'), same("dry-run", 'n'), flag("cached"), flag("ignore-unmatch"), flag("sparse"), same("quiet", 'q'),
-    value("pathspec-from-file"), flag("pathspec-file-nul"),
-]);
-const GIT_PUSH: Grammar = tool("o", &[
-    same("force", 'f'), optional("force-with-lease"), flag("force-if-includes"), same("delete", 'd'), flag("mirror"), flag("all"),
-    flag("branches"), flag("tags"), flag("follow-tags"), flag("prune"), flag("no-verify"), flag("verify"), same("set-upstream", 'u'),
-    value("repo"), same("dry-run", 'n'), flag("porcelain"), same("verbose", 'v'), same("quiet", 'q'), flag("atomic"),
-    same_value("push-option", 'o'), value("receive-pack"), value("exec"), optional("signed"), flag("thin"), optional("recurse-submodules"),
-    flag("progress"),
-]);
-const GIT_BRANCH: Grammar = tool("u", &[
-    same("delete", 'd'), same("force", 'f'), same("move", 'm'), same("copy", 'c'), same("list", 'l'), same("all", 'a'),
-    same("remotes", 'r'), same_value("set-upstream-to", 'u'), flag("unset-upstream"), optional("track"), flag("no-track"),
-    flag("edit-description"), optional("contains"), optional("merged"), optional("no-merged"), value("sort"), same("verbose", 'v'),
-    same("quiet", 'q'), flag("show-current"), flag("create-reflog"), value("points-at"), value("format"), optional("color"),
-    optional("column"), same("ignore-case", 'i'), optional("abbrev"), flag("recurse-submodules"),
-]);
-const GIT_WORKTREE: Grammar = tool("b", &[
-    same("force", 'f'), flag("detach"), flag("checkout"), flag("lock"), value("reason"), flag("orphan"), flag("track"),
-    flag("guess-remote"), same("quiet", 'q'), same("dry-run", 'n'), same("verbose", 'v'), value("expire"),
-]);
+pub const DOCKER_RUN: Grammar = wrapper(
+    "aceEhlmpuvwt",
+    "",
+    &[
+        value("add-host"),
+        same_value("attach", 'a'),
+        value("cap-add"),
+        value("cap-drop"),
+        value("cgroup-parent"),
+        value("cidfile"),
+        value("cpus"),
+        value("cpu-shares"),
+        same_value("cpu-shares", 'c'),
+        value("cpuset-cpus"),
+        value("device"),
+        value("dns"),
+        same_value("env", 'e'),
+        value("entrypoint"),
+        value("env-file"),
+        value("expose"),
+        value("gpus"),
+        value("group-add"),
+        same_value("hostname", 'h'),
+        value("ipc"),
+        same_value("label", 'l'),
+        value("log-driver"),
+        value("log-opt"),
+        same_value("memory", 'm'),
+        value("mount"),
+        value("name"),
+        value("network"),
+        value("net"),
+        value("pid"),
+        value("platform"),
+        same_value("publish", 'p'),
+        value("pull"),
+        value("restart"),
+        value("runtime"),
+        value("security-opt"),
+        value("shm-size"),
+        value("stop-signal"),
+        value("tmpfs"),
+        value("ulimit"),
+        same_value("user", 'u'),
+        value("userns"),
+        same_value("volume", 'v'),
+        value("volumes-from"),
+        same_value("workdir", 'w'),
+        value("detach-keys"),
+        value("health-cmd"),
+        value("uts"),
+        value("label-file"),
+        same("detach", 'd'),
+        same("interactive", 'i'),
+        same("tty", 't'),
+        flag("rm"),
+        flag("privileged"),
+        same("publish-all", 'P'),
+        flag("init"),
+        flag("read-only"),
+    ],
+);
+pub const DOCKER_EXEC: Grammar = wrapper(
+    "euw",
+    "",
+    &[
+        same_value("env", 'e'),
+        same_value("user", 'u'),
+        same_value("workdir", 'w'),
+        value("env-file"),
+        value("detach-keys"),
+        same("detach", 'd'),
+        same("interactive", 'i'),
+        same("tty", 't'),
+        flag("privileged"),
+    ],
+);
+pub const KUBECTL_EXEC: Grammar = wrapper(
+    "cnf",
+    "",
+    &[
+        same_value("container", 'c'),
+        same_value("namespace", 'n'),
+        same_value("filename", 'f'),
+        value("pod-running-timeout"),
+        value("context"),
+        value("kubeconfig"),
+        value("cluster"),
+        value("user"),
+        value("server"),
+        same("stdin", 'i'),
+        same("tty", 't'),
+        same("quiet", 'q'),
+    ],
+);
+pub const FD: Grammar = tool(
+    "etdEjSocxX",
+    &[
+        same_value("extension", 'e'),
+        same_value("type", 't'),
+        same_value("max-depth", 'd'),
+        same_value("exclude", 'E'),
+        same_value("threads", 'j'),
+        same_value("size", 'S'),
+        same_value("owner", 'o'),
+        same_value("color", 'c'),
+        value("min-depth"),
+        value("exact-depth"),
+        value("changed-within"),
+        value("changed-before"),
+        value("base-directory"),
+        value("search-path"),
+        value("max-results"),
+        value("format"),
+        value("path-separator"),
+        value("ignore-file"),
+        value("batch-size"),
+        same_value("exec", 'x'),
+        same_value("exec-batch", 'X'),
+    ],
+);
+pub const TAR: Grammar = tool(
+    "fCTXIFbLKNVgH",
+    &[
+        same_value("file", 'f'),
+        same_value("directory", 'C'),
+        same_value("files-from", 'T'),
+        same_value("exclude-from", 'X'),
+        same_value("use-compress-program", 'I'),
+        same_value("info-script", 'F'),
+        same_value("new-volume-script", 'F'),
+        same_value("blocking-factor", 'b'),
+        same_value("tape-length", 'L'),
+        same_value("starting-file", 'K'),
+        same_value("newer", 'N'),
+        same_value("label", 'V'),
+        same_value("listed-incremental", 'g'),
+        same_value("format", 'H'),
+        value("to-command"),
+        value("checkpoint-action"),
+        value("rsh-command"),
+        value("rmt-command"),
+        value("exclude"),
+        value("transform"),
+        value("xform"),
+        value("strip-components"),
+        value("owner"),
+        value("group"),
+        value("mode"),
+        value("mtime"),
+        value("suffix"),
+        value("backup"),
+        optional("checkpoint"),
+        same("extract", 'x'),
+        same("get", 'x'),
+        same("create", 'c'),
+        same("list", 't'),
+        same("append", 'r'),
+        same("update", 'u'),
+        flag("delete"),
+        same("verbose", 'v'),
+        same("gzip", 'z'),
+        same("bzip2", 'j'),
+        same("xz", 'J'),
+        flag("zstd"),
+        same("compress", 'Z'),
+        same("auto-compress", 'a'),
+        flag("remove-files"),
+        flag("overwrite"),
+        same("unlink-first", 'U'),
+        same("absolute-names", 'P'),
+        same("keep-old-files", 'k'),
+        flag("recursive-unlink"),
+        same("to-stdout", 'O'),
+        flag("force-local"),
+    ],
+);
+pub const RSYNC: Grammar = tool(
+    "eBfTM",
+    &[
+        same_value("rsh", 'e'),
+        value("rsync-path"),
+        same_value("filter", 'f'),
+        value("exclude"),
+        value("include"),
+        value("exclude-from"),
+        value("include-from"),
+        same_value("temp-dir", 'T'),
+        value("backup-dir"),
+        value("suffix"),
+        value("compare-dest"),
+        value("copy-dest"),
+        value("link-dest"),
+        value("files-from"),
+        value("chmod"),
+        value("chown"),
+        value("log-file"),
+        value("password-file"),
+        value("port"),
+        same_value("remote-option", 'M'),
+        same_value("block-size", 'B'),
+        same("recursive", 'r'),
+        same("archive", 'a'),
+        same("verbose", 'v'),
+        same("dry-run", 'n'),
+        same("compress", 'z'),
+        same("backup", 'b'),
+        flag("delete"),
+        flag("delete-before"),
+        flag("delete-during"),
+        flag("delete-delay"),
+        flag("delete-after"),
+        flag("delete-excluded"),
+        flag("remove-source-files"),
+        flag("force"),
+        flag("ignore-existing"),
+        flag("existing"),
+    ],
+);
+const RM: Grammar = tool(
+    "",
+    &[
+        same("force", 'f'),
+        optional("interactive"),
+        flag("one-file-system"),
+        flag("no-preserve-root"),
+        optional("preserve-root"),
+        same("recursive", 'r'),
+        same("dir", 'd'),
+        same("verbose", 'v'),
+    ],
+);
+const CHMOD: Grammar = tool(
+    "",
+    &[
+        same("recursive", 'R'),
+        same("changes", 'c'),
+        same("silent", 'f'),
+        same("quiet", 'f'),
+        same("verbose", 'v'),
+        value("reference"),
+        flag("preserve-root"),
+        flag("no-preserve-root"),
+    ],
+);
+const CHOWN: Grammar = tool(
+    "",
+    &[
+        same("recursive", 'R'),
+        same("changes", 'c'),
+        same("silent", 'f'),
+        same("quiet", 'f'),
+        same("verbose", 'v'),
+        value("reference"),
+        flag("preserve-root"),
+        flag("no-preserve-root"),
+        value("from"),
+        flag("dereference"),
+        same("no-dereference", 'h'),
+    ],
+);
+const CP: Grammar = tool(
+    "tS",
+    &[
+        same("recursive", 'R'),
+        same("force", 'f'),
+        same("archive", 'a'),
+        same("interactive", 'i'),
+        same("no-clobber", 'n'),
+        same_value("target-directory", 't'),
+        flag("remove-destination"),
+        optional("backup"),
+        same("link", 'l'),
+        same("symbolic-link", 's'),
+        optional("update"),
+        same("verbose", 'v'),
+        optional("preserve"),
+        same("no-dereference", 'P'),
+        same("dereference", 'L'),
+        flag("parents"),
+        same_value("suffix", 'S'),
+        same("one-file-system", 'x'),
+        value("sparse"),
+        optional("reflink"),
+        same("no-target-directory", 'T'),
+        flag("strip-trailing-slashes"),
+        flag("attributes-only"),
+        flag("copy-contents"),
+    ],
+);
+const MV: Grammar = tool(
+    "tS",
+    &[
+        same("force", 'f'),
+        same("interactive", 'i'),
+        same("no-clobber", 'n'),
+        same_value("target-directory", 't'),
+        optional("backup"),
+        same_value("suffix", 'S'),
+        optional("update"),
+        same("verbose", 'v'),
+        flag("strip-trailing-slashes"),
+        same("no-target-directory", 'T'),
+        flag("exchange"),
+        flag("no-copy"),
+    ],
+);
+const GIT_RESET: Grammar = tool(
+    "",
+    &[
+        flag("hard"),
+        flag("soft"),
+        flag("mixed"),
+        flag("merge"),
+        flag("keep"),
+        same("quiet", 'q'),
+        same("patch", 'p'),
+        flag("no-refresh"),
+        flag("refresh"),
+        optional("recurse-submodules"),
+        value("pathspec-from-file"),
+        flag("pathspec-file-nul"),
+        same("intent-to-add", 'N'),
+    ],
+);
+const GIT_CLEAN: Grammar = tool(
+    "e",
+    &[
+        same("force", 'f'),
+        same("dry-run", 'n'),
+        same("quiet", 'q'),
+        same_value("exclude", 'e'),
+        same("interactive", 'i'),
+    ],
+);
+const GIT_CHECKOUT: Grammar = tool(
+    "bBU",
+    &[
+        same_value("unified", 'U'),
+        value("inter-hunk-context"),
+        same("force", 'f'),
+        flag("ours"),
+        flag("theirs"),
+        optional("track"),
+        flag("detach"),
+        value("orphan"),
+        same("merge", 'm'),
+        same("patch", 'p'),
+        same("quiet", 'q'),
+        flag("overwrite-ignore"),
+        flag("ignore-other-worktrees"),
+        value("conflict"),
+        flag("no-track"),
+        flag("guess"),
+        optional("recurse-submodules"),
+        value("pathspec-from-file"),
+        flag("progress"),
+        flag("ignore-skip-worktree-bits"),
+    ],
+);
+const GIT_SWITCH: Grammar = tool(
+    "cC",
+    &[
+        same_value("create", 'c'),
+        same_value("force-create", 'C'),
+        same("detach", 'd'),
+        flag("discard-changes"),
+        same("force", 'f'),
+        same("merge", 'm'),
+        value("orphan"),
+        same("quiet", 'q'),
+        optional("track"),
+        flag("guess"),
+        value("conflict"),
+        flag("progress"),
+        optional("recurse-submodules"),
+        flag("ignore-other-worktrees"),
+    ],
+);
+const GIT_RESTORE: Grammar = tool(
+    "sU",
+    &[
+        same_value("unified", 'U'),
+        value("inter-hunk-context"),
+        same_value("source", 's'),
+        same("staged", 'S'),
+        same("worktree", 'W'),
+        flag("ours"),
+        flag("theirs"),
+        same("merge", 'm'),
+        value("conflict"),
+        same("patch", 'p'),
+        same("quiet", 'q'),
+        flag("overlay"),
+        flag("no-overlay"),
+        flag("ignore-unmerged"),
+        flag("ignore-skip-worktree-bits"),
+        optional("recurse-submodules"),
+        value("pathspec-from-file"),
+        flag("progress"),
+    ],
+);
+const GIT_RM: Grammar = tool(
+    "",
+    &[
+        same("force", 'f'),
+        same("dry-run", 'n'),
+        flag("cached"),
+        flag("ignore-unmatch"),
+        flag("sparse"),
+        same("quiet", 'q'),
+        value("pathspec-from-file"),
+        flag("pathspec-file-nul"),
+    ],
+);
+const GIT_PUSH: Grammar = tool(
+    "o",
+    &[
+        same("force", 'f'),
+        optional("force-with-lease"),
+        flag("force-if-includes"),
+        same("delete", 'd'),
+        flag("mirror"),
+        flag("all"),
+        flag("branches"),
+        flag("tags"),
+        flag("follow-tags"),
+        flag("prune"),
+        flag("no-verify"),
+        flag("verify"),
+        same("set-upstream", 'u'),
+        value("repo"),
+        same("dry-run", 'n'),
+        flag("porcelain"),
+        same("verbose", 'v'),
+        same("quiet", 'q'),
+        flag("atomic"),
+        same_value("push-option", 'o'),
+        value("receive-pack"),
+        value("exec"),
+        optional("signed"),
+        flag("thin"),
+        optional("recurse-submodules"),
+        flag("progress"),
+    ],
+);
+const GIT_BRANCH: Grammar = tool(
+    "u",
+    &[
+        same("delete", 'd'),
+        same("force", 'f'),
+        same("move", 'm'),
+        same("copy", 'c'),
+        same("list", 'l'),
+        same("all", 'a'),
+        same("remotes", 'r'),
+        same_value("set-upstream-to", 'u'),
+        flag("unset-upstream"),
+        optional("track"),
+        flag("no-track"),
+        flag("edit-description"),
+        optional("contains"),
+        optional("merged"),
+        optional("no-merged"),
+        value("sort"),
+        same("verbose", 'v'),
+        same("quiet", 'q'),
+        flag("show-current"),
+        flag("create-reflog"),
+        value("points-at"),
+        value("format"),
+        optional("color"),
+        optional("column"),
+        same("ignore-case", 'i'),
+        optional("abbrev"),
+        flag("recurse-submodules"),
+    ],
+);
+const GIT_WORKTREE: Grammar = tool(
+    "b",
+    &[
+        same("force", 'f'),
+        flag("detach"),
+        flag("checkout"),
+        flag("lock"),
+        value("reason"),
+        flag("orphan"),
+        flag("track"),
+        flag("guess-remote"),
+        same("quiet", 'q'),
+        same("dry-run", 'n'),
+        same("verbose", 'v'),
+        value("expire"),
+    ],
+);
 
 /// The grammar of `program` (with its subcommand, for git), when its long
 /// options are known.

@@ -13,7 +13,12 @@ use tree_sitter::Node;
 use super::{Builder, Command, Fact, budget, executors, words};
 
 /// Walks `node`; returns the commands it runs directly, in order.
-pub(super) fn walk(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) -> Vec<usize> {
+pub(super) fn walk(
+    builder: &mut Builder,
+    node: Node<'_>,
+    source: &str,
+    via: Option<&str>,
+) -> Vec<usize> {
     let mut direct = Vec::new();
     visit(builder, node, source, via, &mut direct);
     direct
@@ -28,7 +33,13 @@ fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
     node.named_children(&mut cursor).collect()
 }
 
-fn visit(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>, direct: &mut Vec<usize>) {
+fn visit(
+    builder: &mut Builder,
+    node: Node<'_>,
+    source: &str,
+    via: Option<&str>,
+    direct: &mut Vec<usize>,
+) {
     // Agent text can nest thousands deep: each level is paid for, and the
     // walk does not go deeper than the budget allows (the action is then
     // too complex, which needs a human).
@@ -41,7 +52,8 @@ fn visit(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>,
             direct.extend(declaration(builder, "export", &[node], source, via));
         }
         "declaration_command" | "unset_command" => {
-            let keyword = text(node, source).split_whitespace().next().unwrap_or("export").to_owned();
+            let keyword =
+                text(node, source).split_whitespace().next().unwrap_or("export").to_owned();
             let children = named_children(node);
             for child in &children {
                 if child.kind() == "variable_assignment" {
@@ -64,13 +76,24 @@ fn visit(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>,
                 builder.conditional -= branch;
             }
         }
-        "for_statement" | "c_style_for_statement" | "while_statement" | "if_statement" | "case_statement" => {
+        "for_statement"
+        | "c_style_for_statement"
+        | "while_statement"
+        | "if_statement"
+        | "case_statement" => {
             builder.conditional += 1;
             if let Some(variable) = node.child_by_field_name("variable") {
                 builder.vars().set(text(variable, source), None);
             }
             // A loop's second round sees what its first assigned.
-            let rounds = if node.kind() != "if_statement" && node.kind() != "case_statement" && text(node, source).contains('=') { 2 } else { 1 };
+            let rounds = if node.kind() != "if_statement"
+                && node.kind() != "case_statement"
+                && text(node, source).contains('=')
+            {
+                2
+            } else {
+                1
+            };
             for _ in 0..rounds {
                 for child in named_children(node) {
                     visit(builder, child, source, via, direct);
@@ -85,7 +108,9 @@ fn visit(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>,
                 visit(builder, child, source, via, direct);
             }
         }
-        "ERROR" if text(node, source).trim_start().starts_with('{') => direct.extend(brace_command(builder, node, source, via)),
+        "ERROR" if text(node, source).trim_start().starts_with('{') => {
+            direct.extend(brace_command(builder, node, source, via))
+        }
         "ERROR" if named_children(node).first().is_some_and(|c| c.kind() == "command_name") => {
             direct.extend(command(builder, node, source, via));
         }
@@ -99,7 +124,12 @@ fn visit(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>,
 
 /// Commands inside substitutions anywhere under `node` (they run before
 /// the word they sit in is known); returns their direct commands.
-fn substitutions(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) -> Vec<usize> {
+fn substitutions(
+    builder: &mut Builder,
+    node: Node<'_>,
+    source: &str,
+    via: Option<&str>,
+) -> Vec<usize> {
     let mut found = Vec::new();
     let Some(_level) = budget::nest().filter(|_| budget::work(1)) else { return found };
     if matches!(node.kind(), "command_substitution" | "process_substitution") {
@@ -151,12 +181,21 @@ fn assign(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>
 /// (`sudo bash` is both), outermost first.
 /// An assignment or declaration as a command (`export NAME=value`,
 /// `unset NAME`), so rules can name variables that change behaviour.
-fn declaration(builder: &mut Builder, keyword: &str, parts: &[Node<'_>], source: &str, via: Option<&str>) -> Option<usize> {
+fn declaration(
+    builder: &mut Builder,
+    keyword: &str,
+    parts: &[Node<'_>],
+    source: &str,
+    via: Option<&str>,
+) -> Option<usize> {
     let vars = builder.vars.clone();
     let mut argv = vec![keyword.to_owned()];
     for part in parts {
-        let name = part.child_by_field_name("name").map_or_else(|| text(*part, source).to_owned(), |n| text(n, source).to_owned());
-        let value = part.child_by_field_name("value").map(|v| words::expand(v, source, &vars).joined());
+        let name = part
+            .child_by_field_name("name")
+            .map_or_else(|| text(*part, source).to_owned(), |n| text(n, source).to_owned());
+        let value =
+            part.child_by_field_name("value").map(|v| words::expand(v, source, &vars).joined());
         argv.push(match value {
             Some(value) => format!("{name}={value}"),
             None if part.kind() == "variable_assignment" => format!("{name}="),
@@ -172,10 +211,19 @@ fn command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str
 
 /// A command whose words include `trailing`: arguments written after a
 /// redirection, which the grammar reads as more of its targets.
-fn command_with(builder: &mut Builder, node: Node<'_>, trailing: &[Node<'_>], source: &str, via: Option<&str>) -> Vec<usize> {
+fn command_with(
+    builder: &mut Builder,
+    node: Node<'_>,
+    trailing: &[Node<'_>],
+    source: &str,
+    via: Option<&str>,
+) -> Vec<usize> {
     // `server__tool {json}` written inside a script is a tool call.
     let raw = text(node, source);
-    if raw.split_once(' ').is_some_and(|(name, rest)| name.contains("__") && rest.trim_start().starts_with('{')) {
+    if raw
+        .split_once(' ')
+        .is_some_and(|(name, rest)| name.contains("__") && rest.trim_start().starts_with('{'))
+    {
         let start = builder.analysis.commands.len();
         if super::tool_call::analyze(builder, raw) {
             return (start..builder.analysis.commands.len()).collect();
@@ -190,20 +238,29 @@ fn command_with(builder: &mut Builder, node: Node<'_>, trailing: &[Node<'_>], so
     let mut named_seen = false;
     // The words after a redirection's target, in place (`>x y cmd` runs `y`).
     let in_order = named_children(node).into_iter().flat_map(|child| {
-        let after = if child.kind() == "file_redirect" { words_after_target(child) } else { Vec::new() };
+        let after =
+            if child.kind() == "file_redirect" { words_after_target(child) } else { Vec::new() };
         std::iter::once(child).chain(after)
     });
     for child in in_order.chain(trailing.iter().copied()) {
         match child.kind() {
             "variable_assignment" if !named_seen => {
                 substituted.extend(substitutions(builder, child, source, via));
-                let name = child.child_by_field_name("name").map(|n| text(n, source).to_owned()).unwrap_or_default();
-                let value = child.child_by_field_name("value").map(|v| words::expand(v, source, &vars).joined()).unwrap_or_default();
+                let name = child
+                    .child_by_field_name("name")
+                    .map(|n| text(n, source).to_owned())
+                    .unwrap_or_default();
+                let value = child
+                    .child_by_field_name("value")
+                    .map(|v| words::expand(v, source, &vars).joined())
+                    .unwrap_or_default();
                 env.push((name, value));
             }
             "herestring_redirect" => {
                 substituted.extend(substitutions(builder, child, source, via));
-                here_text = named_children(child).first().map(|body| words::expand(*body, source, &vars).joined());
+                here_text = named_children(child)
+                    .first()
+                    .map(|body| words::expand(*body, source, &vars).joined());
             }
             "file_redirect" => redirect(builder, child, source, via, &vars),
             "comment" => {}
@@ -211,7 +268,8 @@ fn command_with(builder: &mut Builder, node: Node<'_>, trailing: &[Node<'_>], so
                 substituted.extend(substitutions(builder, child, source, via));
                 let expanded = words::expand(child, source, &vars);
                 if !named_seen || argv.is_empty() {
-                    dynamic_program |= expanded.dynamic || expanded.globbed || expanded.words.is_empty();
+                    dynamic_program |=
+                        expanded.dynamic || expanded.globbed || expanded.words.is_empty();
                     named_seen = true;
                 } else {
                     dynamic_args |= expanded.dynamic;
@@ -222,19 +280,30 @@ fn command_with(builder: &mut Builder, node: Node<'_>, trailing: &[Node<'_>], so
     }
     executors::environment(builder, &env, &argv);
     for (name, value) in &env {
-        builder.command(Command::new(vec!["export".into(), format!("{name}={value}")], false, false, Some("assignment".into())));
+        builder.command(Command::new(
+            vec!["export".into(), format!("{name}={value}")],
+            false,
+            false,
+            Some("assignment".into()),
+        ));
     }
     if argv.is_empty() {
         return Vec::new();
     }
-    let Some(index) = builder.command(Command::new(argv, dynamic_program, dynamic_args, via.map(str::to_owned))) else { return Vec::new() };
+    let Some(index) =
+        builder.command(Command::new(argv, dynamic_program, dynamic_args, via.map(str::to_owned)))
+    else {
+        return Vec::new();
+    };
     let group: Vec<usize> = (index..builder.analysis.commands.len()).collect();
     for &at in &group {
         let set = variables_set_by(builder.get(at));
         set.apply(builder);
     }
     let innermost = *group.last().unwrap_or(&index);
-    if !substituted.is_empty() && group.iter().any(|&i| executors::executes_its_input(builder.get(i))) {
+    if !substituted.is_empty()
+        && group.iter().any(|&i| executors::executes_its_input(builder.get(i)))
+    {
         builder.feed(vec![substituted, group.clone()]);
     }
     if let Some(text) = here_text {
@@ -266,11 +335,17 @@ impl VariablesSet {
 /// `$_`, the last argument of every command.
 fn variables_set_by(command: &Command) -> VariablesSet {
     let argv = &command.argv;
-    let identifier = |word: &&String| !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !word.starts_with(|c: char| c.is_ascii_digit());
+    let identifier = |word: &&String| {
+        !word.is_empty()
+            && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !word.starts_with(|c: char| c.is_ascii_digit())
+    };
     let mut names: Vec<String> = vec!["_".to_owned()];
     match command.program.as_str() {
         "printf" => names.extend(argv.windows(2).filter(|w| w[0] == "-v").map(|w| w[1].clone())),
-        "read" | "mapfile" | "readarray" => names.extend(argv.iter().skip(1).filter(identifier).cloned()),
+        "read" | "mapfile" | "readarray" => {
+            names.extend(argv.iter().skip(1).filter(identifier).cloned())
+        }
         "getopts" => names.extend(argv.get(2).cloned()),
         "cd" | "pushd" | "popd" => names.extend(["PWD".to_owned(), "OLDPWD".to_owned()]),
         "eval" | "source" | "." | "trap" | "alias" if argv.len() > 1 => return VariablesSet::Any,
@@ -282,7 +357,12 @@ fn variables_set_by(command: &Command) -> VariablesSet {
 /// `{rm,-rf,~}` in command position, which the grammar cannot read: the
 /// same text is expanded as an argument would be, and its words are the
 /// command.
-fn brace_command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) -> Option<usize> {
+fn brace_command(
+    builder: &mut Builder,
+    node: Node<'_>,
+    source: &str,
+    via: Option<&str>,
+) -> Option<usize> {
     let wrapped = format!(": {}", text(node, source).trim());
     let tree = super::parse_bash(&wrapped)?;
     let command = named_children(tree.root_node()).into_iter().find(|n| n.kind() == "command")?;
@@ -308,13 +388,26 @@ fn words_after_target(redirection: Node<'_>) -> Vec<Node<'_>> {
     redirection.children_by_field_name("destination", &mut cursor).skip(1).collect()
 }
 
-fn redirect(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>, vars: &words::Vars) {
+fn redirect(
+    builder: &mut Builder,
+    node: Node<'_>,
+    source: &str,
+    via: Option<&str>,
+    vars: &words::Vars,
+) {
     redirect_from(builder, node, source, via, vars, &[]);
 }
 
 /// Records a redirection; a written target is tied to `from`, the
 /// commands whose output goes there.
-fn redirect_from(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>, vars: &words::Vars, from: &[usize]) {
+fn redirect_from(
+    builder: &mut Builder,
+    node: Node<'_>,
+    source: &str,
+    via: Option<&str>,
+    vars: &words::Vars,
+    from: &[usize],
+) {
     let operator: String = {
         let mut cursor = node.walk();
         node.children(&mut cursor).filter(|c| !c.is_named()).map(|c| text(c, source)).collect()
@@ -325,7 +418,9 @@ fn redirect_from(builder: &mut Builder, node: Node<'_>, source: &str, via: Optio
         return;
     }
     let target = words::expand(destination, source, vars).joined();
-    if operator.contains('&') && target.chars().all(|c| c.is_ascii_digit() || c == '-') || target == "/dev/null" {
+    if operator.contains('&') && target.chars().all(|c| c.is_ascii_digit() || c == '-')
+        || target == "/dev/null"
+    {
         return;
     }
     if operator.contains('>') {
@@ -335,13 +430,25 @@ fn redirect_from(builder: &mut Builder, node: Node<'_>, source: &str, via: Optio
     }
 }
 
-fn redirected(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>, direct: &mut Vec<usize>) {
+fn redirected(
+    builder: &mut Builder,
+    node: Node<'_>,
+    source: &str,
+    via: Option<&str>,
+    direct: &mut Vec<usize>,
+) {
     let mut body_direct = Vec::new();
-    let trailing: Vec<Node<'_>> = named_children(node).into_iter().filter(|child| child.kind() == "file_redirect").flat_map(words_after_target).collect();
+    let trailing: Vec<Node<'_>> = named_children(node)
+        .into_iter()
+        .filter(|child| child.kind() == "file_redirect")
+        .flat_map(words_after_target)
+        .collect();
     if let Some(body) = node.child_by_field_name("body") {
         match (body.kind(), trailing.is_empty()) {
             (_, true) => visit(builder, body, source, via, &mut body_direct),
-            ("command", false) => body_direct.extend(command_with(builder, body, &trailing, source, via)),
+            ("command", false) => {
+                body_direct.extend(command_with(builder, body, &trailing, source, via))
+            }
             // Bash refuses words after a compound command's redirection.
             (_, false) => {
                 builder.fact(Fact::Unparseable, "words after a redirection of a compound command");
@@ -359,12 +466,18 @@ fn redirected(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&
             "file_redirect" => redirect_from(builder, child, source, via, &vars, &body_direct),
             "heredoc_redirect" => {
                 let body = named_children(child).into_iter().find(|c| c.kind() == "heredoc_body");
-                for nested in named_children(child).into_iter().filter(|c| c.kind() != "heredoc_body") {
+                for nested in
+                    named_children(child).into_iter().filter(|c| c.kind() != "heredoc_body")
+                {
                     visit(builder, nested, source, via, &mut body_direct);
                 }
                 // An unquoted delimiter (`<<EOF`, not `<<'EOF'`) expands its
                 // body: its substitutions run before the receiver does.
-                let start = named_children(child).into_iter().find(|c| c.kind() == "heredoc_start").map(|c| text(c, source)).unwrap_or("");
+                let start = named_children(child)
+                    .into_iter()
+                    .find(|c| c.kind() == "heredoc_start")
+                    .map(|c| text(c, source))
+                    .unwrap_or("");
                 if let Some(body) = body.filter(|_| !start.contains(['\'', '"', '\\'])) {
                     substitutions(builder, body, source, via);
                 }
@@ -374,7 +487,9 @@ fn redirected(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&
             }
             "herestring_redirect" => {
                 substitutions(builder, child, source, via);
-                let here = named_children(child).first().map(|b| words::expand(*b, source, &vars).joined());
+                let here = named_children(child)
+                    .first()
+                    .map(|b| words::expand(*b, source, &vars).joined());
                 if let (Some(here), Some(&receiver)) = (here, body_direct.last()) {
                     executors::stdin_text(builder, receiver, &here);
                 }
@@ -385,7 +500,13 @@ fn redirected(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&
     direct.extend(body_direct);
 }
 
-fn pipeline(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>, direct: &mut Vec<usize>) {
+fn pipeline(
+    builder: &mut Builder,
+    node: Node<'_>,
+    source: &str,
+    via: Option<&str>,
+    direct: &mut Vec<usize>,
+) {
     let mut stages: Vec<Vec<usize>> = Vec::new();
     for child in named_children(node) {
         let mut stage = Vec::new();
@@ -405,7 +526,10 @@ fn fork_bomb(builder: &mut Builder, node: Node<'_>, source: &str) {
     let Some(name) = node.child_by_field_name("name").map(|n| text(n, source)) else { return };
     let Some(body) = node.child_by_field_name("body") else { return };
     let body_text = text(body, source);
-    let calls = body_text.split(|c: char| c.is_whitespace() || matches!(c, '|' | '&' | ';' | '{' | '}' | '(' | ')')).filter(|w| *w == name).count();
+    let calls = body_text
+        .split(|c: char| c.is_whitespace() || matches!(c, '|' | '&' | ';' | '{' | '}' | '(' | ')'))
+        .filter(|w| *w == name)
+        .count();
     if calls >= 2 || calls == 1 && (body_text.contains('&') || body_text.contains('|')) {
         builder.fact(Fact::ForkBomb, format!("function {name} starts copies of itself"));
     }

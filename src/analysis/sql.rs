@@ -29,8 +29,9 @@ const CLIENTS: &[(&str, &[&str])] = &[
 ];
 
 const SQL_KEYWORDS: [&str; 20] = [
-    "select", "insert", "update", "delete", "drop", "create", "alter", "truncate", "grant", "revoke", "with", "merge", "replace",
-    "copy", "vacuum", "begin", "exec", "execute", "call", "rename",
+    "select", "insert", "update", "delete", "drop", "create", "alter", "truncate", "grant",
+    "revoke", "with", "merge", "replace", "copy", "vacuum", "begin", "exec", "execute", "call",
+    "rename",
 ];
 
 pub fn is_client(program: &str) -> bool {
@@ -45,17 +46,23 @@ pub(super) fn is_keyword(program: &str) -> bool {
 
 /// Whether text reads as SQL: it starts with a statement keyword.
 pub fn looks_like_sql(text: &str) -> bool {
-    let first = text.trim_start().split(|c: char| !c.is_alphanumeric()).next().unwrap_or("").to_lowercase();
+    let first =
+        text.trim_start().split(|c: char| !c.is_alphanumeric()).next().unwrap_or("").to_lowercase();
     is_keyword(&first)
 }
 
 /// Statements a client command carries inline: `psql -c`, `mysql -e`,
 /// `sqlite3 db.sqlite "…"`, `mongosh --eval`.
 pub(super) fn inline(builder: &mut Builder, command: &Command) {
-    let Some((_, flags)) = CLIENTS.iter().find(|(name, _)| *name == command.program) else { return };
+    let Some((_, flags)) = CLIENTS.iter().find(|(name, _)| *name == command.program) else {
+        return;
+    };
     let argv = &command.argv;
-    let mut texts: Vec<String> = argv.windows(2).filter(|w| flags.contains(&w[0].as_str())).map(|w| w[1].clone()).collect();
-    texts.extend(argv.iter().filter_map(|w| w.split_once('=').filter(|(name, _)| flags.contains(name)).map(|(_, v)| v.to_owned())));
+    let mut texts: Vec<String> =
+        argv.windows(2).filter(|w| flags.contains(&w[0].as_str())).map(|w| w[1].clone()).collect();
+    texts.extend(argv.iter().filter_map(|w| {
+        w.split_once('=').filter(|(name, _)| flags.contains(name)).map(|(_, v)| v.to_owned())
+    }));
     if matches!(command.program.as_str(), "sqlite3" | "sqlite" | "duckdb") {
         texts.extend(command.positionals.iter().skip(1).cloned());
     }
@@ -78,7 +85,10 @@ pub(super) fn statements(builder: &mut Builder, text: &str, via: &str) {
             .collect();
         let Some(first) = tokens.first() else { continue };
         if matches!(first.as_str(), "delete" | "update") && !tokens.iter().any(|t| t == "where") {
-            builder.fact(Fact::UnboundedSqlWrite, format!("{} without WHERE: {}", first.to_uppercase(), preview(&statement)));
+            builder.fact(
+                Fact::UnboundedSqlWrite,
+                format!("{} without WHERE: {}", first.to_uppercase(), preview(&statement)),
+            );
         }
         builder.command(Command::new(tokens, false, false, Some(format!("{via} SQL"))));
     }
@@ -132,7 +142,12 @@ fn split(text: &str) -> Vec<String> {
 fn mongo(builder: &mut Builder, code: &str, via: &str) {
     let lower: String = code.to_lowercase().split_whitespace().collect();
     let record = |builder: &mut Builder, tokens: &[&str]| {
-        builder.command(Command::new(tokens.iter().map(|t| (*t).to_owned()).collect(), false, false, Some(format!("{via} --eval"))));
+        builder.command(Command::new(
+            tokens.iter().map(|t| (*t).to_owned()).collect(),
+            false,
+            false,
+            Some(format!("{via} --eval")),
+        ));
     };
     if lower.contains("dropdatabase(") {
         record(builder, &["drop", "database"]);

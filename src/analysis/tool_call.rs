@@ -18,8 +18,11 @@ const CODE_KEYS: [&str; 3] = ["code", "source", "program"];
 /// Analyses `text` as a tool call if it is one; says whether it was.
 pub(super) fn analyze(builder: &mut Builder, text: &str) -> bool {
     let Some((name, json)) = text.split_once(' ') else { return false };
-    let is_name = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'));
-    let Some(Value::Object(arguments)) = is_name.then(|| serde_json::from_str::<Value>(json.trim()).ok()).flatten() else {
+    let is_name = !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'));
+    let Some(Value::Object(arguments)) =
+        is_name.then(|| serde_json::from_str::<Value>(json.trim()).ok()).flatten()
+    else {
         return false;
     };
     let mut values: Vec<(String, String)> = Vec::new();
@@ -27,7 +30,9 @@ pub(super) fn analyze(builder: &mut Builder, text: &str) -> bool {
         collect(value, key, &mut values);
     }
     let mut argv = vec![name.to_owned()];
-    argv.extend(values.iter().map(|(_, v)| v.clone()).filter(|v| !v.contains('\n') && v.len() <= 4096));
+    argv.extend(
+        values.iter().map(|(_, v)| v.clone()).filter(|v| !v.contains('\n') && v.len() <= 4096),
+    );
     let Some(index) = builder.command(Command::new(argv, false, false, None)) else { return true };
     let writes = code::is_file_writing_tool(&builder.get(index).program);
     if writes && let Some(write) = planted::from_tool_call(&arguments) {
@@ -35,16 +40,27 @@ pub(super) fn analyze(builder: &mut Builder, text: &str) -> bool {
     }
     for (key, value) in &values {
         let key = key.to_lowercase();
-        let analysed = SHELL_KEYS.contains(&key.as_str()) || SQL_KEYS.contains(&key.as_str()) || CODE_KEYS.contains(&key.as_str());
+        let analysed = SHELL_KEYS.contains(&key.as_str())
+            || SQL_KEYS.contains(&key.as_str())
+            || CODE_KEYS.contains(&key.as_str());
         if analysed && value.len() > MAX_HINT_BYTES {
-            builder.fact(Fact::TooComplex, format!("the {key} of {name} is longer than the {MAX_HINT_BYTES} bytes analysed"));
+            builder.fact(
+                Fact::TooComplex,
+                format!("the {key} of {name} is longer than the {MAX_HINT_BYTES} bytes analysed"),
+            );
         } else if SHELL_KEYS.contains(&key.as_str()) {
             builder.shell(value, Some(name));
         } else if SQL_KEYS.contains(&key.as_str()) && sql::looks_like_sql(value) {
             sql::statements(builder, value, name);
         } else if CODE_KEYS.contains(&key.as_str()) {
             code::analyze(builder, name, value);
-        } else if writes && !value.contains(char::is_whitespace) && (planted::WRITE_PATH_KEYS.contains(&key.as_str()) || value.contains('/') || value.starts_with('~') || value.starts_with('.')) {
+        } else if writes
+            && !value.contains(char::is_whitespace)
+            && (planted::WRITE_PATH_KEYS.contains(&key.as_str())
+                || value.contains('/')
+                || value.starts_with('~')
+                || value.starts_with('.'))
+        {
             builder.write(value);
         }
     }

@@ -50,25 +50,78 @@ fn switch(program: &str, name: &str) -> Option<&'static str> {
 
 /// PowerShell parameters whose value is the path (or what) a command acts
 /// on.
-const VALUE_PARAMETERS: [&str; 12] = ["path", "literalpath", "destination", "filepath", "uri", "outfile", "value", "argumentlist", "name", "id", "command", "encodedcommand"];
+const VALUE_PARAMETERS: [&str; 12] = [
+    "path",
+    "literalpath",
+    "destination",
+    "filepath",
+    "uri",
+    "outfile",
+    "value",
+    "argumentlist",
+    "name",
+    "id",
+    "command",
+    "encodedcommand",
+];
 
 /// Cmdlets and aliases at the start of a statement that make a line read
 /// as PowerShell.
-const POWERSHELL_MARKS: [&str; 14] = ["remove-item", "get-content", "set-content", "add-content", "copy-item", "move-item", "get-childitem", "invoke-webrequest", "invoke-restmethod", "invoke-expression", "start-process", "stop-process", "out-file", "new-item"];
+const POWERSHELL_MARKS: [&str; 14] = [
+    "remove-item",
+    "get-content",
+    "set-content",
+    "add-content",
+    "copy-item",
+    "move-item",
+    "get-childitem",
+    "invoke-webrequest",
+    "invoke-restmethod",
+    "invoke-expression",
+    "start-process",
+    "stop-process",
+    "out-file",
+    "new-item",
+];
 
 /// Whether an action reads as a Windows shell line, and which.
 pub(super) fn dialect_of(text: &str) -> Option<Dialect> {
     let lower = text.to_ascii_lowercase();
-    let starts = lower.split(['\n', ';', '|', '&']).filter_map(|statement| statement.split_whitespace().next());
-    let cmdlet = starts.clone().any(|first| POWERSHELL_MARKS.contains(&first.trim_start_matches(['(', '&', '.'])));
+    let starts = lower
+        .split(['\n', ';', '|', '&'])
+        .filter_map(|statement| statement.split_whitespace().next());
+    let cmdlet = starts
+        .clone()
+        .any(|first| POWERSHELL_MARKS.contains(&first.trim_start_matches(['(', '&', '.'])));
     if cmdlet || lower.contains("$env:") || lower.contains("${env:") {
         return Some(Dialect::PowerShell);
     }
-    let cmd_builtin = starts.clone().any(|first| matches!(first, "del" | "erase" | "rd" | "rmdir" | "type" | "copy" | "xcopy" | "move" | "ren" | "taskkill" | "reg" | "format"));
+    let cmd_builtin = starts.clone().any(|first| {
+        matches!(
+            first,
+            "del"
+                | "erase"
+                | "rd"
+                | "rmdir"
+                | "type"
+                | "copy"
+                | "xcopy"
+                | "move"
+                | "ren"
+                | "taskkill"
+                | "reg"
+                | "format"
+        )
+    });
     // `/s`, `/IM`: a switch, not a POSIX path.
-    let switch = lower.split_whitespace().any(|w| w.starts_with('/') && (2..=3).contains(&w.len()) && w[1..].chars().all(|c| c.is_ascii_alphabetic() || c == '?'));
+    let switch = lower.split_whitespace().any(|w| {
+        w.starts_with('/')
+            && (2..=3).contains(&w.len())
+            && w[1..].chars().all(|c| c.is_ascii_alphabetic() || c == '?')
+    });
     let cmd_form = lower.matches('%').count() >= 2 || switch || lower.contains(":\\");
-    (cmd_builtin && cmd_form || lower.contains("%userprofile%") || lower.contains("%appdata%")).then_some(Dialect::Cmd)
+    (cmd_builtin && cmd_form || lower.contains("%userprofile%") || lower.contains("%appdata%"))
+        .then_some(Dialect::Cmd)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,7 +133,12 @@ enum Token {
 }
 
 /// Reads a script; returns the commands it runs directly.
-pub(super) fn analyze(builder: &mut Builder, dialect: Dialect, script: &str, via: Option<&str>) -> Vec<usize> {
+pub(super) fn analyze(
+    builder: &mut Builder,
+    dialect: Dialect,
+    script: &str,
+    via: Option<&str>,
+) -> Vec<usize> {
     if builder.depth >= super::MAX_DEPTH {
         builder.fact(Fact::TooComplex, format!("shells nested deeper than {}", super::MAX_DEPTH));
         return Vec::new();
@@ -124,7 +182,12 @@ pub(super) fn analyze(builder: &mut Builder, dialect: Dialect, script: &str, via
 }
 
 /// One command of a statement, recorded; its index.
-fn statement(builder: &mut Builder, dialect: Dialect, mut words: Vec<String>, via: Option<&str>) -> Option<usize> {
+fn statement(
+    builder: &mut Builder,
+    dialect: Dialect,
+    mut words: Vec<String>,
+    via: Option<&str>,
+) -> Option<usize> {
     // PowerShell's call operators run the command that follows.
     while dialect == Dialect::PowerShell && words.first().is_some_and(|w| w == "&" || w == ".") {
         words.remove(0);
@@ -138,7 +201,8 @@ fn statement(builder: &mut Builder, dialect: Dialect, mut words: Vec<String>, vi
     if name == "start-process" || name == "saps" || name == "start" {
         return start_process(builder, dialect, &words, via);
     }
-    let meaning = MEANINGS.iter().find(|(names, _)| names.contains(&name.as_str())).map(|(_, posix)| *posix);
+    let meaning =
+        MEANINGS.iter().find(|(names, _)| names.contains(&name.as_str())).map(|(_, posix)| *posix);
     let program = meaning.unwrap_or(name.as_str()).to_owned();
     let mut argv = vec![program.clone()];
     let mut rest = words.into_iter().skip(1).peekable();
@@ -149,7 +213,10 @@ fn statement(builder: &mut Builder, dialect: Dialect, mut words: Vec<String>, vi
         };
         if let Some(flag) = meaning.and_then(|posix| switch(posix, &parameter)) {
             argv.push(flag.to_owned());
-        } else if dialect == Dialect::PowerShell && VALUE_PARAMETERS.contains(&parameter.as_str()) && !word.contains(':') {
+        } else if dialect == Dialect::PowerShell
+            && VALUE_PARAMETERS.contains(&parameter.as_str())
+            && !word.contains(':')
+        {
             argv.extend(rest.next());
         } else if meaning.is_none() {
             // A command the policy knows by its own name keeps its
@@ -167,10 +234,19 @@ fn statement(builder: &mut Builder, dialect: Dialect, mut words: Vec<String>, vi
 /// fed by a pipe) what it runs is not known here.
 fn evaluate(builder: &mut Builder, words: &[String], via: Option<&str>) -> Option<usize> {
     let name = super::command::base_name(&words[0]);
-    let index = builder.command(Command::new(vec![name.clone()], false, false, via.map(str::to_owned)))?;
-    let text: Vec<&str> = words.iter().skip(1).filter(|w| parameter_name(Dialect::PowerShell, w).is_none()).map(String::as_str).collect();
+    let index =
+        builder.command(Command::new(vec![name.clone()], false, false, via.map(str::to_owned)))?;
+    let text: Vec<&str> = words
+        .iter()
+        .skip(1)
+        .filter(|w| parameter_name(Dialect::PowerShell, w).is_none())
+        .map(String::as_str)
+        .collect();
     if text.iter().any(|w| w.starts_with('$') || w.starts_with('(')) {
-        builder.fact(Fact::EvalOfUnknownText, format!("{name} runs text that is not known before it runs"));
+        builder.fact(
+            Fact::EvalOfUnknownText,
+            format!("{name} runs text that is not known before it runs"),
+        );
     } else if !text.is_empty() {
         analyze(builder, Dialect::PowerShell, &text.join(" "), Some(&name));
     }
@@ -178,18 +254,33 @@ fn evaluate(builder: &mut Builder, words: &[String], via: Option<&str>) -> Optio
 }
 
 /// `Start-Process PROGRAM -ArgumentList ARGS`: PROGRAM with ARGS.
-fn start_process(builder: &mut Builder, dialect: Dialect, words: &[String], via: Option<&str>) -> Option<usize> {
+fn start_process(
+    builder: &mut Builder,
+    dialect: Dialect,
+    words: &[String],
+    via: Option<&str>,
+) -> Option<usize> {
     let mut inner = Vec::new();
     let mut rest = words.iter().skip(1);
     while let Some(word) = rest.next() {
         match parameter_name(dialect, word).as_deref() {
-            Some("argumentlist" | "args") => inner.extend(rest.next().map(|list| list.split([',', ' ']).filter(|a| !a.is_empty()).map(str::to_owned)).into_iter().flatten()),
+            Some("argumentlist" | "args") => inner.extend(
+                rest.next()
+                    .map(|list| list.split([',', ' ']).filter(|a| !a.is_empty()).map(str::to_owned))
+                    .into_iter()
+                    .flatten(),
+            ),
             Some("filepath") => inner.insert(0, rest.next()?.clone()),
             Some(_) => {}
             None => inner.push(word.clone()),
         }
     }
-    let index = builder.command(Command::new(vec![super::command::base_name(&words[0])], false, false, via.map(str::to_owned)))?;
+    let index = builder.command(Command::new(
+        vec![super::command::base_name(&words[0])],
+        false,
+        false,
+        via.map(str::to_owned),
+    ))?;
     if !inner.is_empty() {
         statement(builder, dialect, inner, Some("start-process"));
     }
@@ -204,7 +295,8 @@ fn parameter_name(dialect: Dialect, word: &str) -> Option<String> {
         Dialect::Cmd => word.strip_prefix('/').or_else(|| word.strip_prefix('-'))?,
     };
     let name = body.split(':').next().unwrap_or(body);
-    (!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric())).then(|| name.to_ascii_lowercase())
+    (!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric()))
+        .then(|| name.to_ascii_lowercase())
 }
 
 /// Words and operators, unquoted by the dialect's rules.
@@ -313,7 +405,8 @@ pub(super) fn decode_encoded_command(encoded: &str) -> Option<String> {
     if bytes.len() % 2 != 0 {
         return None;
     }
-    let units: Vec<u16> = bytes.chunks_exact(2).map(|pair| u16::from_le_bytes([pair[0], pair[1]])).collect();
+    let units: Vec<u16> =
+        bytes.chunks_exact(2).map(|pair| u16::from_le_bytes([pair[0], pair[1]])).collect();
     String::from_utf16(&units).ok()
 }
 
@@ -327,7 +420,11 @@ pub(super) fn script_of(command: &Command) -> Option<(Dialect, String)> {
     let argv = &command.argv;
     match super::command::base_name(&command.program).as_str() {
         "cmd" => {
-            let at = argv.iter().position(|w| w.eq_ignore_ascii_case("/c") || w.eq_ignore_ascii_case("/k") || w.eq_ignore_ascii_case("/r"))?;
+            let at = argv.iter().position(|w| {
+                w.eq_ignore_ascii_case("/c")
+                    || w.eq_ignore_ascii_case("/k")
+                    || w.eq_ignore_ascii_case("/r")
+            })?;
             Some((Dialect::Cmd, argv[at + 1..].join(" ")))
         }
         "powershell" | "pwsh" => {
@@ -339,15 +436,38 @@ pub(super) fn script_of(command: &Command) -> Option<(Dialect, String)> {
                     // The first word that is no parameter starts the command.
                     return Some((Dialect::PowerShell, argv[at..].join(" ")));
                 }
-                if name.len() >= 2 && "encodedcommand".starts_with(name) || name == "ec" || name == "e" {
+                if name.len() >= 2 && "encodedcommand".starts_with(name)
+                    || name == "ec"
+                    || name == "e"
+                {
                     let text = argv.get(at + 1).and_then(|encoded| decode_encoded_command(encoded));
-                    return Some((Dialect::PowerShell, text.unwrap_or_else(|| format!("iex ${}", preview(argv.get(at + 1).map_or("", String::as_str))))));
+                    return Some((
+                        Dialect::PowerShell,
+                        text.unwrap_or_else(|| {
+                            format!("iex ${}", preview(argv.get(at + 1).map_or("", String::as_str)))
+                        }),
+                    ));
                 }
                 if !name.is_empty() && "command".starts_with(name) {
                     return Some((Dialect::PowerShell, argv[at + 1..].join(" ")));
                 }
                 // Parameters with a value: -File, -ExecutionPolicy, -WindowStyle…
-                let with_value = ["file", "f", "executionpolicy", "ep", "ex", "windowstyle", "w", "configurationname", "workingdirectory", "wd", "outputformat", "of", "inputformat", "if"];
+                let with_value = [
+                    "file",
+                    "f",
+                    "executionpolicy",
+                    "ep",
+                    "ex",
+                    "windowstyle",
+                    "w",
+                    "configurationname",
+                    "workingdirectory",
+                    "wd",
+                    "outputformat",
+                    "of",
+                    "inputformat",
+                    "if",
+                ];
                 at += if with_value.contains(&name) { 2 } else { 1 };
             }
             None

@@ -89,7 +89,8 @@ pub fn expand(node: Node<'_>, source: &str, vars: &Vars) -> Expanded {
     let mut state = Expanded::default();
     let mut pieces = Pieces::new();
     collect(node, source, vars, false, &mut pieces, &mut state);
-    state.globbed = pieces.iter().any(|(c, q)| *q == Quoting::Unquoted && matches!(c, '*' | '?' | '['));
+    state.globbed =
+        pieces.iter().any(|(c, q)| *q == Quoting::Unquoted && matches!(c, '*' | '?' | '['));
     let braced = expand_braces(&pieces);
     if braced.len() > MAX_EXPANSIONS {
         state.dynamic = true;
@@ -114,7 +115,14 @@ fn push_str(pieces: &mut Pieces, text: &str, quoting: Quoting) {
     pieces.extend(text.chars().map(|c| (c, quoting)));
 }
 
-fn collect(node: Node<'_>, source: &str, vars: &Vars, in_quotes: bool, pieces: &mut Pieces, state: &mut Expanded) {
+fn collect(
+    node: Node<'_>,
+    source: &str,
+    vars: &Vars,
+    in_quotes: bool,
+    pieces: &mut Pieces,
+    state: &mut Expanded,
+) {
     // `${a:-${a:-…}}` nests as deep as the agent likes.
     let Some(_level) = budget::nest().filter(|_| budget::work(1)) else {
         state.dynamic = true;
@@ -132,7 +140,11 @@ fn collect(node: Node<'_>, source: &str, vars: &Vars, in_quotes: bool, pieces: &
         "string_content" => unescape_double_quoted(text(node, source), pieces),
         "raw_string" => {
             let raw = text(node, source);
-            push_str(pieces, raw.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')).unwrap_or(raw), Quoting::Quoted);
+            push_str(
+                pieces,
+                raw.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')).unwrap_or(raw),
+                Quoting::Quoted,
+            );
         }
         "ansi_c_string" => {
             let raw = text(node, source);
@@ -150,7 +162,10 @@ fn collect(node: Node<'_>, source: &str, vars: &Vars, in_quotes: bool, pieces: &
             let mut at = node.start_byte() + if node.kind() == "string" { 1 } else { 2 };
             for child in children {
                 if child.start_byte() > at {
-                    unescape_double_quoted(source.get(at..child.start_byte()).unwrap_or(""), pieces);
+                    unescape_double_quoted(
+                        source.get(at..child.start_byte()).unwrap_or(""),
+                        pieces,
+                    );
                 }
                 collect(child, source, vars, true, pieces, state);
                 at = child.end_byte();
@@ -160,7 +175,9 @@ fn collect(node: Node<'_>, source: &str, vars: &Vars, in_quotes: bool, pieces: &
                 unescape_double_quoted(source.get(at..end).unwrap_or(""), pieces);
             }
         }
-        "simple_expansion" | "expansion" => expand_variable(node, source, vars, in_quotes, pieces, state),
+        "simple_expansion" | "expansion" => {
+            expand_variable(node, source, vars, in_quotes, pieces, state)
+        }
         "command_substitution" | "process_substitution" => {
             state.dynamic = true;
             state.substituted = true;
@@ -190,24 +207,40 @@ fn collect(node: Node<'_>, source: &str, vars: &Vars, in_quotes: bool, pieces: &
     }
 }
 
-fn expand_variable(node: Node<'_>, source: &str, vars: &Vars, in_quotes: bool, pieces: &mut Pieces, state: &mut Expanded) {
+fn expand_variable(
+    node: Node<'_>,
+    source: &str,
+    vars: &Vars,
+    in_quotes: bool,
+    pieces: &mut Pieces,
+    state: &mut Expanded,
+) {
     let mut cursor = node.walk();
     let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-    let name = children.iter().find(|c| matches!(c.kind(), "variable_name" | "special_variable_name")).map(|c| text(*c, source));
+    let name = children
+        .iter()
+        .find(|c| matches!(c.kind(), "variable_name" | "special_variable_name"))
+        .map(|c| text(*c, source));
     let raw = text(node, source);
     // `${#x}`, `${x/a/b}` and the like: only `${x}` and `${x:-default}`
     // (and `-`, `=`, `:=`) are resolved.
-    let default = children.iter().find(|c| !matches!(c.kind(), "variable_name" | "special_variable_name"));
-    let simple = node.kind() == "simple_expansion" || children.len() == 1 && !raw.starts_with("${#") && !raw.starts_with("${!");
+    let default =
+        children.iter().find(|c| !matches!(c.kind(), "variable_name" | "special_variable_name"));
+    let simple = node.kind() == "simple_expansion"
+        || children.len() == 1 && !raw.starts_with("${#") && !raw.starts_with("${!");
     let quoting = if in_quotes { Quoting::Quoted } else { Quoting::Split };
     match (name, name.and_then(|n| vars.get(n))) {
         // A variable's value is copied wherever it is used: `a=$a$a`
         // doubles what the next use produces, so each copy is paid for.
-        (Some(_), Some(Some(value))) if (simple || default.is_some()) && !budget::produce(value.len()) => {
+        (Some(_), Some(Some(value)))
+            if (simple || default.is_some()) && !budget::produce(value.len()) =>
+        {
             state.dynamic = true;
             push_str(pieces, "$too_complex", Quoting::Quoted);
         }
-        (Some(_), Some(Some(value))) if simple || default.is_some() => push_str(pieces, value, quoting),
+        (Some(_), Some(Some(value))) if simple || default.is_some() => {
+            push_str(pieces, value, quoting)
+        }
         (Some(_), Some(None) | None) if default.is_some() && is_default_operator(raw) => {
             state.dynamic = true;
             if let Some(default) = default {
@@ -263,7 +296,8 @@ pub fn decode_ansi_c(body: &str) -> String {
     let chars: Vec<char> = body.chars().collect();
     let mut i = 0;
     let number = |from: usize, max: usize, radix: u32| -> (Option<u32>, usize) {
-        let digits: String = chars[from..].iter().take(max).take_while(|c| c.is_digit(radix)).collect();
+        let digits: String =
+            chars[from..].iter().take(max).take_while(|c| c.is_digit(radix)).collect();
         (u32::from_str_radix(&digits, radix).ok(), digits.len())
     };
     while i < chars.len() {
@@ -395,7 +429,9 @@ fn split_fields(pieces: &[(char, Quoting)], words: &mut Vec<String>) {
 pub fn normalize_path(path: &str) -> String {
     let windows = windows_form(path);
     let path = windows.as_deref().unwrap_or(path);
-    if !(path.contains('/') || path.starts_with('~') || path.starts_with('.')) || path.contains("://") {
+    if !(path.contains('/') || path.starts_with('~') || path.starts_with('.'))
+        || path.contains("://")
+    {
         return path.to_owned();
     }
     let absolute = path.starts_with('/');
@@ -406,7 +442,10 @@ pub fn normalize_path(path: &str) -> String {
             ".." => {
                 // A segment known only at run time (`$TMPDIR/..`) may be
                 // any depth: `..` after it stays.
-                if parts.last().is_some_and(|last| *last != ".." && *last != "~" && !last.contains(['$', '`'])) {
+                if parts
+                    .last()
+                    .is_some_and(|last| *last != ".." && *last != "~" && !last.contains(['$', '`']))
+                {
                     parts.pop();
                 } else if !absolute {
                     parts.push("..");
@@ -427,7 +466,15 @@ pub fn normalize_path(path: &str) -> String {
 pub(crate) fn quote_words<'a>(words: impl IntoIterator<Item = &'a str>) -> String {
     words
         .into_iter()
-        .map(|word| if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c)) { word.to_owned() } else { format!("'{}'", word.replace('\'', r"'\''")) })
+        .map(|word| {
+            if !word.is_empty()
+                && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c))
+            {
+                word.to_owned()
+            } else {
+                format!("'{}'", word.replace('\'', r"'\''"))
+            }
+        })
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -456,14 +503,21 @@ fn windows_folder(path: &str) -> Option<String> {
     WINDOWS_FOLDERS.iter().find_map(|(name, folder)| {
         // PowerShell's own `$HOME` too.
         let powershell_home = (*name == "home").then_some(("$", ""));
-        [("%", "%"), ("$env:", ""), ("${env:", "}")].into_iter().chain(powershell_home).find_map(|(open, close)| {
-            let length = open.len() + name.len() + close.len();
-            let written = path.get(..length)?;
-            let matches = written.starts_with(open) && written.get(open.len()..open.len() + name.len()).is_some_and(|n| n.eq_ignore_ascii_case(name)) && written.ends_with(close);
-            let rest = &path[length..];
-            // `$env:HOMEx` is another variable.
-            (matches && (!close.is_empty() || rest.is_empty() || rest.starts_with(['\\', '/']))).then(|| format!("{folder}{rest}"))
-        })
+        [("%", "%"), ("$env:", ""), ("${env:", "}")].into_iter().chain(powershell_home).find_map(
+            |(open, close)| {
+                let length = open.len() + name.len() + close.len();
+                let written = path.get(..length)?;
+                let matches = written.starts_with(open)
+                    && written
+                        .get(open.len()..open.len() + name.len())
+                        .is_some_and(|n| n.eq_ignore_ascii_case(name))
+                    && written.ends_with(close);
+                let rest = &path[length..];
+                // `$env:HOMEx` is another variable.
+                (matches && (!close.is_empty() || rest.is_empty() || rest.starts_with(['\\', '/'])))
+                    .then(|| format!("{folder}{rest}"))
+            },
+        )
     })
 }
 
@@ -474,7 +528,10 @@ fn windows_folder(path: &str) -> Option<String> {
 /// these (a POSIX path, or no path).
 fn windows_form(path: &str) -> Option<String> {
     let bytes = path.as_bytes();
-    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && (bytes.len() == 2 || matches!(bytes[2], b'\\' | b'/'));
+    let drive = bytes.len() >= 2
+        && bytes[0].is_ascii_alphabetic()
+        && bytes[1] == b':'
+        && (bytes.len() == 2 || matches!(bytes[2], b'\\' | b'/'));
     if !drive && !path.contains(['%', '$', '\\']) {
         return None;
     }
@@ -485,10 +542,21 @@ fn windows_form(path: &str) -> Option<String> {
             "" => "/".to_owned(),
             rest => rest.to_owned(),
         },
-        None if path.starts_with(r"\\") || path.starts_with(r".\") || path.starts_with(r"..\") || path.starts_with(r"~\") => path.to_owned(),
+        None if path.starts_with(r"\\")
+            || path.starts_with(r".\")
+            || path.starts_with(r"..\")
+            || path.starts_with(r"~\") =>
+        {
+            path.to_owned()
+        }
         // A word with back slashes and no slash is a Windows path (a POSIX
         // shell has already taken its escapes out).
-        None if path.contains('\\') && !path.contains('/') && !path.contains(char::is_whitespace) => path.to_owned(),
+        None if path.contains('\\')
+            && !path.contains('/')
+            && !path.contains(char::is_whitespace) =>
+        {
+            path.to_owned()
+        }
         None => return None,
     };
     Some(converted.replace('\\', "/"))
@@ -532,7 +600,20 @@ mod tests {
         let vars = Vars::default();
         command
             .named_children(&mut cursor)
-            .filter(|c| matches!(c.kind(), "command_name" | "word" | "string" | "raw_string" | "concatenation" | "ansi_c_string" | "simple_expansion" | "expansion" | "command_substitution"))
+            .filter(|c| {
+                matches!(
+                    c.kind(),
+                    "command_name"
+                        | "word"
+                        | "string"
+                        | "raw_string"
+                        | "concatenation"
+                        | "ansi_c_string"
+                        | "simple_expansion"
+                        | "expansion"
+                        | "command_substitution"
+                )
+            })
             .map(|c| expand(c, line, &vars))
             .collect()
     }
@@ -609,4 +690,3 @@ mod tests {
         }
     }
 }
-

@@ -37,7 +37,10 @@ pub(super) fn import_openapi(args: ImportOpenApiArgs) -> ExitCode {
 fn run(args: &ImportOpenApiArgs) -> Result<(), String> {
     let spec = args.spec.display();
     let text = read_spec(&args.spec).map_err(|reason| format!("{spec}: {reason}"))?;
-    let source = args.spec.file_name().map_or_else(|| spec.to_string(), |name| name.to_string_lossy().into_owned());
+    let source = args
+        .spec
+        .file_name()
+        .map_or_else(|| spec.to_string(), |name| name.to_string_lossy().into_owned());
     let options = ImportOptions { name: args.name.clone(), source };
     let imported = openapi::import(&text, &options).map_err(|error| format!("{spec}: {error}"))?;
     for warning in &imported.warnings {
@@ -45,18 +48,21 @@ fn run(args: &ImportOpenApiArgs) -> Result<(), String> {
     }
     let into = match &args.output {
         Some(path) => {
-            std::fs::write(path, &imported.text).map_err(|e| format!("cannot write {}: {}", path.display(), io_reason(&e)))?;
+            std::fs::write(path, &imported.text)
+                .map_err(|e| format!("cannot write {}: {}", path.display(), io_reason(&e)))?;
             if !path.to_string_lossy().ends_with("-adapter.md") {
-                eprintln!("warning: adapter files are named NAME-adapter.md; {} is not", path.display());
+                eprintln!(
+                    "warning: adapter files are named NAME-adapter.md; {} is not",
+                    path.display()
+                );
             }
             path.display().to_string()
         }
         None => {
             let mut stdout = std::io::stdout().lock();
-            stdout
-                .write_all(imported.text.as_bytes())
-                .and_then(|()| stdout.flush())
-                .map_err(|e| format!("cannot write the adapter to standard output: {}", io_reason(&e)))?;
+            stdout.write_all(imported.text.as_bytes()).and_then(|()| stdout.flush()).map_err(
+                |e| format!("cannot write the adapter to standard output: {}", io_reason(&e)),
+            )?;
             "standard output".to_owned()
         }
     };
@@ -69,7 +75,10 @@ fn read_spec(path: &Path) -> Result<String, String> {
     let mut bytes = Vec::new();
     file.take(MAX_SPEC_BYTES + 1).read_to_end(&mut bytes).map_err(|e| io_reason(&e).to_owned())?;
     if bytes.len() as u64 > MAX_SPEC_BYTES {
-        return Err(format!("larger than {} MiB; not an OpenAPI document this tool reads", MAX_SPEC_BYTES >> 20));
+        return Err(format!(
+            "larger than {} MiB; not an OpenAPI document this tool reads",
+            MAX_SPEC_BYTES >> 20
+        ));
     }
     String::from_utf8(bytes).map_err(|_| "not valid UTF-8 text".to_owned())
 }

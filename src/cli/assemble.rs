@@ -98,8 +98,12 @@ pub enum Start {
 
 /// Everything assembled over the configuration, and a runtime to run it
 /// on; `None` (after saying why) means exit 1.
-pub fn assemble_with_runtime(config: &Config, start: Start) -> Option<(Assembled, tokio::runtime::Runtime)> {
-    let assembled = assemble(config, start).map_err(|message| eprintln!("safety-dongle: {message}")).ok()?;
+pub fn assemble_with_runtime(
+    config: &Config,
+    start: Start,
+) -> Option<(Assembled, tokio::runtime::Runtime)> {
+    let assembled =
+        assemble(config, start).map_err(|message| eprintln!("safety-dongle: {message}")).ok()?;
     Some((assembled, super::runtime()?))
 }
 
@@ -113,7 +117,11 @@ pub fn assemble(config: &Config, start: Start) -> Result<Assembled, AssembleErro
         Start::Now => build_loop_core(config)?,
         Start::Deferred => {
             let store = Arc::new(store_on_first_use(config)?);
-            LoopCore::compiling(store.clone(), config.mode(), Humans::new(store, human_settings(config)))
+            LoopCore::compiling(
+                store.clone(),
+                config.mode(),
+                Humans::new(store, human_settings(config)),
+            )
         }
     });
     let loop_core = core.clone();
@@ -129,18 +137,31 @@ pub fn assemble(config: &Config, start: Start) -> Result<Assembled, AssembleErro
     http::register(&mut registry, &adapters, &gate)?;
     let index = Arc::new(OperationIndex::new(registry));
     let downstreams = Downstreams::new(servers, index.clone(), gate.clone(), store);
-    let reloader = Arc::new(Reloader::new(loop_core.clone(), index.clone(), gate, downstreams.clone(), config.clone(), &adapters));
+    let reloader = Arc::new(Reloader::new(
+        loop_core.clone(),
+        index.clone(),
+        gate,
+        downstreams.clone(),
+        config.clone(),
+        &adapters,
+    ));
     let surface = Surface::new(config.endpoints, config.tool_prefix.clone());
-    let router = Router::new(Registry::default(), surface, Limits::default(), capabilities(mode.name()))
-        .with_sources(index, vec![downstreams.clone() as Arc<dyn OperationSource>])
-        .with_session_ends(session_ends)
-        .with_facts(Arc::new(LoopFacts(loop_core.clone())));
+    let router =
+        Router::new(Registry::default(), surface, Limits::default(), capabilities(mode.name()))
+            .with_sources(index, vec![downstreams.clone() as Arc<dyn OperationSource>])
+            .with_session_ends(session_ends)
+            .with_facts(Arc::new(LoopFacts(loop_core.clone())));
     let compiled = match start {
         Start::Now => {
             reloader.record_loaded();
             None
         }
-        Start::Deferred => Some(compile_beside(config.policies.clone(), config.central_policy, loop_core, reloader.clone())),
+        Start::Deferred => Some(compile_beside(
+            config.policies.clone(),
+            config.central_policy,
+            loop_core,
+            reloader.clone(),
+        )),
     };
     Ok(Assembled { router: Arc::new(router), downstreams, reloader, compiled })
 }
@@ -156,19 +177,26 @@ const COMPILE_GRACE: std::time::Duration = std::time::Duration::from_millis(25);
 /// after [`COMPILE_GRACE`], and puts it in force; then keeps its text for
 /// replay and records what is loaded. The receiver hears whether it
 /// worked.
-fn compile_beside(policies: Vec<PathBuf>, under_central: CentralPolicy, core: Arc<LoopCore>, reloader: Arc<Reloader>) -> oneshot::Receiver<Result<(), AssembleError>> {
+fn compile_beside(
+    policies: Vec<PathBuf>,
+    under_central: CentralPolicy,
+    core: Arc<LoopCore>,
+    reloader: Arc<Reloader>,
+) -> oneshot::Receiver<Result<(), AssembleError>> {
     let (done, compiled) = oneshot::channel();
     let compiler = std::thread::Builder::new().name("policy-compiler".into()).spawn(move || {
         core.wait_until_policy_wanted(COMPILE_GRACE);
-        let result = CompiledPolicy::load(&policies, under_central).map_err(AssembleError::Policy).map(|policy| {
-            // Not layered on the central version here: a decision may be
-            // holding the state while it waits for this policy, and it
-            // takes the central version up itself.
-            let policy = Arc::new(policy);
-            core.replace_policy(policy.clone());
-            remember_policy(&core.store, &policy);
-            reloader.record_loaded();
-        });
+        let result = CompiledPolicy::load(&policies, under_central)
+            .map_err(AssembleError::Policy)
+            .map(|policy| {
+                // Not layered on the central version here: a decision may be
+                // holding the state while it waits for this policy, and it
+                // takes the central version up itself.
+                let policy = Arc::new(policy);
+                core.replace_policy(policy.clone());
+                remember_policy(&core.store, &policy);
+                reloader.record_loaded();
+            });
         let _ = done.send(result);
     });
     if let Err(error) = compiler {
@@ -183,7 +211,10 @@ fn compile_beside(policies: Vec<PathBuf>, under_central: CentralPolicy, core: Ar
 /// file stops the start: a half-loaded set would silently lack
 /// operations), their warnings logged. An adapter whose operation prefix
 /// is also a downstream server's name is an error.
-pub(super) fn load_adapters(config: &Config, servers: &BTreeMap<String, ServerSettings>) -> Result<Vec<definition::AdapterDefinition>, AssembleError> {
+pub(super) fn load_adapters(
+    config: &Config,
+    servers: &BTreeMap<String, ServerSettings>,
+) -> Result<Vec<definition::AdapterDefinition>, AssembleError> {
     let loaded = definition::load_all(&config.adapters).map_err(AssembleError::AdapterFiles)?;
     let mut adapters = Vec::new();
     for adapter in loaded {
@@ -192,7 +223,11 @@ pub(super) fn load_adapters(config: &Config, servers: &BTreeMap<String, ServerSe
         }
         let definition = adapter.definition;
         if servers.contains_key(&definition.prefix) {
-            return Err(AssembleError::SharedPrefix { file: definition.file, adapter: definition.name, prefix: definition.prefix });
+            return Err(AssembleError::SharedPrefix {
+                file: definition.file,
+                adapter: definition.name,
+                prefix: definition.prefix,
+            });
         }
         adapters.push(definition);
     }
@@ -201,7 +236,9 @@ pub(super) fn load_adapters(config: &Config, servers: &BTreeMap<String, ServerSe
 
 /// `[servers]` and the servers of the client configuration, if any; a
 /// name in both is an error rather than a silent choice.
-pub(super) fn downstream_servers(config: &Config) -> Result<BTreeMap<String, ServerSettings>, AssembleError> {
+pub(super) fn downstream_servers(
+    config: &Config,
+) -> Result<BTreeMap<String, ServerSettings>, AssembleError> {
     let mut servers = config.servers.clone();
     if let Some(file) = &config.client_config {
         for (name, settings) in client_config::load(file).map_err(AssembleError::ClientConfig)? {
@@ -228,7 +265,12 @@ pub fn build_loop_core(config: &Config) -> Result<LoopCore, AssembleError> {
     let policy = on_central(&store, policy);
     remember_policy(&store, &policy);
     let store = Arc::new(store);
-    Ok(LoopCore::new(store.clone(), Arc::new(policy), config.mode(), Humans::new(store, human_settings(config))))
+    Ok(LoopCore::new(
+        store.clone(),
+        Arc::new(policy),
+        config.mode(),
+        Humans::new(store, human_settings(config)),
+    ))
 }
 
 /// `policy` layered on the state's central policy version, when there is
@@ -263,7 +305,8 @@ fn human_settings(config: &Config) -> HumanSettings {
         tracing::warn!(%unavailable, "no human can be asked, so blocks and pauses stay until `safety-dongle unblock` or expiry");
     }
     HumanSettings {
-        challenge_ttl_ms: i64::try_from(settings.challenge_ttl_secs.saturating_mul(1000)).unwrap_or(i64::MAX),
+        challenge_ttl_ms: i64::try_from(settings.challenge_ttl_secs.saturating_mul(1000))
+            .unwrap_or(i64::MAX),
         approval_wait: std::time::Duration::from_secs(settings.approval_timeout_secs),
         verifier,
     }
@@ -275,7 +318,8 @@ fn human_settings(config: &Config) -> HumanSettings {
 pub(super) fn remember_policy(store: &Store, policy: &CompiledPolicy) {
     let known = store.read(|tx| audit::knows_policy(tx, policy.hash()));
     if !matches!(known, Ok(true))
-        && let Err(error) = store.write(|tx| audit::remember_policy(tx, policy.hash(), &policy.stored_sources()))
+        && let Err(error) =
+            store.write(|tx| audit::remember_policy(tx, policy.hash(), &policy.stored_sources()))
     {
         tracing::warn!(%error, "the policy's text could not be kept for replay");
     }
@@ -285,7 +329,12 @@ pub(super) fn remember_policy(store: &Store, policy: &CompiledPolicy) {
 /// from a shared database, or from the data folder's state when there is
 /// one (a command that only explains never creates one).
 pub fn central_policy(config: &Config) -> Result<Option<Central>, AssembleError> {
-    if config.state == StateLocation::DataFolder && !config.data_dir.as_ref().is_some_and(|dir| dir.join(crate::store::DATABASE_FILE).exists()) {
+    if config.state == StateLocation::DataFolder
+        && !config
+            .data_dir
+            .as_ref()
+            .is_some_and(|dir| dir.join(crate::store::DATABASE_FILE).exists())
+    {
         return Ok(None);
     }
     Ok(open_store(config)?.read(Central::latest)?)
@@ -295,7 +344,11 @@ pub fn central_policy(config: &Config) -> Result<Option<Central>, AssembleError>
 pub fn open_store(config: &Config) -> Result<Store, AssembleError> {
     Ok(match &config.state {
         StateLocation::DataFolder => Store::open(data_folder(config)?)?,
-        StateLocation::Postgres { url, password_file } => Store::open_postgres(url, state_password(password_file.as_deref())?.as_deref(), spool(config)?)?,
+        StateLocation::Postgres { url, password_file } => Store::open_postgres(
+            url,
+            state_password(password_file.as_deref())?.as_deref(),
+            spool(config)?,
+        )?,
     })
 }
 
@@ -315,7 +368,11 @@ fn deciding_store(config: &Config) -> Result<Store, AssembleError> {
 fn store_on_first_use(config: &Config) -> Result<Store, AssembleError> {
     Ok(match &config.state {
         StateLocation::DataFolder => Store::open_on_first_use(data_folder(config)?)?,
-        StateLocation::Postgres { url, password_file } => Store::postgres_on_first_use(url, state_password(password_file.as_deref())?.as_deref(), spool(config)?)?,
+        StateLocation::Postgres { url, password_file } => Store::postgres_on_first_use(
+            url,
+            state_password(password_file.as_deref())?.as_deref(),
+            spool(config)?,
+        )?,
     })
 }
 
@@ -332,11 +389,14 @@ fn spool(config: &Config) -> Result<Option<Spool>, AssembleError> {
 /// configured (a file others can open is refused), else the environment.
 fn state_password(file: Option<&Path>) -> Result<Option<String>, AssembleError> {
     let Some(file) = file else { return Ok(std::env::var(STATE_PASSWORD_ENV).ok()) };
-    let refused = |problem: String| AssembleError::StatePassword { file: file.to_path_buf(), problem };
+    let refused =
+        |problem: String| AssembleError::StatePassword { file: file.to_path_buf(), problem };
     if let Some(problem) = crate::platform::secret_exposed(file) {
         return Err(refused(problem));
     }
-    let text = std::fs::read_to_string(file).map_err(|error| refused(format!("cannot be read ({})", crate::diagnostics::io_reason(&error))))?;
+    let text = std::fs::read_to_string(file).map_err(|error| {
+        refused(format!("cannot be read ({})", crate::diagnostics::io_reason(&error)))
+    })?;
     Ok(Some(text.lines().next().unwrap_or_default().to_owned()))
 }
 

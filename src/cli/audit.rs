@@ -19,7 +19,11 @@ pub(super) fn run(args: AuditArgs) -> ExitCode {
                 ExitCode::SUCCESS
             }
             Ok(report) => {
-                println!("audit chain BROKEN at row {} ({} rows before it check out)", report.broken_at.unwrap_or_default(), report.rows);
+                println!(
+                    "audit chain BROKEN at row {} ({} rows before it check out)",
+                    report.broken_at.unwrap_or_default(),
+                    report.rows
+                );
                 ExitCode::from(1)
             }
             Err(error) => {
@@ -41,8 +45,14 @@ pub(super) fn run(args: AuditArgs) -> ExitCode {
                     row.stage.map(|s| format!("  [{s}]")).unwrap_or_default(),
                     row.rule.map(|r| format!("  {}", terminal_text(&r))).unwrap_or_default(),
                     row.hint.map(|h| format!("  {h:?}")).unwrap_or_default(),
-                    row.machine.filter(|machine| machine != this_machine()).map(|machine| format!("  on {}", terminal_text(&machine))).unwrap_or_default(),
-                    row.policy_hash.get(..16).map(|hash| format!("  policy {hash}")).unwrap_or_default(),
+                    row.machine
+                        .filter(|machine| machine != this_machine())
+                        .map(|machine| format!("  on {}", terminal_text(&machine)))
+                        .unwrap_or_default(),
+                    row.policy_hash
+                        .get(..16)
+                        .map(|hash| format!("  policy {hash}"))
+                        .unwrap_or_default(),
                 );
             }
             ExitCode::SUCCESS

@@ -36,13 +36,21 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
         Ok(config) => {
             approval_timeout_secs = config.verifier.approval_timeout_secs;
             team_state = matches!(config.state, StateLocation::Postgres { .. });
-            checked.push(args.config.as_deref().map_or_else(|| "default configuration".into(), |p| p.display().to_string()));
+            checked.push(
+                args.config
+                    .as_deref()
+                    .map_or_else(|| "default configuration".into(), |p| p.display().to_string()),
+            );
             check_policy(&config.policies, &mut checked, &mut errors);
             adapters.extend(config.adapters);
             if let Some(file) = &config.client_config {
                 match client_config::load(file) {
-                    Ok(servers) => checked.push(format!("{} ({} servers)", file.display(), servers.len())),
-                    Err(found) => errors.extend(found.into_iter().map(|message| Diagnostic::whole_file(file, message))),
+                    Ok(servers) => {
+                        checked.push(format!("{} ({} servers)", file.display(), servers.len()))
+                    }
+                    Err(found) => errors.extend(
+                        found.into_iter().map(|message| Diagnostic::whole_file(file, message)),
+                    ),
                 }
             }
         }
@@ -50,7 +58,8 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
     }
     let mut policies = Vec::new();
     let here = std::env::current_dir().unwrap_or_default();
-    let mut settings = claude_settings::discover(&here, std::env::var_os("HOME").map(PathBuf::from).as_deref());
+    let mut settings =
+        claude_settings::discover(&here, std::env::var_os("HOME").map(PathBuf::from).as_deref());
     for path in &args.paths {
         match path.extension().and_then(|e| e.to_str()) {
             Some("toml") => policies.push(path.clone()),
@@ -71,7 +80,9 @@ pub(super) fn run(args: CheckArgs) -> ExitCode {
     }
     for file in &settings {
         match check_claude_settings(file, approval_timeout_secs, team_state) {
-            Ok(hooks) => checked.push(format!("{} ({hooks} safety-dongle hook entries)", file.display())),
+            Ok(hooks) => {
+                checked.push(format!("{} ({hooks} safety-dongle hook entries)", file.display()))
+            }
             Err(found) => errors.extend(found),
         }
     }
@@ -100,7 +111,11 @@ fn check_policy(paths: &[PathBuf], checked: &mut Vec<String>, errors: &mut Vec<D
             let failures = lab::examples::check(&policy);
             if failures.is_empty() {
                 let examples = lab::examples::count(&policy);
-                checked.push(format!("{} ({} rules, {examples} examples checked)", policy.sources().join(" + "), policy.rules().len()));
+                checked.push(format!(
+                    "{} ({} rules, {examples} examples checked)",
+                    policy.sources().join(" + "),
+                    policy.rules().len()
+                ));
             }
             errors.extend(failures);
         }
@@ -112,11 +127,18 @@ fn check_policy(paths: &[PathBuf], checked: &mut Vec<String>, errors: &mut Vec<D
 /// could make one of them fail open. With a `team_state`, an entry that
 /// names its agent is warned about: every machine using the settings then
 /// shares that one agent's blocks and step budget.
-fn check_claude_settings(file: &std::path::Path, approval_timeout_secs: u64, team_state: bool) -> Result<usize, Vec<Diagnostic>> {
+fn check_claude_settings(
+    file: &std::path::Path,
+    approval_timeout_secs: u64,
+    team_state: bool,
+) -> Result<usize, Vec<Diagnostic>> {
     let whole = |message: String| vec![Diagnostic::whole_file(file, message)];
-    let text = std::fs::read_to_string(file).map_err(|e| whole(format!("cannot be read: {}", crate::diagnostics::io_reason(&e))))?;
-    let document: serde_json::Value = serde_json::from_str(&text).map_err(|e| whole(format!("is not JSON: {e}")))?;
-    let hooks = claude_settings::dongle_hooks(&document).map_err(|error| whole(error.to_string()))?;
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| whole(format!("cannot be read: {}", crate::diagnostics::io_reason(&e))))?;
+    let document: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| whole(format!("is not JSON: {e}")))?;
+    let hooks =
+        claude_settings::dongle_hooks(&document).map_err(|error| whole(error.to_string()))?;
     let named = hooks.iter().filter_map(|entry| Some((entry, entry.agent.as_deref()?)));
     for (entry, agent) in named.filter(|_| team_state) {
         let warning = Diagnostic::whole_file(
@@ -142,5 +164,10 @@ fn describe(loaded: &Loaded) -> String {
         eprintln!("warning: {}", warning.render());
     }
     let definition = &loaded.definition;
-    format!("{} (adapter '{}', {} operations)", definition.file.display(), definition.name, definition.operations.len())
+    format!(
+        "{} (adapter '{}', {} operations)",
+        definition.file.display(),
+        definition.name,
+        definition.operations.len()
+    )
 }

@@ -19,11 +19,10 @@ use serde_json::{Value, json};
 
 use crate::{
     config::{Channel, Config},
-    protocol::{registry::CallContext, router::Router, surface::Endpoint},
-    protocol::registry::Category,
     protocol::envelope::envelope,
+    protocol::registry::Category,
+    protocol::{registry::CallContext, router::Router, surface::Endpoint},
 };
-
 
 pub(super) fn run() -> ExitCode {
     let state = match tempfile_dir() {
@@ -37,7 +36,9 @@ pub(super) fn run() -> ExitCode {
     config.data_dir = Some(state.clone());
     config.verifier.channels = vec![Channel::Dialog, Channel::Terminal];
     config.verifier.approval_timeout_secs = 120;
-    let Some((super::assemble::Assembled { router, .. }, runtime)) = super::assemble::assemble_with_runtime(&config, super::assemble::Start::Now) else {
+    let Some((super::assemble::Assembled { router, .. }, runtime)) =
+        super::assemble::assemble_with_runtime(&config, super::assemble::Start::Now)
+    else {
         return ExitCode::from(1);
     };
     println!("safety-dongle demo: scripted agents against the default policy.");
@@ -67,17 +68,31 @@ impl Demo {
             Value::Object(map) => map,
             _ => serde_json::Map::new(),
         };
-        let answer = envelope(&self.router.handle(&self.call, Endpoint::Semantic(category), &arguments).await, &[]);
+        let answer = envelope(
+            &self.router.handle(&self.call, Endpoint::Semantic(category), &arguments).await,
+            &[],
+        );
         println!("  <- {}", summarize(&answer));
         answer
     }
 
     async fn start(&self, agent: &str, goal: &str) {
-        self.send(Category::Execute, "execute_agent", json!({ "element_name": agent, "parameters": { "goal": goal } })).await;
+        self.send(
+            Category::Execute,
+            "execute_agent",
+            json!({ "element_name": agent, "parameters": { "goal": goal } }),
+        )
+        .await;
     }
 
     async fn step(&self, agent: &str, hint: &str) -> Value {
-        self.send(Category::Create, "record_execution_step", json!({ "element_name": agent, "nextActionHint": hint })).await["data"].clone()
+        self.send(
+            Category::Create,
+            "record_execution_step",
+            json!({ "element_name": agent, "nextActionHint": hint }),
+        )
+        .await["data"]
+            .clone()
     }
 }
 
@@ -85,7 +100,11 @@ impl Demo {
 fn summarize(answer: &Value) -> String {
     let data = &answer["data"];
     if answer["success"] != true {
-        return format!("error {}: {}", answer["error"]["code"], answer["error"]["message"].as_str().unwrap_or(""));
+        return format!(
+            "error {}: {}",
+            answer["error"]["code"],
+            answer["error"]["message"].as_str().unwrap_or("")
+        );
     }
     if data.get("continue").is_none() {
         return data.to_string();
@@ -107,7 +126,11 @@ fn summarize(answer: &Value) -> String {
 }
 
 fn id_in(directive: &Value, key: &str) -> Option<String> {
-    directive["notifications"].as_array()?.iter().rev().find_map(|n| n["metadata"][key].as_str().map(str::to_owned))
+    directive["notifications"]
+        .as_array()?
+        .iter()
+        .rev()
+        .find_map(|n| n["metadata"][key].as_str().map(str::to_owned))
 }
 
 /// Asks the person at the terminal for the code they were shown.
@@ -145,21 +168,31 @@ async fn script(demo: &Demo) {
 
     println!("\n4. Danger zone: wiping the disk stops the agent until a human verifies.");
     demo.start("wiper", "free some disk space").await;
-    let stop = demo.step("wiper", "executing shell command: sudo rm -rf / --no-preserve-root").await;
+    let stop =
+        demo.step("wiper", "executing shell command: sudo rm -rf / --no-preserve-root").await;
     println!("   Starting over does not help: the block is per agent and survives restarts.");
     demo.send(Category::Execute, "execute_agent", json!({ "element_name": "wiper" })).await;
     verify(demo, &stop, "verificationId").await;
     demo.send(Category::Read, "get_execution_state", json!({ "element_name": "wiper" })).await;
 
-    println!("\nDone. Every decision above is an audit row; `safety-dongle eval \"HINT\"` explains one stage by stage.");
+    println!(
+        "\nDone. Every decision above is an audit row; `safety-dongle eval \"HINT\"` explains one stage by stage."
+    );
 }
 
 async fn verify(demo: &Demo, directive: &Value, key: &str) {
     let Some(challenge) = id_in(directive, key) else { return };
     match read_code() {
         Some(code) => {
-            demo.send(Category::Create, "verify_challenge", json!({ "challenge_id": challenge, "code": code })).await;
+            demo.send(
+                Category::Create,
+                "verify_challenge",
+                json!({ "challenge_id": challenge, "code": code }),
+            )
+            .await;
         }
-        None => println!("   (No code typed: the agent stays where it is. Run the demo in a terminal to type it.)"),
+        None => println!(
+            "   (No code typed: the agent stays where it is. Run the demo in a terminal to type it.)"
+        ),
     }
 }

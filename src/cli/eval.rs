@@ -32,7 +32,9 @@ pub(super) fn run(args: EvalArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let policy = match PolicySource::read_all(&config.policies).and_then(|local| CompiledPolicy::layered(central.as_ref(), &local, config.central_policy)) {
+    let policy = match PolicySource::read_all(&config.policies)
+        .and_then(|local| CompiledPolicy::layered(central.as_ref(), &local, config.central_policy))
+    {
         Ok(policy) => policy,
         Err(errors) => {
             print_diagnostics(&errors);
@@ -43,7 +45,9 @@ pub(super) fn run(args: EvalArgs) -> ExitCode {
         None => None,
         Some((_, Some(outcome))) => Some(outcome),
         Some((other, None)) => {
-            eprintln!("safety-dongle: unknown outcome '{other}' (expected success, failure or skipped)");
+            eprintln!(
+                "safety-dongle: unknown outcome '{other}' (expected success, failure or skipped)"
+            );
             return ExitCode::from(2);
         }
     };
@@ -53,17 +57,21 @@ pub(super) fn run(args: EvalArgs) -> ExitCode {
         None => WorkingFolder::Project,
     };
     let write = match (&args.write, &args.content_file) {
-        (Some(path), Some(content_file)) => match std::fs::read(content_file).map(String::from_utf8) {
-            Ok(Ok(content)) => Some(FileWrite { path: path.clone(), change: Change::Whole(content) }),
-            Ok(Err(_)) => {
-                eprintln!("safety-dongle: {} is not UTF-8 text", content_file.display());
-                return ExitCode::from(2);
+        (Some(path), Some(content_file)) => {
+            match std::fs::read(content_file).map(String::from_utf8) {
+                Ok(Ok(content)) => {
+                    Some(FileWrite { path: path.clone(), change: Change::Whole(content) })
+                }
+                Ok(Err(_)) => {
+                    eprintln!("safety-dongle: {} is not UTF-8 text", content_file.display());
+                    return ExitCode::from(2);
+                }
+                Err(error) => {
+                    eprintln!("safety-dongle: cannot read {}: {error}", content_file.display());
+                    return ExitCode::from(2);
+                }
             }
-            Err(error) => {
-                eprintln!("safety-dongle: cannot read {}: {error}", content_file.display());
-                return ExitCode::from(2);
-            }
-        },
+        }
         _ => None,
     };
     let hint = match (&args.hint, &write) {
@@ -75,10 +83,21 @@ pub(super) fn run(args: EvalArgs) -> ExitCode {
     // --cwd, or from where eval runs.
     let base = args.cwd.as_ref().map(PathBuf::from).or_else(|| std::env::current_dir().ok());
     let files = OnDisk::new(base);
-    let facts = StepFacts { agent: &args.agent, hint: &hint, outcome, step: args.step, max_steps: settings.max_steps, agent_risk: None, folder: &folder, write: write.as_ref(), files: &files };
+    let facts = StepFacts {
+        agent: &args.agent,
+        hint: &hint,
+        outcome,
+        step: args.step,
+        max_steps: settings.max_steps,
+        agent_risk: None,
+        folder: &folder,
+        write: write.as_ref(),
+        files: &files,
+    };
     let evaluation = evaluate_step(&policy, &facts);
     if args.json {
-        let printed = print_json(&Explanation::new(&policy, &args.agent, &hint, &evaluation), "explanation");
+        let printed =
+            print_json(&Explanation::new(&policy, &args.agent, &hint, &evaluation), "explanation");
         return if printed { ExitCode::SUCCESS } else { ExitCode::from(1) };
     }
 
@@ -89,7 +108,11 @@ pub(super) fn run(args: EvalArgs) -> ExitCode {
         args.agent,
         settings.max_steps,
         settings.tolerance.name(),
-        if sections.is_empty() { String::new() } else { format!(", sections {}", sections.join(", ")) }
+        if sections.is_empty() {
+            String::new()
+        } else {
+            format!(", sections {}", sections.join(", "))
+        }
     );
     match &evaluation.analysis {
         Some(analysis) => explain(analysis),
@@ -100,9 +123,19 @@ pub(super) fn run(args: EvalArgs) -> ExitCode {
             None => "pass".to_owned(),
             Some(verdict) => verdict_name(verdict).to_uppercase(),
         };
-        println!("stage {} {:<16} {} -> {verdict}", report.stage.number(), report.stage.name(), report.summary);
+        println!(
+            "stage {} {:<16} {} -> {verdict}",
+            report.stage.number(),
+            report.stage.name(),
+            report.summary
+        );
     }
-    println!("decision: {} (risk score {}, tier {})", verdict_name(evaluation.verdict), evaluation.score, evaluation.tier.name());
+    println!(
+        "decision: {} (risk score {}, tier {})",
+        verdict_name(evaluation.verdict),
+        evaluation.score,
+        evaluation.tier.name()
+    );
     if let Some(reason) = &evaluation.reason {
         println!("reason: {reason}");
     }
@@ -123,7 +156,15 @@ fn explain(analysis: &Analysis) {
         println!("runs:   {}{origins}", command.argv.join(" "));
     }
     for stages in &analysis.feeds {
-        let names: Vec<String> = stages.iter().map(|s| s.iter().map(|&i| analysis.commands[i].program.clone()).collect::<Vec<_>>().join("+")).collect();
+        let names: Vec<String> = stages
+            .iter()
+            .map(|s| {
+                s.iter()
+                    .map(|&i| analysis.commands[i].program.clone())
+                    .collect::<Vec<_>>()
+                    .join("+")
+            })
+            .collect();
         println!("chain:  {}", names.join(" | "));
     }
     if !analysis.writes.is_empty() {

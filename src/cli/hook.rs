@@ -49,8 +49,12 @@ pub(super) fn run(args: HookArgs) -> ExitCode {
     // when a hook exits without an answer, so it is a deny like any other.
     let decided = match std::panic::catch_unwind(|| decide(&args)) {
         Ok(Ok(decided)) => decided,
-        Ok(Err(reason)) => claude_code::deny(&format!("safety-dongle could not evaluate this tool call, so it is refused: {reason}")),
-        Err(_) => claude_code::deny("safety-dongle failed while evaluating this tool call, so it is refused"),
+        Ok(Err(reason)) => claude_code::deny(&format!(
+            "safety-dongle could not evaluate this tool call, so it is refused: {reason}"
+        )),
+        Err(_) => claude_code::deny(
+            "safety-dongle failed while evaluating this tool call, so it is refused",
+        ),
     };
     answer.give(&decided);
     ExitCode::SUCCESS
@@ -90,7 +94,10 @@ enum HookFailure {
 
 fn decide(args: &HookArgs) -> Result<serde_json::Value, HookFailure> {
     let mut payload = Vec::new();
-    std::io::stdin().take(MAX_PAYLOAD_BYTES as u64 + 1).read_to_end(&mut payload).map_err(HookFailure::Read)?;
+    std::io::stdin()
+        .take(MAX_PAYLOAD_BYTES as u64 + 1)
+        .read_to_end(&mut payload)
+        .map_err(HookFailure::Read)?;
     let call = claude_code::parse(&payload)?;
     let mut config = args.config.load_or_diagnose().map_err(HookFailure::Config)?;
     if !args.policies.is_empty() {
@@ -99,15 +106,26 @@ fn decide(args: &HookArgs) -> Result<serde_json::Value, HookFailure> {
     let wait_allowed = args.timeout.saturating_sub(MARGIN_SECS);
     config.verifier.approval_timeout_secs = config.verifier.approval_timeout_secs.min(wait_allowed);
     let gate = Gate::new(Arc::new(build_loop_core(&config)?));
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(HookFailure::Runtime)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(HookFailure::Runtime)?;
     let mut context = CallContext::new(format!("claude-code:{}", call.session_id));
     if let Some(cwd) = &call.cwd {
         context.working_folder = WorkingFolder::for_this_user(cwd);
     }
     let write = claude_code::file_write(&call);
     let project = std::env::var_os(identity::CLAUDE_PROJECT_DIR).map(PathBuf::from);
-    let agent = args.agent.clone().unwrap_or_else(|| identity::default_agent("claude-code", project.as_deref()));
-    let decision = runtime.block_on(gate.decide(&context, &agent, &claude_code::action_text(&call), write.as_ref()));
+    let agent = args
+        .agent
+        .clone()
+        .unwrap_or_else(|| identity::default_agent("claude-code", project.as_deref()));
+    let decision = runtime.block_on(gate.decide(
+        &context,
+        &agent,
+        &claude_code::action_text(&call),
+        write.as_ref(),
+    ));
     // This process is the hook call's whole session: a request it raised
     // that nobody answered in time can no longer be collected.
     gate.session_ended(None);

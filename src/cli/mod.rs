@@ -362,7 +362,9 @@ pub fn run() -> ExitCode {
         Command::Unblock(args) => unblock::run(args),
         Command::Demo => demo::run(),
         Command::Hook { client: HookClient::ClaudeCode(args) } => hook::run(args),
-        Command::Adapter { command: AdapterCommand::ImportOpenapi(args) } => adapter::import_openapi(args),
+        Command::Adapter { command: AdapterCommand::ImportOpenapi(args) } => {
+            adapter::import_openapi(args)
+        }
         Command::Policy { command: PolicyCommand::Diff(args) } => policy::diff_files(args),
         Command::Policy { command: PolicyCommand::Push(args) } => policy::push(args),
     }

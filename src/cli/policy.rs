@@ -36,7 +36,14 @@ pub(super) fn push(args: PolicyPushArgs) -> ExitCode {
         return ExitCode::from(1);
     };
     let sources = match PolicySource::read_all(&args.files) {
-        Ok(sources) => sources.into_iter().map(|source| PolicySource { path: Path::new(source.path.file_name().unwrap_or(source.path.as_os_str())).to_path_buf(), ..source }).collect::<Vec<_>>(),
+        Ok(sources) => sources
+            .into_iter()
+            .map(|source| PolicySource {
+                path: Path::new(source.path.file_name().unwrap_or(source.path.as_os_str()))
+                    .to_path_buf(),
+                ..source
+            })
+            .collect::<Vec<_>>(),
         Err(errors) => {
             print_diagnostics(&errors);
             return ExitCode::from(1);
@@ -52,10 +59,16 @@ pub(super) fn push(args: PolicyPushArgs) -> ExitCode {
     let failures = lab::examples::check(&policy);
     if !failures.is_empty() {
         print_diagnostics(&failures);
-        eprintln!("safety-dongle: not pushed: {} example(s) are not decided as written", failures.len());
+        eprintln!(
+            "safety-dongle: not pushed: {} example(s) are not decided as written",
+            failures.len()
+        );
         return ExitCode::from(1);
     }
-    let Some(store) = super::assemble::open_store(&config).map_err(|error| eprintln!("safety-dongle: {error}")).ok() else {
+    let Some(store) = super::assemble::open_store(&config)
+        .map_err(|error| eprintln!("safety-dongle: {error}"))
+        .ok()
+    else {
         return ExitCode::from(1);
     };
     let (hash, files) = (policy.hash(), policy.sources().join(" + "));
@@ -65,15 +78,46 @@ pub(super) fn push(args: PolicyPushArgs) -> ExitCode {
         }
         let now = now_ms();
         let version = central::push(tx, hash, &policy.stored_sources(), this_machine(), now)?;
-        let message = format!("The central policy is now version {version} (sha256 {}, from {files}), pushed from {}", &hash[..16], this_machine());
-        audit::append(tx, &AuditEntry { agent: "", event: "policy", hint: Some(&message), decision: "pushed", stage: Some("central"), policy_hash: hash, ..Default::default() })?;
-        let metadata = json!({ "part": "central policy", "version": version, "sha256": hash }).to_string();
-        records::insert_event(tx, &EventRow { id: 0, agent: None, kind: "status".into(), message, metadata, created_at: now })?;
+        let message = format!(
+            "The central policy is now version {version} (sha256 {}, from {files}), pushed from {}",
+            &hash[..16],
+            this_machine()
+        );
+        audit::append(
+            tx,
+            &AuditEntry {
+                agent: "",
+                event: "policy",
+                hint: Some(&message),
+                decision: "pushed",
+                stage: Some("central"),
+                policy_hash: hash,
+                ..Default::default()
+            },
+        )?;
+        let metadata =
+            json!({ "part": "central policy", "version": version, "sha256": hash }).to_string();
+        records::insert_event(
+            tx,
+            &EventRow {
+                id: 0,
+                agent: None,
+                kind: "status".into(),
+                message,
+                metadata,
+                created_at: now,
+            },
+        )?;
         Ok((version, true))
     });
     match pushed {
-        Ok((version, true)) => println!("pushed central policy version {version} (sha256 {hash}) from {files} to {}", store.location()),
-        Ok((version, false)) => println!("central policy version {version} already is {files} (sha256 {hash}); nothing pushed"),
+        Ok((version, true)) => println!(
+            "pushed central policy version {version} (sha256 {hash}) from {files} to {}",
+            store.location()
+        ),
+        Ok((version, false)) => println!(
+            "central policy version {version} already is {files} (sha256 {hash}); nothing pushed"
+        ),
         Err(error) => {
             eprintln!("safety-dongle: not pushed: {error}");
             return ExitCode::from(1);
@@ -83,7 +127,11 @@ pub(super) fn push(args: PolicyPushArgs) -> ExitCode {
 }
 
 pub(super) fn diff_files(args: PolicyDiffArgs) -> ExitCode {
-    let load = |path: &std::path::PathBuf| CompiledPolicy::load(std::slice::from_ref(path), CentralPolicy::default()).map_err(|errors| print_diagnostics(&errors)).ok();
+    let load = |path: &std::path::PathBuf| {
+        CompiledPolicy::load(std::slice::from_ref(path), CentralPolicy::default())
+            .map_err(|errors| print_diagnostics(&errors))
+            .ok()
+    };
     let (Some(old), Some(new)) = (load(&args.old), load(&args.new)) else {
         return ExitCode::from(1);
     };
@@ -103,10 +151,16 @@ fn print_diff(found: &PolicyDiff) {
     println!("new: {} (sha256 {})", found.new.sources.join(", "), &found.new.sha256[..16]);
     let none = || "none".to_owned();
     for change in &found.settings {
-        println!("setting  {}: {} -> {}", change.setting, change.old.clone().unwrap_or_else(none), change.new.clone().unwrap_or_else(none));
+        println!(
+            "setting  {}: {} -> {}",
+            change.setting,
+            change.old.clone().unwrap_or_else(none),
+            change.new.clone().unwrap_or_else(none)
+        );
     }
     let rule = |r: &crate::lab::explain::RuleRef| {
-        let section = r.agents.as_deref().map(|glob| format!(" [agents.\"{glob}\"]")).unwrap_or_default();
+        let section =
+            r.agents.as_deref().map(|glob| format!(" [agents.\"{glob}\"]")).unwrap_or_default();
         format!("{} '{}'{section} ({}:{})", r.action, r.pattern, r.file, r.line)
     };
     for added in &found.added {
@@ -116,15 +170,30 @@ fn print_diff(found: &PolicyDiff) {
         println!("removed  {}", rule(removed));
     }
     for changed in &found.changed {
-        println!("changed  {} -> {}: {}", rule(&changed.old), rule(&changed.new), changed.what.join(", "));
+        println!(
+            "changed  {} -> {}: {}",
+            rule(&changed.old),
+            rule(&changed.new),
+            changed.what.join(", ")
+        );
     }
-    println!("examples: {} judged by both, {} decided differently", found.examples_judged, found.examples.len());
+    println!(
+        "examples: {} judged by both, {} decided differently",
+        found.examples_judged,
+        found.examples.len()
+    );
     for example in &found.examples {
         let decided = |d: &crate::lab::explain::Decision| match &d.rule {
             Some(r) => format!("{} by {}", d.verdict.strictness.name(), rule(r)),
             None => format!("{} at stage {}", d.verdict.strictness.name(), d.stage),
         };
         let direction = if example.loosens { "LOOSER" } else { "stricter" };
-        println!("  '{}' (with {}): {} -> {} ({direction})", example.action, rule(&example.written_with), decided(&example.old), decided(&example.new));
+        println!(
+            "  '{}' (with {}): {} -> {} ({direction})",
+            example.action,
+            rule(&example.written_with),
+            decided(&example.old),
+            decided(&example.new)
+        );
     }
 }

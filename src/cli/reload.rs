@@ -26,14 +26,23 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::{
-    adapter::{definition::AdapterDefinition, http, mcp::{Downstreams, ServerChanges}},
+    adapter::{
+        definition::AdapterDefinition,
+        http,
+        mcp::{Downstreams, ServerChanges},
+    },
     config::Config,
     diagnostics::Diagnostic,
     gate::Gate,
     policy::{PolicySource, hex},
     protocol::registry::OperationIndex,
     safety::{core::LoopCore, directive::NotificationKind},
-    store::{StoreError, audit::AuditEntry, central, now_ms, records::{self, EventRow, LoadedRow}},
+    store::{
+        StoreError,
+        audit::AuditEntry,
+        central, now_ms,
+        records::{self, EventRow, LoadedRow},
+    },
 };
 
 use super::assemble::{downstream_servers, load_adapters, remember_policy};
@@ -116,7 +125,20 @@ fn content_hash(file: &PathBuf) -> String {
 }
 
 fn running(adapters: &[AdapterDefinition], since: i64) -> BTreeMap<String, RunningAdapter> {
-    adapters.iter().map(|a| (a.name.clone(), RunningAdapter { file: a.file.clone(), content: content_hash(&a.file), operations: a.operations.len(), since })).collect()
+    adapters
+        .iter()
+        .map(|a| {
+            (
+                a.name.clone(),
+                RunningAdapter {
+                    file: a.file.clone(),
+                    content: content_hash(&a.file),
+                    operations: a.operations.len(),
+                    since,
+                },
+            )
+        })
+        .collect()
 }
 
 fn render(diagnostics: &[Diagnostic]) -> String {
@@ -125,9 +147,22 @@ fn render(diagnostics: &[Diagnostic]) -> String {
 
 impl Reloader {
     /// A reloader for parts assembled from `config` with `adapters`.
-    pub fn new(core: Arc<LoopCore>, index: Arc<OperationIndex>, gate: Arc<Gate>, downstreams: Arc<Downstreams>, config: Config, adapters: &[AdapterDefinition]) -> Self {
+    pub fn new(
+        core: Arc<LoopCore>,
+        index: Arc<OperationIndex>,
+        gate: Arc<Gate>,
+        downstreams: Arc<Downstreams>,
+        config: Config,
+        adapters: &[AdapterDefinition],
+    ) -> Self {
         let now = now_ms();
-        let loaded = Loaded { config, policy: String::new(), policy_since: now, adapters: running(adapters, now), refused: BTreeMap::new() };
+        let loaded = Loaded {
+            config,
+            policy: String::new(),
+            policy_since: now,
+            adapters: running(adapters, now),
+            refused: BTreeMap::new(),
+        };
         Self { core, index, gate, downstreams, loaded: tokio::sync::Mutex::new(loaded) }
     }
 
@@ -137,7 +172,13 @@ impl Reloader {
     pub async fn watched(&self) -> Vec<PathBuf> {
         let loaded = self.loaded.lock().await;
         let config = &loaded.config;
-        config.policies.iter().chain(&config.adapters).chain(&config.client_config).cloned().collect()
+        config
+            .policies
+            .iter()
+            .chain(&config.adapters)
+            .chain(&config.client_config)
+            .cloned()
+            .collect()
     }
 
     /// Reloads from `config` (the config file read again, or why it could
@@ -158,7 +199,9 @@ impl Reloader {
                         loaded.refused.remove(&Part::Servers);
                         match load_adapters(&config, &servers) {
                             Err(error) => report.refused.push((Part::Adapters, error.to_string())),
-                            Ok(adapters) => self.reload_adapters(&adapters, &mut loaded, now, &mut report),
+                            Ok(adapters) => {
+                                self.reload_adapters(&adapters, &mut loaded, now, &mut report)
+                            }
                         }
                         report.servers = self.downstreams.apply(servers).await;
                     }
@@ -174,8 +217,16 @@ impl Reloader {
         report
     }
 
-    fn reload_policy(&self, config: &Config, loaded: &mut Loaded, now: i64, report: &mut ReloadReport) {
-        match PolicySource::read_all(&config.policies).and_then(|local| self.core.policy().with_local(&local, config.central_policy)) {
+    fn reload_policy(
+        &self,
+        config: &Config,
+        loaded: &mut Loaded,
+        now: i64,
+        report: &mut ReloadReport,
+    ) {
+        match PolicySource::read_all(&config.policies)
+            .and_then(|local| self.core.policy().with_local(&local, config.central_policy))
+        {
             Err(diagnostics) => report.refused.push((Part::Policy, render(&diagnostics))),
             Ok(policy) => {
                 loaded.refused.remove(&Part::Policy);
@@ -191,23 +242,43 @@ impl Reloader {
 
     /// Gives a new runtime to the adapters whose file changed (and to new
     /// ones), withdraws those gone, and keeps the rest as they run.
-    fn reload_adapters(&self, adapters: &[AdapterDefinition], loaded: &mut Loaded, now: i64, report: &mut ReloadReport) {
+    fn reload_adapters(
+        &self,
+        adapters: &[AdapterDefinition],
+        loaded: &mut Loaded,
+        now: i64,
+        report: &mut ReloadReport,
+    ) {
         let fresh = running(adapters, now);
-        let unchanged = |name: &String, adapter: &RunningAdapter| loaded.adapters.get(name).is_some_and(|old| old.file == adapter.file && old.content == adapter.content);
-        let changed: Vec<AdapterDefinition> = adapters.iter().filter(|a| !unchanged(&a.name, &fresh[&a.name])).cloned().collect();
-        let gone: Vec<String> = loaded.adapters.keys().filter(|name| !fresh.contains_key(*name)).cloned().collect();
+        let unchanged = |name: &String, adapter: &RunningAdapter| {
+            loaded
+                .adapters
+                .get(name)
+                .is_some_and(|old| old.file == adapter.file && old.content == adapter.content)
+        };
+        let changed: Vec<AdapterDefinition> =
+            adapters.iter().filter(|a| !unchanged(&a.name, &fresh[&a.name])).cloned().collect();
+        let gone: Vec<String> =
+            loaded.adapters.keys().filter(|name| !fresh.contains_key(*name)).cloned().collect();
         if changed.is_empty() && gone.is_empty() {
             loaded.refused.remove(&Part::Adapters);
             return;
         }
-        let retired: Vec<String> = gone.iter().cloned().chain(changed.iter().map(|a| a.name.clone())).collect();
+        let retired: Vec<String> =
+            gone.iter().cloned().chain(changed.iter().map(|a| a.name.clone())).collect();
         match http::replace(&self.index, &retired, &changed, &self.gate) {
             Err(error) => report.refused.push((Part::Adapters, error.to_string())),
             Ok(_) => {
                 loaded.refused.remove(&Part::Adapters);
                 for (name, adapter) in fresh {
-                    let kept = loaded.adapters.get(&name).filter(|old| old.file == adapter.file && old.content == adapter.content).map(|old| old.since);
-                    loaded.adapters.insert(name, RunningAdapter { since: kept.unwrap_or(now), ..adapter });
+                    let kept = loaded
+                        .adapters
+                        .get(&name)
+                        .filter(|old| old.file == adapter.file && old.content == adapter.content)
+                        .map(|old| old.since);
+                    loaded
+                        .adapters
+                        .insert(name, RunningAdapter { since: kept.unwrap_or(now), ..adapter });
                 }
                 for name in &gone {
                     loaded.adapters.remove(name);
@@ -222,19 +293,48 @@ impl Reloader {
         let mut told: Vec<(NotificationKind, &'static str, &'static str, String)> = Vec::new();
         if let Some(hash) = &report.policy {
             let files = self.core.policy().provenance();
-            told.push((NotificationKind::Status, "policy", "loaded", format!("The policy was reloaded: now {} (from {files})", &hash[..16])));
+            told.push((
+                NotificationKind::Status,
+                "policy",
+                "loaded",
+                format!("The policy was reloaded: now {} (from {files})", &hash[..16]),
+            ));
         }
         if !report.adapters.is_empty() {
-            told.push((NotificationKind::Status, "adapters", "loaded", format!("Adapters reloaded: {}", report.adapters.join(", "))));
+            told.push((
+                NotificationKind::Status,
+                "adapters",
+                "loaded",
+                format!("Adapters reloaded: {}", report.adapters.join(", ")),
+            ));
         }
         let servers = &report.servers;
         if !servers.is_empty() {
-            let list = |what: &str, names: &[String]| (!names.is_empty()).then(|| format!("{what} {}", names.join(", ")));
-            let parts: Vec<String> = [list("started", &servers.started), list("stopped", &servers.stopped), list("restarted", &servers.restarted)].into_iter().flatten().collect();
-            told.push((NotificationKind::Status, "servers", "loaded", format!("Downstream servers changed: {}", parts.join("; "))));
+            let list = |what: &str, names: &[String]| {
+                (!names.is_empty()).then(|| format!("{what} {}", names.join(", ")))
+            };
+            let parts: Vec<String> = [
+                list("started", &servers.started),
+                list("stopped", &servers.stopped),
+                list("restarted", &servers.restarted),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            told.push((
+                NotificationKind::Status,
+                "servers",
+                "loaded",
+                format!("Downstream servers changed: {}", parts.join("; ")),
+            ));
         }
         for (part, why) in &report.refused {
-            told.push((NotificationKind::Error, part.name(), "refused", format!("A changed {} was refused; the running one stays: {why}", part.name())));
+            told.push((
+                NotificationKind::Error,
+                part.name(),
+                "refused",
+                format!("A changed {} was refused; the running one stays: {why}", part.name()),
+            ));
         }
         for setting in &report.needs_restart {
             tracing::warn!(setting, "a changed setting applies only when safety-dongle restarts");
@@ -245,8 +345,28 @@ impl Reloader {
                 _ => tracing::info!("{message}"),
             }
             let written = self.core.store.write(|tx| {
-                self.core.audit(tx, AuditEntry { agent: "", event: "reload", hint: Some(message), decision, stage: Some(part), ..Default::default() })?;
-                records::insert_event(tx, &EventRow { id: 0, agent: None, kind: kind.name().into(), message: message.clone(), metadata: json!({ "part": part, "decision": decision }).to_string(), created_at: now })
+                self.core.audit(
+                    tx,
+                    AuditEntry {
+                        agent: "",
+                        event: "reload",
+                        hint: Some(message),
+                        decision,
+                        stage: Some(part),
+                        ..Default::default()
+                    },
+                )?;
+                records::insert_event(
+                    tx,
+                    &EventRow {
+                        id: 0,
+                        agent: None,
+                        kind: kind.name().into(),
+                        message: message.clone(),
+                        metadata: json!({ "part": part, "decision": decision }).to_string(),
+                        created_at: now,
+                    },
+                )
             });
             if let Err(error) = written {
                 tracing::error!(%error, "a reload could not be audited");
@@ -267,7 +387,9 @@ impl Reloader {
             self.take_up_central().await;
             if last_heartbeat.elapsed() >= HEARTBEAT {
                 last_heartbeat = std::time::Instant::now();
-                if let Err(error) = self.core.store.write(|tx| records::heartbeat(tx, self.core.owner())) {
+                if let Err(error) =
+                    self.core.store.write(|tx| records::heartbeat(tx, self.core.owner()))
+                {
                     tracing::warn!(%error, "could not say in the state that this dongle is alive");
                 }
             }
@@ -279,7 +401,9 @@ impl Reloader {
         let core = &self.core;
         let in_force = core.policy().central_version();
         let taken = match core.store.read(central::latest_version) {
-            Ok(latest) if latest != in_force => core.store.write(|tx| core.deciding_policy(tx).map(drop)),
+            Ok(latest) if latest != in_force => {
+                core.store.write(|tx| core.deciding_policy(tx).map(drop))
+            }
             Ok(_) => Ok(()),
             Err(error) => Err(error),
         };
@@ -299,7 +423,9 @@ impl Reloader {
                 if loaded.refused.get(&Part::Central).is_some_and(|(known, _)| *known == why) {
                     return;
                 }
-                tracing::error!("the central policy {why}; decisions are refused until a usable version is pushed");
+                tracing::error!(
+                    "the central policy {why}; decisions are refused until a usable version is pushed"
+                );
                 loaded.refused.insert(Part::Central, (why, now));
             }
             Err(error) => {
@@ -330,10 +456,23 @@ fn record_loaded(core: &LoopCore, loaded: &mut Loaded) {
     let owner = core.owner();
     let policy = core.policy();
     loaded.policy = policy.hash().to_owned();
-    let row = |kind: &str, name: String, detail: String, since: i64| LoadedRow { owner: owner.clone(), kind: kind.into(), name, detail, since, seen_at: 0 };
-    let mut rows = vec![row("policy", policy.hash().to_owned(), policy.provenance(), loaded.policy_since)];
+    let row = |kind: &str, name: String, detail: String, since: i64| LoadedRow {
+        owner: owner.clone(),
+        kind: kind.into(),
+        name,
+        detail,
+        since,
+        seen_at: 0,
+    };
+    let mut rows =
+        vec![row("policy", policy.hash().to_owned(), policy.provenance(), loaded.policy_since)];
     for (name, adapter) in &loaded.adapters {
-        rows.push(row("adapter", name.clone(), format!("{} ({} operations)", adapter.file.display(), adapter.operations), adapter.since));
+        rows.push(row(
+            "adapter",
+            name.clone(),
+            format!("{} ({} operations)", adapter.file.display(), adapter.operations),
+            adapter.since,
+        ));
     }
     for (part, (why, at)) in &loaded.refused {
         rows.push(row("refused", part.name().into(), why.clone(), *at));

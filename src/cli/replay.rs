@@ -45,14 +45,19 @@ pub(super) fn run(args: ReplayArgs) -> ExitCode {
     let since_ms = match &args.since {
         None => 0,
         Some(since) => match humantime::parse_duration(since) {
-            Ok(window) => now_ms().saturating_sub(i64::try_from(window.as_millis()).unwrap_or(i64::MAX)),
+            Ok(window) => {
+                now_ms().saturating_sub(i64::try_from(window.as_millis()).unwrap_or(i64::MAX))
+            }
             Err(error) => {
-                eprintln!("safety-dongle: --since {since}: {error} (a duration such as 7d, 12h or 30m)");
+                eprintln!(
+                    "safety-dongle: --since {since}: {error} (a duration such as 7d, 12h or 30m)"
+                );
                 return ExitCode::from(2);
             }
         },
     };
-    let options = ReplayOptions { since_ms, agent: args.agent.clone(), rows_per_transition: args.rows };
+    let options =
+        ReplayOptions { since_ms, agent: args.agent.clone(), rows_per_transition: args.rows };
     let report = match replay(&store, &candidate, &options) {
         Ok(report) => report,
         Err(error) => {
@@ -71,10 +76,17 @@ pub(super) fn run(args: ReplayArgs) -> ExitCode {
 }
 
 fn print_report(report: &ReplayReport) {
-    println!("candidate: {} (sha256 {})", report.policy.sources.join(", "), &report.policy.sha256[..16]);
+    println!(
+        "candidate: {} (sha256 {})",
+        report.policy.sources.join(", "),
+        &report.policy.sha256[..16]
+    );
     println!(
         "replayed {} of {} recorded actions ({} judged again with the policy that decided them, {} compared with the recorded decision)",
-        report.replayed, report.rows_read, report.compared_with.recorded_policy, report.compared_with.recorded_decision
+        report.replayed,
+        report.rows_read,
+        report.compared_with.recorded_policy,
+        report.compared_with.recorded_decision
     );
     for (why, count) in &report.not_replayed {
         println!("not replayed: {count} ({why})");
@@ -82,25 +94,52 @@ fn print_report(report: &ReplayReport) {
     println!("unchanged: {}", report.unchanged);
     for transition in &report.transitions {
         let direction = if transition.loosens { "LOOSER" } else { "stricter" };
-        println!("{} -> {}: {} ({direction})", transition.from.name(), transition.to.name(), transition.count);
+        println!(
+            "{} -> {}: {} ({direction})",
+            transition.from.name(),
+            transition.to.name(),
+            transition.count
+        );
         for row in &transition.rows {
             print_row(row);
         }
     }
     if report.loosens {
-        println!("the candidate decides some actions more permissively: a human should look before it is used");
+        println!(
+            "the candidate decides some actions more permissively: a human should look before it is used"
+        );
     }
 }
 
 fn print_row(row: &ReplayRow) {
-    let rule = |explanation: Option<&crate::lab::explain::Explanation>| match explanation.map(|e| &e.decision) {
+    let rule = |explanation: Option<&crate::lab::explain::Explanation>| match explanation
+        .map(|e| &e.decision)
+    {
         Some(decision) => match &decision.rule {
-            Some(rule) => format!("{} {} '{}' ({}:{})", decision.verdict.strictness.name(), rule.action, rule.pattern, rule.file, rule.line),
+            Some(rule) => format!(
+                "{} {} '{}' ({}:{})",
+                decision.verdict.strictness.name(),
+                rule.action,
+                rule.pattern,
+                rule.file,
+                rule.line
+            ),
             None => format!("{} at stage {}", decision.verdict.strictness.name(), decision.stage),
         },
-        None => format!("{} as recorded{}", row.recorded.decision, row.recorded.rule.as_deref().map(|r| format!(" by {r}")).unwrap_or_default()),
+        None => format!(
+            "{} as recorded{}",
+            row.recorded.decision,
+            row.recorded.rule.as_deref().map(|r| format!(" by {r}")).unwrap_or_default()
+        ),
     };
-    println!("  #{} {} {} {}: {}", row.seq, row.at, terminal_text(&row.agent), row.event, terminal_text(&row.action));
+    println!(
+        "  #{} {} {} {}: {}",
+        row.seq,
+        row.at,
+        terminal_text(&row.agent),
+        row.event,
+        terminal_text(&row.action)
+    );
     println!("      before: {}", rule(row.before.as_ref()));
     println!("      after:  {}", rule(Some(&row.after)));
 }

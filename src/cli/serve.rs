@@ -85,7 +85,9 @@ pub(super) fn run(args: ServeArgs) -> ExitCode {
 
 /// Resolves once the policy deferred at start-up is in force, or with why
 /// it could not be (a compiler that vanished is a refusal too).
-async fn policy_compiled(compiled: Option<tokio::sync::oneshot::Receiver<Result<(), AssembleError>>>) -> std::io::Result<()> {
+async fn policy_compiled(
+    compiled: Option<tokio::sync::oneshot::Receiver<Result<(), AssembleError>>>,
+) -> std::io::Result<()> {
     let Some(compiled) = compiled else { return Ok(()) };
     match compiled.await {
         Ok(result) => result.map_err(|refused| std::io::Error::other(refused.to_string())),
@@ -102,7 +104,9 @@ fn configure(args: &ServeArgs) -> Result<Config, Vec<Diagnostic>> {
         config.data_dir = Some(dir.clone());
     }
     if let Some(mode) = args.mode {
-        config.override_mode(mode, "--mode").map_err(|refused| vec![Diagnostic::whole_file(Path::new("<command line>"), refused.to_string())])?;
+        config.override_mode(mode, "--mode").map_err(|refused| {
+            vec![Diagnostic::whole_file(Path::new("<command line>"), refused.to_string())]
+        })?;
     }
     if let Some(endpoints) = args.endpoints {
         config.endpoints = endpoints;

@@ -89,7 +89,18 @@ pub(super) fn run(args: UnblockArgs) -> ExitCode {
         Err(refused) => {
             eprintln!("safety-dongle: {refused}");
             let _ = store.write_durable(|tx| {
-                audit::append(tx, &AuditEntry { agent, event: "unblock", decision: "refused", stage: Some(stage), hint: Some(&refused.to_string()), policy_hash: "-", ..Default::default() })
+                audit::append(
+                    tx,
+                    &AuditEntry {
+                        agent,
+                        event: "unblock",
+                        decision: "refused",
+                        stage: Some(stage),
+                        hint: Some(&refused.to_string()),
+                        policy_hash: "-",
+                        ..Default::default()
+                    },
+                )
             });
             ExitCode::from(1)
         }
@@ -98,14 +109,21 @@ pub(super) fn run(args: UnblockArgs) -> ExitCode {
 
 /// Has the verifier show a fresh code for lifting `block` on a channel
 /// other than the terminal; why not, if no channel could.
-fn show_fresh_code(settings: &crate::config::VerifierSettings, block: &BlockRow) -> Result<ShownCode, String> {
-    let link = VerifierLink::from_settings(settings).map_err(|unavailable| unavailable.to_string())?;
+fn show_fresh_code(
+    settings: &crate::config::VerifierSettings,
+    block: &BlockRow,
+) -> Result<ShownCode, String> {
+    let link =
+        VerifierLink::from_settings(settings).map_err(|unavailable| unavailable.to_string())?;
     let link = link.out_of_band().ok_or("the only channel configured is the terminal")?;
     let runtime = runtime().ok_or("no async runtime")?;
     let id = uuid::Uuid::new_v4().to_string();
     let lifetime_ms = i64::try_from(CODE_LIFETIME.as_millis()).unwrap_or(i64::MAX);
     let expires_at = crate::store::rfc3339(crate::store::now_ms() + lifetime_ms);
-    let reason = format!("An operator asked at a terminal to lift the hard block on this agent ({})", block.reason);
+    let reason = format!(
+        "An operator asked at a terminal to lift the hard block on this agent ({})",
+        block.reason
+    );
     let action = format!("safety-dongle unblock {}", block.agent);
     let request = HumanRequest {
         id: &id,
@@ -118,7 +136,9 @@ fn show_fresh_code(settings: &crate::config::VerifierSettings, block: &BlockRow)
     };
     let outcome = runtime.block_on(link.show_code(&request));
     match (outcome.hash, outcome.shown) {
-        (Some((salt, hash)), Shown::On(channel)) => Ok(ShownCode { channel, salt, hash, shown_at: Instant::now() }),
+        (Some((salt, hash)), Shown::On(channel)) => {
+            Ok(ShownCode { channel, salt, hash, shown_at: Instant::now() })
+        }
         (None, Shown::On(_)) => Err("the verifier showed a code without sending its hash".into()),
         (_, Shown::Nowhere(errors)) => Err(errors.join("; ")),
     }
@@ -156,7 +176,17 @@ fn lift(store: &Store, unblock: &Unblock, stage: &str) -> ExitCode {
     let agent = unblock.agent();
     let result = store.write_durable(|tx| {
         let removed = records::remove_block(tx, unblock)?;
-        audit::append(tx, &AuditEntry { agent, event: "unblock", decision: unblock.resolution().name(), stage: Some(stage), policy_hash: "-", ..Default::default() })?;
+        audit::append(
+            tx,
+            &AuditEntry {
+                agent,
+                event: "unblock",
+                decision: unblock.resolution().name(),
+                stage: Some(stage),
+                policy_hash: "-",
+                ..Default::default()
+            },
+        )?;
         Ok(removed)
     });
     match result {

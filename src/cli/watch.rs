@@ -57,20 +57,40 @@ impl Watched {
     /// The folders to ask the OS about: each watched folder, and the folder
     /// of each watched file.
     fn folders_to_watch(&self) -> BTreeSet<PathBuf> {
-        self.files.iter().filter_map(|file| file.parent().map(Path::to_path_buf)).chain(self.folders.iter().cloned()).collect()
+        self.files
+            .iter()
+            .filter_map(|file| file.parent().map(Path::to_path_buf))
+            .chain(self.folders.iter().cloned())
+            .collect()
     }
 
     /// Whether a watched file, a watched folder or an entry of one was
     /// modified at or after `since` (or cannot be looked at: then it may
     /// have been).
     fn changed_since(&self, since: SystemTime) -> bool {
-        let modified_since = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).map_or(true, |modified| modified >= since);
-        let entries = self.folders.iter().filter_map(|folder| std::fs::read_dir(folder).ok()).flatten().flatten().map(|entry| entry.path());
-        self.files.iter().chain(&self.folders).cloned().chain(entries).any(|path| modified_since(&path))
+        let modified_since = |path: &Path| {
+            std::fs::metadata(path)
+                .and_then(|m| m.modified())
+                .map_or(true, |modified| modified >= since)
+        };
+        let entries = self
+            .folders
+            .iter()
+            .filter_map(|folder| std::fs::read_dir(folder).ok())
+            .flatten()
+            .flatten()
+            .map(|entry| entry.path());
+        self.files
+            .iter()
+            .chain(&self.folders)
+            .cloned()
+            .chain(entries)
+            .any(|path| modified_since(&path))
     }
 
     fn names(&self, path: &Path) -> bool {
-        self.files.contains(path) || path.parent().is_some_and(|folder| self.folders.contains(folder))
+        self.files.contains(path)
+            || path.parent().is_some_and(|folder| self.folders.contains(folder))
     }
 }
 
@@ -89,7 +109,12 @@ fn may_change(kind: &EventKind) -> bool {
 /// change made before the watch was in place (its modification time is
 /// not older) is reloaded as soon as it is. An error means nothing is
 /// watched (the dongle runs on as it was assembled).
-pub fn spawn(reloader: Arc<Reloader>, config_file: Option<PathBuf>, reread: Reread, read_since: SystemTime) -> notify::Result<()> {
+pub fn spawn(
+    reloader: Arc<Reloader>,
+    config_file: Option<PathBuf>,
+    reread: Reread,
+    read_since: SystemTime,
+) -> notify::Result<()> {
     let (events, mut changes) = mpsc::unbounded_channel::<Vec<PathBuf>>();
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         if let Ok(event) = event
@@ -130,7 +155,11 @@ pub fn spawn(reloader: Arc<Reloader>, config_file: Option<PathBuf>, reread: Rere
 
 /// Watches `wanted` instead of `watching`; a folder that cannot be watched
 /// (it does not exist yet) is logged and left out.
-fn rewatch(watcher: &mut impl Watcher, watching: &BTreeSet<PathBuf>, wanted: BTreeSet<PathBuf>) -> BTreeSet<PathBuf> {
+fn rewatch(
+    watcher: &mut impl Watcher,
+    watching: &BTreeSet<PathBuf>,
+    wanted: BTreeSet<PathBuf>,
+) -> BTreeSet<PathBuf> {
     for gone in watching.difference(&wanted) {
         let _ = watcher.unwatch(gone);
     }
@@ -144,7 +173,9 @@ fn rewatch(watcher: &mut impl Watcher, watching: &BTreeSet<PathBuf>, wanted: BTr
             Ok(()) => {
                 now.insert(folder);
             }
-            Err(error) => tracing::warn!(folder = %folder.display(), %error, "a folder could not be watched; changes in it need a restart"),
+            Err(error) => {
+                tracing::warn!(folder = %folder.display(), %error, "a folder could not be watched; changes in it need a restart")
+            }
         }
     }
     now
@@ -168,8 +199,13 @@ mod tests {
         assert!(!watched.changed_since(later), "nothing was modified after the read");
         let earlier = SystemTime::now() - Duration::from_secs(3600);
         assert!(watched.changed_since(earlier));
-        let only_entry = Watched { files: BTreeSet::new(), folders: BTreeSet::from([adapters.clone()]) };
-        let entry_time = std::fs::metadata(adapters.join("a-adapter.md")).unwrap().modified().unwrap();
-        assert!(only_entry.changed_since(entry_time), "an adapter file modified at the read's instant counts");
+        let only_entry =
+            Watched { files: BTreeSet::new(), folders: BTreeSet::from([adapters.clone()]) };
+        let entry_time =
+            std::fs::metadata(adapters.join("a-adapter.md")).unwrap().modified().unwrap();
+        assert!(
+            only_entry.changed_since(entry_time),
+            "an adapter file modified at the read's instant counts"
+        );
     }
 }

@@ -29,7 +29,13 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// An error about a file as a whole (unreadable, unsafe permissions).
     pub fn whole_file(file: &Path, message: impl Into<String>) -> Self {
-        Self { file: file.to_path_buf(), line: 1, col: 1, message: message.into(), source_line: None }
+        Self {
+            file: file.to_path_buf(),
+            line: 1,
+            col: 1,
+            message: message.into(),
+            source_line: None,
+        }
     }
 
     /// Several on one line, `; ` between them (for a log line or a
@@ -41,11 +47,9 @@ impl Diagnostic {
     /// The location line followed by the source line and a caret.
     pub fn render(&self) -> String {
         match &self.source_line {
-            Some(source) => format!(
-                "{self}\n    {source}\n    {caret:>width$}",
-                caret = "^",
-                width = self.col
-            ),
+            Some(source) => {
+                format!("{self}\n    {source}\n    {caret:>width$}", caret = "^", width = self.col)
+            }
             None => self.to_string(),
         }
     }
@@ -69,14 +73,15 @@ pub struct SourceFile {
 impl SourceFile {
     pub fn new(path: impl Into<PathBuf>, text: impl Into<String>) -> Self {
         let text = text.into();
-        let line_starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        let line_starts =
+            std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
         Self { path: path.into(), text, line_starts }
     }
 
     pub fn read(path: &Path) -> Result<Self, Diagnostic> {
-        std::fs::read_to_string(path)
-            .map(|text| Self::new(path, text))
-            .map_err(|e| Diagnostic::whole_file(path, format!("cannot read file: {}", io_reason(&e))))
+        std::fs::read_to_string(path).map(|text| Self::new(path, text)).map_err(|e| {
+            Diagnostic::whole_file(path, format!("cannot read file: {}", io_reason(&e)))
+        })
     }
 
     /// A diagnostic at the start of `span` (clamped to the text).

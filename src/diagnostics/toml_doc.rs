@@ -31,7 +31,10 @@ pub fn load<T: DeserializeOwned>(source: &SourceFile) -> Result<T, Vec<Diagnosti
 pub fn load_partial<T: DeserializeOwned>(source: &SourceFile) -> (Option<T>, Vec<Diagnostic>) {
     let (root, syntax_errors) = DeTable::parse_recoverable(&source.text);
     if !syntax_errors.is_empty() {
-        let errors = syntax_errors.iter().map(|e| source.at(e.span().unwrap_or(0..0), e.message())).collect();
+        let errors = syntax_errors
+            .iter()
+            .map(|e| source.at(e.span().unwrap_or(0..0), e.message()))
+            .collect();
         return (None, sorted(errors));
     }
     let span = root.span();
@@ -144,8 +147,9 @@ mod tests {
 
     #[test]
     fn every_key_error_is_reported_with_its_location() {
-        let errors = load_text("name = 3\ncolour = \"red\"\ncount = \"many\"\n[[items]]\nsize = -1\n")
-            .expect_err("four errors");
+        let errors =
+            load_text("name = 3\ncolour = \"red\"\ncount = \"many\"\n[[items]]\nsize = -1\n")
+                .expect_err("four errors");
         let lines: Vec<usize> = errors.iter().map(|d| d.line).collect();
         assert_eq!(errors.len(), 4, "{errors:#?}");
         for line in [1, 2, 3, 5] {

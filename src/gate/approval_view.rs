@@ -33,9 +33,22 @@ pub struct ApprovalView {
 
 /// The request for `action`, which the evaluation paused with `reason`
 /// and `factors` (each naming a rule and what it matched).
-pub fn approval_view(action: &str, reason: &str, factors: &[String], analysis: Option<&Analysis>) -> ApprovalView {
-    let reason = if factors.is_empty() { reason.to_owned() } else { factors.iter().map(|factor| without_stage(factor)).collect::<Vec<_>>().join("; ") };
-    let planted: Vec<&Command> = analysis.map(|analysis| analysis.commands.iter().filter(|command| command.planted.is_some()).collect()).unwrap_or_default();
+pub fn approval_view(
+    action: &str,
+    reason: &str,
+    factors: &[String],
+    analysis: Option<&Analysis>,
+) -> ApprovalView {
+    let reason = if factors.is_empty() {
+        reason.to_owned()
+    } else {
+        factors.iter().map(|factor| without_stage(factor)).collect::<Vec<_>>().join("; ")
+    };
+    let planted: Vec<&Command> = analysis
+        .map(|analysis| {
+            analysis.commands.iter().filter(|command| command.planted.is_some()).collect()
+        })
+        .unwrap_or_default();
     if planted.is_empty() {
         return ApprovalView { action: action.to_owned(), reason };
     }
@@ -68,8 +81,12 @@ pub fn approval_view(action: &str, reason: &str, factors: &[String], analysis: O
     if !rest.is_empty() {
         let more = rest.len().saturating_sub(MAX_LISTED);
         let more = if more > 0 { format!("; and {more} more") } else { String::new() };
-        let listed = rest.iter().take(MAX_LISTED).map(String::as_str).collect::<Vec<_>>().join("; ");
-        shown.push_str(&format!("\nAlso runs {} command(s) no rule asked about: {listed}{more}", rest.len()));
+        let listed =
+            rest.iter().take(MAX_LISTED).map(String::as_str).collect::<Vec<_>>().join("; ");
+        shown.push_str(&format!(
+            "\nAlso runs {} command(s) no rule asked about: {listed}{more}",
+            rest.len()
+        ));
     }
     ApprovalView { action: shown, reason }
 }
@@ -105,27 +122,47 @@ fn without_stage(factor: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::{Action, Change, FileWrite, NoCurrentFiles, WorkingFolder, analyze_action};
+    use crate::analysis::{
+        Action, Change, FileWrite, NoCurrentFiles, WorkingFolder, analyze_action,
+    };
 
     fn makefile(recipes: &str) -> Analysis {
         let write = FileWrite { path: "Makefile".into(), change: Change::Whole(recipes.into()) };
-        analyze_action(&Action { text: "write_file Makefile", write: Some(&write), folder: &WorkingFolder::Project, files: &NoCurrentFiles }).unwrap()
+        analyze_action(&Action {
+            text: "write_file Makefile",
+            write: Some(&write),
+            folder: &WorkingFolder::Project,
+            files: &NoCurrentFiles,
+        })
+        .unwrap()
     }
 
     #[test]
     fn the_lines_that_asked_come_first_with_every_rule_then_the_rest() {
         // `deploy` depends on `build`: its recipe is found twice, listed once.
-        let analysis = makefile("build:\n\tcargo build\n\ndeploy: build\n\tgit push origin main\n\tcrontab -r\n");
+        let analysis = makefile(
+            "build:\n\tcargo build\n\ndeploy: build\n\tgit push origin main\n\tcrontab -r\n",
+        );
         let factors = [
             "stage 3: requiresApproval pattern 'git push' (policy default.toml:182) on `git push origin main` (planted in Makefile line 5)".to_owned(),
             "stage 3: requiresApproval pattern 'crontab' (policy default.toml:201) on `crontab -r` (planted in Makefile line 6)".to_owned(),
         ];
-        let view = approval_view("write_file Makefile", "Action requires human approval: git push", &factors, Some(&analysis));
+        let view = approval_view(
+            "write_file Makefile",
+            "Action requires human approval: git push",
+            &factors,
+            Some(&analysis),
+        );
         assert_eq!(
             view.action,
             "write_file Makefile\nWhat it will run that a rule asked about:\n  Makefile line 5: git push origin main\n  Makefile line 6: crontab -r\nAlso runs 1 command(s) no rule asked about: Makefile line 2: cargo build"
         );
-        assert!(view.reason.starts_with("requiresApproval pattern 'git push'") && view.reason.contains("; requiresApproval pattern 'crontab'"), "{}", view.reason);
+        assert!(
+            view.reason.starts_with("requiresApproval pattern 'git push'")
+                && view.reason.contains("; requiresApproval pattern 'crontab'"),
+            "{}",
+            view.reason
+        );
     }
 
     #[test]
@@ -133,15 +170,41 @@ mod tests {
         let recipes: String = (0..40).map(|i| format!("t{i}:\n\techo step {i}\n")).collect();
         let analysis = makefile(&recipes);
         let view = approval_view("write_file Makefile", "why", &[], Some(&analysis));
-        assert!(view.action.contains("none by itself") && view.action.contains("Also runs 40 command(s)") && view.action.ends_with("; and 28 more"), "{}", view.action);
+        assert!(
+            view.action.contains("none by itself")
+                && view.action.contains("Also runs 40 command(s)")
+                && view.action.ends_with("; and 28 more"),
+            "{}",
+            view.action
+        );
         assert_eq!(view.reason, "why");
         // A call that carries the file's content: what it will run comes
         // early, within what a channel shows.
-        let call = format!("fs__write_file {{\"content\":\"{}\",\"path\":\"Makefile\"}}", "# padding\\n".repeat(500));
+        let call = format!(
+            "fs__write_file {{\"content\":\"{}\",\"path\":\"Makefile\"}}",
+            "# padding\\n".repeat(500)
+        );
         let view = approval_view(&call, "why", &[], Some(&analysis));
         let at = view.action.find("What it will run").unwrap();
-        assert!(at < 400 && view.action[..at].contains("more characters of the call"), "{}", &view.action[..at]);
-        let plain = approval_view("git push origin main", "why", &["stage 3: requiresApproval pattern 'git push' (p:1) on `git push origin main`".into()], None);
-        assert_eq!(plain, ApprovalView { action: "git push origin main".into(), reason: "requiresApproval pattern 'git push' (p:1) on `git push origin main`".into() });
+        assert!(
+            at < 400 && view.action[..at].contains("more characters of the call"),
+            "{}",
+            &view.action[..at]
+        );
+        let plain = approval_view(
+            "git push origin main",
+            "why",
+            &["stage 3: requiresApproval pattern 'git push' (p:1) on `git push origin main`"
+                .into()],
+            None,
+        );
+        assert_eq!(
+            plain,
+            ApprovalView {
+                action: "git push origin main".into(),
+                reason: "requiresApproval pattern 'git push' (p:1) on `git push origin main`"
+                    .into()
+            }
+        );
     }
 }

@@ -64,7 +64,9 @@ impl DangerLevel {
     }
 
     pub fn parse(name: &str) -> Option<Self> {
-        [Self::Safe, Self::Reversible, Self::Destructive, Self::Dangerous, Self::Forbidden].into_iter().find(|level| level.name() == name)
+        [Self::Safe, Self::Reversible, Self::Destructive, Self::Dangerous, Self::Forbidden]
+            .into_iter()
+            .find(|level| level.name() == name)
     }
 
     /// Section 3.3: the level of an operation nobody classified.
@@ -133,11 +135,21 @@ mod tests {
     #[test]
     fn risk_floors_land_in_the_tiers_of_section_8_1() {
         assert_eq!(DangerLevel::Safe.risk_floor(), None);
-        let floors: Vec<u8> = [DangerLevel::Reversible, DangerLevel::Destructive, DangerLevel::Dangerous, DangerLevel::Forbidden]
-            .iter()
-            .filter_map(|level| level.risk_floor())
-            .collect();
+        let floors: Vec<u8> = [
+            DangerLevel::Reversible,
+            DangerLevel::Destructive,
+            DangerLevel::Dangerous,
+            DangerLevel::Forbidden,
+        ]
+        .iter()
+        .filter_map(|level| level.risk_floor())
+        .collect();
         assert_eq!(floors, [20, 50, 75, 90]);
-        assert!((16..=30).contains(&floors[0]) && (31..=60).contains(&floors[1]) && (61..=85).contains(&floors[2]) && floors[3] >= 86);
+        assert!(
+            (16..=30).contains(&floors[0])
+                && (31..=60).contains(&floors[1])
+                && (61..=85).contains(&floors[2])
+                && floors[3] >= 86
+        );
     }
 }

@@ -46,7 +46,13 @@ use crate::{
         directive::NotificationKind,
         evaluator::{PauseKind, StepFacts, Verdict, evaluate_analysed},
     },
-    store::{StoreError, audit::AuditEntry, now_ms, records::{self, ChallengeKind, ChallengeStatus}, rfc3339},
+    store::{
+        StoreError,
+        audit::AuditEntry,
+        now_ms,
+        records::{self, ChallengeKind, ChallengeStatus},
+        rfc3339,
+    },
     verify::{
         approvals::Collector,
         humans::{Raised, approved},
@@ -70,7 +76,11 @@ const TOKEN_ALIAS: &str = "_confirmation";
 /// `confirmation_token` of its own.
 pub fn add_token_param(params: &mut Vec<ParamSpec>) -> &'static str {
     let name = if params.iter().any(|p| p.name == TOKEN_PARAM) { TOKEN_ALIAS } else { TOKEN_PARAM };
-    let mut token = ParamSpec::optional(name, ParamType::String, "Confirmation token from a CONFIRMATION_REQUIRED answer, once a human approved the call");
+    let mut token = ParamSpec::optional(
+        name,
+        ParamType::String,
+        "Confirmation token from a CONFIRMATION_REQUIRED answer, once a human approved the call",
+    );
     if name == TOKEN_PARAM {
         token = token.alias(TOKEN_ALIAS);
     }
@@ -160,12 +170,22 @@ struct Checks<'a> {
 /// The gate's answer before anyone waits for a human.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Checked {
-    Allowed { factors: Vec<String> },
+    Allowed {
+        factors: Vec<String>,
+    },
     /// Refused; a deny also blocked the agent.
-    Refused { reason: String, factors: Vec<String> },
+    Refused {
+        reason: String,
+        factors: Vec<String>,
+    },
     /// A human was shown approval request `approval_id`, open until
     /// `expires_at` (ms).
-    AwaitingHuman { approval_id: String, reason: String, factors: Vec<String>, expires_at: i64 },
+    AwaitingHuman {
+        approval_id: String,
+        reason: String,
+        factors: Vec<String>,
+        expires_at: i64,
+    },
 }
 
 pub struct Gate {
@@ -182,20 +202,35 @@ impl Gate {
     /// one must approve. `write` is the file it writes, when the hook
     /// knows the content: the content is judged, the text is what is
     /// audited and shown.
-    pub async fn decide(&self, call: &CallContext, agent: &str, action: &str, write: Option<&FileWrite>) -> GateDecision {
+    pub async fn decide(
+        &self,
+        call: &CallContext,
+        agent: &str,
+        action: &str,
+        write: Option<&FileWrite>,
+    ) -> GateDecision {
         let action = &*redact_text(action);
         match self.check(call, agent, action, Checks { write, ..Checks::default() }).await {
             Checked::Allowed { factors } => GateDecision::Continue { factors },
             Checked::Refused { reason, factors } => GateDecision::Deny { reason, factors },
-            Checked::AwaitingHuman { approval_id, reason, factors, .. } => match self.redeem(call, agent, &approval_id, action).await {
-                Ok(()) => GateDecision::HumanApproved(HumanApproval { approval_id }),
-                Err(_) => GateDecision::Deny { reason: format!("{reason}; the human did not approve"), factors },
-            },
+            Checked::AwaitingHuman { approval_id, reason, factors, .. } => {
+                match self.redeem(call, agent, &approval_id, action).await {
+                    Ok(()) => GateDecision::HumanApproved(HumanApproval { approval_id }),
+                    Err(_) => GateDecision::Deny {
+                        reason: format!("{reason}; the human did not approve"),
+                        factors,
+                    },
+                }
+            }
         }
     }
 
     /// A call to an outside source.
-    pub async fn admit(&self, call: &CallContext, request: GatedCall<'_>) -> Result<Admission, AqlError> {
+    pub async fn admit(
+        &self,
+        call: &CallContext,
+        request: GatedCall<'_>,
+    ) -> Result<Admission, AqlError> {
         let arguments = canonical(request.arguments);
         let action = match redact_arguments(request.arguments) {
             Cow::Borrowed(_) => format!("{} {arguments}", request.operation),
@@ -204,18 +239,41 @@ impl Gate {
             Cow::Owned(redacted) => format!("{} {}", request.operation, canonical(&redacted)),
         };
         let agent = self.core.acting_agent(call);
-        let admission = |agent: String, action: String| Admission { agent, action, session_id: call.session_id.clone() };
+        let admission = |agent: String, action: String| Admission {
+            agent,
+            action,
+            session_id: call.session_id.clone(),
+        };
         // Hashed only where a token is checked or issued, not on every call.
-        let scope = || Scope::new(request.operation, &arguments, request.source, &call.session_id, &agent);
+        let scope =
+            || Scope::new(request.operation, &arguments, request.source, &call.session_id, &agent);
         let trust = request.trust.map(|level| (level, level.gate(request.danger)));
         if let Some((level, TrustGate::Deny { minimum })) = trust
-            && self.refuse_outright(call, &agent, &action, "trust", &format!("adapter trust level '{}' does not allow {} operations", level.name(), request.danger.name()))
+            && self.refuse_outright(
+                call,
+                &agent,
+                &action,
+                "trust",
+                &format!(
+                    "adapter trust level '{}' does not allow {} operations",
+                    level.name(),
+                    request.danger.name()
+                ),
+            )
         {
-            return Err(AqlError::danger_level_denied(request.operation, request.danger.name(), level.name(), minimum.name()));
+            return Err(AqlError::danger_level_denied(
+                request.operation,
+                request.danger.name(),
+                level.name(),
+                minimum.name(),
+            ));
         }
         if let Some(token) = request.token {
             let approval_id = self.tokens.check(token, &scope(), now_ms())?;
-            let redeemed = self.redeem(call, &agent, &approval_id, &action).await.map_err(|error| error.to_repeat(request.operation, request.danger.name(), token));
+            let redeemed = self
+                .redeem(call, &agent, &approval_id, &action)
+                .await
+                .map_err(|error| error.to_repeat(request.operation, request.danger.name(), token));
             // A human who has not answered yet leaves the token valid.
             if !matches!(&redeemed, Err(error) if error.code == ErrorCode::ConfirmationRequired) {
                 self.tokens.spend(token);
@@ -223,21 +281,42 @@ impl Gate {
             return redeemed.map(|()| admission(agent, action));
         }
         let must_ask = match trust {
-            Some((level, TrustGate::Confirm)) => Some(format!("adapter trust level '{}' requires a human to confirm {} operations", level.name(), request.danger.name())),
-            _ if request.requires_confirmation => Some(format!("'{}' is marked requires_confirmation", request.operation)),
+            Some((level, TrustGate::Confirm)) => Some(format!(
+                "adapter trust level '{}' requires a human to confirm {} operations",
+                level.name(),
+                request.danger.name()
+            )),
+            _ if request.requires_confirmation => {
+                Some(format!("'{}' is marked requires_confirmation", request.operation))
+            }
             _ => None,
         };
-        let checks = Checks { risk_floor: request.danger.risk_floor(), must_ask: must_ask.as_deref(), verify_refuses: true, write: None };
+        let checks = Checks {
+            risk_floor: request.danger.risk_floor(),
+            must_ask: must_ask.as_deref(),
+            verify_refuses: true,
+            write: None,
+        };
         match self.check(call, &agent, &action, checks).await {
             Checked::Allowed { .. } => Ok(admission(agent, action)),
-            Checked::Refused { reason, factors } => Err(AqlError::refused_by_policy(request.operation, &reason, &factors)),
+            Checked::Refused { reason, factors } => {
+                Err(AqlError::refused_by_policy(request.operation, &reason, &factors))
+            }
             Checked::AwaitingHuman { approval_id, reason, expires_at, .. } => {
                 let now = now_ms();
-                let Some((token, token_expiry)) = self.tokens.issue(scope(), &approval_id, now) else {
+                let Some((token, token_expiry)) = self.tokens.issue(scope(), &approval_id, now)
+                else {
                     return Err(AqlError::internal("no randomness for a confirmation token"));
                 };
                 let expiry = rfc3339(token_expiry.min(expires_at));
-                Err(AqlError::confirmation_required(request.operation, request.danger.name(), &reason, &token, &approval_id, &expiry))
+                Err(AqlError::confirmation_required(
+                    request.operation,
+                    request.danger.name(),
+                    &reason,
+                    &token,
+                    &approval_id,
+                    &expiry,
+                ))
             }
         }
     }
@@ -250,7 +329,17 @@ impl Gate {
         let write = move || {
             let Admission { agent, action, session_id } = admission;
             let written = core.store.write(|tx| {
-                core.audit(tx, AuditEntry { agent: &agent, session_id: Some(&session_id), event: "call", hint: Some(&action), decision: outcome.name(), ..Default::default() })
+                core.audit(
+                    tx,
+                    AuditEntry {
+                        agent: &agent,
+                        session_id: Some(&session_id),
+                        event: "call",
+                        hint: Some(&action),
+                        decision: outcome.name(),
+                        ..Default::default()
+                    },
+                )
             });
             if let Err(error) = written {
                 tracing::error!(%error, "the outcome of a gated call could not be audited");
@@ -266,18 +355,44 @@ impl Gate {
     /// trust level does not allow the operation's danger level), and says
     /// whether the refusal stands: only an enforcing loop refuses; the
     /// other modes record what would have happened and let it pass.
-    fn refuse_outright(&self, call: &CallContext, agent: &str, action: &str, stage: &str, reason: &str) -> bool {
+    fn refuse_outright(
+        &self,
+        call: &CallContext,
+        agent: &str,
+        action: &str,
+        stage: &str,
+        reason: &str,
+    ) -> bool {
         let enforcing = self.core.enforcing();
         let decision = if enforcing { "stop" } else { "would_stop" };
         let written = self.core.store.write(|tx| {
             if enforcing {
                 permission_pending(tx, agent, action, reason, None, now_ms())?;
             }
-            self.core.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "gate", hint: Some(action), decision, stage: Some(stage), ..Default::default() })
+            self.core.audit(
+                tx,
+                AuditEntry {
+                    agent,
+                    session_id: Some(&call.session_id),
+                    event: "gate",
+                    hint: Some(action),
+                    decision,
+                    stage: Some(stage),
+                    ..Default::default()
+                },
+            )
         });
         if let Err(error) = written {
             tracing::error!(%error, "a refused call could not be audited; refusing (fail closed)");
-            self.core.audit_later(AuditEntry { agent, session_id: Some(&call.session_id), event: "gate", hint: Some(action), decision: "stop", stage: Some(stage), ..Default::default() });
+            self.core.audit_later(AuditEntry {
+                agent,
+                session_id: Some(&call.session_id),
+                event: "gate",
+                hint: Some(action),
+                decision: "stop",
+                stage: Some(stage),
+                ..Default::default()
+            });
             return true;
         }
         enforcing
@@ -286,7 +401,13 @@ impl Gate {
     /// Decides on one action. A deny or danger-zone verdict hard-blocks the
     /// agent (durably, before this returns); a pause shows an approval
     /// request to a human and returns its id without waiting.
-    async fn check(&self, call: &CallContext, agent: &str, action: &str, checks: Checks<'_>) -> Checked {
+    async fn check(
+        &self,
+        call: &CallContext,
+        agent: &str,
+        action: &str,
+        checks: Checks<'_>,
+    ) -> Checked {
         // Evaluated, audited and shown to a human without any code in it.
         let action = &*redact_text(action);
         let core = &self.core;
@@ -297,9 +418,20 @@ impl Gate {
             Analysed::Ready(analysis) => analysis,
             Analysed::Missing(why) => {
                 tracing::error!(agent, why, "a gated call is refused without a verdict");
-                let entry = AuditEntry { agent, session_id: session, event: "gate", hint: Some(action), decision: "refused", stage: Some("analysis"), ..Default::default() };
+                let entry = AuditEntry {
+                    agent,
+                    session_id: session,
+                    event: "gate",
+                    hint: Some(action),
+                    decision: "refused",
+                    stage: Some("analysis"),
+                    ..Default::default()
+                };
                 core.audit_now_or_later(entry);
-                return Checked::Refused { reason: format!("{why}; refusing (fail closed)"), factors: vec![] };
+                return Checked::Refused {
+                    reason: format!("{why}; refusing (fail closed)"),
+                    factors: vec![],
+                };
             }
         };
         let now = now_ms();
@@ -396,12 +528,23 @@ impl Gate {
             })?;
             Ok((checked, ask, taint))
         });
-        let fail_closed = || Checked::Refused { reason: "safety state unavailable: refusing (fail closed)".into(), factors: vec![] };
+        let fail_closed = || Checked::Refused {
+            reason: "safety state unavailable: refusing (fail closed)".into(),
+            factors: vec![],
+        };
         let (checked, ask, taint) = match decided {
             Ok(decided) => decided,
             Err(error) => {
                 tracing::error!(%error, "safety state store failed at the gate");
-                core.audit_later(AuditEntry { agent, session_id: session, event: "gate", hint: Some(action), decision: "refused", stage: Some("state"), ..Default::default() });
+                core.audit_later(AuditEntry {
+                    agent,
+                    session_id: session,
+                    event: "gate",
+                    hint: Some(action),
+                    decision: "refused",
+                    stage: Some("state"),
+                    ..Default::default()
+                });
                 return fail_closed();
             }
         };
@@ -416,8 +559,16 @@ impl Gate {
         match (checked, shown) {
             (Checked::AwaitingHuman { approval_id, reason, factors, .. }, Err(failures)) => {
                 // Nobody saw it: the request must not hold the agent.
-                let _ = core.store.write(|tx| records::set_challenge_status(tx, &approval_id, ChallengeStatus::Cancelled));
-                Checked::Refused { reason: format!("{reason}; no channel could ask a human ({})", failures.join("; ")), factors }
+                let _ = core.store.write(|tx| {
+                    records::set_challenge_status(tx, &approval_id, ChallengeStatus::Cancelled)
+                });
+                Checked::Refused {
+                    reason: format!(
+                        "{reason}; no channel could ask a human ({})",
+                        failures.join("; ")
+                    ),
+                    factors,
+                }
             }
             // A block's challenge that could not be shown leaves the block
             // in place: the refusal stands either way.
@@ -429,23 +580,39 @@ impl Gate {
     /// gate opened for `action`, and spends it; a step-limit approval grants
     /// a fresh step budget. The agent's block, or another pause, if one
     /// arrived meanwhile, still refuses.
-    async fn redeem(&self, call: &CallContext, agent: &str, approval_id: &str, action: &str) -> Result<(), AqlError> {
+    async fn redeem(
+        &self,
+        call: &CallContext,
+        agent: &str,
+        approval_id: &str,
+        action: &str,
+    ) -> Result<(), AqlError> {
         let core = &self.core;
         let now = now_ms();
-        let standing = core.store.write(|tx| Ok((core.block_for(tx, &call.session_id, agent)?, core.pause_of(tx, agent, now)?)));
+        let standing = core.store.write(|tx| {
+            Ok((core.block_for(tx, &call.session_id, agent)?, core.pause_of(tx, agent, now)?))
+        });
         let (block, pause) = standing?;
         if let Some(block) = block {
             return Err(AqlError::agent_blocked(&block.agent, &block.challenge_id, &block.reason));
         }
         if let Some(pause) = pause.filter(|pause| pause.challenge_id != approval_id) {
-            return Err(AqlError::refused_by_policy(action, &format!("agent '{agent}' is paused. {}", pause.describe()), &[]));
+            return Err(AqlError::refused_by_policy(
+                action,
+                &format!("agent '{agent}' is paused. {}", pause.describe()),
+                &[],
+            ));
         }
         let settled = core.humans.wait(approval_id, call, Collector::GatedCall).await;
-        let (approved, collection) = approved(approval_id, settled, &core.store, Collector::GatedCall)?;
-        let (core, session, agent, action) = (core.clone(), call.session_id.clone(), agent.to_owned(), action.to_owned());
+        let (approved, collection) =
+            approved(approval_id, settled, &core.store, Collector::GatedCall)?;
+        let (core, session, agent, action) =
+            (core.clone(), call.session_id.clone(), agent.to_owned(), action.to_owned());
         core.clone()
             .store
-            .write_durable_async(move |tx| core.spend_approval(tx, &approved, &agent, &session, "gate", Some(&action)))
+            .write_durable_async(move |tx| {
+                core.spend_approval(tx, &approved, &agent, &session, "gate", Some(&action))
+            })
             .await?;
         // The call runs on it: never told twice.
         collection.finish(None);
@@ -457,20 +624,31 @@ impl Gate {
 /// its calls (gatekeeper 7.1, spec 8.7.3 `permission_pending`): what, why,
 /// and the approval request a human was shown, if one was. A hard block
 /// is told by its danger-zone broadcast instead.
-fn permission_pending(tx: &crate::store::Tx<'_>, agent: &str, action: &str, reason: &str, approval_id: Option<&str>, now: i64) -> Result<(), StoreError> {
-    let waiting = if approval_id.is_some() { "waits for a human's approval" } else { "was refused" };
+fn permission_pending(
+    tx: &crate::store::Tx<'_>,
+    agent: &str,
+    action: &str,
+    reason: &str,
+    approval_id: Option<&str>,
+    now: i64,
+) -> Result<(), StoreError> {
+    let waiting =
+        if approval_id.is_some() { "waits for a human's approval" } else { "was refused" };
     let mut metadata = serde_json::json!({ "operation": action, "reason": reason, "agent": agent });
     if let Some(id) = approval_id {
         metadata["approvalId"] = id.into();
     }
-    records::insert_event(tx, &records::EventRow {
-        id: 0,
-        agent: Some(agent.to_owned()),
-        kind: NotificationKind::PermissionPending.name().into(),
-        message: format!("The gate held back '{action}': it {waiting} ({reason})"),
-        metadata: metadata.to_string(),
-        created_at: now,
-    })?;
+    records::insert_event(
+        tx,
+        &records::EventRow {
+            id: 0,
+            agent: Some(agent.to_owned()),
+            kind: NotificationKind::PermissionPending.name().into(),
+            message: format!("The gate held back '{action}': it {waiting} ({reason})"),
+            metadata: metadata.to_string(),
+            created_at: now,
+        },
+    )?;
     Ok(())
 }
 

@@ -26,7 +26,9 @@ use crate::protocol::{
     router::Router,
 };
 
-use super::{Admission, Gate, GatedCall, add_token_param, danger::DangerLevel, take_token, trust::TrustLevel};
+use super::{
+    Admission, Gate, GatedCall, add_token_param, danger::DangerLevel, take_token, trust::TrustLevel,
+};
 
 /// How the gate judges an upstream's calls.
 #[derive(Debug, Clone)]
@@ -86,10 +88,19 @@ pub trait Upstream: Send + Sync + 'static {
 
     /// Checks and builds a call from its arguments (the token already
     /// taken out); refusing here bothers nobody.
-    fn prepare(&self, spec: &OperationSpec, arguments: Map<String, Value>) -> Result<Prepared<Self::Call>, AqlError>;
+    fn prepare(
+        &self,
+        spec: &OperationSpec,
+        arguments: Map<String, Value>,
+    ) -> Result<Prepared<Self::Call>, AqlError>;
 
     /// Sends an admitted call.
-    fn send<'a>(&'a self, admission: &'a Admission, call: Self::Call, context: &'a CallContext) -> SendFuture<'a>;
+    fn send<'a>(
+        &'a self,
+        admission: &'a Admission,
+        call: Self::Call,
+        context: &'a CallContext,
+    ) -> SendFuture<'a>;
 }
 
 /// An MCP-AQL operation whose every call passes the gate.
@@ -130,8 +141,17 @@ impl<U: Upstream> GatedOperation<U> {
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let outcome = sent.outcome.name();
         match &sent.result {
-            Ok(_) => tracing::debug!(operation, source, outcome, duration_ms, "upstream call ended"),
-            Err(error) => tracing::error!(operation, source, outcome, code = error.code.as_str(), duration_ms, "upstream call failed"),
+            Ok(_) => {
+                tracing::debug!(operation, source, outcome, duration_ms, "upstream call ended")
+            }
+            Err(error) => tracing::error!(
+                operation,
+                source,
+                outcome,
+                code = error.code.as_str(),
+                duration_ms,
+                "upstream call failed"
+            ),
         }
         self.gate.record_outcome(admission, sent.outcome);
         sent.result
@@ -143,7 +163,12 @@ impl<U: Upstream> Operation for GatedOperation<U> {
         &self.spec
     }
 
-    fn invoke<'a>(&'a self, _router: &'a Router, call: &'a CallContext, params: Params) -> OperationFuture<'a> {
+    fn invoke<'a>(
+        &'a self,
+        _router: &'a Router,
+        call: &'a CallContext,
+        params: Params,
+    ) -> OperationFuture<'a> {
         Box::pin(self.call(call, params))
     }
 }

@@ -31,7 +31,13 @@ pub struct Scope {
 }
 
 impl Scope {
-    pub fn new(operation: &str, canonical_params: &str, source: &str, session_id: &str, agent: &str) -> Self {
+    pub fn new(
+        operation: &str,
+        canonical_params: &str,
+        source: &str,
+        session_id: &str,
+        agent: &str,
+    ) -> Self {
         Self {
             operation: operation.to_owned(),
             params_hash: Sha256::digest(canonical_params.as_bytes()).into(),
@@ -66,11 +72,15 @@ impl ConfirmationTokens {
     pub fn issue(&self, scope: Scope, approval_id: &str, now: i64) -> Option<(String, i64)> {
         let mut bytes = [0_u8; 16];
         getrandom::fill(&mut bytes).ok()?;
-        let token = format!("conf_{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>());
+        let token =
+            format!("conf_{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>());
         let expires_at = now + TOKEN_TTL_MS;
         let mut issued = self.lock();
         issued.retain(|_, entry| entry.expires_at > now && !entry.used);
-        issued.insert(token.clone(), Issued { scope, approval_id: approval_id.to_owned(), expires_at, used: false });
+        issued.insert(
+            token.clone(),
+            Issued { scope, approval_id: approval_id.to_owned(), expires_at, used: false },
+        );
         Some((token, expires_at))
     }
 
@@ -88,14 +98,27 @@ impl ConfirmationTokens {
             return Err(AqlError::token_expired(token, &rfc3339(entry.expires_at), &rfc3339(now)));
         }
         if entry.scope.session_id != scope.session_id || entry.scope.agent != scope.agent {
-            return Err(AqlError::token_invalid(token, "it was issued to another session or agent"));
+            return Err(AqlError::token_invalid(
+                token,
+                "it was issued to another session or agent",
+            ));
         }
         let (issued_for, requested) = (&entry.scope.operation, &scope.operation);
         if entry.scope.source != scope.source || issued_for != requested {
-            return Err(AqlError::token_scope_mismatch(token, issued_for, requested, &format!("operation '{issued_for}' of '{}'", entry.scope.source)));
+            return Err(AqlError::token_scope_mismatch(
+                token,
+                issued_for,
+                requested,
+                &format!("operation '{issued_for}' of '{}'", entry.scope.source),
+            ));
         }
         if entry.scope.params_hash != scope.params_hash {
-            return Err(AqlError::token_scope_mismatch(token, issued_for, requested, "the same operation with other parameters"));
+            return Err(AqlError::token_scope_mismatch(
+                token,
+                issued_for,
+                requested,
+                "the same operation with other parameters",
+            ));
         }
         Ok(entry.approval_id.clone())
     }
@@ -133,27 +156,59 @@ mod tests {
         assert_eq!(tokens.check(&token, &scope, 2_000).unwrap(), "approval-1");
 
         let other_params = Scope::new("fs__write_file", r#"{"path":"b"}"#, "fs", "s1", "agent");
-        assert_eq!(tokens.check(&token, &other_params, 2_000).unwrap_err().code, ErrorCode::TokenScopeMismatch);
+        assert_eq!(
+            tokens.check(&token, &other_params, 2_000).unwrap_err().code,
+            ErrorCode::TokenScopeMismatch
+        );
         let other_op = Scope::new("fs__move_file", r#"{"path":"a"}"#, "fs", "s1", "agent");
         let mismatch = tokens.check(&token, &other_op, 2_000).unwrap_err();
         assert_eq!(mismatch.code, ErrorCode::TokenScopeMismatch);
-        assert_eq!((&mismatch.details["token"], &mismatch.details["token_operation"], &mismatch.details["requested_operation"]), (&token.clone().into(), &"fs__write_file".into(), &"fs__move_file".into()));
+        assert_eq!(
+            (
+                &mismatch.details["token"],
+                &mismatch.details["token_operation"],
+                &mismatch.details["requested_operation"]
+            ),
+            (&token.clone().into(), &"fs__write_file".into(), &"fs__move_file".into())
+        );
         let other_source = Scope::new("fs__write_file", r#"{"path":"a"}"#, "gh", "s1", "agent");
-        assert_eq!(tokens.check(&token, &other_source, 2_000).unwrap_err().code, ErrorCode::TokenScopeMismatch);
+        assert_eq!(
+            tokens.check(&token, &other_source, 2_000).unwrap_err().code,
+            ErrorCode::TokenScopeMismatch
+        );
         let other_session = Scope::new("fs__write_file", r#"{"path":"a"}"#, "fs", "s2", "agent");
-        assert_eq!(tokens.check(&token, &other_session, 2_000).unwrap_err().code, ErrorCode::TokenInvalid);
+        assert_eq!(
+            tokens.check(&token, &other_session, 2_000).unwrap_err().code,
+            ErrorCode::TokenInvalid
+        );
         let other_agent = Scope::new("fs__write_file", r#"{"path":"a"}"#, "fs", "s1", "other");
-        assert_eq!(tokens.check(&token, &other_agent, 2_000).unwrap_err().code, ErrorCode::TokenInvalid);
+        assert_eq!(
+            tokens.check(&token, &other_agent, 2_000).unwrap_err().code,
+            ErrorCode::TokenInvalid
+        );
 
         let expired = tokens.check(&token, &scope, expires_at + 1_000).unwrap_err();
         assert_eq!(expired.code, ErrorCode::TokenExpired);
-        assert_eq!((expired.details["expired_at"].as_str(), expired.details["current_time"].as_str()), (Some("1970-01-01T00:05:01.000Z"), Some("1970-01-01T00:05:02.000Z")));
-        assert_eq!(tokens.check("conf_nope", &scope, 2_000).unwrap_err().code, ErrorCode::TokenInvalid);
+        assert_eq!(
+            (expired.details["expired_at"].as_str(), expired.details["current_time"].as_str()),
+            (Some("1970-01-01T00:05:01.000Z"), Some("1970-01-01T00:05:02.000Z"))
+        );
+        assert_eq!(
+            tokens.check("conf_nope", &scope, 2_000).unwrap_err().code,
+            ErrorCode::TokenInvalid
+        );
         tokens.spend(&token);
-        assert_eq!(tokens.check(&token, &scope, 2_000).unwrap_err().code, ErrorCode::TokenAlreadyUsed);
+        assert_eq!(
+            tokens.check(&token, &scope, 2_000).unwrap_err().code,
+            ErrorCode::TokenAlreadyUsed
+        );
         let (second, _) = tokens.issue(scope.clone(), "approval-2", 1_000).unwrap();
         assert_ne!(second, token);
         tokens.revoke_session("s1");
-        assert_eq!(tokens.check(&second, &scope, 2_000).unwrap_err().code, ErrorCode::TokenInvalid, "revoked with its session");
+        assert_eq!(
+            tokens.check(&second, &scope, 2_000).unwrap_err().code,
+            ErrorCode::TokenInvalid,
+            "revoked with its session"
+        );
     }
 }

@@ -24,11 +24,19 @@ pub enum TrustGate {
     /// A human must approve the call, whatever the policy says.
     Confirm,
     /// Refused; `minimum` is the lowest trust level that would not deny it.
-    Deny { minimum: TrustLevel },
+    Deny {
+        minimum: TrustLevel,
+    },
 }
 
 impl TrustLevel {
-    pub const ALL: [TrustLevel; 5] = [Self::Untested, Self::Generated, Self::Validated, Self::CommunityReviewed, Self::Certified];
+    pub const ALL: [TrustLevel; 5] = [
+        Self::Untested,
+        Self::Generated,
+        Self::Validated,
+        Self::CommunityReviewed,
+        Self::Certified,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -55,7 +63,13 @@ impl TrustLevel {
             D::Reversible => T::Validated,
             D::Destructive => T::CommunityReviewed,
             D::Dangerous => T::Certified,
-            D::Forbidden => return if self == T::Certified { TrustGate::Confirm } else { TrustGate::Deny { minimum: T::Certified } },
+            D::Forbidden => {
+                return if self == T::Certified {
+                    TrustGate::Confirm
+                } else {
+                    TrustGate::Deny { minimum: T::Certified }
+                };
+            }
         };
         let confirm_from = match danger {
             D::Destructive => Some(T::Validated),
@@ -83,10 +97,34 @@ mod tests {
         let deny = |minimum| TrustGate::Deny { minimum };
         let rows = [
             (DangerLevel::Safe, [deny(TrustLevel::Generated), A, A, A, A]),
-            (DangerLevel::Reversible, [deny(TrustLevel::Validated), deny(TrustLevel::Validated), A, A, A]),
-            (DangerLevel::Destructive, [deny(TrustLevel::Validated), deny(TrustLevel::Validated), C, A, A]),
-            (DangerLevel::Dangerous, [deny(TrustLevel::CommunityReviewed), deny(TrustLevel::CommunityReviewed), deny(TrustLevel::CommunityReviewed), C, A]),
-            (DangerLevel::Forbidden, [deny(TrustLevel::Certified), deny(TrustLevel::Certified), deny(TrustLevel::Certified), deny(TrustLevel::Certified), C]),
+            (
+                DangerLevel::Reversible,
+                [deny(TrustLevel::Validated), deny(TrustLevel::Validated), A, A, A],
+            ),
+            (
+                DangerLevel::Destructive,
+                [deny(TrustLevel::Validated), deny(TrustLevel::Validated), C, A, A],
+            ),
+            (
+                DangerLevel::Dangerous,
+                [
+                    deny(TrustLevel::CommunityReviewed),
+                    deny(TrustLevel::CommunityReviewed),
+                    deny(TrustLevel::CommunityReviewed),
+                    C,
+                    A,
+                ],
+            ),
+            (
+                DangerLevel::Forbidden,
+                [
+                    deny(TrustLevel::Certified),
+                    deny(TrustLevel::Certified),
+                    deny(TrustLevel::Certified),
+                    deny(TrustLevel::Certified),
+                    C,
+                ],
+            ),
         ];
         for (danger, cells) in rows {
             for (trust, expected) in TrustLevel::ALL.into_iter().zip(cells) {

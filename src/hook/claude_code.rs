@@ -52,7 +52,9 @@ pub enum PayloadError {
     NotPreToolUse(#[from] serde_json::Error),
     /// A tool the hook reads by its fields sent a field of another type:
     /// judged as empty it would pass unseen, so it is refused.
-    #[error("the {tool} call's input has {field} {found}, not {expected}, so what it does cannot be judged")]
+    #[error(
+        "the {tool} call's input has {field} {found}, not {expected}, so what it does cannot be judged"
+    )]
     UnexpectedInput { tool: String, field: String, found: &'static str, expected: &'static str },
 }
 
@@ -82,7 +84,15 @@ enum Field {
 const KNOWN_TOOLS: [(&str, &[(&str, Field)]); 11] = [
     ("Bash", &[("command", Field::Text)]),
     ("Write", &[("file_path", Field::Text), ("content", Field::Text)]),
-    ("Edit", &[("file_path", Field::Text), ("old_string", Field::Text), ("new_string", Field::Text), ("replace_all", Field::OptionalFlag)]),
+    (
+        "Edit",
+        &[
+            ("file_path", Field::Text),
+            ("old_string", Field::Text),
+            ("new_string", Field::Text),
+            ("replace_all", Field::OptionalFlag),
+        ],
+    ),
     ("MultiEdit", &[("file_path", Field::Text), ("edits", Field::Edits)]),
     ("NotebookEdit", &[("notebook_path", Field::Text), ("new_source", Field::OptionalText)]),
     ("Read", &[("file_path", Field::Text)]),
@@ -93,7 +103,11 @@ const KNOWN_TOOLS: [(&str, &[(&str, Field)]); 11] = [
     ("LS", &[("path", Field::Text)]),
 ];
 
-const EDIT_FIELDS: [(&str, Field); 3] = [("old_string", Field::Text), ("new_string", Field::Text), ("replace_all", Field::OptionalFlag)];
+const EDIT_FIELDS: [(&str, Field); 3] = [
+    ("old_string", Field::Text),
+    ("new_string", Field::Text),
+    ("replace_all", Field::OptionalFlag),
+];
 
 fn check_known_input(call: &PreToolUse) -> Result<(), PayloadError> {
     let Some((tool, fields)) = KNOWN_TOOLS.iter().find(|(tool, _)| *tool == call.tool_name) else {
@@ -102,8 +116,20 @@ fn check_known_input(call: &PreToolUse) -> Result<(), PayloadError> {
     check_fields(tool, "", &call.tool_input, fields)
 }
 
-fn check_fields(tool: &str, prefix: &str, input: &Value, fields: &[(&str, Field)]) -> Result<(), PayloadError> {
-    let unexpected = |field: String, value: Option<&Value>, expected: &'static str| PayloadError::UnexpectedInput { tool: tool.to_owned(), field, found: type_name(value), expected };
+fn check_fields(
+    tool: &str,
+    prefix: &str,
+    input: &Value,
+    fields: &[(&str, Field)],
+) -> Result<(), PayloadError> {
+    let unexpected = |field: String, value: Option<&Value>, expected: &'static str| {
+        PayloadError::UnexpectedInput {
+            tool: tool.to_owned(),
+            field,
+            found: type_name(value),
+            expected,
+        }
+    };
     let Some(object) = input.as_object() else {
         let field = if prefix.is_empty() { "tool_input".to_owned() } else { prefix.to_owned() };
         return Err(unexpected(field, Some(input), "an object"));
@@ -112,8 +138,12 @@ fn check_fields(tool: &str, prefix: &str, input: &Value, fields: &[(&str, Field)
         let value = object.get(*name);
         let at = || if prefix.is_empty() { (*name).to_owned() } else { format!("{prefix}.{name}") };
         match (field, value) {
-            (Field::Text, Some(Value::String(_))) | (Field::OptionalText, None | Some(Value::String(_))) | (Field::OptionalFlag, None | Some(Value::Bool(_))) => {}
-            (Field::Text | Field::OptionalText, _) => return Err(unexpected(at(), value, "a string")),
+            (Field::Text, Some(Value::String(_)))
+            | (Field::OptionalText, None | Some(Value::String(_)))
+            | (Field::OptionalFlag, None | Some(Value::Bool(_))) => {}
+            (Field::Text | Field::OptionalText, _) => {
+                return Err(unexpected(at(), value, "a string"));
+            }
             (Field::OptionalFlag, _) => return Err(unexpected(at(), value, "true or false")),
             (Field::Edits, Some(Value::Array(edits))) => {
                 for (i, edit) in edits.iter().enumerate() {
@@ -152,8 +182,12 @@ pub fn action_text(call: &PreToolUse) -> String {
         "Read" => format!("read_file {}", text(input, "file_path")),
         "WebFetch" => text(input, "url").to_owned(),
         "WebSearch" => format!("web_search {}", text(input, "query")),
-        "Grep" => format!("search_files {} {}", text(input, "pattern"), text(input, "path")).trim_end().to_owned(),
-        "Glob" => format!("list_files {} {}", text(input, "pattern"), text(input, "path")).trim_end().to_owned(),
+        "Grep" => format!("search_files {} {}", text(input, "pattern"), text(input, "path"))
+            .trim_end()
+            .to_owned(),
+        "Glob" => format!("list_files {} {}", text(input, "pattern"), text(input, "path"))
+            .trim_end()
+            .to_owned(),
         "LS" => format!("list_files {}", text(input, "path")),
         name => {
             let arguments = canonical(&redact_arguments(input));
@@ -177,7 +211,13 @@ pub fn file_write(call: &PreToolUse) -> Option<FileWrite> {
     let change = match call.tool_name.as_str() {
         "Write" => Change::Whole(text(input, "content").to_owned()),
         "Edit" => Change::Edits(vec![edit(input)]),
-        "MultiEdit" => Change::Edits(input.get("edits").and_then(Value::as_array).map(|edits| edits.iter().map(edit).collect()).unwrap_or_default()),
+        "MultiEdit" => Change::Edits(
+            input
+                .get("edits")
+                .and_then(Value::as_array)
+                .map(|edits| edits.iter().map(edit).collect())
+                .unwrap_or_default(),
+        ),
         _ => return None,
     };
     (!path.is_empty()).then_some(FileWrite { path, change })
@@ -218,12 +258,28 @@ mod tests {
     fn each_tool_becomes_the_action_an_agent_would_report() {
         let rows = [
             ("Bash", json!({"command": "sudo rm -rf /", "description": "x"}), "sudo rm -rf /"),
-            ("Write", json!({"file_path": "/repo/a.rs", "content": "..."}), "write_file /repo/a.rs"),
-            ("Edit", json!({"file_path": "/repo/a.rs", "old_string": "a", "new_string": "b"}), "write_file /repo/a.rs"),
+            (
+                "Write",
+                json!({"file_path": "/repo/a.rs", "content": "..."}),
+                "write_file /repo/a.rs",
+            ),
+            (
+                "Edit",
+                json!({"file_path": "/repo/a.rs", "old_string": "a", "new_string": "b"}),
+                "write_file /repo/a.rs",
+            ),
             ("MultiEdit", json!({"file_path": "/repo/b.rs", "edits": []}), "write_file /repo/b.rs"),
             ("Read", json!({"file_path": "/home/u/.ssh/id_rsa"}), "read_file /home/u/.ssh/id_rsa"),
-            ("WebFetch", json!({"url": "https://example.com", "prompt": "p"}), "https://example.com"),
-            ("mcp__github__create_issue", json!({"title": "t", "repo": "r"}), r#"github__create_issue {"repo":"r","title":"t"}"#),
+            (
+                "WebFetch",
+                json!({"url": "https://example.com", "prompt": "p"}),
+                "https://example.com",
+            ),
+            (
+                "mcp__github__create_issue",
+                json!({"title": "t", "repo": "r"}),
+                r#"github__create_issue {"repo":"r","title":"t"}"#,
+            ),
             ("Grep", json!({"pattern": "TODO", "path": "src"}), "search_files TODO src"),
             ("TodoWrite", json!({"todos": []}), r#"TodoWrite {"todos":[]}"#),
         ];
@@ -234,12 +290,20 @@ mod tests {
 
     #[test]
     fn writes_and_edits_give_the_change_they_make() {
-        let write = file_write(&call("Write", json!({"file_path": "Makefile", "content": "all:\n\tmake"}))).unwrap();
-        assert_eq!(write, FileWrite { path: "Makefile".into(), change: Change::Whole("all:\n\tmake".into()) });
+        let write =
+            file_write(&call("Write", json!({"file_path": "Makefile", "content": "all:\n\tmake"})))
+                .unwrap();
+        assert_eq!(
+            write,
+            FileWrite { path: "Makefile".into(), change: Change::Whole("all:\n\tmake".into()) }
+        );
         let edits =
             file_write(&call("MultiEdit", json!({"file_path": "a.sh", "edits": [{"old_string": "a", "new_string": "b", "replace_all": true}]})))
                 .unwrap();
-        assert_eq!(edits.change, Change::Edits(vec![Replace { old: "a".into(), new: "b".into(), all: true }]));
+        assert_eq!(
+            edits.change,
+            Change::Edits(vec![Replace { old: "a".into(), new: "b".into(), all: true }])
+        );
         assert_eq!(file_write(&call("Read", json!({"file_path": "a.sh"}))), None);
         assert_eq!(file_write(&call("Write", json!({"content": "x"}))), None);
     }
@@ -247,7 +311,10 @@ mod tests {
     #[test]
     fn continue_and_a_humans_approve_defer_to_claude_codes_own_rules() {
         assert_eq!(output(&GateDecision::Continue { factors: vec![] }), json!({}));
-        assert_eq!(output(&GateDecision::HumanApproved(crate::gate::HumanApproval::for_tests())), json!({}));
+        assert_eq!(
+            output(&GateDecision::HumanApproved(crate::gate::HumanApproval::for_tests())),
+            json!({})
+        );
         let denied = output(&GateDecision::Deny { reason: "no".into(), factors: vec![] });
         assert_eq!(denied["hookSpecificOutput"]["permissionDecision"], "deny");
         assert_eq!(denied["hookSpecificOutput"]["hookEventName"], "PreToolUse");
@@ -263,15 +330,24 @@ mod tests {
     /// refused with the field named; the right types read.
     #[test]
     fn a_known_tool_whose_fields_have_other_types_is_refused() {
-        let wrong = [json!(null), json!(7), json!(true), json!(["rm", "-rf", "~"]), json!({"command": "rm -rf ~"})];
+        let wrong = [
+            json!(null),
+            json!(7),
+            json!(true),
+            json!(["rm", "-rf", "~"]),
+            json!({"command": "rm -rf ~"}),
+        ];
         for (tool, fields) in KNOWN_TOOLS {
             let mut good = serde_json::Map::new();
             for (name, field) in fields {
-                good.insert((*name).to_owned(), match field {
-                    Field::Text | Field::OptionalText => json!("x"),
-                    Field::OptionalFlag => json!(false),
-                    Field::Edits => json!([{"old_string": "a", "new_string": "b"}]),
-                });
+                good.insert(
+                    (*name).to_owned(),
+                    match field {
+                        Field::Text | Field::OptionalText => json!("x"),
+                        Field::OptionalFlag => json!(false),
+                        Field::Edits => json!([{"old_string": "a", "new_string": "b"}]),
+                    },
+                );
             }
             assert!(parse(&payload(tool, Value::Object(good.clone()))).is_ok(), "{tool}");
             for (name, field) in fields {
@@ -281,13 +357,24 @@ mod tests {
                     }
                     let mut input = good.clone();
                     input.insert((*name).to_owned(), value.clone());
-                    let error = parse(&payload(tool, Value::Object(input))).expect_err(&format!("{tool}.{name} = {value}"));
+                    let error = parse(&payload(tool, Value::Object(input)))
+                        .expect_err(&format!("{tool}.{name} = {value}"));
                     assert!(error.to_string().contains(name), "{error}");
                 }
             }
-            assert!(matches!(parse(&payload(tool, json!("rm -rf ~"))), Err(PayloadError::UnexpectedInput { .. })), "{tool}");
+            assert!(
+                matches!(
+                    parse(&payload(tool, json!("rm -rf ~"))),
+                    Err(PayloadError::UnexpectedInput { .. })
+                ),
+                "{tool}"
+            );
         }
-        let nested = parse(&payload("MultiEdit", json!({"file_path": "a", "edits": [{"old_string": "a", "new_string": 1}]}))).unwrap_err();
+        let nested = parse(&payload(
+            "MultiEdit",
+            json!({"file_path": "a", "edits": [{"old_string": "a", "new_string": 1}]}),
+        ))
+        .unwrap_err();
         assert!(nested.to_string().contains("edits[0].new_string"), "{nested}");
         // Tools the hook does not read by field are judged on their whole input.
         assert!(parse(&payload("mcp__shell__run", json!({"command": ["rm", "-rf", "~"]}))).is_ok());

@@ -69,20 +69,28 @@ pub fn dongle_hooks(settings: &Value) -> Result<Vec<HookEntry>, SettingsError> {
         let Some(handlers) = group.get("hooks").and_then(Value::as_array) else { continue };
         for (h, handler) in handlers.iter().enumerate() {
             let Some(command) = handler.get("command").and_then(Value::as_str) else { continue };
-            if handler.get("type").and_then(Value::as_str) != Some("command") || !runs_the_hook(command) {
+            if handler.get("type").and_then(Value::as_str) != Some("command")
+                || !runs_the_hook(command)
+            {
                 continue;
             }
             let location = format!("hooks.PreToolUse[{g}].hooks[{h}]");
             let timeout_secs = match handler.get("timeout") {
                 None => CLAUDE_CODE_DEFAULT_TIMEOUT_SECS,
-                Some(value) => value.as_u64().ok_or_else(|| SettingsError::Timeout { location: location.clone() })?,
+                Some(value) => value
+                    .as_u64()
+                    .ok_or_else(|| SettingsError::Timeout { location: location.clone() })?,
             };
             let deadline_secs = match flag_value(command, "--timeout") {
                 None => DEFAULT_DEADLINE_SECS,
-                Some(value) => value.parse().map_err(|_| SettingsError::Deadline { location: location.clone(), value: value.to_owned() })?,
+                Some(value) => value.parse().map_err(|_| SettingsError::Deadline {
+                    location: location.clone(),
+                    value: value.to_owned(),
+                })?,
             };
             let agent = flag_value(command, "--agent").map(str::to_owned);
-            let failure_blocks = handler.get("onFailure").and_then(Value::as_str) == Some("block") || command.trim_end().ends_with("|| exit 2");
+            let failure_blocks = handler.get("onFailure").and_then(Value::as_str) == Some("block")
+                || command.trim_end().ends_with("|| exit 2");
             found.push(HookEntry { location, timeout_secs, deadline_secs, failure_blocks, agent });
         }
     }
@@ -91,7 +99,11 @@ pub fn dongle_hooks(settings: &Value) -> Result<Vec<HookEntry>, SettingsError> {
 
 fn runs_the_hook(command: &str) -> bool {
     let words: Vec<&str> = command.split_whitespace().collect();
-    words.windows(3).any(|w| w[0].rsplit('/').next().is_some_and(|program| program.starts_with("safety-dongle")) && w[1] == "hook" && w[2] == "claude-code")
+    words.windows(3).any(|w| {
+        w[0].rsplit('/').next().is_some_and(|program| program.starts_with("safety-dongle"))
+            && w[1] == "hook"
+            && w[2] == "claude-code"
+    })
 }
 
 /// The value a hook command passes for `flag` (`--flag VALUE` or
@@ -150,7 +162,9 @@ mod tests {
 
     #[test]
     fn the_shipped_example_is_sound() {
-        let example: Value = serde_json::from_str(include_str!("../../examples/claude-code/.claude/settings.json")).unwrap();
+        let example: Value =
+            serde_json::from_str(include_str!("../../examples/claude-code/.claude/settings.json"))
+                .unwrap();
         let found = dongle_hooks(&example).unwrap();
         assert_eq!(found.len(), 1);
         assert_eq!(problems(&found[0], 120), Vec::<String>::new());
@@ -158,25 +172,55 @@ mod tests {
 
     #[test]
     fn only_the_dongle_hook_is_read_with_its_deadline_and_time_out() {
-        let found = entries(json!({ "type": "command", "command": "/usr/local/bin/safety-dongle hook claude-code --timeout=50 --agent x || exit 2", "timeout": 60 }));
-        assert_eq!(found, vec![HookEntry { location: "hooks.PreToolUse[0].hooks[1]".into(), timeout_secs: 60, deadline_secs: 50, failure_blocks: true, agent: Some("x".into()) }]);
-        let defaults = entries(json!({ "type": "command", "command": "safety-dongle hook claude-code", "onFailure": "block" }));
-        assert_eq!((defaults[0].timeout_secs, defaults[0].deadline_secs, defaults[0].failure_blocks), (CLAUDE_CODE_DEFAULT_TIMEOUT_SECS, DEFAULT_DEADLINE_SECS, true));
-        assert!(entries(json!({ "type": "command", "command": "echo safety-dongle hook" })).is_empty());
+        let found = entries(
+            json!({ "type": "command", "command": "/usr/local/bin/safety-dongle hook claude-code --timeout=50 --agent x || exit 2", "timeout": 60 }),
+        );
+        assert_eq!(
+            found,
+            vec![HookEntry {
+                location: "hooks.PreToolUse[0].hooks[1]".into(),
+                timeout_secs: 60,
+                deadline_secs: 50,
+                failure_blocks: true,
+                agent: Some("x".into())
+            }]
+        );
+        let defaults = entries(
+            json!({ "type": "command", "command": "safety-dongle hook claude-code", "onFailure": "block" }),
+        );
+        assert_eq!(
+            (defaults[0].timeout_secs, defaults[0].deadline_secs, defaults[0].failure_blocks),
+            (CLAUDE_CODE_DEFAULT_TIMEOUT_SECS, DEFAULT_DEADLINE_SECS, true)
+        );
+        assert!(
+            entries(json!({ "type": "command", "command": "echo safety-dongle hook" })).is_empty()
+        );
     }
 
     #[test]
     fn each_way_to_fail_open_is_named() {
-        let killed_first = entries(json!({ "type": "command", "command": "safety-dongle hook claude-code || exit 2", "timeout": 60 }));
+        let killed_first = entries(
+            json!({ "type": "command", "command": "safety-dongle hook claude-code || exit 2", "timeout": 60 }),
+        );
         let found = problems(&killed_first[0], 30);
         assert_eq!(found.len(), 1);
-        assert!(found[0].contains("stops the hook after 60 s, before its own deadline of 170 s"), "{found:?}");
+        assert!(
+            found[0].contains("stops the hook after 60 s, before its own deadline of 170 s"),
+            "{found:?}"
+        );
 
-        let approval_too_long = entries(json!({ "type": "command", "command": "safety-dongle hook claude-code --timeout 50", "timeout": 60, "onFailure": "block" }));
+        let approval_too_long = entries(
+            json!({ "type": "command", "command": "safety-dongle hook claude-code --timeout 50", "timeout": 60, "onFailure": "block" }),
+        );
         let found = problems(&approval_too_long[0], 120);
-        assert!(found.len() == 1 && found[0].contains("approval_timeout_secs (120) does not fit"), "{found:?}");
+        assert!(
+            found.len() == 1 && found[0].contains("approval_timeout_secs (120) does not fit"),
+            "{found:?}"
+        );
 
-        let crash_passes = entries(json!({ "type": "command", "command": "safety-dongle hook claude-code", "timeout": 180 }));
+        let crash_passes = entries(
+            json!({ "type": "command", "command": "safety-dongle hook claude-code", "timeout": 180 }),
+        );
         let found = problems(&crash_passes[0], 120);
         assert!(found.len() == 1 && found[0].contains("crashes or cannot start"), "{found:?}");
     }
@@ -186,6 +230,11 @@ mod tests {
         let settings = json!({ "hooks": { "PreToolUse": [ { "hooks": [ { "type": "command", "command": "safety-dongle hook claude-code --timeout soon" } ] } ] } });
         assert!(dongle_hooks(&settings).unwrap_err().to_string().contains("--timeout 'soon'"));
         let settings = json!({ "hooks": { "PreToolUse": [ { "hooks": [ { "type": "command", "command": "safety-dongle hook claude-code", "timeout": "180" } ] } ] } });
-        assert!(dongle_hooks(&settings).unwrap_err().to_string().contains("timeout is not a whole number"));
+        assert!(
+            dongle_hooks(&settings)
+                .unwrap_err()
+                .to_string()
+                .contains("timeout is not a whole number")
+        );
     }
 }

@@ -46,7 +46,9 @@ fn word(text: &str) -> String {
     if text.is_empty() {
         return "unknown".into();
     }
-    text.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' }).collect()
+    text.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' })
+        .collect()
 }
 
 #[cfg(test)]
@@ -55,7 +57,9 @@ mod tests {
 
     #[test]
     fn names_differ_by_machine_user_and_project() {
-        let name = |user: &str, machine: &str, project: Option<&str>| agent_name("claude-code", user, machine, project.map(Path::new));
+        let name = |user: &str, machine: &str, project: Option<&str>| {
+            agent_name("claude-code", user, machine, project.map(Path::new))
+        };
         let alice = name("alice", "laptop/0123456789abcdef", None);
         assert_eq!(alice, "claude-code:alice@laptop-01234567");
         let distinct = [
@@ -68,12 +72,20 @@ mod tests {
         ];
         let unique: std::collections::BTreeSet<&String> = distinct.iter().collect();
         assert_eq!(unique.len(), distinct.len(), "{distinct:?}");
-        assert!(distinct.iter().all(|name| name.starts_with("claude-code")), "[agents.\"claude-code*\"] sections still apply");
+        assert!(
+            distinct.iter().all(|name| name.starts_with("claude-code")),
+            "[agents.\"claude-code*\"] sections still apply"
+        );
     }
 
     #[test]
     fn a_name_is_one_word_to_type_back() {
-        let name = agent_name("claude-code", "DOMAIN\\ann smith", "", Some(Path::new("/srv/my project; rm -rf ~")));
+        let name = agent_name(
+            "claude-code",
+            "DOMAIN\\ann smith",
+            "",
+            Some(Path::new("/srv/my project; rm -rf ~")),
+        );
         assert_eq!(name, "claude-code:DOMAIN_ann_smith@unknown:my_project__rm_-rf__");
         assert!(!default_agent("claude-code", None).contains(char::is_whitespace));
     }

@@ -102,7 +102,11 @@ fn settings(old: &CompiledPolicy, new: &CompiledPolicy) -> Vec<SettingChange> {
     names
         .into_iter()
         .filter(|name| old.get(*name) != new.get(*name))
-        .map(|name| SettingChange { setting: name.clone(), old: old.get(name).cloned(), new: new.get(name).cloned() })
+        .map(|name| SettingChange {
+            setting: name.clone(),
+            old: old.get(name).cloned(),
+            new: new.get(name).cloned(),
+        })
         .collect()
 }
 
@@ -128,7 +132,11 @@ fn rules(old: &CompiledPolicy, new: &CompiledPolicy, result: &mut PolicyDiff) {
         }
         let paired = unmatched_old.len().min(unmatched_new.len());
         for (&o, &n) in unmatched_old.iter().zip(&unmatched_new) {
-            result.changed.push(RuleChange { old: RuleRef::of(old, o), new: RuleRef::of(new, n), what: changes(&old.rule(o).action, &new.rule(n).action) });
+            result.changed.push(RuleChange {
+                old: RuleRef::of(old, o),
+                new: RuleRef::of(new, n),
+                what: changes(&old.rule(o).action, &new.rule(n).action),
+            });
         }
         result.removed.extend(unmatched_old[paired..].iter().map(|&o| RuleRef::of(old, o)));
         result.added.extend(unmatched_new[paired..].iter().map(|&n| RuleRef::of(new, n)));
@@ -156,7 +164,11 @@ fn changes(old: &RuleAction, new: &RuleAction) -> Vec<String> {
             }
             what
         }
-        _ => vec![format!("{} -> {}", super::explain::action_name(old), super::explain::action_name(new))],
+        _ => vec![format!(
+            "{} -> {}",
+            super::explain::action_name(old),
+            super::explain::action_name(new)
+        )],
     }
 }
 
@@ -170,7 +182,8 @@ fn examples(old: &CompiledPolicy, new: &CompiledPolicy, result: &mut PolicyDiff)
                 if !seen.insert((agent.clone(), example.text.clone())) {
                     continue;
                 }
-                let (before, after) = (judge(old, &agent, &example.text), judge(new, &agent, &example.text));
+                let (before, after) =
+                    (judge(old, &agent, &example.text), judge(new, &agent, &example.text));
                 let (from, to) = (Strictness::of(before.verdict), Strictness::of(after.verdict));
                 if from != to {
                     result.examples.push(ExampleChange {

@@ -59,7 +59,8 @@ fn check_file(policy: &CompiledPolicy, source: usize, failures: &mut Vec<Diagnos
         let agent = match agent_for(policy, rule.scope) {
             Ok(agent) => agent,
             Err(glob) => {
-                let at = set.examples.iter().chain(&set.counterexamples).next().map(|e| e.at.clone());
+                let at =
+                    set.examples.iter().chain(&set.counterexamples).next().map(|e| e.at.clone());
                 failures.extend(at.map(|at| Diagnostic { message: format!("no agent name can be made from agents.\"{glob}\" to judge this rule's examples for; give them in a section with a plainer glob"), ..at }));
                 continue;
             }
@@ -67,13 +68,29 @@ fn check_file(policy: &CompiledPolicy, source: usize, failures: &mut Vec<Diagnos
         for example in &set.examples {
             let evaluation = judge(policy, &agent, &example.text);
             if !decides(policy, set, &evaluation) {
-                failures.push(failure(example, format!("example '{}' must be {} by {}, but {}", example.text, expected(&rule.action), rule.describe(), outcome(policy, &evaluation))));
+                failures.push(failure(
+                    example,
+                    format!(
+                        "example '{}' must be {} by {}, but {}",
+                        example.text,
+                        expected(&rule.action),
+                        rule.describe(),
+                        outcome(policy, &evaluation)
+                    ),
+                ));
             }
         }
         for counterexample in &set.counterexamples {
             let evaluation = judge(policy, &agent, &counterexample.text);
             if let Some(subject) = matched(set, &evaluation) {
-                failures.push(failure(counterexample, format!("counterexample '{}' must not match {}, but it does{subject}", counterexample.text, rule.describe())));
+                failures.push(failure(
+                    counterexample,
+                    format!(
+                        "counterexample '{}' must not match {}, but it does{subject}",
+                        counterexample.text,
+                        rule.describe()
+                    ),
+                ));
             }
         }
     }
@@ -94,17 +111,36 @@ pub fn decides(policy: &CompiledPolicy, set: &RuleExamples, evaluation: &Evaluat
     let ours = |list: &[usize]| list.iter().any(|index| set.rules.contains(index));
     let at_patterns = evaluation.stage == Stage::Patterns;
     match &policy.rule(set.rules.start).action {
-        RuleAction::Deny => at_patterns && evaluation.verdict == Verdict::Stop && ours(&matches.deny),
-        RuleAction::RequiresApproval => at_patterns && evaluation.verdict == Verdict::Pause(PauseKind::Approval) && ours(&matches.requires_approval),
-        RuleAction::AutoApprove => at_patterns && evaluation.verdict == Verdict::Continue && matches.auto_approve.as_deref().is_some_and(ours),
-        RuleAction::Risk { score, .. } => matches!(evaluation.stage, Stage::SafetyTier | Stage::RiskTolerance) && evaluation.score == *score && ours(&matches.risk),
+        RuleAction::Deny => {
+            at_patterns && evaluation.verdict == Verdict::Stop && ours(&matches.deny)
+        }
+        RuleAction::RequiresApproval => {
+            at_patterns
+                && evaluation.verdict == Verdict::Pause(PauseKind::Approval)
+                && ours(&matches.requires_approval)
+        }
+        RuleAction::AutoApprove => {
+            at_patterns
+                && evaluation.verdict == Verdict::Continue
+                && matches.auto_approve.as_deref().is_some_and(ours)
+        }
+        RuleAction::Risk { score, .. } => {
+            matches!(evaluation.stage, Stage::SafetyTier | Stage::RiskTolerance)
+                && evaluation.score == *score
+                && ours(&matches.risk)
+        }
     }
 }
 
 /// ` on <subject>` when a rule of `set` matched the evaluated action.
 fn matched(set: &RuleExamples, evaluation: &Evaluation) -> Option<String> {
     let matches = evaluation.matches.as_ref()?;
-    let listed = matches.deny.iter().chain(&matches.requires_approval).chain(&matches.risk).chain(matches.auto_approve.iter().flatten());
+    let listed = matches
+        .deny
+        .iter()
+        .chain(&matches.requires_approval)
+        .chain(&matches.risk)
+        .chain(matches.auto_approve.iter().flatten());
     let index = listed.copied().find(|index| set.rules.contains(index))?;
     Some(matches.subjects.get(&index).map(|subject| format!(" on {subject}")).unwrap_or_default())
 }
@@ -132,10 +168,16 @@ pub fn outcome(policy: &CompiledPolicy, evaluation: &Evaluation) -> String {
         (None, None) => String::new(),
     };
     let scored = match evaluation.stage {
-        Stage::SafetyTier | Stage::RiskTolerance => format!(" with risk score {}", evaluation.score),
+        Stage::SafetyTier | Stage::RiskTolerance => {
+            format!(" with risk score {}", evaluation.score)
+        }
         _ => String::new(),
     };
-    format!("it {verdict} at stage {} ({}){scored}{by}", evaluation.stage.number(), evaluation.stage.name())
+    format!(
+        "it {verdict} at stage {} ({}){scored}{by}",
+        evaluation.stage.number(),
+        evaluation.stage.name()
+    )
 }
 
 /// The agent a rule's examples are judged for; the section's glob when no

@@ -163,7 +163,10 @@ pub fn action_name(action: &RuleAction) -> &'static str {
 
 impl PolicyRef {
     pub fn of(policy: &CompiledPolicy) -> Self {
-        Self { sources: policy.sources().into_iter().map(str::to_owned).collect(), sha256: policy.hash().to_owned() }
+        Self {
+            sources: policy.sources().into_iter().map(str::to_owned).collect(),
+            sha256: policy.hash().to_owned(),
+        }
     }
 }
 
@@ -174,7 +177,11 @@ impl VerdictData {
             Verdict::Pause(kind) => ("pause", Some(kind)),
             Verdict::Stop => ("stop", None),
         };
-        Self { verdict: name, pause: pause.map(PauseKind::name), strictness: Strictness::of(verdict) }
+        Self {
+            verdict: name,
+            pause: pause.map(PauseKind::name),
+            strictness: Strictness::of(verdict),
+        }
     }
 }
 
@@ -194,13 +201,33 @@ impl Decision {
 
 impl AnalysisData {
     pub fn of(analysis: &Analysis) -> Self {
-        let program = |index: &usize| analysis.commands.get(*index).map(|c| c.program.clone()).unwrap_or_default();
+        let program = |index: &usize| {
+            analysis.commands.get(*index).map(|c| c.program.clone()).unwrap_or_default()
+        };
         Self {
-            commands: analysis.commands.iter().map(|c| CommandData { program: c.program.clone(), argv: c.argv.clone(), origins: c.origins().collect() }).collect(),
-            chains: analysis.feeds.iter().map(|stages| stages.iter().map(|stage| stage.iter().map(program).collect()).collect()).collect(),
+            commands: analysis
+                .commands
+                .iter()
+                .map(|c| CommandData {
+                    program: c.program.clone(),
+                    argv: c.argv.clone(),
+                    origins: c.origins().collect(),
+                })
+                .collect(),
+            chains: analysis
+                .feeds
+                .iter()
+                .map(|stages| {
+                    stages.iter().map(|stage| stage.iter().map(program).collect()).collect()
+                })
+                .collect(),
             writes: analysis.writes.clone(),
             reads: analysis.reads.clone(),
-            facts: analysis.facts.iter().map(|(fact, detail)| FactData { fact: fact.name(), detail: detail.clone() }).collect(),
+            facts: analysis
+                .facts
+                .iter()
+                .map(|(fact, detail)| FactData { fact: fact.name(), detail: detail.clone() })
+                .collect(),
             judged_files: analysis.planted.clone(),
         }
     }
@@ -208,18 +235,37 @@ impl AnalysisData {
 
 impl Explanation {
     /// The explanation of `evaluation`, made for `agent` on `action`.
-    pub fn new(policy: &CompiledPolicy, agent: &str, action: &str, evaluation: &Evaluation) -> Self {
+    pub fn new(
+        policy: &CompiledPolicy,
+        agent: &str,
+        action: &str,
+        evaluation: &Evaluation,
+    ) -> Self {
         let settings = policy.settings_for(agent);
         let mut matches = Vec::new();
         let mut risk = Vec::new();
         if let Some(found) = &evaluation.matches {
-            let mut listed: Vec<usize> = found.deny.iter().chain(&found.requires_approval).chain(&found.risk).chain(found.auto_approve.iter().flatten()).copied().collect();
+            let mut listed: Vec<usize> = found
+                .deny
+                .iter()
+                .chain(&found.requires_approval)
+                .chain(&found.risk)
+                .chain(found.auto_approve.iter().flatten())
+                .copied()
+                .collect();
             listed.sort_unstable();
             listed.dedup();
             for index in listed {
-                matches.push(RuleMatch { rule: RuleRef::of(policy, index), subject: found.subjects.get(&index).cloned() });
+                matches.push(RuleMatch {
+                    rule: RuleRef::of(policy, index),
+                    subject: found.subjects.get(&index).cloned(),
+                });
                 if let RuleAction::Risk { score, reason } = &policy.rule(index).action {
-                    risk.push(RiskContribution { rule: RuleRef::of(policy, index), score: *score, reason: reason.clone() });
+                    risk.push(RiskContribution {
+                        rule: RuleRef::of(policy, index),
+                        score: *score,
+                        reason: reason.clone(),
+                    });
                 }
             }
         }
@@ -240,7 +286,10 @@ impl Explanation {
                     stage: report.stage.number(),
                     name: report.stage.name(),
                     summary: report.summary.clone(),
-                    verdict: report.decided.as_ref().map(|decided| VerdictData::of(decided.verdict)),
+                    verdict: report
+                        .decided
+                        .as_ref()
+                        .map(|decided| VerdictData::of(decided.verdict)),
                 })
                 .collect(),
             decision: Decision::of(policy, evaluation),

@@ -30,11 +30,22 @@ pub fn judge(policy: &CompiledPolicy, agent: &str, action: &str) -> Evaluation {
 
 /// What `action` runs, in the lab's conditions (`None`: too long).
 pub fn analyse(action: &str) -> Option<Analysis> {
-    analysis::analyze_action(&Action { text: action, write: None, folder: &WorkingFolder::Project, files: &NoCurrentFiles }).ok()
+    analysis::analyze_action(&Action {
+        text: action,
+        write: None,
+        folder: &WorkingFolder::Project,
+        files: &NoCurrentFiles,
+    })
+    .ok()
 }
 
 /// [`judge`] with the action already analysed by [`analyse`].
-pub fn judge_analysed(policy: &CompiledPolicy, agent: &str, action: &str, analysis: Option<Analysis>) -> Evaluation {
+pub fn judge_analysed(
+    policy: &CompiledPolicy,
+    agent: &str,
+    action: &str,
+    analysis: Option<Analysis>,
+) -> Evaluation {
     let facts = StepFacts {
         agent,
         hint: action,
@@ -48,4 +59,3 @@ pub fn judge_analysed(policy: &CompiledPolicy, agent: &str, action: &str, analys
     };
     evaluate_analysed(policy, &facts, analysis)
 }
-

@@ -21,7 +21,11 @@ use serde::Serialize;
 
 use crate::{
     policy::{AgentSettings, CompiledPolicy},
-    store::{Store, StoreError, audit::{self, AuditRow}, rfc3339},
+    store::{
+        Store, StoreError,
+        audit::{self, AuditRow},
+        rfc3339,
+    },
 };
 
 use super::{
@@ -100,7 +104,11 @@ pub struct Recorded {
 }
 
 /// Replays the trail in `store` with `candidate`.
-pub fn replay(store: &Store, candidate: &CompiledPolicy, options: &ReplayOptions) -> Result<ReplayReport, StoreError> {
+pub fn replay(
+    store: &Store,
+    candidate: &CompiledPolicy,
+    options: &ReplayOptions,
+) -> Result<ReplayReport, StoreError> {
     let (rows, kept) = store.read(|tx| {
         let rows = audit::actions_since(tx, options.since_ms, options.agent.as_deref())?;
         let mut kept: HashMap<String, Option<String>> = HashMap::new();
@@ -147,12 +155,23 @@ struct Compared<'a> {
     judged_again: bool,
 }
 
-fn compare(rows: &[AuditRow], baselines: &HashMap<String, CompiledPolicy>, candidate: &CompiledPolicy, options: &ReplayOptions) -> ReplayReport {
+fn compare(
+    rows: &[AuditRow],
+    baselines: &HashMap<String, CompiledPolicy>,
+    candidate: &CompiledPolicy,
+    options: &ReplayOptions,
+) -> ReplayReport {
     let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 8);
     let chunk = rows.len().div_ceil(threads).max(1);
     let judged: Vec<Vec<Result<Compared<'_>, &'static str>>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = rows.chunks(chunk).map(|rows| scope.spawn(move || judge_rows(rows, baselines, candidate))).collect();
-        workers.into_iter().map(|worker| worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+        let workers: Vec<_> = rows
+            .chunks(chunk)
+            .map(|rows| scope.spawn(move || judge_rows(rows, baselines, candidate)))
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
     });
     let mut report = ReplayReport {
         policy: PolicyRef::of(candidate),
@@ -184,7 +203,13 @@ fn compare(rows: &[AuditRow], baselines: &HashMap<String, CompiledPolicy>, candi
             continue;
         }
         let (from, to) = (compared.before, compared.after);
-        let transition = transitions.entry((from, to)).or_insert_with(|| Transition { from, to, loosens: to < from, count: 0, rows: Vec::new() });
+        let transition = transitions.entry((from, to)).or_insert_with(|| Transition {
+            from,
+            to,
+            loosens: to < from,
+            count: 0,
+            rows: Vec::new(),
+        });
         transition.count += 1;
         if transition.rows.len() < options.rows_per_transition {
             transition.rows.push(explained(&compared, baselines, candidate));
@@ -200,7 +225,11 @@ fn compare(rows: &[AuditRow], baselines: &HashMap<String, CompiledPolicy>, candi
 /// and with the candidate, judging each distinct action once per policy
 /// and agent settings (agents to whom the same sections apply are judged
 /// alike).
-fn judge_rows<'a>(rows: &'a [AuditRow], baselines: &HashMap<String, CompiledPolicy>, candidate: &CompiledPolicy) -> Vec<Result<Compared<'a>, &'static str>> {
+fn judge_rows<'a>(
+    rows: &'a [AuditRow],
+    baselines: &HashMap<String, CompiledPolicy>,
+    candidate: &CompiledPolicy,
+) -> Vec<Result<Compared<'a>, &'static str>> {
     let mut before_seen: HashMap<(&str, AgentSettings, &str), Strictness> = HashMap::new();
     let mut after_seen: HashMap<(AgentSettings, &str), Strictness> = HashMap::new();
     rows.iter()
@@ -208,17 +237,24 @@ fn judge_rows<'a>(rows: &'a [AuditRow], baselines: &HashMap<String, CompiledPoli
             let (action, recorded) = replayable(row)?;
             let agent = row.agent.as_str();
             let baseline = baselines.get(&row.policy_hash);
-            let before_key = baseline.map(|policy| (row.policy_hash.as_str(), policy.settings_for(agent), action));
+            let before_key = baseline
+                .map(|policy| (row.policy_hash.as_str(), policy.settings_for(agent), action));
             let after_key = (candidate.settings_for(agent), action);
-            let (before_known, after_known) = (before_key.and_then(|key| before_seen.get(&key).copied()), after_seen.get(&after_key).copied());
+            let (before_known, after_known) = (
+                before_key.and_then(|key| before_seen.get(&key).copied()),
+                after_seen.get(&after_key).copied(),
+            );
             // The action is analysed once for both policies, and not at
             // all when both decisions are already known.
-            let mut analysis = (after_known.is_none() || (baseline.is_some() && before_known.is_none())).then(|| analyse(action));
+            let mut analysis = (after_known.is_none()
+                || (baseline.is_some() && before_known.is_none()))
+            .then(|| analyse(action));
             let (before, judged_again) = match (baseline, before_known) {
                 (Some(_), Some(known)) => (known, true),
                 (Some(policy), None) => {
                     let analysed = analysis.clone().flatten();
-                    let before = Strictness::of(judge_analysed(policy, agent, action, analysed).verdict);
+                    let before =
+                        Strictness::of(judge_analysed(policy, agent, action, analysed).verdict);
                     before_seen.extend(before_key.map(|key| (key, before)));
                     (before, true)
                 }
@@ -227,7 +263,9 @@ fn judge_rows<'a>(rows: &'a [AuditRow], baselines: &HashMap<String, CompiledPoli
             let after = match after_known {
                 Some(known) => known,
                 None => {
-                    let after = Strictness::of(judge_analysed(candidate, agent, action, analysis.take().flatten()).verdict);
+                    let after = Strictness::of(
+                        judge_analysed(candidate, agent, action, analysis.take().flatten()).verdict,
+                    );
                     after_seen.insert(after_key, after);
                     after
                 }
@@ -237,17 +275,36 @@ fn judge_rows<'a>(rows: &'a [AuditRow], baselines: &HashMap<String, CompiledPoli
         .collect()
 }
 
-fn explained(compared: &Compared<'_>, baselines: &HashMap<String, CompiledPolicy>, candidate: &CompiledPolicy) -> ReplayRow {
+fn explained(
+    compared: &Compared<'_>,
+    baselines: &HashMap<String, CompiledPolicy>,
+    candidate: &CompiledPolicy,
+) -> ReplayRow {
     let row = compared.row;
-    let explain = |policy: &CompiledPolicy| Explanation::new(policy, &row.agent, compared.action, &judge(policy, &row.agent, compared.action));
+    let explain = |policy: &CompiledPolicy| {
+        Explanation::new(
+            policy,
+            &row.agent,
+            compared.action,
+            &judge(policy, &row.agent, compared.action),
+        )
+    };
     ReplayRow {
         seq: row.seq,
         at: rfc3339(row.at),
         agent: row.agent.clone(),
         event: row.event.clone(),
         action: compared.action.to_owned(),
-        recorded: Recorded { decision: row.decision.clone(), stage: row.stage.clone(), rule: row.rule.clone(), policy_sha256: row.policy_hash.clone() },
-        before: compared.judged_again.then(|| baselines.get(&row.policy_hash).map(explain)).flatten(),
+        recorded: Recorded {
+            decision: row.decision.clone(),
+            stage: row.stage.clone(),
+            rule: row.rule.clone(),
+            policy_sha256: row.policy_hash.clone(),
+        },
+        before: compared
+            .judged_again
+            .then(|| baselines.get(&row.policy_hash).map(explain))
+            .flatten(),
         after: explain(candidate),
     }
 }

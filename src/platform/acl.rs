@@ -24,7 +24,8 @@ const ADMINISTRATORS: &str = "S-1-5-32-544";
 /// Rights that can change a file or what it says (`FILE_WRITE_DATA`,
 /// `FILE_APPEND_DATA`, `DELETE`, `WRITE_DAC`, `WRITE_OWNER`,
 /// `MAXIMUM_ALLOWED`, `GENERIC_ALL`, `GENERIC_WRITE`).
-const CHANGING_RIGHTS: u32 = 0x2 | 0x4 | 0x1_0000 | 0x4_0000 | 0x8_0000 | 0x200_0000 | 0x1000_0000 | 0x4000_0000;
+const CHANGING_RIGHTS: u32 =
+    0x2 | 0x4 | 0x1_0000 | 0x4_0000 | 0x8_0000 | 0x200_0000 | 0x1000_0000 | 0x4000_0000;
 
 /// An owner and access list, parsed from SDDL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,9 +65,15 @@ pub enum Writers {
 impl fmt::Display for Writers {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::OwnerAndAdministratorsOnly => f.write_str("only its owner, Administrators and SYSTEM can change it"),
+            Self::OwnerAndAdministratorsOnly => {
+                f.write_str("only its owner, Administrators and SYSTEM can change it")
+            }
             Self::Everyone => f.write_str("it has no access list, so everyone can change it"),
-            Self::Others(sids) => write!(f, "{} can change it", sids.iter().map(|sid| describe_sid(sid)).collect::<Vec<_>>().join(", ")),
+            Self::Others(sids) => write!(
+                f,
+                "{} can change it",
+                sids.iter().map(|sid| describe_sid(sid)).collect::<Vec<_>>().join(", ")
+            ),
         }
     }
 }
@@ -89,14 +96,28 @@ impl SecurityDescriptor {
     /// Who besides the owner, Administrators and SYSTEM may change it.
     pub fn writers(&self) -> Writers {
         let Some(dacl) = &self.dacl else { return Writers::Everyone };
-        let trusted = |sid: &str| sid == SYSTEM || sid == ADMINISTRATORS || self.owner.as_deref() == Some(sid) || sid == OWNER_RIGHTS;
+        let trusted = |sid: &str| {
+            sid == SYSTEM
+                || sid == ADMINISTRATORS
+                || self.owner.as_deref() == Some(sid)
+                || sid == OWNER_RIGHTS
+        };
         let mut others: Vec<String> = dacl
             .iter()
-            .filter(|ace| ace.allow && !ace.inherit_only && ace.rights & CHANGING_RIGHTS != 0 && !trusted(&ace.trustee))
+            .filter(|ace| {
+                ace.allow
+                    && !ace.inherit_only
+                    && ace.rights & CHANGING_RIGHTS != 0
+                    && !trusted(&ace.trustee)
+            })
             .map(|ace| ace.trustee.clone())
             .collect();
         others.dedup();
-        if others.is_empty() { Writers::OwnerAndAdministratorsOnly } else { Writers::Others(others) }
+        if others.is_empty() {
+            Writers::OwnerAndAdministratorsOnly
+        } else {
+            Writers::Others(others)
+        }
     }
 }
 
@@ -113,14 +134,22 @@ pub fn private_folder_sddl(user: &str) -> String {
 /// A verifier program is trusted when only its owner, Administrators and
 /// SYSTEM can change it and it belongs to whoever owns `safety-dongle.exe`
 /// (they were installed together) or to Administrators or SYSTEM.
-pub fn verifier_problem(verifier: &SecurityDescriptor, dongle_owner: Option<&str>) -> Option<String> {
+pub fn verifier_problem(
+    verifier: &SecurityDescriptor,
+    dongle_owner: Option<&str>,
+) -> Option<String> {
     let writers = verifier.writers();
     if writers != Writers::OwnerAndAdministratorsOnly {
         return Some(format!("is not protected: {writers}"));
     }
     let owner = verifier.owner.as_deref()?;
     let trusted = owner == SYSTEM || owner == ADMINISTRATORS || Some(owner) == dongle_owner;
-    (!trusted).then(|| format!("is owned by {}, neither the owner of safety-dongle.exe nor Administrators or SYSTEM", describe_sid(owner)))
+    (!trusted).then(|| {
+        format!(
+            "is owned by {}, neither the owner of safety-dongle.exe nor Administrators or SYSTEM",
+            describe_sid(owner)
+        )
+    })
 }
 
 /// `O:`, `G:`, `D:` and `S:` sections in order.
@@ -129,7 +158,10 @@ fn sections(sddl: &str) -> Result<Vec<(char, &str)>, SddlError> {
     let mut rest = sddl.trim();
     while !rest.is_empty() {
         let tag = rest.chars().next().ok_or_else(|| SddlError("empty".into()))?;
-        let body = rest.get(1..).and_then(|r| r.strip_prefix(':')).ok_or_else(|| SddlError(format!("expected a section at '{rest}'")))?;
+        let body = rest
+            .get(1..)
+            .and_then(|r| r.strip_prefix(':'))
+            .ok_or_else(|| SddlError(format!("expected a section at '{rest}'")))?;
         // A section ends where the next `X:` starts outside parentheses.
         let mut depth = 0usize;
         let mut end = body.len();
@@ -138,7 +170,9 @@ fn sections(sddl: &str) -> Result<Vec<(char, &str)>, SddlError> {
             match b {
                 b'(' => depth += 1,
                 b')' => depth = depth.saturating_sub(1),
-                b'O' | b'G' | b'D' | b'S' if depth == 0 && bytes.get(i + 1) == Some(&b':') && i > 0 => {
+                b'O' | b'G' | b'D' | b'S'
+                    if depth == 0 && bytes.get(i + 1) == Some(&b':') && i > 0 =>
+                {
                     end = i;
                     break;
                 }
@@ -161,7 +195,9 @@ fn parse_dacl(value: &str) -> Result<Option<Vec<Ace>>, SddlError> {
     }
     let mut aces = Vec::new();
     for entry in value[start..].split(')').map(str::trim).filter(|e| !e.is_empty()) {
-        let entry = entry.strip_prefix('(').ok_or_else(|| SddlError(format!("entry '{entry}' does not start with '('")))?;
+        let entry = entry
+            .strip_prefix('(')
+            .ok_or_else(|| SddlError(format!("entry '{entry}' does not start with '('")))?;
         aces.push(parse_ace(entry)?);
     }
     Ok(Some(aces))
@@ -177,9 +213,16 @@ fn parse_ace(entry: &str) -> Result<Ace, SddlError> {
         "A" | "OA" | "XA" | "ZA" => true,
         "D" | "OD" | "XD" => false,
         // Audit, alarm, label and other entries grant nothing.
-        _ => return Ok(Ace { allow: false, inherit_only: true, rights: 0, trustee: String::new() }),
+        _ => {
+            return Ok(Ace { allow: false, inherit_only: true, rights: 0, trustee: String::new() });
+        }
     };
-    Ok(Ace { allow, inherit_only: two_letter_codes(flags).any(|flag| flag == "IO"), rights: parse_rights(rights)?, trustee: resolve_alias(trustee)? })
+    Ok(Ace {
+        allow,
+        inherit_only: two_letter_codes(flags).any(|flag| flag == "IO"),
+        rights: parse_rights(rights)?,
+        trustee: resolve_alias(trustee)?,
+    })
 }
 
 fn two_letter_codes(text: &str) -> impl Iterator<Item = &str> {
@@ -189,7 +232,8 @@ fn two_letter_codes(text: &str) -> impl Iterator<Item = &str> {
 /// A hex mask, or two-letter rights.
 fn parse_rights(rights: &str) -> Result<u32, SddlError> {
     if let Some(hex) = rights.strip_prefix("0x").or_else(|| rights.strip_prefix("0X")) {
-        return u32::from_str_radix(hex, 16).map_err(|_| SddlError(format!("bad rights mask '{rights}'")));
+        return u32::from_str_radix(hex, 16)
+            .map_err(|_| SddlError(format!("bad rights mask '{rights}'")));
     }
     two_letter_codes(rights).try_fold(0u32, |mask, code| {
         let bits = match code {
@@ -256,7 +300,9 @@ fn resolve_alias(trustee: &str) -> Result<String, SddlError> {
         "LU" => "S-1-5-32-559",
         // Domain and other aliases stay as written: never trusted, so an
         // entry letting one of them write is refused.
-        other if !other.is_empty() && other.chars().all(|c| c.is_ascii_alphanumeric()) => return Ok(other.to_owned()),
+        other if !other.is_empty() && other.chars().all(|c| c.is_ascii_alphanumeric()) => {
+            return Ok(other.to_owned());
+        }
         other => return Err(SddlError(format!("unreadable trustee '{other}'"))),
     };
     Ok(sid.to_owned())

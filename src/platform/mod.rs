@@ -13,6 +13,12 @@ mod unix;
 mod windows;
 
 #[cfg(unix)]
-pub use unix::{ProcessTree, create_private_dir, machine_name, process_alive, secret_exposed, trust_problem, user_name, writable_by_others};
+pub use unix::{
+    ProcessTree, create_private_dir, machine_name, process_alive, secret_exposed, trust_problem,
+    user_name, writable_by_others,
+};
 #[cfg(windows)]
-pub use windows::{ProcessTree, create_private_dir, machine_name, process_alive, secret_exposed, trust_problem, user_name, writable_by_others};
+pub use windows::{
+    ProcessTree, create_private_dir, machine_name, process_alive, secret_exposed, trust_problem,
+    user_name, writable_by_others,
+};

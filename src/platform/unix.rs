@@ -19,14 +19,21 @@ use nix::{
 /// fails with its own error).
 pub fn writable_by_others(path: &Path) -> Option<String> {
     let mode = std::fs::metadata(path).ok()?.permissions().mode();
-    (mode & 0o022 != 0).then(|| format!("refusing a file writable by group or others (mode {:o}); run chmod go-w on it", mode & 0o777))
+    (mode & 0o022 != 0).then(|| {
+        format!(
+            "refusing a file writable by group or others (mode {:o}); run chmod go-w on it",
+            mode & 0o777
+        )
+    })
 }
 
 /// What exposes a file holding a secret, if anything: any access for
 /// group or others.
 pub fn secret_exposed(path: &Path) -> Option<String> {
     let mode = std::fs::metadata(path).ok()?.permissions().mode();
-    (mode & 0o077 != 0).then(|| format!("is open to group or others (mode {:o}); run chmod go-rwx on it", mode & 0o777))
+    (mode & 0o077 != 0).then(|| {
+        format!("is open to group or others (mode {:o}); run chmod go-rwx on it", mode & 0o777)
+    })
 }
 
 /// Creates `dir` (and its parents) readable by this user alone.
@@ -40,17 +47,25 @@ pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
 pub fn trust_problem(path: &Path) -> Option<String> {
     let metadata = match std::fs::metadata(path) {
         Ok(metadata) => metadata,
-        Err(error) => return Some(format!("cannot be read ({})", crate::diagnostics::io_reason(&error))),
+        Err(error) => {
+            return Some(format!("cannot be read ({})", crate::diagnostics::io_reason(&error)));
+        }
     };
     if !metadata.is_file() {
         return Some("is not a regular file".into());
     }
     if metadata.mode() & 0o022 != 0 {
-        return Some(format!("is writable by group or others (mode {:o}); run chmod go-w on it", metadata.mode() & 0o777));
+        return Some(format!(
+            "is writable by group or others (mode {:o}); run chmod go-w on it",
+            metadata.mode() & 0o777
+        ));
     }
     let me = nix::unistd::geteuid().as_raw();
     if metadata.uid() != me && metadata.uid() != 0 {
-        return Some(format!("is owned by user {}, neither this user ({me}) nor root", metadata.uid()));
+        return Some(format!(
+            "is owned by user {}, neither this user ({me}) nor root",
+            metadata.uid()
+        ));
     }
     None
 }
@@ -67,8 +82,14 @@ pub fn process_alive(pid: u32) -> bool {
 /// image share the id but not the host name; two laptops may share a host
 /// name but not the id).
 pub fn machine_name() -> String {
-    let host = nix::unistd::gethostname().ok().and_then(|name| name.into_string().ok()).unwrap_or_default();
-    let id = ["/etc/machine-id", "/var/lib/dbus/machine-id"].iter().find_map(|file| std::fs::read_to_string(file).ok()).unwrap_or_default();
+    let host = nix::unistd::gethostname()
+        .ok()
+        .and_then(|name| name.into_string().ok())
+        .unwrap_or_default();
+    let id = ["/etc/machine-id", "/var/lib/dbus/machine-id"]
+        .iter()
+        .find_map(|file| std::fs::read_to_string(file).ok())
+        .unwrap_or_default();
     match id.trim() {
         "" => host,
         id => format!("{host}/{id}"),
@@ -79,7 +100,10 @@ pub fn machine_name() -> String {
 /// `$USER`, which whoever starts the process sets), else the id.
 pub fn user_name() -> String {
     let uid = nix::unistd::geteuid();
-    nix::unistd::User::from_uid(uid).ok().flatten().map_or_else(|| uid.to_string(), |user| user.name)
+    nix::unistd::User::from_uid(uid)
+        .ok()
+        .flatten()
+        .map_or_else(|| uid.to_string(), |user| user.name)
 }
 
 /// A child process with everything it starts: its own process group.
@@ -101,7 +125,9 @@ impl ProcessTree {
     /// Ends the child and everything it started: SIGTERM to the group,
     /// then SIGKILL to whatever of it is left after `grace`.
     pub async fn terminate(mut self, grace: Duration) {
-        if let Some(group) = self.child.id().and_then(|pid| i32::try_from(pid).ok()).map(Pid::from_raw) {
+        if let Some(group) =
+            self.child.id().and_then(|pid| i32::try_from(pid).ok()).map(Pid::from_raw)
+        {
             let _ = killpg(group, Signal::SIGTERM);
             let _ = tokio::time::timeout(grace, self.child.wait()).await;
             // Whether the leader left in time or not, nothing of the group

@@ -7,16 +7,24 @@ use std::{io, path::Path, time::Duration};
 
 use windows_permissions::{
     constants::{SeObjectType, SecurityInformation},
-    wrappers::{ConvertStringSecurityDescriptorToSecurityDescriptor, GetNamedSecurityInfo, SetNamedSecurityInfo},
+    wrappers::{
+        ConvertStringSecurityDescriptorToSecurityDescriptor, GetNamedSecurityInfo,
+        SetNamedSecurityInfo,
+    },
 };
 
 use super::acl::{self, SecurityDescriptor, Writers};
 
 /// The owner and access list of a file or folder.
 fn descriptor(path: &Path) -> io::Result<SecurityDescriptor> {
-    let found = GetNamedSecurityInfo(path.as_os_str(), SeObjectType::SE_FILE_OBJECT, SecurityInformation::Owner | SecurityInformation::Dacl)?;
+    let found = GetNamedSecurityInfo(
+        path.as_os_str(),
+        SeObjectType::SE_FILE_OBJECT,
+        SecurityInformation::Owner | SecurityInformation::Dacl,
+    )?;
     let sddl = found.as_sddl()?;
-    SecurityDescriptor::parse(&sddl.to_string_lossy()).map_err(|error| io::Error::new(io::ErrorKind::InvalidData, error))
+    SecurityDescriptor::parse(&sddl.to_string_lossy())
+        .map_err(|error| io::Error::new(io::ErrorKind::InvalidData, error))
 }
 
 /// Why a file that users other than its owner, Administrators and SYSTEM
@@ -28,7 +36,9 @@ pub fn writable_by_others(path: &Path) -> Option<String> {
     }
     match descriptor(path).map(|found| found.writers()) {
         Ok(Writers::OwnerAndAdministratorsOnly) => None,
-        Ok(writers) => Some(format!("refusing a file others can change: {writers}; remove their write access (icacls FILE /inheritance:r /grant:r %USERNAME%:F)")),
+        Ok(writers) => Some(format!(
+            "refusing a file others can change: {writers}; remove their write access (icacls FILE /inheritance:r /grant:r %USERNAME%:F)"
+        )),
         Err(error) => Some(format!("refusing a file whose access list cannot be read ({error})")),
     }
 }
@@ -46,10 +56,21 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
         return Ok(());
     }
     std::fs::create_dir_all(dir)?;
-    let owner = descriptor(dir)?.owner.ok_or_else(|| io::Error::other("the new folder has no owner"))?;
-    let private = ConvertStringSecurityDescriptorToSecurityDescriptor(&acl::private_folder_sddl(&owner))?;
-    let dacl = private.dacl().ok_or_else(|| io::Error::other("the private access list did not build"))?;
-    SetNamedSecurityInfo(dir.as_os_str(), SeObjectType::SE_FILE_OBJECT, SecurityInformation::Dacl | SecurityInformation::ProtectedDacl, None, None, Some(dacl), None)
+    let owner =
+        descriptor(dir)?.owner.ok_or_else(|| io::Error::other("the new folder has no owner"))?;
+    let private =
+        ConvertStringSecurityDescriptorToSecurityDescriptor(&acl::private_folder_sddl(&owner))?;
+    let dacl =
+        private.dacl().ok_or_else(|| io::Error::other("the private access list did not build"))?;
+    SetNamedSecurityInfo(
+        dir.as_os_str(),
+        SeObjectType::SE_FILE_OBJECT,
+        SecurityInformation::Dacl | SecurityInformation::ProtectedDacl,
+        None,
+        None,
+        Some(dacl),
+        None,
+    )
 }
 
 /// What makes a verifier program untrustworthy, if anything
@@ -62,7 +83,10 @@ pub fn trust_problem(path: &Path) -> Option<String> {
         Ok(found) => found,
         Err(error) => return Some(format!("its access list cannot be read ({error})")),
     };
-    let dongle_owner = std::env::current_exe().ok().and_then(|exe| descriptor(&exe).ok()).and_then(|found| found.owner);
+    let dongle_owner = std::env::current_exe()
+        .ok()
+        .and_then(|exe| descriptor(&exe).ok())
+        .and_then(|found| found.owner);
     acl::verifier_problem(&verifier, dongle_owner.as_deref())
 }
 
@@ -105,7 +129,9 @@ impl ProcessTree {
             Some(job)
         });
         if job.is_none() {
-            tracing::warn!("a downstream server could not be put in a job object: what it starts may outlive it");
+            tracing::warn!(
+                "a downstream server could not be put in a job object: what it starts may outlive it"
+            );
         }
         Self { child, job }
     }

@@ -47,7 +47,10 @@ impl Central {
     /// `CompiledPolicy::stored_sources` wrote them.
     pub fn from_stored(stored: &CentralVersion) -> Result<Self, StoredPolicyError> {
         let texts: Vec<StoredSource> = serde_json::from_str(&stored.sources)?;
-        let sources = texts.into_iter().map(|source| PolicySource { path: PathBuf::from(source.path), text: source.text }).collect();
+        let sources = texts
+            .into_iter()
+            .map(|source| PolicySource { path: PathBuf::from(source.path), text: source.text })
+            .collect();
         Ok(Self { version: stored.version, hash: stored.hash.clone(), sources })
     }
 
@@ -55,7 +58,10 @@ impl Central {
     /// kept sources cannot be read is refused with why.
     pub fn latest(tx: &Tx<'_>) -> Result<Option<Self>, StoreError> {
         let Some(stored) = central::latest(tx)? else { return Ok(None) };
-        Self::from_stored(&stored).map(Some).map_err(|error| StoreError::CentralPolicy { version: stored.version, why: error.to_string() })
+        Self::from_stored(&stored).map(Some).map_err(|error| StoreError::CentralPolicy {
+            version: stored.version,
+            why: error.to_string(),
+        })
     }
 }
 
@@ -73,8 +79,12 @@ impl FloorOf {
     /// What an answer decided by this floor says.
     pub fn explanation(self) -> &'static str {
         match self {
-            Self::Central => "decided by the central policy: local policy files may only make its decisions stricter",
-            Self::Machine => "decided by this machine's own policy: a central policy may only make its decisions stricter (central_policy = \"floor\")",
+            Self::Central => {
+                "decided by the central policy: local policy files may only make its decisions stricter"
+            }
+            Self::Machine => {
+                "decided by this machine's own policy: a central policy may only make its decisions stricter (central_policy = \"floor\")"
+            }
         }
     }
 }
@@ -102,12 +112,20 @@ impl CompiledPolicy {
     /// The local files on `central`, standing to it as `under_central`
     /// says; without a central policy, the local files alone, or the
     /// embedded default when none are named.
-    pub fn layered(central: Option<&Central>, local: &[PolicySource], under_central: CentralPolicy) -> Result<Self, Vec<Diagnostic>> {
+    pub fn layered(
+        central: Option<&Central>,
+        local: &[PolicySource],
+        under_central: CentralPolicy,
+    ) -> Result<Self, Vec<Diagnostic>> {
         let stands_in = local.is_empty();
         let default = [PolicySource::embedded_default()];
         let machine = if stands_in { &default[..] } else { local };
         let Some(central) = central else {
-            return Self::compile(machine).map(|policy| Self { stands_in, under_central, ..policy });
+            return Self::compile(machine).map(|policy| Self {
+                stands_in,
+                under_central,
+                ..policy
+            });
         };
         let local = match under_central {
             CentralPolicy::Floor => machine,
@@ -117,7 +135,13 @@ impl CompiledPolicy {
         let pushed = policy.central_floor().unwrap_or(&policy).hash();
         if pushed != central.hash {
             let at = format!("central policy version {}", central.version);
-            return Err(vec![Diagnostic::whole_file(Path::new(&at), format!("its files hash to {pushed}, not to the {} they were pushed as", central.hash))]);
+            return Err(vec![Diagnostic::whole_file(
+                Path::new(&at),
+                format!(
+                    "its files hash to {pushed}, not to the {} they were pushed as",
+                    central.hash
+                ),
+            )]);
         }
         Ok(Self { central_version: Some(central.version), stands_in, under_central, ..policy })
     }
@@ -125,17 +149,26 @@ impl CompiledPolicy {
     /// `local` merged on `central`, with each compiled alone as a floor
     /// when there is anything on it: `central` always, `local` too when
     /// it stands as the machine's floor.
-    pub(super) fn on_floor(central: &[PolicySource], local: &[PolicySource], under_central: CentralPolicy) -> Result<Self, Vec<Diagnostic>> {
+    pub(super) fn on_floor(
+        central: &[PolicySource],
+        local: &[PolicySource],
+        under_central: CentralPolicy,
+    ) -> Result<Self, Vec<Diagnostic>> {
         let all: Vec<PolicySource> = central.iter().chain(local).cloned().collect();
         let layered = !central.is_empty() && !local.is_empty();
         let machine_floor = layered && under_central == CentralPolicy::Floor;
-        let mut policy = Self::compile_layers(&all, Layers { central_files: central.len(), machine_floor })?;
+        let mut policy =
+            Self::compile_layers(&all, Layers { central_files: central.len(), machine_floor })?;
         if layered {
             let central = Self::compile(central)?;
             let central_rules = central.rules.len();
             policy.floors.push(Floor { policy: central, first_rule: 0, of: FloorOf::Central });
             if machine_floor {
-                policy.floors.push(Floor { policy: Self::compile(local)?, first_rule: central_rules, of: FloorOf::Machine });
+                policy.floors.push(Floor {
+                    policy: Self::compile(local)?,
+                    first_rule: central_rules,
+                    of: FloorOf::Machine,
+                });
             }
         }
         Ok(Self { under_central, ..policy })
@@ -149,7 +182,11 @@ impl CompiledPolicy {
 
     /// Other local files, standing `under_central` this policy's central
     /// version, if any.
-    pub fn with_local(&self, local: &[PolicySource], under_central: CentralPolicy) -> Result<Self, Vec<Diagnostic>> {
+    pub fn with_local(
+        &self,
+        local: &[PolicySource],
+        under_central: CentralPolicy,
+    ) -> Result<Self, Vec<Diagnostic>> {
         Self::layered(self.central().as_ref(), local, under_central)
     }
 
@@ -179,10 +216,21 @@ impl CompiledPolicy {
     /// Where the policy comes from, for people: `central version 3
     /// (team.toml) + local.toml`, or the files' names.
     pub fn provenance(&self) -> String {
-        let local = self.texts.iter().filter(|source| !source.central).map(|source| source.path.as_str());
-        let Some(version) = self.central_version else { return local.collect::<Vec<_>>().join(", ") };
-        let central: Vec<&str> = self.texts.iter().filter(|source| source.central).map(|source| source.path.as_str()).collect();
-        std::iter::once(format!("central version {version} ({})", central.join(", "))).chain(local.map(str::to_owned)).collect::<Vec<_>>().join(" + ")
+        let local =
+            self.texts.iter().filter(|source| !source.central).map(|source| source.path.as_str());
+        let Some(version) = self.central_version else {
+            return local.collect::<Vec<_>>().join(", ");
+        };
+        let central: Vec<&str> = self
+            .texts
+            .iter()
+            .filter(|source| source.central)
+            .map(|source| source.path.as_str())
+            .collect();
+        std::iter::once(format!("central version {version} ({})", central.join(", ")))
+            .chain(local.map(str::to_owned))
+            .collect::<Vec<_>>()
+            .join(" + ")
     }
 
     /// The machine's own policy files (none when the embedded default
@@ -195,7 +243,14 @@ impl CompiledPolicy {
     }
 
     fn sources_where(&self, keep: impl Fn(&StoredSource) -> bool) -> Vec<PolicySource> {
-        self.texts.iter().filter(|source| keep(source)).map(|source| PolicySource { path: PathBuf::from(&source.path), text: source.text.clone() }).collect()
+        self.texts
+            .iter()
+            .filter(|source| keep(source))
+            .map(|source| PolicySource {
+                path: PathBuf::from(&source.path),
+                text: source.text.clone(),
+            })
+            .collect()
     }
 }
 

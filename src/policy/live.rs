@@ -32,7 +32,10 @@ struct State {
 
 impl LivePolicy {
     pub fn new(policy: Arc<CompiledPolicy>) -> Self {
-        Self { state: Mutex::new(State { current: Some(policy), wanted: false }), changed: Condvar::new() }
+        Self {
+            state: Mutex::new(State { current: Some(policy), wanted: false }),
+            changed: Condvar::new(),
+        }
     }
 
     /// A policy still being compiled: [`LivePolicy::current`] waits until
@@ -67,7 +70,9 @@ impl LivePolicy {
     /// for it, or after `grace`, whichever is first.
     pub fn wait_until_wanted(&self, grace: Duration) {
         let state = self.lock();
-        let _ = self.changed.wait_timeout_while(state, grace, |state| !state.wanted && state.current.is_none());
+        let _ = self
+            .changed
+            .wait_timeout_while(state, grace, |state| !state.wanted && state.current.is_none());
     }
 
     /// Puts `policy` in force; returns the one it replaces, if any.
@@ -91,14 +96,28 @@ mod tests {
         };
         let asked = std::time::Instant::now();
         live.wait_until_wanted(Duration::from_secs(30));
-        assert!(asked.elapsed() < Duration::from_secs(10), "a waiting reader wakes the compiler before its grace period ends");
+        assert!(
+            asked.elapsed() < Duration::from_secs(10),
+            "a waiting reader wakes the compiler before its grace period ends"
+        );
         std::thread::sleep(Duration::from_millis(20));
         assert!(!reader.is_finished(), "nothing is read before a policy is in force");
-        let first = Arc::new(CompiledPolicy::compile(&[super::super::PolicySource::embedded_default()]).unwrap());
+        let first = Arc::new(
+            CompiledPolicy::compile(&[super::super::PolicySource::embedded_default()]).unwrap(),
+        );
         assert!(live.replace(first.clone()).is_none());
         assert_eq!(reader.join().unwrap(), first.hash());
-        let second = Arc::new(CompiledPolicy::compile(&[super::super::PolicySource { path: "other.toml".into(), text: "[defaults]\nmaxAutonomousSteps = 3\n".into() }]).unwrap());
-        assert_eq!(live.replace(second.clone()).map(|old| old.hash().to_owned()), Some(first.hash().to_owned()));
+        let second = Arc::new(
+            CompiledPolicy::compile(&[super::super::PolicySource {
+                path: "other.toml".into(),
+                text: "[defaults]\nmaxAutonomousSteps = 3\n".into(),
+            }])
+            .unwrap(),
+        );
+        assert_eq!(
+            live.replace(second.clone()).map(|old| old.hash().to_owned()),
+            Some(first.hash().to_owned())
+        );
         assert_eq!(live.current().hash(), second.hash());
     }
 

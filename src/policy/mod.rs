@@ -210,13 +210,18 @@ impl Matches {
     /// floor's matches (`central::Floor::first_rule`) as indices into the
     /// layered policy's rules.
     pub fn shifted(self, offset: usize) -> Self {
-        let shift = |rules: Vec<usize>| rules.into_iter().map(|rule| rule + offset).collect::<Vec<_>>();
+        let shift =
+            |rules: Vec<usize>| rules.into_iter().map(|rule| rule + offset).collect::<Vec<_>>();
         Self {
             deny: shift(self.deny),
             requires_approval: shift(self.requires_approval),
             auto_approve: self.auto_approve.map(shift),
             risk: shift(self.risk),
-            subjects: self.subjects.into_iter().map(|(rule, subject)| (rule + offset, subject)).collect(),
+            subjects: self
+                .subjects
+                .into_iter()
+                .map(|(rule, subject)| (rule + offset, subject))
+                .collect(),
             needs_a_human: self.needs_a_human,
         }
     }
@@ -301,7 +306,8 @@ impl PolicySource {
 
     /// Reads every file, or says what is wrong with each that cannot be.
     pub fn read_all(paths: &[PathBuf]) -> Result<Vec<Self>, Vec<Diagnostic>> {
-        let (sources, errors): (Vec<_>, Vec<_>) = paths.iter().map(|path| Self::read(path)).partition(Result::is_ok);
+        let (sources, errors): (Vec<_>, Vec<_>) =
+            paths.iter().map(|path| Self::read(path)).partition(Result::is_ok);
         if errors.is_empty() {
             Ok(sources.into_iter().flatten().collect())
         } else {
@@ -373,7 +379,15 @@ impl CompiledPolicy {
     /// The policy made of the first `files` files only: as it stood when
     /// the next one was merged.
     pub fn prefix(&self, files: usize) -> Result<Self, Vec<Diagnostic>> {
-        let sources: Vec<PolicySource> = self.texts.iter().take(files).map(|source| PolicySource { path: PathBuf::from(&source.path), text: source.text.clone() }).collect();
+        let sources: Vec<PolicySource> = self
+            .texts
+            .iter()
+            .take(files)
+            .map(|source| PolicySource {
+                path: PathBuf::from(&source.path),
+                text: source.text.clone(),
+            })
+            .collect();
         Self::compile(&sources)
     }
 
@@ -381,12 +395,23 @@ impl CompiledPolicy {
     pub fn from_stored(hash: &str, stored: &str) -> Result<Self, StoredPolicyError> {
         let texts: Vec<StoredSource> = serde_json::from_str(stored)?;
         let central_files = texts.iter().take_while(|source| source.central).count();
-        let under_central = if texts.iter().any(|source| source.floor) { CentralPolicy::Floor } else { CentralPolicy::Replace };
-        let sources: Vec<PolicySource> = texts.into_iter().map(|source| PolicySource { path: PathBuf::from(source.path), text: source.text }).collect();
+        let under_central = if texts.iter().any(|source| source.floor) {
+            CentralPolicy::Floor
+        } else {
+            CentralPolicy::Replace
+        };
+        let sources: Vec<PolicySource> = texts
+            .into_iter()
+            .map(|source| PolicySource { path: PathBuf::from(source.path), text: source.text })
+            .collect();
         let (central, local) = sources.split_at(central_files);
-        let policy = Self::on_floor(central, local, under_central).map_err(StoredPolicyError::Invalid)?;
+        let policy =
+            Self::on_floor(central, local, under_central).map_err(StoredPolicyError::Invalid)?;
         if policy.hash != hash {
-            return Err(StoredPolicyError::Mismatch { expected: hash.to_owned(), found: policy.hash });
+            return Err(StoredPolicyError::Mismatch {
+                expected: hash.to_owned(),
+                found: policy.hash,
+            });
         }
         Ok(policy)
     }
@@ -496,13 +521,19 @@ impl CompiledPolicy {
             }
             matches.subjects.insert(index, subject);
         }
-        matches.needs_a_human = analysis.facts.iter().filter(|(fact, _)| fact.needs_a_human()).cloned().collect();
+        matches.needs_a_human =
+            analysis.facts.iter().filter(|(fact, _)| fact.needs_a_human()).cloned().collect();
         matches.auto_approve = self.auto_approval(&prepared, analysis, settings);
         matches
     }
 
     /// Every command covered by an autoApprove rule, and no fact at all.
-    fn auto_approval(&self, prepared: &pattern::Prepared<'_>, analysis: &Analysis, settings: &AgentSettings) -> Option<Vec<usize>> {
+    fn auto_approval(
+        &self,
+        prepared: &pattern::Prepared<'_>,
+        analysis: &Analysis,
+        settings: &AgentSettings,
+    ) -> Option<Vec<usize>> {
         if analysis.commands.is_empty() || !analysis.facts.is_empty() {
             return None;
         }
@@ -536,7 +567,8 @@ impl Builder {
             .map_or_else(|| file.path.display().to_string(), |n| n.to_string_lossy().into_owned())
             .into();
         if let Some(defaults) = raw.defaults {
-            let (steps, tolerance) = self.add_section(file, &name, &defaults, Scope::Defaults, errors);
+            let (steps, tolerance) =
+                self.add_section(file, &name, &defaults, Scope::Defaults, errors);
             self.max_steps = match (self.max_steps, steps) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
@@ -548,15 +580,26 @@ impl Builder {
         }
         for (pattern, section) in &raw.agents {
             let Some(glob) = agent_glob(pattern) else {
-                errors.push(file.at(section.span(), format!("agents.\"{pattern}\": not a valid agent glob")));
+                errors.push(
+                    file.at(
+                        section.span(),
+                        format!("agents.\"{pattern}\": not a valid agent glob"),
+                    ),
+                );
                 continue;
             };
             if self.agent_sections.len() == MAX_AGENT_SECTIONS {
-                errors.push(file.at(section.span(), format!("more than {MAX_AGENT_SECTIONS} agent sections")));
+                errors.push(
+                    file.at(
+                        section.span(),
+                        format!("more than {MAX_AGENT_SECTIONS} agent sections"),
+                    ),
+                );
                 continue;
             }
             let index = self.agent_sections.len();
-            let (max_steps, tolerance) = self.add_section(file, &name, section.get_ref(), Scope::Agents(index), errors);
+            let (max_steps, tolerance) =
+                self.add_section(file, &name, section.get_ref(), Scope::Agents(index), errors);
             self.agent_sections.push(AgentSection {
                 glob,
                 pattern: pattern.clone(),
@@ -573,18 +616,28 @@ impl Builder {
                 continue;
             }
             if rule.patterns.is_empty() && rule.keywords.is_empty() {
-                errors.push(file.at(risk.span(), "a [[risk]] rule needs `match` patterns or `keywords`"));
+                errors.push(
+                    file.at(risk.span(), "a [[risk]] rule needs `match` patterns or `keywords`"),
+                );
             }
             if rule.reason.get_ref().trim().is_empty() {
                 errors.push(file.at(rule.reason.span(), "reason must not be empty"));
             }
-            let action = RuleAction::Risk { score: score as u8, reason: rule.reason.get_ref().clone() };
+            let action =
+                RuleAction::Risk { score: score as u8, reason: rule.reason.get_ref().clone() };
             let first = self.rules.len();
             for pattern in &rule.patterns {
                 self.push(file, &name, action.clone(), pattern, PatternKind::Glob, Scope::Defaults);
             }
             for keyword in &rule.keywords {
-                self.push(file, &name, action.clone(), keyword, PatternKind::Keyword, Scope::Defaults);
+                self.push(
+                    file,
+                    &name,
+                    action.clone(),
+                    keyword,
+                    PatternKind::Keyword,
+                    Scope::Defaults,
+                );
             }
             self.add_examples(file, first, &rule.examples, &rule.counterexamples);
         }
@@ -599,43 +652,81 @@ impl Builder {
         scope: Scope,
         errors: &mut Vec<Diagnostic>,
     ) -> (Option<u32>, Option<RiskTolerance>) {
-        let max_steps = section.max_autonomous_steps.as_ref().and_then(|steps| {
-            match u32::try_from(*steps.get_ref()) {
-                Ok(n) if n >= 1 => Some(n),
-                _ => {
-                    errors.push(file.at(steps.span(), "maxAutonomousSteps must be a whole number of at least 1"));
-                    None
+        let max_steps =
+            section.max_autonomous_steps.as_ref().and_then(|steps| {
+                match u32::try_from(*steps.get_ref()) {
+                    Ok(n) if n >= 1 => Some(n),
+                    _ => {
+                        errors.push(file.at(
+                            steps.span(),
+                            "maxAutonomousSteps must be a whole number of at least 1",
+                        ));
+                        None
+                    }
                 }
-            }
-        });
+            });
         let tolerance = section.risk_tolerance.as_ref().and_then(|t| {
             let parsed = RiskTolerance::parse(t.get_ref());
             if parsed.is_none() {
-                errors.push(file.at(t.span(), "riskTolerance must be conservative, moderate or aggressive"));
+                errors.push(
+                    file.at(t.span(), "riskTolerance must be conservative, moderate or aggressive"),
+                );
             }
             parsed
         });
-        let lists = [(RuleAction::Deny, &section.deny), (RuleAction::RequiresApproval, &section.requires_approval)];
-        let auto_approve = section.auto_approve.iter().map(|rules| (RuleAction::AutoApprove, rules));
+        let lists = [
+            (RuleAction::Deny, &section.deny),
+            (RuleAction::RequiresApproval, &section.requires_approval),
+        ];
+        let auto_approve =
+            section.auto_approve.iter().map(|rules| (RuleAction::AutoApprove, rules));
         for (action, rules) in lists.into_iter().chain(auto_approve) {
             for rule in rules {
                 let first = self.rules.len();
-                self.push(file, name, action.clone(), &RawRule::pattern(rule), PatternKind::Glob, scope);
-                self.add_examples(file, first, rule.get_ref().examples(), rule.get_ref().counterexamples());
+                self.push(
+                    file,
+                    name,
+                    action.clone(),
+                    &RawRule::pattern(rule),
+                    PatternKind::Glob,
+                    scope,
+                );
+                self.add_examples(
+                    file,
+                    first,
+                    rule.get_ref().examples(),
+                    rule.get_ref().counterexamples(),
+                );
             }
         }
         (max_steps, tolerance)
     }
 
     /// Keeps the examples of the rules pushed since `first`, located.
-    fn add_examples(&mut self, file: &SourceFile, first: usize, examples: &[toml::Spanned<String>], counterexamples: &[toml::Spanned<String>]) {
+    fn add_examples(
+        &mut self,
+        file: &SourceFile,
+        first: usize,
+        examples: &[toml::Spanned<String>],
+        counterexamples: &[toml::Spanned<String>],
+    ) {
         if examples.is_empty() && counterexamples.is_empty() {
             return;
         }
         let located = |list: &[toml::Spanned<String>]| -> Vec<Example> {
-            list.iter().map(|example| Example { text: example.get_ref().clone(), at: file.at(example.span(), "") }).collect()
+            list.iter()
+                .map(|example| Example {
+                    text: example.get_ref().clone(),
+                    at: file.at(example.span(), ""),
+                })
+                .collect()
         };
-        self.examples.push(RuleExamples { rules: first..self.rules.len(), source: self.source, examples: located(examples), counterexamples: located(counterexamples) });
+        self.examples.push(RuleExamples {
+            rules: first..self.rules.len(),
+            source: self.source,
+            examples: located(examples),
+            counterexamples: located(counterexamples),
+        });
     }
 
     fn push(
@@ -661,14 +752,21 @@ impl Builder {
     /// Compiles every rule's pattern into one set; `None` with an error
     /// per bad pattern, at the pattern.
     fn compile_patterns(&self, errors: &mut Vec<Diagnostic>) -> Option<PatternSet> {
-        let located = |index: usize, message: String| Diagnostic { message, ..self.locations[index].clone() };
-        let patterns = match PatternSet::new(self.rules.iter().map(|r| (r.pattern.as_str(), r.kind))) {
-            Ok(patterns) => patterns,
-            Err(failed) => {
-                errors.extend(failed.into_iter().map(|(index, error)| located(index, format!("invalid pattern '{}': {}", self.rules[index].pattern, error.0))));
-                return None;
-            }
-        };
+        let located =
+            |index: usize, message: String| Diagnostic { message, ..self.locations[index].clone() };
+        let patterns =
+            match PatternSet::new(self.rules.iter().map(|r| (r.pattern.as_str(), r.kind))) {
+                Ok(patterns) => patterns,
+                Err(failed) => {
+                    errors.extend(failed.into_iter().map(|(index, error)| {
+                        located(
+                            index,
+                            format!("invalid pattern '{}': {}", self.rules[index].pattern, error.0),
+                        )
+                    }));
+                    return None;
+                }
+            };
         let before = errors.len();
         for (index, rule) in self.rules.iter().enumerate() {
             if rule.action == RuleAction::AutoApprove && !patterns.is_command(index) {
@@ -678,9 +776,21 @@ impl Builder {
         (errors.len() == before).then_some(patterns)
     }
 
-    fn finish(self, patterns: PatternSet, sources: &[PolicySource], layers: Layers) -> CompiledPolicy {
+    fn finish(
+        self,
+        patterns: PatternSet,
+        sources: &[PolicySource],
+        layers: Layers,
+    ) -> CompiledPolicy {
         let central_files = layers.central_files;
-        let notes = patterns.notes().iter().map(|(index, note)| Diagnostic { message: format!("pattern '{}': {}", self.rules[*index].pattern, note.0), ..self.locations[*index].clone() }).collect();
+        let notes = patterns
+            .notes()
+            .iter()
+            .map(|(index, note)| Diagnostic {
+                message: format!("pattern '{}': {}", self.rules[*index].pattern, note.0),
+                ..self.locations[*index].clone()
+            })
+            .collect();
         let mut hasher = Sha256::new();
         if central_files > 0 && central_files < sources.len() {
             // Layered, the same files decide differently than merged, and
@@ -707,7 +817,12 @@ impl Builder {
             texts: sources
                 .iter()
                 .enumerate()
-                .map(|(i, s)| StoredSource { path: s.path.display().to_string(), text: s.text.clone(), central: i < central_files, floor: layers.machine_floor && i >= central_files })
+                .map(|(i, s)| StoredSource {
+                    path: s.path.display().to_string(),
+                    text: s.text.clone(),
+                    central: i < central_files,
+                    floor: layers.machine_floor && i >= central_files,
+                })
                 .collect(),
             central_version: None,
             floors: Vec::new(),
@@ -720,7 +835,11 @@ impl Builder {
 /// An `element_name` glob, matched against the whole name,
 /// case-sensitively.
 fn agent_glob(pattern: &str) -> Option<globset::GlobMatcher> {
-    globset::GlobBuilder::new(pattern).literal_separator(false).build().ok().map(|g| g.compile_matcher())
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(false)
+        .build()
+        .ok()
+        .map(|g| g.compile_matcher())
 }
 
 pub fn hex(bytes: &[u8]) -> String {

@@ -111,15 +111,24 @@ enum Compiled {
     Chain(Vec<CommandPattern>),
     /// A file the action touches as `access` says, by its index in the
     /// set's path `GlobSet`.
-    File { glob: usize, access: Access },
+    File {
+        glob: usize,
+        access: Access,
+    },
     /// An effect of this kind on a target in one of the zones or matching
     /// the path glob (an index in the set's path `GlobSet`).
-    Effect { kind: EffectKind, target: EffectTarget },
+    Effect {
+        kind: EffectKind,
+        target: EffectTarget,
+    },
     /// A glob of one word starting with `*` (`*force*`, the spec's text
     /// reading): a command whose program (or operation name), a flag or
     /// an argument it matches, by its indices in the set's program and
     /// word `GlobSet`s.
-    Text { program: usize, word: usize },
+    Text {
+        program: usize,
+        word: usize,
+    },
     /// Facts whose names the glob matches.
     Fact(GlobMatcher),
     Keyword(String),
@@ -197,7 +206,12 @@ impl Globs {
         }
         let parts: Option<Vec<Glob>> = expand_braces(&key.0)
             .filter(|alternatives| alternatives.len() > 1)
-            .and_then(|alternatives| alternatives.iter().map(|alternative| glob(alternative, within_segments).ok()).collect());
+            .and_then(|alternatives| {
+                alternatives
+                    .iter()
+                    .map(|alternative| glob(alternative, within_segments).ok())
+                    .collect()
+            });
         // The glob as written, when it has no alternatives or one of them
         // does not compile on its own (its error is the written glob's).
         let parts = match parts {
@@ -238,7 +252,12 @@ impl GlobIndex {
     fn matches(&self, subject: &str) -> Vec<usize> {
         // globset answers ascending, and a written glob's parts are given
         // one after another.
-        let mut ids: Vec<usize> = self.set.matches_candidate(&Candidate::new(subject)).into_iter().map(|given| self.written[given]).collect();
+        let mut ids: Vec<usize> = self
+            .set
+            .matches_candidate(&Candidate::new(subject))
+            .into_iter()
+            .map(|given| self.written[given])
+            .collect();
         ids.dedup();
         ids
     }
@@ -271,7 +290,11 @@ fn expand_braces(glob: &str) -> Option<Vec<String>> {
     Some(all)
 }
 
-fn compile(source: &str, kind: PatternKind, scratch: &mut Scratch) -> Result<Compiled, PatternError> {
+fn compile(
+    source: &str,
+    kind: PatternKind,
+    scratch: &mut Scratch,
+) -> Result<Compiled, PatternError> {
     let source = source.trim();
     if source.is_empty() {
         return Err(PatternError("empty pattern".into()));
@@ -297,7 +320,9 @@ fn compile(source: &str, kind: PatternKind, scratch: &mut Scratch) -> Result<Com
         return Ok(Compiled::Fact(matcher));
     }
     for kind in EffectKind::ALL {
-        if let Some(target) = source.strip_prefix(kind.name()).and_then(|rest| rest.strip_prefix(':')) {
+        if let Some(target) =
+            source.strip_prefix(kind.name()).and_then(|rest| rest.strip_prefix(':'))
+        {
             let target = target.trim();
             let target = match target.strip_prefix('@') {
                 Some(zones) => EffectTarget::Zones(zones_named(zones)?),
@@ -306,7 +331,9 @@ fn compile(source: &str, kind: PatternKind, scratch: &mut Scratch) -> Result<Com
             return Ok(Compiled::Effect { kind, target });
         }
     }
-    for (prefix, access) in [("path:", Access::Any), ("read:", Access::Read), ("write:", Access::Write)] {
+    for (prefix, access) in
+        [("path:", Access::Any), ("read:", Access::Read), ("write:", Access::Write)]
+    {
         if let Some(path) = source.strip_prefix(prefix) {
             let path = path.trim();
             refuse_unnormalised_path(prefix, path)?;
@@ -314,22 +341,32 @@ fn compile(source: &str, kind: PatternKind, scratch: &mut Scratch) -> Result<Com
         }
     }
     if let Some(group) = brace_group_with_spaces(source) {
-        return Err(PatternError(format!("'{group}': a pattern is split into words at spaces, so a brace group is one word: write `{}`", group.split_whitespace().collect::<String>())));
+        return Err(PatternError(format!(
+            "'{group}': a pattern is split into words at spaces, so a brace group is one word: write `{}`",
+            group.split_whitespace().collect::<String>()
+        )));
     }
     if source.contains("||") {
         return Err(PatternError("`||` is the shell's \"or else\", not a chain: a pattern matches commands, so write one rule for each side".into()));
     }
     if source.contains('|') {
-        let parts: Result<Vec<CommandPattern>, PatternError> = source.split('|').map(|part| command_pattern(part, scratch)).collect();
+        let parts: Result<Vec<CommandPattern>, PatternError> =
+            source.split('|').map(|part| command_pattern(part, scratch)).collect();
         return Ok(Compiled::Chain(parts?));
     }
-    if !source.contains(char::is_whitespace) && source.starts_with('*') && source.trim_matches('*').chars().any(|c| !matches!(c, '*' | '?')) {
+    if !source.contains(char::is_whitespace)
+        && source.starts_with('*')
+        && source.trim_matches('*').chars().any(|c| !matches!(c, '*' | '?'))
+    {
         refuse_shell_word(source)?;
         scratch.notes.push(PatternNote(format!(
             "'{source}' is read as text anywhere in a command: its program (an MCP tool's own name, an SQL statement's operation), a flag, by what it means too (`-f` of `rm` is `--force`), or an argument, never printed text or messages; to match programs only, write `{}`",
             source.trim_start_matches('*')
         )));
-        return Ok(Compiled::Text { program: scratch.programs.add(source, false)?, word: scratch.words.add(source, false)? });
+        return Ok(Compiled::Text {
+            program: scratch.programs.add(source, false)?,
+            word: scratch.words.add(source, false)?,
+        });
     }
     command_pattern(source, scratch).map(Compiled::Command)
 }
@@ -337,14 +374,20 @@ fn compile(source: &str, kind: PatternKind, scratch: &mut Scratch) -> Result<Com
 /// The zones `@home` or `@{home,system}` names.
 fn zones_named(names: &str) -> Result<Vec<Zone>, PatternError> {
     let unknown = |name: &str| {
-        let known = Zone::ALL.iter().map(|z| format!("@{}", z.name())).collect::<Vec<_>>().join(", ");
+        let known =
+            Zone::ALL.iter().map(|z| format!("@{}", z.name())).collect::<Vec<_>>().join(", ");
         PatternError(format!("no zone is called '@{name}': the zones are {known}"))
     };
     let names: Vec<&str> = match names.strip_prefix('{').and_then(|n| n.strip_suffix('}')) {
         Some(list) => list.split(',').map(str::trim).collect(),
         None => vec![names],
     };
-    names.into_iter().map(|name| Zone::ALL.into_iter().find(|zone| zone.name() == name).ok_or_else(|| unknown(name))).collect()
+    names
+        .into_iter()
+        .map(|name| {
+            Zone::ALL.into_iter().find(|zone| zone.name() == name).ok_or_else(|| unknown(name))
+        })
+        .collect()
 }
 
 fn is_keyword_char(c: char) -> bool {
@@ -369,10 +412,13 @@ fn refuse_unnormalised_path(prefix: &str, path: &str) -> Result<(), PatternError
     }
     for home in ["$HOME", "${HOME}"] {
         if let Some(rest) = path.strip_prefix(home) {
-            return Err(PatternError(format!("'{path}': paths are compared with the home folder as `~`: write `{prefix}~{rest}`")));
+            return Err(PatternError(format!(
+                "'{path}': paths are compared with the home folder as `~`: write `{prefix}~{rest}`"
+            )));
         }
     }
-    let drive = path.as_bytes().get(1) == Some(&b':') && path.starts_with(|c: char| c.is_ascii_alphabetic());
+    let drive = path.as_bytes().get(1) == Some(&b':')
+        && path.starts_with(|c: char| c.is_ascii_alphabetic());
     if (path.contains('\\') && !drive) || path.split('/').any(|segment| segment == "..") {
         return Ok(());
     }
@@ -380,28 +426,46 @@ fn refuse_unnormalised_path(prefix: &str, path: &str) -> Result<(), PatternError
     if normalised == path {
         return Ok(());
     }
-    let folder = if path.ends_with('/') && normalised != "/" { format!(" for the folder itself, or `{prefix}{normalised}/**` for what is in it") } else { String::new() };
-    Err(PatternError(format!("'{path}' never matches: paths are compared normalised (no `./`, `//`, trailing `/`; POSIX form), so write `{prefix}{normalised}`{folder}")))
+    let folder = if path.ends_with('/') && normalised != "/" {
+        format!(" for the folder itself, or `{prefix}{normalised}/**` for what is in it")
+    } else {
+        String::new()
+    };
+    Err(PatternError(format!(
+        "'{path}' never matches: paths are compared normalised (no `./`, `//`, trailing `/`; POSIX form), so write `{prefix}{normalised}`{folder}"
+    )))
 }
 
 /// Refuses a word only the command's text has, never a word of the
 /// parsed command: quotes, the shell's operators and redirections.
 fn refuse_shell_word(word: &str) -> Result<(), PatternError> {
-    let quoted = word.len() >= 2 && ['"', '\''].iter().any(|&q| word.starts_with(q) && word.ends_with(q));
+    let quoted =
+        word.len() >= 2 && ['"', '\''].iter().any(|&q| word.starts_with(q) && word.ends_with(q));
     if quoted {
-        return Err(PatternError(format!("'{word}': patterns match the words a program receives, quotes already removed: write `{}`", &word[1..word.len() - 1])));
+        return Err(PatternError(format!(
+            "'{word}': patterns match the words a program receives, quotes already removed: write `{}`",
+            &word[1..word.len() - 1]
+        )));
     }
-    let redirection = word.trim_start_matches(|c: char| c.is_ascii_digit() || c == '&').starts_with(['>', '<']);
+    let redirection =
+        word.trim_start_matches(|c: char| c.is_ascii_digit() || c == '&').starts_with(['>', '<']);
     if redirection {
         return Err(PatternError(format!(
             "'{word}': a redirection is the shell's, never an argument; to match the file written, write `write:PATH` (or `read:PATH`)"
         )));
     }
-    if word == "&&" || word == "&" || (word.len() > 1 && word.ends_with(';') && !word.ends_with("\\;")) {
-        return Err(PatternError(format!("'{word}': `&&`, `&` and `;` join commands in the shell; a pattern matches one command: write one rule per command, or a chain `a | b`")));
+    if word == "&&"
+        || word == "&"
+        || (word.len() > 1 && word.ends_with(';') && !word.ends_with("\\;"))
+    {
+        return Err(PatternError(format!(
+            "'{word}': `&&`, `&` and `;` join commands in the shell; a pattern matches one command: write one rule per command, or a chain `a | b`"
+        )));
     }
     if let Some(rest) = word.strip_prefix("$HOME").or_else(|| word.strip_prefix("${HOME}")) {
-        return Err(PatternError(format!("'{word}': the analysis reads the home folder as `~`: write `~{rest}`")));
+        return Err(PatternError(format!(
+            "'{word}': the analysis reads the home folder as `~`: write `~{rest}`"
+        )));
     }
     Ok(())
 }
@@ -418,11 +482,16 @@ fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern
         )));
     }
     if program.starts_with('-') || program.starts_with("*-") {
-        return Err(PatternError(format!("'{program}': the first word is the program; to match a flag of any program, write `* {}`", program.trim_matches('*'))));
+        return Err(PatternError(format!(
+            "'{program}': the first word is the program; to match a flag of any program, write `* {}`",
+            program.trim_matches('*')
+        )));
     }
     refuse_shell_word(program)?;
     if program.contains('=') || program.contains('$') || program.contains('(') {
-        return Err(PatternError(format!("'{program}' is not a program name: patterns match the parsed command, not its text")));
+        return Err(PatternError(format!(
+            "'{program}' is not a program name: patterns match the parsed command, not its text"
+        )));
     }
     let literal_program = (!has_glob(program)).then(|| program.to_lowercase());
     let mut pattern = CommandPattern {
@@ -434,7 +503,9 @@ fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern
         positionals: Vec::new(),
     };
     let mut subcommand: Option<String> = None;
-    let flags_of = |word: &str, subcommand: &Option<String>| pattern_flags(literal_program.as_deref().unwrap_or(""), subcommand.as_deref(), word);
+    let flags_of = |word: &str, subcommand: &Option<String>| {
+        pattern_flags(literal_program.as_deref().unwrap_or(""), subcommand.as_deref(), word)
+    };
     for word in &words[1..] {
         if *word == "*" || *word == "**" {
             continue;
@@ -445,7 +516,12 @@ fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern
             let prefix = word.trim_end_matches('*');
             // The flags the text before a glued `*` stands for, when they
             // are not just that text (a glob on it already covers those).
-            let prefix_flags = (prefix.len() > 1 && prefix != "--" && !has_glob(prefix) && !prefix.ends_with('\\')).then(|| flags_of(prefix, &subcommand)).filter(|flags| *flags != [prefix]);
+            let prefix_flags = (prefix.len() > 1
+                && prefix != "--"
+                && !has_glob(prefix)
+                && !prefix.ends_with('\\'))
+            .then(|| flags_of(prefix, &subcommand))
+            .filter(|flags| *flags != [prefix]);
             if !has_glob(word) {
                 pattern.flags.extend(flags_of(word, &subcommand));
             } else if let Some(flags) = prefix_flags {
@@ -453,7 +529,9 @@ fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern
                     "'{word}' is read as the flags {} followed by anything (the text `{prefix}…`), or as a flag that starts with `{prefix}`",
                     flags.join(" ")
                 )));
-                pattern.flag_prefixes.push(FlagPrefix { flags, glob: scratch.words.add(word, false)? });
+                pattern
+                    .flag_prefixes
+                    .push(FlagPrefix { flags, glob: scratch.words.add(word, false)? });
             } else {
                 pattern.flag_globs.push(scratch.words.add(word, false)?);
             }
@@ -463,7 +541,9 @@ fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern
             subcommand = Some(word.to_lowercase());
         }
         let normalized = crate::analysis::words::normalize_path(word);
-        if let Some(parent) = normalized.strip_suffix('*').filter(|parent| parent.ends_with('/') && !has_glob(parent)) {
+        if let Some(parent) =
+            normalized.strip_suffix('*').filter(|parent| parent.ends_with('/') && !has_glob(parent))
+        {
             scratch.notes.push(PatternNote(format!(
                 "'{word}' is read as a path glob: `*` stays within one folder, so it matches what is directly in `{parent}`, not deeper; to match anything below it, write `{parent}**`"
             )));
@@ -476,10 +556,16 @@ fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern
 /// Refuses a flag word no command's flags can hold.
 fn refuse_unmatchable_flag(word: &str) -> Result<(), PatternError> {
     if word == "--" {
-        return Err(PatternError("`--` ends a command's options and is never one of its flags: leave it out".into()));
+        return Err(PatternError(
+            "`--` ends a command's options and is never one of its flags: leave it out".into(),
+        ));
     }
-    if word.starts_with("--") && let Some((name, _)) = word.split_once('=') {
-        return Err(PatternError(format!("'{word}': a flag is matched without its value (`--name=value` is the flag `--name`): write `{name}`")));
+    if word.starts_with("--")
+        && let Some((name, _)) = word.split_once('=')
+    {
+        return Err(PatternError(format!(
+            "'{word}': a flag is matched without its value (`--name=value` is the flag `--name`): write `{name}`"
+        )));
     }
     Ok(())
 }
@@ -501,7 +587,9 @@ impl CommandPattern {
 impl PatternSet {
     /// Compiles every pattern; on failure, every pattern that failed, by
     /// index.
-    pub fn new<'a>(patterns: impl IntoIterator<Item = (&'a str, PatternKind)>) -> Result<Self, Vec<(usize, PatternError)>> {
+    pub fn new<'a>(
+        patterns: impl IntoIterator<Item = (&'a str, PatternKind)>,
+    ) -> Result<Self, Vec<(usize, PatternError)>> {
         let mut scratch = Scratch::default();
         let mut compiled = Vec::new();
         let mut errors = Vec::new();
@@ -529,7 +617,10 @@ impl PatternSet {
                     program_anchored[*program].push(index);
                     word_anchored[*word].push(index);
                 }
-                Compiled::File { glob, .. } | Compiled::Effect { target: EffectTarget::Path(glob), .. } => path_owners[*glob].push(index),
+                Compiled::File { glob, .. }
+                | Compiled::Effect { target: EffectTarget::Path(glob), .. } => {
+                    path_owners[*glob].push(index)
+                }
                 _ => {}
             }
         }
@@ -541,7 +632,9 @@ impl PatternSet {
             let programs = scope.spawn(|| scratch.programs.build());
             let words = scope.spawn(|| scratch.words.build());
             let paths = scratch.paths.build();
-            let joined = |built: std::thread::ScopedJoinHandle<'_, _>| built.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            let joined = |built: std::thread::ScopedJoinHandle<'_, _>| {
+                built.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            };
             (joined(programs), joined(words), paths)
         });
         Ok(Self {
@@ -590,8 +683,16 @@ impl PatternSet {
                 }
                 programs.sort_unstable();
                 programs.dedup();
-                let mut candidates: Vec<usize> = programs.iter().flat_map(|&glob| &self.program_anchored[glob]).copied().collect();
-                let positionals: Vec<usize> = command.positionals.iter().map(|word| table.lookup(&self.words, word)).collect();
+                let mut candidates: Vec<usize> = programs
+                    .iter()
+                    .flat_map(|&glob| &self.program_anchored[glob])
+                    .copied()
+                    .collect();
+                let positionals: Vec<usize> = command
+                    .positionals
+                    .iter()
+                    .map(|word| table.lookup(&self.words, word))
+                    .collect();
                 let mut positional_any = Bits::new(self.word_anchored.len());
                 for &word in &positionals {
                     for &glob in &table.hits[word] {
@@ -617,7 +718,14 @@ impl PatternSet {
                 }
                 candidates.sort_unstable();
                 candidates.dedup();
-                CommandWords { programs, candidates, positionals, positional_any, flag_any, value_any }
+                CommandWords {
+                    programs,
+                    candidates,
+                    positionals,
+                    positional_any,
+                    flag_any,
+                    value_any,
+                }
             })
             .collect();
         Prepared { set: self, analysis, commands, word_hits: table.hits }
@@ -693,7 +801,9 @@ impl Prepared<'_> {
         let mut hits: Vec<Option<Subject>> = vec![None; set.compiled.len()];
         // A command that only prints its help is not the action its words
         // name (`git push --help`); what else the action runs still counts.
-        for (index, command) in analysis.commands.iter().enumerate().filter(|(_, c)| c.invocation == Invocation::Acts) {
+        for (index, command) in
+            analysis.commands.iter().enumerate().filter(|(_, c)| c.invocation == Invocation::Acts)
+        {
             for &owner in &self.commands[index].candidates {
                 let matched = match &set.compiled[owner] {
                     Compiled::Command(pattern) => self.command_matches(pattern, index),
@@ -709,14 +819,32 @@ impl Prepared<'_> {
         for (owner, compiled) in set.compiled.iter().enumerate() {
             match compiled {
                 Compiled::Chain(parts) if hits[owner].is_none() => {
-                    hits[owner] = analysis.feeds.iter().find(|stages| self.chain_matches(parts, stages)).map(|stages| {
-                        stages.iter().filter_map(|s| s.first()).map(|&i| describe_command(&analysis.commands[i])).collect::<Vec<_>>().join(" | ")
-                    });
+                    hits[owner] =
+                        analysis.feeds.iter().find(|stages| self.chain_matches(parts, stages)).map(
+                            |stages| {
+                                stages
+                                    .iter()
+                                    .filter_map(|s| s.first())
+                                    .map(|&i| describe_command(&analysis.commands[i]))
+                                    .collect::<Vec<_>>()
+                                    .join(" | ")
+                            },
+                        );
                 }
                 Compiled::Effect { kind, target: EffectTarget::Zones(zones) } => {
-                    hits[owner] = analysis.effects.iter().find(|e| e.kind == *kind && zones.contains(&e.zone)).map(|e| format!("{} {} (@{})", e.kind.name(), e.target, e.zone.name()));
+                    hits[owner] = analysis
+                        .effects
+                        .iter()
+                        .find(|e| e.kind == *kind && zones.contains(&e.zone))
+                        .map(|e| format!("{} {} (@{})", e.kind.name(), e.target, e.zone.name()));
                 }
-                Compiled::Fact(names) => hits[owner] = analysis.facts.iter().find(|(f, _)| names.is_match(f.name())).map(|(f, detail)| format!("{detail} (fact:{})", f.name())),
+                Compiled::Fact(names) => {
+                    hits[owner] = analysis
+                        .facts
+                        .iter()
+                        .find(|(f, _)| names.is_match(f.name()))
+                        .map(|(f, detail)| format!("{detail} (fact:{})", f.name()))
+                }
                 Compiled::Keyword(word) => {
                     let pieces = keywords.get_or_insert_with(|| keyword_pieces(analysis));
                     hits[owner] = pieces.get(word).map(|&piece| piece.to_owned());
@@ -736,17 +864,24 @@ impl Prepared<'_> {
         let mut mark = |path: &str, role: PathRole| {
             let direct = set.paths.matches(&path.to_lowercase());
             let expanded: Vec<usize> = if path.contains(['*', '?', '[']) {
-                (0..set.path_sources.len()).filter(|&i| could_match(path, &set.path_sources[i])).collect()
+                (0..set.path_sources.len())
+                    .filter(|&i| could_match(path, &set.path_sources[i]))
+                    .collect()
             } else {
                 Vec::new()
             };
             for glob in direct.into_iter().chain(expanded) {
                 for &owner in &set.path_owners[glob] {
                     let applies = match (&set.compiled[owner], role) {
-                        (Compiled::File { access: Access::Any, .. }, PathRole::Written | PathRole::Read) => true,
+                        (
+                            Compiled::File { access: Access::Any, .. },
+                            PathRole::Written | PathRole::Read,
+                        ) => true,
                         (Compiled::File { access: Access::Read, .. }, PathRole::Read) => true,
                         (Compiled::File { access: Access::Write, .. }, PathRole::Written) => true,
-                        (Compiled::Effect { kind, .. }, PathRole::Target(effect)) => *kind == effect,
+                        (Compiled::Effect { kind, .. }, PathRole::Target(effect)) => {
+                            *kind == effect
+                        }
                         _ => false,
                     };
                     if applies && hits[owner].is_none() {
@@ -783,11 +918,22 @@ impl Prepared<'_> {
         if words.programs.binary_search(&pattern.program).is_err() {
             return false;
         }
-        let has = |wanted: &String| command.flags.iter().any(|f| f == wanted || command.shouted && f.eq_ignore_ascii_case(wanted));
-        if !pattern.flags.iter().all(has) || !pattern.flag_globs.iter().all(|&g| words.flag_any.has(g)) {
+        let has = |wanted: &String| {
+            command
+                .flags
+                .iter()
+                .any(|f| f == wanted || command.shouted && f.eq_ignore_ascii_case(wanted))
+        };
+        if !pattern.flags.iter().all(has)
+            || !pattern.flag_globs.iter().all(|&g| words.flag_any.has(g))
+        {
             return false;
         }
-        if !pattern.flag_prefixes.iter().all(|prefix| prefix.flags.iter().all(has) || words.flag_any.has(prefix.glob)) {
+        if !pattern
+            .flag_prefixes
+            .iter()
+            .all(|prefix| prefix.flags.iter().all(has) || words.flag_any.has(prefix.glob))
+        {
             return false;
         }
         // Cheap refusal first: every positional glob must match some
@@ -795,13 +941,18 @@ impl Prepared<'_> {
         if !pattern.positionals.iter().all(|&g| words.positional_any.has(g)) {
             return false;
         }
-        let matches = |argument: &usize, glob: usize| self.word_hits[*argument].binary_search(&glob).is_ok();
+        let matches =
+            |argument: &usize, glob: usize| self.word_hits[*argument].binary_search(&glob).is_ok();
         let mut arguments = words.positionals.iter();
-        if command.program == "git" && let Some(&first) = pattern.positionals.first() {
+        if command.program == "git"
+            && let Some(&first) = pattern.positionals.first()
+        {
             if !arguments.next().is_some_and(|subcommand| matches(subcommand, first)) {
                 return false;
             }
-            return pattern.positionals[1..].iter().all(|&wanted| arguments.any(|a| matches(a, wanted)));
+            return pattern.positionals[1..]
+                .iter()
+                .all(|&wanted| arguments.any(|a| matches(a, wanted)));
         }
         pattern.positionals.iter().all(|&wanted| arguments.any(|a| matches(a, wanted)))
     }
@@ -810,7 +961,10 @@ impl Prepared<'_> {
     /// its program or operation name, a flag, an argument or a value.
     fn text_matches(&self, program: usize, word: usize, index: usize) -> bool {
         let words = &self.commands[index];
-        words.programs.binary_search(&program).is_ok() || words.positional_any.has(word) || words.flag_any.has(word) || words.value_any.has(word)
+        words.programs.binary_search(&program).is_ok()
+            || words.positional_any.has(word)
+            || words.flag_any.has(word)
+            || words.value_any.has(word)
     }
 
     fn chain_matches(&self, parts: &[CommandPattern], stages: &[Vec<usize>]) -> bool {
@@ -835,7 +989,9 @@ enum PathRole {
 /// (`-rf`, `--force-with-lease`, terraform's `-force`).
 fn flag_words<'a>(command: &'a Command) -> impl Iterator<Item = &'a str> + 'a {
     let subcommand = command.subcommand();
-    let long = command.flags.iter().flat_map(move |flag| long_forms(&command.program, subcommand, flag).map(|spelling| -> &'a str { spelling }));
+    let long = command.flags.iter().flat_map(move |flag| {
+        long_forms(&command.program, subcommand, flag).map(|spelling| -> &'a str { spelling })
+    });
     command.flags.iter().chain(&command.written_flags).map(String::as_str).chain(long)
 }
 
@@ -843,7 +999,11 @@ fn flag_words<'a>(command: &'a Command) -> impl Iterator<Item = &'a str> + 'a {
 /// punctuation, lower-cased, with the first spelling seen.
 fn keyword_pieces(analysis: &Analysis) -> HashMap<String, &str> {
     let mut pieces = HashMap::new();
-    for piece in analysis.words().flat_map(|w| w.split(|c: char| !c.is_alphanumeric() && c != '_')).filter(|p| !p.is_empty()) {
+    for piece in analysis
+        .words()
+        .flat_map(|w| w.split(|c: char| !c.is_alphanumeric() && c != '_'))
+        .filter(|p| !p.is_empty())
+    {
         pieces.entry(piece.to_lowercase()).or_insert(piece);
     }
     pieces
@@ -867,7 +1027,11 @@ pub(crate) fn describe_command(command: &Command) -> String {
 /// `*` and `?` at the start of a segment do not match a leading `.`.
 pub fn could_match(argument: &str, pattern: &str) -> bool {
     let absolute = |p: &str| p.starts_with('/') || p.starts_with('~');
-    expand_braces(pattern).unwrap_or_else(|| vec![pattern.to_owned()]).iter().filter(|alternative| absolute(argument) || !absolute(alternative)).any(|alternative| intersects(&tokens(argument, false), &tokens(alternative, true)))
+    expand_braces(pattern)
+        .unwrap_or_else(|| vec![pattern.to_owned()])
+        .iter()
+        .filter(|alternative| absolute(argument) || !absolute(alternative))
+        .any(|alternative| intersects(&tokens(argument, false), &tokens(alternative, true)))
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -876,7 +1040,9 @@ enum Token {
     One,
     Class,
     /// `*`: any run within a segment; `**`: any run at all.
-    Run { crosses: bool },
+    Run {
+        crosses: bool,
+    },
     /// The shell's `*` at the start of a segment: not a leading `.`.
     RunNoDot,
 }
@@ -947,7 +1113,8 @@ fn intersects(a: &[Token], b: &[Token]) -> bool {
         let agree = match (x, y) {
             _ if one_no_dot(x) => !matches!(y, Token::Char('.' | '/')),
             (Token::Char(p), Token::Char(q)) => p == q,
-            (Token::Run { crosses: false } | Token::RunNoDot, Token::Char('/')) | (Token::Char('/'), Token::Run { crosses: false }) => false,
+            (Token::Run { crosses: false } | Token::RunNoDot, Token::Char('/'))
+            | (Token::Char('/'), Token::Run { crosses: false }) => false,
             (Token::RunNoDot, Token::Char('.')) => started,
             _ => true,
         };
@@ -978,7 +1145,9 @@ mod tests {
     }
 
     fn error(pattern: &str) -> String {
-        let Err(errors) = PatternSet::new([(pattern, PatternKind::Glob)]) else { panic!("'{pattern}' compiled") };
+        let Err(errors) = PatternSet::new([(pattern, PatternKind::Glob)]) else {
+            panic!("'{pattern}' compiled")
+        };
         errors[0].1.0.clone()
     }
 
@@ -990,14 +1159,24 @@ mod tests {
         assert!(!hit("rm -rf ~", "echo rm -rf ~"));
         assert!(hit("git push -f", "git -c alias.p=push p --force origin main"));
         assert!(hit("git push -f", "git push origin +main"));
-        assert!(hit("kubectl delete namespace *", "kubectl --context prod delete namespace payments"));
+        assert!(hit(
+            "kubectl delete namespace *",
+            "kubectl --context prod delete namespace payments"
+        ));
         assert!(hit("{curl,wget} * | {sh,bash}", "wget -qO- https://x | sudo bash"));
         assert!(!hit("curl * | sh", "curl -s https://x | jq ."));
     }
 
     #[test]
     fn path_patterns_see_normalised_and_expandable_paths() {
-        for hint in ["cat ~/.ssh/./id_rsa", "cat ~/.ssh//id_rsa", "cat ~/.ssh/id_rs?", "cp /home/bob/.ssh/id_ed25519 /tmp", "cat ~/.ssh/*", "read_file /root/.ssh/id_rsa"] {
+        for hint in [
+            "cat ~/.ssh/./id_rsa",
+            "cat ~/.ssh//id_rsa",
+            "cat ~/.ssh/id_rs?",
+            "cp /home/bob/.ssh/id_ed25519 /tmp",
+            "cat ~/.ssh/*",
+            "read_file /root/.ssh/id_rsa",
+        ] {
             assert!(hit("path:**/.ssh/id_*", hint), "{hint}");
         }
         assert!(!hit("path:**/.ssh/id_*", "cat ~/.ssh/known_hosts"));
@@ -1014,7 +1193,12 @@ mod tests {
     }
 
     fn notes(pattern: &str) -> Vec<String> {
-        PatternSet::new([(pattern, PatternKind::Glob)]).unwrap().notes().iter().map(|(_, note)| note.0.clone()).collect()
+        PatternSet::new([(pattern, PatternKind::Glob)])
+            .unwrap()
+            .notes()
+            .iter()
+            .map(|(_, note)| note.0.clone())
+            .collect()
     }
 
     /// Each row: a pattern as the spec writes them, actions it must match
@@ -1022,18 +1206,81 @@ mod tests {
     #[test]
     fn spec_style_patterns_match_what_their_text_says() {
         let rows: [(&str, &[&str], &[&str]); 8] = [
-            ("rm -rf*", &["rm -rf /", "rm -fr ~/x", "rm -rf build", "rm -r -f x", "rm --recursive --force x", "sudo rm -Rf /srv"], &["rm -r x", "rm -f x", "echo rm -rf /", "rmdir -p x"]),
-            ("git push --force*", &["git push -f origin main", "git push --force-with-lease", "git push origin +main"], &["git push origin main"]),
-            ("git push*", &["git push", "git push --force origin x", "git -C repo push"], &["git stash push", "git pull"]),
+            (
+                "rm -rf*",
+                &[
+                    "rm -rf /",
+                    "rm -fr ~/x",
+                    "rm -rf build",
+                    "rm -r -f x",
+                    "rm --recursive --force x",
+                    "sudo rm -Rf /srv",
+                ],
+                &["rm -r x", "rm -f x", "echo rm -rf /", "rmdir -p x"],
+            ),
+            (
+                "git push --force*",
+                &[
+                    "git push -f origin main",
+                    "git push --force-with-lease",
+                    "git push origin +main",
+                ],
+                &["git push origin main"],
+            ),
+            (
+                "git push*",
+                &["git push", "git push --force origin x", "git -C repo push"],
+                &["git stash push", "git pull"],
+            ),
             (
                 "*force*",
-                &["terraform apply -force", "git push -f", "git push --force-with-lease", "rm -rf build", "kubectl delete pod x --force", "helm uninstall x --force-delete", "git checkout force-layout"],
-                &["tar -xf a.tar", "kubectl apply -f x.yaml", "tail -f log", "git commit -m 'force it'", "echo --force", "ls"],
+                &[
+                    "terraform apply -force",
+                    "git push -f",
+                    "git push --force-with-lease",
+                    "rm -rf build",
+                    "kubectl delete pod x --force",
+                    "helm uninstall x --force-delete",
+                    "git checkout force-layout",
+                ],
+                &[
+                    "tar -xf a.tar",
+                    "kubectl apply -f x.yaml",
+                    "tail -f log",
+                    "git commit -m 'force it'",
+                    "echo --force",
+                    "ls",
+                ],
             ),
-            ("drop_*", &["drop_table {\"name\": \"x\"}", "db__drop_table {\"name\": \"x\"}", "psql -c 'DROP TABLE users'", "DROP DATABASE app"], &["dropdb_helper_list {}", "psql -c 'select 1'", "drop"]),
-            ("delete_*", &["delete from users where id = 1", "github__delete_file {\"path\": \"x\"}", "delete_branch {}"], &["rm x", "git branch -d x"]),
-            ("rm -rf /*", &["rm -rf /", "rm -rf /etc", "sudo rm -fr /usr"], &["rm -rf /etc/nginx", "rm -rf ./x", "rm -rf x"]),
-            ("*mkfs*", &["mkfs /dev/sda", "mkfs.ext4 /dev/sda1", "sudo mkfs.xfs -f /dev/sdb"], &["lsblk", "echo mkfs"]),
+            (
+                "drop_*",
+                &[
+                    "drop_table {\"name\": \"x\"}",
+                    "db__drop_table {\"name\": \"x\"}",
+                    "psql -c 'DROP TABLE users'",
+                    "DROP DATABASE app",
+                ],
+                &["dropdb_helper_list {}", "psql -c 'select 1'", "drop"],
+            ),
+            (
+                "delete_*",
+                &[
+                    "delete from users where id = 1",
+                    "github__delete_file {\"path\": \"x\"}",
+                    "delete_branch {}",
+                ],
+                &["rm x", "git branch -d x"],
+            ),
+            (
+                "rm -rf /*",
+                &["rm -rf /", "rm -rf /etc", "sudo rm -fr /usr"],
+                &["rm -rf /etc/nginx", "rm -rf ./x", "rm -rf x"],
+            ),
+            (
+                "*mkfs*",
+                &["mkfs /dev/sda", "mkfs.ext4 /dev/sda1", "sudo mkfs.xfs -f /dev/sdb"],
+                &["lsblk", "echo mkfs"],
+            ),
         ];
         for (pattern, matching, other) in rows {
             for hint in matching {
@@ -1050,7 +1297,14 @@ mod tests {
         assert!(notes("rm -rf*")[0].contains("the flags -r -f followed by anything"));
         assert!(notes("*force*")[0].contains("text anywhere in a command"));
         assert!(notes("rm -rf /*")[0].contains("directly in `/`"));
-        for plain in ["rm -rf ~", "journalctl --vacuum*", "rm -r /{home,Users}/*", "rm -r /\\*", "git push*", "* -f*"] {
+        for plain in [
+            "rm -rf ~",
+            "journalctl --vacuum*",
+            "rm -r /{home,Users}/*",
+            "rm -r /\\*",
+            "git push*",
+            "* -f*",
+        ] {
             assert!(notes(plain).is_empty(), "{plain}: {:?}", notes(plain));
         }
     }
@@ -1074,14 +1328,25 @@ mod tests {
             ("path:./secrets/*", "write `path:secrets/*`", "path:.env"),
             ("path:~/.ssh/", "`path:~/.ssh/**` for what is in it", "path:~/.ssh/**"),
             ("read:$HOME/.aws/*", "write `read:~/.aws/*`", "read:**/../*"),
-            ("write:C:\\Users\\*\\.ssh\\*", "write `write:/Users/*/.ssh/*`", "write:/Users/*/.ssh/*"),
+            (
+                "write:C:\\Users\\*\\.ssh\\*",
+                "write `write:/Users/*/.ssh/*`",
+                "write:/Users/*/.ssh/*",
+            ),
         ];
         for (pattern, says, near_miss) in rows {
             let message = error(pattern);
             assert!(message.contains(says), "{pattern}: {message}");
-            assert!(PatternSet::new([(near_miss, PatternKind::Glob)]).is_ok(), "{near_miss} is accepted");
+            assert!(
+                PatternSet::new([(near_miss, PatternKind::Glob)]).is_ok(),
+                "{near_miss} is accepted"
+            );
         }
-        let keyword = |word: &str| PatternSet::new([(word, PatternKind::Keyword)]).err().map(|errors| errors[0].1.0.clone());
+        let keyword = |word: &str| {
+            PatternSet::new([(word, PatternKind::Keyword)])
+                .err()
+                .map(|errors| errors[0].1.0.clone())
+        };
         assert!(keyword("prod.db").is_some_and(|m| m.contains("'.' is never in a keyword")));
         assert!(keyword("prod*").is_some());
         assert!(keyword("prod_db").is_none());
@@ -1091,10 +1356,16 @@ mod tests {
     #[test]
     fn brace_alternatives_are_globs_of_their_own_and_match_as_the_whole() {
         let alternatives = |glob: &str| expand_braces(glob).map(|all| all.join(" "));
-        assert_eq!(alternatives("/etc/{a,b}/{c,d}").as_deref(), Some("/etc/a/c /etc/a/d /etc/b/c /etc/b/d"));
+        assert_eq!(
+            alternatives("/etc/{a,b}/{c,d}").as_deref(),
+            Some("/etc/a/c /etc/a/d /etc/b/c /etc/b/d")
+        );
         assert_eq!(alternatives("~/.{,z}shrc").as_deref(), Some("~/.shrc ~/.zshrc"));
         assert_eq!(alternatives("x[{]y"), None, "a brace in a class is literal");
-        let wide = format!("{{{}}}", (0..=MAX_ALTERNATIVES).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
+        let wide = format!(
+            "{{{}}}",
+            (0..=MAX_ALTERNATIVES).map(|i| i.to_string()).collect::<Vec<_>>().join(",")
+        );
         assert_eq!(alternatives(&wide), None);
         for (pattern, hint, expected) in [
             ("write:/etc/{shadow,sudoers}", "echo x > /etc/sudoers", true),
@@ -1128,6 +1399,9 @@ mod tests {
         assert!(could_match("/etc/sha*", "/etc/{shadow,gshadow}"));
         assert!(!could_match("dist/*", "**/.netrc"), "the shell's * does not match a leading dot");
         assert!(could_match("dist/.n*", "**/.netrc"));
-        assert!(!could_match("**/*.rs", "/dev/{tcp,udp}/**"), "a relative glob cannot reach an absolute path");
+        assert!(
+            !could_match("**/*.rs", "/dev/{tcp,udp}/**"),
+            "a relative glob cannot reach an absolute path"
+        );
     }
 }

@@ -98,7 +98,8 @@ impl<'de> Deserialize<'de> for RawRule {
             }
 
             fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<RawRule, M::Error> {
-                RawExamples::deserialize(de::value::MapAccessDeserializer::new(map)).map(RawRule::WithExamples)
+                RawExamples::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(RawRule::WithExamples)
             }
         }
         deserializer.deserialize_any(RuleVisitor)

@@ -27,8 +27,10 @@ fn the_shipped_policies_compile() {
 
 #[test]
 fn later_files_can_only_tighten_defaults_and_add_rules() {
-    let base = "[defaults]\nmaxAutonomousSteps = 20\nriskTolerance = \"moderate\"\ndeny = [\"a*\"]\n";
-    let looser = "[defaults]\nmaxAutonomousSteps = 90\nriskTolerance = \"aggressive\"\ndeny = [\"b*\"]\n";
+    let base =
+        "[defaults]\nmaxAutonomousSteps = 20\nriskTolerance = \"moderate\"\ndeny = [\"a*\"]\n";
+    let looser =
+        "[defaults]\nmaxAutonomousSteps = 90\nriskTolerance = \"aggressive\"\ndeny = [\"b*\"]\n";
     let policy = compile(&[("base.toml", base), ("looser.toml", looser)]);
     let settings = policy.settings_for("anyone");
     assert_eq!((settings.max_steps, settings.tolerance), (20, RiskTolerance::Moderate));
@@ -58,9 +60,15 @@ autoApprove = ["kubectl get *"]
     assert_eq!(policy.settings_for("coder").max_steps, 50);
     assert_eq!(policy.sections_for(&deployer), vec!["deploy-*"]);
     assert!(!decide(&policy, "deploy-prod", "kubectl delete pod x").deny.is_empty());
-    assert!(decide(&policy, "coder", "kubectl delete pod x").deny.is_empty(), "other agents are unaffected");
+    assert!(
+        decide(&policy, "coder", "kubectl delete pod x").deny.is_empty(),
+        "other agents are unaffected"
+    );
     assert!(!decide(&policy, "deploy-prod", "rm -rf /").deny.is_empty(), "defaults still apply");
-    assert!(decide(&policy, "deploy-prod", "ls -la").auto_approve.is_none(), "the section's autoApprove replaced the defaults'");
+    assert!(
+        decide(&policy, "deploy-prod", "ls -la").auto_approve.is_none(),
+        "the section's autoApprove replaced the defaults'"
+    );
     assert!(decide(&policy, "coder", "ls -la").auto_approve.is_some());
     assert!(decide(&policy, "deploy-prod", "kubectl get pods").auto_approve.is_some());
 }
@@ -99,24 +107,44 @@ fn a_group_writable_policy_file_is_refused() {
     let mut file = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
     file.write_all(b"[defaults]\n").unwrap();
     std::fs::set_permissions(file.path(), std::fs::Permissions::from_mode(0o666)).unwrap();
-    let errors = CompiledPolicy::load(&[file.path().to_path_buf()], crate::config::CentralPolicy::default()).err().expect("refused");
+    let errors =
+        CompiledPolicy::load(&[file.path().to_path_buf()], crate::config::CentralPolicy::default())
+            .err()
+            .expect("refused");
     assert!(errors[0].message.contains("writable by group or others"));
 }
 
 #[test]
 fn auto_approve_refuses_a_text_pattern_that_names_no_program() {
-    let errors = CompiledPolicy::compile(&[source("p.toml", "[defaults]\nautoApprove = [\"*read*\", \"read_*\"]\n")]).err().expect("refused");
+    let errors = CompiledPolicy::compile(&[source(
+        "p.toml",
+        "[defaults]\nautoApprove = [\"*read*\", \"read_*\"]\n",
+    )])
+    .err()
+    .expect("refused");
     assert_eq!(errors.len(), 1, "{errors:#?}");
-    assert!(errors[0].message.contains("autoApprove takes command patterns only") && errors[0].col == 16, "{errors:#?}");
+    assert!(
+        errors[0].message.contains("autoApprove takes command patterns only")
+            && errors[0].col == 16,
+        "{errors:#?}"
+    );
 }
 
 #[test]
 fn a_help_invocation_is_not_the_action_but_what_follows_it_is() {
-    let policy = compile(&[("p.toml", "[defaults]\ndeny = [\"git push --force *\", \"gh release delete *\"]\n")]);
-    for hint in ["git push --force origin main --help", "gh release delete v1 -h", "git help push"] {
+    let policy = compile(&[(
+        "p.toml",
+        "[defaults]\ndeny = [\"git push --force *\", \"gh release delete *\"]\n",
+    )]);
+    for hint in ["git push --force origin main --help", "gh release delete v1 -h", "git help push"]
+    {
         assert!(decide(&policy, "x", hint).deny.is_empty(), "{hint}");
     }
-    for hint in ["gh release view --help && gh release delete v1", "git push --force origin main -- --help", "sudo git push --force origin main"] {
+    for hint in [
+        "gh release view --help && gh release delete v1",
+        "git push --force origin main -- --help",
+        "sudo git push --force origin main",
+    ] {
         assert_eq!(decide(&policy, "x", hint).deny.len(), 1, "{hint}");
     }
 }

@@ -43,7 +43,12 @@ pub struct BatchReport {
 }
 
 /// Runs a batch request; `Err` when it is malformed and nothing ran.
-pub async fn run(router: &Router, call: &CallContext, endpoint: Endpoint, arguments: &Map<String, Value>) -> Result<BatchReport, AqlError> {
+pub async fn run(
+    router: &Router,
+    call: &CallContext,
+    endpoint: Endpoint,
+    arguments: &Map<String, Value>,
+) -> Result<BatchReport, AqlError> {
     router.limits().check_arguments(arguments)?;
     let items = items(arguments)?;
     let mut report = BatchReport::default();
@@ -69,11 +74,16 @@ pub async fn run(router: &Router, call: &CallContext, endpoint: Endpoint, argume
 /// than `operations` are refused (the schema allows none), except `_`
 /// metadata.
 fn items(arguments: &Map<String, Value>) -> Result<Vec<Item<'_>>, AqlError> {
-    if let Some(key) = arguments.keys().find(|key| *key != OPERATIONS_KEY && !key.starts_with('_')) {
-        return Err(AqlError::batch_invalid(format!("A batch request holds only 'operations', not '{key}': put each operation's parameters in its item")));
+    if let Some(key) = arguments.keys().find(|key| *key != OPERATIONS_KEY && !key.starts_with('_'))
+    {
+        return Err(AqlError::batch_invalid(format!(
+            "A batch request holds only 'operations', not '{key}': put each operation's parameters in its item"
+        )));
     }
     let Some(Value::Array(items)) = arguments.get(OPERATIONS_KEY) else {
-        return Err(AqlError::batch_invalid("'operations' must be an array of { operation, params } items"));
+        return Err(AqlError::batch_invalid(
+            "'operations' must be an array of { operation, params } items",
+        ));
     };
     if items.is_empty() {
         return Err(AqlError::batch_invalid("Batch request must contain at least one operation"));
@@ -120,13 +130,21 @@ impl BatchReport {
         let mut object = Map::new();
         object.insert("success".into(), true.into());
         object.insert("data".into(), Value::Null);
-        object.insert("results".into(), self.results.iter().map(|(index, operation, result)| result_item(*index, operation, result)).collect());
+        object.insert(
+            "results".into(),
+            self.results
+                .iter()
+                .map(|(index, operation, result)| result_item(*index, operation, result))
+                .collect(),
+        );
         if let Some((index, operation, result)) = &self.halted_at {
             object.insert("halted_at".into(), result_item(*index, operation, result));
             summary["halted"] = 1.into();
         }
         if !self.pending.is_empty() || self.halted_at.is_some() {
-            object.entry("pending_operations").or_insert_with(|| Value::Array(self.pending.clone()));
+            object
+                .entry("pending_operations")
+                .or_insert_with(|| Value::Array(self.pending.clone()));
             summary["pending"] = self.pending.len().into();
         }
         object.insert("summary".into(), summary);
@@ -158,10 +176,19 @@ mod tests {
             &self.0
         }
 
-        fn invoke<'a>(&'a self, _router: &'a Router, call: &'a CallContext, params: Params) -> OperationFuture<'a> {
+        fn invoke<'a>(
+            &'a self,
+            _router: &'a Router,
+            call: &'a CallContext,
+            params: Params,
+        ) -> OperationFuture<'a> {
             let answer = match params.str("code") {
-                Some("refuse") => Err(AqlError::new(ErrorCode::ConfirmationRequired, "ask a human", json!({}))),
-                Some("fail") => Err(AqlError::new(ErrorCode::ToolExecutionFailed, "broke", json!({}))),
+                Some("refuse") => {
+                    Err(AqlError::new(ErrorCode::ConfirmationRequired, "ask a human", json!({})))
+                }
+                Some("fail") => {
+                    Err(AqlError::new(ErrorCode::ToolExecutionFailed, "broke", json!({})))
+                }
                 Some("halt") => {
                     call.halt.raise();
                     Ok(json!({"continue": false}))
@@ -177,7 +204,10 @@ mod tests {
             name: "act".into(),
             category: Category::Create,
             description: "test".into(),
-            params: vec![ParamSpec::optional("code", ParamType::String, "what to do"), ParamSpec::optional("value", ParamType::Any, "echoed")],
+            params: vec![
+                ParamSpec::optional("code", ParamType::String, "what to do"),
+                ParamSpec::optional("value", ParamType::Any, "echoed"),
+            ],
             returns: ReturnType { name: "T", kind: "object", description: "" },
             examples: vec![],
             source: None,
@@ -197,7 +227,10 @@ mod tests {
 
     async fn run_batch(router: &Router, call: &CallContext, items: Vec<Value>) -> Value {
         let arguments = json!({ "operations": items });
-        router.answer(call, Endpoint::Semantic(Category::Create), arguments.as_object().unwrap()).await.envelope(&[])
+        router
+            .answer(call, Endpoint::Semantic(Category::Create), arguments.as_object().unwrap())
+            .await
+            .envelope(&[])
     }
 
     #[tokio::test]
@@ -205,10 +238,22 @@ mod tests {
         let router = router();
         let call = CallContext::new("s");
         for stopper in ["refuse", "halt"] {
-            let answer = run_batch(&router, &call, vec![item("ok"), item("fail"), item(stopper), item("ok")]).await;
-            assert_eq!(answer["summary"], json!({"total": 4, "succeeded": 1, "failed": 1, "halted": 1, "pending": 1}), "{stopper}: {answer}");
+            let answer = run_batch(
+                &router,
+                &call,
+                vec![item("ok"), item("fail"), item(stopper), item("ok")],
+            )
+            .await;
+            assert_eq!(
+                answer["summary"],
+                json!({"total": 4, "succeeded": 1, "failed": 1, "halted": 1, "pending": 1}),
+                "{stopper}: {answer}"
+            );
             assert_eq!(answer["halted_at"]["index"], 2);
-            assert_eq!(answer["pending_operations"], json!([{"index": 3, "operation": "act", "params": {"code": "ok", "value": "ok"}}]));
+            assert_eq!(
+                answer["pending_operations"],
+                json!([{"index": 3, "operation": "act", "params": {"code": "ok", "value": "ok"}}])
+            );
         }
         assert!(!call.halt.raised(), "an item's halt is its own, not the caller's");
         let clean = run_batch(&router, &call, vec![item("ok"), item("ok")]).await;
@@ -232,7 +277,10 @@ mod tests {
         let call = CallContext::new("s");
         call.cancelled.cancel();
         let answer = run_batch(&router, &call, vec![item("ok"), item("ok")]).await;
-        assert_eq!(answer["summary"], json!({"total": 2, "succeeded": 0, "failed": 0, "pending": 2}));
+        assert_eq!(
+            answer["summary"],
+            json!({"total": 2, "succeeded": 0, "failed": 0, "pending": 2})
+        );
         assert!(answer.get("halted_at").is_none());
     }
 }

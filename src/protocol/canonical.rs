@@ -11,7 +11,9 @@ pub fn canonical(value: &Value) -> String {
             Value::Object(map) => {
                 let mut keys: Vec<&String> = map.keys().collect();
                 keys.sort();
-                Value::Object(keys.into_iter().map(|k| (k.clone(), sorted(&map[k]))).collect::<Map<_, _>>())
+                Value::Object(
+                    keys.into_iter().map(|k| (k.clone(), sorted(&map[k]))).collect::<Map<_, _>>(),
+                )
             }
             Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
             other => other.clone(),
@@ -28,6 +30,9 @@ mod tests {
 
     #[test]
     fn keys_are_sorted_at_every_level() {
-        assert_eq!(canonical(&json!({"b": {"y": 1, "x": [{"d": 1, "c": 2}]}, "a": 0})), r#"{"a":0,"b":{"x":[{"c":2,"d":1}],"y":1}}"#);
+        assert_eq!(
+            canonical(&json!({"b": {"y": 1, "x": [{"d": 1, "c": 2}]}, "a": 0})),
+            r#"{"a":0,"b":{"x":[{"c":2,"d":1}],"y":1}}"#
+        );
     }
 }

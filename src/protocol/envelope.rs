@@ -72,8 +72,5 @@ pub fn envelope(result: &OperationResult, warnings: &[Value]) -> Value {
 
 /// MCP's `isError` for a result.
 pub fn is_error(result: &OperationResult) -> bool {
-    result
-        .as_ref()
-        .err()
-        .is_some_and(|error| !error.code.is_recoverable())
+    result.as_ref().err().is_some_and(|error| !error.code.is_recoverable())
 }

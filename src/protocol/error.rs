@@ -301,7 +301,9 @@ impl AqlError {
             message: format!(
                 "Parameter '{param}' of operation '{operation}' was given twice, as '{first}' and '{second}'; give it once"
             ),
-            details: details(json!({ "param_name": param, "operation": operation, "given_as": [first, second] })),
+            details: details(
+                json!({ "param_name": param, "operation": operation, "given_as": [first, second] }),
+            ),
         }
     }
 
@@ -385,15 +387,21 @@ impl AqlError {
             message: format!(
                 "Agent '{agent}' is hard-blocked ({reason}). A human must complete challenge {verification_id} out of band, or an operator must run `safety-dongle unblock {agent}` at a terminal"
             ),
-            details: details(json!({ "agent": agent, "blocked": true, "verificationId": verification_id })),
+            details: details(
+                json!({ "agent": agent, "blocked": true, "verificationId": verification_id }),
+            ),
         }
     }
 
     pub fn no_active_execution(agent: &str) -> Self {
         Self {
             code: ErrorCode::NotFoundResource,
-            message: format!("Agent '{agent}' has no running execution; start one with execute_agent"),
-            details: details(json!({ "resource_type": "execution", "resource_id": agent, "agent": agent })),
+            message: format!(
+                "Agent '{agent}' has no running execution; start one with execute_agent"
+            ),
+            details: details(
+                json!({ "resource_type": "execution", "resource_id": agent, "agent": agent }),
+            ),
         }
     }
 
@@ -412,7 +420,9 @@ impl AqlError {
     pub fn token_invalid(token: &str, why: &str) -> Self {
         Self {
             code: ErrorCode::TokenInvalid,
-            message: format!("Challenge, approval or confirmation token '{token}' cannot be used: {why}"),
+            message: format!(
+                "Challenge, approval or confirmation token '{token}' cannot be used: {why}"
+            ),
             details: details(json!({ "token": token })),
         }
     }
@@ -422,15 +432,21 @@ impl AqlError {
     pub fn token_expired(token: &str, expired_at: &str, current_time: &str) -> Self {
         Self {
             code: ErrorCode::TokenExpired,
-            message: format!("Challenge, approval or confirmation token '{token}' expired at {expired_at}; a new one is issued on the agent's next call"),
-            details: details(json!({ "token": token, "expired_at": expired_at, "current_time": current_time })),
+            message: format!(
+                "Challenge, approval or confirmation token '{token}' expired at {expired_at}; a new one is issued on the agent's next call"
+            ),
+            details: details(
+                json!({ "token": token, "expired_at": expired_at, "current_time": current_time }),
+            ),
         }
     }
 
     pub fn token_used(token: &str) -> Self {
         Self {
             code: ErrorCode::TokenAlreadyUsed,
-            message: format!("Challenge, approval or confirmation token '{token}' was already used; each allows one attempt"),
+            message: format!(
+                "Challenge, approval or confirmation token '{token}' was already used; each allows one attempt"
+            ),
             details: details(json!({ "token": token })),
         }
     }
@@ -439,7 +455,9 @@ impl AqlError {
     pub fn verification_failed(challenge_id: &str) -> Self {
         Self {
             code: ErrorCode::PermissionDenied,
-            message: format!("Verification failed for challenge '{challenge_id}'; the challenge is used up"),
+            message: format!(
+                "Verification failed for challenge '{challenge_id}'; the challenge is used up"
+            ),
             details: details(json!({ "challenge_id": challenge_id, "verified": false })),
         }
     }
@@ -470,7 +488,10 @@ impl AqlError {
     pub fn rate_limited(agent: &str, limit: &LimitState) -> Self {
         let mut error = Self {
             code: ErrorCode::RateLimitExceeded,
-            message: format!("Too many failed verifications for agent '{agent}'{}", try_again(limit)),
+            message: format!(
+                "Too many failed verifications for agent '{agent}'{}",
+                try_again(limit)
+            ),
             details: details(json!({ "agent": agent })),
         };
         limit.add_to(&mut error.details);
@@ -482,14 +503,22 @@ impl AqlError {
     /// request when it is one), which waits on, until the request closes
     /// at `closes_at`. The spec's fields for what to send again are added
     /// by [`Self::to_repeat`].
-    pub fn confirmation_pending(approval_id: &str, closes_at: &str, how_to_ask_again: &str, retry: Option<Value>) -> Self {
-        let mut pending = json!({ "approval_id": approval_id, "status": "pending", "expires_at": closes_at });
+    pub fn confirmation_pending(
+        approval_id: &str,
+        closes_at: &str,
+        how_to_ask_again: &str,
+        retry: Option<Value>,
+    ) -> Self {
+        let mut pending =
+            json!({ "approval_id": approval_id, "status": "pending", "expires_at": closes_at });
         if let Some(retry) = retry {
             pending["retry"] = retry;
         }
         Self {
             code: ErrorCode::ConfirmationRequired,
-            message: format!("The human has not answered approval request '{approval_id}' yet (it stays open until {closes_at}): {how_to_ask_again} to keep waiting. Do not take the action until they approve."),
+            message: format!(
+                "The human has not answered approval request '{approval_id}' yet (it stays open until {closes_at}): {how_to_ask_again} to keep waiting. Do not take the action until they approve."
+            ),
             details: details(pending),
         }
     }
@@ -517,7 +546,14 @@ impl AqlError {
 
     /// A proxied call the gate sent to a human: retry it with the token
     /// once the human approved (`confirmation-tokens.md`).
-    pub fn confirmation_required(operation: &str, danger_level: &str, reason: &str, token: &str, approval_id: &str, expires_at: &str) -> Self {
+    pub fn confirmation_required(
+        operation: &str,
+        danger_level: &str,
+        reason: &str,
+        token: &str,
+        approval_id: &str,
+        expires_at: &str,
+    ) -> Self {
         Self {
             code: ErrorCode::ConfirmationRequired,
             message: format!(
@@ -538,29 +574,49 @@ impl AqlError {
     pub fn refused_by_policy(operation: &str, reason: &str, factors: &[String]) -> Self {
         Self {
             code: ErrorCode::PermissionDenied,
-            message: format!("Permission denied: '{operation}' was refused by the safety policy: {reason}"),
-            details: details(json!({ "operation": operation, "reason": reason, "factors": factors })),
+            message: format!(
+                "Permission denied: '{operation}' was refused by the safety policy: {reason}"
+            ),
+            details: details(
+                json!({ "operation": operation, "reason": reason, "factors": factors }),
+            ),
         }
     }
 
     /// An adapter operation whose danger level its trust level does not
     /// allow (`danger-levels.md` 4.4).
-    pub fn danger_level_denied(operation: &str, danger_level: &str, trust: &str, minimum: &str) -> Self {
+    pub fn danger_level_denied(
+        operation: &str,
+        danger_level: &str,
+        trust: &str,
+        minimum: &str,
+    ) -> Self {
         Self {
             code: ErrorCode::PermissionDangerLevelDenied,
-            message: format!("Operation '{operation}' (danger: {danger_level}) denied for adapter trust level '{trust}'; it needs at least '{minimum}'"),
-            details: details(json!({ "operation": operation, "danger_level": danger_level, "adapter_trust": trust, "minimum_trust_required": minimum })),
+            message: format!(
+                "Operation '{operation}' (danger: {danger_level}) denied for adapter trust level '{trust}'; it needs at least '{minimum}'"
+            ),
+            details: details(
+                json!({ "operation": operation, "danger_level": danger_level, "adapter_trust": trust, "minimum_trust_required": minimum }),
+            ),
         }
     }
 
     /// A token presented for another call than the one it was issued
     /// for: another operation, or the same one with other parameters
     /// (`what`); `error-codes.md` 5.12.
-    pub fn token_scope_mismatch(token: &str, token_operation: &str, requested_operation: &str, what: &str) -> Self {
+    pub fn token_scope_mismatch(
+        token: &str,
+        token_operation: &str,
+        requested_operation: &str,
+        what: &str,
+    ) -> Self {
         Self {
             code: ErrorCode::TokenScopeMismatch,
             message: format!("Confirmation token '{token}' was issued for {what}"),
-            details: details(json!({ "token": token, "token_operation": token_operation, "requested_operation": requested_operation })),
+            details: details(
+                json!({ "token": token, "token_operation": token_operation, "requested_operation": requested_operation }),
+            ),
         }
     }
 
@@ -577,7 +633,9 @@ impl AqlError {
     pub fn downstream_cancelled(server: &str) -> Self {
         Self {
             code: ErrorCode::TransportNetworkError,
-            message: format!("The call to downstream server '{server}' was cancelled by the client"),
+            message: format!(
+                "The call to downstream server '{server}' was cancelled by the client"
+            ),
             details: details(json!({ "server": server, "cancelled": true })),
         }
     }
@@ -585,8 +643,12 @@ impl AqlError {
     pub fn downstream_timeout(server: &str, tool: &str, timeout_secs: u64) -> Self {
         Self {
             code: ErrorCode::TransportTimeout,
-            message: format!("Downstream server '{server}' did not answer '{tool}' within {timeout_secs} s; the call was cancelled"),
-            details: details(json!({ "server": server, "tool": tool, "timeout_secs": timeout_secs })),
+            message: format!(
+                "Downstream server '{server}' did not answer '{tool}' within {timeout_secs} s; the call was cancelled"
+            ),
+            details: details(
+                json!({ "server": server, "tool": tool, "timeout_secs": timeout_secs }),
+            ),
         }
     }
 
@@ -595,7 +657,9 @@ impl AqlError {
     pub fn tool_failed(server: &str, tool: &str, summary: &str, result: Value) -> Self {
         Self {
             code: ErrorCode::ToolExecutionFailed,
-            message: format!("Tool '{tool}' of downstream server '{server}' reported an error: {summary}"),
+            message: format!(
+                "Tool '{tool}' of downstream server '{server}' reported an error: {summary}"
+            ),
             details: details(json!({ "server": server, "tool": tool, "result": result })),
         }
     }
@@ -614,7 +678,10 @@ impl AqlError {
     pub fn answer_mismatch(operation: &str, problems: &[String]) -> Self {
         Self {
             code: ErrorCode::SerializationParseError,
-            message: format!("The answer to '{operation}' does not match its declared output schema, so it is withheld: {}", problems.join("; ")),
+            message: format!(
+                "The answer to '{operation}' does not match its declared output schema, so it is withheld: {}",
+                problems.join("; ")
+            ),
             details: details(json!({ "operation": operation, "problems": problems })),
         }
     }
@@ -639,7 +706,11 @@ impl AqlError {
 
 /// "; try again in N s", when the wait is known.
 fn try_again(limit: &LimitState) -> String {
-    limit.wait.as_ref().map(|wait| format!("; try again in {} s", wait.retry_after_seconds)).unwrap_or_default()
+    limit
+        .wait
+        .as_ref()
+        .map(|wait| format!("; try again in {} s", wait.retry_after_seconds))
+        .unwrap_or_default()
 }
 
 /// The JSON type name an agent would recognise (`integer` for whole numbers).

@@ -32,7 +32,10 @@ use super::{
     error::AqlError,
     paging::{PageRequest, asks_for_a_page, page_params},
     params::{ParamSpec, ParamType},
-    registry::{CallContext, Category, Operation, OperationFuture, OperationSpec, Registry, ReturnType, source_key},
+    registry::{
+        CallContext, Category, Operation, OperationFuture, OperationSpec, Registry, ReturnType,
+        source_key,
+    },
     request::Params,
     router::{PROTOCOL_VERSION, Router},
     selection::{FieldPresets, Preset, fields_param, selects_fields},
@@ -79,7 +82,13 @@ const REQUIRED_FIELDS: &[&str] = &[
 const FIELD_PRESETS: FieldPresets = FieldPresets {
     required: REQUIRED_FIELDS,
     minimal: Preset::Paths(&[]),
-    standard: Preset::Paths(&["operation.parameters", "operation.lifecycle", "types.description", "type.description", "type.fields"]),
+    standard: Preset::Paths(&[
+        "operation.parameters",
+        "operation.lifecycle",
+        "types.description",
+        "type.description",
+        "type.fields",
+    ]),
 };
 
 pub struct Introspect {
@@ -91,12 +100,27 @@ impl Default for Introspect {
         let categories: Vec<&str> = Category::ALL.iter().map(|c| c.name()).collect();
         let families: Vec<&str> = Category::ALL.iter().map(|c| c.family()).collect();
         let mut params = vec![
-            ParamSpec::required("query", ParamType::String, "What to list: operations or types").one_of(&["operations", "types"]),
+            ParamSpec::required("query", ParamType::String, "What to list: operations or types")
+                .one_of(&["operations", "types"]),
             ParamSpec::optional("name", ParamType::String, "One operation or type to detail"),
-            ParamSpec::optional("name_pattern", ParamType::String, "Operations whose name matches this glob, e.g. github_api__repos_*"),
-            ParamSpec::optional("category", ParamType::String, "Operations of one semantic category").one_of(&categories),
-            ParamSpec::optional("endpoint", ParamType::String, "Operations of one endpoint family").one_of(&families),
-            ParamSpec::optional("source", ParamType::String, "Operations of one adapter or downstream server (by its name: github-api and github_api alike), or builtin for this server's own; a source that is not loaded is refused with those that are"),
+            ParamSpec::optional(
+                "name_pattern",
+                ParamType::String,
+                "Operations whose name matches this glob, e.g. github_api__repos_*",
+            ),
+            ParamSpec::optional(
+                "category",
+                ParamType::String,
+                "Operations of one semantic category",
+            )
+            .one_of(&categories),
+            ParamSpec::optional("endpoint", ParamType::String, "Operations of one endpoint family")
+                .one_of(&families),
+            ParamSpec::optional(
+                "source",
+                ParamType::String,
+                "Operations of one adapter or downstream server (by its name: github-api and github_api alike), or builtin for this server's own; a source that is not loaded is refused with those that are",
+            ),
         ];
         params.extend(page_params());
         Self {
@@ -128,15 +152,31 @@ impl Operation for Introspect {
         &self.spec
     }
 
-    fn invoke<'a>(&'a self, router: &'a Router, call: &'a CallContext, params: Params) -> OperationFuture<'a> {
+    fn invoke<'a>(
+        &'a self,
+        router: &'a Router,
+        call: &'a CallContext,
+        params: Params,
+    ) -> OperationFuture<'a> {
         Box::pin(std::future::ready(answer(router, call, &params)))
     }
 }
 
 fn answer(router: &Router, call: &CallContext, params: &Params) -> Result<Value, AqlError> {
-    let listing_operations = params.str("query") == Some("operations") && params.str("name").is_none();
-    if !listing_operations && let Some(misplaced) = FILTERS.iter().copied().find(|name| params.get(name).is_some()).or(asks_for_a_page(params).then_some("first, after, last or before")) {
-        return Err(AqlError::bad_value("introspect", misplaced, "filters and paging apply to listing operations (query: operations, without name)"));
+    let listing_operations =
+        params.str("query") == Some("operations") && params.str("name").is_none();
+    if !listing_operations
+        && let Some(misplaced) = FILTERS
+            .iter()
+            .copied()
+            .find(|name| params.get(name).is_some())
+            .or(asks_for_a_page(params).then_some("first, after, last or before"))
+    {
+        return Err(AqlError::bad_value(
+            "introspect",
+            misplaced,
+            "filters and paging apply to listing operations (query: operations, without name)",
+        ));
     }
     Ok(match (params.str("query"), params.str("name")) {
         (Some("types"), None) => list_types(router),
@@ -158,11 +198,22 @@ struct Filter {
 impl Filter {
     fn from_params(params: &Params, registry: &Registry) -> Result<Self, AqlError> {
         let name = match params.str("name_pattern") {
-            Some(pattern) => Some(Glob::new(pattern).map_err(|_| AqlError::bad_value("introspect", "name_pattern", "must be a glob such as github_api__repos_*"))?.compile_matcher()),
+            Some(pattern) => Some(
+                Glob::new(pattern)
+                    .map_err(|_| {
+                        AqlError::bad_value(
+                            "introspect",
+                            "name_pattern",
+                            "must be a glob such as github_api__repos_*",
+                        )
+                    })?
+                    .compile_matcher(),
+            ),
             None => None,
         };
         let text = |key: &str| params.str(key).map(str::to_owned);
-        let source = params.str("source").map(|source| known_source(registry, source)).transpose()?;
+        let source =
+            params.str("source").map(|source| known_source(registry, source)).transpose()?;
         Ok(Self { name, category: text("category"), endpoint: text("endpoint"), source })
     }
 
@@ -170,7 +221,9 @@ impl Filter {
         self.name.as_ref().is_none_or(|glob| glob.is_match(&spec.name))
             && self.category.as_deref().is_none_or(|category| category == spec.category.name())
             && self.endpoint.as_deref().is_none_or(|family| family == spec.category.family())
-            && self.source.as_deref().is_none_or(|source| source_key(spec.source.as_deref().unwrap_or(BUILTIN_SOURCE)) == source)
+            && self.source.as_deref().is_none_or(|source| {
+                source_key(spec.source.as_deref().unwrap_or(BUILTIN_SOURCE)) == source
+            })
     }
 }
 
@@ -183,7 +236,8 @@ fn known_source(registry: &Registry, asked: &str) -> Result<String, AqlError> {
     if key == BUILTIN_SOURCE || sources.iter().any(|source| source_key(source) == key) {
         return Ok(key);
     }
-    let available: Vec<Value> = std::iter::once(BUILTIN_SOURCE).chain(sources).map(Value::from).collect();
+    let available: Vec<Value> =
+        std::iter::once(BUILTIN_SOURCE).chain(sources).map(Value::from).collect();
     Err(AqlError::invalid_value("introspect", "source", &available, &Value::from(asked)))
 }
 
@@ -200,13 +254,18 @@ fn protocol_metadata(router: &Router, call: &CallContext) -> Map<String, Value> 
     metadata
 }
 
-fn list_operations(router: &Router, call: &CallContext, params: &Params) -> Result<Value, AqlError> {
+fn list_operations(
+    router: &Router,
+    call: &CallContext,
+    params: &Params,
+) -> Result<Value, AqlError> {
     let registry = router.registry();
     let filter = Filter::from_params(params, &registry)?;
     let request = PageRequest::from_params("introspect", params)?;
     let kept: Vec<&OperationSpec> = registry.specs().filter(|spec| filter.keeps(spec)).collect();
     let (page, page_info) = request.page(kept, |spec| spec.name.as_str());
-    let danger_levels: Vec<Value> = page.iter().map(|spec| spec.danger_level.map_or(Value::Null, Value::from)).collect();
+    let danger_levels: Vec<Value> =
+        page.iter().map(|spec| spec.danger_level.map_or(Value::Null, Value::from)).collect();
     let operations: Vec<Value> = page
         .iter()
         .map(|spec| json!({ "name": spec.name, "semantic_category": spec.category.name(), "endpoint": spec.category.family(), "description": spec.description }))

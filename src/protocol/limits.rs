@@ -184,9 +184,8 @@ mod tests {
         assert_eq!(err.code, ErrorCode::ValidationInvalidEncoding);
         assert_eq!(err.details["location"], "params.list[1]");
         assert_eq!(err.details["byte_offset"], 1);
-        let err = limits
-            .check_arguments(&args(json!({ "k\u{0}": 1 })))
-            .expect_err("null byte in a key");
+        let err =
+            limits.check_arguments(&args(json!({ "k\u{0}": 1 }))).expect_err("null byte in a key");
         assert_eq!(err.code, ErrorCode::ValidationInvalidEncoding);
     }
 }

@@ -34,10 +34,30 @@ pub enum PageRequest {
 /// The parameters a paged operation accepts.
 pub fn page_params() -> Vec<ParamSpec> {
     vec![
-        ParamSpec::optional("first", ParamType::Integer, &format!("Page forward: at most this many items (at least 1; more than {MAX_PAGE_SIZE} is clamped to {MAX_PAGE_SIZE}; {DEFAULT_PAGE_SIZE} when no size is given)")),
-        ParamSpec::optional("after", ParamType::String, "Cursor: the items after this one (a page's pageInfo.endCursor); use with first"),
-        ParamSpec::optional("last", ParamType::Integer, &format!("Page backward: at most this many items from the end (at least 1; more than {MAX_PAGE_SIZE} is clamped to {MAX_PAGE_SIZE})")),
-        ParamSpec::optional("before", ParamType::String, "Cursor: the items before this one (a page's pageInfo.startCursor); use with last"),
+        ParamSpec::optional(
+            "first",
+            ParamType::Integer,
+            &format!(
+                "Page forward: at most this many items (at least 1; more than {MAX_PAGE_SIZE} is clamped to {MAX_PAGE_SIZE}; {DEFAULT_PAGE_SIZE} when no size is given)"
+            ),
+        ),
+        ParamSpec::optional(
+            "after",
+            ParamType::String,
+            "Cursor: the items after this one (a page's pageInfo.endCursor); use with first",
+        ),
+        ParamSpec::optional(
+            "last",
+            ParamType::Integer,
+            &format!(
+                "Page backward: at most this many items from the end (at least 1; more than {MAX_PAGE_SIZE} is clamped to {MAX_PAGE_SIZE})"
+            ),
+        ),
+        ParamSpec::optional(
+            "before",
+            ParamType::String,
+            "Cursor: the items before this one (a page's pageInfo.startCursor); use with last",
+        ),
     ]
 }
 
@@ -52,18 +72,47 @@ impl PageRequest {
         let size = |name: &str| -> Result<Option<usize>, AqlError> {
             let Some(value) = params.get(name) else { return Ok(None) };
             match value.as_f64() {
-                Some(n) if n >= 1.0 => Ok(Some(if n >= MAX_PAGE_SIZE as f64 { MAX_PAGE_SIZE } else { n as usize })),
-                _ => Err(AqlError::bad_value(operation, name, &format!("must be at least 1 (sizes over {MAX_PAGE_SIZE} are clamped to {MAX_PAGE_SIZE})"))),
+                Some(n) if n >= 1.0 => {
+                    Ok(Some(if n >= MAX_PAGE_SIZE as f64 { MAX_PAGE_SIZE } else { n as usize }))
+                }
+                _ => Err(AqlError::bad_value(
+                    operation,
+                    name,
+                    &format!(
+                        "must be at least 1 (sizes over {MAX_PAGE_SIZE} are clamped to {MAX_PAGE_SIZE})"
+                    ),
+                )),
             }
         };
         let (first, last) = (size("first")?, size("last")?);
-        let (after, before) = (params.str("after").map(str::to_owned), params.str("before").map(str::to_owned));
+        let (after, before) =
+            (params.str("after").map(str::to_owned), params.str("before").map(str::to_owned));
         let conflict = match (&first, &last, &after, &before) {
-            (Some(_), Some(_), _, _) => Some((["first", "last"], "Cannot use 'first' and 'last' together", "Use 'first' for forward pagination or 'last' for backward pagination")),
-            (Some(_), None, _, Some(_)) => Some((["first", "before"], "Cannot use 'first' with 'before'", "Use 'first' with 'after', or 'last' with 'before'")),
-            (None, Some(_), Some(_), _) => Some((["last", "after"], "Cannot use 'last' with 'after'", "Use 'first' with 'after', or 'last' with 'before'")),
-            (None, None, Some(_), _) => Some((["after", "first"], "'after' needs 'first' (the page size)", "Add 'first', e.g. first: 20")),
-            (None, None, None, Some(_)) => Some((["before", "last"], "'before' needs 'last' (the page size)", "Add 'last', e.g. last: 20")),
+            (Some(_), Some(_), _, _) => Some((
+                ["first", "last"],
+                "Cannot use 'first' and 'last' together",
+                "Use 'first' for forward pagination or 'last' for backward pagination",
+            )),
+            (Some(_), None, _, Some(_)) => Some((
+                ["first", "before"],
+                "Cannot use 'first' with 'before'",
+                "Use 'first' with 'after', or 'last' with 'before'",
+            )),
+            (None, Some(_), Some(_), _) => Some((
+                ["last", "after"],
+                "Cannot use 'last' with 'after'",
+                "Use 'first' with 'after', or 'last' with 'before'",
+            )),
+            (None, None, Some(_), _) => Some((
+                ["after", "first"],
+                "'after' needs 'first' (the page size)",
+                "Add 'first', e.g. first: 20",
+            )),
+            (None, None, None, Some(_)) => Some((
+                ["before", "last"],
+                "'before' needs 'last' (the page size)",
+                "Add 'last', e.g. last: 20",
+            )),
             _ => None,
         };
         if let Some((provided, message, hint)) = conflict {
@@ -82,11 +131,15 @@ impl PageRequest {
         let total = items.len();
         let (start, end) = match self {
             Self::Forward { size, after } => {
-                let start = after.as_deref().map_or(0, |cursor| items.partition_point(|item| name(item) <= cursor));
+                let start = after
+                    .as_deref()
+                    .map_or(0, |cursor| items.partition_point(|item| name(item) <= cursor));
                 (start, (start + size).min(total))
             }
             Self::Backward { size, before } => {
-                let end = before.as_deref().map_or(total, |cursor| items.partition_point(|item| name(item) < cursor));
+                let end = before
+                    .as_deref()
+                    .map_or(total, |cursor| items.partition_point(|item| name(item) < cursor));
                 (end.saturating_sub(*size), end)
             }
         };
@@ -111,7 +164,19 @@ mod tests {
     };
 
     fn request(params: Value) -> Result<PageRequest, AqlError> {
-        let spec = OperationSpec { name: "list".into(), category: Category::Read, description: String::new(), params: page_params(), returns: ReturnType { name: "L", kind: "object", description: "" }, examples: vec![], source: None, origin: None, danger_level: None, lifecycle: None, field_presets: Default::default() };
+        let spec = OperationSpec {
+            name: "list".into(),
+            category: Category::Read,
+            description: String::new(),
+            params: page_params(),
+            returns: ReturnType { name: "L", kind: "object", description: "" },
+            examples: vec![],
+            source: None,
+            origin: None,
+            danger_level: None,
+            lifecycle: None,
+            field_presets: Default::default(),
+        };
         let mut arguments = Map::new();
         arguments.insert("params".into(), params);
         PageRequest::from_params("list", &resolve_params(&spec, &arguments)?)
@@ -127,7 +192,11 @@ mod tests {
         let mut seen = Vec::new();
         let mut after: Option<String> = None;
         loop {
-            let page_request = request(match &after { Some(cursor) => json!({"first": 20, "after": cursor}), None => json!({}) }).unwrap();
+            let page_request = request(match &after {
+                Some(cursor) => json!({"first": 20, "after": cursor}),
+                None => json!({}),
+            })
+            .unwrap();
             let (page, info) = page_request.page(items.clone(), |s| s.as_str());
             assert!(page.len() <= DEFAULT_PAGE_SIZE);
             assert_eq!(info["totalCount"], 45);
@@ -146,37 +215,74 @@ mod tests {
         let items = names(10);
         let (page, info) = request(json!({"last": 3})).unwrap().page(items.clone(), |s| s.as_str());
         assert_eq!(page, ["op_007", "op_008", "op_009"]);
-        assert_eq!((info["hasNextPage"].clone(), info["hasPreviousPage"].clone(), info["startCursor"].clone()), (json!(false), json!(true), json!("op_007")));
-        let (page, _) = request(json!({"last": 3, "before": "op_007"})).unwrap().page(items.clone(), |s| s.as_str());
+        assert_eq!(
+            (
+                info["hasNextPage"].clone(),
+                info["hasPreviousPage"].clone(),
+                info["startCursor"].clone()
+            ),
+            (json!(false), json!(true), json!("op_007"))
+        );
+        let (page, _) = request(json!({"last": 3, "before": "op_007"}))
+            .unwrap()
+            .page(items.clone(), |s| s.as_str());
         assert_eq!(page, ["op_004", "op_005", "op_006"]);
         // A cursor removed between pages still marks the place.
-        let (page, _) = request(json!({"first": 2, "after": "op_0045"})).unwrap().page(items.clone(), |s| s.as_str());
+        let (page, _) = request(json!({"first": 2, "after": "op_0045"}))
+            .unwrap()
+            .page(items.clone(), |s| s.as_str());
         assert_eq!(page, ["op_005", "op_006"]);
-        let (page, info) = request(json!({"first": 5, "after": "zzz"})).unwrap().page(items, |s| s.as_str());
+        let (page, info) =
+            request(json!({"first": 5, "after": "zzz"})).unwrap().page(items, |s| s.as_str());
         assert!(page.is_empty());
         assert_eq!(info, json!({"hasNextPage": false, "hasPreviousPage": true, "totalCount": 10}));
     }
 
     #[test]
     fn the_combinations_the_spec_forbids_are_refused() {
-        for bad in [json!({"first": 2, "last": 2}), json!({"after": "a"}), json!({"before": "a"}), json!({"first": 2, "before": "a"}), json!({"last": 2, "after": "a"})] {
+        for bad in [
+            json!({"first": 2, "last": 2}),
+            json!({"after": "a"}),
+            json!({"before": "a"}),
+            json!({"first": 2, "before": "a"}),
+            json!({"last": 2, "after": "a"}),
+        ] {
             let error = request(bad.clone()).unwrap_err();
             assert_eq!(error.code, ErrorCode::ValidationInvalidType, "{bad}");
             assert_eq!(error.details["param_name"], "pagination", "{bad}");
         }
         for bad in [json!({"first": 0}), json!({"last": -1}), json!({"first": -500})] {
-            assert_eq!(request(bad.clone()).unwrap_err().code, ErrorCode::ValidationInvalidValue, "{bad}");
+            assert_eq!(
+                request(bad.clone()).unwrap_err().code,
+                ErrorCode::ValidationInvalidValue,
+                "{bad}"
+            );
         }
     }
 
     #[test]
     fn sizes_over_the_maximum_are_clamped_not_refused() {
         let clamped = |params: Value| request(params).unwrap();
-        assert_eq!(clamped(json!({"first": MAX_PAGE_SIZE + 1})), PageRequest::Forward { size: MAX_PAGE_SIZE, after: None });
-        assert_eq!(clamped(json!({"first": 500, "after": "op_001"})), PageRequest::Forward { size: MAX_PAGE_SIZE, after: Some("op_001".into()) });
-        assert_eq!(clamped(json!({"last": 1e12})), PageRequest::Backward { size: MAX_PAGE_SIZE, before: None });
-        assert_eq!(clamped(json!({"first": MAX_PAGE_SIZE})), PageRequest::Forward { size: MAX_PAGE_SIZE, after: None });
+        assert_eq!(
+            clamped(json!({"first": MAX_PAGE_SIZE + 1})),
+            PageRequest::Forward { size: MAX_PAGE_SIZE, after: None }
+        );
+        assert_eq!(
+            clamped(json!({"first": 500, "after": "op_001"})),
+            PageRequest::Forward { size: MAX_PAGE_SIZE, after: Some("op_001".into()) }
+        );
+        assert_eq!(
+            clamped(json!({"last": 1e12})),
+            PageRequest::Backward { size: MAX_PAGE_SIZE, before: None }
+        );
+        assert_eq!(
+            clamped(json!({"first": MAX_PAGE_SIZE})),
+            PageRequest::Forward { size: MAX_PAGE_SIZE, after: None }
+        );
         let (page, info) = clamped(json!({"first": 500})).page(names(150), |s| s.as_str());
-        assert_eq!((page.len(), info["hasNextPage"].clone(), info["endCursor"].clone()), (MAX_PAGE_SIZE, json!(true), json!("op_099")));
+        assert_eq!(
+            (page.len(), info["hasNextPage"].clone(), info["endCursor"].clone()),
+            (MAX_PAGE_SIZE, json!(true), json!("op_099"))
+        );
     }
 }

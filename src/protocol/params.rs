@@ -87,10 +87,7 @@ impl ParamSpec {
     }
 
     pub fn optional(name: &str, ty: ParamType, description: &str) -> Self {
-        Self {
-            required: false,
-            ..Self::required(name, ty, description)
-        }
+        Self { required: false, ..Self::required(name, ty, description) }
     }
 
     pub fn with_default(mut self, default: Value) -> Self {
@@ -118,7 +115,11 @@ impl ParamSpec {
     /// first allowed value, else a placeholder of its type (a string names
     /// the parameter: `<owner>`).
     pub fn example_value(&self) -> Value {
-        if let Some(value) = self.default.as_ref().or_else(|| self.allowed.as_ref().and_then(|allowed| allowed.first())) {
+        if let Some(value) = self
+            .default
+            .as_ref()
+            .or_else(|| self.allowed.as_ref().and_then(|allowed| allowed.first()))
+        {
             return value.clone();
         }
         match self.ty {
@@ -134,17 +135,12 @@ impl ParamSpec {
     /// Checks one supplied value against the declared type and allowed set.
     pub fn check(&self, operation: &str, value: &Value) -> Result<(), AqlError> {
         if !self.ty.admits(value) {
-            return Err(AqlError::invalid_type(
-                Some(operation),
-                &self.name,
-                self.ty.name(),
-                value,
-            ));
+            return Err(AqlError::invalid_type(Some(operation), &self.name, self.ty.name(), value));
         }
         match &self.allowed {
-            Some(allowed) if !allowed.contains(value) => Err(AqlError::invalid_value(
-                operation, &self.name, allowed, value,
-            )),
+            Some(allowed) if !allowed.contains(value) => {
+                Err(AqlError::invalid_value(operation, &self.name, allowed, value))
+            }
             _ => Ok(()),
         }
     }

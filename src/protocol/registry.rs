@@ -46,13 +46,8 @@ pub enum Category {
 }
 
 impl Category {
-    pub const ALL: [Category; 5] = [
-        Self::Create,
-        Self::Read,
-        Self::Update,
-        Self::Delete,
-        Self::Execute,
-    ];
+    pub const ALL: [Category; 5] =
+        [Self::Create, Self::Read, Self::Update, Self::Delete, Self::Execute];
 
     /// `CREATE`, `READ`, … as introspection reports them.
     pub fn name(self) -> &'static str {
@@ -155,7 +150,12 @@ impl OperationSpec {
     /// level, as details show it: `Get a repository [adapter 'github-api',
     /// GET /repos/{owner}/{repo}; danger_level: safe]`.
     pub fn detailed_description(&self) -> String {
-        let notes: Vec<String> = self.origin.iter().cloned().chain(self.danger_level.map(|level| format!("danger_level: {level}"))).collect();
+        let notes: Vec<String> = self
+            .origin
+            .iter()
+            .cloned()
+            .chain(self.danger_level.map(|level| format!("danger_level: {level}")))
+            .collect();
         match notes.as_slice() {
             [] => self.description.clone(),
             notes => format!("{} [{}]", self.description, notes.join("; ")).trim_start().to_owned(),
@@ -165,8 +165,17 @@ impl OperationSpec {
     /// A minimal call: the required parameters with example values, for
     /// an operation nobody wrote examples for.
     pub fn minimal_example(&self) -> (String, Value) {
-        let params: Map<String, Value> = self.params.iter().filter(|p| p.required).map(|p| (p.name.clone(), p.example_value())).collect();
-        let description = if params.is_empty() { "A call with no parameters (none is required)" } else { "A minimal call: the required parameters (replace the <placeholders>)" };
+        let params: Map<String, Value> = self
+            .params
+            .iter()
+            .filter(|p| p.required)
+            .map(|p| (p.name.clone(), p.example_value()))
+            .collect();
+        let description = if params.is_empty() {
+            "A call with no parameters (none is required)"
+        } else {
+            "A minimal call: the required parameters (replace the <placeholders>)"
+        };
         (description.into(), Value::Object(params))
     }
 
@@ -281,7 +290,8 @@ impl CallContext {
     /// `wait`, or less when this request must answer sooner
     /// ([`CallContext::answer_by`]).
     pub fn wait_within_answer_time(&self, wait: Duration) -> Duration {
-        self.answer_by.map_or(wait, |by| wait.min(by.saturating_duration_since(tokio::time::Instant::now())))
+        self.answer_by
+            .map_or(wait, |by| wait.min(by.saturating_duration_since(tokio::time::Instant::now())))
     }
 
     /// Runs `work`, telling the client how it goes every `every` while it
@@ -289,7 +299,12 @@ impl CallContext {
     /// the request; `describe` makes a report from the time elapsed. The
     /// first report goes out as soon as `work` has to wait, none when it
     /// finishes at once.
-    pub async fn reporting_progress<T>(&self, work: impl Future<Output = T>, every: Duration, describe: impl Fn(Duration) -> Progress) -> T {
+    pub async fn reporting_progress<T>(
+        &self,
+        work: impl Future<Output = T>,
+        every: Duration,
+        describe: impl Fn(Duration) -> Progress,
+    ) -> T {
         let Some(sink) = &self.progress else { return work.await };
         tokio::pin!(work);
         let started = tokio::time::Instant::now();
@@ -333,7 +348,12 @@ impl fmt::Debug for CallContext {
 /// against its spec, with defaults applied.
 pub trait Operation: Send + Sync {
     fn spec(&self) -> &OperationSpec;
-    fn invoke<'a>(&'a self, router: &'a Router, call: &'a CallContext, params: Params) -> OperationFuture<'a>;
+    fn invoke<'a>(
+        &'a self,
+        router: &'a Router,
+        call: &'a CallContext,
+        params: Params,
+    ) -> OperationFuture<'a>;
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -416,7 +436,8 @@ impl Registry {
     /// The names of the sources operations came from (adapters and
     /// downstream servers), each once, in order.
     pub fn sources(&self) -> Vec<&str> {
-        let mut sources: Vec<&str> = self.specs().filter_map(|spec| spec.source.as_deref()).collect();
+        let mut sources: Vec<&str> =
+            self.specs().filter_map(|spec| spec.source.as_deref()).collect();
         sources.sort_unstable();
         sources.dedup();
         sources
@@ -426,7 +447,10 @@ impl Registry {
     /// what the endpoint tools describe.
     fn same_operations(&self, other: &Registry) -> bool {
         self.operations.len() == other.operations.len()
-            && self.specs().zip(other.specs()).all(|(mine, theirs)| mine.name == theirs.name && mine.category == theirs.category)
+            && self
+                .specs()
+                .zip(other.specs())
+                .all(|(mine, theirs)| mine.name == theirs.name && mine.category == theirs.category)
     }
 
     /// Names of the operations in one category, or all when `None`.
@@ -491,7 +515,10 @@ impl OperationIndex {
     /// Applies `change` to a copy of the current registry and installs it
     /// only if the change succeeds: readers see the old registry or the
     /// whole new one, never a half-made one.
-    pub fn try_update<T, E>(&self, change: impl FnOnce(&mut Registry) -> Result<T, E>) -> Result<T, E> {
+    pub fn try_update<T, E>(
+        &self,
+        change: impl FnOnce(&mut Registry) -> Result<T, E>,
+    ) -> Result<T, E> {
         let mut current = self.current.write().unwrap_or_else(|poisoned| poisoned.into_inner());
         let mut next = Registry::clone(&current);
         let done = change(&mut next)?;
@@ -547,7 +574,12 @@ pub mod testing {
             &self.0
         }
 
-        fn invoke<'a>(&'a self, _router: &'a Router, _call: &'a CallContext, _params: Params) -> OperationFuture<'a> {
+        fn invoke<'a>(
+            &'a self,
+            _router: &'a Router,
+            _call: &'a CallContext,
+            _params: Params,
+        ) -> OperationFuture<'a> {
             Box::pin(std::future::ready(Ok(json!({}))))
         }
     }
@@ -578,7 +610,9 @@ mod tests {
     fn the_generation_moves_only_when_which_operations_exist_changes() {
         let index = OperationIndex::new(Registry::default());
         let changes = index.changes();
-        index.update(|registry| registry.register(inert("api__get", Category::Read, Some("api"))).unwrap());
+        index.update(|registry| {
+            registry.register(inert("api__get", Category::Read, Some("api"))).unwrap()
+        });
         assert!(changes.has_changed().unwrap(), "an added operation is a change");
         let seen = *changes.borrow();
         let mut changes = index.changes();
@@ -591,13 +625,19 @@ mod tests {
             registry.register(inert("api__put", Category::Update, Some("api")))?;
             registry.register(inert("api__put", Category::Update, Some("api")))
         });
-        assert!(refused.is_err() && !changes.has_changed().unwrap(), "a refused update changes nothing");
+        assert!(
+            refused.is_err() && !changes.has_changed().unwrap(),
+            "a refused update changes nothing"
+        );
         assert!(index.snapshot().get("api__put").is_none());
         index.update(|registry| {
             registry.remove_source("api");
             registry.register(inert("api__get", Category::Delete, Some("api"))).unwrap();
         });
-        assert!(changes.has_changed().unwrap(), "an operation moved to another endpoint is a change");
+        assert!(
+            changes.has_changed().unwrap(),
+            "an operation moved to another endpoint is a change"
+        );
         assert_eq!(*changes.borrow_and_update(), seen + 1);
     }
 
@@ -644,10 +684,16 @@ mod tests {
         call.reporting_progress(waits_once, Duration::from_secs(3600), report_after).await;
         let sent = reports.lock().unwrap().clone();
         assert_eq!(sent.len(), 1, "one report while it waited: {sent:?}");
-        assert!(sent[0].progress < 1.0 && sent[0].message.as_deref() == Some("waiting"), "the first report is at the start: {sent:?}");
+        assert!(
+            sent[0].progress < 1.0 && sent[0].message.as_deref() == Some("waiting"),
+            "the first report is at the start: {sent:?}"
+        );
 
         let (call, reports) = reporting_call();
-        assert_eq!(call.reporting_progress(async { 7 }, Duration::from_secs(3600), report_after).await, 7);
+        assert_eq!(
+            call.reporting_progress(async { 7 }, Duration::from_secs(3600), report_after).await,
+            7
+        );
         assert!(reports.lock().unwrap().is_empty(), "work done at once reports nothing");
     }
 
@@ -655,7 +701,8 @@ mod tests {
     async fn a_client_that_gave_up_hears_no_more_progress() {
         let (call, reports) = reporting_call();
         call.cancelled.cancel();
-        call.reporting_progress(tokio::task::yield_now(), Duration::from_secs(3600), report_after).await;
+        call.reporting_progress(tokio::task::yield_now(), Duration::from_secs(3600), report_after)
+            .await;
         assert!(reports.lock().unwrap().is_empty());
     }
 }

@@ -54,26 +54,29 @@ fn supplied_value<'a>(
     level: Option<&'a Map<String, Value>>,
 ) -> Result<Option<&'a Value>, AqlError> {
     let Some(level) = level else { return Ok(None) };
-    let mut found = level
-        .iter()
-        .filter(|(key, value)| param.is_named(key) && !value.is_null());
+    let mut found = level.iter().filter(|(key, value)| param.is_named(key) && !value.is_null());
     match (found.next(), found.next()) {
         (Some((_, value)), None) => Ok(Some(value)),
         (None, _) => Ok(None),
-        (Some((first, _)), Some((second, _))) => Err(AqlError::duplicate_param(&spec.name, &param.name, first, second)),
+        (Some((first, _)), Some((second, _))) => {
+            Err(AqlError::duplicate_param(&spec.name, &param.name, first, second))
+        }
     }
 }
 
 /// Resolves and validates the parameters of `spec` from a request.
-pub fn resolve_params(spec: &OperationSpec, arguments: &Map<String, Value>) -> Result<Params, AqlError> {
+pub fn resolve_params(
+    spec: &OperationSpec,
+    arguments: &Map<String, Value>,
+) -> Result<Params, AqlError> {
     let nested = match arguments.get("params") {
         None | Some(Value::Null) => None,
         Some(Value::Object(map)) => Some(map),
-        Some(other) => return Err(AqlError::invalid_type(Some(&spec.name), "params", "object", other)),
+        Some(other) => {
+            return Err(AqlError::invalid_type(Some(&spec.name), "params", "object", other));
+        }
     };
-    let top_level = arguments
-        .iter()
-        .filter(|(key, _)| !PROTOCOL_FIELDS.contains(&key.as_str()));
+    let top_level = arguments.iter().filter(|(key, _)| !PROTOCOL_FIELDS.contains(&key.as_str()));
     let supplied = nested.into_iter().flatten().chain(top_level);
 
     let mut unknown: Vec<String> = Vec::new();
@@ -86,14 +89,15 @@ pub fn resolve_params(spec: &OperationSpec, arguments: &Map<String, Value>) -> R
         // `fields` is taken out before the operation's own parameters are
         // resolved, but it is valid wherever the router selects fields.
         let selected = selects_fields(spec).then_some(FIELDS_PARAM);
-        let valid: Vec<&str> = spec.params.iter().map(|p| p.name.as_str()).chain(selected).collect();
+        let valid: Vec<&str> =
+            spec.params.iter().map(|p| p.name.as_str()).chain(selected).collect();
         return Err(AqlError::unknown_params(&spec.name, &unknown, &valid));
     }
 
     let mut resolved = Map::new();
     for param in &spec.params {
-        let value = supplied_value(spec, param, nested)?
-            .or(supplied_value(spec, param, Some(arguments))?);
+        let value =
+            supplied_value(spec, param, nested)?.or(supplied_value(spec, param, Some(arguments))?);
         match (value, &param.default) {
             (Some(value), _) => {
                 param.check(&spec.name, value)?;
@@ -151,7 +155,9 @@ mod tests {
 
     #[test]
     fn nested_params_win_over_top_level() {
-        let params = resolve(json!({"operation": "get_thing", "id": "top", "params": {"id": "nested"}})).unwrap();
+        let params =
+            resolve(json!({"operation": "get_thing", "id": "top", "params": {"id": "nested"}}))
+                .unwrap();
         assert_eq!(params.str("id"), Some("nested"));
         let params = resolve(json!({"operation": "get_thing", "id": "top"})).unwrap();
         assert_eq!(params.str("id"), Some("top"));
@@ -173,17 +179,33 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.code, ErrorCode::ValidationUnknownParam);
         assert_eq!(err.details["unknown_params"], json!(["bogus", "extra"]));
-        assert_eq!(err.details["valid_params"], json!(["id", "limit", "order", "fields"]), "fields is valid wherever the router selects fields");
+        assert_eq!(
+            err.details["valid_params"],
+            json!(["id", "limit", "order", "fields"]),
+            "fields is valid wherever the router selects fields"
+        );
     }
 
     #[test]
     fn aliases_are_accepted_but_not_twice() {
         let mut spec = spec();
-        spec.params.push(ParamSpec::optional("next_action_hint", ParamType::String, "hint").alias("nextActionHint"));
-        let map = |v: Value| match v { Value::Object(m) => m, _ => panic!() };
-        let params = resolve_params(&spec, &map(json!({"params": {"id": "a", "nextActionHint": "ls"}}))).unwrap();
+        spec.params.push(
+            ParamSpec::optional("next_action_hint", ParamType::String, "hint")
+                .alias("nextActionHint"),
+        );
+        let map = |v: Value| match v {
+            Value::Object(m) => m,
+            _ => panic!(),
+        };
+        let params =
+            resolve_params(&spec, &map(json!({"params": {"id": "a", "nextActionHint": "ls"}})))
+                .unwrap();
         assert_eq!(params.str("next_action_hint"), Some("ls"));
-        let err = resolve_params(&spec, &map(json!({"params": {"id": "a", "nextActionHint": "ls", "next_action_hint": "rm"}}))).unwrap_err();
+        let err = resolve_params(
+            &spec,
+            &map(json!({"params": {"id": "a", "nextActionHint": "ls", "next_action_hint": "rm"}})),
+        )
+        .unwrap_err();
         assert_eq!(err.code, ErrorCode::ValidationInvalidValue);
     }
 

@@ -17,7 +17,10 @@ use super::{
     envelope::Answer,
     error::AqlError,
     limits::Limits,
-    registry::{CallContext, OperationIndex, OperationResult, OperationSource, Registry, ServerFacts, SessionEnds},
+    registry::{
+        CallContext, OperationIndex, OperationResult, OperationSource, Registry, ServerFacts,
+        SessionEnds,
+    },
     request::{operation_name, resolve_params},
     selection::take_selection,
     surface::{Endpoint, EndpointMode, Surface},
@@ -41,8 +44,21 @@ pub struct Router {
 }
 
 impl Router {
-    pub fn new(registry: Registry, surface: Surface, limits: Limits, capabilities: Map<String, Value>) -> Self {
-        Self { index: Arc::new(OperationIndex::new(registry)), sources: Vec::new(), surface, limits, capabilities, session_ends: Vec::new(), facts: Vec::new() }
+    pub fn new(
+        registry: Registry,
+        surface: Surface,
+        limits: Limits,
+        capabilities: Map<String, Value>,
+    ) -> Self {
+        Self {
+            index: Arc::new(OperationIndex::new(registry)),
+            sources: Vec::new(),
+            surface,
+            limits,
+            capabilities,
+            session_ends: Vec::new(),
+            facts: Vec::new(),
+        }
     }
 
     /// A router whose introspection reports `facts` in `_protocol`.
@@ -73,7 +89,11 @@ impl Router {
     }
 
     /// A router over a shared index that `sources` add operations to.
-    pub fn with_sources(mut self, index: Arc<OperationIndex>, sources: Vec<Arc<dyn OperationSource>>) -> Self {
+    pub fn with_sources(
+        mut self,
+        index: Arc<OperationIndex>,
+        sources: Vec<Arc<dyn OperationSource>>,
+    ) -> Self {
         self.index = index;
         self.sources = sources;
         self
@@ -123,18 +143,30 @@ impl Router {
 
     /// Answers one request that arrived through `endpoint`: a batch when
     /// it carries `operations`, one operation otherwise.
-    pub async fn answer(&self, call: &CallContext, endpoint: Endpoint, arguments: &Map<String, Value>) -> Answer {
+    pub async fn answer(
+        &self,
+        call: &CallContext,
+        endpoint: Endpoint,
+        arguments: &Map<String, Value>,
+    ) -> Answer {
         if !arguments.contains_key(OPERATIONS_KEY) {
             return Answer::One(self.handle(call, endpoint, arguments).await);
         }
         if arguments.contains_key("operation") {
-            return Answer::One(Err(AqlError::batch_invalid("A request is one operation or a batch of 'operations', not both")));
+            return Answer::One(Err(AqlError::batch_invalid(
+                "A request is one operation or a batch of 'operations', not both",
+            )));
         }
         batch::run(self, call, endpoint, arguments).await.into()
     }
 
     /// Handles one operation request that arrived through `endpoint`.
-    pub async fn handle(&self, call: &CallContext, endpoint: Endpoint, arguments: &Map<String, Value>) -> OperationResult {
+    pub async fn handle(
+        &self,
+        call: &CallContext,
+        endpoint: Endpoint,
+        arguments: &Map<String, Value>,
+    ) -> OperationResult {
         self.limits.check_arguments(arguments)?;
         self.handle_checked(call, endpoint, arguments).await
     }
@@ -142,7 +174,12 @@ impl Router {
     /// Handles one operation request whose payload limits were checked
     /// (alone or as part of its batch): lookup, routing, field selection,
     /// validation, the operation, then the selection of its data.
-    pub async fn handle_checked(&self, call: &CallContext, endpoint: Endpoint, arguments: &Map<String, Value>) -> OperationResult {
+    pub async fn handle_checked(
+        &self,
+        call: &CallContext,
+        endpoint: Endpoint,
+        arguments: &Map<String, Value>,
+    ) -> OperationResult {
         let name = operation_name(arguments)?;
         let mut registry = self.registry();
         if name == "introspect" || registry.get(name).is_none() {
@@ -156,7 +193,11 @@ impl Router {
         let spec = operation.spec();
         if !endpoint.accepts(spec.category) {
             let expected = self.surface.home_tool(spec.category);
-            return Err(AqlError::endpoint_mismatch(name, &expected, &self.surface.tool_name(endpoint)));
+            return Err(AqlError::endpoint_mismatch(
+                name,
+                &expected,
+                &self.surface.tool_name(endpoint),
+            ));
         }
         let (arguments, selection) = take_selection(spec, arguments)?;
         let params = resolve_params(spec, &arguments)?;

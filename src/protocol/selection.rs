@@ -161,7 +161,9 @@ pub fn fields_param(spec: &OperationSpec) -> ParamSpec {
     let presets = &spec.field_presets;
     let required = match presets.required {
         [] => String::new(),
-        paths => format!(" Always kept, as the answer's schema requires them: {}.", group_paths(paths)),
+        paths => {
+            format!(" Always kept, as the answer's schema requires them: {}.", group_paths(paths))
+        }
     };
     let description = format!(
         "Field selection (see type FieldSelection): a list of dot paths to keep in data (e.g. [\"name\", \"settings.theme\"]), or a preset: minimal keeps {}; standard keeps {}; full keeps everything (as without fields).{required} Errors are never trimmed",
@@ -198,11 +200,17 @@ pub type Selected<'a> = (Cow<'a, Map<String, Value>>, Option<FieldSelection>);
 /// `fields` (borrowed when there was none to take) and the selection
 /// asked for. `params.fields` wins over a top-level `fields`, as every
 /// parameter does (spec 4.2).
-pub fn take_selection<'a>(spec: &OperationSpec, arguments: &'a Map<String, Value>) -> Result<Selected<'a>, AqlError> {
+pub fn take_selection<'a>(
+    spec: &OperationSpec,
+    arguments: &'a Map<String, Value>,
+) -> Result<Selected<'a>, AqlError> {
     if !selects_fields(spec) {
         return Ok((Cow::Borrowed(arguments), None));
     }
-    let nested = arguments.get("params").and_then(Value::as_object).and_then(|params| params.get(FIELDS_PARAM));
+    let nested = arguments
+        .get("params")
+        .and_then(Value::as_object)
+        .and_then(|params| params.get(FIELDS_PARAM));
     let top = arguments.get(FIELDS_PARAM);
     if nested.is_none() && top.is_none() {
         return Ok((Cow::Borrowed(arguments), None));
@@ -230,22 +238,43 @@ fn parse(spec: &OperationSpec, value: &Value) -> Result<Option<FieldSelection>, 
             "minimal" => presets.minimal.part(),
             "standard" => presets.standard.part(),
             "full" => None,
-            _ => return Err(AqlError::invalid_value(operation, FIELDS_PARAM, &PRESETS.map(Value::from), value)),
+            _ => {
+                return Err(AqlError::invalid_value(
+                    operation,
+                    FIELDS_PARAM,
+                    &PRESETS.map(Value::from),
+                    value,
+                ));
+            }
         },
         Value::Array(paths) => {
             let mut tree = PathTree::default();
             for path in paths {
                 match path.as_str() {
                     Some(path) if is_field_path(path) => tree.insert(path),
-                    _ => return Err(AqlError::bad_value(operation, FIELDS_PARAM, "must be a preset (minimal, standard, full) or a list of dot paths such as \"name\" or \"settings.theme\"")),
+                    _ => {
+                        return Err(AqlError::bad_value(
+                            operation,
+                            FIELDS_PARAM,
+                            "must be a preset (minimal, standard, full) or a list of dot paths such as \"name\" or \"settings.theme\"",
+                        ));
+                    }
                 }
             }
             Some(Part::Paths(tree))
         }
-        other => return Err(AqlError::invalid_type(Some(operation), FIELDS_PARAM, "array of field paths, or a preset name", other)),
+        other => {
+            return Err(AqlError::invalid_type(
+                Some(operation),
+                FIELDS_PARAM,
+                "array of field paths, or a preset name",
+                other,
+            ));
+        }
     };
     Ok(asked.map(|part| {
-        let required = (!presets.required.is_empty()).then(|| Part::Paths(PathTree::of(presets.required)));
+        let required =
+            (!presets.required.is_empty()).then(|| Part::Paths(PathTree::of(presets.required)));
         FieldSelection { parts: std::iter::once(part).chain(required).collect() }
     }))
 }
@@ -253,7 +282,8 @@ fn parse(spec: &OperationSpec, value: &Value) -> Result<Option<FieldSelection>, 
 fn is_field_path(path: &str) -> bool {
     path.split('.').all(|segment| {
         let mut chars = segment.chars();
-        chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
     })
 }
 
@@ -290,13 +320,17 @@ impl<'a> Selector<'a> {
     fn child(self, key: &str) -> Option<Option<Selector<'a>>> {
         match self {
             Self::IdentityAndState => is_identity_or_state(key).then_some(None),
-            Self::Tree(tree) => tree.children.get(key).map(|child| (!child.whole).then_some(Self::Tree(child))),
+            Self::Tree(tree) => {
+                tree.children.get(key).map(|child| (!child.whole).then_some(Self::Tree(child)))
+            }
         }
     }
 }
 
 fn is_identity_or_state(key: &str) -> bool {
-    matches!(key, "id" | "name" | "status" | "continue" | "stopped") || key.ends_with("_id") || key.ends_with("Id")
+    matches!(key, "id" | "name" | "status" | "continue" | "stopped")
+        || key.ends_with("_id")
+        || key.ends_with("Id")
 }
 
 fn is_metadata(key: &str) -> bool {
@@ -313,7 +347,14 @@ fn is_collection(value: &Value) -> bool {
 fn select(value: Value, selector: &Selector) -> Option<Value> {
     match value {
         Value::Null => Some(Value::Null),
-        Value::Array(items) => Some(Value::Array(items.into_iter().map(|item| if item.is_object() { select(item, selector).unwrap_or_default() } else { item }).collect())),
+        Value::Array(items) => Some(Value::Array(
+            items
+                .into_iter()
+                .map(|item| {
+                    if item.is_object() { select(item, selector).unwrap_or_default() } else { item }
+                })
+                .collect(),
+        )),
         Value::Object(object) => {
             let unmatched_paths;
             let elsewhere = match selector {
@@ -342,7 +383,10 @@ fn select(value: Value, selector: &Selector) -> Option<Value> {
                         if let Some(rest) = &elsewhere
                             && is_collection(&value)
                             && let Some(Value::Array(items)) = select(value, rest)
-                            && (items.is_empty() || items.iter().any(|item| item.as_object().is_some_and(|o| !o.is_empty())))
+                            && (items.is_empty()
+                                || items
+                                    .iter()
+                                    .any(|item| item.as_object().is_some_and(|o| !o.is_empty())))
                         {
                             kept.insert(key, Value::Array(items));
                         }
@@ -371,7 +415,9 @@ fn merge(left: Value, right: Value) -> Value {
             }
             Value::Object(left)
         }
-        (Value::Array(left), Value::Array(right)) if left.len() == right.len() => Value::Array(left.into_iter().zip(right).map(|(l, r)| merge(l, r)).collect()),
+        (Value::Array(left), Value::Array(right)) if left.len() == right.len() => {
+            Value::Array(left.into_iter().zip(right).map(|(l, r)| merge(l, r)).collect())
+        }
         (Value::Null, right) => right,
         (left, _) => left,
     }
@@ -380,7 +426,12 @@ fn merge(left: Value, right: Value) -> Value {
 /// The paths of `tree` that name no key of `object`: what applies inside
 /// its collections. `None` when every path matched here.
 fn unmatched(tree: &PathTree, object: &Map<String, Value>) -> Option<PathTree> {
-    let children: BTreeMap<String, PathTree> = tree.children.iter().filter(|(key, _)| !object.contains_key(*key)).map(|(key, child)| (key.clone(), child.clone())).collect();
+    let children: BTreeMap<String, PathTree> = tree
+        .children
+        .iter()
+        .filter(|(key, _)| !object.contains_key(*key))
+        .map(|(key, child)| (key.clone(), child.clone()))
+        .collect();
     (!children.is_empty()).then_some(PathTree { whole: false, children })
 }
 

@@ -73,9 +73,9 @@ impl FromStr for EndpointMode {
             "semantic" => Ok(Self::Semantic),
             "single" => Ok(Self::Single),
             "all" => Ok(Self::All),
-            other => Err(format!(
-                "unknown endpoint mode '{other}' (expected semantic, single or all)"
-            )),
+            other => {
+                Err(format!("unknown endpoint mode '{other}' (expected semantic, single or all)"))
+            }
         }
     }
 }
@@ -104,7 +104,10 @@ impl FromStr for ToolPrefix {
             return Ok(Self::default());
         }
         if !allowed || !s.ends_with('_') || s.len() > Self::MAX_LEN {
-            return Err(format!("tool prefix '{s}' must be lowercase letters, digits and underscores, end with '_' and be at most {} characters (e.g. github_)", Self::MAX_LEN));
+            return Err(format!(
+                "tool prefix '{s}' must be lowercase letters, digits and underscores, end with '_' and be at most {} characters (e.g. github_)",
+                Self::MAX_LEN
+            ));
         }
         Ok(Self(s.to_owned()))
     }
@@ -189,7 +192,14 @@ mod tests {
         for good in ["github_", "db_", "a1_b_", ""] {
             assert!(good.parse::<ToolPrefix>().is_ok(), "{good}");
         }
-        for bad in ["github", "GitHub_", "git-hub_", "_x", "x y_", &format!("{}_", "a".repeat(ToolPrefix::MAX_LEN))] {
+        for bad in [
+            "github",
+            "GitHub_",
+            "git-hub_",
+            "_x",
+            "x y_",
+            &format!("{}_", "a".repeat(ToolPrefix::MAX_LEN)),
+        ] {
             assert!(bad.parse::<ToolPrefix>().is_err(), "{bad}");
         }
     }
@@ -202,6 +212,9 @@ mod tests {
         assert_eq!(surface.endpoint_for_tool("github_mcp_aql"), Some(Endpoint::Unified));
         assert_eq!(surface.endpoint_for_tool("mcp_aql_read"), None);
         assert_eq!(surface.endpoint_for_tool("github_mcp_aql_bogus"), None);
-        assert_eq!(Surface::default().endpoint_for_tool("mcp_aql_read"), Some(Endpoint::Semantic(Category::Read)));
+        assert_eq!(
+            Surface::default().endpoint_for_tool("mcp_aql_read"),
+            Some(Endpoint::Semantic(Category::Read))
+        );
     }
 }

@@ -93,7 +93,11 @@ pub fn protocol_types() -> Vec<TypeDef> {
             name: "ErrorDetail",
             description: "A structured error",
             shape: TypeShape::Object(vec![
-                ParamSpec::required("code", String, "Machine-readable code, e.g. VALIDATION_MISSING_PARAM"),
+                ParamSpec::required(
+                    "code",
+                    String,
+                    "Machine-readable code, e.g. VALIDATION_MISSING_PARAM",
+                ),
                 ParamSpec::required("message", String, "Human-readable message"),
                 ParamSpec::optional("details", Object, "Context for recovery"),
             ]),
@@ -110,7 +114,11 @@ pub fn protocol_types() -> Vec<TypeDef> {
             name: "IntrospectionResult",
             description: "The data of an introspect answer; which field is present depends on the query",
             shape: TypeShape::Object(vec![
-                ParamSpec::optional("_protocol", Object, "Protocol version, mode, capabilities and limits (operation lists)"),
+                ParamSpec::optional(
+                    "_protocol",
+                    Object,
+                    "Protocol version, mode, capabilities and limits (operation lists)",
+                ),
                 ParamSpec::optional("operations", ParamType::Array, "Operation summaries"),
                 ParamSpec::optional("operation", Object, "One operation's details, or null"),
                 ParamSpec::optional("types", ParamType::Array, "Type summaries"),

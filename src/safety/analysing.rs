@@ -30,11 +30,19 @@ pub async fn analyse(hint: &str, folder: &WorkingFolder, write: Option<&FileWrit
     let (hint, folder, write) = (hint.to_owned(), folder.clone(), write.cloned());
     let reading = tokio::task::spawn_blocking(move || {
         let files = OnDisk::in_folder(&folder);
-        analysis::analyze_action(&Action { text: &hint, write: write.as_ref(), folder: &folder, files: &files }).ok()
+        analysis::analyze_action(&Action {
+            text: &hint,
+            write: write.as_ref(),
+            folder: &folder,
+            files: &files,
+        })
+        .ok()
     });
     match tokio::time::timeout(ANALYSIS_DEADLINE, reading).await {
         Ok(Ok(analysis)) => Analysed::Ready(analysis),
         Ok(Err(_)) => Analysed::Missing("the analysis of this action failed"),
-        Err(_) => Analysed::Missing("the analysis of this action did not finish within its deadline"),
+        Err(_) => {
+            Analysed::Missing("the analysis of this action did not finish within its deadline")
+        }
     }
 }

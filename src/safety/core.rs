@@ -84,7 +84,12 @@ impl Pause {
 
     /// What an agent is told while it waits.
     pub fn describe(&self) -> String {
-        format!("Waiting for a human: {} {} ({})", self.challenge_kind.name(), self.challenge_id, self.reason)
+        format!(
+            "Waiting for a human: {} {} ({})",
+            self.challenge_kind.name(),
+            self.challenge_id,
+            self.reason
+        )
     }
 }
 
@@ -96,9 +101,13 @@ pub struct Spent {
     pub max_steps: u32,
 }
 
-
 impl LoopCore {
-    pub fn new(store: Arc<Store>, policy: Arc<CompiledPolicy>, mode: LoopMode, humans: Humans) -> Self {
+    pub fn new(
+        store: Arc<Store>,
+        policy: Arc<CompiledPolicy>,
+        mode: LoopMode,
+        humans: Humans,
+    ) -> Self {
         Self::with_policy(store, LivePolicy::new(policy), mode, humans)
     }
 
@@ -109,7 +118,15 @@ impl LoopCore {
     }
 
     fn with_policy(store: Arc<Store>, policy: LivePolicy, mode: LoopMode, humans: Humans) -> Self {
-        Self { store, policy, mode, humans, sessions: Sessions::default(), owner: Owner::current(), refused_central: Mutex::default() }
+        Self {
+            store,
+            policy,
+            mode,
+            humans,
+            sessions: Sessions::default(),
+            owner: Owner::current(),
+            refused_central: Mutex::default(),
+        }
     }
 
     /// This process, as the rows it writes name it.
@@ -140,7 +157,8 @@ impl LoopCore {
         if latest == policy.central_version() {
             return Ok(policy);
         }
-        let mut refused = self.refused_central.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut refused =
+            self.refused_central.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if let (Some(version), Some((refused_version, why))) = (latest, refused.as_ref())
             && version == *refused_version
         {
@@ -157,18 +175,42 @@ impl LoopCore {
 
     /// Puts this process's local policy files, layered on the newest
     /// central version, in force, and audits the change.
-    fn take_up_central(&self, tx: &Tx<'_>, policy: &CompiledPolicy) -> Result<Arc<CompiledPolicy>, StoreError> {
+    fn take_up_central(
+        &self,
+        tx: &Tx<'_>,
+        policy: &CompiledPolicy,
+    ) -> Result<Arc<CompiledPolicy>, StoreError> {
         let central = Central::latest(tx)?;
         let version = central.as_ref().map_or(0, |central| central.version);
-        let taken = policy.with_central(central.as_ref()).map_err(|diagnostics| StoreError::CentralPolicy { version, why: Diagnostic::one_line(&diagnostics) })?;
+        let taken = policy.with_central(central.as_ref()).map_err(|diagnostics| {
+            StoreError::CentralPolicy { version, why: Diagnostic::one_line(&diagnostics) }
+        })?;
         let taken = Arc::new(taken);
         audit::remember_policy(tx, taken.hash(), &taken.stored_sources())?;
         let message = match &central {
-            Some(central) => format!("central policy version {} (sha256 {}) taken up: deciding by {}", central.version, &central.hash[..16], &taken.hash()[..16]),
-            None => format!("no central policy: deciding by the local policy {}", &taken.hash()[..16]),
+            Some(central) => format!(
+                "central policy version {} (sha256 {}) taken up: deciding by {}",
+                central.version,
+                &central.hash[..16],
+                &taken.hash()[..16]
+            ),
+            None => {
+                format!("no central policy: deciding by the local policy {}", &taken.hash()[..16])
+            }
         };
         tracing::info!("{message}");
-        self.audit(tx, AuditEntry { agent: "", event: "policy", hint: Some(&message), decision: "loaded", stage: Some("central"), policy_hash: taken.hash(), ..Default::default() })?;
+        self.audit(
+            tx,
+            AuditEntry {
+                agent: "",
+                event: "policy",
+                hint: Some(&message),
+                decision: "loaded",
+                stage: Some("central"),
+                policy_hash: taken.hash(),
+                ..Default::default()
+            },
+        )?;
         self.replace_policy(taken.clone());
         Ok(taken)
     }
@@ -204,14 +246,19 @@ impl LoopCore {
     /// Keeps the audit row of a decision refused because the state store
     /// failed, to be appended when it answers again (see `store::spool`).
     pub fn audit_later(&self, entry: AuditEntry<'_>) {
-        if let Err(error) = self.naming_the_policy(entry, |entry| self.store.keep_for_later(entry)) {
+        if let Err(error) = self.naming_the_policy(entry, |entry| self.store.keep_for_later(entry))
+        {
             tracing::error!(%error, "the audit row of a refused decision could not be kept");
         }
     }
 
     /// `record`s `entry` with the policy that decided: its own when it
     /// names one, else the policy in force.
-    fn naming_the_policy<R>(&self, entry: AuditEntry<'_>, record: impl FnOnce(&AuditEntry<'_>) -> R) -> R {
+    fn naming_the_policy<R>(
+        &self,
+        entry: AuditEntry<'_>,
+        record: impl FnOnce(&AuditEntry<'_>) -> R,
+    ) -> R {
         if !entry.policy_hash.is_empty() {
             return record(&entry);
         }
@@ -223,12 +270,20 @@ impl LoopCore {
     /// running an execution in this session, else the client by the name
     /// it gave at `initialize`. Blocks and audit rows use this name.
     pub fn acting_agent(&self, call: &CallContext) -> String {
-        self.sessions.agent_of(&call.session_id).or_else(|| call.client.clone()).unwrap_or_else(|| "mcp-client".to_owned())
+        self.sessions
+            .agent_of(&call.session_id)
+            .or_else(|| call.client.clone())
+            .unwrap_or_else(|| "mcp-client".to_owned())
     }
 
     /// The block that applies to `agent` in this session: its own, or that
     /// of the agent whose block tainted the session.
-    pub fn block_for(&self, tx: &Tx<'_>, session: &str, agent: &str) -> Result<Option<BlockRow>, StoreError> {
+    pub fn block_for(
+        &self,
+        tx: &Tx<'_>,
+        session: &str,
+        agent: &str,
+    ) -> Result<Option<BlockRow>, StoreError> {
         if let Some(block) = records::block_of(tx, agent)? {
             return Ok(Some(block));
         }
@@ -245,7 +300,12 @@ impl LoopCore {
     /// (or by a dongle on another machine silent for a minute,
     /// `records::may_be_serving`) is failed on the way, as its session is
     /// over (spec 2.3.3).
-    pub fn active_execution(&self, tx: &Tx<'_>, agent: &str, now: i64) -> Result<Option<ExecutionRow>, StoreError> {
+    pub fn active_execution(
+        &self,
+        tx: &Tx<'_>,
+        agent: &str,
+        now: i64,
+    ) -> Result<Option<ExecutionRow>, StoreError> {
         let Some(row) = records::active_execution(tx, agent)? else { return Ok(None) };
         if records::may_be_serving(tx, &row.owner)? {
             return Ok(Some(row));
@@ -253,14 +313,28 @@ impl LoopCore {
         if let Ok(running) = AnyExecution::from_row(row.clone())?.running("failed") {
             let failed = running.fail(now, Some("the safety-dongle process serving it exited, or fell silent on another machine".into()));
             records::update_execution(tx, failed.row())?;
-            self.audit(tx, AuditEntry { agent, execution_id: Some(&row.id), event: "abandon", decision: "failed", ..Default::default() })?;
+            self.audit(
+                tx,
+                AuditEntry {
+                    agent,
+                    execution_id: Some(&row.id),
+                    event: "abandon",
+                    decision: "failed",
+                    ..Default::default()
+                },
+            )?;
         }
         Ok(None)
     }
 
     /// The pause holding `agent`, if one does. A pause whose challenge
     /// expired, or whose asking process is gone, ends here (recorded).
-    pub fn pause_of(&self, tx: &Tx<'_>, agent: &str, now: i64) -> Result<Option<Pause>, StoreError> {
+    pub fn pause_of(
+        &self,
+        tx: &Tx<'_>,
+        agent: &str,
+        now: i64,
+    ) -> Result<Option<Pause>, StoreError> {
         let Some(challenge) = records::pausing_challenge(tx, agent)? else { return Ok(None) };
         let Some(kind) = challenge.pause else { return Ok(None) };
         let ended = if challenge.expires_at <= now {
@@ -272,17 +346,38 @@ impl LoopCore {
         };
         if let Some(status) = ended {
             records::set_challenge_status(tx, &challenge.id, status)?;
-            self.audit(tx, AuditEntry { agent, event: "pause", hint: Some(&challenge.id), decision: status.name(), stage: Some(kind.name()), ..Default::default() })?;
+            self.audit(
+                tx,
+                AuditEntry {
+                    agent,
+                    event: "pause",
+                    hint: Some(&challenge.id),
+                    decision: status.name(),
+                    stage: Some(kind.name()),
+                    ..Default::default()
+                },
+            )?;
             return Ok(None);
         }
-        Ok(Some(Pause { kind, challenge_id: challenge.id, challenge_kind: challenge.kind, reason: challenge.reason }))
+        Ok(Some(Pause {
+            kind,
+            challenge_id: challenge.id,
+            challenge_kind: challenge.kind,
+            reason: challenge.reason,
+        }))
     }
 
     /// Spends one step of the agent's budget, counting it on its running
     /// execution too (the caller writes the execution back). The limit is
     /// `policy`'s for the agent, or the execution's `max_steps` when that
     /// is lower (a policy that lowers it applies to running executions).
-    pub fn spend_step(&self, tx: &Tx<'_>, policy: &CompiledPolicy, agent: &str, execution: Option<&mut Execution<Running>>) -> Result<Spent, StoreError> {
+    pub fn spend_step(
+        &self,
+        tx: &Tx<'_>,
+        policy: &CompiledPolicy,
+        agent: &str,
+        execution: Option<&mut Execution<Running>>,
+    ) -> Result<Spent, StoreError> {
         let step = records::agent_steps(tx, agent)?.saturating_add(1);
         records::set_agent_steps(tx, agent, step)?;
         let mut max_steps = policy.settings_for(agent).max_steps;
@@ -294,13 +389,26 @@ impl LoopCore {
     }
 
     /// The agent's running execution, ready to count a step on.
-    pub fn running_execution(&self, tx: &Tx<'_>, agent: &str, now: i64) -> Result<Option<Execution<Running>>, StoreError> {
+    pub fn running_execution(
+        &self,
+        tx: &Tx<'_>,
+        agent: &str,
+        now: i64,
+    ) -> Result<Option<Execution<Running>>, StoreError> {
         let Some(row) = self.active_execution(tx, agent, now)? else { return Ok(None) };
-        AnyExecution::from_row(row)?.running("stepped").map(Some).map_err(|_| StoreError::Inconsistent("an active execution is not running"))
+        AnyExecution::from_row(row)?
+            .running("stepped")
+            .map(Some)
+            .map_err(|_| StoreError::Inconsistent("an active execution is not running"))
     }
 
     /// Steps the agent has left of its budget under `max_steps`.
-    pub fn steps_remaining(&self, tx: &Tx<'_>, agent: &str, max_steps: u32) -> Result<u32, StoreError> {
+    pub fn steps_remaining(
+        &self,
+        tx: &Tx<'_>,
+        agent: &str,
+        max_steps: u32,
+    ) -> Result<u32, StoreError> {
         Ok(max_steps.saturating_sub(records::agent_steps(tx, agent)?))
     }
 
@@ -316,56 +424,124 @@ impl LoopCore {
     /// Spends a human's Approve: its request is used, and a step-limit
     /// pause's grants a fresh step budget; audited as `event` (the
     /// Approve itself has its own row, written when it came).
-    pub fn spend_approval(&self, tx: &Tx<'_>, approved: &Approved, agent: &str, session: &str, event: &str, hint: Option<&str>) -> Result<(), StoreError> {
+    pub fn spend_approval(
+        &self,
+        tx: &Tx<'_>,
+        approved: &Approved,
+        agent: &str,
+        session: &str,
+        event: &str,
+        hint: Option<&str>,
+    ) -> Result<(), StoreError> {
         let id = approved.approval_id();
-        let step_limit = records::challenge(tx, id)?.is_some_and(|(challenge, _)| challenge.pause == Some(PauseKind::StepLimit));
+        let step_limit = records::challenge(tx, id)?
+            .is_some_and(|(challenge, _)| challenge.pause == Some(PauseKind::StepLimit));
         records::set_challenge_status(tx, id, ChallengeStatus::Used)?;
         if step_limit {
             self.grant_budget(tx, agent)?;
         }
-        self.audit(tx, AuditEntry { agent, session_id: Some(session), event, hint, decision: ChallengeStatus::Used.name(), stage: Some("human"), ..Default::default() })?;
+        self.audit(
+            tx,
+            AuditEntry {
+                agent,
+                session_id: Some(session),
+                event,
+                hint,
+                decision: ChallengeStatus::Used.name(),
+                stage: Some("human"),
+                ..Default::default()
+            },
+        )?;
         Ok(())
     }
 
     /// Records a hard block: a durable challenge, the block itself, and the
     /// danger-zone broadcast. Returns the request for the human.
-    pub fn hard_block(&self, tx: &Tx<'_>, raised: Raised<'_>, evaluation: &Evaluation, rule: Option<&str>, now: i64) -> Result<Ask, StoreError> {
+    pub fn hard_block(
+        &self,
+        tx: &Tx<'_>,
+        raised: Raised<'_>,
+        evaluation: &Evaluation,
+        rule: Option<&str>,
+        now: i64,
+    ) -> Result<Ask, StoreError> {
         let agent = raised.agent;
         let reason = evaluation.reason.clone().unwrap_or_else(|| "hard block".into());
         let ask = self.humans.new_ask(ChallengeKind::DangerZone, raised, reason, now);
         self.humans.record(tx, &ask, ask.expires_at, None, now)?;
-        records::insert_block(tx, &BlockRow { agent: agent.to_owned(), challenge_id: ask.id.clone(), reason: ask.reason.clone(), rule: rule.map(str::to_owned), blocked_at: now })?;
-        records::insert_event(tx, &EventRow {
-            id: 0,
-            agent: None,
-            kind: NotificationKind::DangerZone.name().into(),
-            message: format!("Agent '{agent}' was hard-blocked: {}", ask.reason),
-            metadata: json!({ "verificationId": ask.id, "agent": agent, "reason": ask.reason }).to_string(),
-            created_at: now,
-        })?;
+        records::insert_block(
+            tx,
+            &BlockRow {
+                agent: agent.to_owned(),
+                challenge_id: ask.id.clone(),
+                reason: ask.reason.clone(),
+                rule: rule.map(str::to_owned),
+                blocked_at: now,
+            },
+        )?;
+        records::insert_event(
+            tx,
+            &EventRow {
+                id: 0,
+                agent: None,
+                kind: NotificationKind::DangerZone.name().into(),
+                message: format!("Agent '{agent}' was hard-blocked: {}", ask.reason),
+                metadata: json!({ "verificationId": ask.id, "agent": agent, "reason": ask.reason })
+                    .to_string(),
+                created_at: now,
+            },
+        )?;
         Ok(ask)
     }
 
     /// A blocked agent whose challenge expired gets a fresh one, at most
     /// [`REISSUES_PER_WINDOW`] per [`REISSUE_WINDOW_MS`]; only an
     /// enforcing loop asks.
-    pub fn reissue_if_expired(&self, tx: &Tx<'_>, session: &str, block: &mut BlockRow, now: i64) -> Result<Option<Ask>, StoreError> {
+    pub fn reissue_if_expired(
+        &self,
+        tx: &Tx<'_>,
+        session: &str,
+        block: &mut BlockRow,
+        now: i64,
+    ) -> Result<Option<Ask>, StoreError> {
         if block.agent.is_empty() || !self.enforcing() {
             return Ok(None);
         }
         let expired = match records::challenge(tx, &block.challenge_id)? {
-            Some((challenge, _)) => challenge.expires_at <= now || challenge.status != ChallengeStatus::Pending,
+            Some((challenge, _)) => {
+                challenge.expires_at <= now || challenge.status != ChallengeStatus::Pending
+            }
             None => true,
         };
-        if !expired || records::challenges_since(tx, &block.agent, ChallengeKind::DangerZone, now - REISSUE_WINDOW_MS)? >= REISSUES_PER_WINDOW {
+        if !expired
+            || records::challenges_since(
+                tx,
+                &block.agent,
+                ChallengeKind::DangerZone,
+                now - REISSUE_WINDOW_MS,
+            )? >= REISSUES_PER_WINDOW
+        {
             return Ok(None);
         }
         records::set_challenge_status(tx, &block.challenge_id, ChallengeStatus::Expired)?;
-        let raised = Raised { session_id: session, agent: &block.agent, action: "re-issued for an expired challenge" };
+        let raised = Raised {
+            session_id: session,
+            agent: &block.agent,
+            action: "re-issued for an expired challenge",
+        };
         let ask = self.humans.new_ask(ChallengeKind::DangerZone, raised, block.reason.clone(), now);
         self.humans.record(tx, &ask, ask.expires_at, None, now)?;
         records::set_block_challenge(tx, &block.agent, &ask.id)?;
-        self.audit(tx, AuditEntry { agent: &block.agent, event: "reissue", decision: "new challenge", stage: Some("block"), ..Default::default() })?;
+        self.audit(
+            tx,
+            AuditEntry {
+                agent: &block.agent,
+                event: "reissue",
+                decision: "new challenge",
+                stage: Some("block"),
+                ..Default::default()
+            },
+        )?;
         block.challenge_id = ask.id.clone();
         Ok(Some(ask))
     }
@@ -373,12 +549,28 @@ impl LoopCore {
     /// Records the challenge behind a pause a step opened; returns the
     /// pause and the request for the human. A step-limit pause ends only
     /// when a human answers.
-    pub fn open_pause(&self, tx: &Tx<'_>, raised: Raised<'_>, kind: PauseKind, reason: String, now: i64) -> Result<(Pause, Ask), StoreError> {
-        let challenge_kind = if kind == PauseKind::Verification { ChallengeKind::Verify } else { ChallengeKind::Approval };
+    pub fn open_pause(
+        &self,
+        tx: &Tx<'_>,
+        raised: Raised<'_>,
+        kind: PauseKind,
+        reason: String,
+        now: i64,
+    ) -> Result<(Pause, Ask), StoreError> {
+        let challenge_kind = if kind == PauseKind::Verification {
+            ChallengeKind::Verify
+        } else {
+            ChallengeKind::Approval
+        };
         let ask = self.humans.new_ask(challenge_kind, raised, reason, now);
         let expiry = if kind == PauseKind::StepLimit { i64::MAX } else { ask.expires_at };
         self.humans.record(tx, &ask, expiry, Some(kind), now)?;
-        let pause = Pause { kind, challenge_id: ask.id.clone(), challenge_kind, reason: ask.reason.clone() };
+        let pause = Pause {
+            kind,
+            challenge_id: ask.id.clone(),
+            challenge_kind,
+            reason: ask.reason.clone(),
+        };
         Ok((pause, ask))
     }
 
@@ -389,7 +581,12 @@ impl LoopCore {
             PauseKind::Verification => "verify",
             PauseKind::Approval | PauseKind::FailClosed => "confirm",
         };
-        notification(NotificationKind::AutonomyPause, &pause.reason, [(pause.id_key(), pause.challenge_id.as_str()), ("level", level)], now)
+        notification(
+            NotificationKind::AutonomyPause,
+            &pause.reason,
+            [(pause.id_key(), pause.challenge_id.as_str()), ("level", level)],
+            now,
+        )
     }
 
     /// The session ended (spec 2.3.3): its executions are cancelled and
@@ -402,17 +599,21 @@ impl LoopCore {
         }
         let ended = self.store.write_durable(|tx| {
             for row in records::active_executions_of(tx, &self.owner, session)? {
-                let cancelled = AnyExecution::from_row(row.clone())?.cancel(now, Some("its MCP session ended".into()));
+                let cancelled = AnyExecution::from_row(row.clone())?
+                    .cancel(now, Some("its MCP session ended".into()));
                 if let Ok(cancelled) = cancelled {
                     records::update_execution(tx, cancelled.row())?;
-                    self.audit(tx, AuditEntry {
-                        agent: &row.agent,
-                        execution_id: Some(&row.id),
-                        session_id: Some(&row.session_id),
-                        event: "session_end",
-                        decision: "cancelled",
-                        ..Default::default()
-                    })?;
+                    self.audit(
+                        tx,
+                        AuditEntry {
+                            agent: &row.agent,
+                            execution_id: Some(&row.id),
+                            session_id: Some(&row.session_id),
+                            event: "session_end",
+                            decision: "cancelled",
+                            ..Default::default()
+                        },
+                    )?;
                 }
             }
             records::cancel_challenges_of(tx, &self.owner, session)?;
@@ -426,7 +627,12 @@ impl LoopCore {
 }
 
 /// A notification stamped `now`.
-pub fn notification<const N: usize>(kind: NotificationKind, message: &str, metadata: [(&str, &str); N], now: i64) -> Notification {
+pub fn notification<const N: usize>(
+    kind: NotificationKind,
+    message: &str,
+    metadata: [(&str, &str); N],
+    now: i64,
+) -> Notification {
     Notification {
         kind,
         message: message.to_owned(),

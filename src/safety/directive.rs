@@ -125,7 +125,10 @@ impl Directive {
             object.insert("nextStepRisk".into(), tier.name().into());
         }
         if !self.notifications.is_empty() {
-            object.insert("notifications".into(), self.notifications.iter().map(Notification::to_json).collect());
+            object.insert(
+                "notifications".into(),
+                self.notifications.iter().map(Notification::to_json).collect(),
+            );
         }
         Value::Object(object)
     }
@@ -137,7 +140,16 @@ mod tests {
 
     #[test]
     fn tiers_follow_the_spec_table() {
-        let cases = [(0, "advisory"), (30, "advisory"), (31, "confirm"), (60, "confirm"), (61, "verify"), (85, "verify"), (86, "danger_zone"), (100, "danger_zone")];
+        let cases = [
+            (0, "advisory"),
+            (30, "advisory"),
+            (31, "confirm"),
+            (60, "confirm"),
+            (61, "verify"),
+            (85, "verify"),
+            (86, "danger_zone"),
+            (100, "danger_zone"),
+        ];
         for (score, tier) in cases {
             assert_eq!(SafetyTier::from_score(score).name(), tier, "score {score}");
         }
@@ -145,9 +157,24 @@ mod tests {
 
     #[test]
     fn json_carries_continue_and_factors_always_and_the_rest_when_set() {
-        let minimal = Directive { proceed: true, factors: vec![], stopped: false, reason: None, steps_remaining: None, next_step_risk: None, notifications: vec![] };
+        let minimal = Directive {
+            proceed: true,
+            factors: vec![],
+            stopped: false,
+            reason: None,
+            steps_remaining: None,
+            next_step_risk: None,
+            notifications: vec![],
+        };
         assert_eq!(minimal.to_json(), json!({"continue": true, "factors": []}));
-        let stop = Directive { proceed: false, stopped: true, reason: Some("r".into()), steps_remaining: Some(3), next_step_risk: Some(SafetyTier::DangerZone), ..minimal };
+        let stop = Directive {
+            proceed: false,
+            stopped: true,
+            reason: Some("r".into()),
+            steps_remaining: Some(3),
+            next_step_risk: Some(SafetyTier::DangerZone),
+            ..minimal
+        };
         let value = stop.to_json();
         assert_eq!(value["stopped"], true);
         assert_eq!(value["stepsRemaining"], 3);

@@ -26,10 +26,18 @@ impl From<SafetyError> for AqlError {
     fn from(error: SafetyError) -> Self {
         match error {
             SafetyError::Store(error) => error.into(),
-            SafetyError::Blocked(block) => AqlError::agent_blocked(&block.agent, &block.challenge_id, &block.reason),
-            SafetyError::ExecutionExists { agent, execution_id } => AqlError::execution_exists(&agent, &execution_id),
+            SafetyError::Blocked(block) => {
+                AqlError::agent_blocked(&block.agent, &block.challenge_id, &block.reason)
+            }
+            SafetyError::ExecutionExists { agent, execution_id } => {
+                AqlError::execution_exists(&agent, &execution_id)
+            }
             SafetyError::NoActiveExecution(agent) => AqlError::no_active_execution(&agent),
-            SafetyError::Lifecycle { operation, error } => AqlError::bad_value(operation, "element_name", &format!("names an execution that {error}")),
+            SafetyError::Lifecycle { operation, error } => AqlError::bad_value(
+                operation,
+                "element_name",
+                &format!("names an execution that {error}"),
+            ),
         }
     }
 }

@@ -153,21 +153,39 @@ impl SafetyLoop {
     }
 
     /// `execute_agent`: starts a monitored execution.
-    pub async fn execute(&self, call: &CallContext, request: ExecuteRequest) -> Result<ExecutionState, SafetyError> {
+    pub async fn execute(
+        &self,
+        call: &CallContext,
+        request: ExecuteRequest,
+    ) -> Result<ExecutionState, SafetyError> {
         let core = &self.core;
         let now = now_ms();
         let agent = request.agent.as_str();
         let mut ask = None;
         let result = core.store.write(|tx| {
             let settings = core.deciding_policy(tx)?.settings_for(agent);
-            let max_steps = request.max_steps.map_or(settings.max_steps, |asked| asked.min(settings.max_steps));
+            let max_steps =
+                request.max_steps.map_or(settings.max_steps, |asked| asked.min(settings.max_steps));
             if let Some(mut block) = core.block_for(tx, &call.session_id, agent)? {
                 ask = core.reissue_if_expired(tx, &call.session_id, &mut block, now)?;
-                core.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event: "execute", decision: "refused", stage: Some("block"), ..Default::default() })?;
+                core.audit(
+                    tx,
+                    AuditEntry {
+                        agent,
+                        session_id: Some(&call.session_id),
+                        event: "execute",
+                        decision: "refused",
+                        stage: Some("block"),
+                        ..Default::default()
+                    },
+                )?;
                 return Ok(Err(SafetyError::Blocked(block)));
             }
             if let Some(active) = core.active_execution(tx, agent, now)? {
-                return Ok(Err(SafetyError::ExecutionExists { agent: agent.to_owned(), execution_id: active.id }));
+                return Ok(Err(SafetyError::ExecutionExists {
+                    agent: agent.to_owned(),
+                    execution_id: active.id,
+                }));
             }
             let execution = Execution::new(NewExecution {
                 id: uuid::Uuid::new_v4().to_string(),
@@ -181,8 +199,19 @@ impl SafetyLoop {
             })
             .start();
             records::insert_execution(tx, execution.row())?;
-            core.audit(tx, AuditEntry { agent, execution_id: Some(&execution.row().id), session_id: Some(&call.session_id), event: "execute", decision: "started", ..Default::default() })?;
-            let mut state = ExecutionState::of(execution.row(), core.steps_remaining(tx, agent, max_steps)?);
+            core.audit(
+                tx,
+                AuditEntry {
+                    agent,
+                    execution_id: Some(&execution.row().id),
+                    session_id: Some(&call.session_id),
+                    event: "execute",
+                    decision: "started",
+                    ..Default::default()
+                },
+            )?;
+            let mut state =
+                ExecutionState::of(execution.row(), core.steps_remaining(tx, agent, max_steps)?);
             state.risk_tolerance = Some(settings.tolerance.name());
             state.safety_loop = Some(core.mode.name());
             Ok(Ok(state))
@@ -205,25 +234,41 @@ impl SafetyLoop {
         // not wait for this text to be understood.
         let analysis = match core.mode {
             LoopMode::Logging | LoopMode::Disabled => None,
-            LoopMode::Enforcing | LoopMode::Monitoring => match analysing::analyse(&request.hint, &call.working_folder, None).await {
-                Analysed::Ready(analysis) => Some(analysis),
-                Analysed::Missing(why) => return self.unanalysed(call, &request, why),
-            },
+            LoopMode::Enforcing | LoopMode::Monitoring => {
+                match analysing::analyse(&request.hint, &call.working_folder, None).await {
+                    Analysed::Ready(analysis) => Some(analysis),
+                    Analysed::Missing(why) => return self.unanalysed(call, &request, why),
+                }
+            }
         };
         let now = now_ms();
         let result = match core.store.write(|tx| self.step_in(tx, call, &request, analysis, now)) {
             Ok(result) => result,
             Err(error) => {
                 tracing::error!(%error, "safety state store failed during a step");
-                core.audit_later(AuditEntry { agent: &request.agent, session_id: Some(&call.session_id), event: "step", hint: Some(&request.hint), decision: "stop", stage: Some("state"), ..Default::default() });
-                return Directive::refuse("Safety state unavailable: refusing to continue", "the safety state store could not record this step; fail closed");
+                core.audit_later(AuditEntry {
+                    agent: &request.agent,
+                    session_id: Some(&call.session_id),
+                    event: "step",
+                    hint: Some(&request.hint),
+                    decision: "stop",
+                    stage: Some("state"),
+                    ..Default::default()
+                });
+                return Directive::refuse(
+                    "Safety state unavailable: refusing to continue",
+                    "the safety state store could not record this step; fail closed",
+                );
             }
         };
         if result.needs_sync
             && let Err(error) = core.store.sync_barrier_async().await
         {
             tracing::error!(%error, "could not make a block or challenge durable");
-            return Directive::refuse("Safety state unavailable: refusing to continue", "the block could not be made durable; fail closed");
+            return Directive::refuse(
+                "Safety state unavailable: refusing to continue",
+                "the block could not be made durable; fail closed",
+            );
         }
         if let Some(blocked_at) = result.taints_session {
             core.sessions.taint(&call.session_id, &request.agent, blocked_at);
@@ -233,10 +278,16 @@ impl SafetyLoop {
             && let Err(failures) = core.humans.ask(&ask).await
         {
             let way_out = match ask.kind {
-                ChallengeKind::DangerZone => format!(" The operator can lift the block with `safety-dongle unblock {}` at a terminal.", ask.agent),
+                ChallengeKind::DangerZone => format!(
+                    " The operator can lift the block with `safety-dongle unblock {}` at a terminal.",
+                    ask.agent
+                ),
                 _ => String::new(),
             };
-            let unshown = format!("No channel could show the request to a human ({}).{way_out}", failures.join("; "));
+            let unshown = format!(
+                "No channel could show the request to a human ({}).{way_out}",
+                failures.join("; ")
+            );
             directive.factors.push(unshown.clone());
             directive.reason = Some(match directive.reason.take() {
                 Some(reason) => format!("{reason}. {unshown}"),
@@ -250,8 +301,19 @@ impl SafetyLoop {
     fn unanalysed(&self, call: &CallContext, request: &StepRequest, why: &str) -> Directive {
         let core = &self.core;
         tracing::error!(agent = %request.agent, why, "a step is refused without a verdict");
-        let directive = self.apply_mode(Directive::refuse(format!("Action not evaluated: {why}; refusing (fail closed)"), format!("{why}; fail closed")));
-        let entry = AuditEntry { agent: &request.agent, session_id: Some(&call.session_id), event: "step", hint: Some(&request.hint), decision: decision_name(&directive), stage: Some("analysis"), ..Default::default() };
+        let directive = self.apply_mode(Directive::refuse(
+            format!("Action not evaluated: {why}; refusing (fail closed)"),
+            format!("{why}; fail closed"),
+        ));
+        let entry = AuditEntry {
+            agent: &request.agent,
+            session_id: Some(&call.session_id),
+            event: "step",
+            hint: Some(&request.hint),
+            decision: decision_name(&directive),
+            stage: Some("analysis"),
+            ..Default::default()
+        };
         core.audit_now_or_later(entry);
         directive
     }
@@ -259,7 +321,14 @@ impl SafetyLoop {
     /// The step's decision in one transaction. `analysis` is the action's
     /// (made before the transaction; `None` in the modes that do not
     /// evaluate), `Some(None)` when it is too long to analyse.
-    fn step_in(&self, tx: &Tx<'_>, call: &CallContext, request: &StepRequest, analysis: Option<Option<Analysis>>, now: i64) -> Result<StepResult, StoreError> {
+    fn step_in(
+        &self,
+        tx: &Tx<'_>,
+        call: &CallContext,
+        request: &StepRequest,
+        analysis: Option<Option<Analysis>>,
+        now: i64,
+    ) -> Result<StepResult, StoreError> {
         let core = &self.core;
         let agent = request.agent.as_str();
         let hint = Some(request.hint.as_str());
@@ -269,19 +338,55 @@ impl SafetyLoop {
         if let Some(mut block) = core.block_for(tx, &call.session_id, agent)? {
             let ask = core.reissue_if_expired(tx, &call.session_id, &mut block, now)?;
             let mut directive = Directive::refuse(
-                format!("Agent '{}' is hard-blocked: {}. Wait for a human to complete challenge {}", block.agent, block.reason, block.challenge_id),
-                format!("agent '{}' is hard-blocked until a human completes challenge {}", block.agent, block.challenge_id),
+                format!(
+                    "Agent '{}' is hard-blocked: {}. Wait for a human to complete challenge {}",
+                    block.agent, block.reason, block.challenge_id
+                ),
+                format!(
+                    "agent '{}' is hard-blocked until a human completes challenge {}",
+                    block.agent, block.challenge_id
+                ),
             );
             directive.stopped = true;
-            directive.notifications.push(notification(NotificationKind::DangerZone, &block.reason, [("verificationId", block.challenge_id.as_str()), ("agent", block.agent.as_str())], now));
+            directive.notifications.push(notification(
+                NotificationKind::DangerZone,
+                &block.reason,
+                [("verificationId", block.challenge_id.as_str()), ("agent", block.agent.as_str())],
+                now,
+            ));
             let directive = self.apply_mode(directive);
-            core.audit(tx, AuditEntry { agent, session_id: session, event: "step", hint, decision: decision_name(&directive), stage: Some("block"), ..Default::default() })?;
+            core.audit(
+                tx,
+                AuditEntry {
+                    agent,
+                    session_id: session,
+                    event: "step",
+                    hint,
+                    decision: decision_name(&directive),
+                    stage: Some("block"),
+                    ..Default::default()
+                },
+            )?;
             return Ok(StepResult { ask, ..StepResult::plain(directive) });
         }
 
         let Some(row) = core.active_execution(tx, agent, now)? else {
-            let directive = Directive::refuse(format!("Agent '{agent}' has no running execution: call execute_agent first"), "no running execution for this agent");
-            core.audit(tx, AuditEntry { agent, session_id: session, event: "step", hint, decision: "refused", stage: Some("lifecycle"), ..Default::default() })?;
+            let directive = Directive::refuse(
+                format!("Agent '{agent}' has no running execution: call execute_agent first"),
+                "no running execution for this agent",
+            );
+            core.audit(
+                tx,
+                AuditEntry {
+                    agent,
+                    session_id: session,
+                    event: "step",
+                    hint,
+                    decision: "refused",
+                    stage: Some("lifecycle"),
+                    ..Default::default()
+                },
+            )?;
             return Ok(StepResult::plain(directive));
         };
         let execution_id = row.id.clone();
@@ -290,7 +395,8 @@ impl SafetyLoop {
             Err(_) => return Err(StoreError::Inconsistent("an active execution is not running")),
         };
         let policy = core.deciding_policy(tx)?;
-        let Spent { step, max_steps } = core.spend_step(tx, &policy, agent, Some(&mut execution))?;
+        let Spent { step, max_steps } =
+            core.spend_step(tx, &policy, agent, Some(&mut execution))?;
         let notifications = self.deliver_events(tx, &mut execution, agent, now)?;
 
         if matches!(core.mode, LoopMode::Logging | LoopMode::Disabled) {
@@ -298,24 +404,72 @@ impl SafetyLoop {
                 LoopMode::Logging => "logging mode: action recorded, not evaluated",
                 _ => "safety loop disabled: action not evaluated",
             };
-            let directive = Directive { proceed: true, factors: vec![factor.into()], stopped: false, reason: None, steps_remaining: None, next_step_risk: None, notifications };
+            let directive = Directive {
+                proceed: true,
+                factors: vec![factor.into()],
+                stopped: false,
+                reason: None,
+                steps_remaining: None,
+                next_step_risk: None,
+                notifications,
+            };
             records::update_execution(tx, execution.row())?;
-            core.audit(tx, AuditEntry { agent, execution_id: Some(&execution_id), session_id: session, event: "step", hint, decision: core.mode.name(), ..Default::default() })?;
+            core.audit(
+                tx,
+                AuditEntry {
+                    agent,
+                    execution_id: Some(&execution_id),
+                    session_id: session,
+                    event: "step",
+                    hint,
+                    decision: core.mode.name(),
+                    ..Default::default()
+                },
+            )?;
             return Ok(StepResult::plain(directive));
         }
 
         if enforcing && let Some(pause) = core.pause_of(tx, agent, now)? {
-            let mut directive = Directive::refuse(pause.describe(), format!("{} {} is still waiting for a human", pause.challenge_kind.name(), pause.challenge_id));
+            let mut directive = Directive::refuse(
+                pause.describe(),
+                format!(
+                    "{} {} is still waiting for a human",
+                    pause.challenge_kind.name(),
+                    pause.challenge_id
+                ),
+            );
             directive.steps_remaining = Some(max_steps.saturating_sub(step));
             directive.notifications = notifications;
             directive.notifications.push(core.pause_notification(&pause, now));
             records::update_execution(tx, execution.row())?;
-            core.audit(tx, AuditEntry { agent, execution_id: Some(&execution_id), session_id: session, event: "step", hint, decision: "pause", stage: Some("pending"), ..Default::default() })?;
+            core.audit(
+                tx,
+                AuditEntry {
+                    agent,
+                    execution_id: Some(&execution_id),
+                    session_id: session,
+                    event: "step",
+                    hint,
+                    decision: "pause",
+                    stage: Some("pending"),
+                    ..Default::default()
+                },
+            )?;
             return Ok(StepResult::plain(directive));
         }
 
         let files = OnDisk::in_folder(&call.working_folder);
-        let facts = StepFacts { agent, hint: &request.hint, outcome: request.outcome, step, max_steps, agent_risk: request.agent_risk, folder: &call.working_folder, write: None, files: &files };
+        let facts = StepFacts {
+            agent,
+            hint: &request.hint,
+            outcome: request.outcome,
+            step,
+            max_steps,
+            agent_risk: request.agent_risk,
+            folder: &call.working_folder,
+            write: None,
+            files: &files,
+        };
         let evaluation = evaluate_analysed(&policy, &facts, analysis.flatten());
         let mut directive = Directive {
             proceed: evaluation.verdict == Verdict::Continue,
@@ -337,12 +491,23 @@ impl SafetyLoop {
                 Verdict::Stop => {
                     let block = core.hard_block(tx, raised, &evaluation, rule.as_deref(), now)?;
                     execution.advance_cursor(records::last_event_id(tx)?);
-                    directive.notifications.push(notification(NotificationKind::DangerZone, &block.reason, [("verificationId", block.id.as_str()), ("agent", agent)], now));
+                    directive.notifications.push(notification(
+                        NotificationKind::DangerZone,
+                        &block.reason,
+                        [("verificationId", block.id.as_str()), ("agent", agent)],
+                        now,
+                    ));
                     taints_session = Some(now);
                     ask = Some(block);
                 }
                 Verdict::Pause(kind) => {
-                    let (pause, pause_ask) = core.open_pause(tx, raised, kind, evaluation.reason.clone().unwrap_or_default(), now)?;
+                    let (pause, pause_ask) = core.open_pause(
+                        tx,
+                        raised,
+                        kind,
+                        evaluation.reason.clone().unwrap_or_default(),
+                        now,
+                    )?;
                     directive.notifications.push(core.pause_notification(&pause, now));
                     ask = Some(pause_ask);
                 }
@@ -350,23 +515,32 @@ impl SafetyLoop {
         }
         let directive = self.apply_mode(directive);
         records::update_execution(tx, execution.row())?;
-        core.audit(tx, AuditEntry {
-            agent,
-            execution_id: Some(&execution_id),
-            session_id: session,
-            event: "step",
-            hint,
-            decision: decision_name(&directive),
-            stage: Some(&stage),
-            rule: rule.as_deref(),
-            policy_hash: policy.hash(),
-        })?;
+        core.audit(
+            tx,
+            AuditEntry {
+                agent,
+                execution_id: Some(&execution_id),
+                session_id: session,
+                event: "step",
+                hint,
+                decision: decision_name(&directive),
+                stage: Some(&stage),
+                rule: rule.as_deref(),
+                policy_hash: policy.hash(),
+            },
+        )?;
         Ok(StepResult { directive, needs_sync: ask.is_some(), taints_session, ask })
     }
 
     /// Pull-based notifications (spec 8.7.3): events since the execution's
     /// cursor, addressed to this agent or broadcast.
-    fn deliver_events(&self, tx: &Tx<'_>, execution: &mut Execution<Running>, agent: &str, now: i64) -> Result<Vec<Notification>, StoreError> {
+    fn deliver_events(
+        &self,
+        tx: &Tx<'_>,
+        execution: &mut Execution<Running>,
+        agent: &str,
+        now: i64,
+    ) -> Result<Vec<Notification>, StoreError> {
         let events = records::events_after(tx, execution.row().event_cursor, agent)?;
         let mut notifications = Vec::with_capacity(events.len());
         for event in events {
@@ -391,31 +565,59 @@ impl SafetyLoop {
             return directive;
         }
         let would = if directive.stopped { "stop" } else { "pause" };
-        directive.reason = Some(format!("monitoring mode (advisory): would {would}: {}", directive.reason.unwrap_or_default()));
-        directive.factors.push(format!("monitoring mode: directive is advisory, the agent may proceed (would {would})"));
+        directive.reason = Some(format!(
+            "monitoring mode (advisory): would {would}: {}",
+            directive.reason.unwrap_or_default()
+        ));
+        directive.factors.push(format!(
+            "monitoring mode: directive is advisory, the agent may proceed (would {would})"
+        ));
         directive.proceed = true;
         directive.stopped = false;
         directive
     }
 
     /// `complete_execution` (or `failed` when the outcome is a failure).
-    pub fn complete(&self, call: &CallContext, request: FinishRequest) -> Result<ExecutionState, SafetyError> {
+    pub fn complete(
+        &self,
+        call: &CallContext,
+        request: FinishRequest,
+    ) -> Result<ExecutionState, SafetyError> {
         self.finish(call, request, Finish::Complete)
     }
 
     /// `abort_execution`.
-    pub fn abort(&self, call: &CallContext, request: FinishRequest) -> Result<ExecutionState, SafetyError> {
+    pub fn abort(
+        &self,
+        call: &CallContext,
+        request: FinishRequest,
+    ) -> Result<ExecutionState, SafetyError> {
         self.finish(call, request, Finish::Abort)
     }
 
-    fn finish(&self, call: &CallContext, request: FinishRequest, how: Finish) -> Result<ExecutionState, SafetyError> {
+    fn finish(
+        &self,
+        call: &CallContext,
+        request: FinishRequest,
+        how: Finish,
+    ) -> Result<ExecutionState, SafetyError> {
         let core = &self.core;
         let now = now_ms();
         let agent = request.agent.as_str();
         let event = how.event();
         let finished = core.store.write(|tx| {
             if let Some(block) = core.block_for(tx, &call.session_id, agent)? {
-                core.audit(tx, AuditEntry { agent, session_id: Some(&call.session_id), event, decision: "refused", stage: Some("block"), ..Default::default() })?;
+                core.audit(
+                    tx,
+                    AuditEntry {
+                        agent,
+                        session_id: Some(&call.session_id),
+                        event,
+                        decision: "refused",
+                        stage: Some("block"),
+                        ..Default::default()
+                    },
+                )?;
                 return Ok(Err(SafetyError::Blocked(block)));
             }
             let Some(row) = core.active_execution(tx, agent, now)? else {
@@ -423,16 +625,32 @@ impl SafetyLoop {
             };
             let execution = AnyExecution::from_row(row)?;
             let finished = match (how, request.outcome) {
-                (Finish::Abort, _) => execution.cancel(now, request.text.clone()).map(Execution::into_row),
-                (_, Some(Outcome::Failure)) => execution.running("failed").map(|e| e.fail(now, request.text.clone()).into_row()),
-                _ => execution.running("completed").map(|e| e.complete(now, request.text.clone()).into_row()),
+                (Finish::Abort, _) => {
+                    execution.cancel(now, request.text.clone()).map(Execution::into_row)
+                }
+                (_, Some(Outcome::Failure)) => execution
+                    .running("failed")
+                    .map(|e| e.fail(now, request.text.clone()).into_row()),
+                _ => execution
+                    .running("completed")
+                    .map(|e| e.complete(now, request.text.clone()).into_row()),
             };
             let row = match finished {
                 Ok(row) => row,
                 Err(error) => return Ok(Err(SafetyError::Lifecycle { operation: event, error })),
             };
             records::update_execution(tx, &row)?;
-            core.audit(tx, AuditEntry { agent, execution_id: Some(&row.id), session_id: Some(&call.session_id), event, decision: &row.status, ..Default::default() })?;
+            core.audit(
+                tx,
+                AuditEntry {
+                    agent,
+                    execution_id: Some(&row.id),
+                    session_id: Some(&call.session_id),
+                    event,
+                    decision: &row.status,
+                    ..Default::default()
+                },
+            )?;
             Ok(Ok(ExecutionState::of(&row, core.steps_remaining(tx, agent, row.max_steps)?)))
         })??;
         core.sessions.clear_agent(&call.session_id, agent);
@@ -498,5 +716,7 @@ fn decision_name(directive: &Directive) -> &'static str {
 
 /// The tier names, for introspection.
 pub fn tier_names() -> Vec<&'static str> {
-    [SafetyTier::Advisory, SafetyTier::Confirm, SafetyTier::Verify, SafetyTier::DangerZone].map(SafetyTier::name).to_vec()
+    [SafetyTier::Advisory, SafetyTier::Confirm, SafetyTier::Verify, SafetyTier::DangerZone]
+        .map(SafetyTier::name)
+        .to_vec()
 }

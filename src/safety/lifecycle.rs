@@ -35,7 +35,8 @@ pub enum Status {
 }
 
 impl Status {
-    pub const ALL: [Status; 5] = [Self::Pending, Self::Running, Self::Completed, Self::Failed, Self::Cancelled];
+    pub const ALL: [Status; 5] =
+        [Self::Pending, Self::Running, Self::Completed, Self::Failed, Self::Cancelled];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -181,7 +182,8 @@ pub enum AnyExecution {
 
 impl AnyExecution {
     pub fn from_row(row: ExecutionRow) -> Result<Self, StoreError> {
-        let status = Status::parse(&row.status).ok_or(StoreError::Inconsistent("an execution has an unknown status"))?;
+        let status = Status::parse(&row.status)
+            .ok_or(StoreError::Inconsistent("an execution has an unknown status"))?;
         fn execution<S>(row: ExecutionRow) -> Execution<S> {
             Execution { row, state: PhantomData }
         }
@@ -223,7 +225,11 @@ impl AnyExecution {
     }
 
     /// Cancels a pending or running execution.
-    pub fn cancel(self, at: i64, reason: Option<String>) -> Result<Execution<Cancelled>, LifecycleError> {
+    pub fn cancel(
+        self,
+        at: i64,
+        reason: Option<String>,
+    ) -> Result<Execution<Cancelled>, LifecycleError> {
         match self {
             Self::Pending(e) => Ok(e.cancel(at, reason)),
             Self::Running(e) => Ok(e.cancel(at, reason)),

@@ -89,26 +89,63 @@ impl Hint {
 
 #[derive(Debug, Clone)]
 enum Command {
-    Execute { agent: usize, session: usize },
-    Step { agent: usize, session: usize, hint: Hint },
-    Complete { agent: usize, session: usize },
-    Abort { agent: usize, session: usize },
+    Execute {
+        agent: usize,
+        session: usize,
+    },
+    Step {
+        agent: usize,
+        session: usize,
+        hint: Hint,
+    },
+    Complete {
+        agent: usize,
+        session: usize,
+    },
+    Abort {
+        agent: usize,
+        session: usize,
+    },
     /// A hooked call; the human approves or denies whatever it asks.
-    Hook { agent: usize, hint: Hint, approve: bool },
+    Hook {
+        agent: usize,
+        hint: Hint,
+        approve: bool,
+    },
     /// A proxied call in `session`, acting for the session's agent.
-    Proxy { session: usize, hint: Hint },
+    Proxy {
+        session: usize,
+        hint: Hint,
+    },
     /// Repeats the call of the `token`-th token issued (modulo), from
     /// `session`.
-    Redeem { session: usize, token: usize },
+    Redeem {
+        session: usize,
+        token: usize,
+    },
     /// The human answers the agent's newest request still waiting.
-    Human { agent: usize, approve: bool },
+    Human {
+        agent: usize,
+        approve: bool,
+    },
     /// `confirm_operation` for the agent's pause.
-    Confirm { agent: usize, session: usize },
+    Confirm {
+        agent: usize,
+        session: usize,
+    },
     /// A code for the agent's block, from the session that raised it
     /// (`own`) or from a stranger's.
-    Verify { agent: usize, own: bool, right: bool },
-    EndSession { session: usize },
-    Unblock { agent: usize },
+    Verify {
+        agent: usize,
+        own: bool,
+        right: bool,
+    },
+    EndSession {
+        session: usize,
+    },
+    Unblock {
+        agent: usize,
+    },
     Restart,
 }
 
@@ -215,11 +252,16 @@ impl Model {
             return Some(agent);
         }
         let (other, generation) = session.and_then(|s| self.taint[s])?;
-        self.agents[other].block.is_some_and(|block| block.generation == generation).then_some(other)
+        self.agents[other]
+            .block
+            .is_some_and(|block| block.generation == generation)
+            .then_some(other)
     }
 
     fn paused(&self, agent: usize) -> bool {
-        self.requests.iter().any(|r| r.agent == agent && r.holds && matches!(r.status, Status::Pending | Status::Approved))
+        self.requests.iter().any(|r| {
+            r.agent == agent && r.holds && matches!(r.status, Status::Pending | Status::Approved)
+        })
     }
 
     /// Records a request for a human raised in `session`; whether a human
@@ -255,9 +297,24 @@ impl Model {
     }
 
     /// Opens a request; returns its index.
-    fn request(&mut self, agent: usize, session: &str, from_step: bool, holds: bool, step_limit: bool) -> usize {
+    fn request(
+        &mut self,
+        agent: usize,
+        session: &str,
+        from_step: bool,
+        holds: bool,
+        step_limit: bool,
+    ) -> usize {
         let shown = self.raise(session);
-        self.requests.push(Request { agent, session: session.to_owned(), shown, from_step, holds, step_limit, status: Status::Pending });
+        self.requests.push(Request {
+            agent,
+            session: session.to_owned(),
+            shown,
+            from_step,
+            holds,
+            step_limit,
+            status: Status::Pending,
+        });
         self.requests.len() - 1
     }
 
@@ -278,7 +335,9 @@ impl Model {
     fn end_session(&mut self, session: Option<usize>) {
         let name = session.map(|s| SESSIONS[s].to_owned());
         for request in &mut self.requests {
-            if name.as_ref().is_none_or(|n| *n == request.session) && matches!(request.status, Status::Pending | Status::Approved) {
+            if name.as_ref().is_none_or(|n| *n == request.session)
+                && matches!(request.status, Status::Pending | Status::Approved)
+            {
                 request.status = Status::Cancelled;
             }
         }
@@ -303,7 +362,13 @@ impl Model {
 
     /// The gate's decision on an action of `agent` in `session` (`None`: a
     /// hook's own session). Returns the answer and the request it opened.
-    fn gate(&mut self, agent: usize, session: Option<usize>, session_name: &str, hint: Hint) -> (Answer, Option<usize>) {
+    fn gate(
+        &mut self,
+        agent: usize,
+        session: Option<usize>,
+        session_name: &str,
+        hint: Hint,
+    ) -> (Answer, Option<usize>) {
         if let Some(blocker) = self.blocker(agent, session) {
             self.reissue(blocker, session_name);
             return (Answer::Refused, None);
@@ -320,7 +385,9 @@ impl Model {
                 self.proceed(agent);
                 (Answer::Continue, None)
             }
-            Hint::Approval => (Answer::Pause, Some(self.request(agent, session_name, false, false, false))),
+            Hint::Approval => {
+                (Answer::Pause, Some(self.request(agent, session_name, false, false, false)))
+            }
             Hint::Deny => {
                 self.block(agent, session_name, session);
                 (Answer::Stop, None)
@@ -448,7 +515,9 @@ impl ReferenceStateMachine for Reference {
                 };
                 // The hook's process, and with it its session, ends.
                 for request in &mut state.requests {
-                    if request.session == name && matches!(request.status, Status::Pending | Status::Approved) {
+                    if request.session == name
+                        && matches!(request.status, Status::Pending | Status::Approved)
+                    {
                         request.status = Status::Cancelled;
                     }
                 }
@@ -459,7 +528,13 @@ impl ReferenceStateMachine for Reference {
                 match state.gate(agent, Some(session), SESSIONS[session], hint) {
                     (Answer::Continue, _) => Answer::Admitted,
                     (Answer::Pause, Some(request)) if state.requests[request].shown => {
-                        state.tokens.push(Token { session, agent, request, used: false, revoked: false });
+                        state.tokens.push(Token {
+                            session,
+                            agent,
+                            request,
+                            used: false,
+                            revoked: false,
+                        });
                         Answer::ConfirmationRequired
                     }
                     (Answer::Pause, Some(request)) => {
@@ -477,10 +552,19 @@ impl ReferenceStateMachine for Reference {
                     let index = token % state.tokens.len();
                     let token = state.tokens[index].clone();
                     let agent = state.session_agent[session].unwrap_or(session);
-                    if token.revoked || token.used || token.session != session || token.agent != agent {
+                    if token.revoked
+                        || token.used
+                        || token.session != session
+                        || token.agent != agent
+                    {
                         Answer::Refused
                     } else if state.blocked_in(agent, Some(session))
-                        || state.requests.iter().enumerate().any(|(i, r)| i != token.request && r.agent == agent && r.holds && matches!(r.status, Status::Pending | Status::Approved))
+                        || state.requests.iter().enumerate().any(|(i, r)| {
+                            i != token.request
+                                && r.agent == agent
+                                && r.holds
+                                && matches!(r.status, Status::Pending | Status::Approved)
+                        })
                     {
                         state.tokens[index].used = true;
                         Answer::Refused
@@ -501,17 +585,32 @@ impl ReferenceStateMachine for Reference {
                 }
             }
             Command::Human { agent, approve } => {
-                if let Some(request) = state.requests.iter_mut().rev().find(|r| r.agent == agent && r.shown && r.status == Status::Pending) {
+                if let Some(request) = state
+                    .requests
+                    .iter_mut()
+                    .rev()
+                    .find(|r| r.agent == agent && r.shown && r.status == Status::Pending)
+                {
                     request.status = if approve { Status::Approved } else { Status::Denied };
                 }
                 Answer::Done
             }
             Command::Confirm { agent, .. } => {
-                let holding = state.requests.iter().rposition(|r| r.agent == agent && r.holds && matches!(r.status, Status::Pending | Status::Approved));
+                let holding = state.requests.iter().rposition(|r| {
+                    r.agent == agent
+                        && r.holds
+                        && matches!(r.status, Status::Pending | Status::Approved)
+                });
                 match holding {
                     None => Answer::Done,
-                    Some(request) if !state.requests[request].from_step || !state.requests[request].shown => Answer::Refused,
-                    Some(request) if state.requests[request].status == Status::Pending => Answer::Pending,
+                    Some(request)
+                        if !state.requests[request].from_step || !state.requests[request].shown =>
+                    {
+                        Answer::Refused
+                    }
+                    Some(request) if state.requests[request].status == Status::Pending => {
+                        Answer::Pending
+                    }
                     Some(request) => {
                         state.collect(request);
                         Answer::Done
@@ -620,13 +719,22 @@ struct Engine {
     hooks: usize,
 }
 
-fn start(store: &Arc<Store>, policy: &Arc<CompiledPolicy>, program: &Path) -> (SafetyLoop, HumanAnswers, Gate) {
+fn start(
+    store: &Arc<Store>,
+    policy: &Arc<CompiledPolicy>,
+    program: &Path,
+) -> (SafetyLoop, HumanAnswers, Gate) {
     let humans = HumanSettings {
         challenge_ttl_ms: 3_600_000,
         approval_wait: Duration::from_millis(250),
         verifier: Ok(VerifierLink::new(program.to_path_buf(), vec![Channel::Command], None)),
     };
-    let core = Arc::new(LoopCore::new(store.clone(), policy.clone(), LoopMode::Enforcing, Humans::new(store.clone(), humans)));
+    let core = Arc::new(LoopCore::new(
+        store.clone(),
+        policy.clone(),
+        LoopMode::Enforcing,
+        Humans::new(store.clone(), humans),
+    ));
     (SafetyLoop::new(core.clone()), HumanAnswers::new(core.clone()), Gate::new(core))
 }
 
@@ -650,10 +758,25 @@ fn directive_answer(value: &Value) -> Answer {
 
 impl Engine {
     /// Repeats the proxied call `hint` with `token` from `session`.
-    fn proxy(&self, session: usize, hint: Hint, token: Option<&str>) -> Result<String, crate::protocol::error::AqlError> {
+    fn proxy(
+        &self,
+        session: usize,
+        hint: Hint,
+        token: Option<&str>,
+    ) -> Result<String, crate::protocol::error::AqlError> {
         let arguments = json!({"n": 1});
-        let call = GatedCall { operation: hint.operation(), source: "srv", danger: DangerLevel::Safe, arguments: &arguments, token, trust: None, requires_confirmation: false };
-        self.runtime.block_on(self.gate.admit(&self::session(session), call)).map(|admission| format!("{admission:?}"))
+        let call = GatedCall {
+            operation: hint.operation(),
+            source: "srv",
+            danger: DangerLevel::Safe,
+            arguments: &arguments,
+            token,
+            trust: None,
+            requires_confirmation: false,
+        };
+        self.runtime
+            .block_on(self.gate.admit(&self::session(session), call))
+            .map(|admission| format!("{admission:?}"))
     }
 
     /// The newest approval request of `agent` a human was shown and that
@@ -670,7 +793,11 @@ impl Engine {
     }
 
     fn status(&self, id: &str) -> ChallengeStatus {
-        self.store.read(|tx| records::challenge(tx, id)).unwrap().map(|(row, _)| row.status).unwrap()
+        self.store
+            .read(|tx| records::challenge(tx, id))
+            .unwrap()
+            .map(|(row, _)| row.status)
+            .unwrap()
     }
 }
 
@@ -681,7 +808,11 @@ impl StateMachineTest for RealLoop {
     type Reference = Reference;
 
     fn init_test(_: &Model) -> Engine {
-        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
         let dir = tempfile::tempdir().unwrap();
         let store = Arc::new(Store::open(&dir.path().join("state")).unwrap());
         let source = PolicySource { path: "model.toml".into(), text: POLICY.into() };
@@ -689,25 +820,50 @@ impl StateMachineTest for RealLoop {
         let (code, salt, hash) = code::tests::fresh();
         let program = human_script(dir.path(), &salt, &hash);
         let (safety, answers, gate) = start(&store, &policy, &program);
-        Engine { runtime, dir, store, policy, program, code, safety, answers, gate, tokens: Vec::new(), hooks: 0 }
+        Engine {
+            runtime,
+            dir,
+            store,
+            policy,
+            program,
+            code,
+            safety,
+            answers,
+            gate,
+            tokens: Vec::new(),
+            hooks: 0,
+        }
     }
 
     fn apply(mut engine: Engine, model: &Model, command: Command) -> Engine {
         let answer = match command {
             Command::Execute { agent, session: s } => {
-                let request = ExecuteRequest { agent: AGENTS[agent].into(), goal: None, max_steps: None };
+                let request =
+                    ExecuteRequest { agent: AGENTS[agent].into(), goal: None, max_steps: None };
                 match engine.runtime.block_on(engine.safety.execute(&session(s), request)) {
                     Ok(_) => Answer::Started,
                     Err(_) => Answer::Refused,
                 }
             }
             Command::Step { agent, session: s, hint } => {
-                let request = StepRequest { agent: AGENTS[agent].into(), hint: hint.text().into(), outcome: None, agent_risk: None };
-                directive_answer(&engine.runtime.block_on(engine.safety.step(&session(s), request)).to_json())
+                let request = StepRequest {
+                    agent: AGENTS[agent].into(),
+                    hint: hint.text().into(),
+                    outcome: None,
+                    agent_risk: None,
+                };
+                directive_answer(
+                    &engine.runtime.block_on(engine.safety.step(&session(s), request)).to_json(),
+                )
             }
             Command::Complete { agent, session: s } | Command::Abort { agent, session: s } => {
-                let request = FinishRequest { agent: AGENTS[agent].into(), outcome: None, text: None };
-                let finished = if matches!(command, Command::Complete { .. }) { engine.safety.complete(&session(s), request) } else { engine.safety.abort(&session(s), request) };
+                let request =
+                    FinishRequest { agent: AGENTS[agent].into(), outcome: None, text: None };
+                let finished = if matches!(command, Command::Complete { .. }) {
+                    engine.safety.complete(&session(s), request)
+                } else {
+                    engine.safety.abort(&session(s), request)
+                };
                 if finished.is_ok() { Answer::Finished } else { Answer::Refused }
             }
             Command::Hook { agent, hint, approve } => {
@@ -715,7 +871,12 @@ impl StateMachineTest for RealLoop {
                 let name = format!("hook-{}", engine.hooks);
                 let auto = engine.dir.path().join("auto");
                 std::fs::write(&auto, if approve { "approve" } else { "deny" }).unwrap();
-                let decided = engine.runtime.block_on(engine.gate.decide(&context(&name, None), AGENTS[agent], hint.text(), None));
+                let decided = engine.runtime.block_on(engine.gate.decide(
+                    &context(&name, None),
+                    AGENTS[agent],
+                    hint.text(),
+                    None,
+                ));
                 std::fs::remove_file(&auto).unwrap();
                 engine.gate.session_ended(Some(&name));
                 match decided {
@@ -727,7 +888,8 @@ impl StateMachineTest for RealLoop {
             Command::Proxy { session: s, hint } => match engine.proxy(s, hint, None) {
                 Ok(_) => Answer::Admitted,
                 Err(error) if error.code == ErrorCode::ConfirmationRequired => {
-                    let token = error.details["confirmation_token"].as_str().expect("a token").to_owned();
+                    let token =
+                        error.details["confirmation_token"].as_str().expect("a token").to_owned();
                     engine.tokens.push((token, hint));
                     Answer::ConfirmationRequired
                 }
@@ -740,17 +902,26 @@ impl StateMachineTest for RealLoop {
                     let (token, hint) = engine.tokens[token % engine.tokens.len()].clone();
                     match engine.proxy(s, hint, Some(&token)) {
                         Ok(_) => Answer::Admitted,
-                        Err(error) if error.code == ErrorCode::ConfirmationRequired => Answer::Pending,
+                        Err(error) if error.code == ErrorCode::ConfirmationRequired => {
+                            Answer::Pending
+                        }
                         Err(_) => Answer::Refused,
                     }
                 }
             }
             Command::Human { agent, approve } => {
                 if let Some(id) = engine.waiting_request(AGENTS[agent]) {
-                    std::fs::write(engine.dir.path().join(format!("{id}.answer")), if approve { "approve" } else { "deny" }).unwrap();
+                    std::fs::write(
+                        engine.dir.path().join(format!("{id}.answer")),
+                        if approve { "approve" } else { "deny" },
+                    )
+                    .unwrap();
                     let deadline = std::time::Instant::now() + Duration::from_secs(10);
                     while engine.status(&id) == ChallengeStatus::Pending {
-                        assert!(std::time::Instant::now() < deadline, "the human's answer was never recorded");
+                        assert!(
+                            std::time::Instant::now() < deadline,
+                            "the human's answer was never recorded"
+                        );
                         std::thread::sleep(Duration::from_millis(5));
                     }
                     // The answer reaches the board right after the store.
@@ -759,12 +930,18 @@ impl StateMachineTest for RealLoop {
                 Answer::Done
             }
             Command::Confirm { agent, session: s } => {
-                let holding = engine.store.read(|tx| records::pausing_challenge(tx, AGENTS[agent])).unwrap();
+                let holding =
+                    engine.store.read(|tx| records::pausing_challenge(tx, AGENTS[agent])).unwrap();
                 match holding {
                     None => Answer::Done,
-                    Some(challenge) => match engine.runtime.block_on(engine.answers.confirm(&session(s), &challenge.id)) {
+                    Some(challenge) => match engine
+                        .runtime
+                        .block_on(engine.answers.confirm(&session(s), &challenge.id))
+                    {
                         Ok(_) => Answer::Done,
-                        Err(crate::verify::error::VerifyError::StillPending { .. }) => Answer::Pending,
+                        Err(crate::verify::error::VerifyError::StillPending { .. }) => {
+                            Answer::Pending
+                        }
                         Err(_) => Answer::Refused,
                     },
                 }
@@ -774,13 +951,36 @@ impl StateMachineTest for RealLoop {
                 match block {
                     None => Answer::Done,
                     Some(block) => {
-                        let raised_in = engine.store.read(|tx| records::challenge(tx, &block.challenge_id)).unwrap().and_then(|(row, _)| row.session_id).unwrap();
-                        assert_eq!(engine.store.read(|tx| records::challenge(tx, &block.challenge_id)).unwrap().map(|(row, _)| row.kind), Some(ChallengeKind::DangerZone));
+                        let raised_in = engine
+                            .store
+                            .read(|tx| records::challenge(tx, &block.challenge_id))
+                            .unwrap()
+                            .and_then(|(row, _)| row.session_id)
+                            .unwrap();
+                        assert_eq!(
+                            engine
+                                .store
+                                .read(|tx| records::challenge(tx, &block.challenge_id))
+                                .unwrap()
+                                .map(|(row, _)| row.kind),
+                            Some(ChallengeKind::DangerZone)
+                        );
                         let from = if own { raised_in } else { STRANGER.to_owned() };
-                        let typed = if right { engine.code.clone() } else { "0000000000000000000000000Z".to_owned() };
-                        match engine.runtime.block_on(engine.answers.verify_challenge(&context(&from, None), &block.challenge_id, &typed)) {
+                        let typed = if right {
+                            engine.code.clone()
+                        } else {
+                            "0000000000000000000000000Z".to_owned()
+                        };
+                        match engine.runtime.block_on(engine.answers.verify_challenge(
+                            &context(&from, None),
+                            &block.challenge_id,
+                            &typed,
+                        )) {
                             Ok(_) => Answer::Done,
-                            Err(crate::verify::error::VerifyError::AgentLockedOut { .. } | crate::verify::error::VerifyError::SessionLockedOut { .. }) => Answer::LockedOut,
+                            Err(
+                                crate::verify::error::VerifyError::AgentLockedOut { .. }
+                                | crate::verify::error::VerifyError::SessionLockedOut { .. },
+                            ) => Answer::LockedOut,
                             Err(_) => Answer::Refused,
                         }
                     }
@@ -797,7 +997,8 @@ impl StateMachineTest for RealLoop {
             }
             Command::Restart => {
                 engine.gate.session_ended(None);
-                (engine.safety, engine.answers, engine.gate) = start(&engine.store, &engine.policy, &engine.program);
+                (engine.safety, engine.answers, engine.gate) =
+                    start(&engine.store, &engine.policy, &engine.program);
                 Answer::Done
             }
         };
@@ -809,7 +1010,10 @@ impl StateMachineTest for RealLoop {
         for (index, agent) in AGENTS.iter().enumerate() {
             let blocked = engine.store.read(|tx| records::block_of(tx, agent)).unwrap().is_some();
             assert_eq!(blocked, model.agents[index].block.is_some(), "stored block of {agent}");
-            assert!(model.agents[index].autonomous <= MAX_STEPS, "{agent} took more than {MAX_STEPS} actions without a human");
+            assert!(
+                model.agents[index].autonomous <= MAX_STEPS,
+                "{agent} took more than {MAX_STEPS} actions without a human"
+            );
         }
     }
 }

@@ -14,12 +14,15 @@ use serde_json::{Map, Value, json};
 
 use crate::{
     protocol::{
-    error::AqlError,
-    params::{ParamSpec, ParamType},
-    registry::{CallContext, Category, Lifecycle, Operation, OperationFuture, OperationResult, OperationSpec, Registry, RegistryError, ReturnType, ServerFacts},
-    request::Params,
-    router::Router,
-    types::{TypeDef, TypeShape},
+        error::AqlError,
+        params::{ParamSpec, ParamType},
+        registry::{
+            CallContext, Category, Lifecycle, Operation, OperationFuture, OperationResult,
+            OperationSpec, Registry, RegistryError, ReturnType, ServerFacts,
+        },
+        request::Params,
+        router::Router,
+        types::{TypeDef, TypeShape},
     },
     verify::{
         answers::HumanAnswers,
@@ -39,8 +42,21 @@ const MAX_AGENT_NAME: usize = 128;
 /// Registers the loop's operations and types.
 pub fn register(registry: &mut Registry, safety: Arc<SafetyLoop>) -> Result<(), RegistryError> {
     let answers = Arc::new(HumanAnswers::new(safety.core().clone()));
-    for kind in [Kind::Execute, Kind::Step, Kind::Complete, Kind::Abort, Kind::State, Kind::Verify, Kind::Confirm] {
-        registry.register(Arc::new(LoopOperation { spec: kind.spec(), kind, safety: safety.clone(), answers: answers.clone() }))?;
+    for kind in [
+        Kind::Execute,
+        Kind::Step,
+        Kind::Complete,
+        Kind::Abort,
+        Kind::State,
+        Kind::Verify,
+        Kind::Confirm,
+    ] {
+        registry.register(Arc::new(LoopOperation {
+            spec: kind.spec(),
+            kind,
+            safety: safety.clone(),
+            answers: answers.clone(),
+        }))?;
     }
     for def in types() {
         registry.register_type(def);
@@ -86,7 +102,11 @@ struct LoopOperation {
 }
 
 fn agent_param() -> ParamSpec {
-    ParamSpec::required("element_name", ParamType::String, "The agent's name; blocks and limits apply per agent")
+    ParamSpec::required(
+        "element_name",
+        ParamType::String,
+        "The agent's name; blocks and limits apply per agent",
+    )
 }
 
 /// The lifecycle `execute_agent`, `complete_execution` and
@@ -95,11 +115,17 @@ fn agent_param() -> ParamSpec {
 /// a new `execute_agent`); a call is answered at once, with no progress
 /// to report.
 fn execution_lifecycle() -> Lifecycle {
-    Lifecycle { states: Status::ALL.iter().map(|status| status.name()).collect(), supports_cancel: true, supports_retry: false, progress_reporting: false }
+    Lifecycle {
+        states: Status::ALL.iter().map(|status| status.name()).collect(),
+        supports_cancel: true,
+        supports_retry: false,
+        progress_reporting: false,
+    }
 }
 
 fn outcome_param(description: &str) -> ParamSpec {
-    ParamSpec::optional("outcome", ParamType::String, description).one_of(&["success", "failure", "skipped"])
+    ParamSpec::optional("outcome", ParamType::String, description)
+        .one_of(&["success", "failure", "skipped"])
 }
 
 impl Kind {
@@ -189,7 +215,8 @@ impl Kind {
             source: None,
             origin: None,
             danger_level: None,
-            lifecycle: matches!(self, Kind::Execute | Kind::Complete | Kind::Abort).then(execution_lifecycle),
+            lifecycle: matches!(self, Kind::Execute | Kind::Complete | Kind::Abort)
+                .then(execution_lifecycle),
             field_presets: Default::default(),
         }
     }
@@ -197,8 +224,15 @@ impl Kind {
 
 fn agent(operation: &str, params: &Params) -> Result<String, AqlError> {
     let name = params.str("element_name").unwrap_or_default();
-    if name.trim().is_empty() || name.chars().count() > MAX_AGENT_NAME || name.chars().any(char::is_control) {
-        return Err(AqlError::bad_value(operation, "element_name", &format!("must be 1 to {MAX_AGENT_NAME} printable characters")));
+    if name.trim().is_empty()
+        || name.chars().count() > MAX_AGENT_NAME
+        || name.chars().any(char::is_control)
+    {
+        return Err(AqlError::bad_value(
+            operation,
+            "element_name",
+            &format!("must be 1 to {MAX_AGENT_NAME} printable characters"),
+        ));
     }
     Ok(name.to_owned())
 }
@@ -207,12 +241,21 @@ fn outcome(params: &Params) -> Option<Outcome> {
     params.str("outcome").and_then(Outcome::parse)
 }
 
-fn bounded_integer(operation: &str, params: &Params, name: &str, range: std::ops::RangeInclusive<i64>) -> Result<Option<i64>, AqlError> {
+fn bounded_integer(
+    operation: &str,
+    params: &Params,
+    name: &str,
+    range: std::ops::RangeInclusive<i64>,
+) -> Result<Option<i64>, AqlError> {
     let Some(value) = params.get(name) else { return Ok(None) };
     let number = value.as_i64().or_else(|| value.as_f64().map(|f| f as i64));
     match number {
         Some(n) if range.contains(&n) => Ok(Some(n)),
-        _ => Err(AqlError::bad_value(operation, name, &format!("must be between {} and {}", range.start(), range.end()))),
+        _ => Err(AqlError::bad_value(
+            operation,
+            name,
+            &format!("must be between {} and {}", range.start(), range.end()),
+        )),
     }
 }
 
@@ -223,31 +266,79 @@ impl LoopOperation {
         match self.kind {
             Kind::Verify => {
                 let id = params.str("challenge_id").unwrap_or_default();
-                return answer(self.answers.verify_challenge(call, id, params.str(CODE_PARAM).unwrap_or_default()).await);
+                return answer(
+                    self.answers
+                        .verify_challenge(call, id, params.str(CODE_PARAM).unwrap_or_default())
+                        .await,
+                );
             }
-            Kind::Confirm => return answer(self.answers.confirm(call, params.str("approval_id").unwrap_or_default()).await),
+            Kind::Confirm => {
+                return answer(
+                    self.answers.confirm(call, params.str("approval_id").unwrap_or_default()).await,
+                );
+            }
             _ => {}
         }
         let agent = agent(operation, params)?;
         match self.kind {
             Kind::Execute => {
-                let max_steps = bounded_integer(operation, params, "max_autonomous_steps", 1..=i64::from(u32::MAX))?;
-                let goal = params.get("parameters").and_then(|p| p.get("goal")).and_then(|g| g.as_str()).map(str::to_owned);
-                answer(self.safety.execute(call, ExecuteRequest { agent, goal, max_steps: max_steps.and_then(|n| u32::try_from(n).ok()) }).await)
+                let max_steps = bounded_integer(
+                    operation,
+                    params,
+                    "max_autonomous_steps",
+                    1..=i64::from(u32::MAX),
+                )?;
+                let goal = params
+                    .get("parameters")
+                    .and_then(|p| p.get("goal"))
+                    .and_then(|g| g.as_str())
+                    .map(str::to_owned);
+                answer(
+                    self.safety
+                        .execute(
+                            call,
+                            ExecuteRequest {
+                                agent,
+                                goal,
+                                max_steps: max_steps.and_then(|n| u32::try_from(n).ok()),
+                            },
+                        )
+                        .await,
+                )
             }
             Kind::Step => {
                 let agent_risk = bounded_integer(operation, params, "risk_score", 0..=100)?;
                 // A code has no business in a hint; it would be stored with it.
-                let hint = redact_text(params.str("next_action_hint").unwrap_or_default()).into_owned();
-                let request = StepRequest { agent, hint, outcome: outcome(params), agent_risk: agent_risk.and_then(|n| u8::try_from(n).ok()) };
+                let hint =
+                    redact_text(params.str("next_action_hint").unwrap_or_default()).into_owned();
+                let request = StepRequest {
+                    agent,
+                    hint,
+                    outcome: outcome(params),
+                    agent_risk: agent_risk.and_then(|n| u8::try_from(n).ok()),
+                };
                 let directive = self.safety.step(call, request).await;
                 if !directive.proceed {
                     call.halt.raise();
                 }
                 Ok(directive.to_json())
             }
-            Kind::Complete => answer(self.safety.complete(call, FinishRequest { agent, outcome: outcome(params), text: params.str("summary").map(str::to_owned) })),
-            Kind::Abort => answer(self.safety.abort(call, FinishRequest { agent, outcome: None, text: params.str("reason").map(str::to_owned) })),
+            Kind::Complete => answer(self.safety.complete(
+                call,
+                FinishRequest {
+                    agent,
+                    outcome: outcome(params),
+                    text: params.str("summary").map(str::to_owned),
+                },
+            )),
+            Kind::Abort => answer(self.safety.abort(
+                call,
+                FinishRequest {
+                    agent,
+                    outcome: None,
+                    text: params.str("reason").map(str::to_owned),
+                },
+            )),
             Kind::State => answer(self.safety.state(&agent)),
             Kind::Verify | Kind::Confirm => Err(AqlError::internal("operation routed twice")),
         }
@@ -265,7 +356,12 @@ impl Operation for LoopOperation {
         &self.spec
     }
 
-    fn invoke<'a>(&'a self, _router: &'a Router, call: &'a CallContext, params: Params) -> OperationFuture<'a> {
+    fn invoke<'a>(
+        &'a self,
+        _router: &'a Router,
+        call: &'a CallContext,
+        params: Params,
+    ) -> OperationFuture<'a> {
         Box::pin(self.run(call, params))
     }
 }
@@ -277,23 +373,47 @@ fn types() -> Vec<TypeDef> {
             name: "AutonomyDirective",
             description: "The answer to record_execution_step: proceed only if continue is true",
             shape: TypeShape::Object(vec![
-                ParamSpec::required("continue", Boolean, "Whether the agent may take the reported action"),
+                ParamSpec::required(
+                    "continue",
+                    Boolean,
+                    "Whether the agent may take the reported action",
+                ),
                 ParamSpec::required("factors", Array, "Why: the stage and rule that decided"),
-                ParamSpec::optional("stopped", Boolean, "Hard block: cease all actions until a human unblocks"),
+                ParamSpec::optional(
+                    "stopped",
+                    Boolean,
+                    "Hard block: cease all actions until a human unblocks",
+                ),
                 ParamSpec::optional("reason", String, "Why the agent was paused or stopped"),
                 ParamSpec::optional("stepsRemaining", Integer, "Steps left before the step limit"),
                 ParamSpec::optional("nextStepRisk", String, "SafetyTier of the reported action"),
-                ParamSpec::optional("notifications", Array, "AgentNotification events since the last step"),
+                ParamSpec::optional(
+                    "notifications",
+                    Array,
+                    "AgentNotification events since the last step",
+                ),
             ]),
         },
-        TypeDef { name: "SafetyTier", description: "Risk tier of an action", shape: TypeShape::Enum(tier_names()) },
+        TypeDef {
+            name: "SafetyTier",
+            description: "Risk tier of an action",
+            shape: TypeShape::Enum(tier_names()),
+        },
         TypeDef {
             name: "AgentNotification",
             description: "An event for the agent (pull-based)",
             shape: TypeShape::Object(vec![
-                ParamSpec::required("type", String, "permission_pending, autonomy_pause, danger_zone, status or error"),
+                ParamSpec::required(
+                    "type",
+                    String,
+                    "permission_pending, autonomy_pause, danger_zone, status or error",
+                ),
                 ParamSpec::required("message", String, "What happened"),
-                ParamSpec::optional("metadata", Object, "verificationId or approvalId, agent, level"),
+                ParamSpec::optional(
+                    "metadata",
+                    Object,
+                    "verificationId or approvalId, agent, level",
+                ),
                 ParamSpec::required("timestamp", String, "ISO 8601"),
             ]),
         },
@@ -307,9 +427,17 @@ fn types() -> Vec<TypeDef> {
                 ParamSpec::optional("finished_at", String, "ISO 8601, once terminal"),
                 ParamSpec::optional("steps", Integer, "Steps recorded"),
                 ParamSpec::optional("stepsRemaining", Integer, "Steps left before the step limit"),
-                ParamSpec::optional("blocked", Boolean, "Whether the agent is hard-blocked (get_execution_state)"),
+                ParamSpec::optional(
+                    "blocked",
+                    Boolean,
+                    "Whether the agent is hard-blocked (get_execution_state)",
+                ),
             ]),
         },
-        TypeDef { name: "ExecutionStatus", description: "Execution lifecycle states", shape: TypeShape::Enum(Status::ALL.map(Status::name).to_vec()) },
+        TypeDef {
+            name: "ExecutionStatus",
+            description: "Execution lifecycle states",
+            shape: TypeShape::Enum(Status::ALL.map(Status::name).to_vec()),
+        },
     ]
 }

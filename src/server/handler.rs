@@ -15,9 +15,10 @@ use std::{sync::Arc, time::Duration};
 use rmcp::{
     ErrorData as McpError, Peer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
-        ListPromptsResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken, Prompt,
-        PromptMessage, Role, ServerCapabilities, ServerConfig,
+        CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
+        GetPromptResult, Implementation, ListPromptsResult, ListToolsResult,
+        PaginatedRequestParams, ProgressNotificationParam, ProgressToken, Prompt, PromptMessage,
+        Role, ServerCapabilities, ServerConfig,
     },
     service::{NotificationContext, RequestContext, RoleServer},
 };
@@ -84,8 +85,15 @@ impl Drop for Session {
 
 impl DongleServer {
     pub fn new(router: Arc<Router>) -> Self {
-        let texts = Arc::new(Texts { instructions: instructions(router.surface()), prompt: prompt(router.surface()) });
-        let session = Arc::new(Session { id: uuid::Uuid::new_v4().to_string(), router: router.clone(), ended: CancellationToken::new() });
+        let texts = Arc::new(Texts {
+            instructions: instructions(router.surface()),
+            prompt: prompt(router.surface()),
+        });
+        let session = Arc::new(Session {
+            id: uuid::Uuid::new_v4().to_string(),
+            router: router.clone(),
+            ended: CancellationToken::new(),
+        });
         Self { router, texts, session }
     }
 
@@ -94,7 +102,8 @@ impl DongleServer {
     /// when it must have answered.
     fn call_context(&self, context: &RequestContext<RoleServer>) -> CallContext {
         let progress = context.meta.get_progress_token().map(|token| {
-            Arc::new(ProgressToClient { peer: context.peer.clone(), token }) as Arc<dyn ProgressSink>
+            Arc::new(ProgressToClient { peer: context.peer.clone(), token })
+                as Arc<dyn ProgressSink>
         });
         CallContext {
             session_id: self.session.id.clone(),
@@ -117,7 +126,10 @@ struct ProgressToClient {
 }
 
 impl ProgressSink for ProgressToClient {
-    fn report(&self, update: Progress) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'static>> {
+    fn report(
+        &self,
+        update: Progress,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'static>> {
         let mut param = ProgressNotificationParam::new(self.token.clone(), update.progress);
         param.total = update.total;
         param.message = update.message;
@@ -132,7 +144,11 @@ impl ProgressSink for ProgressToClient {
 
 /// Tells `peer` each time the operations change, until `ended`. Holds no
 /// handle on the session, so it never keeps one alive.
-async fn announce_tool_changes(router: Arc<Router>, peer: Peer<RoleServer>, ended: CancellationToken) {
+async fn announce_tool_changes(
+    router: Arc<Router>,
+    peer: Peer<RoleServer>,
+    ended: CancellationToken,
+) {
     let mut changes = router.operation_changes();
     loop {
         tokio::select! {
@@ -152,9 +168,15 @@ async fn announce_tool_changes(router: Arc<Router>, peer: Peer<RoleServer>, ende
 
 impl ServerHandler for DongleServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_prompts().build())
-            .with_server_info(Implementation::new("safety-dongle", env!("CARGO_PKG_VERSION")))
-            .with_instructions(self.texts.instructions.clone())
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .enable_prompts()
+                .build(),
+        )
+        .with_server_info(Implementation::new("safety-dongle", env!("CARGO_PKG_VERSION")))
+        .with_instructions(self.texts.instructions.clone())
     }
 
     async fn list_prompts(
@@ -172,14 +194,25 @@ impl ServerHandler for DongleServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
         if request.name != PROMPT_NAME {
-            return Err(McpError::invalid_params(format!("Unknown prompt '{}': this server has '{PROMPT_NAME}'", request.name), None));
+            return Err(McpError::invalid_params(
+                format!("Unknown prompt '{}': this server has '{PROMPT_NAME}'", request.name),
+                None,
+            ));
         }
-        let result = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, self.texts.prompt.clone())]).with_description(PROMPT_DESCRIPTION);
+        let result = GetPromptResult::new(vec![PromptMessage::new_text(
+            Role::User,
+            self.texts.prompt.clone(),
+        )])
+        .with_description(PROMPT_DESCRIPTION);
         Ok(result.into())
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        tokio::spawn(announce_tool_changes(self.router.clone(), context.peer, self.session.ended.clone()));
+        tokio::spawn(announce_tool_changes(
+            self.router.clone(),
+            context.peer,
+            self.session.ended.clone(),
+        ));
     }
 
     async fn list_tools(
@@ -187,7 +220,10 @@ impl ServerHandler for DongleServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(endpoint_tools(self.router.surface(), &self.router.registry())))
+        Ok(ListToolsResult::with_all_items(endpoint_tools(
+            self.router.surface(),
+            &self.router.registry(),
+        )))
     }
 
     async fn call_tool(
@@ -197,7 +233,11 @@ impl ServerHandler for DongleServer {
     ) -> Result<CallToolResponse, McpError> {
         let Some(endpoint) = self.router.surface().endpoint_for_tool(&request.name) else {
             return Err(McpError::invalid_params(
-                format!("Unknown tool '{}': this server exposes {}", request.name, self.tool_names()),
+                format!(
+                    "Unknown tool '{}': this server exposes {}",
+                    request.name,
+                    self.tool_names()
+                ),
                 None,
             ));
         };
@@ -214,6 +254,12 @@ impl ServerHandler for DongleServer {
 impl DongleServer {
     fn tool_names(&self) -> String {
         let surface = self.router.surface();
-        surface.mode.endpoints().into_iter().map(|endpoint| surface.tool_name(endpoint)).collect::<Vec<_>>().join(", ")
+        surface
+            .mode
+            .endpoints()
+            .into_iter()
+            .map(|endpoint| surface.tool_name(endpoint))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }

@@ -115,11 +115,19 @@ async fn screen_body(State(limits): State<Limits>, request: Request, next: Next)
 /// Answers a DELETE that ends a session as clients expect: 404 for a
 /// session that is not open, 200 once an open one is closed. Anything
 /// else passes through untouched.
-async fn answer_session_end(State(sessions): State<Arc<LocalSessionManager>>, request: Request, next: Next) -> Response {
+async fn answer_session_end(
+    State(sessions): State<Arc<LocalSessionManager>>,
+    request: Request,
+    next: Next,
+) -> Response {
     if request.method() != Method::DELETE {
         return next.run(request).await;
     }
-    let session = request.headers().get(SESSION_ID_HEADER).and_then(|value| value.to_str().ok()).map(Arc::<str>::from);
+    let session = request
+        .headers()
+        .get(SESSION_ID_HEADER)
+        .and_then(|value| value.to_str().ok())
+        .map(Arc::<str>::from);
     if let Some(session) = session
         && !sessions.has_session(&session).await.unwrap_or(false)
     {
@@ -139,13 +147,18 @@ const SESSION_ID_HEADER: &str = "mcp-session-id";
 /// plain HTTP on one: the same rule as rmcp's own check behind this one,
 /// which it only makes earlier.
 fn loopback_headers(headers: &header::HeaderMap) -> Result<(), &'static str> {
-    let host = headers.get(header::HOST).and_then(|value| value.to_str().ok()).ok_or("a Host header naming a loopback host is required")?;
+    let host = headers
+        .get(header::HOST)
+        .and_then(|value| value.to_str().ok())
+        .ok_or("a Host header naming a loopback host is required")?;
     if !is_loopback_authority(host) {
         return Err("the Host header does not name a loopback host");
     }
     match headers.get(header::ORIGIN).map(|value| value.to_str()) {
         None => Ok(()),
-        Some(Ok(origin)) if origin.strip_prefix("http://").is_some_and(is_loopback_authority) => Ok(()),
+        Some(Ok(origin)) if origin.strip_prefix("http://").is_some_and(is_loopback_authority) => {
+            Ok(())
+        }
         Some(_) => Err("the Origin is not a loopback page"),
     }
 }
@@ -165,7 +178,9 @@ fn is_loopback_authority(authority: &str) -> bool {
             None => (authority, None),
         }
     };
-    let port_ok = port.is_none_or(|port| !port.is_empty() && port.len() <= 5 && port.bytes().all(|b| b.is_ascii_digit()));
+    let port_ok = port.is_none_or(|port| {
+        !port.is_empty() && port.len() <= 5 && port.bytes().all(|b| b.is_ascii_digit())
+    });
     port_ok && matches!(host.to_ascii_lowercase().as_str(), "localhost" | "127.0.0.1" | "::1")
 }
 
@@ -175,10 +190,23 @@ mod tests {
 
     #[test]
     fn only_loopback_authorities_pass() {
-        for good in ["localhost", "localhost:8080", "127.0.0.1:1", "[::1]:3000", "[::1]", "LOCALHOST:9"] {
+        for good in
+            ["localhost", "localhost:8080", "127.0.0.1:1", "[::1]:3000", "[::1]", "LOCALHOST:9"]
+        {
             assert!(is_loopback_authority(good), "{good}");
         }
-        for bad in ["evil.example", "localhost.evil.example:80", "127.0.0.2:80", "[::2]:1", "localhost:", "localhost:80x", "[::1]x", "[::1", "127.0.0.1:80:80", ""] {
+        for bad in [
+            "evil.example",
+            "localhost.evil.example:80",
+            "127.0.0.2:80",
+            "[::2]:1",
+            "localhost:",
+            "localhost:80x",
+            "[::1]x",
+            "[::1",
+            "127.0.0.1:80:80",
+            "",
+        ] {
             assert!(!is_loopback_authority(bad), "{bad}");
         }
     }

@@ -11,8 +11,8 @@
 //! addressed even when the frame cannot be parsed.
 
 use rmcp::model::{
-    CallToolResult, ClientJsonRpcMessage, ErrorData, NumberOrString, RequestId, ServerJsonRpcMessage,
-    ServerResult,
+    CallToolResult, ClientJsonRpcMessage, ErrorData, NumberOrString, RequestId,
+    ServerJsonRpcMessage, ServerResult,
 };
 
 use crate::protocol::{
@@ -66,7 +66,12 @@ fn strip_bom(frame: &[u8]) -> &[u8] {
     frame.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(frame)
 }
 
-fn refusal(frame: &[u8], total_len: usize, limits: &Limits, facts: &FrameFacts) -> Option<Screened> {
+fn refusal(
+    frame: &[u8],
+    total_len: usize,
+    limits: &Limits,
+    facts: &FrameFacts,
+) -> Option<Screened> {
     let error = if total_len > limits.max_request_size {
         AqlError::payload_too_large(LimitKind::RequestSize, limits.max_request_size, total_len)
     } else if let Err(e) = std::str::from_utf8(frame) {
@@ -91,7 +96,10 @@ fn parse(frame: &[u8], facts: &FrameFacts) -> Screened {
         Err(_) if facts.id.is_none() && facts.method.is_some() => Screened::Ignore,
         Err(_) => {
             let error = if serde_json::from_slice::<serde_json::Value>(frame).is_ok() {
-                ErrorData::invalid_request("Invalid request: not a JSON-RPC 2.0 message MCP knows", None)
+                ErrorData::invalid_request(
+                    "Invalid request: not a JSON-RPC 2.0 message MCP knows",
+                    None,
+                )
             } else {
                 ErrorData::parse_error("Parse error: the frame is not valid JSON", None)
             };
@@ -102,7 +110,9 @@ fn parse(frame: &[u8], facts: &FrameFacts) -> Screened {
 
 fn refuse(facts: &FrameFacts, error: AqlError, limits: &Limits) -> Screened {
     match (&facts.id, facts.method.as_deref()) {
-        (Some(id), Some("tools/call")) => Screened::Reply(Box::new(tool_refusal(id.clone(), error, limits))),
+        (Some(id), Some("tools/call")) => {
+            Screened::Reply(Box::new(tool_refusal(id.clone(), error, limits)))
+        }
         (None, Some(_)) => Screened::Ignore,
         (id, _) => Screened::Reply(Box::new(ServerJsonRpcMessage::error(
             ErrorData::invalid_request(error.message, None),
@@ -229,9 +239,10 @@ fn scan_string(bytes: &[u8], start: usize) -> (usize, Option<usize>) {
                 let unit = hex4(bytes, i + 2);
                 match unit {
                     Some(0xD800..=0xDBFF) => {
-                        let low = (bytes.get(i + 6) == Some(&b'\\') && bytes.get(i + 7) == Some(&b'u'))
-                            .then(|| hex4(bytes, i + 8))
-                            .flatten();
+                        let low = (bytes.get(i + 6) == Some(&b'\\')
+                            && bytes.get(i + 7) == Some(&b'u'))
+                        .then(|| hex4(bytes, i + 8))
+                        .flatten();
                         if matches!(low, Some(0xDC00..=0xDFFF)) {
                             i += 12;
                             continue;
@@ -270,7 +281,9 @@ mod tests {
 
     #[test]
     fn sniff_finds_top_level_id_and_method_only() {
-        let facts = sniff(br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"id":9,"method":"x"}}"#);
+        let facts = sniff(
+            br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"id":9,"method":"x"}}"#,
+        );
         assert_eq!(facts.id, num(7));
         assert_eq!(facts.method.as_deref(), Some("tools/call"));
         assert_eq!(facts.max_depth, 2);
@@ -281,7 +294,9 @@ mod tests {
 
     #[test]
     fn sniff_survives_invalid_utf8_and_truncation() {
-        let mut frame = br#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"arguments":{"s":""#.to_vec();
+        let mut frame =
+            br#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"arguments":{"s":""#
+                .to_vec();
         frame.extend_from_slice(&[0xC3, 0x28, 0xFF]);
         let facts = sniff(&frame);
         assert_eq!(facts.id, num(12));
@@ -337,7 +352,8 @@ mod tests {
         let frame = format!(
             r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{{"name":"mcp_aql_read","arguments":{{"x":{arguments}}}}}}}"#
         );
-        let envelope = envelope_of(&reply_json(screen(frame.as_bytes(), frame.len(), &Limits::default())));
+        let envelope =
+            envelope_of(&reply_json(screen(frame.as_bytes(), frame.len(), &Limits::default())));
         assert_eq!(envelope["error"]["details"]["limit_type"], "nesting_depth");
         assert_eq!(envelope["error"]["details"]["actual_value"], 201);
     }
@@ -346,7 +362,8 @@ mod tests {
     fn garbage_gets_a_parse_error_and_other_methods_a_jsonrpc_error() {
         let reply = reply_json(screen(b"this is not json", 16, &Limits::default()));
         assert_eq!(reply["error"]["code"], -32700);
-        let frame = br#"{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"cursor":"\ud800"}}"#;
+        let frame =
+            br#"{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"cursor":"\ud800"}}"#;
         let reply = reply_json(screen(frame, frame.len(), &Limits::default()));
         assert_eq!(reply["id"], 8);
         assert_eq!(reply["error"]["code"], -32600);

@@ -27,7 +27,8 @@ use crate::protocol::{
     surface::{Endpoint, Surface},
 };
 
-const INTROSPECT_HINT: &str = r#"Discover operations: {operation: "introspect", params: {query: "operations"}}"#;
+const INTROSPECT_HINT: &str =
+    r#"Discover operations: {operation: "introspect", params: {query: "operations"}}"#;
 
 /// The tools registered in `mode`, described from the registry.
 pub fn endpoint_tools(surface: &Surface, registry: &Registry) -> Vec<Tool> {
@@ -42,7 +43,9 @@ pub fn endpoint_tools(surface: &Surface, registry: &Registry) -> Vec<Tool> {
                 None => (false, true),
             };
             Tool::new(surface.tool_name(endpoint), describe(endpoint, registry), schema.clone())
-                .with_annotations(ToolAnnotations::new().read_only(read_only).destructive(destructive))
+                .with_annotations(
+                    ToolAnnotations::new().read_only(read_only).destructive(destructive),
+                )
         })
         .collect()
 }
@@ -123,12 +126,24 @@ fn describe(endpoint: Endpoint, registry: &Registry) -> String {
 /// the agent gets `VALIDATION_PAYLOAD_TOO_LARGE` instead, whatever produced
 /// it (a downstream server, an adapter, introspection). The operation
 /// itself has run by then and its outcome is recorded as it was.
-pub fn call_tool_result(answer: &Answer, warnings: &[serde_json::Value], limits: &Limits) -> CallToolResult {
+pub fn call_tool_result(
+    answer: &Answer,
+    warnings: &[serde_json::Value],
+    limits: &Limits,
+) -> CallToolResult {
     let mut text = answer.envelope(warnings).to_string();
     let mut failed = answer.is_error();
     if text.len() > limits.max_response_size {
-        tracing::warn!(bytes = text.len(), limit = limits.max_response_size, "an answer over the response limit was withheld");
-        let refusal = Answer::One(Err(AqlError::payload_too_large(LimitKind::ResponseSize, limits.max_response_size, text.len())));
+        tracing::warn!(
+            bytes = text.len(),
+            limit = limits.max_response_size,
+            "an answer over the response limit was withheld"
+        );
+        let refusal = Answer::One(Err(AqlError::payload_too_large(
+            LimitKind::ResponseSize,
+            limits.max_response_size,
+            text.len(),
+        )));
         text = refusal.envelope(&[]).to_string();
         failed = refusal.is_error();
     }
@@ -151,12 +166,20 @@ mod tests {
         let mut registry = Registry::default();
         registry.register(inert("introspect", Category::Read, None)).unwrap();
         let delete = |registry: &Registry| describe(Endpoint::Semantic(Category::Delete), registry);
-        let listed = |text: String| text.lines().find_map(|line| line.strip_prefix("Supported operations: ").map(str::to_owned)).unwrap();
+        let listed = |text: String| {
+            text.lines()
+                .find_map(|line| line.strip_prefix("Supported operations: ").map(str::to_owned))
+                .unwrap()
+        };
         assert_eq!(listed(delete(&registry)), "none registered");
-        registry.register(inert("tracker__delete_issue", Category::Delete, Some("tracker"))).unwrap();
+        registry
+            .register(inert("tracker__delete_issue", Category::Delete, Some("tracker")))
+            .unwrap();
         assert_eq!(listed(delete(&registry)), "tracker__delete_issue");
         for i in 0..30 {
-            registry.register(inert(&format!("zfs__delete_{i:02}"), Category::Delete, Some("zfs"))).unwrap();
+            registry
+                .register(inert(&format!("zfs__delete_{i:02}"), Category::Delete, Some("zfs")))
+                .unwrap();
         }
         registry.register(inert("a_b__drop", Category::Delete, Some("a-b"))).unwrap();
         registry.register(inert("a_b__purge", Category::Delete, Some("a-b"))).unwrap();
@@ -164,8 +187,15 @@ mod tests {
         assert_eq!(listed(describe(Endpoint::Semantic(Category::Read), &registry)), "introspect");
 
         let unified = describe(Endpoint::Unified, &registry);
-        assert!(unified.contains("READ: introspect\n") && unified.contains("DELETE: a_b__* (2), tracker__delete_issue, zfs__* (30)\n"), "{unified}");
-        assert_eq!(endpoint_tools(&Surface::new(EndpointMode::All, Default::default()), &registry).len(), 6);
+        assert!(
+            unified.contains("READ: introspect\n")
+                && unified.contains("DELETE: a_b__* (2), tracker__delete_issue, zfs__* (30)\n"),
+            "{unified}"
+        );
+        assert_eq!(
+            endpoint_tools(&Surface::new(EndpointMode::All, Default::default()), &registry).len(),
+            6
+        );
     }
 
     fn envelope_of(result: &CallToolResult) -> Value {
@@ -175,10 +205,15 @@ mod tests {
     #[test]
     fn an_envelope_over_the_response_limit_is_replaced_by_the_limit_error() {
         let limits = Limits { max_response_size: 1_000, ..Limits::default() };
-        let fits = call_tool_result(&Answer::One(Ok(json!({ "text": "x".repeat(900) }))), &[], &limits);
+        let fits =
+            call_tool_result(&Answer::One(Ok(json!({ "text": "x".repeat(900) }))), &[], &limits);
         assert_eq!(envelope_of(&fits)["data"]["text"].as_str().map(str::len), Some(900));
 
-        let over = call_tool_result(&Answer::One(Ok(json!({ "text": "x".repeat(1_000) }))), &[json!({"code": "W"})], &limits);
+        let over = call_tool_result(
+            &Answer::One(Ok(json!({ "text": "x".repeat(1_000) }))),
+            &[json!({"code": "W"})],
+            &limits,
+        );
         let envelope = envelope_of(&over);
         assert_eq!(envelope["error"]["code"], "VALIDATION_PAYLOAD_TOO_LARGE");
         assert_eq!(envelope["error"]["details"]["limit_type"], "response_size");

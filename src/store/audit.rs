@@ -86,7 +86,13 @@ pub struct AuditRow {
     pub machine: Option<String>,
 }
 
-fn row_hash(prev: &str, seq: i64, at: i64, entry: &AuditEntry<'_>, machine: Option<&str>) -> String {
+fn row_hash(
+    prev: &str,
+    seq: i64,
+    at: i64,
+    entry: &AuditEntry<'_>,
+    machine: Option<&str>,
+) -> String {
     let mut hasher = Sha256::new();
     let mut field = |value: Option<&str>| match value {
         Some(text) => {
@@ -123,8 +129,11 @@ pub fn append(tx: &Tx<'_>, entry: &AuditEntry<'_>) -> Result<i64, StoreError> {
 /// [`append`], for what happened at `at` (a row kept while the database
 /// was away).
 pub fn append_at(tx: &Tx<'_>, entry: &AuditEntry<'_>, at: i64) -> Result<i64, StoreError> {
-    let (last_seq, prev): (i64, String) =
-        tx.row("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1", values![], |row| Ok((row.get(0)?, row.get(1)?)))?.unwrap_or((0, GENESIS.to_owned()));
+    let (last_seq, prev): (i64, String) = tx
+        .row("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1", values![], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })?
+        .unwrap_or((0, GENESIS.to_owned()));
     let seq = last_seq + 1;
     // The last line of defence: whatever path an action took, no
     // code-shaped text is stored (see `verify::redact`).
@@ -132,12 +141,26 @@ pub fn append_at(tx: &Tx<'_>, entry: &AuditEntry<'_>, at: i64) -> Result<i64, St
     let entry = &AuditEntry { hint: hint.as_deref(), ..*entry };
     let machine = this_machine();
     let hash = row_hash(&prev, seq, at, entry, Some(machine));
-    let sql = format!("INSERT INTO audit ({AUDIT_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+    let sql = format!(
+        "INSERT INTO audit ({AUDIT_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+    );
     tx.execute(
         &sql,
         values![
-            seq, at, entry.agent, entry.execution_id, entry.session_id, entry.event, entry.hint, entry.decision, entry.stage, entry.rule,
-            entry.policy_hash, &prev, &hash, machine
+            seq,
+            at,
+            entry.agent,
+            entry.execution_id,
+            entry.session_id,
+            entry.event,
+            entry.hint,
+            entry.decision,
+            entry.stage,
+            entry.rule,
+            entry.policy_hash,
+            &prev,
+            &hash,
+            machine
         ],
     )?;
     Ok(seq)
@@ -147,8 +170,11 @@ const AUDIT_COLUMNS: &str = "seq, at, agent, execution_id, session_id, event, hi
 
 /// Rows in order, optionally for one agent, at most `limit` of the newest.
 pub fn rows(tx: &Tx<'_>, agent: Option<&str>, limit: usize) -> Result<Vec<AuditRow>, StoreError> {
-    let sql = format!("SELECT {AUDIT_COLUMNS} FROM audit WHERE CAST(?1 AS TEXT) IS NULL OR agent = ?1 ORDER BY seq DESC LIMIT ?2");
-    let mut rows = tx.rows(&sql, values![agent, i64::try_from(limit).unwrap_or(i64::MAX)], row_of)?;
+    let sql = format!(
+        "SELECT {AUDIT_COLUMNS} FROM audit WHERE CAST(?1 AS TEXT) IS NULL OR agent = ?1 ORDER BY seq DESC LIMIT ?2"
+    );
+    let mut rows =
+        tx.rows(&sql, values![agent, i64::try_from(limit).unwrap_or(i64::MAX)], row_of)?;
     rows.reverse();
     Ok(rows)
 }
@@ -162,7 +188,9 @@ pub fn remember_policy(tx: &Tx<'_>, hash: &str, sources: &str) -> Result<(), Sto
 
 /// Whether the policy with this hash is kept.
 pub fn knows_policy(tx: &Tx<'_>, hash: &str) -> Result<bool, StoreError> {
-    Ok(tx.row("SELECT 1 FROM policy_versions WHERE hash = ?1", values![hash], |_| Ok(()))?.is_some())
+    Ok(tx
+        .row("SELECT 1 FROM policy_versions WHERE hash = ?1", values![hash], |_| Ok(()))?
+        .is_some())
 }
 
 /// The sources (as JSON) of the policy with this hash, if kept.
@@ -173,8 +201,14 @@ pub fn policy_sources(tx: &Tx<'_>, hash: &str) -> Result<Option<String>, StoreEr
 /// The rows of actions the policy judged or could have judged (steps,
 /// hooked and proxied calls) from `since` (ms) on, optionally for one
 /// agent, in order.
-pub fn actions_since(tx: &Tx<'_>, since: i64, agent: Option<&str>) -> Result<Vec<AuditRow>, StoreError> {
-    let sql = format!("SELECT {AUDIT_COLUMNS} FROM audit WHERE event IN ('step', 'gate') AND at >= ?1 AND (CAST(?2 AS TEXT) IS NULL OR agent = ?2) ORDER BY seq");
+pub fn actions_since(
+    tx: &Tx<'_>,
+    since: i64,
+    agent: Option<&str>,
+) -> Result<Vec<AuditRow>, StoreError> {
+    let sql = format!(
+        "SELECT {AUDIT_COLUMNS} FROM audit WHERE event IN ('step', 'gate') AND at >= ?1 AND (CAST(?2 AS TEXT) IS NULL OR agent = ?2) ORDER BY seq"
+    );
     tx.rows(&sql, values![since, agent], row_of)
 }
 
@@ -214,7 +248,10 @@ pub fn verify(tx: &Tx<'_>) -> Result<ChainReport, StoreError> {
     tx.each(&format!("SELECT {AUDIT_COLUMNS} FROM audit ORDER BY seq"), values![], |row| {
         let row = row_of(row)?;
         let entry = entry_of!(&row);
-        if row.seq != expected_seq || row.prev_hash != expected_prev || row_hash(&row.prev_hash, row.seq, row.at, &entry, row.machine.as_deref()) != row.hash {
+        if row.seq != expected_seq
+            || row.prev_hash != expected_prev
+            || row_hash(&row.prev_hash, row.seq, row.at, &entry, row.machine.as_deref()) != row.hash
+        {
             broken_at = Some(row.seq);
             return Ok(false);
         }
@@ -237,7 +274,13 @@ mod tests {
     fn rows_from_before_machines_were_recorded_still_verify_and_new_rows_cover_their_machine() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
-        let old = AuditEntry { agent: "a", event: "step", decision: "continue", policy_hash: "p", ..Default::default() };
+        let old = AuditEntry {
+            agent: "a",
+            event: "step",
+            decision: "continue",
+            policy_hash: "p",
+            ..Default::default()
+        };
         let hash = row_hash(GENESIS, 1, 10, &old, None);
         store
             .write(|tx| {
@@ -250,11 +293,22 @@ mod tests {
             .unwrap();
         let report = store.read(verify).unwrap();
         assert_eq!((report.rows, report.broken_at), (2, None));
-        let machines: Vec<Option<String>> = store.read(|tx| tx.rows("SELECT machine FROM audit ORDER BY seq", values![], |row| row.get(0))).unwrap();
+        let machines: Vec<Option<String>> = store
+            .read(|tx| {
+                tx.rows("SELECT machine FROM audit ORDER BY seq", values![], |row| row.get(0))
+            })
+            .unwrap();
         assert_eq!(machines, [None, Some(crate::store::owner::Owner::current().machine)]);
 
         let raw = rusqlite::Connection::open(dir.path().join(crate::store::DATABASE_FILE)).unwrap();
-        raw.execute_batch("DROP TRIGGER audit_no_update; UPDATE audit SET machine = 'elsewhere' WHERE seq = 2;").unwrap();
-        assert_eq!(store.read(verify).unwrap().broken_at, Some(2), "a row's machine cannot be changed unseen");
+        raw.execute_batch(
+            "DROP TRIGGER audit_no_update; UPDATE audit SET machine = 'elsewhere' WHERE seq = 2;",
+        )
+        .unwrap();
+        assert_eq!(
+            store.read(verify).unwrap().broken_at,
+            Some(2),
+            "a row's machine cannot be changed unseen"
+        );
     }
 }

@@ -24,10 +24,19 @@ pub struct CentralVersion {
 /// Appends a version: the sources under `hash`, pushed from `machine`.
 /// Returns its number. Write transactions are serialised, so numbers
 /// follow each other without gaps.
-pub fn push(tx: &Tx<'_>, hash: &str, sources: &str, machine: &str, now: i64) -> Result<i64, StoreError> {
+pub fn push(
+    tx: &Tx<'_>,
+    hash: &str,
+    sources: &str,
+    machine: &str,
+    now: i64,
+) -> Result<i64, StoreError> {
     audit::remember_policy(tx, hash, sources)?;
     let version = latest_version(tx)?.unwrap_or(0) + 1;
-    tx.execute("INSERT INTO central_policy (version, hash, pushed_at, machine) VALUES (?1, ?2, ?3, ?4)", values![version, hash, now, machine])?;
+    tx.execute(
+        "INSERT INTO central_policy (version, hash, pushed_at, machine) VALUES (?1, ?2, ?3, ?4)",
+        values![version, hash, now, machine],
+    )?;
     Ok(version)
 }
 
@@ -44,5 +53,11 @@ pub fn latest(tx: &Tx<'_>) -> Result<Option<CentralVersion>, StoreError> {
 }
 
 fn version(row: &Fields<'_>) -> Result<CentralVersion, StoreError> {
-    Ok(CentralVersion { version: row.get(0)?, hash: row.get(1)?, sources: row.get(2)?, pushed_at: row.get(3)?, machine: row.get(4)? })
+    Ok(CentralVersion {
+        version: row.get(0)?,
+        hash: row.get(1)?,
+        sources: row.get(2)?,
+        pushed_at: row.get(3)?,
+        machine: row.get(4)?,
+    })
 }

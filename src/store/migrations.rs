@@ -10,7 +10,8 @@ use super::StoreError;
 pub type Migrations = &'static [&'static str];
 
 /// SQLite's steps.
-const MIGRATIONS: Migrations = &[r#"
+const MIGRATIONS: Migrations = &[
+    r#"
 CREATE TABLE executions (
     id            TEXT PRIMARY KEY,
     agent         TEXT NOT NULL,
@@ -85,7 +86,8 @@ CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
     BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
     BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
-"#, r#"
+"#,
+    r#"
 ALTER TABLE challenges ADD COLUMN code_salt TEXT;
 ALTER TABLE challenges ADD COLUMN code_hash TEXT;
 
@@ -102,7 +104,8 @@ CREATE TABLE lockouts (
     until         INTEGER NOT NULL,
     level         INTEGER NOT NULL
 );
-"#, r#"
+"#,
+    r#"
 -- Downstream MCP servers as each serving process last saw them, for
 -- `safety-dongle status`.
 CREATE TABLE downstream_servers (
@@ -114,7 +117,8 @@ CREATE TABLE downstream_servers (
     updated_at    INTEGER NOT NULL,
     PRIMARY KEY (owner_pid, name)
 );
-"#, r#"
+"#,
+    r#"
 -- The MCP session whose call raised a challenge: only the blocked agent's
 -- own sessions may spend it with a wrong code or count against it.
 ALTER TABLE challenges ADD COLUMN session_id TEXT;
@@ -125,7 +129,8 @@ ALTER TABLE verify_failures RENAME COLUMN agent TO subject;
 UPDATE verify_failures SET subject = 'agent:' || subject;
 ALTER TABLE lockouts RENAME COLUMN agent TO subject;
 UPDATE lockouts SET subject = 'agent:' || subject;
-"#, r#"
+"#,
+    r#"
 -- A challenge that pauses its agent names the pause (step_limit,
 -- previous_failure, approval, verification): the pause holds while its
 -- challenge waits for a human, in every process sharing this file (the
@@ -138,7 +143,8 @@ CREATE TABLE agent_steps (
     agent         TEXT PRIMARY KEY,
     steps         INTEGER NOT NULL
 ) WITHOUT ROWID;
-"#, r#"
+"#,
+    r#"
 -- The policies audit rows name by hash, with the text of their files, so
 -- `safety-dongle replay` can judge a recorded action again with the
 -- policy that decided it. Content-addressed: a row can only ever hold the
@@ -148,7 +154,8 @@ CREATE TABLE policy_versions (
     sources       TEXT NOT NULL,
     first_used    INTEGER NOT NULL
 ) WITHOUT ROWID;
-"#, r#"
+"#,
+    r#"
 -- What each running dongle has loaded (its policy, adapters, and the last
 -- change it refused, per part) and since when, for `safety-dongle status`.
 CREATE TABLE loaded (
@@ -159,7 +166,8 @@ CREATE TABLE loaded (
     since         INTEGER NOT NULL,
     PRIMARY KEY (owner_pid, kind, name)
 ) WITHOUT ROWID;
-"#, r#"
+"#,
+    r#"
 -- Rows name the machine of the process that owns them (see store::owner),
 -- so dongles on several machines sharing one database never judge each
 -- other's processes by their own process table. Rows written before name
@@ -189,11 +197,13 @@ CREATE TABLE loaded (
     since         INTEGER NOT NULL,
     PRIMARY KEY (owner_machine, owner_pid, kind, name)
 ) WITHOUT ROWID;
-"#, r#"
+"#,
+    r#"
 -- Each audit row names the machine that wrote it (covered by its hash);
 -- rows from before have none.
 ALTER TABLE audit ADD COLUMN machine TEXT;
-"#, r#"
+"#,
+    r#"
 -- The central policy's versions (`safety-dongle policy push`), newest
 -- last: each names its sources in policy_versions by hash.
 CREATE TABLE central_policy (
@@ -202,11 +212,13 @@ CREATE TABLE central_policy (
     pushed_at     INTEGER NOT NULL,
     machine       TEXT NOT NULL
 );
-"#, r#"
+"#,
+    r#"
 -- When each serving dongle last said it is alive (every few seconds), so
 -- `status` can tell a dongle on another machine that stopped answering.
 ALTER TABLE loaded ADD COLUMN seen_at INTEGER NOT NULL DEFAULT 0;
-"#];
+"#,
+];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 

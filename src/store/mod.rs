@@ -49,7 +49,9 @@ pub enum StoreError {
     DataDir { path: PathBuf, source: std::io::Error },
     #[error("the data folder {path} is not private to its user: {problem}")]
     DataDirNotPrivate { path: PathBuf, problem: String },
-    #[error("the state database has schema version {found}, newer than this safety-dongle supports ({supported}); upgrade safety-dongle")]
+    #[error(
+        "the state database has schema version {found}, newer than this safety-dongle supports ({supported}); upgrade safety-dongle"
+    )]
     NewerSchema { found: i64, supported: i64 },
     #[error("the state database is inconsistent: {0}")]
     Inconsistent(&'static str),
@@ -128,13 +130,22 @@ impl Store {
     /// read or write needs it.
     pub fn open_on_first_use(data_dir: &Path) -> Result<Self, StoreError> {
         private_data_dir(data_dir)?;
-        Ok(Self { backend: Backend::Sqlite { connection: OnceLock::new(), path: data_dir.join(DATABASE_FILE) } })
+        Ok(Self {
+            backend: Backend::Sqlite {
+                connection: OnceLock::new(),
+                path: data_dir.join(DATABASE_FILE),
+            },
+        })
     }
 
     /// Connects to the PostgreSQL database at `url` now (with `password`,
     /// when given) and migrates its schema; rows kept in `spool` are
     /// appended.
-    pub fn open_postgres(url: &str, password: Option<&str>, spool: Option<Spool>) -> Result<Self, StoreError> {
+    pub fn open_postgres(
+        url: &str,
+        password: Option<&str>,
+        spool: Option<Spool>,
+    ) -> Result<Self, StoreError> {
         let store = Self::postgres_on_first_use(url, password, spool)?;
         store.read(|_| Ok(()))?;
         Ok(store)
@@ -144,9 +155,19 @@ impl Store {
     /// write needs it, and again after the connection is lost (no sooner
     /// than its backoff allows: until then reads and writes fail at once,
     /// and every decision that needs them fails closed).
-    pub fn postgres_on_first_use(url: &str, password: Option<&str>, spool: Option<Spool>) -> Result<Self, StoreError> {
+    pub fn postgres_on_first_use(
+        url: &str,
+        password: Option<&str>,
+        spool: Option<Spool>,
+    ) -> Result<Self, StoreError> {
         let link = postgres::Link::new(url, password)?;
-        Ok(Self { backend: Backend::Postgres { link: Box::new(Mutex::new(link)), location: postgres::redacted(url), spool } })
+        Ok(Self {
+            backend: Backend::Postgres {
+                link: Box::new(Mutex::new(link)),
+                location: postgres::redacted(url),
+                spool,
+            },
+        })
     }
 
     /// Keeps the audit row of a decision refused because the state could
@@ -180,7 +201,10 @@ impl Store {
         }
     }
 
-    fn lock_sqlite<'s>(connection: &'s OnceLock<Result<Mutex<Connection>, String>>, path: &Path) -> Result<MutexGuard<'s, Connection>, StoreError> {
+    fn lock_sqlite<'s>(
+        connection: &'s OnceLock<Result<Mutex<Connection>, String>>,
+        path: &Path,
+    ) -> Result<MutexGuard<'s, Connection>, StoreError> {
         let connection = connection.get_or_init(|| {
             connect(path).map(Mutex::new).map_err(|error| {
                 tracing::error!(%error, path = %path.display(), "the state database could not be opened");
@@ -195,19 +219,27 @@ impl Store {
     }
 
     /// Runs `work` in a transaction of the given kind; a write commits.
-    fn transaction<T: Send>(&self, kind: TxKind, work: impl FnOnce(&Tx<'_>) -> Result<T, StoreError> + Send) -> Result<T, StoreError> {
+    fn transaction<T: Send>(
+        &self,
+        kind: TxKind,
+        work: impl FnOnce(&Tx<'_>) -> Result<T, StoreError> + Send,
+    ) -> Result<T, StoreError> {
         match &self.backend {
             Backend::Sqlite { connection, path } => {
                 let mut connection = Self::lock_sqlite(connection, path)?;
                 if kind == TxKind::Read {
-                    return work(&Tx::sqlite(connection.transaction_with_behavior(TransactionBehavior::Deferred)?));
+                    return work(&Tx::sqlite(
+                        connection.transaction_with_behavior(TransactionBehavior::Deferred)?,
+                    ));
                 }
                 let durable = kind == TxKind::Durable;
                 if durable {
                     connection.pragma_update(None, "synchronous", "FULL")?;
                 }
                 let result = (|| {
-                    let tx = Tx::sqlite(connection.transaction_with_behavior(TransactionBehavior::Immediate)?);
+                    let tx = Tx::sqlite(
+                        connection.transaction_with_behavior(TransactionBehavior::Immediate)?,
+                    );
                     let value = work(&tx)?;
                     tx.commit()?;
                     Ok(value)
@@ -229,7 +261,10 @@ impl Store {
                         tx.commit()?;
                         let appended = drained.appended;
                         drained.emptied()?;
-                        tracing::info!(rows = appended, "audit rows kept while the state database was away are in the chain");
+                        tracing::info!(
+                            rows = appended,
+                            "audit rows kept while the state database was away are in the chain"
+                        );
                     }
                     let tx = Tx::postgres(link.connected()?.begin(kind != TxKind::Read)?);
                     let value = work(&tx)?;
@@ -247,13 +282,19 @@ impl Store {
     }
 
     /// Runs `work` in a write transaction and commits it.
-    pub fn write<T: Send>(&self, work: impl FnOnce(&Tx<'_>) -> Result<T, StoreError> + Send) -> Result<T, StoreError> {
+    pub fn write<T: Send>(
+        &self,
+        work: impl FnOnce(&Tx<'_>) -> Result<T, StoreError> + Send,
+    ) -> Result<T, StoreError> {
         self.transaction(TxKind::Write, work)
     }
 
     /// Like [`Store::write`], but the commit is flushed to stable storage
     /// before this returns (SQLite's `synchronous=FULL`).
-    pub fn write_durable<T: Send>(&self, work: impl FnOnce(&Tx<'_>) -> Result<T, StoreError> + Send) -> Result<T, StoreError> {
+    pub fn write_durable<T: Send>(
+        &self,
+        work: impl FnOnce(&Tx<'_>) -> Result<T, StoreError> + Send,
+    ) -> Result<T, StoreError> {
         self.transaction(TxKind::Durable, work)
     }
 
@@ -288,7 +329,10 @@ impl Store {
     }
 
     /// Runs `work` on a read snapshot.
-    pub fn read<T: Send>(&self, work: impl FnOnce(&Tx<'_>) -> Result<T, StoreError> + Send) -> Result<T, StoreError> {
+    pub fn read<T: Send>(
+        &self,
+        work: impl FnOnce(&Tx<'_>) -> Result<T, StoreError> + Send,
+    ) -> Result<T, StoreError> {
         self.transaction(TxKind::Read, work)
     }
 }
@@ -304,7 +348,9 @@ enum TxKind {
 /// Runs `work`, which may sync the disk, off the async worker threads: on
 /// tokio's blocking pool when a runtime is running, else right here. A
 /// panic inside `work` resumes in the caller.
-pub async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, StoreError> + Send + 'static) -> Result<T, StoreError> {
+pub async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, StoreError> {
     let Ok(runtime) = tokio::runtime::Handle::try_current() else { return work() };
     match runtime.spawn_blocking(work).await {
         Ok(result) => result,
@@ -346,7 +392,10 @@ fn enable_wal(connection: &Connection) -> Result<(), StoreError> {
     let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
     loop {
         match connection.pragma_update(None, "journal_mode", "WAL") {
-            Err(rusqlite::Error::SqliteFailure(error, _)) if error.code == rusqlite::ErrorCode::DatabaseBusy && std::time::Instant::now() < deadline => {
+            Err(rusqlite::Error::SqliteFailure(error, _))
+                if error.code == rusqlite::ErrorCode::DatabaseBusy
+                    && std::time::Instant::now() < deadline =>
+            {
                 std::thread::sleep(Duration::from_millis(5));
             }
             switched => return Ok(switched?),
@@ -359,7 +408,8 @@ fn enable_wal(connection: &Connection) -> Result<(), StoreError> {
 /// is, since whoever writes there could plant the state (or the spool's
 /// audit rows, which would enter the chain as this machine's).
 pub fn private_data_dir(dir: &Path) -> Result<(), StoreError> {
-    crate::platform::create_private_dir(dir).map_err(|source| StoreError::DataDir { path: dir.to_path_buf(), source })?;
+    crate::platform::create_private_dir(dir)
+        .map_err(|source| StoreError::DataDir { path: dir.to_path_buf(), source })?;
     match crate::platform::writable_by_others(dir) {
         Some(problem) => Err(StoreError::DataDirNotPrivate { path: dir.to_path_buf(), problem }),
         None => Ok(()),

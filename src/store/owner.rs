@@ -45,7 +45,11 @@ impl Owner {
 
 impl std::fmt::Display for Owner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.is_on_this_machine() { write!(f, "pid {}", self.pid) } else { write!(f, "pid {} on {}", self.pid, self.machine) }
+        if self.is_on_this_machine() {
+            write!(f, "pid {}", self.pid)
+        } else {
+            write!(f, "pid {} on {}", self.pid, self.machine)
+        }
     }
 }
 
@@ -63,9 +67,21 @@ mod tests {
     fn only_processes_of_this_machine_are_judged_dead() {
         let gone = u32::MAX - 7;
         assert!(Owner::current().may_be_running());
-        assert!(!Owner { machine: Owner::current().machine, pid: gone }.may_be_running(), "a process id free here, on this machine: gone");
-        assert!(!Owner { machine: String::new(), pid: gone }.may_be_running(), "rows from before machines were recorded are this machine's");
-        assert!(Owner { machine: "ci-runner-7/0123".into(), pid: gone }.may_be_running(), "another machine's process cannot be checked from here");
-        assert_eq!(Owner { machine: "ci-runner-7/0123".into(), pid: 42 }.to_string(), "pid 42 on ci-runner-7/0123");
+        assert!(
+            !Owner { machine: Owner::current().machine, pid: gone }.may_be_running(),
+            "a process id free here, on this machine: gone"
+        );
+        assert!(
+            !Owner { machine: String::new(), pid: gone }.may_be_running(),
+            "rows from before machines were recorded are this machine's"
+        );
+        assert!(
+            Owner { machine: "ci-runner-7/0123".into(), pid: gone }.may_be_running(),
+            "another machine's process cannot be checked from here"
+        );
+        assert_eq!(
+            Owner { machine: "ci-runner-7/0123".into(), pid: 42 }.to_string(),
+            "pid 42 on ci-runner-7/0123"
+        );
     }
 }

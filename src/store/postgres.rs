@@ -51,7 +51,8 @@ const WRITE_LOCK: i64 = 0x5afe_d06e;
 const LOCK_WAIT: &str = "5s";
 
 /// Each entry takes the schema from version `index` to `index + 1`.
-const MIGRATIONS: Migrations = &[r#"
+const MIGRATIONS: Migrations = &[
+    r#"
 CREATE TABLE executions (
     rowid         BIGSERIAL,
     id            TEXT PRIMARY KEY,
@@ -187,16 +188,19 @@ CREATE TABLE loaded (
     since         BIGINT NOT NULL,
     PRIMARY KEY (owner_machine, owner_pid, kind, name)
 );
-"#, r#"
+"#,
+    r#"
 CREATE TABLE central_policy (
     version       BIGINT PRIMARY KEY,
     hash          TEXT NOT NULL,
     pushed_at     BIGINT NOT NULL,
     machine       TEXT NOT NULL
 );
-"#, r#"
+"#,
+    r#"
 ALTER TABLE loaded ADD COLUMN seen_at BIGINT NOT NULL DEFAULT 0;
-"#];
+"#,
+];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
@@ -249,7 +253,11 @@ impl Link {
     /// Reads `url` (with `password`, which is never in it) without
     /// connecting.
     pub fn new(url: &str, password: Option<&str>) -> Result<Self, StoreError> {
-        let mut target: postgres::Config = url.parse().map_err(|_| StoreError::Unavailable("the state URL is not one the PostgreSQL client can read".into()))?;
+        let mut target: postgres::Config = url.parse().map_err(|_| {
+            StoreError::Unavailable(
+                "the state URL is not one the PostgreSQL client can read".into(),
+            )
+        })?;
         if let Some(password) = password {
             target.password(password);
         }
@@ -269,7 +277,14 @@ impl Link {
                 }
             }
         }
-        Ok(Self { target, tls: tls()?, connection: None, retry_at: None, delay: FIRST_RETRY_DELAY, last_error: String::new() })
+        Ok(Self {
+            target,
+            tls: tls()?,
+            connection: None,
+            retry_at: None,
+            delay: FIRST_RETRY_DELAY,
+            last_error: String::new(),
+        })
     }
 
     /// The open connection, connecting first if there is none and the
@@ -281,7 +296,10 @@ impl Link {
         if self.connection.is_none() {
             if let Some(at) = self.retry_at.filter(|at| *at > Instant::now()) {
                 let wait = at.saturating_duration_since(Instant::now()).as_millis();
-                return Err(StoreError::Unavailable(format!("the state database is unreachable ({}); next attempt in {wait} ms", self.last_error)));
+                return Err(StoreError::Unavailable(format!(
+                    "the state database is unreachable ({}); next attempt in {wait} ms",
+                    self.last_error
+                )));
             }
             match Connection::open(&self.target, self.tls.clone()) {
                 Ok(connection) => {
@@ -316,7 +334,8 @@ impl Connection {
     pub fn open(target: &postgres::Config, tls: MakeRustlsConnect) -> Result<Self, StoreError> {
         let mut client = target.connect(tls)?;
         client.batch_execute("SET synchronous_commit TO on")?;
-        let mut lock_wait: String = client.query_one("SELECT current_setting('lock_timeout')", &[])?.get(0);
+        let mut lock_wait: String =
+            client.query_one("SELECT current_setting('lock_timeout')", &[])?.get(0);
         // `0` waits forever: no one bounded it, so this does.
         if lock_wait == "0" {
             client.batch_execute(&format!("SET lock_timeout TO '{LOCK_WAIT}'"))?;
@@ -341,7 +360,11 @@ impl Connection {
             })?;
             transaction
         } else {
-            self.client.build_transaction().isolation_level(IsolationLevel::RepeatableRead).read_only(true).start()?
+            self.client
+                .build_transaction()
+                .isolation_level(IsolationLevel::RepeatableRead)
+                .read_only(true)
+                .start()?
         };
         Ok(Session { transaction, statements: &mut self.statements })
     }
@@ -351,11 +374,13 @@ impl Connection {
 fn tls() -> Result<MakeRustlsConnect, StoreError> {
     let mut roots = rustls::RootCertStore::empty();
     roots.add_parsable_certificates(rustls_native_certs::load_native_certs().certs);
-    let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
-        .with_safe_default_protocol_versions()
-        .map_err(|error| StoreError::Unavailable(format!("TLS cannot be set up: {error}")))?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
+    let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::aws_lc_rs::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|error| StoreError::Unavailable(format!("TLS cannot be set up: {error}")))?
+    .with_root_certificates(roots)
+    .with_no_client_auth();
     Ok(MakeRustlsConnect::new(config))
 }
 
@@ -365,10 +390,13 @@ fn tls() -> Result<MakeRustlsConnect, StoreError> {
 fn only_loopback(target: &postgres::Config) -> bool {
     target.get_hostaddrs().iter().all(std::net::IpAddr::is_loopback)
         && target.get_hosts().iter().all(|host| match host {
-        postgres::config::Host::Tcp(name) => name == "localhost" || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()),
-        #[cfg(unix)]
-        postgres::config::Host::Unix(_) => true,
-    })
+            postgres::config::Host::Tcp(name) => {
+                name == "localhost"
+                    || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+            }
+            #[cfg(unix)]
+            postgres::config::Host::Unix(_) => true,
+        })
 }
 
 /// `sql` with SQLite's `?N` placeholders as PostgreSQL's `$N`.
@@ -389,11 +417,13 @@ fn migrate(client: &mut Client) -> Result<(), StoreError> {
     // Looked up before anything is created: a dongle's role that may not
     // create tables (the README's least-privilege layout) still connects
     // to a schema its administrator migrated.
-    let exists: Option<String> = tx.query_one("SELECT CAST(to_regclass('schema_version') AS TEXT)", &[])?.get(0);
+    let exists: Option<String> =
+        tx.query_one("SELECT CAST(to_regclass('schema_version') AS TEXT)", &[])?.get(0);
     if exists.is_none() {
         tx.batch_execute("CREATE TABLE schema_version (version BIGINT NOT NULL)")?;
     }
-    let found: i64 = tx.query_opt("SELECT version FROM schema_version", &[])?.map(|row| row.get(0)).unwrap_or(0);
+    let found: i64 =
+        tx.query_opt("SELECT version FROM schema_version", &[])?.map(|row| row.get(0)).unwrap_or(0);
     if found > SCHEMA_VERSION {
         return Err(StoreError::NewerSchema { found, supported: SCHEMA_VERSION });
     }
@@ -429,7 +459,8 @@ pub fn redacted(url: &str) -> String {
     let (authority, path) = rest.split_once('/').map_or((rest, ""), |(a, p)| (a, p));
     let (path, _query) = path.split_once('?').unwrap_or((path, ""));
     let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
-    let user = authority.rsplit_once('@').map(|(user, _)| user.split(':').next().unwrap_or_default());
+    let user =
+        authority.rsplit_once('@').map(|(user, _)| user.split(':').next().unwrap_or_default());
     match user {
         Some(user) if !user.is_empty() => format!("{scheme}://{user}@{host}/{path}"),
         _ => format!("{scheme}://{host}/{path}"),
@@ -442,14 +473,21 @@ mod tests {
 
     #[test]
     fn placeholders_are_renumbered_and_nothing_else_changes() {
-        assert_eq!(dialect("UPDATE t SET a = ?2 WHERE id = ?1 AND b = '?' AND c IS NULL"), "UPDATE t SET a = $2 WHERE id = $1 AND b = '?' AND c IS NULL");
+        assert_eq!(
+            dialect("UPDATE t SET a = ?2 WHERE id = ?1 AND b = '?' AND c IS NULL"),
+            "UPDATE t SET a = $2 WHERE id = $1 AND b = '?' AND c IS NULL"
+        );
         assert_eq!(dialect("SELECT ?10, ?1"), "SELECT $10, $1");
     }
 
     #[test]
     fn tls_is_required_off_this_machine_whatever_the_url_says() {
         use postgres::config::SslMode::{Disable, Prefer, Require};
-        let mode = |url: &str| super::Link::new(url, None).map(|link| link.target.get_ssl_mode()).map_err(|error| error.to_string());
+        let mode = |url: &str| {
+            super::Link::new(url, None)
+                .map(|link| link.target.get_ssl_mode())
+                .map_err(|error| error.to_string())
+        };
         let cases = [
             ("postgres://dongle@db.example/state", Ok(Require)),
             ("postgres://dongle@127.0.0.1:5432,db.example/state", Ok(Require)),
@@ -469,15 +507,25 @@ mod tests {
         for (url, expected) in cases {
             assert_eq!(mode(url), expected, "{url}");
         }
-        for url in ["postgres://dongle@db.example/state?sslmode=disable", "postgres://dongle@db.example/state?sslmode=prefer&sslmode=disable", "host=localhost hostaddr=10.1.2.3 sslmode=disable"] {
+        for url in [
+            "postgres://dongle@db.example/state?sslmode=disable",
+            "postgres://dongle@db.example/state?sslmode=prefer&sslmode=disable",
+            "host=localhost hostaddr=10.1.2.3 sslmode=disable",
+        ] {
             let refused = mode(url).unwrap_err();
-            assert!(refused.contains("turns TLS off") && refused.contains("sslmode=require"), "{url}: {refused}");
+            assert!(
+                refused.contains("turns TLS off") && refused.contains("sslmode=require"),
+                "{url}: {refused}"
+            );
         }
     }
 
     #[test]
     fn a_password_is_never_shown() {
-        assert_eq!(redacted("postgres://dongle:s3cret@db.example:5432/state?sslmode=require"), "postgres://dongle@db.example:5432/state");
+        assert_eq!(
+            redacted("postgres://dongle:s3cret@db.example:5432/state?sslmode=require"),
+            "postgres://dongle@db.example:5432/state"
+        );
         assert_eq!(redacted("postgresql://db.example/state"), "postgresql://db.example/state");
         assert_eq!(redacted("host=db password=s3cret"), "postgres://…");
     }

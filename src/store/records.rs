@@ -28,8 +28,7 @@ pub struct ExecutionRow {
     pub summary: Option<String>,
 }
 
-const EXECUTION_COLUMNS: &str =
-    "id, agent, status, steps, max_steps, started_at, finished_at, owner_machine, owner_pid, session_id, event_cursor, goal, summary";
+const EXECUTION_COLUMNS: &str = "id, agent, status, steps, max_steps, started_at, finished_at, owner_machine, owner_pid, session_id, event_cursor, goal, summary";
 
 fn execution(row: &Fields<'_>) -> Result<ExecutionRow, StoreError> {
     Ok(ExecutionRow {
@@ -57,7 +56,9 @@ fn execution(row: &Fields<'_>) -> Result<ExecutionRow, StoreError> {
 /// call, and a partial index would make SQLite prepare the statement
 /// again at every binding.
 pub fn active_execution(tx: &Tx<'_>, agent: &str) -> Result<Option<ExecutionRow>, StoreError> {
-    let sql = format!("SELECT {EXECUTION_COLUMNS}, rowid FROM executions WHERE agent = ?1 AND status IN ('pending', 'running')");
+    let sql = format!(
+        "SELECT {EXECUTION_COLUMNS}, rowid FROM executions WHERE agent = ?1 AND status IN ('pending', 'running')"
+    );
     let rows = tx.rows(&sql, values![agent], |row| Ok((execution(row)?, row.get::<i64>(13)?)))?;
     Ok(newest(rows, |(row, rowid)| (row.started_at, *rowid)))
 }
@@ -75,23 +76,40 @@ fn newest<T, K: Ord>(rows: Vec<(T, i64)>, key: impl Fn(&(T, i64)) -> K) -> Optio
 
 /// The agent's most recent execution, in any state.
 pub fn latest_execution(tx: &Tx<'_>, agent: &str) -> Result<Option<ExecutionRow>, StoreError> {
-    let sql = format!("SELECT {EXECUTION_COLUMNS} FROM executions WHERE agent = ?1 ORDER BY started_at DESC, rowid DESC LIMIT 1");
+    let sql = format!(
+        "SELECT {EXECUTION_COLUMNS} FROM executions WHERE agent = ?1 ORDER BY started_at DESC, rowid DESC LIMIT 1"
+    );
     tx.row(&sql, values![agent], execution)
 }
 
 /// Every execution not in a terminal state.
 pub fn active_executions(tx: &Tx<'_>) -> Result<Vec<ExecutionRow>, StoreError> {
-    let sql = format!("SELECT {EXECUTION_COLUMNS} FROM executions WHERE status IN ('pending', 'running') ORDER BY started_at");
+    let sql = format!(
+        "SELECT {EXECUTION_COLUMNS} FROM executions WHERE status IN ('pending', 'running') ORDER BY started_at"
+    );
     tx.rows(&sql, values![], execution)
 }
 
 pub fn insert_execution(tx: &Tx<'_>, row: &ExecutionRow) -> Result<(), StoreError> {
-    let sql = format!("INSERT INTO executions ({EXECUTION_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+    let sql = format!(
+        "INSERT INTO executions ({EXECUTION_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+    );
     tx.execute(
         &sql,
         values![
-            &row.id, &row.agent, &row.status, row.steps, row.max_steps, row.started_at, row.finished_at, &row.owner.machine, row.owner.pid,
-            &row.session_id, row.event_cursor, &row.goal, &row.summary
+            &row.id,
+            &row.agent,
+            &row.status,
+            row.steps,
+            row.max_steps,
+            row.started_at,
+            row.finished_at,
+            &row.owner.machine,
+            row.owner.pid,
+            &row.session_id,
+            row.event_cursor,
+            &row.goal,
+            &row.summary
         ],
     )?;
     Ok(())
@@ -117,15 +135,29 @@ pub struct BlockRow {
 }
 
 fn block(row: &Fields<'_>) -> Result<BlockRow, StoreError> {
-    Ok(BlockRow { agent: row.get(0)?, challenge_id: row.get(1)?, reason: row.get(2)?, rule: row.get(3)?, blocked_at: row.get(4)? })
+    Ok(BlockRow {
+        agent: row.get(0)?,
+        challenge_id: row.get(1)?,
+        reason: row.get(2)?,
+        rule: row.get(3)?,
+        blocked_at: row.get(4)?,
+    })
 }
 
 pub fn block_of(tx: &Tx<'_>, agent: &str) -> Result<Option<BlockRow>, StoreError> {
-    tx.row("SELECT agent, challenge_id, reason, rule, blocked_at FROM blocks WHERE agent = ?1", values![agent], block)
+    tx.row(
+        "SELECT agent, challenge_id, reason, rule, blocked_at FROM blocks WHERE agent = ?1",
+        values![agent],
+        block,
+    )
 }
 
 pub fn blocks(tx: &Tx<'_>) -> Result<Vec<BlockRow>, StoreError> {
-    tx.rows("SELECT agent, challenge_id, reason, rule, blocked_at FROM blocks ORDER BY blocked_at", values![], block)
+    tx.rows(
+        "SELECT agent, challenge_id, reason, rule, blocked_at FROM blocks ORDER BY blocked_at",
+        values![],
+        block,
+    )
 }
 
 /// Records a block. An agent already blocked keeps its first block.
@@ -169,7 +201,9 @@ impl ChallengeKind {
     }
 
     pub fn parse(name: &str) -> Option<Self> {
-        [Self::Verify, Self::DangerZone, Self::Approval].into_iter().find(|kind| kind.name() == name)
+        [Self::Verify, Self::DangerZone, Self::Approval]
+            .into_iter()
+            .find(|kind| kind.name() == name)
     }
 
     /// Whether the human answers with a code (else Approve/Deny).
@@ -202,8 +236,16 @@ pub enum ChallengeStatus {
 
 impl ChallengeStatus {
     const ALL: [ChallengeStatus; 10] = [
-        Self::Pending, Self::Approved, Self::Denied, Self::Expired, Self::Used, Self::Failed, Self::Verified, Self::OperatorCode,
-        Self::OperatorOverride, Self::Cancelled,
+        Self::Pending,
+        Self::Approved,
+        Self::Denied,
+        Self::Expired,
+        Self::Used,
+        Self::Failed,
+        Self::Verified,
+        Self::OperatorCode,
+        Self::OperatorOverride,
+        Self::Cancelled,
     ];
 
     pub fn name(self) -> &'static str {
@@ -247,7 +289,9 @@ pub struct ChallengeRow {
 }
 
 pub fn insert_challenge(tx: &Tx<'_>, row: &ChallengeRow) -> Result<(), StoreError> {
-    let sql = format!("INSERT INTO challenges ({CHALLENGE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+    let sql = format!(
+        "INSERT INTO challenges ({CHALLENGE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+    );
     tx.execute(
         &sql,
         values![
@@ -273,8 +317,12 @@ pub fn insert_challenge(tx: &Tx<'_>, row: &ChallengeRow) -> Result<(), StoreErro
 pub type CodeHash = (String, String);
 
 /// A challenge by id, with its code hash once the verifier sent one.
-pub fn challenge(tx: &Tx<'_>, id: &str) -> Result<Option<(ChallengeRow, Option<CodeHash>)>, StoreError> {
-    let sql = format!("SELECT {CHALLENGE_COLUMNS}, code_salt, code_hash FROM challenges WHERE id = ?1");
+pub fn challenge(
+    tx: &Tx<'_>,
+    id: &str,
+) -> Result<Option<(ChallengeRow, Option<CodeHash>)>, StoreError> {
+    let sql =
+        format!("SELECT {CHALLENGE_COLUMNS}, code_salt, code_hash FROM challenges WHERE id = ?1");
     tx.row(&sql, values![id], |row| {
         let salt: Option<String> = row.get(13)?;
         let hash: Option<String> = row.get(14)?;
@@ -284,24 +332,47 @@ pub fn challenge(tx: &Tx<'_>, id: &str) -> Result<Option<(ChallengeRow, Option<C
 
 /// Stores the salted hash of a challenge's code, as the verifier sent it.
 pub fn set_challenge_hash(tx: &Tx<'_>, id: &str, salt: &str, hash: &str) -> Result<(), StoreError> {
-    tx.execute("UPDATE challenges SET code_salt = ?2, code_hash = ?3 WHERE id = ?1", values![id, salt, hash])?;
+    tx.execute(
+        "UPDATE challenges SET code_salt = ?2, code_hash = ?3 WHERE id = ?1",
+        values![id, salt, hash],
+    )?;
     Ok(())
 }
 
 /// How many challenges of `kind` the agent was given since `since`.
-pub fn challenges_since(tx: &Tx<'_>, agent: &str, kind: ChallengeKind, since: i64) -> Result<u32, StoreError> {
-    tx.one("SELECT COUNT(*) FROM challenges WHERE agent = ?1 AND kind = ?2 AND created_at >= ?3", values![agent, kind.name(), since], |row| row.get(0))
+pub fn challenges_since(
+    tx: &Tx<'_>,
+    agent: &str,
+    kind: ChallengeKind,
+    since: i64,
+) -> Result<u32, StoreError> {
+    tx.one(
+        "SELECT COUNT(*) FROM challenges WHERE agent = ?1 AND kind = ?2 AND created_at >= ?3",
+        values![agent, kind.name(), since],
+        |row| row.get(0),
+    )
 }
 
 /// Points an agent's block at a new challenge (after the old one expired).
 pub fn set_block_challenge(tx: &Tx<'_>, agent: &str, challenge_id: &str) -> Result<(), StoreError> {
-    tx.execute("UPDATE blocks SET challenge_id = ?2 WHERE agent = ?1", values![agent, challenge_id])?;
+    tx.execute(
+        "UPDATE blocks SET challenge_id = ?2 WHERE agent = ?1",
+        values![agent, challenge_id],
+    )?;
     Ok(())
 }
 
 /// How many requests for a human calls of `session` raised since `since`.
-pub fn challenges_in_session_since(tx: &Tx<'_>, session_id: &str, since: i64) -> Result<u32, StoreError> {
-    tx.one("SELECT COUNT(*) FROM challenges WHERE session_id = ?1 AND created_at >= ?2", values![session_id, since], |row| row.get(0))
+pub fn challenges_in_session_since(
+    tx: &Tx<'_>,
+    session_id: &str,
+    since: i64,
+) -> Result<u32, StoreError> {
+    tx.one(
+        "SELECT COUNT(*) FROM challenges WHERE session_id = ?1 AND created_at >= ?2",
+        values![session_id, since],
+        |row| row.get(0),
+    )
 }
 
 /// Records a failed verification attempt against `subject` (see
@@ -312,12 +383,18 @@ pub fn insert_failure(tx: &Tx<'_>, subject: &str, at: i64) -> Result<(), StoreEr
 }
 
 pub fn failures_since(tx: &Tx<'_>, subject: &str, since: i64) -> Result<u32, StoreError> {
-    tx.one("SELECT COUNT(*) FROM verify_failures WHERE subject = ?1 AND at >= ?2", values![subject, since], |row| row.get(0))
+    tx.one(
+        "SELECT COUNT(*) FROM verify_failures WHERE subject = ?1 AND at >= ?2",
+        values![subject, since],
+        |row| row.get(0),
+    )
 }
 
 /// The subject's lockout: `(until, level)`.
 pub fn lockout(tx: &Tx<'_>, subject: &str) -> Result<Option<(i64, u32)>, StoreError> {
-    tx.row("SELECT until, level FROM lockouts WHERE subject = ?1", values![subject], |row| Ok((row.get(0)?, row.get(1)?)))
+    tx.row("SELECT until, level FROM lockouts WHERE subject = ?1", values![subject], |row| {
+        Ok((row.get(0)?, row.get(1)?))
+    })
 }
 
 pub fn set_lockout(tx: &Tx<'_>, subject: &str, until: i64, level: u32) -> Result<(), StoreError> {
@@ -328,15 +405,26 @@ pub fn set_lockout(tx: &Tx<'_>, subject: &str, until: i64, level: u32) -> Result
     Ok(())
 }
 
-pub fn set_challenge_status(tx: &Tx<'_>, id: &str, status: ChallengeStatus) -> Result<(), StoreError> {
+pub fn set_challenge_status(
+    tx: &Tx<'_>,
+    id: &str,
+    status: ChallengeStatus,
+) -> Result<(), StoreError> {
     tx.execute("UPDATE challenges SET status = ?2 WHERE id = ?1", values![id, status.name()])?;
     Ok(())
 }
 
 /// Records a human's answer on a challenge still waiting for it; `false`
 /// when it no longer waits (its session ended, or it expired).
-pub fn settle_challenge(tx: &Tx<'_>, id: &str, status: ChallengeStatus) -> Result<bool, StoreError> {
-    let changed = tx.execute("UPDATE challenges SET status = ?2 WHERE id = ?1 AND status = 'pending'", values![id, status.name()])?;
+pub fn settle_challenge(
+    tx: &Tx<'_>,
+    id: &str,
+    status: ChallengeStatus,
+) -> Result<bool, StoreError> {
+    let changed = tx.execute(
+        "UPDATE challenges SET status = ?2 WHERE id = ?1 AND status = 'pending'",
+        values![id, status.name()],
+    )?;
     Ok(changed == 1)
 }
 
@@ -344,8 +432,11 @@ pub fn settle_challenge(tx: &Tx<'_>, id: &str, status: ChallengeStatus) -> Resul
 /// it (pending, or approved and not yet collected). Whether it does
 /// (expiry, a live owner) is the caller's judgement.
 pub fn pausing_challenge(tx: &Tx<'_>, agent: &str) -> Result<Option<ChallengeRow>, StoreError> {
-    let sql = format!("SELECT {CHALLENGE_COLUMNS}, rowid FROM challenges WHERE agent = ?1 AND status IN ('pending', 'approved') AND pause IS NOT NULL");
-    let rows = tx.rows(&sql, values![agent], |row| Ok((challenge_row(row)?, row.get::<i64>(13)?)))?;
+    let sql = format!(
+        "SELECT {CHALLENGE_COLUMNS}, rowid FROM challenges WHERE agent = ?1 AND status IN ('pending', 'approved') AND pause IS NOT NULL"
+    );
+    let rows =
+        tx.rows(&sql, values![agent], |row| Ok((challenge_row(row)?, row.get::<i64>(13)?)))?;
     Ok(newest(rows, |(row, rowid)| (row.created_at, *rowid)))
 }
 
@@ -353,7 +444,11 @@ pub fn pausing_challenge(tx: &Tx<'_>, agent: &str) -> Result<Option<ChallengeRow
 /// calls of `session` (every session, when `None`) raised in process
 /// `owner`: nobody is left to collect an answer. A block's challenge is
 /// durable and stays. Returns how many ended.
-pub fn cancel_challenges_of(tx: &Tx<'_>, owner: &Owner, session_id: Option<&str>) -> Result<usize, StoreError> {
+pub fn cancel_challenges_of(
+    tx: &Tx<'_>,
+    owner: &Owner,
+    session_id: Option<&str>,
+) -> Result<usize, StoreError> {
     tx.execute(
         "UPDATE challenges SET status = 'cancelled' WHERE owner_machine = ?1 AND owner_pid = ?2 AND (CAST(?3 AS TEXT) IS NULL OR session_id = ?3) \
          AND durable = 0 AND status IN ('pending', 'approved')",
@@ -377,13 +472,17 @@ fn challenge_row(row: &Fields<'_>) -> Result<ChallengeRow, StoreError> {
         durable: row.get(8)?,
         owner: Owner { machine: row.get(9)?, pid: row.get(10)? },
         session_id: row.get(11)?,
-        pause: pause.map(|name| PauseKind::parse(&name).ok_or(StoreError::UnknownName(name))).transpose()?,
+        pause: pause
+            .map(|name| PauseKind::parse(&name).ok_or(StoreError::UnknownName(name)))
+            .transpose()?,
     })
 }
 
 /// Actions `agent` took since a human last granted it a step budget.
 pub fn agent_steps(tx: &Tx<'_>, agent: &str) -> Result<u32, StoreError> {
-    Ok(tx.row("SELECT steps FROM agent_steps WHERE agent = ?1", values![agent], |row| row.get(0))?.unwrap_or(0))
+    Ok(tx
+        .row("SELECT steps FROM agent_steps WHERE agent = ?1", values![agent], |row| row.get(0))?
+        .unwrap_or(0))
 }
 
 pub fn set_agent_steps(tx: &Tx<'_>, agent: &str, steps: u32) -> Result<(), StoreError> {
@@ -393,7 +492,11 @@ pub fn set_agent_steps(tx: &Tx<'_>, agent: &str, steps: u32) -> Result<(), Store
 
 /// The executions not yet finished that calls of `session` (every
 /// session, when `None`) started in process `owner`.
-pub fn active_executions_of(tx: &Tx<'_>, owner: &Owner, session_id: Option<&str>) -> Result<Vec<ExecutionRow>, StoreError> {
+pub fn active_executions_of(
+    tx: &Tx<'_>,
+    owner: &Owner,
+    session_id: Option<&str>,
+) -> Result<Vec<ExecutionRow>, StoreError> {
     let sql = format!(
         "SELECT {EXECUTION_COLUMNS} FROM executions WHERE owner_machine = ?1 AND owner_pid = ?2 AND (CAST(?3 AS TEXT) IS NULL OR session_id = ?3) \
          AND status IN ('pending', 'running')"
@@ -485,13 +588,19 @@ pub fn insert_downstream_if_absent(tx: &Tx<'_>, row: &DownstreamRow) -> Result<(
 
 /// Forgets the servers of a process that has ended.
 pub fn remove_downstreams_of(tx: &Tx<'_>, owner: &Owner) -> Result<(), StoreError> {
-    tx.execute("DELETE FROM downstream_servers WHERE owner_machine = ?1 AND owner_pid = ?2", values![&owner.machine, owner.pid])?;
+    tx.execute(
+        "DELETE FROM downstream_servers WHERE owner_machine = ?1 AND owner_pid = ?2",
+        values![&owner.machine, owner.pid],
+    )?;
     Ok(())
 }
 
 /// Forgets one server of a running process (a reload removed it).
 pub fn remove_downstream(tx: &Tx<'_>, owner: &Owner, name: &str) -> Result<(), StoreError> {
-    tx.execute("DELETE FROM downstream_servers WHERE owner_machine = ?1 AND owner_pid = ?2 AND name = ?3", values![&owner.machine, owner.pid, name])?;
+    tx.execute(
+        "DELETE FROM downstream_servers WHERE owner_machine = ?1 AND owner_pid = ?2 AND name = ?3",
+        values![&owner.machine, owner.pid, name],
+    )?;
     Ok(())
 }
 
@@ -527,7 +636,10 @@ pub struct LoadedRow {
 /// Replaces what `owner` says it has loaded with `rows` (seen now: their
 /// `seen_at` is not written).
 pub fn set_loaded(tx: &Tx<'_>, owner: &Owner, rows: &[LoadedRow]) -> Result<(), StoreError> {
-    tx.execute("DELETE FROM loaded WHERE owner_machine = ?1 AND owner_pid = ?2", values![&owner.machine, owner.pid])?;
+    tx.execute(
+        "DELETE FROM loaded WHERE owner_machine = ?1 AND owner_pid = ?2",
+        values![&owner.machine, owner.pid],
+    )?;
     if rows.is_empty() {
         return Ok(());
     }
@@ -543,7 +655,10 @@ pub fn set_loaded(tx: &Tx<'_>, owner: &Owner, rows: &[LoadedRow]) -> Result<(), 
 
 /// `owner` is alive now, by the state's shared clock.
 pub fn heartbeat(tx: &Tx<'_>, owner: &Owner) -> Result<(), StoreError> {
-    tx.execute("UPDATE loaded SET seen_at = ?3 WHERE owner_machine = ?1 AND owner_pid = ?2", values![&owner.machine, owner.pid, tx.shared_clock_ms()?])?;
+    tx.execute(
+        "UPDATE loaded SET seen_at = ?3 WHERE owner_machine = ?1 AND owner_pid = ?2",
+        values![&owner.machine, owner.pid, tx.shared_clock_ms()?],
+    )?;
     Ok(())
 }
 
@@ -559,7 +674,11 @@ pub fn may_be_serving(tx: &Tx<'_>, owner: &Owner) -> Result<bool, StoreError> {
     if owner.is_on_this_machine() {
         return Ok(true);
     }
-    let heard: Option<i64> = tx.one("SELECT MAX(seen_at) FROM loaded WHERE owner_machine = ?1 AND owner_pid = ?2", values![&owner.machine, owner.pid], |row| row.get(0))?;
+    let heard: Option<i64> = tx.one(
+        "SELECT MAX(seen_at) FROM loaded WHERE owner_machine = ?1 AND owner_pid = ?2",
+        values![&owner.machine, owner.pid],
+        |row| row.get(0),
+    )?;
     let Some(seen) = heard else { return Ok(true) };
     Ok(tx.shared_clock_ms()? - seen <= SILENT_AFTER_MS)
 }

@@ -80,7 +80,8 @@ impl Spool {
             rule: entry.rule.map(str::to_owned),
             policy_hash: entry.policy_hash.to_owned(),
         };
-        let mut line = serde_json::to_string(&spooled).map_err(|_| StoreError::Inconsistent("an audit row could not be written as JSON"))?;
+        let mut line = serde_json::to_string(&spooled)
+            .map_err(|_| StoreError::Inconsistent("an audit row could not be written as JSON"))?;
         line.push('\n');
         append_lines(&self.path, line.as_bytes())
     }
@@ -93,7 +94,8 @@ impl Spool {
     /// How many rows are waiting (complete lines; read without the lock,
     /// for a report).
     pub fn waiting(&self) -> usize {
-        std::fs::read(&self.path).map_or(0, |bytes| lines_of(&bytes).filter(|line| line.ends_with(b"\n")).count())
+        std::fs::read(&self.path)
+            .map_or(0, |bytes| lines_of(&bytes).filter(|line| line.ends_with(b"\n")).count())
     }
 
     /// Appends the waiting rows to the chain in `tx`, each once, and sets
@@ -105,7 +107,8 @@ impl Spool {
         file.lock().map_err(|error| failed(&self.path, &error))?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(|error| failed(&self.path, &error))?;
-        let mut drained = Drained { file, set_aside: (self.set_aside.clone(), Vec::new()), appended: 0 };
+        let mut drained =
+            Drained { file, set_aside: (self.set_aside.clone(), Vec::new()), appended: 0 };
         for (number, line) in lines_of(&bytes).enumerate() {
             let why = match row_of(line) {
                 Err(why) => why,
@@ -117,9 +120,25 @@ impl Spool {
                     Err(refused) => refused.to_string(),
                 },
             };
-            let hint = format!("line {} of {} could not be appended ({why}); it is kept as it was in {}", number + 1, self.path.display(), self.set_aside.display());
+            let hint = format!(
+                "line {} of {} could not be appended ({why}); it is kept as it was in {}",
+                number + 1,
+                self.path.display(),
+                self.set_aside.display()
+            );
             tracing::error!("{hint}");
-            audit::append(tx, &AuditEntry { agent: "", event: "spool", hint: Some(&hint), decision: "set_aside", stage: Some("state"), policy_hash: "-", ..Default::default() })?;
+            audit::append(
+                tx,
+                &AuditEntry {
+                    agent: "",
+                    event: "spool",
+                    hint: Some(&hint),
+                    decision: "set_aside",
+                    stage: Some("state"),
+                    policy_hash: "-",
+                    ..Default::default()
+                },
+            )?;
             drained.set_aside.1.push(line.to_vec());
         }
         Ok(drained)
@@ -136,7 +155,11 @@ fn row_of(line: &[u8]) -> Result<Spooled, String> {
 
 /// Appends `row` unless its id was appended before; says whether it was.
 fn append_once(tx: &Tx<'_>, row: &Spooled) -> Result<bool, StoreError> {
-    if tx.execute("INSERT INTO spooled (id) VALUES (?1) ON CONFLICT (id) DO NOTHING", values![&row.id])? == 0 {
+    if tx.execute(
+        "INSERT INTO spooled (id) VALUES (?1) ON CONFLICT (id) DO NOTHING",
+        values![&row.id],
+    )? == 0
+    {
         return Ok(false);
     }
     audit::append_at(tx, &audit::entry_of!(row), row.at)?;
@@ -153,7 +176,11 @@ fn open_private(path: &Path) -> Result<File, StoreError> {
 }
 
 fn failed(path: &Path, error: &std::io::Error) -> StoreError {
-    StoreError::Unavailable(format!("the audit spool {}: {}", path.display(), crate::diagnostics::io_reason(error)))
+    StoreError::Unavailable(format!(
+        "the audit spool {}: {}",
+        path.display(),
+        crate::diagnostics::io_reason(error)
+    ))
 }
 
 /// Appends `lines` (each ending with a newline) to the file at `path`
@@ -213,6 +240,12 @@ impl Drained {
             }
             append_lines(path, &text)?;
         }
-        self.file.set_len(0).and_then(|()| self.file.rewind()).and_then(|()| self.file.sync_data()).map_err(|error| StoreError::Unavailable(format!("the audit spool could not be emptied: {error}")))
+        self.file
+            .set_len(0)
+            .and_then(|()| self.file.rewind())
+            .and_then(|()| self.file.sync_data())
+            .map_err(|error| {
+                StoreError::Unavailable(format!("the audit spool could not be emptied: {error}"))
+            })
     }
 }

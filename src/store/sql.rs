@@ -84,10 +84,16 @@ impl rusqlite::ToSql for Value<'_> {
 }
 
 impl ToSql for Value<'_> {
-    fn to_sql(&self, ty: &Type, out: &mut bytes::BytesMut) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+    fn to_sql(
+        &self,
+        ty: &Type,
+        out: &mut bytes::BytesMut,
+    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
         match *self {
             Self::Int(value) if i64::accepts(ty) => value.to_sql(ty, out),
-            Self::Text(text) if <&str>::accepts(ty) => stored_text::encode(text).as_ref().to_sql(ty, out),
+            Self::Text(text) if <&str>::accepts(ty) => {
+                stored_text::encode(text).as_ref().to_sql(ty, out)
+            }
             Self::Null => Ok(IsNull::Yes),
             _ => Err(format!("a value of the wrong type for a {ty} column").into()),
         }
@@ -140,7 +146,11 @@ impl<'c> Tx<'c> {
     pub fn shared_clock_ms(&self) -> Result<i64, StoreError> {
         match &self.inner {
             Inner::Sqlite(_) => Ok(super::now_ms()),
-            Inner::Postgres(_) => self.one("SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)", values![], |row| row.get(0)),
+            Inner::Postgres(_) => self.one(
+                "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)",
+                values![],
+                |row| row.get(0),
+            ),
         }
     }
 
@@ -148,7 +158,10 @@ impl<'c> Tx<'c> {
     /// rest of the transaction goes on: `Ok(Err(_))` is `work`'s own
     /// failure, undone. When even undoing it fails (the connection is
     /// gone), that is the outer error and the transaction is lost.
-    pub fn apart<T>(&self, work: impl FnOnce(&Self) -> Result<T, StoreError>) -> Result<Result<T, StoreError>, StoreError> {
+    pub fn apart<T>(
+        &self,
+        work: impl FnOnce(&Self) -> Result<T, StoreError>,
+    ) -> Result<Result<T, StoreError>, StoreError> {
         self.simple("SAVEPOINT apart")?;
         let done = work(self);
         if done.is_err() {
@@ -169,7 +182,9 @@ impl<'c> Tx<'c> {
     /// Runs a statement; returns how many rows it changed.
     pub fn execute(&self, sql: &str, values: &[Value<'_>]) -> Result<usize, StoreError> {
         match &self.inner {
-            Inner::Sqlite(tx) => Ok(tx.prepare_cached(sql)?.execute(rusqlite::params_from_iter(values))?),
+            Inner::Sqlite(tx) => {
+                Ok(tx.prepare_cached(sql)?.execute(rusqlite::params_from_iter(values))?)
+            }
             Inner::Postgres(session) => {
                 let session = &mut *session.borrow_mut();
                 let statement = session.prepared(sql)?;
@@ -181,7 +196,12 @@ impl<'c> Tx<'c> {
 
     /// Reads the query's rows in order with `read`, until it returns
     /// `false` or the rows end.
-    pub fn each(&self, sql: &str, values: &[Value<'_>], mut read: impl FnMut(&Fields<'_>) -> Result<bool, StoreError>) -> Result<(), StoreError> {
+    pub fn each(
+        &self,
+        sql: &str,
+        values: &[Value<'_>],
+        mut read: impl FnMut(&Fields<'_>) -> Result<bool, StoreError>,
+    ) -> Result<(), StoreError> {
         match &self.inner {
             Inner::Sqlite(tx) => {
                 let mut statement = tx.prepare_cached(sql)?;
@@ -207,7 +227,12 @@ impl<'c> Tx<'c> {
     }
 
     /// Every row the query returns, each read by `read`.
-    pub fn rows<T>(&self, sql: &str, values: &[Value<'_>], mut read: impl FnMut(&Fields<'_>) -> Result<T, StoreError>) -> Result<Vec<T>, StoreError> {
+    pub fn rows<T>(
+        &self,
+        sql: &str,
+        values: &[Value<'_>],
+        mut read: impl FnMut(&Fields<'_>) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, StoreError> {
         let mut out = Vec::new();
         self.each(sql, values, |row| {
             out.push(read(row)?);
@@ -217,7 +242,12 @@ impl<'c> Tx<'c> {
     }
 
     /// The first row the query returns, if any, read by `read`.
-    pub fn row<T>(&self, sql: &str, values: &[Value<'_>], read: impl FnOnce(&Fields<'_>) -> Result<T, StoreError>) -> Result<Option<T>, StoreError> {
+    pub fn row<T>(
+        &self,
+        sql: &str,
+        values: &[Value<'_>],
+        read: impl FnOnce(&Fields<'_>) -> Result<T, StoreError>,
+    ) -> Result<Option<T>, StoreError> {
         let mut read = Some(read);
         let mut out = None;
         self.each(sql, values, |row| {
@@ -230,8 +260,14 @@ impl<'c> Tx<'c> {
     }
 
     /// The one row a query that always returns one (a `COUNT`) returns.
-    pub fn one<T>(&self, sql: &str, values: &[Value<'_>], read: impl FnOnce(&Fields<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        self.row(sql, values, read)?.ok_or(StoreError::Inconsistent("a query that always answers returned no row"))
+    pub fn one<T>(
+        &self,
+        sql: &str,
+        values: &[Value<'_>],
+        read: impl FnOnce(&Fields<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.row(sql, values, read)?
+            .ok_or(StoreError::Inconsistent("a query that always answers returned no row"))
     }
 }
 
@@ -253,7 +289,11 @@ impl Fields<'_> {
 
     /// Column `index`, a name parsed by `parse`: a name this version does
     /// not know is an error, never a guess.
-    pub fn named<T>(&self, index: usize, parse: impl Fn(&str) -> Option<T>) -> Result<T, StoreError> {
+    pub fn named<T>(
+        &self,
+        index: usize,
+        parse: impl Fn(&str) -> Option<T>,
+    ) -> Result<T, StoreError> {
         let name: String = self.get(index)?;
         parse(&name).ok_or(StoreError::UnknownName(name))
     }
@@ -301,7 +341,8 @@ impl Column for Option<String> {
 
 impl Column for u32 {
     fn read(fields: &Fields<'_>, index: usize) -> Result<Self, StoreError> {
-        u32::try_from(i64::read(fields, index)?).map_err(|_| StoreError::Inconsistent("a stored count or process id is out of range"))
+        u32::try_from(i64::read(fields, index)?)
+            .map_err(|_| StoreError::Inconsistent("a stored count or process id is out of range"))
     }
 }
 

@@ -61,19 +61,35 @@ mod tests {
 
     #[test]
     fn every_text_reads_back_as_sent_and_none_holds_a_nul_when_stored() {
-        let texts = ["", "ls -la", "a\0b", "\0", "\0\0", "\u{FFFF}", "\u{FFFF}0", "\u{FFFF}\u{FFFF}", "x\u{FFFF}\0y", "\u{FFFF}\0\u{FFFF}", "é\0ü"];
+        let texts = [
+            "",
+            "ls -la",
+            "a\0b",
+            "\0",
+            "\0\0",
+            "\u{FFFF}",
+            "\u{FFFF}0",
+            "\u{FFFF}\u{FFFF}",
+            "x\u{FFFF}\0y",
+            "\u{FFFF}\0\u{FFFF}",
+            "é\0ü",
+        ];
         for text in texts {
             let stored = encode(text);
             assert!(!stored.contains('\0'), "{text:?} stored as {stored:?}");
             assert_eq!(decode(stored.into_owned()), text, "round trip of {text:?}");
         }
-        assert!(matches!(encode("plain text"), std::borrow::Cow::Borrowed(_)), "ordinary text is not copied");
+        assert!(
+            matches!(encode("plain text"), std::borrow::Cow::Borrowed(_)),
+            "ordinary text is not copied"
+        );
     }
 
     #[test]
     fn different_texts_are_stored_differently() {
         let texts = ["\0", "\u{FFFF}0", "\u{FFFF}\u{FFFF}", "\u{FFFF}", "0", ""];
-        let stored: std::collections::HashSet<String> = texts.iter().map(|text| encode(text).into_owned()).collect();
+        let stored: std::collections::HashSet<String> =
+            texts.iter().map(|text| encode(text).into_owned()).collect();
         assert_eq!(stored.len(), texts.len());
     }
 

@@ -9,7 +9,14 @@ use super::{
 };
 
 fn entry(agent: &str) -> AuditEntry<'_> {
-    AuditEntry { agent, event: "step", decision: "continue", policy_hash: "p", hint: Some("ls"), ..Default::default() }
+    AuditEntry {
+        agent,
+        event: "step",
+        decision: "continue",
+        policy_hash: "p",
+        hint: Some("ls"),
+        ..Default::default()
+    }
 }
 
 #[test]
@@ -20,7 +27,9 @@ fn a_newer_schema_is_refused_and_never_reset() {
     raw.pragma_update(None, "user_version", SCHEMA_VERSION + 1).unwrap();
     drop(raw);
     match Store::open(dir.path()) {
-        Err(StoreError::NewerSchema { found, supported }) => assert_eq!((found, supported), (SCHEMA_VERSION + 1, SCHEMA_VERSION)),
+        Err(StoreError::NewerSchema { found, supported }) => {
+            assert_eq!((found, supported), (SCHEMA_VERSION + 1, SCHEMA_VERSION))
+        }
         other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
     }
     let raw = Connection::open(dir.path().join(DATABASE_FILE)).unwrap();
@@ -50,12 +59,19 @@ fn the_chain_verifies_and_shows_where_it_was_tampered_with() {
 
     // Someone with the file drops the trigger and rewrites history.
     let raw = Connection::open(dir.path().join(DATABASE_FILE)).unwrap();
-    raw.execute_batch("DROP TRIGGER audit_no_update; UPDATE audit SET decision = 'stop' WHERE seq = 3;").unwrap();
+    raw.execute_batch(
+        "DROP TRIGGER audit_no_update; UPDATE audit SET decision = 'stop' WHERE seq = 3;",
+    )
+    .unwrap();
     let report = store.read(audit::verify).unwrap();
     assert_eq!((report.rows, report.broken_at), (2, Some(3)));
 
     raw.execute_batch("UPDATE audit SET decision = 'continue' WHERE seq = 3; DROP TRIGGER audit_no_delete; DELETE FROM audit WHERE seq = 2;").unwrap();
-    assert_eq!(store.read(audit::verify).unwrap().broken_at, Some(3), "a removed row breaks the link after it");
+    assert_eq!(
+        store.read(audit::verify).unwrap().broken_at,
+        Some(3),
+        "a removed row breaks the link after it"
+    );
 }
 
 /// A data folder others can write is refused, whether it holds a state
@@ -72,7 +88,9 @@ fn a_data_folder_others_can_write_is_refused() {
     for mode in [0o770, 0o707, 0o1777] {
         std::fs::set_permissions(&made, std::fs::Permissions::from_mode(mode)).unwrap();
         match Store::open_on_first_use(&made) {
-            Err(error @ StoreError::DataDirNotPrivate { .. }) => assert!(error.to_string().contains("writable by group or others"), "{error}"),
+            Err(error @ StoreError::DataDirNotPrivate { .. }) => {
+                assert!(error.to_string().contains("writable by group or others"), "{error}")
+            }
             other => panic!("mode {mode:o}: expected a refusal, got {:?}", other.map(|_| ())),
         }
     }

@@ -69,16 +69,28 @@ impl HumanAnswers {
     /// sessions: the one whose call raised the challenge, one in which this
     /// process runs the agent's execution, or one its block tainted.
     fn is_agents_own_session(&self, call: &CallContext, challenge: &ChallengeRow) -> bool {
-        challenge.session_id.as_deref() == Some(call.session_id.as_str()) || self.core.sessions.acts_as(&call.session_id, &challenge.agent)
+        challenge.session_id.as_deref() == Some(call.session_id.as_str())
+            || self.core.sessions.acts_as(&call.session_id, &challenge.agent)
     }
 
     /// `verify_challenge`: one attempt at the code of a challenge.
-    pub async fn verify_challenge(&self, call: &CallContext, challenge_id: &str, typed: &str) -> Result<VerificationResult, VerifyError> {
+    pub async fn verify_challenge(
+        &self,
+        call: &CallContext,
+        challenge_id: &str,
+        typed: &str,
+    ) -> Result<VerificationResult, VerifyError> {
         let now = now_ms();
         let loaded = self.core.store.read(|tx| records::challenge(tx, challenge_id))?;
-        let own = loaded.as_ref().is_some_and(|(challenge, _)| self.is_agents_own_session(call, challenge));
-        let (core, session, id, typed) = (self.core.clone(), call.session_id.clone(), challenge_id.to_owned(), typed.to_owned());
-        crate::store::blocking(move || core.store.write_durable(|tx| attempt(&core, tx, &session, own, &id, &typed, now))).await?
+        let own = loaded
+            .as_ref()
+            .is_some_and(|(challenge, _)| self.is_agents_own_session(call, challenge));
+        let (core, session, id, typed) =
+            (self.core.clone(), call.session_id.clone(), challenge_id.to_owned(), typed.to_owned());
+        crate::store::blocking(move || {
+            core.store.write_durable(|tx| attempt(&core, tx, &session, own, &id, &typed, now))
+        })
+        .await?
     }
 
     /// `confirm_operation`: waits (bounded) for the human's answer to an
@@ -87,7 +99,11 @@ impl HumanAnswers {
     /// session's next call hears it once more, without a second use: the
     /// client may have given up on this call before the answer reached it,
     /// which the server cannot always know (its notice can come later).
-    pub async fn confirm(&self, call: &CallContext, approval_id: &str) -> Result<ApprovalResult, VerifyError> {
+    pub async fn confirm(
+        &self,
+        call: &CallContext,
+        approval_id: &str,
+    ) -> Result<ApprovalResult, VerifyError> {
         let humans = &self.core.humans;
         if humans.is_gate_approval(approval_id) {
             return Err(VerifyError::BelongsToGatedCall(approval_id.to_owned()));
@@ -96,13 +112,23 @@ impl HumanAnswers {
         let collector = Collector::Confirm { session: &call.session_id };
         let settled = humans.wait(approval_id, call, collector).await;
         if let Settled::ApprovedBefore = settled {
-            return Ok(ApprovalResult { approved: true, approval_id: approval_id.to_owned(), element_name: agent, redelivered: true });
+            return Ok(ApprovalResult {
+                approved: true,
+                approval_id: approval_id.to_owned(),
+                element_name: agent,
+                redelivered: true,
+            });
         }
         let (approved, collection) = approved(approval_id, settled, &self.core.store, collector)?;
         let (core, session, who) = (self.core.clone(), call.session_id.clone(), agent.clone());
         let approval_id = approved.approval_id().to_owned();
         let id = approval_id.clone();
-        core.clone().store.write_durable_async(move |tx| core.spend_approval(tx, &approved, &who, &session, "confirm", Some(&id))).await?;
+        core.clone()
+            .store
+            .write_durable_async(move |tx| {
+                core.spend_approval(tx, &approved, &who, &session, "confirm", Some(&id))
+            })
+            .await?;
         collection.finish(Some(&call.session_id));
         Ok(ApprovalResult { approved: true, approval_id, element_name: agent, redelivered: false })
     }
@@ -110,13 +136,24 @@ impl HumanAnswers {
 
 /// One attempt, in one durable transaction: the lockout first, then the
 /// challenge's state, then the code.
-fn attempt(core: &LoopCore, tx: &crate::store::Tx<'_>, session: &str, own: bool, challenge_id: &str, typed: &str, now: i64) -> Result<Result<VerificationResult, VerifyError>, StoreError> {
+fn attempt(
+    core: &LoopCore,
+    tx: &crate::store::Tx<'_>,
+    session: &str,
+    own: bool,
+    challenge_id: &str,
+    typed: &str,
+    now: i64,
+) -> Result<Result<VerificationResult, VerifyError>, StoreError> {
     let id = challenge_id.to_owned();
     let challenge = Loaded::load(tx, challenge_id, now)?;
     let row = match &challenge {
         Loaded::Unknown => return Ok(Err(VerifyError::Invalid { id, why: "no such challenge" })),
         Loaded::Approval(_) => {
-            return Ok(Err(VerifyError::Invalid { id, why: "this is an approval request: a human answers it in the dialog, and the agent calls confirm_operation" }));
+            return Ok(Err(VerifyError::Invalid {
+                id,
+                why: "this is an approval request: a human answers it in the dialog, and the agent calls confirm_operation",
+            }));
         }
         Loaded::Pending(pending) => pending.row().clone(),
         Loaded::Spent(row) | Loaded::Expired(row) => row.clone(),
@@ -124,29 +161,83 @@ fn attempt(core: &LoopCore, tx: &crate::store::Tx<'_>, session: &str, own: bool,
     let agent = row.agent.as_str();
     let subject = if own { Subject::Agent(agent) } else { Subject::Session(session) };
     if let Some(until) = attempts::locked_until(tx, &subject, now)? {
-        core.audit(tx, AuditEntry { agent, session_id: Some(session), event: "verify", decision: "locked_out", stage: Some("rate_limit"), ..Default::default() })?;
+        core.audit(
+            tx,
+            AuditEntry {
+                agent,
+                session_id: Some(session),
+                event: "verify",
+                decision: "locked_out",
+                stage: Some("rate_limit"),
+                ..Default::default()
+            },
+        )?;
         let retry_after_secs = (until - now + 999) / 1000;
-        return Ok(Err(if own { VerifyError::AgentLockedOut { agent: agent.to_owned(), retry_after_secs, until } } else { VerifyError::SessionLockedOut { retry_after_secs, until } }));
+        return Ok(Err(if own {
+            VerifyError::AgentLockedOut { agent: agent.to_owned(), retry_after_secs, until }
+        } else {
+            VerifyError::SessionLockedOut { retry_after_secs, until }
+        }));
     }
-    let failed = |reason: &'static str, error: VerifyError| -> Result<Result<VerificationResult, VerifyError>, StoreError> {
+    let failed = |reason: &'static str,
+                  error: VerifyError|
+     -> Result<Result<VerificationResult, VerifyError>, StoreError> {
         let stage = if own { reason } else { "other_session" };
-        core.audit(tx, AuditEntry { agent, session_id: Some(session), event: "verify", decision: "failed", stage: Some(stage), ..Default::default() })?;
+        core.audit(
+            tx,
+            AuditEntry {
+                agent,
+                session_id: Some(session),
+                event: "verify",
+                decision: "failed",
+                stage: Some(stage),
+                ..Default::default()
+            },
+        )?;
         if let Some(until) = attempts::record_failure(tx, &subject, now)? {
             let what = format!("{} locked out until {}", subject.key(), rfc3339(until));
-            core.audit(tx, AuditEntry { agent, session_id: Some(session), event: "lockout", hint: Some(&what), decision: "locked_out", stage: Some("rate_limit"), ..Default::default() })?;
+            core.audit(
+                tx,
+                AuditEntry {
+                    agent,
+                    session_id: Some(session),
+                    event: "lockout",
+                    hint: Some(&what),
+                    decision: "locked_out",
+                    stage: Some("rate_limit"),
+                    ..Default::default()
+                },
+            )?;
         }
         Ok(Err(error))
     };
     let pending = match challenge {
         Loaded::Pending(pending) => pending,
-        Loaded::Expired(row) => return failed("expired", VerifyError::Expired { id, expired_at: row.expires_at }),
+        Loaded::Expired(row) => {
+            return failed("expired", VerifyError::Expired { id, expired_at: row.expires_at });
+        }
         _ => return failed("used", VerifyError::Used(id)),
     };
     match pending.attempt(typed) {
         Attempt::Verified(verified) => {
             let (row, how) = verified.commit(tx)?;
-            core.audit(tx, AuditEntry { agent: &row.agent, session_id: Some(session), event: "verify", decision: how.name(), stage: Some(row.kind.name()), ..Default::default() })?;
-            Ok(Ok(VerificationResult { verified: true, challenge_id: row.id, element_name: row.agent, kind: row.kind.name() }))
+            core.audit(
+                tx,
+                AuditEntry {
+                    agent: &row.agent,
+                    session_id: Some(session),
+                    event: "verify",
+                    decision: how.name(),
+                    stage: Some(row.kind.name()),
+                    ..Default::default()
+                },
+            )?;
+            Ok(Ok(VerificationResult {
+                verified: true,
+                challenge_id: row.id,
+                element_name: row.agent,
+                kind: row.kind.name(),
+            }))
         }
         Attempt::Failed(failure) => {
             // Only the agent's own attempts spend the challenge.
@@ -157,7 +248,8 @@ fn attempt(core: &LoopCore, tx: &crate::store::Tx<'_>, session: &str, own: bool,
                 FailedBecause::Unshown => "unshown",
                 FailedBecause::WrongCode => "wrong_code",
             };
-            let error = if own { VerifyError::Failed(id) } else { VerifyError::FailedElsewhere(id) };
+            let error =
+                if own { VerifyError::Failed(id) } else { VerifyError::FailedElsewhere(id) };
             failed(reason, error)
         }
     }

@@ -54,7 +54,9 @@ pub enum Settled<'a> {
     Used,
     /// The human has not answered within the wait; the request stays
     /// open until `closes_at` (ms).
-    StillPending { closes_at: i64 },
+    StillPending {
+        closes_at: i64,
+    },
     /// No such request on the board: its stored status tells.
     Unknown,
 }
@@ -115,14 +117,22 @@ impl ApprovalBoard {
     /// Registers a request that was shown to a human.
     pub fn open(&self, opening: Opening<'_>) {
         let (changed, _) = watch::channel(());
-        let slot = Slot { agent: opening.agent.to_owned(), session: opening.session.to_owned(), closes_at: opening.closes_at, stage: Stage::Waiting, changed };
+        let slot = Slot {
+            agent: opening.agent.to_owned(),
+            session: opening.session.to_owned(),
+            closes_at: opening.closes_at,
+            stage: Stage::Waiting,
+            changed,
+        };
         self.lock().insert(opening.approval_id.to_owned(), slot);
     }
 
     /// Records the verifier's answer to a request still waiting for it.
     pub fn settle(&self, approval_id: &str, decision: Decision) {
         let mut slots = self.lock();
-        if let Some(slot) = slots.get_mut(approval_id).filter(|slot| matches!(slot.stage, Stage::Waiting)) {
+        if let Some(slot) =
+            slots.get_mut(approval_id).filter(|slot| matches!(slot.stage, Stage::Waiting))
+        {
             slot.stage = Stage::Answered(decision);
             slot.changed.send_replace(());
         }
@@ -142,7 +152,10 @@ impl ApprovalBoard {
     pub fn session_ended(&self, session: Option<&str>) {
         let mut slots = self.lock();
         slots.retain(|_, slot| {
-            let ends = session.is_none_or(|ended| slot.session == ended || matches!(&slot.stage, Stage::KeptFor(kept) if kept == ended));
+            let ends = session.is_none_or(|ended| {
+                slot.session == ended
+                    || matches!(&slot.stage, Stage::KeptFor(kept) if kept == ended)
+            });
             if ends {
                 slot.changed.send_replace(());
             }
@@ -156,7 +169,12 @@ impl ApprovalBoard {
 
     /// Waits for the human's answer until it comes or `give_up` resolves,
     /// and collects it for `collector`.
-    pub async fn wait(&self, approval_id: &str, collector: Collector<'_>, give_up: impl Future<Output = ()>) -> Settled<'_> {
+    pub async fn wait(
+        &self,
+        approval_id: &str,
+        collector: Collector<'_>,
+        give_up: impl Future<Output = ()>,
+    ) -> Settled<'_> {
         tokio::pin!(give_up);
         loop {
             let mut changed = match self.collect(&mut self.lock(), approval_id, collector) {
@@ -177,7 +195,12 @@ impl ApprovalBoard {
     /// wait (the human has not answered, or another call is still
     /// recording its use of the Approve), what tells it of the next change,
     /// subscribed before the lock is let go so no change is missed.
-    fn collect<'b>(&'b self, slots: &mut HashMap<String, Slot>, approval_id: &str, collector: Collector<'_>) -> Result<Settled<'b>, watch::Receiver<()>> {
+    fn collect<'b>(
+        &'b self,
+        slots: &mut HashMap<String, Slot>,
+        approval_id: &str,
+        collector: Collector<'_>,
+    ) -> Result<Settled<'b>, watch::Receiver<()>> {
         let Some(slot) = slots.get_mut(approval_id) else { return Ok(Settled::Unknown) };
         // Each arm puts back the stage it leaves the request in.
         match std::mem::replace(&mut slot.stage, Stage::Collecting) {
@@ -186,7 +209,8 @@ impl ApprovalBoard {
                 Err(slot.changed.subscribe())
             }
             Stage::KeptFor(session) => {
-                if matches!(collector, Collector::Confirm { session: asking } if asking == session) {
+                if matches!(collector, Collector::Confirm { session: asking } if asking == session)
+                {
                     slots.remove(approval_id);
                     Ok(Settled::ApprovedBefore)
                 } else {
@@ -195,7 +219,10 @@ impl ApprovalBoard {
                 }
             }
             // Collecting until the taker finishes.
-            Stage::Answered(Decision::Approve(approved)) => Ok(Settled::Approved(approved, Collection { board: self, approval_id: approval_id.to_owned(), finished: false })),
+            Stage::Answered(Decision::Approve(approved)) => Ok(Settled::Approved(
+                approved,
+                Collection { board: self, approval_id: approval_id.to_owned(), finished: false },
+            )),
             // The stored status answers everyone else.
             Stage::Answered(Decision::Deny) => {
                 slots.remove(approval_id);
@@ -287,15 +314,24 @@ mod tests {
     #[tokio::test]
     async fn an_answer_is_collected_once_and_waiting_is_bounded() {
         let board = board_with("a");
-        assert!(matches!(board.wait("a", ME, soon()).await, Settled::StillPending { closes_at: 42 }));
+        assert!(matches!(
+            board.wait("a", ME, soon()).await,
+            Settled::StillPending { closes_at: 42 }
+        ));
         assert_eq!(board.agent_of("a").as_deref(), Some("agent"));
         board.settle("a", Decision::Deny);
         assert!(matches!(board.wait("a", ME, never()).await, Settled::Denied));
-        assert!(matches!(board.wait("a", ME, never()).await, Settled::Unknown), "the stored status answers later questions");
+        assert!(
+            matches!(board.wait("a", ME, never()).await, Settled::Unknown),
+            "the stored status answers later questions"
+        );
         board.open(Opening { approval_id: "b", agent: "agent", session: "s1", closes_at: 42 });
         board.settle("b", Decision::TimedOut);
         board.settle("b", Decision::Deny);
-        assert!(matches!(board.wait("b", ME, never()).await, Settled::TimedOut), "the first answer stands");
+        assert!(
+            matches!(board.wait("b", ME, never()).await, Settled::TimedOut),
+            "the first answer stands"
+        );
         assert!(matches!(board.wait("never-opened", ME, never()).await, Settled::Unknown));
     }
 
@@ -303,21 +339,34 @@ mod tests {
     async fn an_approve_collected_for_a_gated_call_is_told_once() {
         let board = board_with("a");
         approve(&board, "a");
-        let Settled::Approved(proof, collection) = board.wait("a", ME, never()).await else { panic!("approved") };
+        let Settled::Approved(proof, collection) = board.wait("a", ME, never()).await else {
+            panic!("approved")
+        };
         assert_eq!(proof.approval_id(), "a");
         collection.finish(None);
-        assert!(matches!(board.wait("a", ME, never()).await, Settled::Unknown), "used: the stored status says so");
+        assert!(
+            matches!(board.wait("a", ME, never()).await, Settled::Unknown),
+            "used: the stored status says so"
+        );
     }
 
     #[tokio::test]
     async fn an_approve_confirm_operation_collected_is_told_once_more_to_its_session_only() {
         let board = board_with("a");
         approve(&board, "a");
-        let Settled::Approved(_, collection) = board.wait("a", ME, never()).await else { panic!("approved") };
+        let Settled::Approved(_, collection) = board.wait("a", ME, never()).await else {
+            panic!("approved")
+        };
         collection.finish(Some("s1"));
         assert!(matches!(board.wait("a", OTHER, never()).await, Settled::Used), "another session");
-        assert!(matches!(board.wait("a", Collector::GatedCall, never()).await, Settled::Used), "a gated call");
-        assert!(matches!(board.wait("a", ME, never()).await, Settled::ApprovedBefore), "the collecting session");
+        assert!(
+            matches!(board.wait("a", Collector::GatedCall, never()).await, Settled::Used),
+            "a gated call"
+        );
+        assert!(
+            matches!(board.wait("a", ME, never()).await, Settled::ApprovedBefore),
+            "the collecting session"
+        );
         assert!(matches!(board.wait("a", ME, never()).await, Settled::Unknown), "only once");
     }
 
@@ -327,10 +376,18 @@ mod tests {
         // A retry waits while the abandoned call is still waiting too.
         let retry = board.wait("a", ME, never());
         tokio::pin!(retry);
-        assert!(tokio::time::timeout(Duration::from_millis(10), &mut retry).await.is_err(), "nothing to hear yet");
+        assert!(
+            tokio::time::timeout(Duration::from_millis(10), &mut retry).await.is_err(),
+            "nothing to hear yet"
+        );
         approve(&board, "a");
-        let Settled::Approved(_, collection) = board.wait("a", ME, never()).await else { panic!("approved") };
-        assert!(tokio::time::timeout(Duration::from_millis(10), &mut retry).await.is_err(), "the use is still being recorded");
+        let Settled::Approved(_, collection) = board.wait("a", ME, never()).await else {
+            panic!("approved")
+        };
+        assert!(
+            tokio::time::timeout(Duration::from_millis(10), &mut retry).await.is_err(),
+            "the use is still being recorded"
+        );
         collection.finish(Some("s1"));
         assert!(matches!(retry.await, Settled::ApprovedBefore));
     }
@@ -339,7 +396,9 @@ mod tests {
     async fn an_unfinished_collection_tells_nobody() {
         let board = board_with("a");
         approve(&board, "a");
-        let Settled::Approved(_, collection) = board.wait("a", ME, never()).await else { panic!("approved") };
+        let Settled::Approved(_, collection) = board.wait("a", ME, never()).await else {
+            panic!("approved")
+        };
         drop(collection);
         assert!(matches!(board.wait("a", ME, never()).await, Settled::Unknown));
     }
@@ -349,7 +408,9 @@ mod tests {
         let board = board_with("raised");
         board.open(Opening { approval_id: "kept", agent: "agent", session: "s3", closes_at: 42 });
         approve(&board, "kept");
-        let Settled::Approved(_, collection) = board.wait("kept", ME, never()).await else { panic!("approved") };
+        let Settled::Approved(_, collection) = board.wait("kept", ME, never()).await else {
+            panic!("approved")
+        };
         collection.finish(Some("s1"));
         let waiting = board.wait("raised", OTHER, never());
         tokio::pin!(waiting);

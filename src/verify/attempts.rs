@@ -47,13 +47,21 @@ pub fn lockout_ms(level: u32) -> i64 {
 }
 
 /// Until when the subject is locked out, if it is at `now`.
-pub fn locked_until(tx: &Tx<'_>, subject: &Subject<'_>, now: i64) -> Result<Option<i64>, StoreError> {
+pub fn locked_until(
+    tx: &Tx<'_>,
+    subject: &Subject<'_>,
+    now: i64,
+) -> Result<Option<i64>, StoreError> {
     Ok(records::lockout(tx, &subject.key())?.map(|(until, _)| until).filter(|until| *until > now))
 }
 
 /// Records one failure against the subject; returns the end of the
 /// lockout it earned, if it earned one.
-pub fn record_failure(tx: &Tx<'_>, subject: &Subject<'_>, now: i64) -> Result<Option<i64>, StoreError> {
+pub fn record_failure(
+    tx: &Tx<'_>,
+    subject: &Subject<'_>,
+    now: i64,
+) -> Result<Option<i64>, StoreError> {
     let key = subject.key();
     records::insert_failure(tx, &key, now)?;
     if records::failures_since(tx, &key, now - FAILURE_WINDOW_MS)? < FAILURES_PER_WINDOW {

@@ -130,20 +130,23 @@ mod tests {
         let id = uuid::Uuid::new_v4().to_string();
         store
             .write(|tx| {
-                records::insert_challenge(tx, &ChallengeRow {
-                    id: id.clone(),
-                    agent: "a".into(),
-                    kind,
-                    action: "x".into(),
-                    reason: "r".into(),
-                    created_at: 0,
-                    expires_at,
-                    status: ChallengeStatus::Pending,
-                    durable: true,
-                    owner: crate::store::owner::Owner::current(),
-                    session_id: None,
-                    pause: None,
-                })?;
+                records::insert_challenge(
+                    tx,
+                    &ChallengeRow {
+                        id: id.clone(),
+                        agent: "a".into(),
+                        kind,
+                        action: "x".into(),
+                        reason: "r".into(),
+                        created_at: 0,
+                        expires_at,
+                        status: ChallengeStatus::Pending,
+                        durable: true,
+                        owner: crate::store::owner::Owner::current(),
+                        session_id: None,
+                        pause: None,
+                    },
+                )?;
                 records::set_challenge_hash(tx, &id, &salt, &hash)
             })
             .unwrap();
@@ -157,14 +160,25 @@ mod tests {
         let (id, code) = challenge(&store, ChallengeKind::DangerZone, 1_000);
         store
             .write(|tx| {
-                let Loaded::Pending(pending) = Loaded::load(tx, &id, 10)? else { panic!("pending") };
-                let Attempt::Failed(failed) = pending.attempt("WRONG") else { panic!("a wrong code failed") };
+                let Loaded::Pending(pending) = Loaded::load(tx, &id, 10)? else {
+                    panic!("pending")
+                };
+                let Attempt::Failed(failed) = pending.attempt("WRONG") else {
+                    panic!("a wrong code failed")
+                };
                 assert_eq!(failed.because, FailedBecause::WrongCode);
-                let Loaded::Pending(pending) = Loaded::load(tx, &id, 10)? else { panic!("an unspent failure leaves it pending") };
-                let Attempt::Verified(verified) = pending.attempt(&code) else { panic!("the code verifies") };
+                let Loaded::Pending(pending) = Loaded::load(tx, &id, 10)? else {
+                    panic!("an unspent failure leaves it pending")
+                };
+                let Attempt::Verified(verified) = pending.attempt(&code) else {
+                    panic!("the code verifies")
+                };
                 let (_, how) = verified.commit(tx)?;
                 assert_eq!(how, ChallengeStatus::Verified);
-                assert!(matches!(Loaded::load(tx, &id, 10)?, Loaded::Spent(_)), "verified once, then spent");
+                assert!(
+                    matches!(Loaded::load(tx, &id, 10)?, Loaded::Spent(_)),
+                    "verified once, then spent"
+                );
                 Ok(())
             })
             .unwrap();

@@ -31,7 +31,8 @@ pub fn normalize(typed: &str) -> Option<String> {
             other => other,
         })
         .collect();
-    (canonical.len() == CODE_CHARS && canonical.chars().all(|c| ALPHABET.contains(c))).then_some(canonical)
+    (canonical.len() == CODE_CHARS && canonical.chars().all(|c| ALPHABET.contains(c)))
+        .then_some(canonical)
 }
 
 fn unhex(text: &str) -> Option<Vec<u8>> {
@@ -43,7 +44,9 @@ fn unhex(text: &str) -> Option<Vec<u8>> {
 
 /// Whether `typed` is the code behind `salt`/`hash` (hex, as stored).
 pub fn matches(salt_hex: &str, hash_hex: &str, typed: &str) -> bool {
-    let (Some(salt), Some(expected), Some(code)) = (unhex(salt_hex), unhex(hash_hex), normalize(typed)) else {
+    let (Some(salt), Some(expected), Some(code)) =
+        (unhex(salt_hex), unhex(hash_hex), normalize(typed))
+    else {
         return false;
     };
     let mut hasher = Sha256::new();

@@ -95,6 +95,9 @@ fn lockout(retry_after_secs: i64, until: i64) -> LimitState {
     LimitState {
         limit: Some((u64::from(FAILURES_PER_WINDOW), LimitWindow::Minute)),
         remaining: 0,
-        wait: Some(LimitWait { retry_after_seconds: u64::try_from(retry_after_secs).unwrap_or(0), resets_at: rfc3339(until) }),
+        wait: Some(LimitWait {
+            retry_after_seconds: u64::try_from(retry_after_secs).unwrap_or(0),
+            resets_at: rfc3339(until),
+        }),
     }
 }

@@ -106,7 +106,13 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Humans {
     pub fn new(store: Arc<Store>, settings: HumanSettings) -> Self {
-        Self { store, settings, owner: Owner::current(), approvals: Arc::new(ApprovalBoard::default()), gate_approvals: Mutex::new(HashSet::new()) }
+        Self {
+            store,
+            settings,
+            owner: Owner::current(),
+            approvals: Arc::new(ApprovalBoard::default()),
+            gate_approvals: Mutex::new(HashSet::new()),
+        }
     }
 
     pub fn approval_wait(&self) -> Duration {
@@ -115,7 +121,13 @@ impl Humans {
 
     /// A request under a fresh challenge id, valid for the configured
     /// challenge lifetime.
-    pub fn new_ask(&self, kind: ChallengeKind, raised: Raised<'_>, reason: String, now: i64) -> Ask {
+    pub fn new_ask(
+        &self,
+        kind: ChallengeKind,
+        raised: Raised<'_>,
+        reason: String,
+        now: i64,
+    ) -> Ask {
         Ask {
             kind,
             id: uuid::Uuid::new_v4().to_string(),
@@ -130,27 +142,43 @@ impl Humans {
     /// Stores the challenge an [`Ask`] describes, holding `pause` on its
     /// agent while it waits; `record_expiry` is when it stops being valid
     /// (`i64::MAX` for one only a human can end).
-    pub fn record(&self, tx: &Tx<'_>, ask: &Ask, record_expiry: i64, pause: Option<PauseKind>, now: i64) -> Result<(), StoreError> {
-        records::insert_challenge(tx, &ChallengeRow {
-            id: ask.id.clone(),
-            agent: ask.agent.clone(),
-            kind: ask.kind,
-            action: ask.action.clone(),
-            reason: ask.reason.clone(),
-            created_at: now,
-            expires_at: record_expiry,
-            status: ChallengeStatus::Pending,
-            durable: ask.kind == ChallengeKind::DangerZone,
-            owner: self.owner.clone(),
-            session_id: Some(ask.session_id.clone()),
-            pause,
-        })
+    pub fn record(
+        &self,
+        tx: &Tx<'_>,
+        ask: &Ask,
+        record_expiry: i64,
+        pause: Option<PauseKind>,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        records::insert_challenge(
+            tx,
+            &ChallengeRow {
+                id: ask.id.clone(),
+                agent: ask.agent.clone(),
+                kind: ask.kind,
+                action: ask.action.clone(),
+                reason: ask.reason.clone(),
+                created_at: now,
+                expires_at: record_expiry,
+                status: ChallengeStatus::Pending,
+                durable: ask.kind == ChallengeKind::DangerZone,
+                owner: self.owner.clone(),
+                session_id: Some(ask.session_id.clone()),
+                pause,
+            },
+        )
     }
 
     /// Records an approval request that gates one call: collected by
     /// repeating the call, never by `confirm_operation`; it holds `pause`
     /// on the agent while it waits.
-    pub fn record_gate_approval(&self, tx: &Tx<'_>, ask: &Ask, pause: Option<PauseKind>, now: i64) -> Result<(), StoreError> {
+    pub fn record_gate_approval(
+        &self,
+        tx: &Tx<'_>,
+        ask: &Ask,
+        pause: Option<PauseKind>,
+        now: i64,
+    ) -> Result<(), StoreError> {
         self.record(tx, ask, ask.expires_at, pause, now)?;
         lock(&self.gate_approvals).insert(ask.id.clone());
         Ok(())
@@ -172,7 +200,12 @@ impl Humans {
     /// collecting would let the call run for nobody. `confirm_operation`
     /// waits on, so an answer that comes meanwhile is recorded at once,
     /// and its session hears it on its next call.
-    pub async fn wait(&self, approval_id: &str, call: &CallContext, collector: Collector<'_>) -> Settled<'_> {
+    pub async fn wait(
+        &self,
+        approval_id: &str,
+        call: &CallContext,
+        collector: Collector<'_>,
+    ) -> Settled<'_> {
         let limit = call.wait_within_answer_time(self.settings.approval_wait);
         let give_up = async {
             let deadline = tokio::time::sleep(limit);
@@ -185,7 +218,11 @@ impl Humans {
             }
         };
         let waiting = self.approvals.wait(approval_id, collector, give_up);
-        let settled = call.reporting_progress(waiting, PROGRESS_EVERY, |elapsed| waiting_for_human(approval_id, elapsed, limit)).await;
+        let settled = call
+            .reporting_progress(waiting, PROGRESS_EVERY, |elapsed| {
+                waiting_for_human(approval_id, elapsed, limit)
+            })
+            .await;
         if !matches!(settled, Settled::StillPending { .. }) {
             lock(&self.gate_approvals).remove(approval_id);
         }
@@ -201,7 +238,10 @@ impl Humans {
 
     /// Makes a challenge committed with a normal write durable, then asks.
     pub async fn sync_and_ask(&self, ask: &Ask) -> Result<(), Vec<String>> {
-        self.store.sync_barrier_async().await.map_err(|_| vec!["the challenge could not be made durable".to_owned()])?;
+        self.store
+            .sync_barrier_async()
+            .await
+            .map_err(|_| vec!["the challenge could not be made durable".to_owned()])?;
         self.ask(ask).await
     }
 
@@ -214,7 +254,13 @@ impl Humans {
             Err(unavailable) => return Err(vec![unavailable.to_string()]),
         };
         // The request itself is already stored, so it counts.
-        let raised = self.store.read(|tx| records::challenges_in_session_since(tx, &ask.session_id, now_ms() - HUMAN_REQUEST_WINDOW_MS));
+        let raised = self.store.read(|tx| {
+            records::challenges_in_session_since(
+                tx,
+                &ask.session_id,
+                now_ms() - HUMAN_REQUEST_WINDOW_MS,
+            )
+        });
         match raised {
             Ok(count) if count <= HUMAN_REQUESTS_PER_SESSION => {}
             Ok(_) => {
@@ -223,39 +269,68 @@ impl Humans {
                     HUMAN_REQUEST_WINDOW_MS / 60_000
                 )]);
             }
-            Err(_) => return Err(vec!["the safety state could not be read, so no dialog was opened".into()]),
+            Err(_) => {
+                return Err(vec![
+                    "the safety state could not be read, so no dialog was opened".into(),
+                ]);
+            }
         }
         let expires_at = rfc3339(ask.expires_at);
-        let timeout_secs = u64::try_from((ask.expires_at - now_ms()).max(1_000) / 1_000).unwrap_or(1);
+        let timeout_secs =
+            u64::try_from((ask.expires_at - now_ms()).max(1_000) / 1_000).unwrap_or(1);
         let tier = match ask.kind {
             ChallengeKind::DangerZone => Some(Tier::DangerZone),
             ChallengeKind::Verify => Some(Tier::Verify),
             ChallengeKind::Approval => None,
         };
-        let request = HumanRequest { id: &ask.id, agent: &ask.agent, tier, reason: &ask.reason, action: &ask.action, expires_at: &expires_at, timeout_secs };
+        let request = HumanRequest {
+            id: &ask.id,
+            agent: &ask.agent,
+            tier,
+            reason: &ask.reason,
+            action: &ask.action,
+            expires_at: &expires_at,
+            timeout_secs,
+        };
         if ask.kind == ChallengeKind::Approval {
             return self.ask_approval(link, &request, ask).await;
         }
         let outcome = link.show_code(&request).await;
         if let Some((salt, hash)) = outcome.hash.clone()
             && let id = ask.id.clone()
-            && self.store.write_durable_async(move |tx| records::set_challenge_hash(tx, &id, &salt, &hash)).await.is_err()
+            && self
+                .store
+                .write_durable_async(move |tx| records::set_challenge_hash(tx, &id, &salt, &hash))
+                .await
+                .is_err()
         {
             return Err(vec!["the code's hash could not be stored".into()]);
         }
         match (outcome.hash, outcome.shown) {
             (Some(_), Shown::On(_)) => Ok(()),
-            (None, Shown::On(_)) => Err(vec!["verifier: showed a code without sending its hash".into()]),
+            (None, Shown::On(_)) => {
+                Err(vec!["verifier: showed a code without sending its hash".into()])
+            }
             (_, Shown::Nowhere(errors)) => Err(errors),
         }
     }
 
     /// Shows an approval request and follows it: the human's answer
     /// becomes the challenge's status and lands on the board.
-    async fn ask_approval(&self, link: &VerifierLink, request: &HumanRequest<'_>, ask: &Ask) -> Result<(), Vec<String>> {
+    async fn ask_approval(
+        &self,
+        link: &VerifierLink,
+        request: &HumanRequest<'_>,
+        ask: &Ask,
+    ) -> Result<(), Vec<String>> {
         let ticket = link.ask_approval(request).await;
         if let (Shown::On(_), Some(decision)) = (&ticket.shown, ticket.decision) {
-            self.approvals.open(Opening { approval_id: &ask.id, agent: &ask.agent, session: &ask.session_id, closes_at: ask.expires_at });
+            self.approvals.open(Opening {
+                approval_id: &ask.id,
+                agent: &ask.agent,
+                session: &ask.session_id,
+                closes_at: ask.expires_at,
+            });
             let (board, store, ask) = (self.approvals.clone(), self.store.clone(), ask.clone());
             tokio::spawn(async move {
                 let decision = decision.await.unwrap_or(Decision::TimedOut);
@@ -267,13 +342,16 @@ impl Humans {
                 // Only a request still waiting takes the answer: one whose
                 // session ended stays cancelled.
                 let id = ask.id.clone();
-                let waiting = store.write_durable_async(move |tx| record_answer(tx, &ask, status)).await;
+                let waiting =
+                    store.write_durable_async(move |tx| record_answer(tx, &ask, status)).await;
                 match waiting {
                     Ok(true) => board.settle(&id, decision),
                     Ok(false) => board.withdraw(&id),
                     // Not recorded: the request stays unanswered until it
                     // expires (fail closed).
-                    Err(error) => tracing::error!(%error, "a human's answer to an approval request could not be recorded"),
+                    Err(error) => {
+                        tracing::error!(%error, "a human's answer to an approval request could not be recorded")
+                    }
                 }
             });
         }
@@ -289,7 +367,16 @@ impl Humans {
 fn record_answer(tx: &Tx<'_>, ask: &Ask, status: ChallengeStatus) -> Result<bool, StoreError> {
     let waiting = records::settle_challenge(tx, &ask.id, status)?;
     if waiting {
-        let entry = AuditEntry { agent: &ask.agent, session_id: Some(&ask.session_id), event: "approval", hint: Some(&ask.id), decision: status.name(), stage: Some("human"), policy_hash: "-", ..Default::default() };
+        let entry = AuditEntry {
+            agent: &ask.agent,
+            session_id: Some(&ask.session_id),
+            event: "approval",
+            hint: Some(&ask.id),
+            decision: status.name(),
+            stage: Some("human"),
+            policy_hash: "-",
+            ..Default::default()
+        };
         audit::append(tx, &entry)?;
     }
     Ok(waiting)
@@ -301,12 +388,19 @@ fn waiting_for_human(approval_id: &str, elapsed: Duration, limit: Duration) -> P
     Progress {
         progress: elapsed,
         total: Some(limit),
-        message: Some(format!("Waiting for a human to approve or deny request {approval_id} ({elapsed} s of up to {limit} s in this call)")),
+        message: Some(format!(
+            "Waiting for a human to approve or deny request {approval_id} ({elapsed} s of up to {limit} s in this call)"
+        )),
     }
 }
 
 /// The human's Approve for `collector` to spend, or why there is none.
-pub fn approved<'a>(approval_id: &str, settled: Settled<'a>, store: &Store, collector: Collector<'_>) -> Result<(Approved, Collection<'a>), VerifyError> {
+pub fn approved<'a>(
+    approval_id: &str,
+    settled: Settled<'a>,
+    store: &Store,
+    collector: Collector<'_>,
+) -> Result<(Approved, Collection<'a>), VerifyError> {
     let id = approval_id.to_owned();
     match settled {
         Settled::Approved(approved, collection) => Ok((approved, collection)),
@@ -318,18 +412,31 @@ pub fn approved<'a>(approval_id: &str, settled: Settled<'a>, store: &Store, coll
             Err(VerifyError::StillPending { id, closes_at: rfc3339(closes_at), ask_again })
         }
         Settled::Denied => Err(VerifyError::Denied(id)),
-        Settled::TimedOut => Err(VerifyError::Expired { expired_at: expiry_of(store, approval_id)?, id }),
+        Settled::TimedOut => {
+            Err(VerifyError::Expired { expired_at: expiry_of(store, approval_id)?, id })
+        }
         // Told again only to a confirm_operation, which answers it before
         // asking for an Approve to spend.
         Settled::Used | Settled::ApprovedBefore => Err(VerifyError::Used(id)),
         Settled::Unknown => {
             let stored = store.read(|tx| records::challenge(tx, approval_id))?;
             Err(match stored.map(|(challenge, _)| challenge) {
-                Some(challenge) if challenge.status == ChallengeStatus::Used => VerifyError::Used(id),
-                Some(challenge) if challenge.status == ChallengeStatus::Denied => VerifyError::Denied(id),
-                Some(challenge) if challenge.status == ChallengeStatus::Expired => VerifyError::Expired { id, expired_at: challenge.expires_at },
-                Some(challenge) if challenge.status == ChallengeStatus::Cancelled => VerifyError::Invalid { id, why: "the session that raised this request ended" },
-                Some(_) => VerifyError::Invalid { id, why: "no human was asked about this request (no channel could show it, or the dongle restarted)" },
+                Some(challenge) if challenge.status == ChallengeStatus::Used => {
+                    VerifyError::Used(id)
+                }
+                Some(challenge) if challenge.status == ChallengeStatus::Denied => {
+                    VerifyError::Denied(id)
+                }
+                Some(challenge) if challenge.status == ChallengeStatus::Expired => {
+                    VerifyError::Expired { id, expired_at: challenge.expires_at }
+                }
+                Some(challenge) if challenge.status == ChallengeStatus::Cancelled => {
+                    VerifyError::Invalid { id, why: "the session that raised this request ended" }
+                }
+                Some(_) => VerifyError::Invalid {
+                    id,
+                    why: "no human was asked about this request (no channel could show it, or the dongle restarted)",
+                },
                 None => VerifyError::Invalid { id, why: "no such approval request" },
             })
         }
@@ -355,8 +462,20 @@ mod tests {
 
     fn humans_with_request(dir: &Path, approval_wait: Duration) -> Humans {
         let store = Arc::new(Store::open(&dir.join("state")).unwrap());
-        let humans = Humans::new(store, HumanSettings { challenge_ttl_ms: 60_000, approval_wait, verifier: Err(VerifierUnavailable::NotFound) });
-        humans.approvals.open(Opening { approval_id: "a", agent: "agent", session: "s1", closes_at: 7 });
+        let humans = Humans::new(
+            store,
+            HumanSettings {
+                challenge_ttl_ms: 60_000,
+                approval_wait,
+                verifier: Err(VerifierUnavailable::NotFound),
+            },
+        );
+        humans.approvals.open(Opening {
+            approval_id: "a",
+            agent: "agent",
+            session: "s1",
+            closes_at: 7,
+        });
         humans
     }
 
@@ -366,7 +485,12 @@ mod tests {
         let humans = humans_with_request(dir.path(), Duration::from_secs(3600));
         let mut call = CallContext::new("s1");
         call.answer_by = Some(tokio::time::Instant::now() + Duration::from_millis(10));
-        let settled = tokio::time::timeout(HANG, humans.wait("a", &call, Collector::Confirm { session: "s1" })).await.expect("bounded by when the request must answer");
+        let settled = tokio::time::timeout(
+            HANG,
+            humans.wait("a", &call, Collector::Confirm { session: "s1" }),
+        )
+        .await
+        .expect("bounded by when the request must answer");
         assert!(matches!(settled, Settled::StillPending { closes_at: 7 }), "{settled:?}");
     }
 
@@ -376,13 +500,20 @@ mod tests {
         let humans = humans_with_request(dir.path(), HANG * 2);
         let call = CallContext::new("s1");
         call.cancelled.cancel();
-        let gated = tokio::time::timeout(HANG, humans.wait("a", &call, Collector::GatedCall)).await.expect("a gated call stops at once");
+        let gated = tokio::time::timeout(HANG, humans.wait("a", &call, Collector::GatedCall))
+            .await
+            .expect("a gated call stops at once");
         assert!(matches!(gated, Settled::StillPending { .. }), "{gated:?}");
         let confirming = humans.wait("a", &call, Collector::Confirm { session: "s1" });
         tokio::pin!(confirming);
-        assert!(tokio::time::timeout(Duration::from_millis(20), &mut confirming).await.is_err(), "confirm_operation waits on for the answer");
+        assert!(
+            tokio::time::timeout(Duration::from_millis(20), &mut confirming).await.is_err(),
+            "confirm_operation waits on for the answer"
+        );
         humans.approvals.settle("a", Decision::Approve(Approved::for_tests("a")));
-        let Settled::Approved(_, collection) = confirming.await else { panic!("the answer that came meanwhile is collected") };
+        let Settled::Approved(_, collection) = confirming.await else {
+            panic!("the answer that came meanwhile is collected")
+        };
         collection.finish(Some("s1"));
     }
 }

@@ -102,12 +102,13 @@ pub struct HumanRequest<'a> {
 /// Why no verifier can be asked.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum VerifierUnavailable {
-    #[error("no safety-dongle-verifier next to safety-dongle, and verifier.program is not set (PATH is never searched)")]
+    #[error(
+        "no safety-dongle-verifier next to safety-dongle, and verifier.program is not set (PATH is never searched)"
+    )]
     NotFound,
     #[error("refusing the verifier {path}: {why}")]
     Untrusted { path: String, why: String },
 }
-
 
 /// How to reach the verifier.
 #[derive(Debug, Clone)]
@@ -124,14 +125,16 @@ impl VerifierLink {
 
     /// The link the settings describe, if its program can be trusted.
     pub fn from_settings(settings: &VerifierSettings) -> Result<Self, VerifierUnavailable> {
-        Self::locate(settings.program.as_deref()).map(|program| Self::new(program, settings.channels.clone(), settings.command.clone()))
+        Self::locate(settings.program.as_deref())
+            .map(|program| Self::new(program, settings.channels.clone(), settings.command.clone()))
     }
 
     /// The same link without the terminal channel, if any channel remains:
     /// for a code that must reach a human by another way than the terminal
     /// asking for it (whoever drives that terminal would read it there).
     pub fn out_of_band(&self) -> Option<Self> {
-        let channels: Vec<Channel> = self.channels.iter().copied().filter(|c| *c != Channel::Terminal).collect();
+        let channels: Vec<Channel> =
+            self.channels.iter().copied().filter(|c| *c != Channel::Terminal).collect();
         (!channels.is_empty()).then(|| Self { channels, ..self.clone() })
     }
 
@@ -145,12 +148,19 @@ impl VerifierLink {
         let path = match configured {
             Some(path) => path.to_path_buf(),
             None => {
-                let beside = std::env::current_exe().ok().map(|exe| exe.with_file_name(format!("{VERIFIER_PROGRAM}{}", std::env::consts::EXE_SUFFIX)));
+                let beside = std::env::current_exe().ok().map(|exe| {
+                    exe.with_file_name(format!(
+                        "{VERIFIER_PROGRAM}{}",
+                        std::env::consts::EXE_SUFFIX
+                    ))
+                });
                 beside.filter(|p| p.is_file()).ok_or(VerifierUnavailable::NotFound)?
             }
         };
         match platform::trust_problem(&path) {
-            Some(why) => Err(VerifierUnavailable::Untrusted { path: path.display().to_string(), why }),
+            Some(why) => {
+                Err(VerifierUnavailable::Untrusted { path: path.display().to_string(), why })
+            }
             None => Ok(path),
         }
     }
@@ -172,7 +182,10 @@ impl VerifierLink {
         .line()
     }
 
-    async fn spawn(&self, line: &str) -> Result<(tokio::process::Child, BufReader<ChildStdout>), String> {
+    async fn spawn(
+        &self,
+        line: &str,
+    ) -> Result<(tokio::process::Child, BufReader<ChildStdout>), String> {
         // A minimal environment: the verifier needs the desktop, never the
         // dongle's credentials (the state's password among them).
         let mut child = Command::new(&self.program)
@@ -183,9 +196,18 @@ impl VerifierLink {
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| format!("verifier: cannot start {}: {}", self.program.display(), crate::diagnostics::io_reason(&e)))?;
+            .map_err(|e| {
+                format!(
+                    "verifier: cannot start {}: {}",
+                    self.program.display(),
+                    crate::diagnostics::io_reason(&e)
+                )
+            })?;
         let mut stdin = child.stdin.take().ok_or("verifier: no stdin")?;
-        stdin.write_all(line.as_bytes()).await.map_err(|_| "verifier: the request could not be sent".to_owned())?;
+        stdin
+            .write_all(line.as_bytes())
+            .await
+            .map_err(|_| "verifier: the request could not be sent".to_owned())?;
         drop(stdin);
         let stdout = child.stdout.take().ok_or("verifier: no stdout")?;
         Ok((child, BufReader::new(stdout)))
@@ -193,7 +215,10 @@ impl VerifierLink {
 
     /// Asks the verifier to generate and show a code.
     pub async fn show_code(&self, request: &HumanRequest<'_>) -> CodeOutcome {
-        let (mut child, mut events) = match self.spawn(&self.request_line(Kind::Code, request)).await {
+        let (mut child, mut events) = match self
+            .spawn(&self.request_line(Kind::Code, request))
+            .await
+        {
             Ok(spawned) => spawned,
             Err(error) => return CodeOutcome { hash: None, shown: Shown::Nowhere(vec![error]) },
         };
@@ -201,19 +226,29 @@ impl VerifierLink {
         let shown = tokio::time::timeout(SHOW_TIMEOUT, async {
             loop {
                 let Some(event) = next_event(&mut events).await else {
-                    return Shown::Nowhere(vec!["verifier: exited without showing the code".into()]);
+                    return Shown::Nowhere(vec![
+                        "verifier: exited without showing the code".into(),
+                    ]);
                 };
                 match event {
                     Event::Hash { salt, hash: salted } => hash = Some((salt, salted)),
                     Event::Shown { channel } => return Shown::On(channel),
                     Event::Unshown { errors } => return Shown::Nowhere(errors),
-                    Event::Error { message } => return Shown::Nowhere(vec![format!("verifier: {message}")]),
-                    Event::Decision { .. } => return Shown::Nowhere(vec!["verifier: answered a code request with a decision".into()]),
+                    Event::Error { message } => {
+                        return Shown::Nowhere(vec![format!("verifier: {message}")]);
+                    }
+                    Event::Decision { .. } => {
+                        return Shown::Nowhere(vec![
+                            "verifier: answered a code request with a decision".into(),
+                        ]);
+                    }
                 }
             }
         })
         .await
-        .unwrap_or_else(|_| Shown::Nowhere(vec!["verifier: no channel showed the code in time".into()]));
+        .unwrap_or_else(|_| {
+            Shown::Nowhere(vec!["verifier: no channel showed the code in time".into()])
+        });
         if matches!(shown, Shown::Nowhere(_)) {
             let _ = child.start_kill();
         }
@@ -226,20 +261,27 @@ impl VerifierLink {
 
     /// Asks a human to approve or deny.
     pub async fn ask_approval(&self, request: &HumanRequest<'_>) -> ApprovalTicket {
-        let (mut child, mut events) = match self.spawn(&self.request_line(Kind::Approval, request)).await {
-            Ok(spawned) => spawned,
-            Err(error) => return ApprovalTicket { shown: Shown::Nowhere(vec![error]), decision: None },
-        };
+        let (mut child, mut events) =
+            match self.spawn(&self.request_line(Kind::Approval, request)).await {
+                Ok(spawned) => spawned,
+                Err(error) => {
+                    return ApprovalTicket { shown: Shown::Nowhere(vec![error]), decision: None };
+                }
+            };
         let shown = tokio::time::timeout(SHOW_TIMEOUT, async {
             match next_event(&mut events).await {
                 Some(Event::Shown { channel }) => Shown::On(channel),
                 Some(Event::Unshown { errors }) => Shown::Nowhere(errors),
-                Some(Event::Error { message }) => Shown::Nowhere(vec![format!("verifier: {message}")]),
+                Some(Event::Error { message }) => {
+                    Shown::Nowhere(vec![format!("verifier: {message}")])
+                }
                 _ => Shown::Nowhere(vec!["verifier: exited without showing the request".into()]),
             }
         })
         .await
-        .unwrap_or_else(|_| Shown::Nowhere(vec!["verifier: no channel showed the request in time".into()]));
+        .unwrap_or_else(|_| {
+            Shown::Nowhere(vec!["verifier: no channel showed the request in time".into()])
+        });
         if let Shown::Nowhere(_) = shown {
             let _ = child.start_kill();
             tokio::spawn(async move {
@@ -255,8 +297,12 @@ impl VerifierLink {
             // Only an explicit approve approves; silence is a timeout and
             // anything else a deny.
             let outcome = match event {
-                Some(Event::Decision { decision: verifier_protocol::Decision::Approve }) => Decision::Approve(Approved { approval_id }),
-                Some(Event::Decision { decision: verifier_protocol::Decision::Timeout }) | None => Decision::TimedOut,
+                Some(Event::Decision { decision: verifier_protocol::Decision::Approve }) => {
+                    Decision::Approve(Approved { approval_id })
+                }
+                Some(Event::Decision { decision: verifier_protocol::Decision::Timeout }) | None => {
+                    Decision::TimedOut
+                }
                 Some(_) => Decision::Deny,
             };
             let _ = answer.send(outcome);

@@ -67,8 +67,12 @@ impl fmt::Display for OverrideRefused {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::NotATerminal => f.write_str("unblock works only from an interactive terminal"),
-            Self::NameMismatch => f.write_str("the name typed back does not match; nothing was changed"),
-            Self::WrongCode => f.write_str("that is not the code that was shown; nothing was changed"),
+            Self::NameMismatch => {
+                f.write_str("the name typed back does not match; nothing was changed")
+            }
+            Self::WrongCode => {
+                f.write_str("that is not the code that was shown; nothing was changed")
+            }
         }
     }
 }
@@ -76,13 +80,20 @@ impl fmt::Display for OverrideRefused {
 /// A block lifted by the right code for its challenge: checks the typed
 /// code against the stored salted hash, and only then yields the proof.
 pub(crate) fn code_verified(agent: &str, salt: &str, hash: &str, typed: &str) -> Option<Unblock> {
-    code::matches(salt, hash, typed).then(|| Unblock { agent: agent.to_owned(), resolution: ChallengeStatus::Verified })
+    code::matches(salt, hash, typed)
+        .then(|| Unblock { agent: agent.to_owned(), resolution: ChallengeStatus::Verified })
 }
 
 /// An operator's unblock at an interactive terminal, proven by typing back
 /// the code the verifier showed out of band for it: a pseudo-terminal an
 /// agent opens gets no further than the name.
-pub(crate) fn operator_code(agent: &str, salt: &str, hash: &str, typed: &str, stdin_is_terminal: bool) -> Result<Unblock, OverrideRefused> {
+pub(crate) fn operator_code(
+    agent: &str,
+    salt: &str,
+    hash: &str,
+    typed: &str,
+    stdin_is_terminal: bool,
+) -> Result<Unblock, OverrideRefused> {
     if !stdin_is_terminal {
         return Err(OverrideRefused::NotATerminal);
     }
@@ -94,7 +105,11 @@ pub(crate) fn operator_code(agent: &str, salt: &str, hash: &str, typed: &str, st
 
 /// An operator's override, made at an interactive terminal by typing the
 /// agent's name back: only for when no channel could show a code.
-pub(crate) fn operator_override(agent: &str, typed_back: &str, stdin_is_terminal: bool) -> Result<Unblock, OverrideRefused> {
+pub(crate) fn operator_override(
+    agent: &str,
+    typed_back: &str,
+    stdin_is_terminal: bool,
+) -> Result<Unblock, OverrideRefused> {
     if !stdin_is_terminal {
         return Err(OverrideRefused::NotATerminal);
     }
@@ -111,15 +126,24 @@ mod tests {
     #[test]
     fn an_override_needs_a_terminal_and_the_exact_name() {
         assert_eq!(operator_override("a", "a", false).unwrap_err(), OverrideRefused::NotATerminal);
-        assert_eq!(operator_override("agent-1", "agent-2", true).unwrap_err(), OverrideRefused::NameMismatch);
+        assert_eq!(
+            operator_override("agent-1", "agent-2", true).unwrap_err(),
+            OverrideRefused::NameMismatch
+        );
         assert_eq!(operator_override("agent-1", " agent-1\n", true).unwrap().agent(), "agent-1");
     }
 
     #[test]
     fn an_operator_code_needs_a_terminal_and_the_shown_code() {
         let (code, salt, hash) = code::tests::fresh();
-        assert_eq!(operator_code("a", &salt, &hash, &code, false).unwrap_err(), OverrideRefused::NotATerminal);
-        assert_eq!(operator_code("a", &salt, &hash, "a", true).unwrap_err(), OverrideRefused::WrongCode);
+        assert_eq!(
+            operator_code("a", &salt, &hash, &code, false).unwrap_err(),
+            OverrideRefused::NotATerminal
+        );
+        assert_eq!(
+            operator_code("a", &salt, &hash, "a", true).unwrap_err(),
+            OverrideRefused::WrongCode
+        );
         let unblock = operator_code("a", &salt, &hash, &code, true).unwrap();
         assert_eq!((unblock.agent(), unblock.resolution()), ("a", ChallengeStatus::OperatorCode));
     }

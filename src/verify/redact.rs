@@ -36,7 +36,8 @@ pub fn redact_text(text: &str) -> Cow<'_, str> {
     let mut copied = 0;
     let mut at = 0;
     while at < bytes.len() {
-        let starts_word = bytes[at].is_ascii_alphanumeric() && (at == 0 || !bytes[at - 1].is_ascii_alphanumeric());
+        let starts_word = bytes[at].is_ascii_alphanumeric()
+            && (at == 0 || !bytes[at - 1].is_ascii_alphanumeric());
         match starts_word.then(|| code_shape_at(bytes, at)).flatten() {
             Some(end) => {
                 let redacted = out.get_or_insert_with(|| String::with_capacity(text.len()));
@@ -107,7 +108,9 @@ pub fn redact_arguments(arguments: &Value) -> Cow<'_, Value> {
 }
 
 fn names_verify(map: &Map<String, Value>) -> bool {
-    map.get("operation").and_then(Value::as_str).is_some_and(|op| op.trim().eq_ignore_ascii_case(VERIFY_OPERATION))
+    map.get("operation")
+        .and_then(Value::as_str)
+        .is_some_and(|op| op.trim().eq_ignore_ascii_case(VERIFY_OPERATION))
 }
 
 fn needs_redaction(value: &Value) -> bool {
@@ -125,7 +128,8 @@ fn redacted(value: &Value) -> Value {
         Value::Array(items) => Value::Array(items.iter().map(redacted).collect()),
         Value::Object(map) => {
             let verify = names_verify(map);
-            let mut out: Map<String, Value> = map.iter().map(|(key, value)| (key.clone(), redacted(value))).collect();
+            let mut out: Map<String, Value> =
+                map.iter().map(|(key, value)| (key.clone(), redacted(value))).collect();
             if verify {
                 hide_code(&mut out);
                 if let Some(Value::Object(params)) = out.get_mut("params") {
@@ -160,9 +164,15 @@ mod tests {
             ("\"code\":\"JM9CK-2C6OM-TH0WX-8EGCR-Q8IDD-T\"", "\"code\":\"[redacted code]\""),
             // Not codes: a 40-character hash, a UUID, a long word, prose
             // whose letters happen to count 26, a code with a U.
-            ("git checkout 3f2a9c4b1d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a", "git checkout 3f2a9c4b1d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a"),
+            (
+                "git checkout 3f2a9c4b1d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a",
+                "git checkout 3f2a9c4b1d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a",
+            ),
             ("0b6f1a2e-1111-4222-8333-444455556666", "0b6f1a2e-1111-4222-8333-444455556666"),
-            ("fix the bad test case in the main branch", "fix the bad test case in the main branch"),
+            (
+                "fix the bad test case in the main branch",
+                "fix the bad test case in the main branch",
+            ),
             ("ABCDEFGHJKMNPQRSTVWXYZABCD", "ABCDEFGHJKMNPQRSTVWXYZABCD"),
             ("JM9CK-2C60M-TH0WX-8EGCR-Q81DU-T", "JM9CK-2C60M-TH0WX-8EGCR-Q81DU-T"),
             ("JM9CK-2C60M-TH0WX-8EGCR-Q81DD-TX", "JM9CK-2C60M-TH0WX-8EGCR-Q81DD-TX"),
@@ -176,13 +186,21 @@ mod tests {
     #[test]
     fn verify_challenge_codes_are_redacted_in_any_form() {
         let call = json!({"operation": "verify_challenge", "params": {"challenge_id": "c", "code": "jm9-ck2-c60"}});
-        assert_eq!(redact_arguments(&call).into_owned(), json!({"operation": "verify_challenge", "params": {"challenge_id": "c", "code": REDACTED}}));
+        assert_eq!(
+            redact_arguments(&call).into_owned(),
+            json!({"operation": "verify_challenge", "params": {"challenge_id": "c", "code": REDACTED}})
+        );
         let flat = json!({"operation": "Verify_Challenge ", "code": "anything at all", "challenge_id": "c"});
         assert_eq!(redact_arguments(&flat)["code"], REDACTED);
-        let nested = json!({"operations": [{"operation": "verify_challenge", "params": {"code": "x"}}]});
+        let nested =
+            json!({"operations": [{"operation": "verify_challenge", "params": {"code": "x"}}]});
         assert_eq!(redact_arguments(&nested)["operations"][0]["params"]["code"], REDACTED);
-        let elsewhere = json!({"note": "the code is JM9CK-2C60M-TH0WX-8EGCR-Q81DD-T", "code": "print(1)"});
-        assert_eq!(redact_arguments(&elsewhere).into_owned(), json!({"note": "the code is [redacted code]", "code": "print(1)"}));
+        let elsewhere =
+            json!({"note": "the code is JM9CK-2C60M-TH0WX-8EGCR-Q81DD-T", "code": "print(1)"});
+        assert_eq!(
+            redact_arguments(&elsewhere).into_owned(),
+            json!({"note": "the code is [redacted code]", "code": "print(1)"})
+        );
         let plain = json!({"operation": "execute_agent", "params": {"code": "print(1)"}});
         assert!(matches!(redact_arguments(&plain), Cow::Borrowed(_)));
     }

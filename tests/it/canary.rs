@@ -41,7 +41,11 @@ fn assert_absent_from_processes(codes: &[String]) -> usize {
         }
         for file in ["cmdline", "environ"] {
             if let Ok(bytes) = std::fs::read(entry.path().join(file)) {
-                assert_absent(&bytes, codes, &format!("/proc/{}/{file}", entry.file_name().to_string_lossy()));
+                assert_absent(
+                    &bytes,
+                    codes,
+                    &format!("/proc/{}/{file}", entry.file_name().to_string_lossy()),
+                );
                 scanned += 1;
             }
         }
@@ -56,7 +60,8 @@ async fn no_code_appears_anywhere_the_agent_or_a_log_could_see() {
     let human = Setup::new(Answer::ApproveAfter(2), 300);
     let mut raw = human.start().await;
     let mut mcp_output = Vec::new();
-    let mut record = |value: &serde_json::Value| mcp_output.extend_from_slice(value.to_string().as_bytes());
+    let mut record =
+        |value: &serde_json::Value| mcp_output.extend_from_slice(value.to_string().as_bytes());
 
     // The hard block comes last: it taints this session for every agent.
     ask(&mut raw, execute(3, "canary-2")).await;
@@ -97,7 +102,11 @@ async fn no_code_appears_anywhere_the_agent_or_a_log_could_see() {
     let files = state_files(&human.dir);
     assert!(files.iter().any(|f| f.ends_with("state.db")), "the state files were found: {files:?}");
     for file in files {
-        assert_absent(&std::fs::read(&file).unwrap_or_default(), &codes, &file.display().to_string());
+        assert_absent(
+            &std::fs::read(&file).unwrap_or_default(),
+            &codes,
+            &file.display().to_string(),
+        );
     }
     assert_absent(&std::fs::read(human.config.as_path()).unwrap(), &codes, "the config");
     assert_code_is_only_with_the_human(&human.seen, &codes);
@@ -137,16 +146,30 @@ async fn no_code_reaches_a_log_or_the_state_through_debug_logging_or_the_hook() 
     let mut printed = Vec::new();
     let bare = codes[0].replace('-', "").to_lowercase();
     let calls = [
-        ("mcp__safety-dongle__mcp_aql_create", json!({"operation": "verify_challenge", "params": {"challenge_id": challenge, "code": codes[0]}})),
-        ("mcp__sd__mcp_aql", json!({"operation": "verify_challenge", "params": {"challenge_id": challenge, "code": bare}})),
-        ("mcp__sd__mcp_aql_create", json!({"operation": "verify_challenge", "challenge_id": second, "code": codes[1].replace('-', " ")})),
+        (
+            "mcp__safety-dongle__mcp_aql_create",
+            json!({"operation": "verify_challenge", "params": {"challenge_id": challenge, "code": codes[0]}}),
+        ),
+        (
+            "mcp__sd__mcp_aql",
+            json!({"operation": "verify_challenge", "params": {"challenge_id": challenge, "code": bare}}),
+        ),
+        (
+            "mcp__sd__mcp_aql_create",
+            json!({"operation": "verify_challenge", "challenge_id": second, "code": codes[1].replace('-', " ")}),
+        ),
     ];
     for (tool, input) in calls {
         let payload = json!({"session_id": "s1", "cwd": "/repo", "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input});
         printed.extend(hook_output(&human.config, &payload).await);
     }
     let mut mcp_output = Vec::new();
-    mcp_output.extend(ask(&mut raw, verify(5, &second, "00000-00000-00000-00000-00000-0")).await.to_string().into_bytes());
+    mcp_output.extend(
+        ask(&mut raw, verify(5, &second, "00000-00000-00000-00000-00000-0"))
+            .await
+            .to_string()
+            .into_bytes(),
+    );
     let verified = ask(&mut raw, verify(6, &challenge, &codes[0])).await;
     assert_eq!(verified["data"]["verified"], true, "the code itself was right: {verified}");
     mcp_output.extend(verified.to_string().into_bytes());
@@ -159,14 +182,22 @@ async fn no_code_reaches_a_log_or_the_state_through_debug_logging_or_the_hook() 
         let _ = err.read_to_end(&mut stderr).await;
     }
     assert!(String::from_utf8_lossy(&stderr).contains("DEBUG"), "debug logging was on");
-    let audit = dongle_command(&["audit", "--config", human.config.to_str().unwrap(), "--limit", "100"]).output().await.unwrap();
+    let audit =
+        dongle_command(&["audit", "--config", human.config.to_str().unwrap(), "--limit", "100"])
+            .output()
+            .await
+            .unwrap();
     let audit_text = String::from_utf8_lossy(&audit.stdout).into_owned();
     assert_absent(&stderr, &codes, "the dongle's debug log");
     assert_absent(&printed, &codes, "the hook's output and debug log");
     assert_absent(&mcp_output, &codes, "MCP output");
     assert_absent(audit_text.as_bytes(), &codes, "`safety-dongle audit`");
     for file in state_files(&human.dir) {
-        assert_absent(&std::fs::read(&file).unwrap_or_default(), &codes, &file.display().to_string());
+        assert_absent(
+            &std::fs::read(&file).unwrap_or_default(),
+            &codes,
+            &file.display().to_string(),
+        );
     }
     // The controls: the hook's rows are there, with the code redacted, and
     // the human really saw the codes searched for.
@@ -175,14 +206,26 @@ async fn no_code_reaches_a_log_or_the_state_through_debug_logging_or_the_hook() 
 }
 
 fn tool_introspect() -> serde_json::Value {
-    super::support::tool_call(10, "mcp_aql_read", "get_execution_state", serde_json::json!({"element_name": "canary"}))
+    super::support::tool_call(
+        10,
+        "mcp_aql_read",
+        "get_execution_state",
+        serde_json::json!({"element_name": "canary"}),
+    )
 }
 
 /// The control: the codes are really where the human saw them, so the
 /// searches above were looking for the right bytes.
 fn assert_code_is_only_with_the_human(seen: &Path, codes: &[String]) {
-    let everything: Vec<u8> = std::fs::read_dir(seen).unwrap().flatten().flat_map(|e| std::fs::read(e.path()).unwrap_or_default()).collect();
+    let everything: Vec<u8> = std::fs::read_dir(seen)
+        .unwrap()
+        .flatten()
+        .flat_map(|e| std::fs::read(e.path()).unwrap_or_default())
+        .collect();
     for code in codes {
-        assert!(everything.windows(code.len()).any(|w| w == code.as_bytes()), "the human's channel should hold the code");
+        assert!(
+            everything.windows(code.len()).any(|w| w == code.as_bytes()),
+            "the human's channel should hold the code"
+        );
     }
 }

@@ -56,35 +56,62 @@ pub(super) fn repo_path(relative: &str) -> PathBuf {
 }
 
 fn corpus() -> Corpus {
-    let text = std::fs::read_to_string(repo_path("tests/corpus/commands.toml")).expect("read tests/corpus/commands.toml");
+    let text = std::fs::read_to_string(repo_path("tests/corpus/commands.toml"))
+        .expect("read tests/corpus/commands.toml");
     toml::from_str(&text).expect("the corpus is valid TOML")
 }
 
 fn dangerous_rows(corpus: &Corpus) -> Vec<(&str, &str)> {
-    corpus.dangerous.iter().flat_map(|d| d.commands.iter().map(move |c| (d.category.as_str(), c.as_str()))).collect()
+    corpus
+        .dangerous
+        .iter()
+        .flat_map(|d| d.commands.iter().map(move |c| (d.category.as_str(), c.as_str())))
+        .collect()
 }
 
 fn ordinary_rows(corpus: &Corpus) -> Vec<(&str, &str)> {
-    corpus.ordinary.iter().flat_map(|o| o.commands.iter().map(move |c| (o.kind.as_str(), c.as_str()))).collect()
+    corpus
+        .ordinary
+        .iter()
+        .flat_map(|o| o.commands.iter().map(move |c| (o.kind.as_str(), c.as_str())))
+        .collect()
 }
 
 /// The default policy as shipped. A checkout with a group-writable file
 /// (umask 002) is read as plain text rather than refused.
 pub(super) fn default_policy() -> CompiledPolicy {
     let path = repo_path("policies/default.toml");
-    let source = PolicySource::read(&path).unwrap_or_else(|_| PolicySource { path: "default.toml".into(), text: std::fs::read_to_string(&path).unwrap() });
-    CompiledPolicy::compile(&[source]).unwrap_or_else(|errors| panic!("default policy does not compile: {errors:?}"))
+    let source = PolicySource::read(&path).unwrap_or_else(|_| PolicySource {
+        path: "default.toml".into(),
+        text: std::fs::read_to_string(&path).unwrap(),
+    });
+    CompiledPolicy::compile(&[source])
+        .unwrap_or_else(|errors| panic!("default policy does not compile: {errors:?}"))
 }
 
 fn evaluate(policy: &CompiledPolicy, hint: &str) -> Evaluation {
-    evaluate_step(policy, &StepFacts { agent: "agent", hint, outcome: None, step: 1, max_steps: 50, agent_risk: None, folder: &WorkingFolder::Project, write: None, files: &NoCurrentFiles })
+    evaluate_step(
+        policy,
+        &StepFacts {
+            agent: "agent",
+            hint,
+            outcome: None,
+            step: 1,
+            max_steps: 50,
+            agent_risk: None,
+            folder: &WorkingFolder::Project,
+            write: None,
+            files: &NoCurrentFiles,
+        },
+    )
 }
 
 /// What the analysis saw, for a failure message.
 fn explain(hint: &str, evaluation: &Evaluation) -> String {
     let seen = match analyze(hint) {
         Ok(analysis) => {
-            let commands: Vec<String> = analysis.commands.iter().map(|c| c.argv.join(" ")).collect();
+            let commands: Vec<String> =
+                analysis.commands.iter().map(|c| c.argv.join(" ")).collect();
             let facts: Vec<&str> = analysis.facts.iter().map(|(f, _)| f.name()).collect();
             format!("runs {commands:?}, writes {:?}, facts {facts:?}", analysis.writes)
         }
@@ -101,7 +128,11 @@ fn caught(verdict: Verdict) -> bool {
 fn the_corpus_is_large_and_covers_every_category() {
     let corpus = corpus();
     let (dangerous, ordinary) = (dangerous_rows(&corpus), ordinary_rows(&corpus));
-    assert!(dangerous.len() + ordinary.len() >= MIN_ROWS, "{} rows", dangerous.len() + ordinary.len());
+    assert!(
+        dangerous.len() + ordinary.len() >= MIN_ROWS,
+        "{} rows",
+        dangerous.len() + ordinary.len()
+    );
     assert!(ordinary.len() >= MIN_ORDINARY, "{} ordinary rows", ordinary.len());
     let data = ordinary.iter().filter(|(kind, _)| *kind == "dangerous text as data").count();
     assert!(data >= MIN_DATA_MENTIONS, "{data} rows mention dangerous text as data");
@@ -110,10 +141,16 @@ fn the_corpus_is_large_and_covers_every_category() {
         assert!(categories.contains(letter), "category {letter} is missing");
     }
     for category in &corpus.dangerous {
-        assert!(category.commands.len() >= MIN_PER_CATEGORY, "{} has {} rows", category.category, category.commands.len());
+        assert!(
+            category.commands.len() >= MIN_PER_CATEGORY,
+            "{} has {} rows",
+            category.category,
+            category.commands.len()
+        );
     }
     let mut seen = BTreeSet::new();
-    let duplicates: Vec<&str> = dangerous.iter().chain(&ordinary).map(|(_, c)| *c).filter(|c| !seen.insert(*c)).collect();
+    let duplicates: Vec<&str> =
+        dangerous.iter().chain(&ordinary).map(|(_, c)| *c).filter(|c| !seen.insert(*c)).collect();
     assert!(duplicates.is_empty(), "rows listed twice: {duplicates:?}");
 }
 
@@ -147,13 +184,39 @@ fn every_dangerous_row_is_caught_and_every_ordinary_row_continues_in_process() {
         flagged.len(),
         ordinary.len()
     );
-    assert!(misses.is_empty() && flagged.is_empty(), "{} missed:\n{}\n\n{} flagged:\n{}", misses.len(), misses.join("\n"), flagged.len(), flagged.join("\n"));
+    assert!(
+        misses.is_empty() && flagged.is_empty(),
+        "{} missed:\n{}\n\n{} flagged:\n{}",
+        misses.len(),
+        misses.join("\n"),
+        flagged.len(),
+        flagged.join("\n")
+    );
 }
 
 /// Counts of one run of the corpus through a path.
-fn report(path: &str, dangerous: &[(&str, &str)], ordinary: &[(&str, &str)], missed: &[String], flagged: &[String]) {
-    println!("corpus via {path}: {} of {} dangerous rows caught, {} of {} ordinary rows flagged", dangerous.len() - missed.len(), dangerous.len(), flagged.len(), ordinary.len());
-    assert!(missed.is_empty() && flagged.is_empty(), "via {path}: {} missed:\n{}\n\n{} flagged:\n{}", missed.len(), missed.join("\n"), flagged.len(), flagged.join("\n"));
+fn report(
+    path: &str,
+    dangerous: &[(&str, &str)],
+    ordinary: &[(&str, &str)],
+    missed: &[String],
+    flagged: &[String],
+) {
+    println!(
+        "corpus via {path}: {} of {} dangerous rows caught, {} of {} ordinary rows flagged",
+        dangerous.len() - missed.len(),
+        dangerous.len(),
+        flagged.len(),
+        ordinary.len()
+    );
+    assert!(
+        missed.is_empty() && flagged.is_empty(),
+        "via {path}: {} missed:\n{}\n\n{} flagged:\n{}",
+        missed.len(),
+        missed.join("\n"),
+        flagged.len(),
+        flagged.join("\n")
+    );
 }
 
 /// Whether `record_execution_step` stopped or paused the agent. Each row
@@ -162,7 +225,12 @@ fn report(path: &str, dangerous: &[(&str, &str)], ordinary: &[(&str, &str)], mis
 async fn step_objects(server: &HttpServer, index: usize, hint: &str) -> bool {
     let client = server.client().await;
     let agent = format!("corpus-{index}");
-    let (started, _) = call(&client, "mcp_aql_execute", json!({"operation": "execute_agent", "params": {"element_name": agent}})).await;
+    let (started, _) = call(
+        &client,
+        "mcp_aql_execute",
+        json!({"operation": "execute_agent", "params": {"element_name": agent}}),
+    )
+    .await;
     assert_eq!(started["success"], true, "{started}");
     let (answer, _) = call(&client, "mcp_aql_create", json!({"operation": "record_execution_step", "params": {"element_name": agent, "nextActionHint": hint}})).await;
     assert_eq!(answer["success"], true, "{hint:?}: {answer}");
@@ -171,7 +239,10 @@ async fn step_objects(server: &HttpServer, index: usize, hint: &str) -> bool {
 }
 
 /// Every row, numbered, with whether it is dangerous.
-fn numbered_rows(dangerous: &[(&str, &str)], ordinary: &[(&str, &str)]) -> Vec<(usize, bool, String, String)> {
+fn numbered_rows(
+    dangerous: &[(&str, &str)],
+    ordinary: &[(&str, &str)],
+) -> Vec<(usize, bool, String, String)> {
     dangerous
         .iter()
         .map(|(c, h)| (true, *c, *h))
@@ -182,8 +253,12 @@ fn numbered_rows(dangerous: &[(&str, &str)], ordinary: &[(&str, &str)]) -> Vec<(
 }
 
 /// Runs `decide` over every row, four at a time, and checks the counts.
-async fn run_rows<F, Fut>(path: &str, dangerous: &[(&str, &str)], ordinary: &[(&str, &str)], decide: F)
-where
+async fn run_rows<F, Fut>(
+    path: &str,
+    dangerous: &[(&str, &str)],
+    ordinary: &[(&str, &str)],
+    decide: F,
+) where
     F: Fn(usize, String) -> Fut,
     Fut: Future<Output = bool> + Send + 'static,
 {
@@ -248,8 +323,12 @@ fn payload(index: usize, row: &str) -> Value {
             tool("Glob", json!({"pattern": pattern, "path": path}))
         }
         "web_search" => tool("WebSearch", json!({"query": rest})),
-        _ if row.starts_with("https://") && !row.contains(' ') => tool("WebFetch", json!({"url": row, "prompt": "read"})),
-        _ if head.contains("__") && let Ok(input @ Value::Object(_)) = serde_json::from_str::<Value>(rest) => {
+        _ if row.starts_with("https://") && !row.contains(' ') => {
+            tool("WebFetch", json!({"url": row, "prompt": "read"}))
+        }
+        _ if head.contains("__")
+            && let Ok(input @ Value::Object(_)) = serde_json::from_str::<Value>(rest) =>
+        {
             tool(&format!("mcp__{head}"), input)
         }
         _ => tool("Bash", json!({"command": row})),
@@ -259,7 +338,12 @@ fn payload(index: usize, row: &str) -> Value {
 /// Whether the hook objected (deny); `{}` leaves the call to Claude Code.
 async fn hook_objects(config: &str, index: usize, row: &str) -> bool {
     let agent = format!("corpus-{index}");
-    let answer = run_hook_with_env(&["hook", "claude-code", "--config", config, "--agent", &agent], &[("HOME", HOME)], &payload(index, row)).await;
+    let answer = run_hook_with_env(
+        &["hook", "claude-code", "--config", config, "--agent", &agent],
+        &[("HOME", HOME)],
+        &payload(index, row),
+    )
+    .await;
     let decided = decision(&answer);
     assert_ne!(decided, "allow", "no human can approve here: {row:?}");
     decided == "deny"

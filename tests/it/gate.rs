@@ -31,7 +31,12 @@ fn bash(command: &str) -> Value {
 }
 
 async fn hook(config: &Path, agent: &str, command: &str) -> Value {
-    run_hook_with_env(&["hook", "claude-code", "--config", config.to_str().unwrap(), "--agent", agent], &[], &bash(command)).await
+    run_hook_with_env(
+        &["hook", "claude-code", "--config", config.to_str().unwrap(), "--agent", agent],
+        &[],
+        &bash(command),
+    )
+    .await
 }
 
 /// `server-everything` behind a recorder: every line the dongle sends it
@@ -40,8 +45,19 @@ fn recorded_everything(setup: &Setup, log: &Path) -> String {
     let bin = downstream_packages().join(".bin");
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     let script = setup.dir.join("recorded-everything.sh");
-    std::fs::write(&script, format!("#!/bin/sh\ntee -a \"{}\" | exec \"{}\"\n", log.display(), bin.join("mcp-server-everything").display())).unwrap();
-    format!("[servers.everything]\ncommand = \"/bin/sh\"\nargs = [\"{}\"]\nenv = {{ PATH = \"{path}\" }}\ntimeout_secs = 20\n", script.display())
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ntee -a \"{}\" | exec \"{}\"\n",
+            log.display(),
+            bin.join("mcp-server-everything").display()
+        ),
+    )
+    .unwrap();
+    format!(
+        "[servers.everything]\ncommand = \"/bin/sh\"\nargs = [\"{}\"]\nenv = {{ PATH = \"{path}\" }}\ntimeout_secs = 20\n",
+        script.display()
+    )
 }
 
 /// The `tools/call` requests the recorder saw.
@@ -63,28 +79,59 @@ async fn a_paused_agent_is_refused_everywhere_and_the_downstream_receives_nothin
     std::fs::write(&setup.config, format!("{base}{}", recorded_everything(&setup, &log))).unwrap();
     let client = stdio_client(&["serve", "--config", setup.config.to_str().unwrap()]).await;
 
-    let started = operation(&client, "mcp_aql_execute", "execute_agent", json!({"element_name": "X"})).await;
+    let started =
+        operation(&client, "mcp_aql_execute", "execute_agent", json!({"element_name": "X"})).await;
     assert_eq!(started["success"], true, "{started}");
     // Control: before the pause, the same call reaches the server.
-    let echoed = operation(&client, "mcp_aql_read", "everything__echo", json!({"message": "before"})).await;
+    let echoed =
+        operation(&client, "mcp_aql_read", "everything__echo", json!({"message": "before"})).await;
     assert_eq!(echoed["success"], true, "{echoed}");
     assert_eq!(calls_received(&log).len(), 1, "the recorder sees what the server is sent");
-    assert_eq!(decision(&hook(&setup.config, "X", "curl -s https://example.com/data.json").await), "defer", "control: the hook lets it through");
+    assert_eq!(
+        decision(&hook(&setup.config, "X", "curl -s https://example.com/data.json").await),
+        "defer",
+        "control: the hook lets it through"
+    );
 
-    let step = operation(&client, "mcp_aql_create", "record_execution_step", json!({"element_name": "X", "next_action_hint": "git push origin main"})).await;
+    let step = operation(
+        &client,
+        "mcp_aql_create",
+        "record_execution_step",
+        json!({"element_name": "X", "next_action_hint": "git push origin main"}),
+    )
+    .await;
     assert_eq!(step["data"]["continue"], false, "{step}");
     for _ in 0..3 {
-        let refused = operation(&client, "mcp_aql_read", "everything__echo", json!({"message": "while paused"})).await;
+        let refused = operation(
+            &client,
+            "mcp_aql_read",
+            "everything__echo",
+            json!({"message": "while paused"}),
+        )
+        .await;
         assert_eq!(code(&refused), "PERMISSION_DENIED", "{refused}");
         assert!(refused.to_string().contains("paused"), "{refused}");
         let hooked = hook(&setup.config, "X", "curl -s https://example.com/data.json").await;
         assert_eq!(decision(&hooked), "deny", "{hooked}");
-        assert!(hooked["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().contains("paused"), "{hooked}");
+        assert!(
+            hooked["hookSpecificOutput"]["permissionDecisionReason"]
+                .as_str()
+                .unwrap()
+                .contains("paused"),
+            "{hooked}"
+        );
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(calls_received(&log).len(), 1, "nothing reached the server while the agent was paused");
+    assert_eq!(
+        calls_received(&log).len(),
+        1,
+        "nothing reached the server while the agent was paused"
+    );
     // Another agent is not held by X's pause.
-    assert_eq!(decision(&hook(&setup.config, "Y", "curl -s https://example.com/data.json").await), "defer");
+    assert_eq!(
+        decision(&hook(&setup.config, "Y", "curl -s https://example.com/data.json").await),
+        "defer"
+    );
 }
 
 /// A config with unreachable humans and a step limit of `limit`.
@@ -105,15 +152,34 @@ async fn hooked_calls_are_steps_and_stop_at_the_limit() {
     let dir = scratch_dir();
     let config = limited(&dir, 3);
     for attempt in 1..=3 {
-        assert_eq!(decision(&hook(&config, "counted", "cargo build").await), "defer", "step {attempt} of 3");
+        assert_eq!(
+            decision(&hook(&config, "counted", "cargo build").await),
+            "defer",
+            "step {attempt} of 3"
+        );
     }
     let over = hook(&config, "counted", "cargo build").await;
     assert_eq!(decision(&over), "deny", "{over}");
-    assert!(over["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().contains("Step limit exceeded"), "{over}");
+    assert!(
+        over["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("Step limit exceeded"),
+        "{over}"
+    );
     // Each agent has its own budget.
     assert_eq!(decision(&hook(&config, "fresh", "cargo build").await), "defer");
     // Every hooked call is audited as a gate decision of its agent.
-    let rows = super::support::dongle_command(&["audit", "--config", config.to_str().unwrap(), "--agent", "counted"]).output().await.unwrap();
+    let rows = super::support::dongle_command(&[
+        "audit",
+        "--config",
+        config.to_str().unwrap(),
+        "--agent",
+        "counted",
+    ])
+    .output()
+    .await
+    .unwrap();
     let audit = String::from_utf8_lossy(&rows.stdout);
     assert_eq!(audit.lines().filter(|line| line.contains("gate")).count(), 4, "{audit}");
 }
@@ -141,7 +207,12 @@ async fn a_token_is_bound_to_its_session_and_dies_with_it() {
     let (server, root) = http_with_files(&setup).await;
     let (first, second) = (server.client().await, server.client().await);
     let write = |name: &str| json!({"path": root.join(name), "content": "x"});
-    let token_for = |asked: &Value| asked["error"]["details"]["confirmation_token"].as_str().unwrap_or_else(|| panic!("{asked}")).to_owned();
+    let token_for = |asked: &Value| {
+        asked["error"]["details"]["confirmation_token"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{asked}"))
+            .to_owned()
+    };
 
     let asked_a = operation(&first, "mcp_aql_delete", "fs__write_file", write("a.txt")).await;
     assert_eq!(code(&asked_a), "CONFIRMATION_REQUIRED", "{asked_a}");
@@ -154,7 +225,10 @@ async fn a_token_is_bound_to_its_session_and_dies_with_it() {
     let refused = operation(&second, "mcp_aql_delete", "fs__write_file", stolen.clone()).await;
     assert_eq!(code(&refused), "TOKEN_INVALID", "{refused}");
     assert!(refused.to_string().contains("another session"), "{refused}");
-    assert_eq!(refused["error"]["details"]["token"], stolen["_confirmation"], "the spec's detail names the token presented");
+    assert_eq!(
+        refused["error"]["details"]["token"], stolen["_confirmation"],
+        "the spec's detail names the token presented"
+    );
 
     // Control: its own session redeems its own token once the human approved.
     let mut own = write("a.txt");
@@ -188,17 +262,31 @@ async fn a_session_that_ends_cancels_its_execution_and_the_agent_starts_anew() {
     let setup = Setup::new(Answer::Deny, 300);
     let server = HttpServer::start(&["--config", setup.config.to_str().unwrap()]).await;
     let (first, second) = (server.client().await, server.client().await);
-    let started = operation(&first, "mcp_aql_execute", "execute_agent", json!({"element_name": "worker"})).await;
+    let started =
+        operation(&first, "mcp_aql_execute", "execute_agent", json!({"element_name": "worker"}))
+            .await;
     assert_eq!(started["success"], true, "{started}");
-    let conflict = operation(&second, "mcp_aql_execute", "execute_agent", json!({"element_name": "worker"})).await;
-    assert_eq!(code(&conflict), "CONFLICT_ALREADY_EXISTS", "control: one running execution per agent");
+    let conflict =
+        operation(&second, "mcp_aql_execute", "execute_agent", json!({"element_name": "worker"}))
+            .await;
+    assert_eq!(
+        code(&conflict),
+        "CONFLICT_ALREADY_EXISTS",
+        "control: one running execution per agent"
+    );
     first.cancel().await.unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
     while state_of(&second, "worker").await["data"]["status"] != "cancelled" {
-        assert!(Instant::now() < deadline, "the execution outlived its session: {}", state_of(&second, "worker").await);
+        assert!(
+            Instant::now() < deadline,
+            "the execution outlived its session: {}",
+            state_of(&second, "worker").await
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let again = operation(&second, "mcp_aql_execute", "execute_agent", json!({"element_name": "worker"})).await;
+    let again =
+        operation(&second, "mcp_aql_execute", "execute_agent", json!({"element_name": "worker"}))
+            .await;
     assert_eq!(again["success"], true, "a later session of the same agent starts anew: {again}");
 
     // Over stdio: the client closes stdin and the process exits.
@@ -206,16 +294,32 @@ async fn a_session_that_ends_cancels_its_execution_and_the_agent_starts_anew() {
     let config = dir.join("config.toml");
     std::fs::write(&config, format!("data_dir = \"{}\"\n", dir.join("state").display())).unwrap();
     let client = stdio_client(&["serve", "--config", config.to_str().unwrap()]).await;
-    let started = operation(&client, "mcp_aql_execute", "execute_agent", json!({"element_name": "stdio-worker"})).await;
+    let started = operation(
+        &client,
+        "mcp_aql_execute",
+        "execute_agent",
+        json!({"element_name": "stdio-worker"}),
+    )
+    .await;
     assert_eq!(started["success"], true, "{started}");
     client.cancel().await.unwrap();
     // The process ends the session as it exits, in its own time.
     let next = stdio_client(&["serve", "--config", config.to_str().unwrap()]).await;
     let deadline = Instant::now() + Duration::from_secs(10);
     while state_of(&next, "stdio-worker").await["data"]["status"] != "cancelled" {
-        assert!(Instant::now() < deadline, "the execution outlived its session: {}", state_of(&next, "stdio-worker").await);
+        assert!(
+            Instant::now() < deadline,
+            "the execution outlived its session: {}",
+            state_of(&next, "stdio-worker").await
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let again = operation(&next, "mcp_aql_execute", "execute_agent", json!({"element_name": "stdio-worker"})).await;
+    let again = operation(
+        &next,
+        "mcp_aql_execute",
+        "execute_agent",
+        json!({"element_name": "stdio-worker"}),
+    )
+    .await;
     assert_eq!(again["success"], true, "{again}");
 }

@@ -34,12 +34,18 @@ impl VirtualDisplay {
             .spawn()
             .expect("Xvfb is installed (.ci/run installs xvfb)");
         let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("Xvfb reports its display");
+        BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut line)
+            .expect("Xvfb reports its display");
         Self { child, display: format!(":{}", line.trim()) }
     }
 
     fn xdotool(&self, args: &[&str]) -> String {
-        let output = Command::new("xdotool").args(args).env("DISPLAY", &self.display).output().expect("xdotool is installed");
+        let output = Command::new("xdotool")
+            .args(args)
+            .env("DISPLAY", &self.display)
+            .output()
+            .expect("xdotool is installed");
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
@@ -73,7 +79,12 @@ impl VirtualDisplay {
 
     fn screenshot(&self, name: &str) -> PathBuf {
         let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target").join(name);
-        let status = Command::new("import").args(["-window", "root"]).arg(&path).env("DISPLAY", &self.display).status().expect("ImageMagick's import is installed");
+        let status = Command::new("import")
+            .args(["-window", "root"])
+            .arg(&path)
+            .env("DISPLAY", &self.display)
+            .status()
+            .expect("ImageMagick's import is installed");
         assert!(status.success() && path.is_file(), "screenshot {}", path.display());
         path
     }
@@ -90,7 +101,9 @@ impl Drop for VirtualDisplay {
 fn has_code_shape(text: &str) -> bool {
     let bytes = text.as_bytes();
     bytes.windows(31).any(|w| {
-        w.iter().enumerate().all(|(i, &b)| if i % 6 == 5 { b == b'-' } else { b.is_ascii_uppercase() || b.is_ascii_digit() })
+        w.iter().enumerate().all(|(i, &b)| {
+            if i % 6 == 5 { b == b'-' } else { b.is_ascii_uppercase() || b.is_ascii_digit() }
+        })
     })
 }
 
@@ -101,7 +114,10 @@ fn argv_of_every_process() -> Vec<(String, String)> {
         .filter(|e| e.file_name().to_string_lossy().chars().all(|c| c.is_ascii_digit()))
         .filter_map(|e| {
             let bytes = std::fs::read(e.path().join("cmdline")).ok()?;
-            Some((e.file_name().to_string_lossy().into_owned(), String::from_utf8_lossy(&bytes).replace('\0', " ")))
+            Some((
+                e.file_name().to_string_lossy().into_owned(),
+                String::from_utf8_lossy(&bytes).replace('\0', " "),
+            ))
         })
         .collect()
 }
@@ -110,18 +126,28 @@ fn argv_of_every_process() -> Vec<(String, String)> {
 async fn the_real_dialog_shows_requests_and_a_click_approves() {
     let screen = VirtualDisplay::start();
     let human = Setup::with_channels(Answer::Deny, 300, "[\"dialog\"]");
-    let mut raw = human.start_with_env(&[("DISPLAY", &screen.display), ("WAYLAND_DISPLAY", "")]).await;
+    let mut raw =
+        human.start_with_env(&[("DISPLAY", &screen.display), ("WAYLAND_DISPLAY", "")]).await;
 
     // A verification code in a real dialog.
     ask(&mut raw, execute(1, "gui-publisher")).await;
     let pause = ask(&mut raw, step(2, "gui-publisher", "npm publish")).await["data"].clone();
     notified_id(&pause, "autonomy_pause", "verificationId");
-    assert!(!pause["reason"].as_str().unwrap_or("").contains("No channel"), "the dialog was not shown: {pause}");
+    assert!(
+        !pause["reason"].as_str().unwrap_or("").contains("No channel"),
+        "the dialog was not shown: {pause}"
+    );
     let code_window = screen.wait_for_window("safety-dongle: verification code");
-    assert_eq!(screen.xdotool(&["getwindowname", &code_window]).trim(), "safety-dongle: verification code");
+    assert_eq!(
+        screen.xdotool(&["getwindowname", &code_window]).trim(),
+        "safety-dongle: verification code"
+    );
     screen.screenshot("gui-verification-code.png");
     let processes = argv_of_every_process();
-    assert!(processes.iter().any(|(_, argv)| argv.contains("safety-dongle-verifier --stdio")), "the verifier is running");
+    assert!(
+        processes.iter().any(|(_, argv)| argv.contains("safety-dongle-verifier --stdio")),
+        "the verifier is running"
+    );
     for (pid, argv) in &processes {
         assert!(!has_code_shape(argv), "process {pid} has a code-shaped argument: {argv}");
     }
@@ -130,12 +156,19 @@ async fn the_real_dialog_shows_requests_and_a_click_approves() {
     ask(&mut raw, execute(3, "gui-pusher")).await;
     let pause = ask(&mut raw, step(4, "gui-pusher", "git push origin main")).await["data"].clone();
     let approval = notified_id(&pause, "autonomy_pause", "approvalId");
-    assert!(!pause["reason"].as_str().unwrap_or("").contains("No channel"), "the dialog was not shown: {pause}");
+    assert!(
+        !pause["reason"].as_str().unwrap_or("").contains("No channel"),
+        "the dialog was not shown: {pause}"
+    );
     let window = screen.wait_for_window("safety-dongle: approve this action?");
     screen.screenshot("gui-approval.png");
     let geometry = screen.xdotool(&["getwindowgeometry", "--shell", &window]);
     let dimension = |key: &str| -> u32 {
-        geometry.lines().find_map(|l| l.strip_prefix(&format!("{key}="))).and_then(|v| v.trim().parse().ok()).expect("window geometry")
+        geometry
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{key}=")))
+            .and_then(|v| v.trim().parse().ok())
+            .expect("window geometry")
     };
     let (width, height) = (dimension("WIDTH"), dimension("HEIGHT"));
     // The buttons share the bottom row: Approve on the left, Deny on the right.
@@ -146,8 +179,14 @@ async fn the_real_dialog_shows_requests_and_a_click_approves() {
     });
     tokio::time::sleep(Duration::from_millis(300)).await;
     screen.xdotool(&["mousemove", "--window", &window, &x, &y, "click", "1"]);
-    let (mut raw, answered) = tokio::time::timeout(Duration::from_secs(20), waiting).await.expect("confirm_operation answered").expect("task");
-    assert_eq!(answered["data"]["approved"], true, "the click reached confirm_operation: {answered}");
+    let (mut raw, answered) = tokio::time::timeout(Duration::from_secs(20), waiting)
+        .await
+        .expect("confirm_operation answered")
+        .expect("task");
+    assert_eq!(
+        answered["data"]["approved"], true,
+        "the click reached confirm_operation: {answered}"
+    );
     assert_eq!(ask(&mut raw, step(6, "gui-pusher", "cargo build")).await["data"]["continue"], true);
 }
 
@@ -160,7 +199,8 @@ fn verifier_running() -> bool {
 async fn hostile_text_is_shown_literally_and_the_verifier_survives() {
     let screen = VirtualDisplay::start();
     let human = Setup::with_channels(Answer::Deny, 300, "[\"dialog\"]");
-    let mut raw = human.start_with_env(&[("DISPLAY", &screen.display), ("WAYLAND_DISPLAY", "")]).await;
+    let mut raw =
+        human.start_with_env(&[("DISPLAY", &screen.display), ("WAYLAND_DISPLAY", "")]).await;
 
     // printf conversions (that leaked the verifier's stack), an ANSI
     // sequence, a right-to-left override, a Cyrillic look-alike and a line
@@ -169,22 +209,37 @@ async fn hostile_text_is_shown_literally_and_the_verifier_survives() {
     ask(&mut raw, execute(1, "gui-hostile")).await;
     let pause = ask(&mut raw, step(2, "gui-hostile", hint)).await["data"].clone();
     notified_id(&pause, "autonomy_pause", "approvalId");
-    assert!(!pause["reason"].as_str().unwrap_or("").contains("No channel"), "the dialog was not shown: {pause}");
+    assert!(
+        !pause["reason"].as_str().unwrap_or("").contains("No channel"),
+        "the dialog was not shown: {pause}"
+    );
     let window = screen.wait_for_window("safety-dongle: approve this action?");
     screen.screenshot("gui-hostile-text.png");
     assert!(verifier_running(), "the verifier is alive with the dialog open");
     let text = screen.message_text(&window);
     let expected_action = "git push origin /tmp/%x.%x.%x.%x.%x.%x/%s%s%s%s%n «ESC»[2K «U+202E»gpj.exe «U+0440»m«LF»\n    «LF»\n    Why it needs you: routine";
-    assert!(text.contains(expected_action), "the dialog shows the action literally, markers for the rest:\n{text}");
-    assert_eq!(text.matches("Why it needs you:").count(), 2, "the faked line stays inside the action:\n{text}");
+    assert!(
+        text.contains(expected_action),
+        "the dialog shows the action literally, markers for the rest:\n{text}"
+    );
+    assert_eq!(
+        text.matches("Why it needs you:").count(),
+        2,
+        "the faked line stays inside the action:\n{text}"
+    );
     assert!(verifier_running(), "the verifier is still alive after its text was read");
 
     // A code dialog, whose hint would have crashed the verifier before any
     // window appeared.
     ask(&mut raw, execute(3, "gui-hostile-2")).await;
-    let pause = ask(&mut raw, step(4, "gui-hostile-2", "npm publish /tmp/%s%s%s%s%s%s%s%s%n%n")).await["data"].clone();
+    let pause = ask(&mut raw, step(4, "gui-hostile-2", "npm publish /tmp/%s%s%s%s%s%s%s%s%n%n"))
+        .await["data"]
+        .clone();
     notified_id(&pause, "autonomy_pause", "verificationId");
-    assert!(!pause["reason"].as_str().unwrap_or("").contains("No channel"), "the code dialog was not shown: {pause}");
+    assert!(
+        !pause["reason"].as_str().unwrap_or("").contains("No channel"),
+        "the code dialog was not shown: {pause}"
+    );
     screen.wait_for_window("safety-dongle: verification code");
     tokio::time::sleep(Duration::from_millis(500)).await;
     screen.screenshot("gui-hostile-code.png");

@@ -6,7 +6,6 @@
 
 use std::time::{Duration, Instant};
 
-
 use super::{
     hook::unreachable_humans,
     support::{RawStdio, ask, envelope_of, execute, scratch_dir, step},
@@ -16,8 +15,14 @@ use super::{
 fn bombs() -> Vec<(&'static str, String)> {
     vec![
         ("4,000 nested subshells", format!("{}rm -rf ~{}", "(:;".repeat(2_000), ")".repeat(2_000))),
-        ("nested substitutions", format!("echo {}rm -rf ~{}", "$(".repeat(1_300), ")".repeat(1_300))),
-        ("a variable doubled 40 times", format!("a=0123456789abcdef; {}echo $a", "a=$a$a; ".repeat(40))),
+        (
+            "nested substitutions",
+            format!("echo {}rm -rf ~{}", "$(".repeat(1_300), ")".repeat(1_300)),
+        ),
+        (
+            "a variable doubled 40 times",
+            format!("a=0123456789abcdef; {}echo $a", "a=$a$a; ".repeat(40)),
+        ),
         ("nested defaults", format!("echo {}x{}", "${x:-".repeat(1_500), "}".repeat(1_500))),
     ]
 }
@@ -45,7 +50,10 @@ async fn bombs_and_deep_nesting_in_a_step_are_refused_audited_and_the_server_goe
         assert_eq!(answer["data"]["continue"], false, "{what} continued: {answer}");
         raw.assert_alive();
         let rows = audit_rows(&config, &agent);
-        assert!(rows.lines().any(|row| row.contains("step") && !row.contains("continue")), "{what}: no refusal audited in\n{rows}");
+        assert!(
+            rows.lines().any(|row| row.contains("step") && !row.contains("continue")),
+            "{what}: no refusal audited in\n{rows}"
+        );
     }
 }
 
@@ -100,10 +108,17 @@ async fn an_expensive_action_does_not_hold_another_agents_decision() {
         beside.push(bystander_step(&mut bystander, id + 2).await);
         let answer = expensive.read_json().await;
         assert_eq!(answer["id"], id + 1);
-        assert_eq!(envelope_of(&answer)["data"]["continue"], false, "the expensive action is not let through: {answer}");
+        assert_eq!(
+            envelope_of(&answer)["data"]["continue"],
+            false,
+            "the expensive action is not let through: {answer}"
+        );
     }
     let beside = median(beside);
-    assert!(beside <= alone + Duration::from_millis(50), "another agent's step took {beside:?} (median) beside an expensive action, {alone:?} alone");
+    assert!(
+        beside <= alone + Duration::from_millis(50),
+        "another agent's step took {beside:?} (median) beside an expensive action, {alone:?} alone"
+    );
 }
 
 mod generated {
@@ -131,38 +146,72 @@ mod generated {
     }
 
     fn doubling() -> impl Strategy<Value = Hostile> {
-        let spellings = prop::sample::select(vec!["{v}=${v}${v}", "{v}=\"${v}${v}\"", "{v}=${{{v}}}${{{v}}}", "export {v}=${v}${v}${v}", "declare {v}=${v}${v}"]);
-        ("[a-z]{1,3}", spellings, 24usize..64, prop::sample::select(vec!["rm -rf ~", "echo", "curl https://example.invalid -d"]))
+        let spellings = prop::sample::select(vec![
+            "{v}=${v}${v}",
+            "{v}=\"${v}${v}\"",
+            "{v}=${{{v}}}${{{v}}}",
+            "export {v}=${v}${v}${v}",
+            "declare {v}=${v}${v}",
+        ]);
+        (
+            "[a-z]{1,3}",
+            spellings,
+            24usize..64,
+            prop::sample::select(vec!["rm -rf ~", "echo", "curl https://example.invalid -d"]),
+        )
             .prop_map(|(name, spelling, count, then)| {
                 let step = spelling.replace("{v}", &name);
-                let line = format!("{name}=0123456789abcdef; {} {then} ${name}", format!("{step}; ").repeat(count));
+                let line = format!(
+                    "{name}=0123456789abcdef; {} {then} ${name}",
+                    format!("{step}; ").repeat(count)
+                );
                 Hostile::Hint(line.chars().take(8 * 1024).collect())
             })
     }
 
     fn nesting() -> impl Strategy<Value = Hostile> {
-        let kinds = prop::sample::select(vec![("(", ")"), ("$(", ")"), ("{ ", "; }"), ("if true; then ", "; fi"), ("${x:-", "}"), ("echo \"$(", ")\""), ("while :; do ", "; done")]);
-        (prop::collection::vec(kinds, 1..4), 150usize..2_000, prop::sample::select(vec!["rm -rf ~", "ls", "curl h | sh"])).prop_map(|(kinds, depth, inner)| {
-            let (mut open, mut close) = (String::new(), String::new());
-            for level in 0..depth {
-                let (o, c) = kinds[level % kinds.len()];
-                open.push_str(o);
-                close.insert_str(0, c);
-            }
-            let line = format!("{open}{inner}{close}");
-            if line.len() <= 8 * 1024 {
-                Hostile::Hint(line)
-            } else {
-                Hostile::Write { path: ".git/hooks/pre-commit", content: format!("#!/bin/sh\n{line}\n") }
-            }
-        })
+        let kinds = prop::sample::select(vec![
+            ("(", ")"),
+            ("$(", ")"),
+            ("{ ", "; }"),
+            ("if true; then ", "; fi"),
+            ("${x:-", "}"),
+            ("echo \"$(", ")\""),
+            ("while :; do ", "; done"),
+        ]);
+        (
+            prop::collection::vec(kinds, 1..4),
+            150usize..2_000,
+            prop::sample::select(vec!["rm -rf ~", "ls", "curl h | sh"]),
+        )
+            .prop_map(|(kinds, depth, inner)| {
+                let (mut open, mut close) = (String::new(), String::new());
+                for level in 0..depth {
+                    let (o, c) = kinds[level % kinds.len()];
+                    open.push_str(o);
+                    close.insert_str(0, c);
+                }
+                let line = format!("{open}{inner}{close}");
+                if line.len() <= 8 * 1024 {
+                    Hostile::Hint(line)
+                } else {
+                    Hostile::Write {
+                        path: ".git/hooks/pre-commit",
+                        content: format!("#!/bin/sh\n{line}\n"),
+                    }
+                }
+            })
     }
 
     fn repeated() -> impl Strategy<Value = Hostile> {
         let shapes = prop::sample::select(vec![
             ("setup.py", "import os\n", "os.system('a', "),
             ("Makefile", "V0 = abcdefgh\n", ""),
-            (".github/workflows/ci.yml", "on: push\nx: &a |\n  echo one two three four five six\njobs:\n  b:\n    runs-on: x\n    steps:\n", "      - run: *a\n"),
+            (
+                ".github/workflows/ci.yml",
+                "on: push\nx: &a |\n  echo one two three four five six\njobs:\n  b:\n    runs-on: x\n    steps:\n",
+                "      - run: *a\n",
+            ),
             ("Jenkinsfile", "pipeline {\n", "sh 'echo \n"),
             ("Library/LaunchAgents/x.plist", "<plist>", "<key>Program</key><string>a\n"),
         ]);
@@ -172,7 +221,10 @@ mod generated {
                 let fan_out = 4 + count % 13;
                 let mut makefile = head.to_owned();
                 for level in 1..=8 {
-                    makefile.push_str(&format!("V{level} = {}\n", format!("$(V{}) ", level - 1).repeat(fan_out)));
+                    makefile.push_str(&format!(
+                        "V{level} = {}\n",
+                        format!("$(V{}) ", level - 1).repeat(fan_out)
+                    ));
                 }
                 makefile + "all:\n\techo $(V8)\n"
             } else {
@@ -186,7 +238,12 @@ mod generated {
     fn judged(hostile: &Hostile) -> String {
         let dir = scratch_dir();
         let mut command = std::process::Command::new("prlimit");
-        command.arg(format!("--as={MEMORY_LIMIT}")).arg(format!("--cpu={CPU_SECONDS}")).arg(binary()).args(["eval", "--json", "--data-dir"]).arg(dir.join("state"));
+        command
+            .arg(format!("--as={MEMORY_LIMIT}"))
+            .arg(format!("--cpu={CPU_SECONDS}"))
+            .arg(binary())
+            .args(["eval", "--json", "--data-dir"])
+            .arg(dir.join("state"));
         match hostile {
             Hostile::Hint(hint) => {
                 command.arg(hint);
@@ -197,14 +254,27 @@ mod generated {
                 command.args(["--write", path, "--content-file"]).arg(&file);
             }
         }
-        let child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("prlimit runs the binary");
+        let child = command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("prlimit runs the binary");
         // Read while it runs (a large explanation fills a pipe); a hang
         // guard only: the CPU limit ends a runaway long before.
         let (sender, receiver) = std::sync::mpsc::channel();
         std::thread::spawn(move || sender.send(child.wait_with_output()));
-        let output = receiver.recv_timeout(Duration::from_secs(4 * CPU_SECONDS)).unwrap_or_else(|_| panic!("no answer for {hostile:.200?}")).unwrap();
-        assert!(output.status.success(), "the judge ended with {} on {hostile:.200?}: {}", output.status, String::from_utf8_lossy(&output.stderr));
-        let explanation: Value = serde_json::from_slice(&output.stdout).expect("an explanation in JSON");
+        let output = receiver
+            .recv_timeout(Duration::from_secs(4 * CPU_SECONDS))
+            .unwrap_or_else(|_| panic!("no answer for {hostile:.200?}"))
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "the judge ended with {} on {hostile:.200?}: {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let explanation: Value =
+            serde_json::from_slice(&output.stdout).expect("an explanation in JSON");
         explanation["decision"]["verdict"].as_str().expect("a verdict").to_owned()
     }
 

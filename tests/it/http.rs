@@ -33,18 +33,17 @@ async fn http_sessions_are_independent_and_concurrent() {
 
 /// A POST as MCP clients send them, to be given a body.
 fn mcp_post(url: &str) -> reqwest::RequestBuilder {
-    reqwest::Client::new().post(url).header("content-type", "application/json").header("accept", "application/json, text/event-stream")
+    reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
 }
 
 /// The `initialize` request a client opens a session with.
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}"#;
 
 async fn post(url: &str, body: Vec<u8>) -> (u16, Value) {
-    let response = mcp_post(url)
-        .body(body)
-        .send()
-        .await
-        .expect("POST");
+    let response = mcp_post(url).body(body).send().await.expect("POST");
     let status = response.status().as_u16();
     let bytes = response.bytes().await.expect("body");
     (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
@@ -92,9 +91,12 @@ async fn foreign_origins_and_hosts_are_refused_before_the_body_is_read() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let server = HttpServer::start(&[]).await;
     let authority = server.url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
-    for (host, origin) in [(authority.as_str(), "https://evil.example"), ("rebound.evil.example", "")] {
+    for (host, origin) in
+        [(authority.as_str(), "https://evil.example"), ("rebound.evil.example", "")]
+    {
         let mut stream = tokio::net::TcpStream::connect(&authority).await.expect("connect");
-        let origin_line = if origin.is_empty() { String::new() } else { format!("Origin: {origin}\r\n") };
+        let origin_line =
+            if origin.is_empty() { String::new() } else { format!("Origin: {origin}\r\n") };
         let head = format!(
             "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{origin_line}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n",
             60 * 1024 * 1024
@@ -102,12 +104,17 @@ async fn foreign_origins_and_hosts_are_refused_before_the_body_is_read() {
         stream.write_all(head.as_bytes()).await.unwrap();
         stream.write_all(&[b' '; 1024]).await.unwrap();
         let mut answer = vec![0u8; 256];
-        let read = tokio::time::timeout(std::time::Duration::from_secs(5), stream.read(&mut answer))
-            .await
-            .expect("answered without waiting for the rest of the body")
-            .unwrap();
-        let status_line = String::from_utf8_lossy(&answer[..read]).lines().next().unwrap_or_default().to_owned();
-        assert!(status_line.starts_with("HTTP/1.1 403"), "host {host}, origin {origin:?}: {status_line}");
+        let read =
+            tokio::time::timeout(std::time::Duration::from_secs(5), stream.read(&mut answer))
+                .await
+                .expect("answered without waiting for the rest of the body")
+                .unwrap();
+        let status_line =
+            String::from_utf8_lossy(&answer[..read]).lines().next().unwrap_or_default().to_owned();
+        assert!(
+            status_line.starts_with("HTTP/1.1 403"),
+            "host {host}, origin {origin:?}: {status_line}"
+        );
     }
 }
 
@@ -124,7 +131,8 @@ async fn http_refuses_non_loopback_addresses() {
 /// another session's agents go on; the blocked agent is refused everywhere.
 #[tokio::test]
 async fn a_block_taints_its_own_http_session_only() {
-    let server = HttpServer::start(&["--data-dir", super::support::scratch_dir().to_str().unwrap()]).await;
+    let server =
+        HttpServer::start(&["--data-dir", super::support::scratch_dir().to_str().unwrap()]).await;
     let (offender, bystander) = tokio::join!(server.client(), server.client());
     let call = |agent: &str, operation: &str, extra: Value| {
         let mut params = json!({ "element_name": agent });
@@ -134,35 +142,60 @@ async fn a_block_taints_its_own_http_session_only() {
         json!({ "operation": operation, "params": params })
     };
     let execute = |agent: &str| call(agent, "execute_agent", json!({}));
-    let step = |agent: &str, hint: &str| call(agent, "record_execution_step", json!({ "nextActionHint": hint }));
+    let step = |agent: &str, hint: &str| {
+        call(agent, "record_execution_step", json!({ "nextActionHint": hint }))
+    };
 
     // y is executing when x is blocked, so the broadcast is for it too.
-    assert_eq!(super::support::call(&bystander, "mcp_aql_execute", execute("y")).await.0["success"], true);
-    assert_eq!(super::support::call(&offender, "mcp_aql_execute", execute("x")).await.0["success"], true);
-    let (stop, _) = super::support::call(&offender, "mcp_aql_create", step("x", "sudo rm -rf /")).await;
+    assert_eq!(
+        super::support::call(&bystander, "mcp_aql_execute", execute("y")).await.0["success"],
+        true
+    );
+    assert_eq!(
+        super::support::call(&offender, "mcp_aql_execute", execute("x")).await.0["success"],
+        true
+    );
+    let (stop, _) =
+        super::support::call(&offender, "mcp_aql_create", step("x", "sudo rm -rf /")).await;
     assert_eq!(stop["data"]["stopped"], true, "{stop}");
 
-    let (renamed, _) = super::support::call(&offender, "mcp_aql_execute", execute("x-renamed")).await;
-    assert_eq!(renamed["error"]["code"], "PERMISSION_DENIED", "the offending session is tainted: {renamed}");
+    let (renamed, _) =
+        super::support::call(&offender, "mcp_aql_execute", execute("x-renamed")).await;
+    assert_eq!(
+        renamed["error"]["code"], "PERMISSION_DENIED",
+        "the offending session is tainted: {renamed}"
+    );
     let (elsewhere, _) = super::support::call(&bystander, "mcp_aql_execute", execute("z")).await;
     assert_eq!(elsewhere["success"], true, "another session is not tainted: {elsewhere}");
-    let (steps, _) = super::support::call(&bystander, "mcp_aql_create", step("y", "cargo build")).await;
+    let (steps, _) =
+        super::support::call(&bystander, "mcp_aql_create", step("y", "cargo build")).await;
     assert_eq!(steps["data"]["continue"], true);
-    let broadcast = steps["data"]["notifications"].as_array().and_then(|n| n.iter().find(|n| n["type"] == "danger_zone").cloned());
-    assert_eq!(broadcast.map(|n| n["metadata"]["agent"].clone()), Some(json!("x")), "the danger_zone broadcast reached the other session's agent");
+    let broadcast = steps["data"]["notifications"]
+        .as_array()
+        .and_then(|n| n.iter().find(|n| n["type"] == "danger_zone").cloned());
+    assert_eq!(
+        broadcast.map(|n| n["metadata"]["agent"].clone()),
+        Some(json!("x")),
+        "the danger_zone broadcast reached the other session's agent"
+    );
     let (blocked, _) = super::support::call(&bystander, "mcp_aql_execute", execute("x")).await;
-    assert_eq!(blocked["error"]["code"], "PERMISSION_DENIED", "the blocked agent is refused in every session");
+    assert_eq!(
+        blocked["error"]["code"], "PERMISSION_DENIED",
+        "the blocked agent is refused in every session"
+    );
 }
 
 /// Opens a session with a raw `initialize` and returns its id.
 async fn open_session(url: &str) -> String {
-    let response = mcp_post(url)
-        .body(INITIALIZE)
-        .send()
-        .await
-        .expect("POST initialize");
+    let response = mcp_post(url).body(INITIALIZE).send().await.expect("POST initialize");
     assert_eq!(response.status().as_u16(), 200);
-    response.headers().get("mcp-session-id").expect("a session id").to_str().expect("ASCII id").to_owned()
+    response
+        .headers()
+        .get("mcp-session-id")
+        .expect("a session id")
+        .to_str()
+        .expect("ASCII id")
+        .to_owned()
 }
 
 async fn end_session(url: &str, session: &str) -> u16 {
@@ -181,8 +214,16 @@ async fn end_session(url: &str, session: &str) -> u16 {
 async fn ending_a_session_answers_200_then_404() {
     let server = HttpServer::start(&[]).await;
     let session = open_session(&server.url).await;
-    assert_eq!(end_session(&server.url, &session).await, 200, "an open session ends with 200, as clients expect");
-    assert_eq!(end_session(&server.url, &session).await, 404, "a session already ended is not found");
+    assert_eq!(
+        end_session(&server.url, &session).await,
+        200,
+        "an open session ends with 200, as clients expect"
+    );
+    assert_eq!(
+        end_session(&server.url, &session).await,
+        404,
+        "a session already ended is not found"
+    );
     assert_eq!(end_session(&server.url, "not-a-session").await, 404);
     // The session is gone: a request in it is refused rather than served.
     let status = mcp_post(&server.url)

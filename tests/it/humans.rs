@@ -36,7 +36,11 @@ pub struct Setup {
 
 pub fn verifier_program() -> PathBuf {
     let path = super::support::binary().with_file_name("safety-dongle-verifier");
-    assert!(path.is_file(), "{} is missing: build the workspace first (cargo build --workspace)", path.display());
+    assert!(
+        path.is_file(),
+        "{} is missing: build the workspace first (cargo build --workspace)",
+        path.display()
+    );
     path
 }
 
@@ -55,12 +59,18 @@ impl Setup {
             Answer::ApproveAfter(secs) => format!("sleep {secs}; echo approve"),
             // Bounded (about a minute), so a test that fails first leaves
             // no script waiting forever.
-            Answer::ApproveWhenLet => format!("i=0; while [ ! -e \"{}\" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done; echo approve", dir.join("answer-now").display()),
+            Answer::ApproveWhenLet => format!(
+                "i=0; while [ ! -e \"{}\" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done; echo approve",
+                dir.join("answer-now").display()
+            ),
         };
         let script = dir.join("human.sh");
         std::fs::write(
             &script,
-            format!("#!/bin/sh\nf=$(mktemp \"{}/request.XXXXXX\")\ncat > \"$f\"\n{reply}\n", seen.display()),
+            format!(
+                "#!/bin/sh\nf=$(mktemp \"{}/request.XXXXXX\")\ncat > \"$f\"\n{reply}\n",
+                seen.display()
+            ),
         )
         .unwrap();
         let config = dir.join("config.toml");
@@ -85,11 +95,14 @@ impl Setup {
 
     /// The dongle's own policy files, written into its folder.
     pub fn with_policies(self, files: &[(&str, &str)]) -> Self {
-        let paths: Vec<String> = files.iter().map(|(name, text)| {
-            let path = self.dir.join(name);
-            std::fs::write(&path, text).unwrap();
-            format!("{:?}", path.display().to_string())
-        }).collect();
+        let paths: Vec<String> = files
+            .iter()
+            .map(|(name, text)| {
+                let path = self.dir.join(name);
+                std::fs::write(&path, text).unwrap();
+                format!("{:?}", path.display().to_string())
+            })
+            .collect();
         self.setting(&format!("policies = [{}]", paths.join(", ")))
     }
 
@@ -135,12 +148,20 @@ impl Setup {
 
     /// The code the human read for a challenge.
     pub fn code_for(&self, challenge_id: &str) -> String {
-        self.shown(challenge_id)["code"].as_str().expect("a code request carries the code").to_owned()
+        self.shown(challenge_id)["code"]
+            .as_str()
+            .expect("a code request carries the code")
+            .to_owned()
     }
 }
 
 pub fn verify(id: i64, challenge: &str, code: &str) -> Value {
-    tool_call(id, "mcp_aql_create", "verify_challenge", json!({"challenge_id": challenge, "code": code}))
+    tool_call(
+        id,
+        "mcp_aql_create",
+        "verify_challenge",
+        json!({"challenge_id": challenge, "code": code}),
+    )
 }
 
 pub fn confirm(id: i64, approval: &str) -> Value {
@@ -166,12 +187,17 @@ async fn danger_zone_from_trigger_to_unblock_with_the_generated_id() {
     let human = Setup::new(Answer::Approve, 300);
     let mut raw = human.start().await;
     assert_eq!(ask(&mut raw, execute(1, "coder")).await["success"], true);
-    let stop = ask(&mut raw, step(2, "coder", "executing shell command: sudo rm -rf /")).await["data"].clone();
+    let stop =
+        ask(&mut raw, step(2, "coder", "executing shell command: sudo rm -rf /")).await["data"]
+            .clone();
     assert_eq!(stop["stopped"], true, "{stop}");
     let challenge = notified_id(&stop, "danger_zone", "verificationId");
     assert!(is_uuid_v4(&challenge));
     let request = human.shown(&challenge);
-    assert_eq!((request["type"].as_str(), request["tier"].as_str(), request["agent"].as_str()), (Some("verification_code"), Some("danger_zone"), Some("coder")));
+    assert_eq!(
+        (request["type"].as_str(), request["tier"].as_str(), request["agent"].as_str()),
+        (Some("verification_code"), Some("danger_zone"), Some("coder"))
+    );
     let code = request["code"].as_str().unwrap().to_owned();
     let shape: Vec<usize> = code.split('-').map(str::len).collect();
     assert_eq!(shape, vec![5, 5, 5, 5, 5, 1], "26 characters in groups of five: {code}");
@@ -181,7 +207,11 @@ async fn danger_zone_from_trigger_to_unblock_with_the_generated_id() {
     let typed = code.to_lowercase().replace('-', " ");
     let verified = ask(&mut raw, verify(4, &challenge, &typed)).await;
     assert_eq!(verified["data"]["verified"], true, "{verified}");
-    assert_eq!(ask(&mut raw, execute(5, "coder")).await["error"]["code"], "CONFLICT_ALREADY_EXISTS", "unblocked: only the old execution is in the way");
+    assert_eq!(
+        ask(&mut raw, execute(5, "coder")).await["error"]["code"],
+        "CONFLICT_ALREADY_EXISTS",
+        "unblocked: only the old execution is in the way"
+    );
     let next = ask(&mut raw, step(6, "coder", "cargo build")).await["data"].clone();
     assert_eq!(next["continue"], true, "{next}");
     let again = ask(&mut raw, verify(7, &challenge, &code)).await;
@@ -193,8 +223,12 @@ async fn verify_tier_pauses_until_the_code_is_typed_back() {
     let human = Setup::new(Answer::Approve, 300);
     let mut raw = human.start().await;
     ask(&mut raw, execute(1, "publisher")).await;
-    let pause = ask(&mut raw, step(2, "publisher", "npm publish --access public")).await["data"].clone();
-    assert_eq!((pause["continue"].as_bool(), pause["nextStepRisk"].as_str()), (Some(false), Some("verify")));
+    let pause =
+        ask(&mut raw, step(2, "publisher", "npm publish --access public")).await["data"].clone();
+    assert_eq!(
+        (pause["continue"].as_bool(), pause["nextStepRisk"].as_str()),
+        (Some(false), Some("verify"))
+    );
     assert!(pause.get("stopped").is_none());
     let challenge = notified_id(&pause, "autonomy_pause", "verificationId");
     let waiting = ask(&mut raw, step(3, "publisher", "cargo build")).await["data"].clone();
@@ -216,7 +250,11 @@ async fn a_wrong_code_uses_the_challenge_up() {
     assert_eq!(wrong["error"]["code"], "PERMISSION_DENIED");
     let late = ask(&mut raw, verify(4, &challenge, &code)).await;
     assert_eq!(late["error"]["code"], "TOKEN_ALREADY_USED", "one attempt per challenge");
-    assert_eq!(ask(&mut raw, execute(5, "a")).await["error"]["code"], "PERMISSION_DENIED", "still blocked");
+    assert_eq!(
+        ask(&mut raw, execute(5, "a")).await["error"]["code"],
+        "PERMISSION_DENIED",
+        "still blocked"
+    );
 }
 
 #[tokio::test]
@@ -232,16 +270,28 @@ async fn approvals_are_approved_or_denied_only_by_the_human() {
         assert_eq!(human.shown(&approval)["type"], "approval_request");
         // verify_challenge cannot be used to approve.
         let sneaky = ask(&mut raw, verify(3, &approval, "00000-00000-00000-00000-00000-0")).await;
-        assert_eq!((sneaky["error"]["code"].as_str(), sneaky["error"]["details"]["token"].as_str()), (Some("TOKEN_INVALID"), Some(approval.as_str())), "{sneaky}");
+        assert_eq!(
+            (sneaky["error"]["code"].as_str(), sneaky["error"]["details"]["token"].as_str()),
+            (Some("TOKEN_INVALID"), Some(approval.as_str())),
+            "{sneaky}"
+        );
         let answered = ask(&mut raw, confirm(4, &approval)).await;
         match expected {
             None => {
                 assert_eq!(answered["data"]["approved"], true, "{answered}");
-                assert_eq!(ask(&mut raw, step(5, "pusher", "cargo build")).await["data"]["continue"], true, "the pause is lifted");
+                assert_eq!(
+                    ask(&mut raw, step(5, "pusher", "cargo build")).await["data"]["continue"],
+                    true,
+                    "the pause is lifted"
+                );
                 // The session may hear it once more (its client may have
                 // given up before the answer came), without a second use.
                 let twice = ask(&mut raw, confirm(6, &approval)).await;
-                assert_eq!((twice["data"]["approved"].as_bool(), twice["data"]["redelivered"].as_bool()), (Some(true), Some(true)), "{twice}");
+                assert_eq!(
+                    (twice["data"]["approved"].as_bool(), twice["data"]["redelivered"].as_bool()),
+                    (Some(true), Some(true)),
+                    "{twice}"
+                );
                 let thrice = ask(&mut raw, confirm(7, &approval)).await;
                 assert_eq!(thrice["error"]["code"], "TOKEN_ALREADY_USED", "an approval is used up");
             }
@@ -317,7 +367,9 @@ async fn failed_verifications_lock_the_agent_out_across_a_restart() {
     let challenge = notified_id(&pause, "autonomy_pause", "verificationId");
     let mut codes = Vec::new();
     for attempt in 0..10 {
-        let answer = ask(&mut raw, verify(10 + attempt, &challenge, "00000-00000-00000-00000-00000-0")).await;
+        let answer =
+            ask(&mut raw, verify(10 + attempt, &challenge, "00000-00000-00000-00000-00000-0"))
+                .await;
         codes.push(answer["error"]["code"].as_str().unwrap_or("").to_owned());
     }
     assert_eq!(codes[0], "PERMISSION_DENIED");
@@ -330,20 +382,39 @@ async fn failed_verifications_lock_the_agent_out_across_a_restart() {
     let mut raw = human.start().await;
     assert_eq!(ask(&mut raw, execute(31, "guesser")).await["success"], true);
     let still = ask(&mut raw, verify(32, &challenge, "00000-00000-00000-00000-00000-0")).await;
-    assert_eq!(still["error"]["code"], "RATE_LIMIT_EXCEEDED", "the lockout survives a restart: {still}");
+    assert_eq!(
+        still["error"]["code"], "RATE_LIMIT_EXCEEDED",
+        "the lockout survives a restart: {still}"
+    );
     let details = &still["error"]["details"];
     let retry = details["retry_after_seconds"].as_i64().unwrap();
     assert!(retry > 0 && retry <= 3600, "{retry}");
-    assert_eq!((&details["limit"], &details["remaining"], &details["window"]), (&json!(10), &json!(0), &json!("minute")), "ten failures a minute: {still}");
+    assert_eq!(
+        (&details["limit"], &details["remaining"], &details["window"]),
+        (&json!(10), &json!(0), &json!("minute")),
+        "ten failures a minute: {still}"
+    );
     // Another agent is not locked out by this one.
     ask(&mut raw, execute(33, "bystander")).await;
     let other = ask(&mut raw, step(34, "bystander", "npm publish")).await["data"].clone();
     let other_challenge = notified_id(&other, "autonomy_pause", "verificationId");
     let ok = ask(&mut raw, verify(35, &other_challenge, &human.code_for(&other_challenge))).await;
     assert_eq!(ok["data"]["verified"], true, "{ok}");
-    let audit = super::support::dongle_command(&["audit", "--config", human.config.to_str().unwrap(), "--agent", "guesser"]).output().await.unwrap();
+    let audit = super::support::dongle_command(&[
+        "audit",
+        "--config",
+        human.config.to_str().unwrap(),
+        "--agent",
+        "guesser",
+    ])
+    .output()
+    .await
+    .unwrap();
     let audit = String::from_utf8_lossy(&audit.stdout);
-    assert!(audit.contains("lockout") && audit.contains("agent:guesser locked out until"), "the lockout is audited:\n{audit}");
+    assert!(
+        audit.contains("lockout") && audit.contains("agent:guesser locked out until"),
+        "the lockout is audited:\n{audit}"
+    );
 }
 
 /// A challenge's id is public (broadcast, readable with
@@ -360,11 +431,19 @@ async fn another_session_can_neither_burn_a_challenge_nor_lock_its_agent_out() {
     let mut other = human.start().await;
     let mut codes = Vec::new();
     for attempt in 0..12 {
-        let answer = ask(&mut other, verify(10 + attempt, &challenge, "00000-00000-00000-00000-00000-0")).await;
+        let answer =
+            ask(&mut other, verify(10 + attempt, &challenge, "00000-00000-00000-00000-00000-0"))
+                .await;
         codes.push(answer["error"]["code"].as_str().unwrap_or("").to_owned());
     }
-    assert!(codes[..10].iter().all(|c| c == "PERMISSION_DENIED"), "the challenge stays open: {codes:?}");
-    assert!(codes[10..].iter().all(|c| c == "RATE_LIMIT_EXCEEDED"), "the other session locks itself out: {codes:?}");
+    assert!(
+        codes[..10].iter().all(|c| c == "PERMISSION_DENIED"),
+        "the challenge stays open: {codes:?}"
+    );
+    assert!(
+        codes[10..].iter().all(|c| c == "RATE_LIMIT_EXCEEDED"),
+        "the other session locks itself out: {codes:?}"
+    );
     let locked = ask(&mut other, verify(30, &challenge, &human.code_for(&challenge))).await;
     assert_eq!(locked["error"]["details"]["scope"], "session", "{locked}");
 
@@ -386,7 +465,8 @@ async fn requests_for_a_human_are_bounded_per_session_across_agent_names() {
     for index in 0..12 {
         let agent = format!("name-{index}");
         ask(&mut raw, execute(100 + index * 2, &agent)).await;
-        let pause = ask(&mut raw, step(101 + index * 2, &agent, "npm publish")).await["data"].clone();
+        let pause =
+            ask(&mut raw, step(101 + index * 2, &agent, "npm publish")).await["data"].clone();
         assert_eq!(pause["continue"], false, "still paused: {pause}");
         if pause["reason"].as_str().unwrap_or("").contains("already asked a human 10 times") {
             unshown.push(index);
@@ -396,10 +476,18 @@ async fn requests_for_a_human_are_bounded_per_session_across_agent_names() {
     // The ten verifiers show their requests in their own time.
     let deadline = Instant::now() + Duration::from_secs(20);
     while std::fs::read_dir(&human.seen).unwrap().count() < 10 {
-        assert!(Instant::now() < deadline, "the human was shown {} requests", std::fs::read_dir(&human.seen).unwrap().count());
+        assert!(
+            Instant::now() < deadline,
+            "the human was shown {} requests",
+            std::fs::read_dir(&human.seen).unwrap().count()
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert_eq!(std::fs::read_dir(&human.seen).unwrap().count(), 10, "the human was shown ten requests");
+    assert_eq!(
+        std::fs::read_dir(&human.seen).unwrap().count(),
+        10,
+        "the human was shown ten requests"
+    );
     // Another session is not held back by this one.
     let mut fresh = human.start().await;
     ask(&mut fresh, execute(1, "elsewhere")).await;
@@ -429,23 +517,41 @@ async fn without_a_display_the_dialog_fails_fast_and_the_next_channel_is_tried()
 }
 
 pub fn state_files(dir: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(dir.join("state")).map(|entries| entries.flatten().map(|e| e.path()).collect()).unwrap_or_default()
+    std::fs::read_dir(dir.join("state"))
+        .map(|entries| entries.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default()
 }
 
 #[tokio::test]
 async fn an_approved_step_limit_grants_a_fresh_budget() {
     let human = Setup::new(Answer::Approve, 300);
     let mut raw = human.start().await;
-    let start = tool_call(1, "mcp_aql_execute", "execute_agent", json!({"element_name": "runner", "maxAutonomousSteps": 2}));
+    let start = tool_call(
+        1,
+        "mcp_aql_execute",
+        "execute_agent",
+        json!({"element_name": "runner", "maxAutonomousSteps": 2}),
+    );
     assert_eq!(ask(&mut raw, start).await["data"]["maxAutonomousSteps"], 2);
     for id in 2..4 {
-        assert_eq!(ask(&mut raw, step(id, "runner", "cargo build")).await["data"]["continue"], true);
+        assert_eq!(
+            ask(&mut raw, step(id, "runner", "cargo build")).await["data"]["continue"],
+            true
+        );
     }
     let limit = ask(&mut raw, step(4, "runner", "cargo build")).await["data"].clone();
-    assert_eq!((limit["continue"].as_bool(), limit["reason"].as_str()), (Some(false), Some("Step limit exceeded")), "{limit}");
+    assert_eq!(
+        (limit["continue"].as_bool(), limit["reason"].as_str()),
+        (Some(false), Some("Step limit exceeded")),
+        "{limit}"
+    );
     let approval = notified_id(&limit, "autonomy_pause", "approvalId");
     // A new execution does not escape the pause.
-    ask(&mut raw, tool_call(5, "mcp_aql_execute", "abort_execution", json!({"element_name": "runner"}))).await;
+    ask(
+        &mut raw,
+        tool_call(5, "mcp_aql_execute", "abort_execution", json!({"element_name": "runner"})),
+    )
+    .await;
     ask(&mut raw, execute(6, "runner")).await;
     assert_eq!(ask(&mut raw, step(7, "runner", "cargo build")).await["data"]["continue"], false);
     assert_eq!(ask(&mut raw, confirm(8, &approval)).await["data"]["approved"], true);
@@ -453,9 +559,17 @@ async fn an_approved_step_limit_grants_a_fresh_budget() {
     assert_eq!(after["continue"], true, "{after}");
     // Hearing the Approve again grants no second budget.
     let heard = ask(&mut raw, confirm(10, &approval)).await["data"].clone();
-    assert_eq!((heard["approved"].as_bool(), heard["redelivered"].as_bool()), (Some(true), Some(true)), "{heard}");
+    assert_eq!(
+        (heard["approved"].as_bool(), heard["redelivered"].as_bool()),
+        (Some(true), Some(true)),
+        "{heard}"
+    );
     let next = ask(&mut raw, step(11, "runner", "cargo build")).await["data"].clone();
-    assert_eq!(next["stepsRemaining"].as_u64(), after["stepsRemaining"].as_u64().map(|left| left - 1), "{next}");
+    assert_eq!(
+        next["stepsRemaining"].as_u64(),
+        after["stepsRemaining"].as_u64().map(|left| left - 1),
+        "{next}"
+    );
 }
 
 /// The environment a program wrote with `env` (`NAME=value` lines), once
@@ -483,33 +597,76 @@ async fn the_verifier_and_its_channel_programs_get_a_minimal_environment() {
     // environment down, then becomes the real verifier.
     let wrapper = setup.dir.join("verifier.sh");
     let verifier_env = setup.dir.join("verifier.env");
-    std::fs::write(&wrapper, format!("#!/bin/sh\n{{ env; echo END=1; }} > \"{}\"\nexec \"{}\" \"$@\"\n", verifier_env.display(), verifier_program().display())).unwrap();
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\n{{ env; echo END=1; }} > \"{}\"\nexec \"{}\" \"$@\"\n",
+            verifier_env.display(),
+            verifier_program().display()
+        ),
+    )
+    .unwrap();
     let channel_env = setup.dir.join("channel.env");
     let human = setup.dir.join("human.sh");
     let script = std::fs::read_to_string(&human).unwrap();
-    std::fs::write(&human, script.replacen("\n", &format!("\n{{ env; echo END=1; }} > \"{}\"\n", channel_env.display()), 1)).unwrap();
+    std::fs::write(
+        &human,
+        script.replacen(
+            "\n",
+            &format!("\n{{ env; echo END=1; }} > \"{}\"\n", channel_env.display()),
+            1,
+        ),
+    )
+    .unwrap();
     let config = std::fs::read_to_string(&setup.config).unwrap();
-    std::fs::write(&setup.config, config.replace(&format!("program = \"{}\"", verifier_program().display()), &format!("program = \"{}\"", wrapper.display()))).unwrap();
+    std::fs::write(
+        &setup.config,
+        config.replace(
+            &format!("program = \"{}\"", verifier_program().display()),
+            &format!("program = \"{}\"", wrapper.display()),
+        ),
+    )
+    .unwrap();
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o700)).unwrap();
     }
 
-    let secrets = [("SAFETY_DONGLE_STATE_PASSWORD", "hunter2-state"), ("PGPASSWORD", "hunter2-pg"), ("AWS_SECRET_ACCESS_KEY", "hunter2-aws"), ("SOME_TEAM_TOKEN", "hunter2-token")];
-    let needed = [("DISPLAY", ":93"), ("XDG_RUNTIME_DIR", "/run/user/4242"), ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/4242/bus"), ("LANG", "C.UTF-8"), ("LC_MESSAGES", "C")];
+    let secrets = [
+        ("SAFETY_DONGLE_STATE_PASSWORD", "hunter2-state"),
+        ("PGPASSWORD", "hunter2-pg"),
+        ("AWS_SECRET_ACCESS_KEY", "hunter2-aws"),
+        ("SOME_TEAM_TOKEN", "hunter2-token"),
+    ];
+    let needed = [
+        ("DISPLAY", ":93"),
+        ("XDG_RUNTIME_DIR", "/run/user/4242"),
+        ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/4242/bus"),
+        ("LANG", "C.UTF-8"),
+        ("LC_MESSAGES", "C"),
+    ];
     let env: Vec<(&str, &str)> = secrets.iter().chain(&needed).copied().collect();
     let mut raw = setup.start_with_env(&env).await;
     assert_eq!(ask(&mut raw, execute(1, "pusher")).await["success"], true);
     let paused = ask(&mut raw, step(2, "pusher", "git push origin main")).await["data"].clone();
     assert_eq!(paused["continue"], false, "{paused}");
 
-    for (who, file) in [("the verifier", &verifier_env), ("the command channel's program", &channel_env)] {
+    for (who, file) in
+        [("the verifier", &verifier_env), ("the command channel's program", &channel_env)]
+    {
         let seen = written_env(file);
         for (name, value) in secrets {
-            assert!(!seen.iter().any(|line| line.starts_with(&format!("{name}=")) || line.contains(value)), "{who} inherited {name}: {seen:?}");
+            assert!(
+                !seen
+                    .iter()
+                    .any(|line| line.starts_with(&format!("{name}=")) || line.contains(value)),
+                "{who} inherited {name}: {seen:?}"
+            );
         }
-        for (name, value) in needed.iter().chain(&[("HOME", std::env::var("HOME").unwrap_or_default().as_str())]) {
+        for (name, value) in
+            needed.iter().chain(&[("HOME", std::env::var("HOME").unwrap_or_default().as_str())])
+        {
             assert!(seen.contains(&format!("{name}={value}")), "{who} lacks {name}: {seen:?}");
         }
         assert!(seen.iter().any(|line| line.starts_with("PATH=")), "{who} lacks PATH: {seen:?}");

@@ -10,9 +10,17 @@ use super::support::{TIMEOUT, binary, downstream_packages, scratch_dir};
 
 /// The README's Inspector commands that run from a terminal (`--cli`).
 fn readme_inspector_cli_commands() -> Vec<String> {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("read README.md");
-    let section = readme.split("\n### MCP Inspector\n").nth(1).expect("README has a '### MCP Inspector' section");
-    let block = section.split("```sh\n").nth(1).and_then(|rest| rest.split("\n```").next()).expect("the section has a sh block");
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("read README.md");
+    let section = readme
+        .split("\n### MCP Inspector\n")
+        .nth(1)
+        .expect("README has a '### MCP Inspector' section");
+    let block = section
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .expect("the section has a sh block");
     block.lines().filter(|line| line.contains("--cli")).map(str::to_owned).collect()
 }
 
@@ -25,9 +33,18 @@ async fn the_readme_inspector_recipe_lists_what_the_named_config_asks_for() {
     let config = home.join(".config/safety-dongle/config.toml");
     std::fs::create_dir_all(config.parent().expect("a folder")).expect("create config folder");
     // A config a default server would not follow: one tool instead of five.
-    std::fs::write(&config, format!("endpoints = \"single\"\ndata_dir = \"{}\"\n", home.join("data").display())).expect("write config");
+    std::fs::write(
+        &config,
+        format!("endpoints = \"single\"\ndata_dir = \"{}\"\n", home.join("data").display()),
+    )
+    .expect("write config");
     let bin_dir = binary().parent().expect("binary folder").to_path_buf();
-    let path = format!("{}:{}:{}", bin_dir.display(), packages.join(".bin").display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}:{}",
+        bin_dir.display(),
+        packages.join(".bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let output = tokio::time::timeout(
         TIMEOUT * 3,
         tokio::process::Command::new("bash")
@@ -45,8 +62,19 @@ async fn the_readme_inspector_recipe_lists_what_the_named_config_asks_for() {
     .expect("the Inspector answered in time")
     .expect("run the Inspector");
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{}\n{stdout}\n{}", output.status, String::from_utf8_lossy(&output.stderr));
-    let listed: Value = serde_json::from_str(&stdout).expect("the Inspector prints the tools as JSON");
-    let names: Vec<&str> = listed["tools"].as_array().expect("tools").iter().filter_map(|tool| tool["name"].as_str()).collect();
+    assert!(
+        output.status.success(),
+        "{}\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let listed: Value =
+        serde_json::from_str(&stdout).expect("the Inspector prints the tools as JSON");
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
     assert_eq!(names, ["mcp_aql"], "the config named in the environment was followed");
 }

@@ -61,14 +61,22 @@ async fn import(args: &[&str]) -> (Option<i32>, String, String) {
     let mut full = vec!["adapter", "import-openapi"];
     full.extend_from_slice(args);
     let output = dongle_command(&full).output().await.expect("run import-openapi");
-    (output.status.code(), String::from_utf8_lossy(&output.stdout).into_owned(), String::from_utf8_lossy(&output.stderr).into_owned())
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
 }
 
 /// The YAML front matter of an adapter file.
 fn front_matter(text: &str) -> MarkedMappingNode {
     let rest = text.strip_prefix("---\n").expect("starts with ---");
     let end = rest.find("\n---\n").expect("front matter closes with ---");
-    marked_yaml::parse_yaml(0, &rest[..end + 1]).expect("front matter is YAML").as_mapping().expect("a mapping").clone()
+    marked_yaml::parse_yaml(0, &rest[..end + 1])
+        .expect("front matter is YAML")
+        .as_mapping()
+        .expect("a mapping")
+        .clone()
 }
 
 fn scalar<'a>(map: &'a MarkedMappingNode, path: &[&str]) -> &'a str {
@@ -77,7 +85,9 @@ fn scalar<'a>(map: &'a MarkedMappingNode, path: &[&str]) -> &'a str {
     for key in parents {
         map = map.get_mapping(key).unwrap_or_else(|| panic!("no mapping {key}"));
     }
-    map.get_scalar(last).map(MarkedScalarNode::as_str).unwrap_or_else(|| panic!("no scalar {path:?}"))
+    map.get_scalar(last)
+        .map(MarkedScalarNode::as_str)
+        .unwrap_or_else(|| panic!("no scalar {path:?}"))
 }
 
 /// Every operation of the front matter, with its category.
@@ -86,7 +96,9 @@ fn operations(front: &MarkedMappingNode) -> Vec<(String, &MarkedMappingNode)> {
     categories
         .iter()
         .flat_map(|(category, list)| {
-            list.as_sequence().expect("a list of operations").iter().map(move |op| (category.as_str().to_owned(), op.as_mapping().expect("an operation")))
+            list.as_sequence().expect("a list of operations").iter().map(move |op| {
+                (category.as_str().to_owned(), op.as_mapping().expect("an operation"))
+            })
         })
         .collect()
 }
@@ -97,10 +109,18 @@ async fn a_yaml_document_with_a_recursive_schema_becomes_an_adapter_file() {
     let spec = dir.join("pets.yaml");
     std::fs::write(&spec, PETS).unwrap();
     let output = dir.join("pets-adapter.md");
-    let (code, stdout, stderr) = import(&[spec.to_str().unwrap(), "-o", output.to_str().unwrap()]).await;
+    let (code, stdout, stderr) =
+        import(&[spec.to_str().unwrap(), "-o", output.to_str().unwrap()]).await;
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.is_empty(), "the adapter goes to the file: {stdout}");
-    assert!(stderr.contains(&format!("imported 3 operations from {} into {}", spec.display(), output.display())), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "imported 3 operations from {} into {}",
+            spec.display(),
+            output.display()
+        )),
+        "{stderr}"
+    );
 
     let text = std::fs::read_to_string(&output).unwrap();
     let front = front_matter(&text);
@@ -115,7 +135,10 @@ async fn a_yaml_document_with_a_recursive_schema_becomes_an_adapter_file() {
     assert_eq!(scalar(&front, &["trust", "generated_by"]), "safety-dongle adapter import-openapi");
 
     let operations = operations(&front);
-    let summary: Vec<(String, &str, &str)> = operations.iter().map(|(category, op)| (category.clone(), scalar(op, &["name"]), scalar(op, &["maps_to"]))).collect();
+    let summary: Vec<(String, &str, &str)> = operations
+        .iter()
+        .map(|(category, op)| (category.clone(), scalar(op, &["name"]), scalar(op, &["maps_to"])))
+        .collect();
     assert_eq!(
         summary,
         [
@@ -127,14 +150,22 @@ async fn a_yaml_document_with_a_recursive_schema_becomes_an_adapter_file() {
     let params = |index: usize| operations[index].1.get_mapping("params").expect("params");
     let create = params(0);
     let keys: Vec<&str> = create.keys().map(MarkedScalarNode::as_str).collect();
-    assert_eq!(keys, ["name", "species", "offspring", "parent"], "the recursive schema's properties, once");
+    assert_eq!(
+        keys,
+        ["name", "species", "offspring", "parent"],
+        "the recursive schema's properties, once"
+    );
     assert_eq!(scalar(create, &["name", "required"]), "true");
     assert_eq!(scalar(create, &["offspring", "type"]), "array");
     assert_eq!(scalar(create, &["parent", "type"]), "object");
     assert_eq!(scalar(create, &["species", "default"]), "cat");
     assert_eq!(scalar(create, &["species", "in"]), "body");
     let list = params(1);
-    assert_eq!(list.keys().map(MarkedScalarNode::as_str).collect::<Vec<_>>(), ["limit"], "no credential parameter");
+    assert_eq!(
+        list.keys().map(MarkedScalarNode::as_str).collect::<Vec<_>>(),
+        ["limit"],
+        "no credential parameter"
+    );
     assert_eq!(scalar(list, &["limit", "default"]), "20");
     let delete = params(2);
     assert_eq!(scalar(delete, &["pet_id", "in"]), "path");
@@ -153,16 +184,28 @@ async fn bad_documents_exit_one_with_a_clear_message_and_write_nothing() {
     let cases = [
         ("broken.json", "{\"openapi\": \"3.0.0\", \"paths\": {", "not valid JSON"),
         ("broken.yaml", "openapi: 3.0.0\npaths: [\n", "not valid YAML"),
-        ("anchors.yaml", "openapi: 3.0.0\nx: &a [1, 2]\ny: [*a, *a]\n", "YAML anchors and aliases are not supported"),
+        (
+            "anchors.yaml",
+            "openapi: 3.0.0\nx: &a [1, 2]\ny: [*a, *a]\n",
+            "YAML anchors and aliases are not supported",
+        ),
         ("old.yaml", "swagger: \"1.2\"\n", "unsupported version Swagger 1.2"),
-        ("remote.yaml", &PETS.replace("'#/components/schemas/Pet'}\n  /pets", "'https://example.com/pet.yaml'}\n  /pets"), "only local references"),
+        (
+            "remote.yaml",
+            &PETS.replace(
+                "'#/components/schemas/Pet'}\n  /pets",
+                "'https://example.com/pet.yaml'}\n  /pets",
+            ),
+            "only local references",
+        ),
         ("relative.yaml", &PETS.replace("https://pets.example.com/v1", "/v1"), "absolute"),
     ];
     for (file, text, message) in cases {
         let spec = dir.join(file);
         std::fs::write(&spec, text).unwrap();
         let output = dir.join(format!("{file}-adapter.md"));
-        let (code, stdout, stderr) = import(&[spec.to_str().unwrap(), "-o", output.to_str().unwrap()]).await;
+        let (code, stdout, stderr) =
+            import(&[spec.to_str().unwrap(), "-o", output.to_str().unwrap()]).await;
         assert_eq!(code, Some(1), "{file}: {stderr}");
         assert!(stderr.contains(message) && stderr.contains(file), "{file}: {stderr}");
         assert!(stdout.is_empty() && !output.exists(), "{file}: nothing written");
@@ -183,7 +226,14 @@ async fn github_adapter() -> &'static Path {
         .get_or_init(|| async {
             let output = scratch_dir().join("github-api-adapter.md");
             let spec = github_description();
-            let (code, _, stderr) = import(&[spec.to_str().unwrap(), "--name", "github-api", "-o", output.to_str().unwrap()]).await;
+            let (code, _, stderr) = import(&[
+                spec.to_str().unwrap(),
+                "--name",
+                "github-api",
+                "-o",
+                output.to_str().unwrap(),
+            ])
+            .await;
             assert_eq!(code, Some(0), "{stderr}");
             assert!(stderr.contains("imported "), "{stderr}");
             output
@@ -193,10 +243,22 @@ async fn github_adapter() -> &'static Path {
 
 #[tokio::test]
 async fn githubs_description_imports_every_operation_under_a_unique_name() {
-    let document: Value = serde_json::from_str(&std::fs::read_to_string(github_description()).unwrap()).unwrap();
-    const METHODS: [&str; 8] = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
-    let in_document: usize = document["paths"].as_object().unwrap().values().map(|item| item.as_object().unwrap().keys().filter(|k| METHODS.contains(&k.as_str())).count()).sum();
-    assert!(in_document > 1_000, "GitHub's description has over a thousand operations ({in_document})");
+    let document: Value =
+        serde_json::from_str(&std::fs::read_to_string(github_description()).unwrap()).unwrap();
+    const METHODS: [&str; 8] =
+        ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+    let in_document: usize = document["paths"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|item| {
+            item.as_object().unwrap().keys().filter(|k| METHODS.contains(&k.as_str())).count()
+        })
+        .sum();
+    assert!(
+        in_document > 1_000,
+        "GitHub's description has over a thousand operations ({in_document})"
+    );
 
     let text = std::fs::read_to_string(github_adapter().await).unwrap();
     let front = front_matter(&text);
@@ -206,9 +268,22 @@ async fn githubs_description_imports_every_operation_under_a_unique_name() {
     assert_eq!(operations.len(), in_document, "every operation of the document is imported");
     // Success answers keep their shape: repos/get's body must be an object
     // with full_name, checked at run time.
-    let repos_get = text.split("    - name: ").find(|block| block.starts_with("repos_get\n")).expect("repos_get is imported");
-    let schema_line = repos_get.lines().find(|line| line.trim_start().starts_with("response: {schema: ")).expect("repos_get has a response schema");
-    let schema: Value = serde_json::from_str(schema_line.trim().strip_prefix("response: {schema: ").and_then(|rest| rest.strip_suffix('}')).unwrap()).unwrap();
+    let repos_get = text
+        .split("    - name: ")
+        .find(|block| block.starts_with("repos_get\n"))
+        .expect("repos_get is imported");
+    let schema_line = repos_get
+        .lines()
+        .find(|line| line.trim_start().starts_with("response: {schema: "))
+        .expect("repos_get has a response schema");
+    let schema: Value = serde_json::from_str(
+        schema_line
+            .trim()
+            .strip_prefix("response: {schema: ")
+            .and_then(|rest| rest.strip_suffix('}'))
+            .unwrap(),
+    )
+    .unwrap();
     assert_eq!(schema["type"], "object");
     assert!(schema["required"].as_array().unwrap().contains(&Value::from("full_name")), "{schema}");
     assert_eq!(schema["properties"]["full_name"]["type"], "string");
@@ -216,15 +291,27 @@ async fn githubs_description_imports_every_operation_under_a_unique_name() {
     for (_, operation) in &operations {
         let name = scalar(operation, &["name"]);
         assert!(name.len() <= 64, "{name} is longer than 64 characters");
-        assert!(name.starts_with(|c: char| c.is_ascii_lowercase()) && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'), "{name}");
+        assert!(
+            name.starts_with(|c: char| c.is_ascii_lowercase())
+                && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+            "{name}"
+        );
         assert!(names.insert(name.to_owned()), "{name} appears twice");
     }
 }
 
 fn github_operation_count() -> usize {
-    let document: Value = serde_json::from_str(&std::fs::read_to_string(github_description()).unwrap()).unwrap();
+    let document: Value =
+        serde_json::from_str(&std::fs::read_to_string(github_description()).unwrap()).unwrap();
     const METHODS: [&str; 5] = ["get", "put", "post", "delete", "patch"];
-    document["paths"].as_object().unwrap().values().map(|item| item.as_object().unwrap().keys().filter(|k| METHODS.contains(&k.as_str())).count()).sum()
+    document["paths"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|item| {
+            item.as_object().unwrap().keys().filter(|k| METHODS.contains(&k.as_str())).count()
+        })
+        .sum()
 }
 
 /// The imported adapter passes `check` whole, and a dongle serving it
@@ -233,23 +320,60 @@ fn github_operation_count() -> usize {
 async fn githubs_imported_adapter_passes_check_and_loads() {
     let adapter = github_adapter().await;
     let expected = github_operation_count();
-    let output = dongle_command(&["check", adapter.to_str().unwrap()]).output().await.expect("run check");
-    assert!(output.status.success(), "`safety-dongle check` refused the imported adapter:\n{}", String::from_utf8_lossy(&output.stderr));
+    let output =
+        dongle_command(&["check", adapter.to_str().unwrap()]).output().await.expect("run check");
+    assert!(
+        output.status.success(),
+        "`safety-dongle check` refused the imported adapter:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(stdout.contains(&format!("(adapter 'github-api', {expected} operations): ok")), "{stdout}");
+    assert!(
+        stdout.contains(&format!("(adapter 'github-api', {expected} operations): ok")),
+        "{stdout}"
+    );
 
     let dir = scratch_dir();
     let config = dir.join("config.toml");
-    std::fs::write(&config, format!("data_dir = \"{}\"\nadapters = [\"{}\"]\n", dir.join("state").display(), adapter.display())).unwrap();
-    let client = super::support::stdio_client(&["serve", "--config", config.to_str().unwrap()]).await;
-    let (served, largest_page) = page_through(&client, serde_json::json!({"query": "operations", "source": "github-api"})).await;
+    std::fs::write(
+        &config,
+        format!(
+            "data_dir = \"{}\"\nadapters = [\"{}\"]\n",
+            dir.join("state").display(),
+            adapter.display()
+        ),
+    )
+    .unwrap();
+    let client =
+        super::support::stdio_client(&["serve", "--config", config.to_str().unwrap()]).await;
+    let (served, largest_page) =
+        page_through(&client, serde_json::json!({"query": "operations", "source": "github-api"}))
+            .await;
     assert_eq!(served.len(), expected, "every imported operation is served, each once");
-    assert!(served.iter().all(|name| name.starts_with("github_api__")), "the source filter keeps GitHub's operations only");
-    assert!(largest_page <= PAGE_TARGET_BYTES, "a page of {largest_page} bytes is over the {PAGE_TARGET_BYTES}-byte target");
+    assert!(
+        served.iter().all(|name| name.starts_with("github_api__")),
+        "the source filter keeps GitHub's operations only"
+    );
+    assert!(
+        largest_page <= PAGE_TARGET_BYTES,
+        "a page of {largest_page} bytes is over the {PAGE_TARGET_BYTES}-byte target"
+    );
     let (repos, _) = page_through(&client, serde_json::json!({"query": "operations", "name_pattern": "github_api__repos_*", "category": "DELETE", "first": 7})).await;
-    assert!(!repos.is_empty() && repos.iter().all(|name| name.starts_with("github_api__repos_")), "{repos:?}");
-    let detail = super::support::introspect(&client, serde_json::json!({"query": "operations", "name": "github_api__repos_get"})).await;
-    assert!(detail["data"].to_string().contains("[adapter 'github-api', GET /repos/{owner}/{repo}; danger_level: safe]"), "{detail}");
+    assert!(
+        !repos.is_empty() && repos.iter().all(|name| name.starts_with("github_api__repos_")),
+        "{repos:?}"
+    );
+    let detail = super::support::introspect(
+        &client,
+        serde_json::json!({"query": "operations", "name": "github_api__repos_get"}),
+    )
+    .await;
+    assert!(
+        detail["data"]
+            .to_string()
+            .contains("[adapter 'github-api', GET /repos/{owner}/{repo}; danger_level: safe]"),
+        "{detail}"
+    );
 }
 
 /// The most bytes one page of an operation listing may take (its whole
@@ -268,13 +392,21 @@ async fn page_through(client: &super::support::Client, query: Value) -> (Vec<Str
         let page = super::support::introspect(client, request.clone()).await;
         super::support::assert_valid(&super::support::introspection_schema(), &page);
         largest = largest.max(page.to_string().len());
-        let operations: Vec<String> = page["data"]["operations"].as_array().unwrap().iter().map(|o| o["name"].as_str().unwrap().to_owned()).collect();
+        let operations: Vec<String> = page["data"]["operations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["name"].as_str().unwrap().to_owned())
+            .collect();
         let info = &page["data"]["_protocol"]["pageInfo"];
         assert_eq!(info["hasPreviousPage"], !names.is_empty(), "{info}");
         assert_eq!(info["startCursor"].as_str(), operations.first().map(String::as_str), "{info}");
         assert_eq!(info["endCursor"].as_str(), operations.last().map(String::as_str), "{info}");
         let levels = page["data"]["_protocol"]["danger_levels"].as_array().unwrap();
-        assert!(levels.len() == operations.len() && levels.iter().all(Value::is_string), "a danger level for each operation of the page: {levels:?}");
+        assert!(
+            levels.len() == operations.len() && levels.iter().all(Value::is_string),
+            "a danger level for each operation of the page: {levels:?}"
+        );
         names.extend(operations);
         if info["hasNextPage"] == false {
             assert_eq!(info["totalCount"], names.len(), "{info}");

@@ -59,8 +59,13 @@ struct Disagreement {
 
 fn rows(suite: &str) -> Vec<Row> {
     let path = repo_path(&format!("../shared/peer-suites/{suite}.jsonl"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e} (../shared must sit beside the checkout)", path.display()));
-    text.lines().filter(|line| !line.trim().is_empty()).map(|line| serde_json::from_str(line).expect("a peer row")).collect()
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!("read {}: {e} (../shared must sit beside the checkout)", path.display())
+    });
+    text.lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| serde_json::from_str(line).expect("a peer row"))
+        .collect()
 }
 
 /// Whether the hook answers anything but silence for `row`.
@@ -72,7 +77,14 @@ fn objects(config: &Path, home: &Path, project: &Path, row: &Row) -> bool {
     };
     let payload = json!({ "session_id": format!("peer-{}", row.id), "cwd": project, "hook_event_name": "PreToolUse", "tool_name": row.tool, "tool_input": tool_input });
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_safety-dongle"))
-        .args(["hook", "claude-code", "--config", config.to_str().unwrap(), "--agent", &format!("peer-{}", row.id)])
+        .args([
+            "hook",
+            "claude-code",
+            "--config",
+            config.to_str().unwrap(),
+            "--agent",
+            &format!("peer-{}", row.id),
+        ])
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("HOME", home)
@@ -100,24 +112,60 @@ fn every_peer_suite_does_at_least_as_well_as_its_floor_and_listed_disagreements_
     let home = scratch.join("home/dev");
     let project = home.join("project");
     std::fs::create_dir_all(&project).unwrap();
-    assert!(std::process::Command::new("git").args(["init", "-q"]).current_dir(&project).status().unwrap().success());
+    assert!(
+        std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&project)
+            .status()
+            .unwrap()
+            .success()
+    );
     let config = scratch.join("config.toml");
     // No verifier: a pause is answered at once, with deny.
-    std::fs::write(&config, format!("data_dir = \"{}\"\n[verifier]\nprogram = \"/nonexistent/verifier\"\n", scratch.join("state").display())).unwrap();
+    std::fs::write(
+        &config,
+        format!(
+            "data_dir = \"{}\"\n[verifier]\nprogram = \"/nonexistent/verifier\"\n",
+            scratch.join("state").display()
+        ),
+    )
+    .unwrap();
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).unwrap();
     }
-    let floors: Floors = toml::from_str(&std::fs::read_to_string(repo_path("tests/corpus/peer-floors.toml")).unwrap()).expect("the floors are valid TOML");
-    let listed: Disagreements = toml::from_str(&std::fs::read_to_string(repo_path("tests/corpus/peer-disagreements.toml")).unwrap()).expect("the disagreements are valid TOML");
-    assert!(listed.row.iter().all(|row| !row.reason.trim().is_empty()), "every listed disagreement says why");
-    let listed: BTreeMap<&str, &str> = listed.row.iter().map(|row| (row.id.as_str(), row.reason.as_str())).collect();
+    let floors: Floors = toml::from_str(
+        &std::fs::read_to_string(repo_path("tests/corpus/peer-floors.toml")).unwrap(),
+    )
+    .expect("the floors are valid TOML");
+    let listed: Disagreements = toml::from_str(
+        &std::fs::read_to_string(repo_path("tests/corpus/peer-disagreements.toml")).unwrap(),
+    )
+    .expect("the disagreements are valid TOML");
+    assert!(
+        listed.row.iter().all(|row| !row.reason.trim().is_empty()),
+        "every listed disagreement says why"
+    );
+    let listed: BTreeMap<&str, &str> =
+        listed.row.iter().map(|row| (row.id.as_str(), row.reason.as_str())).collect();
     let mut failures = Vec::new();
-    println!("| suite | firm caught | firm flagged | listed | debatable caught | debatable flagged |");
+    println!(
+        "| suite | firm caught | firm flagged | listed | debatable caught | debatable flagged |"
+    );
     for suite in SUITES {
         let rows = rows(suite);
         let answers: Vec<bool> = std::thread::scope(|scope| {
-            let halves: Vec<_> = rows.chunks(rows.len().div_ceil(2)).map(|chunk| scope.spawn(|| chunk.iter().map(|row| objects(&config, &home, &project, row)).collect::<Vec<_>>())).collect();
+            let halves: Vec<_> = rows
+                .chunks(rows.len().div_ceil(2))
+                .map(|chunk| {
+                    scope.spawn(|| {
+                        chunk
+                            .iter()
+                            .map(|row| objects(&config, &home, &project, row))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
             halves.into_iter().flat_map(|half| half.join().expect("a worker")).collect()
         });
         let mut counts = [[0usize; 2]; 4];
@@ -127,7 +175,11 @@ fn every_peer_suite_does_at_least_as_well_as_its_floor_and_listed_disagreements_
             if !row.debatable && listed.contains_key(row.id.as_str()) {
                 listed_here += 1;
                 if objected == dangerous {
-                    failures.push(format!("{}: listed as a disagreement ({}) but the hook now agrees with its label", row.id, listed[row.id.as_str()]));
+                    failures.push(format!(
+                        "{}: listed as a disagreement ({}) but the hook now agrees with its label",
+                        row.id,
+                        listed[row.id.as_str()]
+                    ));
                 }
                 continue;
             }
@@ -137,13 +189,27 @@ fn every_peer_suite_does_at_least_as_well_as_its_floor_and_listed_disagreements_
         }
         let percent = |[n, d]: [usize; 2]| if d == 0 { 0.0 } else { 100.0 * n as f64 / d as f64 };
         let show = |[n, d]: [usize; 2]| format!("{n}/{d} ({:.1}%)", percent([n, d]));
-        println!("| {suite} | {} | {} | {listed_here} | {} | {} |", show(counts[0]), show(counts[1]), show(counts[2]), show(counts[3]));
+        println!(
+            "| {suite} | {} | {} | {listed_here} | {} | {} |",
+            show(counts[0]),
+            show(counts[1]),
+            show(counts[2]),
+            show(counts[3])
+        );
         let floor = &floors.suite[suite];
         if percent(counts[0]) < floor.caught_percent {
-            failures.push(format!("{suite}: {} of firm dangerous rows caught, below the floor of {}%", show(counts[0]), floor.caught_percent));
+            failures.push(format!(
+                "{suite}: {} of firm dangerous rows caught, below the floor of {}%",
+                show(counts[0]),
+                floor.caught_percent
+            ));
         }
         if percent(counts[1]) > floor.flagged_percent {
-            failures.push(format!("{suite}: {} of firm allow rows flagged, above the ceiling of {}%", show(counts[1]), floor.flagged_percent));
+            failures.push(format!(
+                "{suite}: {} of firm allow rows flagged, above the ceiling of {}%",
+                show(counts[1]),
+                floor.flagged_percent
+            ));
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");

@@ -53,7 +53,9 @@ impl Counter {
     /// Calls `counter__<tool>`; returns the envelope and `isError`.
     async fn call(&mut self, endpoint: &str, tool: &str, arguments: Value) -> (Value, bool) {
         self.next_id += 1;
-        self.raw.send_json(&tool_call(self.next_id, endpoint, &format!("counter__{tool}"), arguments)).await;
+        self.raw
+            .send_json(&tool_call(self.next_id, endpoint, &format!("counter__{tool}"), arguments))
+            .await;
         let answer = self.raw.read_json().await;
         (envelope_of(&answer), answer["result"]["isError"] == true)
     }
@@ -86,29 +88,44 @@ async fn only_calls_safe_to_repeat_are_retried_and_the_retry_reaches_the_restart
     assert!(!is_error && read["success"] == true, "{read}");
     let answered_by = read["data"]["pid"].as_u64().unwrap();
     assert_ne!(answered_by, first_pid, "the restarted process answered");
-    assert_eq!(received(&counter.dir, "lookup"), [first_pid, first_pid, answered_by], "sent again only after the crash");
+    assert_eq!(
+        received(&counter.dir, "lookup"),
+        [first_pid, first_pid, answered_by],
+        "sent again only after the crash"
+    );
 
     // A call that is not safe to repeat fails at once and is sent once.
     counter.crash_on_next("append");
-    let (lost, is_error) = counter.call("mcp_aql_execute", "append", json!({"key": "k", "value": SECRET})).await;
-    assert_eq!((lost["error"]["code"].as_str(), is_error), (Some("TRANSPORT_NETWORK_ERROR"), true), "{lost}");
+    let (lost, is_error) =
+        counter.call("mcp_aql_execute", "append", json!({"key": "k", "value": SECRET})).await;
+    assert_eq!(
+        (lost["error"]["code"].as_str(), is_error),
+        (Some("TRANSPORT_NETWORK_ERROR"), true),
+        "{lost}"
+    );
     assert_eq!(received(&counter.dir, "append").len(), 1, "never sent twice");
     // The restarted server answers the next one (a read waits for it).
-    assert_eq!(counter.call("mcp_aql_read", "lookup", json!({"key": "k"})).await.0["success"], true);
-    let (next, _) = counter.call("mcp_aql_execute", "append", json!({"key": "k", "value": "v"})).await;
+    assert_eq!(
+        counter.call("mcp_aql_read", "lookup", json!({"key": "k"})).await.0["success"],
+        true
+    );
+    let (next, _) =
+        counter.call("mcp_aql_execute", "append", json!({"key": "k", "value": "v"})).await;
     assert_eq!(next["success"], true, "{next}");
     assert_eq!(received(&counter.dir, "append").len(), 2, "each call sent once");
 
     // Idempotent by its annotation, or declared retryable: retried.
     for tool in ["put", "declared"] {
         counter.crash_on_next(tool);
-        let (answer, _) = counter.call("mcp_aql_execute", tool, json!({"key": "k", "value": SECRET})).await;
+        let (answer, _) =
+            counter.call("mcp_aql_execute", tool, json!({"key": "k", "value": SECRET})).await;
         assert_eq!(answer["success"], true, "{tool}: {answer}");
         assert_eq!(received(&counter.dir, tool).len(), 2, "{tool}: the lost call and its retry");
     }
     // A read-only claim the config overrules: not retried.
     counter.crash_on_next("falsely_read_only");
-    let (overruled, _) = counter.call("mcp_aql_read", "falsely_read_only", json!({"key": SECRET})).await;
+    let (overruled, _) =
+        counter.call("mcp_aql_read", "falsely_read_only", json!({"key": SECRET})).await;
     assert_eq!(overruled["error"]["code"], "TRANSPORT_NETWORK_ERROR", "{overruled}");
     assert_eq!(received(&counter.dir, "falsely_read_only").len(), 1);
 
@@ -116,7 +133,10 @@ async fn only_calls_safe_to_repeat_are_retried_and_the_retry_reaches_the_restart
     let (failed, _) = counter.call("mcp_aql_read", "lookup", json!({"key": "fail"})).await;
     assert_eq!(failed["error"]["code"], "TOOL_EXECUTION_FAILED", "{failed}");
     let lookups = received(&counter.dir, "lookup").len();
-    assert_eq!(counter.call("mcp_aql_read", "lookup", json!({"key": "k"})).await.0["success"], true);
+    assert_eq!(
+        counter.call("mcp_aql_read", "lookup", json!({"key": "k"})).await.0["success"],
+        true
+    );
     assert_eq!(received(&counter.dir, "lookup").len(), lookups + 1);
 
     // The log: each call's start and end at debug, a failure at error, a
@@ -124,15 +144,38 @@ async fn only_calls_safe_to_repeat_are_retried_and_the_retry_reaches_the_restart
     let log = stderr.everything(&mut counter.raw).await;
     assert!(!log.contains(SECRET), "an argument value reached the log:\n{log}");
     let lines = |level: &str, message: &str, operation: &str| -> Vec<String> {
-        log.lines().filter(|l| l.contains(&format!(" {level} ")) && l.contains(message) && l.contains(&format!("operation=\"{operation}\""))).map(str::to_owned).collect()
+        log.lines()
+            .filter(|l| {
+                l.contains(&format!(" {level} "))
+                    && l.contains(message)
+                    && l.contains(&format!("operation=\"{operation}\""))
+            })
+            .map(str::to_owned)
+            .collect()
     };
     assert!(!lines("DEBUG", "upstream call started", "counter__lookup").is_empty(), "{log}");
     let ended = lines("DEBUG", "upstream call ended", "counter__lookup");
-    assert!(ended.iter().all(|l| l.contains("outcome=\"ok\"") && l.contains("duration_ms=") && l.contains("source=\"counter\"")), "{ended:?}");
+    assert!(
+        ended.iter().all(|l| l.contains("outcome=\"ok\"")
+            && l.contains("duration_ms=")
+            && l.contains("source=\"counter\"")),
+        "{ended:?}"
+    );
     assert!(ended.len() >= 4, "{log}");
     let failed = lines("ERROR", "upstream call failed", "counter__append");
-    assert!(failed.len() == 1 && failed[0].contains("code=\"TRANSPORT_NETWORK_ERROR\"") && failed[0].contains("duration_ms=") && failed[0].contains("outcome=\"failed\""), "{log}");
-    assert!(lines("ERROR", "upstream call failed", "counter__lookup").iter().any(|l| l.contains("outcome=\"tool_error\"")), "{log}");
+    assert!(
+        failed.len() == 1
+            && failed[0].contains("code=\"TRANSPORT_NETWORK_ERROR\"")
+            && failed[0].contains("duration_ms=")
+            && failed[0].contains("outcome=\"failed\""),
+        "{log}"
+    );
+    assert!(
+        lines("ERROR", "upstream call failed", "counter__lookup")
+            .iter()
+            .any(|l| l.contains("outcome=\"tool_error\"")),
+        "{log}"
+    );
     assert!(!lines("WARN", "retrying an upstream call", "counter__lookup").is_empty(), "{log}");
     assert!(lines("WARN", "retrying an upstream call", "counter__append").is_empty(), "{log}");
 }

@@ -34,7 +34,10 @@ async fn garbage_and_truncated_frames_get_errors_and_the_session_goes_on() {
 #[tokio::test]
 async fn a_five_megabyte_request_is_refused_by_size_under_its_id() {
     let mut raw = RawStdio::initialized(&[]).await;
-    let arguments = format!(r#"{{"operation":"introspect","params":{{"query":"{}"}}}}"#, "q".repeat(5 * 1024 * 1024));
+    let arguments = format!(
+        r#"{{"operation":"introspect","params":{{"query":"{}"}}}}"#,
+        "q".repeat(5 * 1024 * 1024)
+    );
     raw.call_raw(9, "mcp_aql_read", arguments.as_bytes()).await;
     let answer = raw.read_json().await;
     assert_eq!(answer["id"], 9);
@@ -49,13 +52,23 @@ async fn a_five_megabyte_request_is_refused_by_size_under_its_id() {
 #[tokio::test]
 async fn invalid_utf8_and_lone_surrogates_are_encoding_errors() {
     let mut raw = RawStdio::initialized(&[]).await;
-    raw.call_raw(11, "mcp_aql_read", b"{\"operation\":\"introspect\",\"params\":{\"query\":\"types\",\"name\":\"\xFF\xFE\"}}").await;
+    raw.call_raw(
+        11,
+        "mcp_aql_read",
+        b"{\"operation\":\"introspect\",\"params\":{\"query\":\"types\",\"name\":\"\xFF\xFE\"}}",
+    )
+    .await;
     let answer = raw.read_json().await;
     assert_eq!(answer["id"], 11);
     let envelope = envelope_of(&answer);
     assert_eq!(envelope["error"]["code"], "VALIDATION_INVALID_ENCODING");
     assert!(envelope["error"]["details"]["byte_offset"].is_u64());
-    raw.call_raw(12, "mcp_aql_read", br#"{"operation":"introspect","params":{"query":"types","name":"\udc00"}}"#).await;
+    raw.call_raw(
+        12,
+        "mcp_aql_read",
+        br#"{"operation":"introspect","params":{"query":"types","name":"\udc00"}}"#,
+    )
+    .await;
     assert_eq!(envelope_of(&raw.read_json().await)["error"]["code"], "VALIDATION_INVALID_ENCODING");
     assert_still_serving(&mut raw, 13).await;
 }
@@ -63,7 +76,11 @@ async fn invalid_utf8_and_lone_surrogates_are_encoding_errors() {
 #[tokio::test]
 async fn deep_nesting_is_refused_before_parsing() {
     let mut raw = RawStdio::initialized(&[]).await;
-    let deep = format!(r#"{{"operation":"introspect","params":{{"query":"types","x":{}{}}}}}"#, "[".repeat(5000), "]".repeat(5000));
+    let deep = format!(
+        r#"{{"operation":"introspect","params":{{"query":"types","x":{}{}}}}}"#,
+        "[".repeat(5000),
+        "]".repeat(5000)
+    );
     raw.call_raw(14, "mcp_aql_read", deep.as_bytes()).await;
     let envelope = envelope_of(&raw.read_json().await);
     assert_eq!(envelope["error"]["details"]["limit_type"], "nesting_depth");
@@ -106,11 +123,15 @@ async fn stray_messages_before_initialize_do_not_end_the_server() {
 #[tokio::test]
 async fn a_truncated_frame_at_end_of_input_is_answered_then_the_server_exits_cleanly() {
     let mut raw = RawStdio::initialized(&[]).await;
-    raw.send_raw(br#"{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"mcp_aql_re"#).await;
+    raw.send_raw(br#"{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"mcp_aql_re"#)
+        .await;
     raw.close_stdin();
     let answer = raw.read_json().await;
     assert_eq!((answer["id"].as_i64(), answer["error"]["code"].as_i64()), (Some(77), Some(-32700)));
-    let status = tokio::time::timeout(super::support::TIMEOUT, raw.child.wait()).await.expect("exit in time").expect("wait");
+    let status = tokio::time::timeout(super::support::TIMEOUT, raw.child.wait())
+        .await
+        .expect("exit in time")
+        .expect("wait");
     assert!(status.success(), "{status:?}");
     let mut stderr = String::new();
     if let Some(mut err) = raw.child.stderr.take() {

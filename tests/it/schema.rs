@@ -24,7 +24,12 @@ async fn introspection_answers_validate_against_the_spec_schemas() {
             json!({"query": "types"}),
             json!({"query": "types", "name": "missing"}),
         ] {
-            let (envelope, _) = super::support::call(&client, tool, json!({"operation": "introspect", "params": params})).await;
+            let (envelope, _) = super::support::call(
+                &client,
+                tool,
+                json!({"operation": "introspect", "params": params}),
+            )
+            .await;
             answers.push(envelope);
         }
         let types = answers[3].clone();

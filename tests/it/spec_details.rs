@@ -52,7 +52,9 @@ fn field_type(text: &str) -> FieldType {
         "string[]" => FieldType::StringList,
         "unknown" => FieldType::Unknown,
         t if t.starts_with("Record<") => FieldType::Object,
-        t if t.starts_with('\'') => FieldType::OneOf(t.split('|').map(|v| v.trim().trim_matches('\'').to_owned()).collect()),
+        t if t.starts_with('\'') => {
+            FieldType::OneOf(t.split('|').map(|v| v.trim().trim_matches('\'').to_owned()).collect())
+        }
         other => panic!("the spec documents a details type this checker cannot read: {other}"),
     }
 }
@@ -60,7 +62,8 @@ fn field_type(text: &str) -> FieldType {
 /// Every code's `**Details:**` block in one document.
 fn read_table(markdown: &str) -> Table {
     let mut table = Table::new();
-    let (mut code, mut expecting, mut fields): (Option<String>, bool, Option<Vec<Field>>) = (None, false, None);
+    let (mut code, mut expecting, mut fields): (Option<String>, bool, Option<Vec<Field>>) =
+        (None, false, None);
     for line in markdown.lines() {
         let trimmed = line.trim();
         if let Some(open) = fields.as_mut() {
@@ -68,16 +71,23 @@ fn read_table(markdown: &str) -> Table {
                 let done = fields.take().unwrap_or_default();
                 table.insert(code.clone().expect("a details block under a code's heading"), done);
                 expecting = false;
-            } else if let Some((name, ty)) = trimmed.strip_suffix(';').and_then(|f| f.split_once(':')) {
+            } else if let Some((name, ty)) =
+                trimmed.strip_suffix(';').and_then(|f| f.split_once(':'))
+            {
                 let (name, required) = match name.strip_suffix('?') {
                     Some(name) => (name, false),
                     None => (name, true),
                 };
-                open.push(Field { name: name.trim().to_owned(), required, ty: field_type(ty.trim()) });
+                open.push(Field {
+                    name: name.trim().to_owned(),
+                    required,
+                    ty: field_type(ty.trim()),
+                });
             }
         } else if trimmed.starts_with('#') {
             let last = trimmed.rsplit(' ').next().unwrap_or("").trim_matches('`');
-            let is_code = last.contains('_') && last.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+            let is_code = last.contains('_')
+                && last.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
             code = is_code.then(|| last.to_owned());
             expecting = false;
         } else if trimmed == "**Details:**" && code.is_some() {
@@ -91,7 +101,9 @@ fn read_table(markdown: &str) -> Table {
 
 fn spec_doc(relative: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/spec/docs").join(relative);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e} (../shared must sit beside the checkout)", path.display()))
+    std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!("read {}: {e} (../shared must sit beside the checkout)", path.display())
+    })
 }
 
 fn error_table() -> &'static Table {
@@ -125,16 +137,25 @@ fn problems(table: &Table, code: &str, details: &Value) -> Vec<String> {
             continue;
         };
         let fits = match &field.ty {
-            FieldType::String => value.as_str().is_some_and(|text| !(field.name.ends_with("_at") || field.name.ends_with("_time")) || is_time(text)),
+            FieldType::String => value.as_str().is_some_and(|text| {
+                !(field.name.ends_with("_at") || field.name.ends_with("_time")) || is_time(text)
+            }),
             FieldType::Number => value.is_number(),
             FieldType::Boolean => value.is_boolean(),
-            FieldType::StringList => value.as_array().is_some_and(|items| items.iter().all(Value::is_string)),
+            FieldType::StringList => {
+                value.as_array().is_some_and(|items| items.iter().all(Value::is_string))
+            }
             FieldType::Object => value.is_object(),
-            FieldType::OneOf(allowed) => value.as_str().is_some_and(|v| allowed.iter().any(|a| a == v)),
+            FieldType::OneOf(allowed) => {
+                value.as_str().is_some_and(|v| allowed.iter().any(|a| a == v))
+            }
             FieldType::Unknown => true,
         };
         if !fits {
-            found.push(format!("{code}: field '{}' is {value}, not the documented {:?}", field.name, field.ty));
+            found.push(format!(
+                "{code}: field '{}' is {value}, not the documented {:?}",
+                field.name, field.ty
+            ));
         }
     }
     found
@@ -175,22 +196,49 @@ pub fn assert_documented_details(envelope: &Value) {
 #[test]
 fn the_checker_reads_the_spec_and_refuses_undocumented_shapes() {
     let errors = error_table();
-    let fields = |code: &str| -> Vec<(String, bool)> { errors[code].iter().map(|f| (f.name.clone(), f.required)).collect() };
-    assert_eq!(fields("TOKEN_EXPIRED"), [("token".into(), true), ("expired_at".into(), true), ("current_time".into(), true)]);
-    assert_eq!(fields("NOT_FOUND_RESOURCE"), [("resource_type".into(), false), ("resource_id".into(), false), ("http_status".into(), false)]);
+    let fields = |code: &str| -> Vec<(String, bool)> {
+        errors[code].iter().map(|f| (f.name.clone(), f.required)).collect()
+    };
+    assert_eq!(
+        fields("TOKEN_EXPIRED"),
+        [("token".into(), true), ("expired_at".into(), true), ("current_time".into(), true)]
+    );
+    assert_eq!(
+        fields("NOT_FOUND_RESOURCE"),
+        [
+            ("resource_type".into(), false),
+            ("resource_id".into(), false),
+            ("http_status".into(), false)
+        ]
+    );
     assert!(errors.len() >= 19, "every code of sections 4 and 5: {:?}", errors.keys());
     assert!(warning_table().contains_key("RATE_LIMIT_QUOTA_WARNING"));
 
     let envelope = |code: &str, details: Value| serde_json::json!({"success": false, "error": {"code": code, "message": "m", "details": details}});
     let refused = [
-        envelope("RATE_LIMIT_EXCEEDED", serde_json::json!({"limit": 10, "remaining": 0, "window": "minute", "resets_at": "2026-01-28T13:00:00Z", "retry_after_secs": 5})),
-        envelope("RATE_LIMIT_EXCEEDED", serde_json::json!({"limit": 10, "remaining": 0, "window": "fortnight", "resets_at": "2026-01-28T13:00:00Z", "retry_after_seconds": 5})),
+        envelope(
+            "RATE_LIMIT_EXCEEDED",
+            serde_json::json!({"limit": 10, "remaining": 0, "window": "minute", "resets_at": "2026-01-28T13:00:00Z", "retry_after_secs": 5}),
+        ),
+        envelope(
+            "RATE_LIMIT_EXCEEDED",
+            serde_json::json!({"limit": 10, "remaining": 0, "window": "fortnight", "resets_at": "2026-01-28T13:00:00Z", "retry_after_seconds": 5}),
+        ),
         envelope("NOT_FOUND_RESOURCE", serde_json::json!({"http_status": "404"})),
         envelope("TOKEN_INVALID", serde_json::json!({"id": "conf_x"})),
-        envelope("TOKEN_EXPIRED", serde_json::json!({"token": "conf_x", "expired_at": 1_700_000_000_000_i64, "current_time": "2026-01-28T12:07:30Z"})),
-        envelope("RATE_LIMIT_QUOTA_EXHAUSTED", serde_json::json!({"metric": "requests_per_minute", "current": 3, "limit": 3})),
+        envelope(
+            "TOKEN_EXPIRED",
+            serde_json::json!({"token": "conf_x", "expired_at": 1_700_000_000_000_i64, "current_time": "2026-01-28T12:07:30Z"}),
+        ),
+        envelope(
+            "RATE_LIMIT_QUOTA_EXHAUSTED",
+            serde_json::json!({"metric": "requests_per_minute", "current": 3, "limit": 3}),
+        ),
         envelope("VALIDATION_PAYLOAD_TOO_LARGE", serde_json::json!({"limit_bytes": 10})),
-        envelope("VALIDATION_INVALID_TYPE", serde_json::json!({"http_status": 422, "param_name": 7})),
+        envelope(
+            "VALIDATION_INVALID_TYPE",
+            serde_json::json!({"http_status": 422, "param_name": 7}),
+        ),
         serde_json::json!({"success": true, "data": null, "warnings": [{"code": "RATE_LIMIT_QUOTA_WARNING", "message": "m", "details": {"metric": "m", "current": 2}}]}),
         serde_json::json!({"operations": [], "halted_at": {"index": 0, "result": envelope("TOKEN_ALREADY_USED", serde_json::json!({}))}}),
     ];
@@ -198,7 +246,10 @@ fn the_checker_reads_the_spec_and_refuses_undocumented_shapes() {
         assert!(!envelope_problems(&shape).is_empty(), "accepted: {shape}");
     }
     let accepted = [
-        envelope("RATE_LIMIT_EXCEEDED", serde_json::json!({"limit": 10, "remaining": 0, "window": "minute", "resets_at": "2026-01-28T13:00:00.000Z", "retry_after_seconds": 5, "agent": "extra fields are allowed"})),
+        envelope(
+            "RATE_LIMIT_EXCEEDED",
+            serde_json::json!({"limit": 10, "remaining": 0, "window": "minute", "resets_at": "2026-01-28T13:00:00.000Z", "retry_after_seconds": 5, "agent": "extra fields are allowed"}),
+        ),
         envelope("NOT_FOUND_RESOURCE", serde_json::json!({"http_status": 404})),
         envelope("TRANSPORT_TIMEOUT", serde_json::json!({"undocumented": "codes pass"})),
         envelope("INTERNAL_ERROR", Value::Null),

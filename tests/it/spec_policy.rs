@@ -15,8 +15,11 @@ use super::support::dongle_command;
 /// The spec's example policy (the block after "Pattern examples:" in the
 /// version draft), as a TOML policy file in `dir`.
 fn spec_example_policy(dir: &Path) -> PathBuf {
-    let draft = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/spec/docs/versions/v1.0.0-draft.md");
-    let text = std::fs::read_to_string(&draft).unwrap_or_else(|e| panic!("read {}: {e} (../shared must sit beside the checkout)", draft.display()));
+    let draft = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/spec/docs/versions/v1.0.0-draft.md");
+    let text = std::fs::read_to_string(&draft).unwrap_or_else(|e| {
+        panic!("read {}: {e} (../shared must sit beside the checkout)", draft.display())
+    });
     let example = text.split_once("Pattern examples:").expect("the draft gives pattern examples").1;
     let block = example.split("```").nth(1).expect("in a code block");
     let mut toml = String::from("[defaults]\n");
@@ -26,7 +29,12 @@ fn spec_example_policy(dir: &Path) -> PathBuf {
             toml.push_str(&format!("{key} = [{list}\n"));
         }
     }
-    assert!(toml.contains("deny = [") && toml.contains("requiresApproval = [") && toml.contains("autoApprove = ["), "{toml}");
+    assert!(
+        toml.contains("deny = [")
+            && toml.contains("requiresApproval = [")
+            && toml.contains("autoApprove = ["),
+        "{toml}"
+    );
     let path = dir.join("spec-example.toml");
     std::fs::write(&path, toml).unwrap();
     path
@@ -34,7 +42,11 @@ fn spec_example_policy(dir: &Path) -> PathBuf {
 
 async fn run(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
     let output = dongle_command(args).current_dir(dir).output().await.expect("run the binary");
-    (output.status.code(), String::from_utf8_lossy(&output.stdout).into_owned(), String::from_utf8_lossy(&output.stderr).into_owned())
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
 }
 
 /// Each row: an action, the verdict the spec's example policy gives it,
@@ -70,7 +82,8 @@ async fn the_spec_example_policy_decides_as_its_text_says() {
         ("git commit -m 'no force needed'", "continue", ""),
     ];
     for (hint, verdict, pattern) in rows {
-        let (code, stdout, stderr) = run(dir.path(), &["eval", "--json", "--policy", policy.to_str().unwrap(), hint]).await;
+        let (code, stdout, stderr) =
+            run(dir.path(), &["eval", "--json", "--policy", policy.to_str().unwrap(), hint]).await;
         assert_eq!(code, Some(0), "{hint}: {stderr}");
         let explanation: Value = serde_json::from_str(&stdout).expect("eval --json prints JSON");
         let decision = &explanation["decision"];
@@ -88,8 +101,16 @@ async fn check_passes_the_spec_example_and_says_how_it_read_it() {
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.contains("spec-example.toml (") && stdout.contains("): ok"), "{stdout}");
     let path = policy.display();
-    for (line, read) in [(2, "pattern 'rm -rf*': '-rf*' is read as the flags -r -f followed by anything"), (3, "pattern '*force*': '*force*' is read as text anywhere in a command")] {
-        assert!(stderr.lines().any(|l| l.starts_with(&format!("note: {path}:{line}:")) && l.contains(read)), "no note on line {line}:\n{stderr}");
+    for (line, read) in [
+        (2, "pattern 'rm -rf*': '-rf*' is read as the flags -r -f followed by anything"),
+        (3, "pattern '*force*': '*force*' is read as text anywhere in a command"),
+    ] {
+        assert!(
+            stderr
+                .lines()
+                .any(|l| l.starts_with(&format!("note: {path}:{line}:")) && l.contains(read)),
+            "no note on line {line}:\n{stderr}"
+        );
     }
 }
 
@@ -118,7 +139,12 @@ reason = "the production database"
         ("3:54", "write `~/*`"),
         ("6:13", "'.' is never in a keyword"),
     ] {
-        assert!(stderr.lines().any(|l| l.starts_with(&format!("{path}:{at}: invalid pattern")) && l.contains(says)), "nothing at {at} saying {says}:\n{stderr}");
+        assert!(
+            stderr.lines().any(
+                |l| l.starts_with(&format!("{path}:{at}: invalid pattern")) && l.contains(says)
+            ),
+            "nothing at {at} saying {says}:\n{stderr}"
+        );
     }
 }
 
@@ -130,6 +156,7 @@ async fn user_rules_in_the_spec_style_decide_their_examples() {
     let rules = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/policies/spec-style.toml");
     let (code, stdout, stderr) = run(dir.path(), &["check", rules.to_str().unwrap()]).await;
     assert_eq!(code, Some(0), "{stderr}");
-    let examples = stdout.lines().find(|l| l.contains("spec-style.toml (")).expect("the file was checked");
+    let examples =
+        stdout.lines().find(|l| l.contains("spec-style.toml (")).expect("the file was checked");
     assert!(examples.contains("11 rules, 51 examples checked"), "{examples}");
 }

@@ -11,7 +11,10 @@ use safety_dongle::{
         audit::{self, AuditEntry},
         central::{self, CentralVersion},
         owner::{Owner, SILENT_AFTER_MS},
-        records::{self, BlockRow, ChallengeKind, ChallengeRow, ChallengeStatus, DownstreamRow, EventRow, ExecutionRow, LoadedRow},
+        records::{
+            self, BlockRow, ChallengeKind, ChallengeRow, ChallengeStatus, DownstreamRow, EventRow,
+            ExecutionRow, LoadedRow,
+        },
     },
 };
 
@@ -98,101 +101,276 @@ fn records_round_trip(backend: &Backend) {
         })
         .unwrap();
     let (active, latest, all) = store
-        .read(|tx| Ok((records::active_execution(tx, "coder")?, records::latest_execution(tx, "coder")?, records::active_executions(tx)?)))
+        .read(|tx| {
+            Ok((
+                records::active_execution(tx, "coder")?,
+                records::latest_execution(tx, "coder")?,
+                records::active_executions(tx)?,
+            ))
+        })
         .unwrap();
-    assert_eq!(active.map(|row| row.id), Some("e2".into()), "equal start times: the one inserted last");
-    assert_eq!(latest.unwrap(), execution("e2", "coder", 100), "every field round-trips, u32 beyond i32 included");
+    assert_eq!(
+        active.map(|row| row.id),
+        Some("e2".into()),
+        "equal start times: the one inserted last"
+    );
+    assert_eq!(
+        latest.unwrap(),
+        execution("e2", "coder", 100),
+        "every field round-trips, u32 beyond i32 included"
+    );
     assert_eq!(all.iter().map(|row| row.id.as_str()).collect::<Vec<_>>(), ["e3", "e1", "e2"]);
     let mut finished = execution("e2", "coder", 100);
-    (finished.status, finished.steps, finished.finished_at, finished.summary) = ("completed".into(), 3, Some(200), Some("done".into()));
+    (finished.status, finished.steps, finished.finished_at, finished.summary) =
+        ("completed".into(), 3, Some(200), Some("done".into()));
     store.write(|tx| records::update_execution(tx, &finished)).unwrap();
     assert_eq!(store.read(|tx| records::latest_execution(tx, "coder")).unwrap(), Some(finished));
-    assert!(matches!(store.write(|tx| records::update_execution(tx, &execution("gone", "x", 1))), Err(StoreError::Inconsistent(_))));
-    let of_session = store.read(|tx| Ok((records::active_executions_of(tx, &runner(), Some("s1"))?, records::active_executions_of(tx, &runner(), None)?))).unwrap();
+    assert!(matches!(
+        store.write(|tx| records::update_execution(tx, &execution("gone", "x", 1))),
+        Err(StoreError::Inconsistent(_))
+    ));
+    let of_session = store
+        .read(|tx| {
+            Ok((
+                records::active_executions_of(tx, &runner(), Some("s1"))?,
+                records::active_executions_of(tx, &runner(), None)?,
+            ))
+        })
+        .unwrap();
     assert_eq!((of_session.0.len(), of_session.1.len()), (2, 2));
-    assert!(store.read(|tx| records::active_executions_of(tx, &Owner { machine: "elsewhere".into(), ..runner() }, None)).unwrap().is_empty(), "same id, other machine");
+    assert!(
+        store
+            .read(|tx| records::active_executions_of(
+                tx,
+                &Owner { machine: "elsewhere".into(), ..runner() },
+                None
+            ))
+            .unwrap()
+            .is_empty(),
+        "same id, other machine"
+    );
 
     // Blocks: the first one stays.
-    let block = BlockRow { agent: "coder".into(), challenge_id: "c0".into(), reason: "rm -rf /".into(), rule: Some("deny".into()), blocked_at: 5 };
+    let block = BlockRow {
+        agent: "coder".into(),
+        challenge_id: "c0".into(),
+        reason: "rm -rf /".into(),
+        rule: Some("deny".into()),
+        blocked_at: 5,
+    };
     store.write(|tx| records::insert_block(tx, &block)).unwrap();
-    store.write(|tx| records::insert_block(tx, &BlockRow { challenge_id: "c9".into(), ..block.clone() })).unwrap();
+    store
+        .write(|tx| {
+            records::insert_block(tx, &BlockRow { challenge_id: "c9".into(), ..block.clone() })
+        })
+        .unwrap();
     store.write(|tx| records::set_block_challenge(tx, "coder", "c1")).unwrap();
-    assert_eq!(store.read(|tx| records::block_of(tx, "coder")).unwrap(), Some(BlockRow { challenge_id: "c1".into(), ..block.clone() }));
+    assert_eq!(
+        store.read(|tx| records::block_of(tx, "coder")).unwrap(),
+        Some(BlockRow { challenge_id: "c1".into(), ..block.clone() })
+    );
     assert_eq!(store.read(records::blocks).unwrap().len(), 1);
 
     // Challenges, their hashes, pauses and counts.
     store
         .write(|tx| {
-            records::insert_challenge(tx, &challenge("c1", "coder", 10, Some(PauseKind::Approval)))?;
-            records::insert_challenge(tx, &challenge("c2", "coder", 10, Some(PauseKind::Verification)))?;
+            records::insert_challenge(
+                tx,
+                &challenge("c1", "coder", 10, Some(PauseKind::Approval)),
+            )?;
+            records::insert_challenge(
+                tx,
+                &challenge("c2", "coder", 10, Some(PauseKind::Verification)),
+            )?;
             records::insert_challenge(tx, &challenge("c3", "coder", 20, None))?;
-            records::insert_challenge(tx, &ChallengeRow { owner: Owner { machine: "desk/77".into(), pid: 7 }, ..challenge("c4", "other", 30, None) })?;
+            records::insert_challenge(
+                tx,
+                &ChallengeRow {
+                    owner: Owner { machine: "desk/77".into(), pid: 7 },
+                    ..challenge("c4", "other", 30, None)
+                },
+            )?;
             records::set_challenge_hash(tx, "c1", "salt", "hash")
         })
         .unwrap();
     let (stored, hash) = store.read(|tx| records::challenge(tx, "c1")).unwrap().unwrap();
-    assert_eq!((stored, hash), (challenge("c1", "coder", 10, Some(PauseKind::Approval)), Some(("salt".into(), "hash".into()))));
-    assert_eq!(store.read(|tx| records::pausing_challenge(tx, "coder")).unwrap().map(|row| row.id), Some("c2".into()));
-    assert_eq!(store.read(|tx| records::challenges_since(tx, "coder", ChallengeKind::Approval, 15)).unwrap(), 1);
+    assert_eq!(
+        (stored, hash),
+        (
+            challenge("c1", "coder", 10, Some(PauseKind::Approval)),
+            Some(("salt".into(), "hash".into()))
+        )
+    );
+    assert_eq!(
+        store.read(|tx| records::pausing_challenge(tx, "coder")).unwrap().map(|row| row.id),
+        Some("c2".into())
+    );
+    assert_eq!(
+        store
+            .read(|tx| records::challenges_since(tx, "coder", ChallengeKind::Approval, 15))
+            .unwrap(),
+        1
+    );
     assert_eq!(store.read(|tx| records::challenges_in_session_since(tx, "s1", 0)).unwrap(), 4);
-    assert!(store.write(|tx| records::settle_challenge(tx, "c2", ChallengeStatus::Approved)).unwrap());
-    assert!(!store.write(|tx| records::settle_challenge(tx, "c2", ChallengeStatus::Denied)).unwrap(), "settled once");
+    assert!(
+        store.write(|tx| records::settle_challenge(tx, "c2", ChallengeStatus::Approved)).unwrap()
+    );
+    assert!(
+        !store.write(|tx| records::settle_challenge(tx, "c2", ChallengeStatus::Denied)).unwrap(),
+        "settled once"
+    );
     store.write(|tx| records::set_challenge_status(tx, "c3", ChallengeStatus::Expired)).unwrap();
-    assert_eq!(store.read(|tx| records::pending_challenges(tx, 0)).unwrap().iter().map(|row| row.id.as_str()).collect::<Vec<_>>(), ["c1", "c4"]);
-    assert_eq!(store.write(|tx| records::cancel_challenges_of(tx, &laptop(7), Some("s1"))).unwrap(), 2, "c1 pending and c2 approved, not c4 of pid 7 on another machine");
-    assert_eq!(store.read(|tx| records::challenge(tx, "c4")).unwrap().unwrap().0.status, ChallengeStatus::Pending);
+    assert_eq!(
+        store
+            .read(|tx| records::pending_challenges(tx, 0))
+            .unwrap()
+            .iter()
+            .map(|row| row.id.as_str())
+            .collect::<Vec<_>>(),
+        ["c1", "c4"]
+    );
+    assert_eq!(
+        store.write(|tx| records::cancel_challenges_of(tx, &laptop(7), Some("s1"))).unwrap(),
+        2,
+        "c1 pending and c2 approved, not c4 of pid 7 on another machine"
+    );
+    assert_eq!(
+        store.read(|tx| records::challenge(tx, "c4")).unwrap().unwrap().0.status,
+        ChallengeStatus::Pending
+    );
 
     // Failures, lockouts, step counts.
-    store.write(|tx| records::insert_failure(tx, "agent:coder", 10).and(records::insert_failure(tx, "agent:coder", 20))).unwrap();
+    store
+        .write(|tx| {
+            records::insert_failure(tx, "agent:coder", 10).and(records::insert_failure(
+                tx,
+                "agent:coder",
+                20,
+            ))
+        })
+        .unwrap();
     assert_eq!(store.read(|tx| records::failures_since(tx, "agent:coder", 15)).unwrap(), 1);
-    store.write(|tx| records::set_lockout(tx, "agent:coder", 99, 1).and(records::set_lockout(tx, "agent:coder", 199, 2))).unwrap();
+    store
+        .write(|tx| {
+            records::set_lockout(tx, "agent:coder", 99, 1).and(records::set_lockout(
+                tx,
+                "agent:coder",
+                199,
+                2,
+            ))
+        })
+        .unwrap();
     assert_eq!(store.read(|tx| records::lockout(tx, "agent:coder")).unwrap(), Some((199, 2)));
-    store.write(|tx| records::set_agent_steps(tx, "coder", 3).and(records::set_agent_steps(tx, "coder", 4))).unwrap();
-    assert_eq!(store.read(|tx| Ok((records::agent_steps(tx, "coder")?, records::agent_steps(tx, "nobody")?))).unwrap(), (4, 0));
+    store
+        .write(|tx| {
+            records::set_agent_steps(tx, "coder", 3).and(records::set_agent_steps(tx, "coder", 4))
+        })
+        .unwrap();
+    assert_eq!(
+        store
+            .read(|tx| Ok((
+                records::agent_steps(tx, "coder")?,
+                records::agent_steps(tx, "nobody")?
+            )))
+            .unwrap(),
+        (4, 0)
+    );
 
     // Events, in order, to one agent or to all.
-    let event = |agent: Option<&str>| EventRow { id: 0, agent: agent.map(Into::into), kind: "danger_zone".into(), message: "m".into(), metadata: "{}".into(), created_at: 1 };
+    let event = |agent: Option<&str>| EventRow {
+        id: 0,
+        agent: agent.map(Into::into),
+        kind: "danger_zone".into(),
+        message: "m".into(),
+        metadata: "{}".into(),
+        created_at: 1,
+    };
     let first = store.write(|tx| records::insert_event(tx, &event(Some("coder")))).unwrap();
     let second = store.write(|tx| records::insert_event(tx, &event(None))).unwrap();
     store.write(|tx| records::insert_event(tx, &event(Some("other")))).unwrap();
     assert!(second > first);
     let seen = store.read(|tx| records::events_after(tx, 0, "coder")).unwrap();
-    assert_eq!(seen.iter().map(|e| (e.id, e.agent.clone())).collect::<Vec<_>>(), [(first, Some("coder".into())), (second, None)]);
+    assert_eq!(
+        seen.iter().map(|e| (e.id, e.agent.clone())).collect::<Vec<_>>(),
+        [(first, Some("coder".into())), (second, None)]
+    );
     assert_eq!(store.read(records::last_event_id).unwrap(), second + 1);
 
     // Downstream servers and what each process loaded.
-    let server = DownstreamRow { owner: laptop(7), name: "fs".into(), state: "up".into(), tools: 14, detail: None, updated_at: 1 };
-    store.write(|tx| records::upsert_downstream(tx, &server).and(records::upsert_downstream(tx, &DownstreamRow { state: "down".into(), ..server.clone() }))).unwrap();
+    let server = DownstreamRow {
+        owner: laptop(7),
+        name: "fs".into(),
+        state: "up".into(),
+        tools: 14,
+        detail: None,
+        updated_at: 1,
+    };
+    store
+        .write(|tx| {
+            records::upsert_downstream(tx, &server).and(records::upsert_downstream(
+                tx,
+                &DownstreamRow { state: "down".into(), ..server.clone() },
+            ))
+        })
+        .unwrap();
     store.write(|tx| records::insert_downstream_if_absent(tx, &server)).unwrap();
     let elsewhere = DownstreamRow { owner: runner(), ..server.clone() };
     store.write(|tx| records::insert_downstream_if_absent(tx, &elsewhere)).unwrap();
-    assert_eq!(store.read(records::downstreams).unwrap(), [elsewhere.clone(), DownstreamRow { state: "down".into(), ..server.clone() }]);
+    assert_eq!(
+        store.read(records::downstreams).unwrap(),
+        [elsewhere.clone(), DownstreamRow { state: "down".into(), ..server.clone() }]
+    );
     store.write(|tx| records::remove_downstream(tx, &laptop(7), "fs")).unwrap();
     store.write(|tx| records::remove_downstreams_of(tx, &laptop(8))).unwrap();
     assert_eq!(store.read(records::downstreams).unwrap(), [elsewhere]);
-    let loaded = LoadedRow { owner: laptop(7), kind: "policy".into(), name: "default".into(), detail: "sha256:ab".into(), since: 3, seen_at: 0 };
+    let loaded = LoadedRow {
+        owner: laptop(7),
+        kind: "policy".into(),
+        name: "default".into(),
+        detail: "sha256:ab".into(),
+        since: 3,
+        seen_at: 0,
+    };
     store.write(|tx| records::set_loaded(tx, &laptop(7), std::slice::from_ref(&loaded))).unwrap();
     store.write(|tx| records::set_loaded(tx, &laptop(8), &[])).unwrap();
     let (read, clock) = store.read(|tx| Ok((records::loaded(tx)?, tx.shared_clock_ms()?))).unwrap();
     assert_eq!(read, [LoadedRow { seen_at: read[0].seen_at, ..loaded.clone() }]);
-    assert!((0..5_000).contains(&(clock - read[0].seen_at)), "seen as written, by the shared clock: {} then {clock}", read[0].seen_at);
+    assert!(
+        (0..5_000).contains(&(clock - read[0].seen_at)),
+        "seen as written, by the shared clock: {} then {clock}",
+        read[0].seen_at
+    );
 
     // A dongle on another machine serves while it says so; one silent for
     // a minute is gone, one that never said so is given the benefit.
     let serving = |owner: &Owner| store.read(|tx| records::may_be_serving(tx, owner)).unwrap();
-    let silence = |ms: i64| store.write(|tx| tx.execute("UPDATE loaded SET seen_at = seen_at - ?1", &[ms.into()])).unwrap();
+    let silence = |ms: i64| {
+        store
+            .write(|tx| tx.execute("UPDATE loaded SET seen_at = seen_at - ?1", &[ms.into()]))
+            .unwrap()
+    };
     assert!(serving(&laptop(7)));
     silence(SILENT_AFTER_MS + 1_000);
     assert!(!serving(&laptop(7)), "silent for over a minute");
     store.write(|tx| records::heartbeat(tx, &laptop(7))).unwrap();
     assert!(serving(&laptop(7)), "heard again");
     assert!(serving(&laptop(8)), "never said anything");
-    assert!(!serving(&Owner { machine: Owner::current().machine, pid: u32::MAX - 1 }), "a process id free on this machine is gone");
+    assert!(
+        !serving(&Owner { machine: Owner::current().machine, pid: u32::MAX - 1 }),
+        "a process id free on this machine is gone"
+    );
     store.sync_barrier().unwrap();
 }
 
 fn entry(agent: &str) -> AuditEntry<'_> {
-    AuditEntry { agent, event: "step", decision: "continue", policy_hash: "p", hint: Some("ls"), ..Default::default() }
+    AuditEntry {
+        agent,
+        event: "step",
+        decision: "continue",
+        policy_hash: "p",
+        hint: Some("ls"),
+        ..Default::default()
+    }
 }
 
 fn audit_chain_and_policies(backend: &Backend) {
@@ -203,18 +381,59 @@ fn audit_chain_and_policies(backend: &Backend) {
     assert_eq!(store.read(audit::verify).unwrap(), audit::ChainReport { rows: 3, broken_at: None });
     let rows = store.read(|tx| audit::rows(tx, Some("a"), 10)).unwrap();
     assert_eq!(rows.iter().map(|row| row.seq).collect::<Vec<_>>(), [1, 3]);
-    assert!(rows.iter().all(|row| row.machine == Some(Owner::current().machine)), "each row names the machine that wrote it: {rows:?}");
-    assert_eq!(store.read(|tx| audit::rows(tx, None, 2)).unwrap().iter().map(|row| row.seq).collect::<Vec<_>>(), [2, 3]);
+    assert!(
+        rows.iter().all(|row| row.machine == Some(Owner::current().machine)),
+        "each row names the machine that wrote it: {rows:?}"
+    );
+    assert_eq!(
+        store
+            .read(|tx| audit::rows(tx, None, 2))
+            .unwrap()
+            .iter()
+            .map(|row| row.seq)
+            .collect::<Vec<_>>(),
+        [2, 3]
+    );
     assert_eq!(store.read(|tx| audit::actions_since(tx, 0, None)).unwrap().len(), 3);
-    store.write(|tx| audit::remember_policy(tx, "h1", "{\"a\":1}").and(audit::remember_policy(tx, "h1", "{\"b\":2}"))).unwrap();
-    assert_eq!(store.read(|tx| Ok((audit::knows_policy(tx, "h1")?, audit::knows_policy(tx, "h2")?, audit::policy_sources(tx, "h1")?))).unwrap(), (true, false, Some("{\"a\":1}".into())));
+    store
+        .write(|tx| {
+            audit::remember_policy(tx, "h1", "{\"a\":1}").and(audit::remember_policy(
+                tx,
+                "h1",
+                "{\"b\":2}",
+            ))
+        })
+        .unwrap();
+    assert_eq!(
+        store
+            .read(|tx| Ok((
+                audit::knows_policy(tx, "h1")?,
+                audit::knows_policy(tx, "h2")?,
+                audit::policy_sources(tx, "h1")?
+            )))
+            .unwrap(),
+        (true, false, Some("{\"a\":1}".into()))
+    );
 
     // Central policy versions number themselves and keep their sources.
     assert_eq!(store.read(central::latest).unwrap(), None);
     assert_eq!(store.write(|tx| central::push(tx, "c1", "[1]", "laptop", 10)).unwrap(), 1);
-    assert_eq!(backend.open().unwrap().write(|tx| central::push(tx, "c2", "[2]", "runner", 20)).unwrap(), 2, "another connection pushes the next version");
-    let latest = CentralVersion { version: 2, hash: "c2".into(), sources: "[2]".into(), pushed_at: 20, machine: "runner".into() };
-    assert_eq!(store.read(|tx| Ok((central::latest_version(tx)?, central::latest(tx)?))).unwrap(), (Some(2), Some(latest)));
+    assert_eq!(
+        backend.open().unwrap().write(|tx| central::push(tx, "c2", "[2]", "runner", 20)).unwrap(),
+        2,
+        "another connection pushes the next version"
+    );
+    let latest = CentralVersion {
+        version: 2,
+        hash: "c2".into(),
+        sources: "[2]".into(),
+        pushed_at: 20,
+        machine: "runner".into(),
+    };
+    assert_eq!(
+        store.read(|tx| Ok((central::latest_version(tx)?, central::latest(tx)?))).unwrap(),
+        (Some(2), Some(latest))
+    );
     assert_eq!(store.read(|tx| audit::policy_sources(tx, "c1")).unwrap().as_deref(), Some("[1]"));
 }
 
@@ -233,7 +452,10 @@ fn concurrent_writers_keep_one_chain(backend: &Backend) {
         }
     });
     let store = backend.open().unwrap();
-    assert_eq!(store.read(audit::verify).unwrap(), audit::ChainReport { rows: 200, broken_at: None });
+    assert_eq!(
+        store.read(audit::verify).unwrap(),
+        audit::ChainReport { rows: 200, broken_at: None }
+    );
 }
 
 /// Text holding U+0000 (which PostgreSQL's `TEXT` refuses) or the
@@ -241,17 +463,39 @@ fn concurrent_writers_keep_one_chain(backend: &Backend) {
 /// the audit chain (which still verifies) and in the records.
 fn every_text_is_stored_as_sent(backend: &Backend) {
     let store = backend.open().unwrap();
-    let texts = ["printf 'a\0b' > out", "\0", "\u{FFFF}0 and \u{FFFF}\u{FFFF} and \u{FFFF}", "\0\u{FFFF}\0", "é\0ü"];
+    let texts = [
+        "printf 'a\0b' > out",
+        "\0",
+        "\u{FFFF}0 and \u{FFFF}\u{FFFF} and \u{FFFF}",
+        "\0\u{FFFF}\0",
+        "é\0ü",
+    ];
     for text in texts {
         let agent = format!("agent\0{text}");
-        store.write(|tx| audit::append(tx, &AuditEntry { hint: Some(text), ..entry(&agent) })).unwrap();
-        store.write(|tx| records::insert_challenge(tx, &ChallengeRow { action: text.into(), ..challenge(text, &agent, 1, None) })).unwrap();
+        store
+            .write(|tx| audit::append(tx, &AuditEntry { hint: Some(text), ..entry(&agent) }))
+            .unwrap();
+        store
+            .write(|tx| {
+                records::insert_challenge(
+                    tx,
+                    &ChallengeRow { action: text.into(), ..challenge(text, &agent, 1, None) },
+                )
+            })
+            .unwrap();
         let (stored, _) = store.read(|tx| records::challenge(tx, text)).unwrap().unwrap();
-        assert_eq!((stored.action.as_str(), stored.agent.as_str()), (text, agent.as_str()), "a record's text, looked up by text");
+        assert_eq!(
+            (stored.action.as_str(), stored.agent.as_str()),
+            (text, agent.as_str()),
+            "a record's text, looked up by text"
+        );
         let row = store.read(|tx| audit::rows(tx, Some(&agent), 1)).unwrap().pop().unwrap();
         assert_eq!((row.agent.as_str(), row.hint.as_deref()), (agent.as_str(), Some(text)));
     }
-    assert_eq!(store.read(audit::verify).unwrap(), audit::ChainReport { rows: texts.len() as u64, broken_at: None });
+    assert_eq!(
+        store.read(audit::verify).unwrap(),
+        audit::ChainReport { rows: texts.len() as u64, broken_at: None }
+    );
 }
 
 /// Each suite as a module with one test per backend.
@@ -271,7 +515,12 @@ macro_rules! on_both_backends {
     )*};
 }
 
-on_both_backends!(records_round_trip, audit_chain_and_policies, concurrent_writers_keep_one_chain, every_text_is_stored_as_sent);
+on_both_backends!(
+    records_round_trip,
+    audit_chain_and_policies,
+    concurrent_writers_keep_one_chain,
+    every_text_is_stored_as_sent
+);
 
 /// PostgreSQL's own guarantees, as the SQLite file has them (see the
 /// store's unit tests): rows of the audit log cannot be changed or
@@ -285,7 +534,11 @@ fn postgres_refuses_audit_changes_and_a_newer_schema() {
     let mut raw = postgres::Client::connect(url, postgres::NoTls).unwrap();
     for change in ["UPDATE audit SET decision = 'stop'", "DELETE FROM audit", "TRUNCATE audit"] {
         let refused = raw.batch_execute(change).unwrap_err();
-        assert!(refused.to_string().contains("append-only") || format!("{refused:?}").contains("append-only"), "{change}: {refused:?}");
+        assert!(
+            refused.to_string().contains("append-only")
+                || format!("{refused:?}").contains("append-only"),
+            "{change}: {refused:?}"
+        );
     }
     raw.batch_execute("UPDATE schema_version SET version = version + 1").unwrap();
     match Store::open_postgres(url, None, None) {
@@ -326,12 +579,28 @@ fn postgres_appends_kept_rows_once_and_in_order() {
     let folder = tempfile::tempdir().unwrap();
     let spool = Spool::in_folder(folder.path());
     for agent in ["first", "second"] {
-        spool.keep(&AuditEntry { agent, event: "step", decision: "stop", stage: Some("state"), policy_hash: "p", ..Default::default() }).unwrap();
+        spool
+            .keep(&AuditEntry {
+                agent,
+                event: "step",
+                decision: "stop",
+                stage: Some("state"),
+                policy_hash: "p",
+                ..Default::default()
+            })
+            .unwrap();
     }
     let file = folder.path().join(safety_dongle::store::spool::SPOOL_FILE);
     let kept = std::fs::read(&file).unwrap();
     let store = Store::open_postgres(url, None, Some(spool)).unwrap();
-    let agents = |store: &Store| store.read(|tx| audit::rows(tx, None, 10)).unwrap().into_iter().map(|row| row.agent).collect::<Vec<_>>();
+    let agents = |store: &Store| {
+        store
+            .read(|tx| audit::rows(tx, None, 10))
+            .unwrap()
+            .into_iter()
+            .map(|row| row.agent)
+            .collect::<Vec<_>>()
+    };
     assert_eq!(agents(&store), ["first", "second"]);
     assert_eq!(std::fs::metadata(&file).unwrap().len(), 0, "the spool is emptied");
 
@@ -356,8 +625,22 @@ fn postgres_appends_every_kept_row_and_sets_bad_lines_aside() {
     let folder = tempfile::tempdir().unwrap();
     let spool = Spool::in_folder(folder.path());
     let file = folder.path().join(safety_dongle::store::spool::SPOOL_FILE);
-    let raw = |bytes: &[u8]| std::fs::OpenOptions::new().append(true).open(&file).unwrap().write_all(bytes).unwrap();
-    let keep = |agent: &str, hint: &str| spool.keep(&AuditEntry { agent, hint: Some(hint), event: "step", decision: "stop", stage: Some("state"), policy_hash: "p", ..Default::default() }).unwrap();
+    let raw = |bytes: &[u8]| {
+        std::fs::OpenOptions::new().append(true).open(&file).unwrap().write_all(bytes).unwrap()
+    };
+    let keep = |agent: &str, hint: &str| {
+        spool
+            .keep(&AuditEntry {
+                agent,
+                hint: Some(hint),
+                event: "step",
+                decision: "stop",
+                stage: Some("state"),
+                policy_hash: "p",
+                ..Default::default()
+            })
+            .unwrap()
+    };
 
     keep("first", "printf 'a\0b' > out");
     raw(b"not a row\n");
@@ -373,18 +656,49 @@ fn postgres_appends_every_kept_row_and_sets_bad_lines_aside() {
 
     let store = Store::open_postgres(url, None, Some(spool)).unwrap();
     let rows = store.read(|tx| audit::rows(tx, None, 10)).unwrap();
-    let seen: Vec<(&str, &str)> = rows.iter().map(|row| (row.agent.as_str(), row.decision.as_str())).collect();
-    assert_eq!(seen, [("first", "stop"), ("", "set_aside"), ("", "set_aside"), ("second", "stop"), ("", "set_aside"), ("third", "stop"), ("", "set_aside")]);
+    let seen: Vec<(&str, &str)> =
+        rows.iter().map(|row| (row.agent.as_str(), row.decision.as_str())).collect();
+    assert_eq!(
+        seen,
+        [
+            ("first", "stop"),
+            ("", "set_aside"),
+            ("", "set_aside"),
+            ("second", "stop"),
+            ("", "set_aside"),
+            ("third", "stop"),
+            ("", "set_aside")
+        ]
+    );
     assert_eq!(rows[0].hint.as_deref(), Some("printf 'a\0b' > out"), "stored as sent");
-    assert!(rows[1].hint.as_deref().unwrap().contains("line 2 of") && rows[1].hint.as_deref().unwrap().contains("audit-spool.set-aside"), "{:?}", rows[1].hint);
-    assert!(rows[2].hint.as_deref().unwrap().contains("index row"), "the database's reason: {:?}", rows[2].hint);
-    assert!(rows[4].hint.as_deref().unwrap().contains("line 5 of"), "the next refusal began a line of its own: {:?}", rows[4].hint);
+    assert!(
+        rows[1].hint.as_deref().unwrap().contains("line 2 of")
+            && rows[1].hint.as_deref().unwrap().contains("audit-spool.set-aside"),
+        "{:?}",
+        rows[1].hint
+    );
+    assert!(
+        rows[2].hint.as_deref().unwrap().contains("index row"),
+        "the database's reason: {:?}",
+        rows[2].hint
+    );
+    assert!(
+        rows[4].hint.as_deref().unwrap().contains("line 5 of"),
+        "the next refusal began a line of its own: {:?}",
+        rows[4].hint
+    );
     assert!(rows[6].hint.as_deref().unwrap().contains("cut short"), "{:?}", rows[6].hint);
     assert_eq!(store.read(audit::verify).unwrap(), audit::ChainReport { rows: 7, broken_at: None });
     assert_eq!(std::fs::metadata(&file).unwrap().len(), 0, "the spool is emptied");
-    let aside = std::fs::read(folder.path().join(safety_dongle::store::spool::SET_ASIDE_FILE)).unwrap();
-    let expected = [&b"not a row\n"[..], format!("{refused}\n").as_bytes(), cut, b"\n", cut, b"\n"].concat();
-    assert_eq!(String::from_utf8_lossy(&aside), String::from_utf8_lossy(&expected), "each bad line kept as it was");
+    let aside =
+        std::fs::read(folder.path().join(safety_dongle::store::spool::SET_ASIDE_FILE)).unwrap();
+    let expected =
+        [&b"not a row\n"[..], format!("{refused}\n").as_bytes(), cut, b"\n", cut, b"\n"].concat();
+    assert_eq!(
+        String::from_utf8_lossy(&aside),
+        String::from_utf8_lossy(&expected),
+        "each bad line kept as it was"
+    );
     store.write(|_| Ok(())).unwrap();
     assert_eq!(store.read(audit::verify).unwrap().rows, 7, "nothing appended twice");
 }
@@ -398,7 +712,10 @@ fn postgres_waits_for_the_writers_lock_a_bounded_time() {
     let backend = Backend::postgres();
     let Backend::Postgres { url, .. } = &backend else { unreachable!() };
     let configured = format!("{url}?options=-c%20lock_timeout%3D1500ms");
-    let stores = [std::sync::Arc::new(backend.open().unwrap()), std::sync::Arc::new(Store::open_postgres(&configured, None, None).unwrap())];
+    let stores = [
+        std::sync::Arc::new(backend.open().unwrap()),
+        std::sync::Arc::new(Store::open_postgres(&configured, None, None).unwrap()),
+    ];
     let mut holder = postgres::Client::connect(url, postgres::NoTls).unwrap();
     let mut holding = holder.transaction().unwrap();
     // The store's writers' lock (0x5afe_d06e), held by a slow transaction.
@@ -408,16 +725,27 @@ fn postgres_waits_for_the_writers_lock_a_bounded_time() {
         let (done, waited) = std::sync::mpsc::channel();
         let writer = store.clone();
         // Not joined: a writer that waited for ever would hold the test.
-        std::thread::spawn(move || done.send(writer.write(|tx| audit::append(tx, &entry("waiting")))));
+        std::thread::spawn(move || {
+            done.send(writer.write(|tx| audit::append(tx, &entry("waiting"))))
+        });
         // Far beyond the bound: without one, the write waits as long as
         // the holder, here for ever.
-        let refused = waited.recv_timeout(std::time::Duration::from_secs(120)).expect("the wait for the lock is bounded");
+        let refused = waited
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .expect("the wait for the lock is bounded");
         let why = refused.expect_err("not granted while held").to_string();
-        assert!(why.contains("writers' lock was not free") && why.contains(&format!("lock_timeout {bound}")), "{why}");
+        assert!(
+            why.contains("writers' lock was not free")
+                && why.contains(&format!("lock_timeout {bound}")),
+            "{why}"
+        );
     }
     holding.rollback().unwrap();
     for store in &stores {
         store.write(|tx| audit::append(tx, &entry("after"))).unwrap();
     }
-    assert_eq!(stores[0].read(audit::verify).unwrap(), audit::ChainReport { rows: 2, broken_at: None });
+    assert_eq!(
+        stores[0].read(audit::verify).unwrap(),
+        audit::ChainReport { rows: 2, broken_at: None }
+    );
 }

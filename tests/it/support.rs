@@ -36,7 +36,8 @@ pub fn binary() -> PathBuf {
 /// A fresh folder under the test target dir, for state that must not touch
 /// the user's data folder.
 pub fn scratch_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("dongle-{}", uuid::Uuid::new_v4()));
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("dongle-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).expect("create scratch dir");
     dir
 }
@@ -49,8 +50,14 @@ pub fn downstream_packages() -> &'static Path {
     static PACKAGES: OnceLock<PathBuf> = OnceLock::new();
     PACKAGES.get_or_init(|| {
         let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/downstream");
-        let status = std::process::Command::new("bash").arg(folder.join("install.sh")).status().expect("run tests/downstream/install.sh");
-        assert!(status.success(), "installing tests/downstream's npm packages failed (npm must reach the registry)");
+        let status = std::process::Command::new("bash")
+            .arg(folder.join("install.sh"))
+            .status()
+            .expect("run tests/downstream/install.sh");
+        assert!(
+            status.success(),
+            "installing tests/downstream's npm packages failed (npm must reach the registry)"
+        );
         folder.join("node_modules")
     })
 }
@@ -274,7 +281,10 @@ impl RawStdio {
     /// is done would.
     pub async fn end(&mut self) {
         self.close_stdin();
-        tokio::time::timeout(TIMEOUT, self.child.wait()).await.expect("the server exits once stdin closes").expect("wait for the server");
+        tokio::time::timeout(TIMEOUT, self.child.wait())
+            .await
+            .expect("the server exits once stdin closes")
+            .expect("wait for the server");
     }
 
     /// Asserts the process is still running.
@@ -294,14 +304,19 @@ impl CollectedStderr {
     /// the pipe to its end, so no line is still in flight.
     pub async fn everything(self, raw: &mut RawStdio) -> String {
         raw.end().await;
-        tokio::time::timeout(TIMEOUT, self.reader).await.expect("stderr reaches its end once the server exits").expect("the stderr reader");
+        tokio::time::timeout(TIMEOUT, self.reader)
+            .await
+            .expect("stderr reaches its end once the server exits")
+            .expect("the stderr reader");
         self.text.lock().unwrap().clone()
     }
 }
 
 /// The envelope inside a raw tools/call answer.
 pub fn envelope_of(answer: &Value) -> Value {
-    let text = answer["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("not a tool result: {answer}"));
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("not a tool result: {answer}"));
     let envelope = serde_json::from_str(text).expect("envelope JSON");
     assert_documented_details(&envelope);
     envelope
@@ -309,14 +324,16 @@ pub fn envelope_of(answer: &Value) -> Value {
 
 fn schema(name: &str) -> jsonschema::Validator {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/spec/schemas").join(name);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("read {}: {e} (../shared must sit beside the checkout)", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!("read {}: {e} (../shared must sit beside the checkout)", path.display())
+    });
     let schema: Value = serde_json::from_str(&text).expect("schema JSON");
     jsonschema::validator_for(&schema).expect("schema compiles")
 }
 
 pub fn assert_valid(validator: &jsonschema::Validator, instance: &Value) {
-    let errors: Vec<String> = validator.iter_errors(instance).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    let errors: Vec<String> =
+        validator.iter_errors(instance).map(|e| format!("{e} at {}", e.instance_path())).collect();
     assert!(errors.is_empty(), "schema violations {errors:#?} in {instance:#}");
 }
 
@@ -343,7 +360,12 @@ pub fn execute(id: i64, agent: &str) -> Value {
 }
 
 pub fn step(id: i64, agent: &str, hint: &str) -> Value {
-    tool_call(id, "mcp_aql_create", "record_execution_step", json!({"element_name": agent, "nextActionHint": hint}))
+    tool_call(
+        id,
+        "mcp_aql_create",
+        "record_execution_step",
+        json!({"element_name": agent, "nextActionHint": hint}),
+    )
 }
 
 /// Sends one request and returns the envelope of its answer.

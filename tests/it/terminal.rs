@@ -15,7 +15,11 @@ pub struct Terminal {
 }
 
 fn tmux(socket: &str, args: &[&str]) -> String {
-    let output = Command::new("tmux").args(["-L", socket]).args(args).output().expect("tmux is installed (.ci/run installs it)");
+    let output = Command::new("tmux")
+        .args(["-L", socket])
+        .args(args)
+        .output()
+        .expect("tmux is installed (.ci/run installs it)");
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 

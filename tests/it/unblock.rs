@@ -17,13 +17,23 @@ use super::{
 /// Hard-blocks `agent` the way Claude Code's hook would.
 async fn block(setup: &Setup, agent: &str) {
     use tokio::io::AsyncWriteExt;
-    let mut child = dongle_command(&["hook", "claude-code", "--config", setup.config.to_str().unwrap(), "--agent", agent])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = dongle_command(&[
+        "hook",
+        "claude-code",
+        "--config",
+        setup.config.to_str().unwrap(),
+        "--agent",
+        agent,
+    ])
+    .stdin(std::process::Stdio::piped())
+    .stdout(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(br#"{"session_id":"p","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}"#).await.unwrap();
+    stdin
+        .write_all(br#"{"session_id":"p","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}"#)
+        .await
+        .unwrap();
     drop(stdin);
     let output = child.wait_with_output().await.unwrap();
     assert!(String::from_utf8_lossy(&output.stdout).contains("\"deny\""));
@@ -38,7 +48,10 @@ async fn cli(setup: &Setup, args: &[&str]) -> String {
 }
 
 async fn is_blocked(setup: &Setup, agent: &str) -> bool {
-    cli(setup, &["status"]).await.lines().any(|line| line.trim_start().starts_with(&format!("{agent}  since")))
+    cli(setup, &["status"])
+        .await
+        .lines()
+        .any(|line| line.trim_start().starts_with(&format!("{agent}  since")))
 }
 
 /// The requests the human was shown for unblocking `agent`.
@@ -46,7 +59,9 @@ fn unblock_requests(seen: &Path, agent: &str) -> Vec<Value> {
     std::fs::read_dir(seen)
         .unwrap()
         .flatten()
-        .filter_map(|entry| serde_json::from_str::<Value>(&std::fs::read_to_string(entry.path()).ok()?).ok())
+        .filter_map(|entry| {
+            serde_json::from_str::<Value>(&std::fs::read_to_string(entry.path()).ok()?).ok()
+        })
         .filter(|request| request["action"] == format!("safety-dongle unblock {agent}"))
         .collect()
 }
@@ -54,7 +69,11 @@ fn unblock_requests(seen: &Path, agent: &str) -> Vec<Value> {
 /// `echo NAME | script -qec 'safety-dongle unblock NAME' /dev/null`: what
 /// an agent with a shell can do; returns the screen output.
 fn unblock_in_a_pseudo_terminal(setup: &Setup, agent: &str) -> String {
-    let command = format!("{} unblock --config {} {agent}", super::support::binary().display(), setup.config.display());
+    let command = format!(
+        "{} unblock --config {} {agent}",
+        super::support::binary().display(),
+        setup.config.display()
+    );
     let output = std::process::Command::new("sh")
         .arg("-c")
         .arg(format!("echo {agent} | script -qec '{command}' /dev/null"))
@@ -73,15 +92,25 @@ async fn a_name_typed_into_a_pseudo_terminal_no_longer_lifts_a_block() {
     assert!(is_blocked(&setup, "coder").await, "the name lifted the block:\n{screen}");
     let shown = unblock_requests(&setup.seen, "coder");
     assert_eq!(shown.len(), 1, "a fresh code went to the human out of band");
-    assert!(!screen.contains(shown[0]["code"].as_str().unwrap()), "the code never reaches the terminal that asks for it");
-    assert!(cli(&setup, &["audit", "--agent", "coder"]).await.contains("refused"), "the attempt is audited");
+    assert!(
+        !screen.contains(shown[0]["code"].as_str().unwrap()),
+        "the code never reaches the terminal that asks for it"
+    );
+    assert!(
+        cli(&setup, &["audit", "--agent", "coder"]).await.contains("refused"),
+        "the attempt is audited"
+    );
 }
 
 #[tokio::test]
 async fn the_code_shown_out_of_band_lifts_the_block_and_a_wrong_one_does_not() {
     let setup = Setup::new(Answer::Deny, 300);
     block(&setup, "coder").await;
-    let command = format!("{} unblock --config {} coder; sleep 60", super::support::binary().display(), setup.config.display());
+    let command = format!(
+        "{} unblock --config {} coder; sleep 60",
+        super::support::binary().display(),
+        setup.config.display()
+    );
 
     let wrong = Terminal::run(&command);
     wrong.wait_for(|t| t.contains("Type it here"), "the code prompt");
@@ -95,11 +124,17 @@ async fn the_code_shown_out_of_band_lifts_the_block_and_a_wrong_one_does_not() {
     let right = Terminal::run(&command);
     right.wait_for(|t| t.contains("Type it here"), "the code prompt");
     let requests = unblock_requests(&setup.seen, "coder");
-    let fresh = requests.iter().find(|r| r["code"] != first[0]["code"]).expect("every attempt gets a fresh code");
+    let fresh = requests
+        .iter()
+        .find(|r| r["code"] != first[0]["code"])
+        .expect("every attempt gets a fresh code");
     right.type_line(fresh["code"].as_str().unwrap());
     right.wait_for(|t| t.contains("agent 'coder' unblocked (audited)"), "the unblock");
     assert!(!is_blocked(&setup, "coder").await);
-    assert!(cli(&setup, &["audit", "--agent", "coder"]).await.contains("operator_code"), "audited as a code typed at the terminal");
+    assert!(
+        cli(&setup, &["audit", "--agent", "coder"]).await.contains("operator_code"),
+        "audited as a code typed at the terminal"
+    );
 }
 
 #[tokio::test]
@@ -110,5 +145,8 @@ async fn without_an_out_of_band_channel_the_name_fallback_lifts_the_block_and_sa
     assert!(screen.contains("No channel other than this terminal can show a code"), "{screen}");
     assert!(screen.contains("agent 'coder' unblocked (audited)"), "{screen}");
     assert!(!is_blocked(&setup, "coder").await);
-    assert!(cli(&setup, &["audit", "--agent", "coder"]).await.contains("operator_no_channel"), "audited as the weaker proof");
+    assert!(
+        cli(&setup, &["audit", "--agent", "coder"]).await.contains("operator_no_channel"),
+        "audited as the weaker proof"
+    );
 }

@@ -95,17 +95,30 @@ impl Upstream {
 }
 
 fn json_response(status: u16, body: Value) -> Response {
-    (StatusCode::from_u16(status).unwrap(), [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+    (
+        StatusCode::from_u16(status).unwrap(),
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
 }
 
 fn query_value(query: Option<&str>, key: &str) -> Option<String> {
-    query?.split('&').find_map(|pair| pair.split_once('=').filter(|(k, _)| *k == key).map(|(_, v)| v.to_owned()))
+    query?
+        .split('&')
+        .find_map(|pair| pair.split_once('=').filter(|(k, _)| *k == key).map(|(_, v)| v.to_owned()))
 }
 
 async fn respond(State(shared): State<Arc<Shared>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let body = to_bytes(body, 64 << 20).await.unwrap().to_vec();
-    let seen = Seen { method: parts.method.to_string(), path: parts.uri.path().to_owned(), query: parts.uri.query().map(str::to_owned), headers: parts.headers, body };
+    let seen = Seen {
+        method: parts.method.to_string(),
+        path: parts.uri.path().to_owned(),
+        query: parts.uri.query().map(str::to_owned),
+        headers: parts.headers,
+        body,
+    };
     shared.seen.lock().unwrap().push(seen.clone());
     let path = seen.path.strip_prefix("/v1").unwrap_or(&seen.path).to_owned();
     let query = seen.query.as_deref();
@@ -180,4 +193,3 @@ async fn respond(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         _ => json_response(200, json!({ "method": seen.method, "path": seen.path, "query": seen.query, "body": seen.json() })),
     }
 }
-

@@ -61,17 +61,24 @@ const FOR_REACHING_HUMANS: &[&str] = &[
 ];
 
 /// The variables of `vars` a program is started with.
-pub fn for_programs(vars: impl IntoIterator<Item = (OsString, OsString)>) -> Vec<(OsString, OsString)> {
+pub fn for_programs(
+    vars: impl IntoIterator<Item = (OsString, OsString)>,
+) -> Vec<(OsString, OsString)> {
     keep(vars, &[FOR_PROGRAMS])
 }
 
 /// The variables of `vars` the verifier and its channel programs are
 /// started with.
-pub fn for_reaching_humans(vars: impl IntoIterator<Item = (OsString, OsString)>) -> Vec<(OsString, OsString)> {
+pub fn for_reaching_humans(
+    vars: impl IntoIterator<Item = (OsString, OsString)>,
+) -> Vec<(OsString, OsString)> {
     keep(vars, &[FOR_PROGRAMS, FOR_REACHING_HUMANS])
 }
 
-fn keep(vars: impl IntoIterator<Item = (OsString, OsString)>, lists: &[&[&str]]) -> Vec<(OsString, OsString)> {
+fn keep(
+    vars: impl IntoIterator<Item = (OsString, OsString)>,
+    lists: &[&[&str]],
+) -> Vec<(OsString, OsString)> {
     vars.into_iter().filter(|(name, _)| is_named(name, lists)).collect()
 }
 
@@ -113,9 +120,13 @@ mod tests {
 
     #[test]
     fn credentials_are_never_passed_on_and_the_desktop_only_to_reach_humans() {
-        let given = || CASES.iter().map(|(name, _, _)| (OsString::from(name), OsString::from("value")));
-        let names = |kept: Vec<(OsString, OsString)>| kept.into_iter().map(|(name, _)| name).collect::<Vec<_>>();
-        let (programs, humans) = (names(for_programs(given())), names(for_reaching_humans(given())));
+        let given =
+            || CASES.iter().map(|(name, _, _)| (OsString::from(name), OsString::from("value")));
+        let names = |kept: Vec<(OsString, OsString)>| {
+            kept.into_iter().map(|(name, _)| name).collect::<Vec<_>>()
+        };
+        let (programs, humans) =
+            (names(for_programs(given())), names(for_reaching_humans(given())));
         for (name, to_programs, to_humans) in CASES {
             assert_eq!(programs.contains(&OsString::from(name)), to_programs, "programs: {name}");
             assert_eq!(humans.contains(&OsString::from(name)), to_humans, "humans: {name}");

@@ -167,9 +167,13 @@ impl Event {
 /// Why a line was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LineError {
-    TooLong { limit: u64 },
+    TooLong {
+        limit: u64,
+    },
     /// The line carries no version, or another one.
-    Version { found: Option<u64> },
+    Version {
+        found: Option<u64>,
+    },
     Malformed(String),
 }
 
@@ -177,8 +181,12 @@ impl fmt::Display for LineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::TooLong { limit } => write!(f, "line longer than {limit} bytes"),
-            Self::Version { found: Some(found) } => write!(f, "protocol version {found} is not supported (this end speaks {VERSION})"),
-            Self::Version { found: None } => write!(f, "the line carries no protocol version (this end speaks {VERSION})"),
+            Self::Version { found: Some(found) } => {
+                write!(f, "protocol version {found} is not supported (this end speaks {VERSION})")
+            }
+            Self::Version { found: None } => {
+                write!(f, "the line carries no protocol version (this end speaks {VERSION})")
+            }
             Self::Malformed(why) => write!(f, "malformed line: {why}"),
         }
     }
@@ -203,7 +211,8 @@ fn check_line(line: &[u8], limit: u64) -> Result<(), LineError> {
     struct Probe {
         version: Option<u64>,
     }
-    let probe: Probe = serde_json::from_slice(line).map_err(|error| LineError::Malformed(error.to_string()))?;
+    let probe: Probe =
+        serde_json::from_slice(line).map_err(|error| LineError::Malformed(error.to_string()))?;
     match probe.version {
         Some(version) if version == u64::from(VERSION) => Ok(()),
         found => Err(LineError::Version { found }),
@@ -268,8 +277,14 @@ mod tests {
         assert_eq!(Request::parse(line.as_bytes()), Err(LineError::Version { found: None }));
         let line = request().line().replace("\"kind\"", "\"extra\":1,\"kind\"");
         assert!(matches!(Request::parse(line.as_bytes()), Err(LineError::Malformed(_))));
-        let long = format!("{{\"version\":1,\"event\":\"error\",\"message\":\"{}\"}}", "x".repeat(MAX_EVENT_BYTES as usize));
-        assert_eq!(Event::parse(long.as_bytes()), Err(LineError::TooLong { limit: MAX_EVENT_BYTES }));
+        let long = format!(
+            "{{\"version\":1,\"event\":\"error\",\"message\":\"{}\"}}",
+            "x".repeat(MAX_EVENT_BYTES as usize)
+        );
+        assert_eq!(
+            Event::parse(long.as_bytes()),
+            Err(LineError::TooLong { limit: MAX_EVENT_BYTES })
+        );
         let unknown = br#"{"version":1,"event":"decision","decision":"maybe"}"#;
         assert!(matches!(Event::parse(unknown), Err(LineError::Malformed(_))));
     }

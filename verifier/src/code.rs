@@ -36,7 +36,12 @@ impl Code {
 
     /// `ABCDE-FGHJK-MNPQR-STVWX-YZ012-3`, as shown to humans.
     pub fn display(&self) -> String {
-        self.0.as_bytes().chunks(5).map(|c| String::from_utf8_lossy(c).into_owned()).collect::<Vec<_>>().join("-")
+        self.0
+            .as_bytes()
+            .chunks(5)
+            .map(|c| String::from_utf8_lossy(c).into_owned())
+            .collect::<Vec<_>>()
+            .join("-")
     }
 
     /// SHA-256 of the salt followed by the canonical code.

@@ -12,8 +12,8 @@
 
 mod channels;
 mod code;
-mod plain_text;
 mod pipe;
+mod plain_text;
 
 use std::{io::Write, process::ExitCode, time::Duration};
 
@@ -25,12 +25,18 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
         [flag] if flag == "--version" || flag == "-V" => {
-            println!("safety-dongle-verifier {} (verifier protocol {})", env!("CARGO_PKG_VERSION"), verifier_protocol::VERSION);
+            println!(
+                "safety-dongle-verifier {} (verifier protocol {})",
+                env!("CARGO_PKG_VERSION"),
+                verifier_protocol::VERSION
+            );
             ExitCode::SUCCESS
         }
         [flag] if flag == "--stdio" => serve_one_request(),
         _ => {
-            eprintln!("usage: safety-dongle-verifier --version | --stdio (spawned by safety-dongle)");
+            eprintln!(
+                "usage: safety-dongle-verifier --version | --stdio (spawned by safety-dongle)"
+            );
             ExitCode::from(2)
         }
     }
@@ -98,7 +104,11 @@ fn ask_approval(request: &Request, out: &mut impl Write) -> ExitCode {
 
 /// Tries each configured channel in order; reports `shown` from the first
 /// that works, or `unshown` with every channel's reason.
-fn try_channels(request: &Request, shown: &Presentation<'_>, out: &mut impl Write) -> Option<Decision> {
+fn try_channels(
+    request: &Request,
+    shown: &Presentation<'_>,
+    out: &mut impl Write,
+) -> Option<Decision> {
     let mut errors = Vec::new();
     for &channel in &request.channels {
         let mut announced = false;

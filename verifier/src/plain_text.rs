@@ -66,8 +66,9 @@ pub fn neutralise(text: &str, max_chars: usize, lines: Lines) -> String {
 /// The names of the C0 controls and DEL, as people know them.
 fn control_name(ch: char) -> Option<&'static str> {
     const C0: [&str; 32] = [
-        "NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS", "TAB", "LF", "VT", "FF", "CR", "SO", "SI", "DLE", "DC1", "DC2",
-        "DC3", "DC4", "NAK", "SYN", "ETB", "CAN", "EM", "SUB", "ESC", "FS", "GS", "RS", "US",
+        "NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS", "TAB", "LF", "VT", "FF",
+        "CR", "SO", "SI", "DLE", "DC1", "DC2", "DC3", "DC4", "NAK", "SYN", "ETB", "CAN", "EM",
+        "SUB", "ESC", "FS", "GS", "RS", "US",
     ];
     match u32::from(ch) {
         code @ 0..=31 => C0.get(code as usize).copied(),
@@ -120,8 +121,14 @@ mod tests {
     #[test]
     fn line_breaks_are_marked_and_indented_lines_stay_inside_their_field() {
         let fake = "ls\n\nWhy it needs you: routine cleanup";
-        assert_eq!(neutralise(fake, 100, Lines::Marked), "ls«LF»«LF»Why it needs you: routine cleanup");
-        assert_eq!(neutralise(fake, 100, Lines::Indented("    ")), "ls«LF»\n    «LF»\n    Why it needs you: routine cleanup");
+        assert_eq!(
+            neutralise(fake, 100, Lines::Marked),
+            "ls«LF»«LF»Why it needs you: routine cleanup"
+        );
+        assert_eq!(
+            neutralise(fake, 100, Lines::Indented("    ")),
+            "ls«LF»\n    «LF»\n    Why it needs you: routine cleanup"
+        );
     }
 
     #[test]
@@ -138,6 +145,9 @@ mod tests {
 
     #[test]
     fn notification_markup_is_escaped() {
-        assert_eq!(escape_markup("<b>x</b> & <a href='u'>"), "&lt;b&gt;x&lt;/b&gt; &amp; &lt;a href=&apos;u&apos;&gt;");
+        assert_eq!(
+            escape_markup("<b>x</b> & <a href='u'>"),
+            "&lt;b&gt;x&lt;/b&gt; &amp; &lt;a href=&apos;u&apos;&gt;"
+        );
     }
 }

@@ -21,7 +21,10 @@ pub fn split(source: &SourceFile) -> Result<Parts<'_>, Vec<Diagnostic>> {
     let mut lines = text.split_inclusive('\n');
     let opening = lines.next().unwrap_or("");
     if opening.trim_end_matches(['\r', '\n']) != "---" {
-        return Err(vec![source.at(0..0, "an adapter file must start with a '---' line that opens its YAML front matter")]);
+        return Err(vec![source.at(
+            0..0,
+            "an adapter file must start with a '---' line that opens its YAML front matter",
+        )]);
     }
     let yaml_start = opening.len();
     let mut offset = yaml_start;

@@ -166,7 +166,8 @@ pub enum Location {
 }
 
 impl Location {
-    pub const ALL: [Location; 5] = [Self::Path, Self::Query, Self::Header, Self::Body, Self::RawBody];
+    pub const ALL: [Location; 5] =
+        [Self::Path, Self::Query, Self::Header, Self::Body, Self::RawBody];
 
     /// The name an adapter file writes under `in`.
     pub fn name(self) -> &'static str {
@@ -311,12 +312,23 @@ pub fn discover(entries: &[PathBuf]) -> Result<Vec<PathBuf>, Vec<Diagnostic>> {
                     let mut found: Vec<PathBuf> = listing
                         .filter_map(Result::ok)
                         .map(|e| e.path())
-                        .filter(|p| p.is_file() && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(FILE_SUFFIX)))
+                        .filter(|p| {
+                            p.is_file()
+                                && p.file_name()
+                                    .and_then(|n| n.to_str())
+                                    .is_some_and(|n| n.ends_with(FILE_SUFFIX))
+                        })
                         .collect();
                     found.sort();
                     files.extend(found);
                 }
-                Err(error) => errors.push(Diagnostic::whole_file(entry, format!("cannot list adapter folder: {}", crate::diagnostics::io_reason(&error)))),
+                Err(error) => errors.push(Diagnostic::whole_file(
+                    entry,
+                    format!(
+                        "cannot list adapter folder: {}",
+                        crate::diagnostics::io_reason(&error)
+                    ),
+                )),
             }
         } else if entry.is_file() {
             files.push(entry.clone());
@@ -346,7 +358,11 @@ pub fn load_all(entries: &[PathBuf]) -> Result<Vec<Loaded>, Vec<Diagnostic>> {
         if let Some(first) = seen.insert(&definition.name, &definition.file) {
             errors.push(Diagnostic::whole_file(
                 &definition.file,
-                format!("name: adapter '{}' is already loaded from {}", definition.name, first.display()),
+                format!(
+                    "name: adapter '{}' is already loaded from {}",
+                    definition.name,
+                    first.display()
+                ),
             ));
         }
     }
@@ -366,7 +382,10 @@ mod robustness {
             Err(errors) => {
                 prop_assert!(!errors.is_empty(), "a refusal names at least one error");
                 for error in errors {
-                    prop_assert!(error.line >= 1 && error.col >= 1 && !error.message.is_empty(), "{error:?}");
+                    prop_assert!(
+                        error.line >= 1 && error.col >= 1 && !error.message.is_empty(),
+                        "{error:?}"
+                    );
                 }
             }
         }
@@ -375,7 +394,8 @@ mod robustness {
 
     /// The public GitHub example, which the mutations start from.
     fn example() -> String {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/spec/examples/github-api-adapter.md");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/spec/examples/github-api-adapter.md");
         std::fs::read_to_string(path).unwrap_or_else(|_| "---\nname: x\n---\n".into())
     }
 

@@ -21,19 +21,67 @@ use crate::{
 };
 
 use super::{
-    AdapterDefinition, Auth, KeyPlace, LimitKind, Loaded, Location, Method, OperationDefinition, PageStyle, Pagination, ParamDefinition, RateLimit,
-    RateWindow, Target, front_matter::Parts,
+    AdapterDefinition, Auth, KeyPlace, LimitKind, Loaded, Location, Method, OperationDefinition,
+    PageStyle, Pagination, ParamDefinition, RateLimit, RateWindow, Target, front_matter::Parts,
 };
 
 const TOP_LEVEL: [&str; 14] = [
-    "name", "type", "version", "description", "target", "auth", "operations", "trust", "rate_limits", "author", "tags", "triggers", "created", "modified",
+    "name",
+    "type",
+    "version",
+    "description",
+    "target",
+    "auth",
+    "operations",
+    "trust",
+    "rate_limits",
+    "author",
+    "tags",
+    "triggers",
+    "created",
+    "modified",
 ];
-const TARGET_KEYS: [&str; 8] = ["base_url", "transport", "protocol", "serialization", "timeout_secs", "max_retries", "retry_base_ms", "max_response_bytes"];
-const OPERATION_KEYS: [&str; 10] =
-    ["name", "maps_to", "description", "params", "danger_level", "danger", "requires_confirmation", "non_idempotent", "pagination", "response"];
-const PARAM_KEYS: [&str; 7] = ["type", "required", "description", "default", "enum", "in", "wire_name"];
-const DANGER_KEYS: [&str; 6] = ["level", "reasons", "confirmation_message", "cooldown_seconds", "requires_reauth", "audit_context"];
-const PAGINATION_KEYS: [&str; 7] = ["style", "items_field", "cursor_param", "next_cursor_field", "offset_param", "limit_param", "max_pages"];
+const TARGET_KEYS: [&str; 8] = [
+    "base_url",
+    "transport",
+    "protocol",
+    "serialization",
+    "timeout_secs",
+    "max_retries",
+    "retry_base_ms",
+    "max_response_bytes",
+];
+const OPERATION_KEYS: [&str; 10] = [
+    "name",
+    "maps_to",
+    "description",
+    "params",
+    "danger_level",
+    "danger",
+    "requires_confirmation",
+    "non_idempotent",
+    "pagination",
+    "response",
+];
+const PARAM_KEYS: [&str; 7] =
+    ["type", "required", "description", "default", "enum", "in", "wire_name"];
+const DANGER_KEYS: [&str; 6] = [
+    "level",
+    "reasons",
+    "confirmation_message",
+    "cooldown_seconds",
+    "requires_reauth",
+    "audit_context",
+];
+const PAGINATION_KEYS: [&str; 7] = [
+    "style",
+    "items_field",
+    "cursor_param",
+    "next_cursor_field",
+    "offset_param",
+    "limit_param",
+    "max_pages",
+];
 /// Parameter names the runtime adds to paginated operations.
 pub const PAGING_PARAMS: [&str; 2] = ["all_pages", "page_limit"];
 
@@ -42,18 +90,24 @@ const DEFAULT_MAX_RESPONSE_BYTES: u64 = 10 * 1024 * 1024;
 const DEFAULT_MAX_PAGES: u64 = 10;
 
 pub fn definition(source: &SourceFile, parts: &Parts<'_>) -> Result<Loaded, Vec<Diagnostic>> {
-    let mut walker = Walker { source, line_offset: parts.line_offset, errors: Vec::new(), warnings: Vec::new() };
+    let mut walker =
+        Walker { source, line_offset: parts.line_offset, errors: Vec::new(), warnings: Vec::new() };
     let root = match yaml::parse(parts.yaml) {
         Ok(root) => root,
-        Err(YamlError::Invalid { at, message }) => return Err(vec![walker.diagnostic(at, message)]),
+        Err(YamlError::Invalid { at, message }) => {
+            return Err(vec![walker.diagnostic(at, message)]);
+        }
         Err(YamlError::TooDeep) => {
-            let message = format!("the front matter nests deeper than {} levels", yaml::MAX_BLOCK_DEPTH);
+            let message =
+                format!("the front matter nests deeper than {} levels", yaml::MAX_BLOCK_DEPTH);
             return Err(vec![walker.diagnostic(yaml::Position { line: 1, col: 1 }, message)]);
         }
     };
     let built = walker.adapter(&root, parts.body);
     match built {
-        Some(definition) if walker.errors.is_empty() => Ok(Loaded { definition, warnings: walker.warnings }),
+        Some(definition) if walker.errors.is_empty() => {
+            Ok(Loaded { definition, warnings: walker.warnings })
+        }
         _ => {
             walker.errors.sort_by_key(|d| (d.line, d.col));
             Err(walker.errors)
@@ -88,7 +142,8 @@ fn child(path: &str, key: &str) -> String {
 impl Walker<'_> {
     fn diagnostic(&self, at: yaml::Position, message: String) -> Diagnostic {
         let line = at.line + self.line_offset;
-        let source_line = self.source.text.lines().nth(line - 1).map(|l| l.trim_end_matches('\r').to_owned());
+        let source_line =
+            self.source.text.lines().nth(line - 1).map(|l| l.trim_end_matches('\r').to_owned());
         Diagnostic { file: self.source.path.clone(), line, col: at.col, message, source_line }
     }
 
@@ -106,10 +161,14 @@ impl Walker<'_> {
     /// key: a mapping's own mark can point past it).
     fn missing(&mut self, parent: &Node, path: &str, expected: &str) {
         let at = match parent {
-            Node::Mapping(map) => map.iter().next().map_or_else(|| yaml::position(parent.span()), |(key, _)| yaml::position(key.span())),
+            Node::Mapping(map) => map.iter().next().map_or_else(
+                || yaml::position(parent.span()),
+                |(key, _)| yaml::position(key.span()),
+            ),
             other => yaml::position(other.span()),
         };
-        let diagnostic = self.diagnostic(at, format!("{path}: required field is missing (expected {expected})"));
+        let diagnostic =
+            self.diagnostic(at, format!("{path}: required field is missing (expected {expected})"));
         self.errors.push(diagnostic);
     }
 
@@ -132,12 +191,16 @@ impl Walker<'_> {
             let at = yaml::position(key.span());
             let key_path = child(path, key.as_str());
             if strict {
-                let hint = if key.as_str().contains("token") || key.as_str().contains("key") || key.as_str().contains("password") {
+                let hint = if key.as_str().contains("token")
+                    || key.as_str().contains("key")
+                    || key.as_str().contains("password")
+                {
                     "; credentials are never written in adapter files, only the names of environment variables that hold them"
                 } else {
                     ""
                 };
-                let message = format!("{key_path}: unknown key (expected one of {}){hint}", known.join(", "));
+                let message =
+                    format!("{key_path}: unknown key (expected one of {}){hint}", known.join(", "));
                 self.errors.push(self.diagnostic(at, message));
             } else {
                 let message = format!("{key_path}: unknown top-level key, ignored");
@@ -146,7 +209,14 @@ impl Walker<'_> {
         }
     }
 
-    fn string(&mut self, parent: &Node, map: &MarkedMappingNode, path: &str, key: &str, required: bool) -> Option<String> {
+    fn string(
+        &mut self,
+        parent: &Node,
+        map: &MarkedMappingNode,
+        path: &str,
+        key: &str,
+        required: bool,
+    ) -> Option<String> {
         let field = child(path, key);
         match map.get_node(key) {
             None => {
@@ -155,7 +225,9 @@ impl Walker<'_> {
                 }
                 None
             }
-            Some(Node::Scalar(s)) if !(s.may_coerce() && s.as_str().is_empty()) => Some(s.as_str().to_owned()),
+            Some(Node::Scalar(s)) if !(s.may_coerce() && s.as_str().is_empty()) => {
+                Some(s.as_str().to_owned())
+            }
             Some(other) => {
                 self.expected(other, &field, "must be a string", "a string");
                 None
@@ -163,7 +235,13 @@ impl Walker<'_> {
         }
     }
 
-    fn non_empty(&mut self, parent: &Node, map: &MarkedMappingNode, path: &str, key: &str) -> Option<String> {
+    fn non_empty(
+        &mut self,
+        parent: &Node,
+        map: &MarkedMappingNode,
+        path: &str,
+        key: &str,
+    ) -> Option<String> {
         let value = self.string(parent, map, path, key, true)?;
         if value.trim().is_empty() {
             if let Some(node) = map.get_node(key) {
@@ -186,12 +264,24 @@ impl Walker<'_> {
     }
 
     /// A whole number in `range`, or `default` when absent.
-    fn count(&mut self, map: &MarkedMappingNode, path: &str, key: &str, default: u64, range: RangeInclusive<u64>) -> u64 {
+    fn count(
+        &mut self,
+        map: &MarkedMappingNode,
+        path: &str,
+        key: &str,
+        default: u64,
+        range: RangeInclusive<u64>,
+    ) -> u64 {
         let Some(node) = map.get_node(key) else { return default };
         match yaml_scalar(node).and_then(|v| v.as_u64()) {
             Some(n) if range.contains(&n) => n,
             _ => {
-                self.expected(node, &child(path, key), "must be a whole number in range", &format!("{} to {}", range.start(), range.end()));
+                self.expected(
+                    node,
+                    &child(path, key),
+                    "must be a whole number in range",
+                    &format!("{} to {}", range.start(), range.end()),
+                );
                 default
             }
         }
@@ -202,23 +292,36 @@ impl Walker<'_> {
         self.keys(map, "", &TOP_LEVEL, false);
         let name = self.non_empty(root, map, "", "name");
         if let (Some(name), Some(node)) = (&name, map.get_node("name"))
-            && !adapter_name_ok(name) {
-                self.expected(node, "name", "is not a valid adapter name", "lowercase letters, digits and '-', starting with a letter, not ending with '-', 2-64 characters");
-            }
+            && !adapter_name_ok(name)
+        {
+            self.expected(node, "name", "is not a valid adapter name", "lowercase letters, digits and '-', starting with a letter, not ending with '-', 2-64 characters");
+        }
         match (self.string(root, map, "", "type", true), map.get_node("type")) {
-            (Some(kind), Some(node)) if kind != "adapter" => self.expected(node, "type", "this file is not an adapter", "'adapter'"),
+            (Some(kind), Some(node)) if kind != "adapter" => {
+                self.expected(node, "type", "this file is not an adapter", "'adapter'")
+            }
             _ => {}
         }
         let version = self.non_empty(root, map, "", "version");
         if let (Some(version), Some(node)) = (&version, map.get_node("version"))
-            && !is_semver(version) {
-                self.expected(node, "version", "is not a semantic version", "MAJOR.MINOR.PATCH, quoted, like \"1.0.0\"");
-            }
+            && !is_semver(version)
+        {
+            self.expected(
+                node,
+                "version",
+                "is not a semantic version",
+                "MAJOR.MINOR.PATCH, quoted, like \"1.0.0\"",
+            );
+        }
         let description = self.non_empty(root, map, "", "description");
         let target = match map.get_node("target") {
             Some(node) => self.target(node),
             None => {
-                self.missing(root, "target", "a mapping with base_url, transport, protocol and serialization");
+                self.missing(
+                    root,
+                    "target",
+                    "a mapping with base_url, transport, protocol and serialization",
+                );
                 None
             }
         };
@@ -229,11 +332,16 @@ impl Walker<'_> {
         };
         let auth = map.get_node("auth").map_or(Some(Auth::None), |node| self.auth(node));
         let trust = map.get_node("trust").and_then(|node| self.trust(node));
-        let rate_limits = map.get_node("rate_limits").map(|node| self.rate_limits(node)).unwrap_or_default();
+        let rate_limits =
+            map.get_node("rate_limits").map(|node| self.rate_limits(node)).unwrap_or_default();
         let operations = match map.get_node("operations") {
             Some(node) => self.operations(node),
             None => {
-                self.missing(root, "operations", "a mapping of create/read/update/delete/execute lists");
+                self.missing(
+                    root,
+                    "operations",
+                    "a mapping of create/read/update/delete/execute lists",
+                );
                 Vec::new()
             }
         };
@@ -259,19 +367,43 @@ impl Walker<'_> {
         let protocol = self.string(node, map, "target", "protocol", true);
         let serialization = self.string(node, map, "target", "serialization", true);
         let mut supported = transport.is_some() && protocol.is_some() && serialization.is_some();
-        for (key, value, only) in [("transport", &transport, "http"), ("protocol", &protocol, "rest"), ("serialization", &serialization, "json")] {
+        for (key, value, only) in [
+            ("transport", &transport, "http"),
+            ("protocol", &protocol, "rest"),
+            ("serialization", &serialization, "json"),
+        ] {
             if let (Some(value), Some(at)) = (value, map.get_node(key))
-                && value != only {
-                    supported = false;
-                    self.error(at, &format!("target.{key}"), format!("unsupported {key} '{value}': this runtime runs only {key} '{only}' adapters, so this adapter's operations were not loaded"));
-                }
+                && value != only
+            {
+                supported = false;
+                self.error(at, &format!("target.{key}"), format!("unsupported {key} '{value}': this runtime runs only {key} '{only}' adapters, so this adapter's operations were not loaded"));
+            }
         }
         let base_url = self.string(node, map, "target", "base_url", true);
-        let timeout_secs = self.count(map, "target", "timeout_secs", DEFAULT_TIMEOUT_SECS, 1..=3_600);
+        let timeout_secs =
+            self.count(map, "target", "timeout_secs", DEFAULT_TIMEOUT_SECS, 1..=3_600);
         let defaults = RetryPolicy::default();
-        let max_retries = self.count(map, "target", "max_retries", u64::from(defaults.max_retries), 0..=u64::from(MAX_RETRIES));
-        let retry_base_ms = self.count(map, "target", "retry_base_ms", defaults.base.as_millis() as u64, 1..=MAX_RETRY_BASE_MS);
-        let max_response_bytes = self.count(map, "target", "max_response_bytes", DEFAULT_MAX_RESPONSE_BYTES, 1..=1 << 30);
+        let max_retries = self.count(
+            map,
+            "target",
+            "max_retries",
+            u64::from(defaults.max_retries),
+            0..=u64::from(MAX_RETRIES),
+        );
+        let retry_base_ms = self.count(
+            map,
+            "target",
+            "retry_base_ms",
+            defaults.base.as_millis() as u64,
+            1..=MAX_RETRY_BASE_MS,
+        );
+        let max_response_bytes = self.count(
+            map,
+            "target",
+            "max_response_bytes",
+            DEFAULT_MAX_RESPONSE_BYTES,
+            1..=1 << 30,
+        );
         if !supported {
             return None;
         }
@@ -279,7 +411,10 @@ impl Walker<'_> {
         Some(Target {
             base_url,
             timeout: Duration::from_secs(timeout_secs),
-            retry: RetryPolicy { max_retries: u32::try_from(max_retries).unwrap_or(0), base: Duration::from_millis(retry_base_ms) },
+            retry: RetryPolicy {
+                max_retries: u32::try_from(max_retries).unwrap_or(0),
+                base: Duration::from_millis(retry_base_ms),
+            },
             max_response_bytes: usize::try_from(max_response_bytes).unwrap_or(usize::MAX),
         })
     }
@@ -290,7 +425,12 @@ impl Walker<'_> {
         let url = match Url::parse(&text) {
             Ok(url) => url,
             Err(error) => {
-                self.expected(node, path, format!("is not a valid URL ({error})"), "an absolute URL such as \"https://api.example.com\"");
+                self.expected(
+                    node,
+                    path,
+                    format!("is not a valid URL ({error})"),
+                    "an absolute URL such as \"https://api.example.com\"",
+                );
                 return None;
             }
         };
@@ -326,7 +466,12 @@ impl Walker<'_> {
             "basic" => &["type", "username_env", "password_env"],
             other => {
                 let at = map.get_node("type").unwrap_or(node);
-                self.expected(at, "auth.type", format!("unsupported auth type '{other}'"), "none, bearer, api_key or basic");
+                self.expected(
+                    at,
+                    "auth.type",
+                    format!("unsupported auth type '{other}'"),
+                    "none, bearer, api_key or basic",
+                );
                 return None;
             }
         };
@@ -335,7 +480,12 @@ impl Walker<'_> {
             let name = walker.non_empty(node, map, "auth", key)?;
             if !env_name_ok(&name) {
                 let at = map.get_node(key).unwrap_or(node);
-                walker.expected(at, &child("auth", key), "is not an environment variable name", "letters, digits and '_', not starting with a digit");
+                walker.expected(
+                    at,
+                    &child("auth", key),
+                    "is not an environment variable name",
+                    "letters, digits and '_', not starting with a digit",
+                );
                 return None;
             }
             Some(name)
@@ -355,12 +505,21 @@ impl Walker<'_> {
                     (Some(header), None) if header_name_ok(&header) => KeyPlace::Header(header),
                     (Some(_), None) => {
                         let at = map.get_node("header_name").unwrap_or(node);
-                        self.expected(at, "auth.header_name", "is not an HTTP header name", "a token such as X-API-Key");
+                        self.expected(
+                            at,
+                            "auth.header_name",
+                            "is not an HTTP header name",
+                            "a token such as X-API-Key",
+                        );
                         return None;
                     }
                     (None, Some(query)) => KeyPlace::Query(query),
                     _ => {
-                        self.error(node, "auth", "an api_key needs exactly one of header_name or query_param");
+                        self.error(
+                            node,
+                            "auth",
+                            "an api_key needs exactly one of header_name or query_param",
+                        );
                         return None;
                     }
                 };
@@ -385,10 +544,16 @@ impl Walker<'_> {
     fn rate_limits(&mut self, node: &Node) -> Vec<RateLimit> {
         let mut limits = Vec::new();
         let Some(map) = self.mapping(node, "rate_limits") else { return limits };
-        self.keys(map, "rate_limits", &["requests_per_minute", "requests_per_hour", "requests_per_day", "quotas"], true);
+        self.keys(
+            map,
+            "rate_limits",
+            &["requests_per_minute", "requests_per_hour", "requests_per_day", "quotas"],
+            true,
+        );
         for window in [RateWindow::Minute, RateWindow::Hour, RateWindow::Day] {
             if map.get_node(window.metric()).is_some() {
-                let threshold = self.count(map, "rate_limits", window.metric(), 0, 1..=u64::from(u32::MAX));
+                let threshold =
+                    self.count(map, "rate_limits", window.metric(), 0, 1..=u64::from(u32::MAX));
                 if threshold > 0 {
                     limits.push(RateLimit { window, threshold, kind: LimitKind::ApiLimit });
                 }
@@ -401,11 +566,20 @@ impl Walker<'_> {
             return limits;
         }
         let Some(list) = quota_map.get_node("limits") else {
-            self.missing(quotas, "rate_limits.quotas.limits", "a list of {metric, warn, hard_stop}");
+            self.missing(
+                quotas,
+                "rate_limits.quotas.limits",
+                "a list of {metric, warn, hard_stop}",
+            );
             return limits;
         };
         let Node::Sequence(items) = list else {
-            self.expected(list, "rate_limits.quotas.limits", "must be a list", "a list of {metric, warn, hard_stop}");
+            self.expected(
+                list,
+                "rate_limits.quotas.limits",
+                "must be a list",
+                "a list of {metric, warn, hard_stop}",
+            );
             return limits;
         };
         for (index, item) in items.iter().enumerate() {
@@ -415,18 +589,39 @@ impl Walker<'_> {
             let Some(metric) = self.string(item, limit, &path, "metric", true) else { continue };
             let Some(window) = RateWindow::parse_metric(&metric) else {
                 let at = limit.get_node("metric").unwrap_or(item);
-                self.expected(at, &child(&path, "metric"), "unsupported quota metric", "requests_per_minute, requests_per_hour or requests_per_day");
+                self.expected(
+                    at,
+                    &child(&path, "metric"),
+                    "unsupported quota metric",
+                    "requests_per_minute, requests_per_hour or requests_per_day",
+                );
                 continue;
             };
-            let warn = limit.get_node("warn").map(|_| self.count(limit, &path, "warn", 0, 1..=u64::from(u32::MAX)));
-            let stop = limit.get_node("hard_stop").map(|_| self.count(limit, &path, "hard_stop", 0, 1..=u64::from(u32::MAX)));
+            let warn = limit
+                .get_node("warn")
+                .map(|_| self.count(limit, &path, "warn", 0, 1..=u64::from(u32::MAX)));
+            let stop = limit
+                .get_node("hard_stop")
+                .map(|_| self.count(limit, &path, "hard_stop", 0, 1..=u64::from(u32::MAX)));
             match (warn, stop) {
                 (None, None) => self.error(item, &path, "a quota needs warn, hard_stop or both"),
-                (Some(warn), Some(stop)) if warn >= stop => self.error(item, &path, format!("warn ({warn}) must be below hard_stop ({stop})")),
+                (Some(warn), Some(stop)) if warn >= stop => self.error(
+                    item,
+                    &path,
+                    format!("warn ({warn}) must be below hard_stop ({stop})"),
+                ),
                 _ => {}
             }
-            limits.extend(warn.map(|threshold| RateLimit { window, threshold, kind: LimitKind::QuotaWarn }));
-            limits.extend(stop.map(|threshold| RateLimit { window, threshold, kind: LimitKind::QuotaStop }));
+            limits.extend(warn.map(|threshold| RateLimit {
+                window,
+                threshold,
+                kind: LimitKind::QuotaWarn,
+            }));
+            limits.extend(stop.map(|threshold| RateLimit {
+                window,
+                threshold,
+                kind: LimitKind::QuotaStop,
+            }));
         }
         limits
     }
@@ -470,31 +665,52 @@ impl Walker<'_> {
         operations
     }
 
-    fn operation(&mut self, node: &Node, path: &str, category: Category) -> Option<OperationDefinition> {
+    fn operation(
+        &mut self,
+        node: &Node,
+        path: &str,
+        category: Category,
+    ) -> Option<OperationDefinition> {
         let map = self.mapping(node, path)?;
         self.keys(map, path, &OPERATION_KEYS, true);
         let name = self.non_empty(node, map, path, "name");
         if let (Some(name), Some(at)) = (&name, map.get_node("name"))
-            && !crate::protocol::registry::is_snake_case(name) {
-                self.expected(at, &child(path, "name"), "is not a valid operation name", "^[a-z][a-z0-9_]*$");
-            }
+            && !crate::protocol::registry::is_snake_case(name)
+        {
+            self.expected(
+                at,
+                &child(path, "name"),
+                "is not a valid operation name",
+                "^[a-z][a-z0-9_]*$",
+            );
+        }
         let maps_to = self.non_empty(node, map, path, "maps_to");
         let mapping = maps_to.and_then(|text| {
             let at = map.get_node("maps_to").unwrap_or(node);
             match parse_maps_to(&text) {
                 Ok(mapping) => Some(mapping),
                 Err(problem) => {
-                    self.expected(at, &child(path, "maps_to"), problem, "\"METHOD /path/{param}\" with METHOD one of GET, POST, PUT, PATCH, DELETE");
+                    self.expected(
+                        at,
+                        &child(path, "maps_to"),
+                        problem,
+                        "\"METHOD /path/{param}\" with METHOD one of GET, POST, PUT, PATCH, DELETE",
+                    );
                     None
                 }
             }
         });
         let description = self.string(node, map, path, "description", false).unwrap_or_default();
-        let requires_confirmation = self.boolean(map, path, "requires_confirmation").unwrap_or(false);
+        let requires_confirmation =
+            self.boolean(map, path, "requires_confirmation").unwrap_or(false);
         let non_idempotent = self.boolean(map, path, "non_idempotent").unwrap_or(false);
         let (explicit_danger, danger_reasons) = self.danger(node, map, path);
-        let pagination = map.get_node("pagination").and_then(|at| self.pagination(at, &child(path, "pagination")));
-        let response_schema = map.get_node("response").and_then(|at| self.response_schema(at, &child(path, "response")));
+        let pagination = map
+            .get_node("pagination")
+            .and_then(|at| self.pagination(at, &child(path, "pagination")));
+        let response_schema = map
+            .get_node("response")
+            .and_then(|at| self.response_schema(at, &child(path, "response")));
         let mapping = mapping?;
         let params = match map.get_node("params") {
             Some(at) => self.params(at, &child(path, "params"), &mapping, pagination.is_some())?,
@@ -503,7 +719,13 @@ impl Walker<'_> {
         for placeholder in &mapping.placeholders {
             if !params.iter().any(|p| &p.name == placeholder) {
                 let at = map.get_node("maps_to").unwrap_or(node);
-                self.error(at, &child(path, "maps_to"), format!("placeholder {{{placeholder}}} names no parameter; declare it under params"));
+                self.error(
+                    at,
+                    &child(path, "maps_to"),
+                    format!(
+                        "placeholder {{{placeholder}}} names no parameter; declare it under params"
+                    ),
+                );
             }
         }
         let name = name?;
@@ -532,7 +754,9 @@ impl Walker<'_> {
         let map = self.mapping(node, path)?;
         let at = map.get_node("schema")?;
         match yaml::to_json(at) {
-            Ok(schema @ (Value::Object(_) | Value::Bool(_))) => Some(Arc::new(LazySchema::new(schema))),
+            Ok(schema @ (Value::Object(_) | Value::Bool(_))) => {
+                Some(Arc::new(LazySchema::new(schema)))
+            }
             _ => {
                 self.expected(at, &child(path, "schema"), "must be a JSON Schema", "a mapping");
                 None
@@ -542,8 +766,15 @@ impl Walker<'_> {
 
     /// `danger_level: X` or `danger: {level: X, reasons: [...]}`; an
     /// explicit level overrides the name patterns (`danger-levels.md` 5.3).
-    fn danger(&mut self, node: &Node, map: &MarkedMappingNode, path: &str) -> (Option<DangerLevel>, Vec<String>) {
-        let short = map.get_node("danger_level").and_then(|at| self.danger_level(at, &child(path, "danger_level")));
+    fn danger(
+        &mut self,
+        node: &Node,
+        map: &MarkedMappingNode,
+        path: &str,
+    ) -> (Option<DangerLevel>, Vec<String>) {
+        let short = map
+            .get_node("danger_level")
+            .and_then(|at| self.danger_level(at, &child(path, "danger_level")));
         let Some(block) = map.get_node("danger") else { return (short, Vec::new()) };
         let block_path = child(path, "danger");
         let Some(block_map) = self.mapping(block, &block_path) else { return (short, Vec::new()) };
@@ -556,18 +787,30 @@ impl Walker<'_> {
             }
         };
         let reasons = match block_map.get_node("reasons").map(yaml::to_json) {
-            Some(Ok(Value::Array(items))) if items.iter().all(Value::is_string) => items.into_iter().filter_map(|v| v.as_str().map(str::to_owned)).collect(),
+            Some(Ok(Value::Array(items))) if items.iter().all(Value::is_string) => {
+                items.into_iter().filter_map(|v| v.as_str().map(str::to_owned)).collect()
+            }
             Some(_) => {
                 let at = block_map.get_node("reasons").unwrap_or(block);
-                self.expected(at, &child(&block_path, "reasons"), "must be a list of strings", "a list of strings");
+                self.expected(
+                    at,
+                    &child(&block_path, "reasons"),
+                    "must be a list of strings",
+                    "a list of strings",
+                );
                 Vec::new()
             }
             None => Vec::new(),
         };
         if let (Some(a), Some(b)) = (short, level)
-            && a != b {
-                self.error(node, path, format!("danger_level '{}' and danger.level '{}' disagree", a.name(), b.name()));
-            }
+            && a != b
+        {
+            self.error(
+                node,
+                path,
+                format!("danger_level '{}' and danger.level '{}' disagree", a.name(), b.name()),
+            );
+        }
         (level.or(short), reasons)
     }
 
@@ -577,7 +820,12 @@ impl Walker<'_> {
             _ => None,
         };
         if parsed.is_none() {
-            self.expected(node, path, "unknown danger level", "safe, reversible, destructive, dangerous or forbidden");
+            self.expected(
+                node,
+                path,
+                "unknown danger level",
+                "safe, reversible, destructive, dangerous or forbidden",
+            );
         }
         parsed
     }
@@ -586,7 +834,9 @@ impl Walker<'_> {
         let map = self.mapping(node, path)?;
         self.keys(map, path, &PAGINATION_KEYS, true);
         let style_name = self.string(node, map, path, "style", true)?;
-        let dotted = |text: Option<String>| text.map(|t| t.split('.').map(str::to_owned).collect::<Vec<_>>()).unwrap_or_default();
+        let dotted = |text: Option<String>| {
+            text.map(|t| t.split('.').map(str::to_owned).collect::<Vec<_>>()).unwrap_or_default()
+        };
         let items_field = dotted(self.string(node, map, path, "items_field", false));
         let max_pages = self.count(map, path, "max_pages", DEFAULT_MAX_PAGES, 1..=1_000);
         let style = match style_name.as_str() {
@@ -597,19 +847,38 @@ impl Walker<'_> {
                 PageStyle::Cursor { param: param?, next_field: dotted(next) }
             }
             "offset" => PageStyle::Offset {
-                offset_param: self.string(node, map, path, "offset_param", false).unwrap_or_else(|| "offset".into()),
-                limit_param: self.string(node, map, path, "limit_param", false).unwrap_or_else(|| "limit".into()),
+                offset_param: self
+                    .string(node, map, path, "offset_param", false)
+                    .unwrap_or_else(|| "offset".into()),
+                limit_param: self
+                    .string(node, map, path, "limit_param", false)
+                    .unwrap_or_else(|| "limit".into()),
             },
             other => {
                 let at = map.get_node("style").unwrap_or(node);
-                self.expected(at, &child(path, "style"), format!("unsupported pagination style '{other}'"), "link_header, cursor or offset");
+                self.expected(
+                    at,
+                    &child(path, "style"),
+                    format!("unsupported pagination style '{other}'"),
+                    "link_header, cursor or offset",
+                );
                 return None;
             }
         };
-        Some(Pagination { style, items_field, max_pages: u32::try_from(max_pages).unwrap_or(1_000) })
+        Some(Pagination {
+            style,
+            items_field,
+            max_pages: u32::try_from(max_pages).unwrap_or(1_000),
+        })
     }
 
-    fn params(&mut self, node: &Node, path: &str, mapping: &MapsTo, paginated: bool) -> Option<Vec<ParamDefinition>> {
+    fn params(
+        &mut self,
+        node: &Node,
+        path: &str,
+        mapping: &MapsTo,
+        paginated: bool,
+    ) -> Option<Vec<ParamDefinition>> {
         let map = match node {
             Node::Scalar(s) if s.may_coerce() && s.as_str().is_empty() => return Some(Vec::new()),
             other => self.mapping(other, path)?,
@@ -632,13 +901,29 @@ impl Walker<'_> {
         ok.then_some(params)
     }
 
-    fn param(&mut self, name: &str, node: &Node, path: &str, mapping: &MapsTo, paginated: bool) -> Option<ParamDefinition> {
+    fn param(
+        &mut self,
+        name: &str,
+        node: &Node,
+        path: &str,
+        mapping: &MapsTo,
+        paginated: bool,
+    ) -> Option<ParamDefinition> {
         if !param_name_ok(name) {
-            self.expected(node, path, "is not a valid parameter name", "letters, digits and '_', starting with a letter");
+            self.expected(
+                node,
+                path,
+                "is not a valid parameter name",
+                "letters, digits and '_', starting with a letter",
+            );
             return None;
         }
         if paginated && PAGING_PARAMS.contains(&name) {
-            self.error(node, path, format!("'{name}' is reserved on paginated operations (the runtime adds it)"));
+            self.error(
+                node,
+                path,
+                format!("'{name}' is reserved on paginated operations (the runtime adds it)"),
+            );
             return None;
         }
         let map = self.mapping(node, path)?;
@@ -646,7 +931,12 @@ impl Walker<'_> {
         let type_name = self.string(node, map, path, "type", true)?;
         let Some(ty) = param_type(&type_name) else {
             let at = map.get_node("type").unwrap_or(node);
-            self.expected(at, &child(path, "type"), "unknown parameter type", "string, integer, number, boolean, array, object or any");
+            self.expected(
+                at,
+                &child(path, "type"),
+                "unknown parameter type",
+                "string, integer, number, boolean, array, object or any",
+            );
             return None;
         };
         let required = self.boolean(map, path, "required").unwrap_or(false);
@@ -659,38 +949,84 @@ impl Walker<'_> {
             Some(at) => Some(self.allowed_values(at, &child(path, "enum"), ty)?),
             None => None,
         };
-        if let (Some(default), Some(allowed), Some(at)) = (&default, &allowed, map.get_node("default"))
-            && !allowed.contains(default) {
-                self.expected(at, &child(path, "default"), "is not one of the enum values", "a value listed under enum");
-                return None;
-            }
+        if let (Some(default), Some(allowed), Some(at)) =
+            (&default, &allowed, map.get_node("default"))
+            && !allowed.contains(default)
+        {
+            self.expected(
+                at,
+                &child(path, "default"),
+                "is not one of the enum values",
+                "a value listed under enum",
+            );
+            return None;
+        }
         let location = self.location(node, map, path, name, mapping)?;
         if location == Location::Path && !required && default.is_none() {
-            self.error(node, path, "a path parameter must be required or have a default (a URL cannot leave it out)");
+            self.error(
+                node,
+                path,
+                "a path parameter must be required or have a default (a URL cannot leave it out)",
+            );
             return None;
         }
         let wire_name = match map.get_node("wire_name") {
             Some(_) => self.non_empty(node, map, path, "wire_name")?,
             None => name.to_owned(),
         };
-        if location == Location::Header && (!header_name_ok(&wire_name) || wire_name.eq_ignore_ascii_case("authorization") || wire_name.eq_ignore_ascii_case("host")) {
-            self.expected(node, path, "cannot be sent as a header", "a header name other than Authorization and Host");
+        if location == Location::Header
+            && (!header_name_ok(&wire_name)
+                || wire_name.eq_ignore_ascii_case("authorization")
+                || wire_name.eq_ignore_ascii_case("host"))
+        {
+            self.expected(
+                node,
+                path,
+                "cannot be sent as a header",
+                "a header name other than Authorization and Host",
+            );
             return None;
         }
         if wire_name.chars().any(char::is_control) {
-            self.expected(node, &child(path, "wire_name"), "contains control characters", "printable text");
+            self.expected(
+                node,
+                &child(path, "wire_name"),
+                "contains control characters",
+                "printable text",
+            );
             return None;
         }
-        Some(ParamDefinition { name: name.to_owned(), wire_name, ty, required, description, default, allowed, location })
+        Some(ParamDefinition {
+            name: name.to_owned(),
+            wire_name,
+            ty,
+            required,
+            description,
+            default,
+            allowed,
+            location,
+        })
     }
 
-    fn location(&mut self, node: &Node, map: &MarkedMappingNode, path: &str, name: &str, mapping: &MapsTo) -> Option<Location> {
+    fn location(
+        &mut self,
+        node: &Node,
+        map: &MarkedMappingNode,
+        path: &str,
+        name: &str,
+        mapping: &MapsTo,
+    ) -> Option<Location> {
         let in_template = mapping.placeholders.iter().any(|p| p == name);
         let declared = match map.get_node("in") {
             Some(at) => {
                 let text = self.string(node, map, path, "in", true)?;
                 let Some(location) = Location::parse(&text) else {
-                    self.expected(at, &child(path, "in"), "unknown parameter location", "path, query, header, body or raw_body");
+                    self.expected(
+                        at,
+                        &child(path, "in"),
+                        "unknown parameter location",
+                        "path, query, header, body or raw_body",
+                    );
                     return None;
                 };
                 Some(location)
@@ -704,11 +1040,17 @@ impl Walker<'_> {
             None => Location::Query,
         };
         let problem = match location {
-            Location::Path if !in_template => Some(format!("is declared in: path but maps_to has no {{{name}}} placeholder")),
-            other if other != Location::Path && in_template => Some(format!("maps_to has a {{{name}}} placeholder, so it must be a path parameter")),
+            Location::Path if !in_template => {
+                Some(format!("is declared in: path but maps_to has no {{{name}}} placeholder"))
+            }
+            other if other != Location::Path && in_template => Some(format!(
+                "maps_to has a {{{name}}} placeholder, so it must be a path parameter"
+            )),
             // DELETE may carry a body when declared (GitHub's API has
             // such operations); GET may not.
-            Location::Body | Location::RawBody if mapping.method == Method::Get => Some("GET requests carry no body".to_owned()),
+            Location::Body | Location::RawBody if mapping.method == Method::Get => {
+                Some("GET requests carry no body".to_owned())
+            }
             _ => None,
         };
         match problem {
@@ -732,7 +1074,12 @@ impl Walker<'_> {
         if ty.admits(&value) {
             Some(value)
         } else {
-            self.expected(node, path, "does not match the parameter's type", &format!("a value of type {}", ty.name()));
+            self.expected(
+                node,
+                path,
+                "does not match the parameter's type",
+                &format!("a value of type {}", ty.name()),
+            );
             None
         }
     }
@@ -764,7 +1111,9 @@ fn yaml_scalar(node: &Node) -> Option<Value> {
 
 fn param_type(name: &str) -> Option<ParamType> {
     use ParamType as T;
-    [T::String, T::Integer, T::Number, T::Boolean, T::Array, T::Object, T::Any].into_iter().find(|t| t.name() == name)
+    [T::String, T::Integer, T::Number, T::Boolean, T::Array, T::Object, T::Any]
+        .into_iter()
+        .find(|t| t.name() == name)
 }
 
 /// `maps_to` taken apart.
@@ -776,7 +1125,8 @@ struct MapsTo {
 }
 
 fn parse_maps_to(text: &str) -> Result<MapsTo, String> {
-    let (method, target) = text.trim().split_once(' ').ok_or("must be a method and a path separated by a space")?;
+    let (method, target) =
+        text.trim().split_once(' ').ok_or("must be a method and a path separated by a space")?;
     let method = Method::parse(method).ok_or_else(|| format!("unsupported method '{method}'"))?;
     let target = target.trim();
     if !target.starts_with('/') {
@@ -823,26 +1173,39 @@ fn adapter_name_ok(name: &str) -> bool {
 }
 
 fn param_name_ok(name: &str) -> bool {
-    name.len() <= 64 && name.starts_with(|c: char| c.is_ascii_alphabetic()) && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    name.len() <= 64
+        && name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 fn env_name_ok(name: &str) -> bool {
-    !name.starts_with(|c: char| c.is_ascii_digit()) && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// RFC 9110 token characters.
 pub fn header_name_ok(name: &str) -> bool {
-    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
+    !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
 }
 
 fn is_semver(text: &str) -> bool {
     let (core, _build) = text.split_once('+').unwrap_or((text, ""));
     let (core, pre) = core.split_once('-').map_or((core, None), |(c, p)| (c, Some(p)));
     let numbers: Vec<&str> = core.split('.').collect();
-    let number_ok = |n: &&str| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) && (n.len() == 1 || !n.starts_with('0'));
+    let number_ok = |n: &&str| {
+        !n.is_empty()
+            && n.chars().all(|c| c.is_ascii_digit())
+            && (n.len() == 1 || !n.starts_with('0'))
+    };
     numbers.len() == 3
         && numbers.iter().all(number_ok)
-        && pre.is_none_or(|p| !p.is_empty() && p.split('.').all(|id| !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')))
+        && pre.is_none_or(|p| {
+            !p.is_empty()
+                && p.split('.').all(|id| {
+                    !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+                })
+        })
 }
 
 /// Plain HTTP is allowed for these hosts only (element-type 5.2).

@@ -23,7 +23,11 @@ use operation::AdapterRuntime;
 
 /// Registers every operation of `adapters`. Errors name the adapter file;
 /// a name another source already registered is one.
-pub fn register(registry: &mut Registry, adapters: &[AdapterDefinition], gate: &Arc<Gate>) -> Result<usize, AdapterError> {
+pub fn register(
+    registry: &mut Registry,
+    adapters: &[AdapterDefinition],
+    gate: &Arc<Gate>,
+) -> Result<usize, AdapterError> {
     let operations = operations(adapters, gate)?;
     let count = operations.len();
     for (file, operation) in operations {
@@ -35,7 +39,12 @@ pub fn register(registry: &mut Registry, adapters: &[AdapterDefinition], gate: &
 /// Replaces the operations of the adapters named `retired` with those of
 /// `adapters`, all at once: the index changes only if every new operation
 /// registers.
-pub fn replace(index: &OperationIndex, retired: &[String], adapters: &[AdapterDefinition], gate: &Arc<Gate>) -> Result<usize, AdapterError> {
+pub fn replace(
+    index: &OperationIndex,
+    retired: &[String],
+    adapters: &[AdapterDefinition],
+    gate: &Arc<Gate>,
+) -> Result<usize, AdapterError> {
     let operations = operations(adapters, gate)?;
     let count = operations.len();
     index.try_update(|registry| {
@@ -43,7 +52,9 @@ pub fn replace(index: &OperationIndex, retired: &[String], adapters: &[AdapterDe
             registry.remove_source(name);
         }
         for (file, operation) in operations {
-            registry.register(operation).map_err(|source| AdapterError::Register { file, source })?;
+            registry
+                .register(operation)
+                .map_err(|source| AdapterError::Register { file, source })?;
         }
         Ok(count)
     })
@@ -53,13 +64,22 @@ pub fn replace(index: &OperationIndex, retired: &[String], adapters: &[AdapterDe
 type FromFile = (PathBuf, Arc<dyn Operation>);
 
 /// Every operation of `adapters`, with the file it comes from.
-fn operations(adapters: &[AdapterDefinition], gate: &Arc<Gate>) -> Result<Vec<FromFile>, AdapterError> {
+fn operations(
+    adapters: &[AdapterDefinition],
+    gate: &Arc<Gate>,
+) -> Result<Vec<FromFile>, AdapterError> {
     let mut operations: Vec<FromFile> = Vec::new();
     for definition in adapters {
-        let runtime = AdapterRuntime::new(definition).map_err(|source| AdapterError::HttpClient { file: definition.file.clone(), source })?;
+        let runtime = AdapterRuntime::new(definition)
+            .map_err(|source| AdapterError::HttpClient { file: definition.file.clone(), source })?;
         let runtime = Arc::new(runtime);
         for operation in &definition.operations {
-            let operation = operation::operation(&definition.prefix, operation.clone(), runtime.clone(), gate.clone());
+            let operation = operation::operation(
+                &definition.prefix,
+                operation.clone(),
+                runtime.clone(),
+                gate.clone(),
+            );
             operations.push((definition.file.clone(), Arc::new(operation)));
         }
     }

@@ -23,13 +23,22 @@ fn field<'v>(body: &'v Value, path: &[String]) -> Option<&'v Value> {
 }
 
 /// The request for the page after `page`, or `None` when it was the last.
-pub fn next_request(pagination: &Pagination, base: &Url, sent: &PreparedRequest, link: Option<&str>, body: &Value, received: usize) -> Option<PreparedRequest> {
+pub fn next_request(
+    pagination: &Pagination,
+    base: &Url,
+    sent: &PreparedRequest,
+    link: Option<&str>,
+    body: &Value,
+    received: usize,
+) -> Option<PreparedRequest> {
     match &pagination.style {
         PageStyle::LinkHeader => {
             let next = next_link(link?)?;
             let url = sent.url.join(&next).ok()?;
             if url.origin() != base.origin() {
-                tracing::warn!("a next-page link points outside the adapter's origin; not followed");
+                tracing::warn!(
+                    "a next-page link points outside the adapter's origin; not followed"
+                );
                 return None;
             }
             Some(PreparedRequest { url, ..sent.clone() })
@@ -50,7 +59,8 @@ pub fn next_request(pagination: &Pagination, base: &Url, sent: &PreparedRequest,
             if limit.is_some_and(|limit| received < limit) {
                 return None;
             }
-            let offset = current(sent, offset_param).and_then(|v| v.parse::<usize>().ok()).unwrap_or(0);
+            let offset =
+                current(sent, offset_param).and_then(|v| v.parse::<usize>().ok()).unwrap_or(0);
             Some(with_value(sent, offset_param, Value::from(offset + received)))
         }
     }
@@ -87,7 +97,12 @@ fn with_value(sent: &PreparedRequest, name: &str, value: Value) -> PreparedReque
         body.insert(name.to_owned(), value);
         return next;
     }
-    let kept: Vec<(String, String)> = sent.url.query_pairs().filter(|(k, _)| k != name).map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
+    let kept: Vec<(String, String)> = sent
+        .url
+        .query_pairs()
+        .filter(|(k, _)| k != name)
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
     let text = match value {
         Value::String(s) => s,
         other => other.to_string(),

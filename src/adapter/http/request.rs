@@ -31,13 +31,18 @@ pub struct PreparedRequest {
 
 /// Builds the request for `operation` from validated parameters (defaults
 /// applied, runtime-only parameters removed).
-pub fn build(base: &Url, operation: &OperationDefinition, params: &Map<String, Value>) -> Result<PreparedRequest, AqlError> {
+pub fn build(
+    base: &Url,
+    operation: &OperationDefinition,
+    params: &Map<String, Value>,
+) -> Result<PreparedRequest, AqlError> {
     let name = &operation.name;
     for (key, value) in params {
         if let Value::String(text) = value
-            && text.contains('\0') {
-                return Err(AqlError::bad_value(name, key, "contains a null byte"));
-            }
+            && text.contains('\0')
+        {
+            return Err(AqlError::bad_value(name, key, "contains a null byte"));
+        }
     }
     let mut path = String::with_capacity(operation.path.len() + 16);
     let mut rest = operation.path.as_str();
@@ -46,10 +51,23 @@ pub fn build(base: &Url, operation: &OperationDefinition, params: &Map<String, V
         let after = &rest[open + 1..];
         let close = after.find('}').unwrap_or(after.len());
         let placeholder = &after[..close];
-        let value = params.get(placeholder).filter(|v| !v.is_null()).ok_or_else(|| AqlError::missing_param(name, placeholder))?;
-        let text = path_text(value).ok_or_else(|| AqlError::bad_value(name, placeholder, "a path parameter must be a string, number, boolean or a list of those"))?;
+        let value = params
+            .get(placeholder)
+            .filter(|v| !v.is_null())
+            .ok_or_else(|| AqlError::missing_param(name, placeholder))?;
+        let text = path_text(value).ok_or_else(|| {
+            AqlError::bad_value(
+                name,
+                placeholder,
+                "a path parameter must be a string, number, boolean or a list of those",
+            )
+        })?;
         if has_dot_segment(&text) {
-            return Err(AqlError::bad_value(name, placeholder, "must not be or contain a '.' or '..' path segment, also percent-encoded: it would change which resource the adapter's credentials reach"));
+            return Err(AqlError::bad_value(
+                name,
+                placeholder,
+                "must not be or contain a '.' or '..' path segment, also percent-encoded: it would change which resource the adapter's credentials reach",
+            ));
         }
         let encoded = encode_component(&text);
         if encoded.len() > LONG_PATH_VALUE {
@@ -60,7 +78,8 @@ pub fn build(base: &Url, operation: &OperationDefinition, params: &Map<String, V
     }
     path.push_str(rest);
 
-    let mut url = join(base, &path).ok_or_else(|| AqlError::bad_value(name, "path", "does not make a valid URL"))?;
+    let mut url = join(base, &path)
+        .ok_or_else(|| AqlError::bad_value(name, "path", "does not make a valid URL"))?;
     let mut headers = Vec::new();
     let mut body = Map::new();
     let mut raw_body = None;
@@ -79,7 +98,11 @@ pub fn build(base: &Url, operation: &OperationDefinition, params: &Map<String, V
                 Location::Header => {
                     let text = wire_text(value);
                     if text.contains(['\r', '\n']) {
-                        return Err(AqlError::bad_value(name, &param.name, "a header value must not contain line breaks"));
+                        return Err(AqlError::bad_value(
+                            name,
+                            &param.name,
+                            "a header value must not contain line breaks",
+                        ));
                     }
                     headers.push((param.wire_name.clone(), text));
                 }
@@ -125,10 +148,14 @@ fn path_text(value: &Value) -> Option<String> {
     match value {
         Value::String(s) => Some(s.clone()),
         Value::Number(_) | Value::Bool(_) => Some(value.to_string()),
-        Value::Array(items) => items.iter().map(|item| match item {
-            Value::Array(_) | Value::Object(_) | Value::Null => None,
-            scalar => path_text(scalar),
-        }).collect::<Option<Vec<_>>>().map(|parts| parts.join(",")),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| match item {
+                Value::Array(_) | Value::Object(_) | Value::Null => None,
+                scalar => path_text(scalar),
+            })
+            .collect::<Option<Vec<_>>>()
+            .map(|parts| parts.join(",")),
         Value::Object(_) | Value::Null => None,
     }
 }
@@ -140,9 +167,9 @@ fn path_text(value: &Value) -> Option<String> {
 /// segments of their own and pass.
 fn has_dot_segment(text: &str) -> bool {
     let decoded = percent_decoded(text.as_bytes());
-    [text.as_bytes(), decoded.as_slice()]
-        .iter()
-        .any(|bytes| bytes.split(|&b| b == b'/' || b == b'\\').any(|segment| segment == b"." || segment == b".."))
+    [text.as_bytes(), decoded.as_slice()].iter().any(|bytes| {
+        bytes.split(|&b| b == b'/' || b == b'\\').any(|segment| segment == b"." || segment == b"..")
+    })
 }
 
 /// `%XX` escapes decoded once; anything else kept.
@@ -150,7 +177,11 @@ fn percent_decoded(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        let escaped = (bytes[i] == b'%').then(|| bytes.get(i + 1..i + 3)).flatten().and_then(|hex| std::str::from_utf8(hex).ok()).and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        let escaped = (bytes[i] == b'%')
+            .then(|| bytes.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
         match escaped {
             Some(byte) => {
                 out.push(byte);
@@ -210,7 +241,9 @@ fn is_encoded(value: &str) -> bool {
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
-            b'%' if bytes.get(i + 1).is_some_and(u8::is_ascii_hexdigit) && bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit) => {
+            b'%' if bytes.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+                && bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit) =>
+            {
                 escapes += 1;
                 i += 3;
             }
@@ -229,7 +262,10 @@ fn decodes_to_utf8(value: &str) -> bool {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' {
-            let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u8::from_str_radix(h, 16).ok());
+            let hex = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
             match hex {
                 Some(byte) => decoded.push(byte),
                 None => return false,
@@ -249,7 +285,19 @@ mod tests {
 
     #[test]
     fn dot_segments_are_found_as_written_and_decoded() {
-        for dotted in ["..", ".", "../x", "a/../b", "a/.", "%2e%2e", "%2E", ".%2e", "..%2Fadmin", "..\\x", "%2e%2e%2fx"] {
+        for dotted in [
+            "..",
+            ".",
+            "../x",
+            "a/../b",
+            "a/.",
+            "%2e%2e",
+            "%2E",
+            ".%2e",
+            "..%2Fadmin",
+            "..\\x",
+            "%2e%2e%2fx",
+        ] {
             assert!(has_dot_segment(dotted), "{dotted}");
         }
         for plain in ["v1.2", "a..b", ".hidden", "...", "x.", "%2e%2e%2e", "100%", "%zz", "name"] {
@@ -285,6 +333,9 @@ mod tests {
     #[test]
     fn base_paths_are_kept() {
         let base = Url::parse("https://api.example.com/v1").unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(join(&base, "/items").map(|u| u.to_string()), Some("https://api.example.com/v1/items".to_owned()));
+        assert_eq!(
+            join(&base, "/items").map(|u| u.to_string()),
+            Some("https://api.example.com/v1/items".to_owned())
+        );
     }
 }

@@ -26,7 +26,15 @@ pub fn interpret(adapter: &str, operation: &str, answer: &Answer<'_>) -> Result<
     let parsed = if body.iter().all(u8::is_ascii_whitespace) {
         Ok(Value::Null)
     } else if is_binary(answer.content_type) {
-        return Err(malformed(operation, answer, format!("Server returned {} instead of JSON (HTTP {})", answer.content_type, answer.status), None));
+        return Err(malformed(
+            operation,
+            answer,
+            format!(
+                "Server returned {} instead of JSON (HTTP {})",
+                answer.content_type, answer.status
+            ),
+            None,
+        ));
     } else {
         serde_json::from_slice::<Value>(body)
     };
@@ -50,11 +58,20 @@ pub fn interpret(adapter: &str, operation: &str, answer: &Answer<'_>) -> Result<
 
 fn is_binary(content_type: &str) -> bool {
     let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-    let textual = essence.is_empty() || essence.starts_with("text/") || essence.contains("json") || essence.ends_with("+xml") || essence == "application/javascript";
+    let textual = essence.is_empty()
+        || essence.starts_with("text/")
+        || essence.contains("json")
+        || essence.ends_with("+xml")
+        || essence == "application/javascript";
     !textual
 }
 
-fn malformed(operation: &str, answer: &Answer<'_>, message: String, text: Option<&str>) -> AqlError {
+fn malformed(
+    operation: &str,
+    answer: &Answer<'_>,
+    message: String,
+    text: Option<&str>,
+) -> AqlError {
     let preview: String = text.unwrap_or("").chars().take(PREVIEW_CHARS).collect();
     AqlError::new(
         ErrorCode::SerializationParseError,
@@ -81,8 +98,14 @@ fn status_error(adapter: &str, operation: &str, status: u16, body: Value) -> Aql
         s if s >= 500 => (ErrorCode::InternalError, "Server error"),
         _ => (ErrorCode::ValidationInvalidType, "Request failed"),
     };
-    let message = format!("{label}: {upstream} (HTTP {status} from adapter '{adapter}', operation '{operation}')");
-    AqlError::new(code, message, json!({ "operation": operation, "adapter": adapter, "http_status": status, "upstream_error": upstream, "body": clip(body) }))
+    let message = format!(
+        "{label}: {upstream} (HTTP {status} from adapter '{adapter}', operation '{operation}')"
+    );
+    AqlError::new(
+        code,
+        message,
+        json!({ "operation": operation, "adapter": adapter, "http_status": status, "upstream_error": upstream, "body": clip(body) }),
+    )
 }
 
 /// The upstream's own error message, from the shapes APIs commonly use.
@@ -126,7 +149,10 @@ fn clip(body: Value) -> Value {
 }
 
 fn reason_phrase(status: u16) -> &'static str {
-    reqwest::StatusCode::from_u16(status).ok().and_then(|s| s.canonical_reason()).unwrap_or("no reason given")
+    reqwest::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .unwrap_or("no reason given")
 }
 
 #[cfg(test)]
@@ -139,7 +165,10 @@ mod tests {
 
     #[test]
     fn bodies_parse_with_bom_and_empty_as_null() {
-        assert_eq!(answer(200, "application/json", b"\xEF\xBB\xBF{\"a\":1}").ok(), Some(json!({"a": 1})));
+        assert_eq!(
+            answer(200, "application/json", b"\xEF\xBB\xBF{\"a\":1}").ok(),
+            Some(json!({"a": 1}))
+        );
         assert_eq!(answer(204, "", b"").ok(), Some(Value::Null));
         assert_eq!(answer(200, "application/json", b"  \n").ok(), Some(Value::Null));
     }

@@ -70,7 +70,12 @@ impl Transport {
             .redirect(policy)
             .user_agent(concat!("safety-dongle/", env!("CARGO_PKG_VERSION")))
             .build()?;
-        Ok(Self { adapter: definition.name.clone(), client, target: definition.target.clone(), auth: definition.auth.clone() })
+        Ok(Self {
+            adapter: definition.name.clone(),
+            client,
+            target: definition.target.clone(),
+            auth: definition.auth.clone(),
+        })
     }
 
     pub fn base_url(&self) -> &Url {
@@ -80,8 +85,19 @@ impl Transport {
     /// Sends `request`, which the gate admitted, retrying it when `retry`
     /// allows (an idempotent request) and the failure is worth another
     /// attempt (`adapter::retry`).
-    pub async fn send(&self, _admitted: &Admission, operation: &str, request: &PreparedRequest, retry: bool, cancelled: &CancellationToken) -> Result<Received, AqlError> {
-        let policy = if retry { self.target.retry } else { RetryPolicy { max_retries: 0, ..self.target.retry } };
+    pub async fn send(
+        &self,
+        _admitted: &Admission,
+        operation: &str,
+        request: &PreparedRequest,
+        retry: bool,
+        cancelled: &CancellationToken,
+    ) -> Result<Received, AqlError> {
+        let policy = if retry {
+            self.target.retry
+        } else {
+            RetryPolicy { max_retries: 0, ..self.target.retry }
+        };
         let judge = |outcome: &Result<Received, AqlError>| match outcome {
             Ok(received) if matches!(received.status, 429 | 502 | 503 | 504) => {
                 let why = format!("HTTP {}", received.status);
@@ -91,10 +107,14 @@ impl Transport {
                     None => Retry::Backoff { why },
                 }
             }
-            Err(error) if transient(error) => Retry::Backoff { why: error.code.as_str().to_owned() },
+            Err(error) if transient(error) => {
+                Retry::Backoff { why: error.code.as_str().to_owned() }
+            }
             _ => Retry::Done,
         };
-        policy.run(operation, cancelled, || self.cancelled(), |_| self.attempt(request), judge).await
+        policy
+            .run(operation, cancelled, || self.cancelled(), |_| self.attempt(request), judge)
+            .await
     }
 
     async fn attempt(&self, request: &PreparedRequest) -> Result<Received, AqlError> {
@@ -104,13 +124,19 @@ impl Transport {
             Auth::None => {}
             Auth::Bearer { token_env } => {
                 let token = secret(token_env)?;
-                builder_auth = Some(("authorization".into(), sensitive(&format!("Bearer {token}"), token_env)?));
+                builder_auth = Some((
+                    "authorization".into(),
+                    sensitive(&format!("Bearer {token}"), token_env)?,
+                ));
             }
             Auth::Basic { username_env, password_env } => {
                 let user = secret(username_env)?;
                 let password = secret(password_env)?;
                 let encoded = base64(format!("{user}:{password}").as_bytes());
-                builder_auth = Some(("authorization".into(), sensitive(&format!("Basic {encoded}"), username_env)?));
+                builder_auth = Some((
+                    "authorization".into(),
+                    sensitive(&format!("Basic {encoded}"), username_env)?,
+                ));
             }
             Auth::ApiKey { key_env, place: KeyPlace::Header(name) } => {
                 builder_auth = Some((name.clone(), sensitive(&secret(key_env)?, key_env)?));
@@ -127,7 +153,8 @@ impl Transport {
             builder = builder.header(name, value);
         }
         if let Some(body) = &request.body {
-            let bytes = serde_json::to_vec(body).map_err(|_| AqlError::internal("a request body could not be serialised"))?;
+            let bytes = serde_json::to_vec(body)
+                .map_err(|_| AqlError::internal("a request body could not be serialised"))?;
             builder = builder.header("content-type", "application/json").body(bytes);
         }
         builder = builder.header("accept", "application/json");
@@ -138,10 +165,18 @@ impl Transport {
         }
         let status = response.status().as_u16();
         let headers = response.headers();
-        let text = |name: &str| headers.get_all(name).iter().filter_map(|v| v.to_str().ok()).collect::<Vec<_>>().join(", ");
+        let text = |name: &str| {
+            headers
+                .get_all(name)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         let content_type = text("content-type");
         let link = Some(text("link")).filter(|l| !l.is_empty());
-        let retry_after_secs = matches!(status, 429 | 503).then(|| retry_after(&text("retry-after"))).flatten();
+        let retry_after_secs =
+            matches!(status, 429 | 503).then(|| retry_after(&text("retry-after"))).flatten();
         let mut body = Vec::new();
         while let Some(chunk) = response.chunk().await.map_err(|e| self.transport_error(&e))? {
             if body.len() + chunk.len() > limit {
@@ -156,13 +191,21 @@ impl Transport {
     /// `actual` is what it declared, or what had arrived when reading
     /// stopped (so at least that much).
     fn too_large(&self, actual: usize) -> AqlError {
-        let mut error = AqlError::payload_too_large(LimitKind::ResponseSize, self.target.max_response_bytes, actual);
+        let mut error = AqlError::payload_too_large(
+            LimitKind::ResponseSize,
+            self.target.max_response_bytes,
+            actual,
+        );
         error.details.insert("adapter".into(), self.adapter.clone().into());
         error
     }
 
     fn cancelled(&self) -> AqlError {
-        AqlError::new(ErrorCode::TransportNetworkError, format!("The request to adapter '{}' was cancelled by the client", self.adapter), json!({ "adapter": self.adapter, "cancelled": true }))
+        AqlError::new(
+            ErrorCode::TransportNetworkError,
+            format!("The request to adapter '{}' was cancelled by the client", self.adapter),
+            json!({ "adapter": self.adapter, "cancelled": true }),
+        )
     }
 
     /// Seed 8.3's transport failures, from the error's kind and its inner
@@ -180,18 +223,29 @@ impl Transport {
         let lower = chain.to_ascii_lowercase();
         let refused = causes.iter().any(|c| c.to_ascii_lowercase().contains("connection refused"));
         let (code, message) = if error.is_timeout() {
-            (ErrorCode::TransportTimeout, format!("Request timed out after {}ms", self.target.timeout.as_millis()))
+            (
+                ErrorCode::TransportTimeout,
+                format!("Request timed out after {}ms", self.target.timeout.as_millis()),
+            )
         } else if lower.contains("dns error") || lower.contains("failed to lookup address") {
             (ErrorCode::TransportDnsError, format!("Could not resolve host: {host}"))
         } else if refused {
             (ErrorCode::TransportConnectionRefused, format!("Connection refused: {host}:{port}"))
-        } else if lower.contains("certificate") || lower.contains("tls") || lower.contains("handshake") {
+        } else if lower.contains("certificate")
+            || lower.contains("tls")
+            || lower.contains("handshake")
+        {
             (ErrorCode::TransportTlsError, format!("TLS error: {chain}"))
         } else {
-            let details = if chain.is_empty() { "the connection failed".to_owned() } else { chain.clone() };
+            let details =
+                if chain.is_empty() { "the connection failed".to_owned() } else { chain.clone() };
             (ErrorCode::TransportNetworkError, format!("Network error: {details}"))
         };
-        AqlError::new(code, format!("{message} (adapter '{}')", self.adapter), json!({ "adapter": self.adapter }))
+        AqlError::new(
+            code,
+            format!("{message} (adapter '{}')", self.adapter),
+            json!({ "adapter": self.adapter }),
+        )
     }
 }
 
@@ -202,7 +256,9 @@ fn secret(variable: &str) -> Result<String, AqlError> {
         Ok(value) if !value.is_empty() => Ok(value),
         _ => Err(AqlError::new(
             ErrorCode::AuthCredentialMissing,
-            format!("Credential not found: set the environment variable {variable} for safety-dongle"),
+            format!(
+                "Credential not found: set the environment variable {variable} for safety-dongle"
+            ),
             json!({ "env": variable }),
         )),
     }
@@ -210,7 +266,11 @@ fn secret(variable: &str) -> Result<String, AqlError> {
 
 fn sensitive(value: &str, variable: &str) -> Result<HeaderValue, AqlError> {
     let mut header = HeaderValue::from_str(value).map_err(|_| {
-        AqlError::new(ErrorCode::AuthCredentialMissing, format!("The credential in {variable} is not valid in an HTTP header"), json!({ "env": variable }))
+        AqlError::new(
+            ErrorCode::AuthCredentialMissing,
+            format!("The credential in {variable} is not valid in an HTTP header"),
+            json!({ "env": variable }),
+        )
     })?;
     header.set_sensitive(true);
     Ok(header)
@@ -232,7 +292,11 @@ fn httpdate_to_system_time(value: &str) -> Option<std::time::SystemTime> {
     let rest = value.split_once(", ")?.1;
     let parts: Vec<&str> = rest.split(' ').collect();
     let [day, month, year, time, "GMT"] = parts.as_slice() else { return None };
-    let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"].iter().position(|m| m == month)? + 1;
+    let month =
+        ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+            .iter()
+            .position(|m| m == month)?
+            + 1;
     let iso = format!("{year}-{month:02}-{day}T{time}Z");
     humantime::parse_rfc3339(&iso).ok()
 }
@@ -261,7 +325,15 @@ mod tests {
 
     #[test]
     fn base64_matches_rfc_4648_vectors() {
-        let rows = [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")];
+        let rows = [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ];
         for (input, expected) in rows {
             assert_eq!(base64(input.as_bytes()), expected);
         }

@@ -47,7 +47,11 @@ impl<R> BoundedLines<R> {
 }
 
 impl<R: AsyncRead + Unpin> AsyncRead for BoundedLines<R> {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         if this.overflow.cut_line_bytes().is_some() {
             return Poll::Ready(Ok(()));
@@ -92,7 +96,10 @@ mod tests {
 
     #[tokio::test]
     async fn lines_within_the_limit_pass_unchanged() {
-        assert_eq!(read_all(b"12345\n123\n\n12345", 5).await, (b"12345\n123\n\n12345".to_vec(), None));
+        assert_eq!(
+            read_all(b"12345\n123\n\n12345", 5).await,
+            (b"12345\n123\n\n12345".to_vec(), None)
+        );
     }
 
     #[tokio::test]
@@ -109,7 +116,10 @@ mod tests {
         let mut reader = BoundedLines::new(parts, 5, overflow.clone());
         let mut out = Vec::new();
         reader.read_to_end(&mut out).await.unwrap();
-        assert_eq!(out, b"abcd", "what was already delivered stays an unfinished line, which rmcp discards at the end");
+        assert_eq!(
+            out, b"abcd",
+            "what was already delivered stays an unfinished line, which rmcp discards at the end"
+        );
         assert_eq!(overflow.cut_line_bytes(), Some(6));
     }
 
@@ -121,7 +131,11 @@ mod tests {
     struct Parts(std::collections::VecDeque<&'static [u8]>);
 
     impl AsyncRead for Parts {
-        fn poll_read(mut self: Pin<&mut Self>, _: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        fn poll_read(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+            buf: &mut ReadBuf<'_>,
+        ) -> Poll<io::Result<()>> {
             if let Some(part) = self.0.pop_front() {
                 buf.put_slice(part);
             }

@@ -16,7 +16,10 @@ use serde_json::{Map, Value};
 
 use crate::{
     adapter::naming::snake_case,
-    config::{ServerSettings, StartPolicy, default_call_timeout, default_max_retries, default_retry_base_ms, server_settings_problem},
+    config::{
+        ServerSettings, StartPolicy, default_call_timeout, default_max_retries,
+        default_retry_base_ms, server_settings_problem,
+    },
 };
 
 /// The servers of a client configuration file; every problem found, each
@@ -25,8 +28,10 @@ use crate::{
 /// programs the dongle starts.
 pub fn load(path: &Path) -> Result<BTreeMap<String, ServerSettings>, Vec<String>> {
     crate::config::refuse_unsafe_permissions(path).map_err(|d| vec![d.to_string()])?;
-    let text = std::fs::read_to_string(path).map_err(|e| vec![format!("{}: cannot read: {e}", path.display())])?;
-    parse(&text).map_err(|errors| errors.into_iter().map(|e| format!("{}: {e}", path.display())).collect())
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| vec![format!("{}: cannot read: {e}", path.display())])?;
+    parse(&text)
+        .map_err(|errors| errors.into_iter().map(|e| format!("{}: {e}", path.display())).collect())
 }
 
 pub fn parse(text: &str) -> Result<BTreeMap<String, ServerSettings>, Vec<String>> {
@@ -51,10 +56,14 @@ pub fn parse(text: &str) -> Result<BTreeMap<String, ServerSettings>, Vec<String>
             Ok(Some(settings)) => {
                 let name = snake_case(raw_name);
                 if servers.insert(name.clone(), settings).is_some() {
-                    errors.push(format!("{at}: its name becomes '{name}', which another entry already has"));
+                    errors.push(format!(
+                        "{at}: its name becomes '{name}', which another entry already has"
+                    ));
                 }
             }
-            Ok(None) => tracing::info!(entry = %at, "skipping the entry that runs safety-dongle itself"),
+            Ok(None) => {
+                tracing::info!(entry = %at, "skipping the entry that runs safety-dongle itself")
+            }
             Err(message) => errors.push(format!("{at}: {message}")),
         }
     }
@@ -66,7 +75,11 @@ fn strings(entry: &Map<String, Value>, key: &str) -> Result<Vec<String>, String>
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(items)) => items
             .iter()
-            .map(|item| item.as_str().map(str::to_owned).ok_or_else(|| format!("{key} must hold strings only")))
+            .map(|item| {
+                item.as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| format!("{key} must hold strings only"))
+            })
             .collect(),
         Some(_) => Err(format!("{key} must be an array of strings")),
     }
@@ -77,7 +90,11 @@ fn string_map(entry: &Map<String, Value>, key: &str) -> Result<BTreeMap<String, 
         None | Some(Value::Null) => Ok(BTreeMap::new()),
         Some(Value::Object(map)) => map
             .iter()
-            .map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())).ok_or_else(|| format!("{key}.{k} must be a string")))
+            .map(|(k, v)| {
+                v.as_str()
+                    .map(|v| (k.clone(), v.to_owned()))
+                    .ok_or_else(|| format!("{key}.{k} must be a string"))
+            })
             .collect(),
         Some(_) => Err(format!("{key} must be an object of strings")),
     }
@@ -95,13 +112,17 @@ fn text(entry: &Map<String, Value>, key: &str) -> Result<Option<String>, String>
 fn server(entry: &Map<String, Value>) -> Result<Option<ServerSettings>, String> {
     let kind = text(entry, "type")?;
     if matches!(kind.as_deref(), Some("sse")) {
-        return Err("is an SSE server; safety-dongle connects over stdio or streamable HTTP only".into());
+        return Err(
+            "is an SSE server; safety-dongle connects over stdio or streamable HTTP only".into()
+        );
     }
     let command = text(entry, "command")?;
     let args = strings(entry, "args")?;
     if let Some(command) = &command {
         let program = Path::new(command).file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if program == "safety-dongle" || args.iter().any(|a| a == "safety-dongle" || a.ends_with("/safety-dongle")) {
+        if program == "safety-dongle"
+            || args.iter().any(|a| a == "safety-dongle" || a.ends_with("/safety-dongle"))
+        {
             return Ok(None);
         }
     }
@@ -144,7 +165,9 @@ mod tests {
         assert_eq!(servers["filesystem"].args[2], "/tmp");
         assert_eq!(servers["filesystem"].env["A"], "b");
         assert_eq!(servers["remote_api"].url.as_deref(), Some("http://127.0.0.1:3000/mcp"));
-        let vscode = parse(r#"{"servers": {"fs": {"type": "stdio", "command": "node", "args": ["s.js"]}}}"#).unwrap();
+        let vscode =
+            parse(r#"{"servers": {"fs": {"type": "stdio", "command": "node", "args": ["s.js"]}}}"#)
+                .unwrap();
         assert_eq!(vscode["fs"].command.as_deref(), Some("node"));
     }
 

@@ -22,19 +22,22 @@ use std::{
 use rmcp::{
     ClientHandler, Peer, RoleClient, ServiceExt,
     model::{
-        CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientCapabilities, ClientConfig,
-        ClientRequest, Implementation, ProgressNotificationParam, ProgressToken, ServerResult, Tool,
+        CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+        ClientCapabilities, ClientConfig, ClientRequest, Implementation, ProgressNotificationParam,
+        ProgressToken, ServerResult, Tool,
     },
     service::{NotificationContext, PeerRequestOptions, RunningService, ServiceError},
-    transport::{StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig},
+    transport::{
+        StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig,
+    },
 };
 use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    platform::ProcessTree,
     config::ServerSettings,
     gate::Admission,
+    platform::ProcessTree,
     protocol::{
         error::{AqlError, LimitKind},
         limits::Limits,
@@ -57,9 +60,14 @@ pub enum ServerState {
     /// Not started yet (lazy servers before first need).
     Idle,
     Connecting,
-    Ready { tools: usize },
+    Ready {
+        tools: usize,
+    },
     /// Down after a failure; the next attempt is due at `retry_at` (ms).
-    Down { error: String, retry_at: i64 },
+    Down {
+        error: String,
+        retry_at: i64,
+    },
     Stopped,
 }
 
@@ -164,7 +172,12 @@ impl Downstream {
         }
     }
 
-    fn set_state(&self, observer: &dyn Observer, state: ServerState, peer: Option<Peer<RoleClient>>) {
+    fn set_state(
+        &self,
+        observer: &dyn Observer,
+        state: ServerState,
+        peer: Option<Peer<RoleClient>>,
+    ) {
         self.state.send_replace((state.clone(), peer));
         observer.state_changed(self, &state);
     }
@@ -188,7 +201,8 @@ impl Downstream {
             self.first_attempt.send_replace(true);
             let backoff = FIRST_BACKOFF.saturating_mul(1 << failures.min(6)).min(MAX_BACKOFF);
             failures = failures.saturating_add(1);
-            let retry_at = crate::store::now_ms() + i64::try_from(backoff.as_millis()).unwrap_or(i64::MAX);
+            let retry_at =
+                crate::store::now_ms() + i64::try_from(backoff.as_millis()).unwrap_or(i64::MAX);
             tracing::warn!(server = %self.name, %error, retry_in_ms = backoff.as_millis() as u64, "downstream server is down");
             self.set_state(observer.as_ref(), ServerState::Down { error, retry_at }, None);
             tokio::select! {
@@ -203,12 +217,24 @@ impl Downstream {
     /// One connection from start to end.
     async fn serve_connection(self: &Arc<Self>, observer: &dyn Observer) -> Ended {
         let list_changed = Arc::new(Notify::new());
-        let handler = DownstreamClient { progress: self.progress.clone(), list_changed: list_changed.clone() };
-        let (service, mut child) = match tokio::time::timeout(CONNECT_TIMEOUT, self.connect(handler)).await {
-            Ok(Ok(connected)) => connected,
-            Ok(Err(error)) => return Ended::Failed { error, served: false },
-            Err(_) => return Ended::Failed { error: format!("did not finish connecting within {} s", CONNECT_TIMEOUT.as_secs()), served: false },
+        let handler = DownstreamClient {
+            progress: self.progress.clone(),
+            list_changed: list_changed.clone(),
         };
+        let (service, mut child) =
+            match tokio::time::timeout(CONNECT_TIMEOUT, self.connect(handler)).await {
+                Ok(Ok(connected)) => connected,
+                Ok(Err(error)) => return Ended::Failed { error, served: false },
+                Err(_) => {
+                    return Ended::Failed {
+                        error: format!(
+                            "did not finish connecting within {} s",
+                            CONNECT_TIMEOUT.as_secs()
+                        ),
+                        served: false,
+                    };
+                }
+            };
         let peer = service.peer().clone();
         let listed = match tokio::time::timeout(CONNECT_TIMEOUT, peer.list_all_tools()).await {
             Ok(Ok(tools)) => Ok(tools),
@@ -248,7 +274,10 @@ impl Downstream {
         ended
     }
 
-    async fn connect(&self, handler: DownstreamClient) -> Result<(RunningService<RoleClient, DownstreamClient>, Option<ProcessTree>), String> {
+    async fn connect(
+        &self,
+        handler: DownstreamClient,
+    ) -> Result<(RunningService<RoleClient, DownstreamClient>, Option<ProcessTree>), String> {
         match (&self.settings.command, &self.settings.url) {
             (Some(command), _) => {
                 let mut builder = tokio::process::Command::new(command);
@@ -265,14 +294,16 @@ impl Downstream {
                 if let Some(cwd) = &self.settings.cwd {
                     builder.current_dir(cwd);
                 }
-                let mut child = builder.spawn().map_err(|e| format!("could not start '{command}': {e}"))?;
+                let mut child =
+                    builder.spawn().map_err(|e| format!("could not start '{command}': {e}"))?;
                 let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
                     return Err("the child's pipes were not set up".into());
                 };
                 let child = ProcessTree::adopt(child);
                 let overflow = Arc::new(Overflow::default());
                 *lock(&self.overflow) = overflow.clone();
-                let stdout = BoundedLines::new(stdout, Limits::default().max_response_size, overflow);
+                let stdout =
+                    BoundedLines::new(stdout, Limits::default().max_response_size, overflow);
                 match handler.serve((stdout, stdin)).await {
                     Ok(service) => Ok((service, Some(child))),
                     Err(error) => {
@@ -284,13 +315,20 @@ impl Downstream {
             (None, Some(url)) => {
                 let mut headers = HashMap::new();
                 for (name, value) in &self.settings.headers {
-                    let name = reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|_| format!("header name '{name}' is not valid"))?;
-                    let value = reqwest::header::HeaderValue::from_str(value).map_err(|_| format!("the value of header '{name}' is not valid"))?;
+                    let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
+                        .map_err(|_| format!("header name '{name}' is not valid"))?;
+                    let value = reqwest::header::HeaderValue::from_str(value)
+                        .map_err(|_| format!("the value of header '{name}' is not valid"))?;
                     headers.insert(name, value);
                 }
-                let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(headers);
-                let transport = StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
-                let service = handler.serve(transport).await.map_err(|e| format!("the MCP handshake with {url} failed: {e}"))?;
+                let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                    .custom_headers(headers);
+                let transport =
+                    StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
+                let service = handler
+                    .serve(transport)
+                    .await
+                    .map_err(|e| format!("the MCP handshake with {url} failed: {e}"))?;
                 Ok((service, None))
             }
             (None, None) => Err("neither command nor url is set".into()),
@@ -302,7 +340,14 @@ impl Downstream {
     /// back. With `wait_for_server` (a retry), a server that is restarting
     /// is waited for, up to its timeout, instead of failing the call at
     /// once, so the retry reaches the new process.
-    pub async fn call_tool(&self, _admitted: &Admission, tool: &str, arguments: rmcp::model::JsonObject, call: &CallContext, wait_for_server: bool) -> Result<CallToolResult, AqlError> {
+    pub async fn call_tool(
+        &self,
+        _admitted: &Admission,
+        tool: &str,
+        arguments: rmcp::model::JsonObject,
+        call: &CallContext,
+        wait_for_server: bool,
+    ) -> Result<CallToolResult, AqlError> {
         let timeout = Duration::from_secs(self.settings.timeout_secs);
         if wait_for_server {
             let mut state = self.state.subscribe();
@@ -321,10 +366,26 @@ impl Downstream {
                 (_, Some(peer)) => peer.clone(),
                 (ServerState::Down { error, retry_at }, None) => {
                     let wait_ms = (retry_at - crate::store::now_ms()).max(0);
-                    return Err(AqlError::downstream_unavailable(&self.name, &format!("{error}; restarting, next attempt in {:.1} s", wait_ms as f64 / 1000.0)));
+                    return Err(AqlError::downstream_unavailable(
+                        &self.name,
+                        &format!(
+                            "{error}; restarting, next attempt in {:.1} s",
+                            wait_ms as f64 / 1000.0
+                        ),
+                    ));
                 }
-                (ServerState::Ready { .. }, None) => return Err(AqlError::downstream_unavailable(&self.name, "its connection just closed; it is being restarted")),
-                (state, None) => return Err(AqlError::downstream_unavailable(&self.name, &format!("it is {}", state.name()))),
+                (ServerState::Ready { .. }, None) => {
+                    return Err(AqlError::downstream_unavailable(
+                        &self.name,
+                        "its connection just closed; it is being restarted",
+                    ));
+                }
+                (state, None) => {
+                    return Err(AqlError::downstream_unavailable(
+                        &self.name,
+                        &format!("it is {}", state.name()),
+                    ));
+                }
             }
         };
         let mut params = CallToolRequestParams::new(tool.to_owned());
@@ -335,7 +396,10 @@ impl Downstream {
             .send_request_with_option(request, options)
             .await
             .map_err(|_| AqlError::downstream_unavailable(&self.name, "the connection closed"))?;
-        let _route = call.progress.clone().map(|sink| ProgressRoute::open(&self.progress, handle.progress_token.clone(), sink));
+        let _route = call
+            .progress
+            .clone()
+            .map(|sink| ProgressRoute::open(&self.progress, handle.progress_token.clone(), sink));
         let request_id = handle.id.clone();
         let response = tokio::select! {
             response = handle.await_response() => response,
@@ -347,14 +411,31 @@ impl Downstream {
         };
         match response {
             Ok(ServerResult::CallToolResult(result)) => Ok(result),
-            Ok(_) => Err(AqlError::downstream_unavailable(&self.name, "it answered tools/call with something other than a tool result")),
-            Err(ServiceError::Timeout { .. }) => Err(AqlError::downstream_timeout(&self.name, tool, self.settings.timeout_secs)),
-            Err(ServiceError::McpError(error)) => Err(AqlError::tool_failed(&self.name, tool, &error.message, serde_json::json!({ "code": error.code.0, "message": error.message }))),
+            Ok(_) => Err(AqlError::downstream_unavailable(
+                &self.name,
+                "it answered tools/call with something other than a tool result",
+            )),
+            Err(ServiceError::Timeout { .. }) => {
+                Err(AqlError::downstream_timeout(&self.name, tool, self.settings.timeout_secs))
+            }
+            Err(ServiceError::McpError(error)) => Err(AqlError::tool_failed(
+                &self.name,
+                tool,
+                &error.message,
+                serde_json::json!({ "code": error.code.0, "message": error.message }),
+            )),
             Err(_) if let Some(bytes) = overflow.cut_line_bytes() => {
                 tracing::warn!(server = %self.name, tool, bytes, "an answer over the response limit: the connection is cut and the server restarted");
-                Err(AqlError::payload_too_large(LimitKind::ResponseSize, Limits::default().max_response_size, bytes))
+                Err(AqlError::payload_too_large(
+                    LimitKind::ResponseSize,
+                    Limits::default().max_response_size,
+                    bytes,
+                ))
             }
-            Err(error) => Err(AqlError::downstream_unavailable(&self.name, &format!("the call failed: {error}"))),
+            Err(error) => Err(AqlError::downstream_unavailable(
+                &self.name,
+                &format!("the call failed: {error}"),
+            )),
         }
     }
 }
@@ -362,7 +443,10 @@ impl Downstream {
 enum Ended {
     Stopped,
     /// `served`: the connection was up and serving before it failed.
-    Failed { error: String, served: bool },
+    Failed {
+        error: String,
+        served: bool,
+    },
 }
 
 /// Ends a child and everything it started ([`ProcessTree::terminate`]),
@@ -380,7 +464,11 @@ struct ProgressRoute {
 }
 
 impl ProgressRoute {
-    fn open(routes: &Arc<ProgressRoutes>, token: ProgressToken, sink: Arc<dyn ProgressSink>) -> Self {
+    fn open(
+        routes: &Arc<ProgressRoutes>,
+        token: ProgressToken,
+        sink: Arc<dyn ProgressSink>,
+    ) -> Self {
         lock(routes).insert(token.clone(), sink);
         Self { routes: routes.clone(), token }
     }
@@ -400,13 +488,25 @@ struct DownstreamClient {
 
 impl ClientHandler for DownstreamClient {
     fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(ClientCapabilities::default(), Implementation::new("safety-dongle", env!("CARGO_PKG_VERSION")))
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("safety-dongle", env!("CARGO_PKG_VERSION")),
+        )
     }
 
-    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
         let sink = lock(&self.progress).get(&params.progress_token).cloned();
         if let Some(sink) = sink {
-            sink.report(Progress { progress: params.progress, total: params.total, message: params.message }).await;
+            sink.report(Progress {
+                progress: params.progress,
+                total: params.total,
+                message: params.message,
+            })
+            .await;
         }
     }
 
@@ -423,4 +523,3 @@ impl ClientHandler for DownstreamClient {
 fn inherited_environment() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
     verifier_protocol::environment::for_programs(std::env::vars_os())
 }
-

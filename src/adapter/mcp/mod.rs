@@ -27,8 +27,8 @@ use std::{
 use rmcp::model::Tool;
 
 use crate::{
-    gate::Gate,
     config::{ServerSettings, StartPolicy},
+    gate::Gate,
     protocol::registry::{OperationIndex, OperationSource},
     safety::directive::NotificationKind,
     store::{Store, now_ms, owner::Owner, records},
@@ -96,7 +96,14 @@ impl Observer for IndexObserver {
             _ => (0, None),
         };
         let now = now_ms();
-        let row = records::DownstreamRow { owner: self.owner.clone(), name: server.name().to_owned(), state: state.name().to_owned(), tools, detail, updated_at: now };
+        let row = records::DownstreamRow {
+            owner: self.owner.clone(),
+            name: server.name().to_owned(),
+            state: state.name().to_owned(),
+            tools,
+            detail,
+            updated_at: now,
+        };
         let event = self.notification(server.name(), state, now);
         let written = self.store.write(|tx| {
             self.clear_stale(tx)?;
@@ -123,7 +130,14 @@ impl IndexObserver {
 
     /// Records a lazy server as idle, unless it has started meanwhile.
     fn record_idle(&self, server: &Downstream) {
-        let row = records::DownstreamRow { owner: self.owner.clone(), name: server.name().to_owned(), state: ServerState::Idle.name().to_owned(), tools: 0, detail: None, updated_at: now_ms() };
+        let row = records::DownstreamRow {
+            owner: self.owner.clone(),
+            name: server.name().to_owned(),
+            state: ServerState::Idle.name().to_owned(),
+            tools: 0,
+            detail: None,
+            updated_at: now_ms(),
+        };
         if let Err(error) = self.store.write(|tx| {
             self.clear_stale(tx)?;
             records::insert_downstream_if_absent(tx, &row)
@@ -139,34 +153,71 @@ impl IndexObserver {
         // or remove.
         let mut health = self.health.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let (kind, message) = match state {
-            ServerState::Down { error, .. } if health.served.contains(name) && health.down.insert(name.to_owned()) => {
-                (NotificationKind::Error, format!("Downstream server '{name}' went down ({error}); its operations fail until it is back"))
+            ServerState::Down { error, .. }
+                if health.served.contains(name) && health.down.insert(name.to_owned()) =>
+            {
+                (
+                    NotificationKind::Error,
+                    format!(
+                        "Downstream server '{name}' went down ({error}); its operations fail until it is back"
+                    ),
+                )
             }
             ServerState::Ready { tools } => {
                 health.served.insert(name.to_owned());
                 if !health.down.remove(name) {
                     return None;
                 }
-                (NotificationKind::Status, format!("Downstream server '{name}' is serving again ({tools} tools)"))
+                (
+                    NotificationKind::Status,
+                    format!("Downstream server '{name}' is serving again ({tools} tools)"),
+                )
             }
             _ => return None,
         };
         let metadata = serde_json::json!({ "server": name, "state": state.name() }).to_string();
-        Some(records::EventRow { id: 0, agent: None, kind: kind.name().into(), message, metadata, created_at: now })
+        Some(records::EventRow {
+            id: 0,
+            agent: None,
+            kind: kind.name().into(),
+            message,
+            metadata,
+            created_at: now,
+        })
     }
 }
 
 impl Downstreams {
-    pub fn new(servers: BTreeMap<String, ServerSettings>, index: Arc<OperationIndex>, gate: Arc<Gate>, store: Arc<Store>) -> Arc<Self> {
-        let observer = Arc::new(IndexObserver { index, gate, store, owner: Owner::current(), health: Default::default(), cleared: std::sync::Once::new() });
-        let servers: BTreeMap<String, Arc<Downstream>> = servers.into_iter().map(|(name, settings)| (name.clone(), Downstream::new(name, settings))).collect();
+    pub fn new(
+        servers: BTreeMap<String, ServerSettings>,
+        index: Arc<OperationIndex>,
+        gate: Arc<Gate>,
+        store: Arc<Store>,
+    ) -> Arc<Self> {
+        let observer = Arc::new(IndexObserver {
+            index,
+            gate,
+            store,
+            owner: Owner::current(),
+            health: Default::default(),
+            cleared: std::sync::Once::new(),
+        });
+        let servers: BTreeMap<String, Arc<Downstream>> = servers
+            .into_iter()
+            .map(|(name, settings)| (name.clone(), Downstream::new(name, settings)))
+            .collect();
         Arc::new(Self { servers: RwLock::new(servers), observer })
     }
 
     /// The servers configured now.
     fn current(&self) -> Vec<Arc<Downstream>> {
         // A poisoned lock still holds a whole map: it is replaced whole.
-        self.servers.read().unwrap_or_else(|poisoned| poisoned.into_inner()).values().cloned().collect()
+        self.servers
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .values()
+            .cloned()
+            .collect()
     }
 
     /// Starts the servers configured to start with the dongle, and records
@@ -174,10 +225,16 @@ impl Downstreams {
     /// inside the async runtime.
     pub fn start(&self) {
         let servers = self.current();
-        let idle: Vec<Arc<Downstream>> = servers.iter().filter(|s| s.settings().start != StartPolicy::Startup).cloned().collect();
+        let idle: Vec<Arc<Downstream>> = servers
+            .iter()
+            .filter(|s| s.settings().start != StartPolicy::Startup)
+            .cloned()
+            .collect();
         if !idle.is_empty() {
             let observer = self.observer.clone();
-            tokio::task::spawn_blocking(move || idle.iter().for_each(|server| observer.record_idle(server)));
+            tokio::task::spawn_blocking(move || {
+                idle.iter().for_each(|server| observer.record_idle(server))
+            });
         }
         for server in servers.iter().filter(|s| s.settings().start == StartPolicy::Startup) {
             server.start(self.observer.clone());
@@ -194,16 +251,24 @@ impl Downstreams {
             let mut servers = self.servers.write().unwrap_or_else(|poisoned| poisoned.into_inner());
             let mut retired = Vec::new();
             servers.retain(|name, server| {
-                let keep = configured.get(name).is_some_and(|settings| settings == server.settings());
+                let keep =
+                    configured.get(name).is_some_and(|settings| settings == server.settings());
                 if !keep {
                     retired.push(server.clone());
-                    if configured.contains_key(name) { &mut changes.restarted } else { &mut changes.stopped }.push(name.clone());
+                    if configured.contains_key(name) {
+                        &mut changes.restarted
+                    } else {
+                        &mut changes.stopped
+                    }
+                    .push(name.clone());
                 }
                 keep
             });
             let mut added = Vec::new();
             for (name, settings) in configured {
-                if let std::collections::btree_map::Entry::Vacant(slot) = servers.entry(name.clone()) {
+                if let std::collections::btree_map::Entry::Vacant(slot) =
+                    servers.entry(name.clone())
+                {
                     if !changes.restarted.contains(&name) {
                         changes.started.push(name.clone());
                     }
@@ -217,7 +282,10 @@ impl Downstreams {
         futures::future::join_all(retired.iter().map(|server| server.stop())).await;
         for server in &retired {
             self.observer.index.update(|registry| registry.remove_source(server.name()));
-            let _ = self.observer.store.write(|tx| records::remove_downstream(tx, &self.observer.owner, server.name()));
+            let _ = self
+                .observer
+                .store
+                .write(|tx| records::remove_downstream(tx, &self.observer.owner, server.name()));
         }
         for server in added {
             self.observer.state_changed(&server, &ServerState::Idle);
@@ -232,7 +300,10 @@ impl Downstreams {
     /// their recorded state.
     pub async fn shutdown(&self) {
         futures::future::join_all(self.current().iter().map(|server| server.stop())).await;
-        let _ = self.observer.store.write(|tx| records::remove_downstreams_of(tx, &self.observer.owner));
+        let _ = self
+            .observer
+            .store
+            .write(|tx| records::remove_downstreams_of(tx, &self.observer.owner));
     }
 }
 
@@ -243,7 +314,8 @@ impl OperationSource for Downstreams {
             for server in &servers {
                 server.start(self.observer.clone());
             }
-            futures::future::join_all(servers.iter().map(|server| server.first_attempt_done())).await;
+            futures::future::join_all(servers.iter().map(|server| server.first_attempt_done()))
+                .await;
         })
     }
 }

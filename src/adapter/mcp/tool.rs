@@ -64,7 +64,11 @@ pub struct ProxiedTool {
 }
 
 /// The operations for a server's tools.
-pub fn operations(server: &Arc<Downstream>, tools: &[Tool], gate: &Arc<Gate>) -> Vec<Arc<dyn Operation>> {
+pub fn operations(
+    server: &Arc<Downstream>,
+    tools: &[Tool],
+    gate: &Arc<Gate>,
+) -> Vec<Arc<dyn Operation>> {
     let raw: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
     let names = unique_names(&raw);
     tools
@@ -74,18 +78,35 @@ pub fn operations(server: &Arc<Downstream>, tools: &[Tool], gate: &Arc<Gate>) ->
         .collect()
 }
 
-fn operation(server: &Arc<Downstream>, tool: &Tool, name: &str, gate: &Arc<Gate>) -> GatedOperation<ProxiedTool> {
+fn operation(
+    server: &Arc<Downstream>,
+    tool: &Tool,
+    name: &str,
+    gate: &Arc<Gate>,
+) -> GatedOperation<ProxiedTool> {
     let category = classify(server, tool, name);
     let danger = DangerLevel::classify(category, name);
-    let description = tool.description.as_deref().map(str::to_owned).or_else(|| tool.title.clone()).unwrap_or_default();
+    let description = tool
+        .description
+        .as_deref()
+        .map(str::to_owned)
+        .or_else(|| tool.title.clone())
+        .unwrap_or_default();
     let input = LazySchema::new(Value::Object(tool.input_schema.as_ref().clone()));
-    let output = tool.output_schema.as_ref().map(|schema| LazySchema::new(Value::Object(schema.as_ref().clone())));
+    let output = tool
+        .output_schema
+        .as_ref()
+        .map(|schema| LazySchema::new(Value::Object(schema.as_ref().clone())));
     let mut spec = OperationSpec {
         name: format!("{}__{name}", server.name()),
         category,
         description,
         params: params_from_schema(&tool.input_schema),
-        returns: ReturnType { name: "ToolResult", kind: "object", description: "The downstream tool's structuredContent when it has one, else its content blocks" },
+        returns: ReturnType {
+            name: "ToolResult",
+            kind: "object",
+            description: "The downstream tool's structuredContent when it has one, else its content blocks",
+        },
         examples: Vec::new(),
         source: Some(server.name().to_owned()),
         origin: Some(format!("downstream server '{}', tool '{}'", server.name(), tool.name)),
@@ -97,17 +118,37 @@ fn operation(server: &Arc<Downstream>, tool: &Tool, name: &str, gate: &Arc<Gate>
     if schema_accepts(&tool.input_schema, &example) {
         spec.examples.push((description, example));
     }
-    let judged = Judged { source: server.name().to_owned(), danger, trust: None, requires_confirmation: false };
+    let judged = Judged {
+        source: server.name().to_owned(),
+        danger,
+        trust: None,
+        requires_confirmation: false,
+    };
     let configured = server.settings().retry_policy();
-    let retry = if safe_to_repeat(server, tool, name) { configured } else { RetryPolicy { max_retries: 0, ..configured } };
-    let upstream = ProxiedTool { operation: spec.name.clone(), tool: tool.name.to_string(), server: server.clone(), input, output, retry };
+    let retry = if safe_to_repeat(server, tool, name) {
+        configured
+    } else {
+        RetryPolicy { max_retries: 0, ..configured }
+    };
+    let upstream = ProxiedTool {
+        operation: spec.name.clone(),
+        tool: tool.name.to_string(),
+        server: server.clone(),
+        input,
+        output,
+        retry,
+    };
     GatedOperation::new(spec, judged, upstream, gate.clone())
 }
 
 impl Upstream for ProxiedTool {
     type Call = JsonObject;
 
-    fn prepare(&self, _spec: &OperationSpec, arguments: JsonObject) -> Result<Prepared<JsonObject>, AqlError> {
+    fn prepare(
+        &self,
+        _spec: &OperationSpec,
+        arguments: JsonObject,
+    ) -> Result<Prepared<JsonObject>, AqlError> {
         let instance = Value::Object(arguments);
         self.check_arguments(&instance)?;
         let Value::Object(arguments) = instance.clone() else {
@@ -116,16 +157,36 @@ impl Upstream for ProxiedTool {
         Ok(Prepared { call: arguments, judged_arguments: instance })
     }
 
-    fn send<'a>(&'a self, admission: &'a Admission, arguments: JsonObject, context: &'a CallContext) -> SendFuture<'a> {
+    fn send<'a>(
+        &'a self,
+        admission: &'a Admission,
+        arguments: JsonObject,
+        context: &'a CallContext,
+    ) -> SendFuture<'a> {
         Box::pin(async move {
-            let attempt = |number: u32| self.server.call_tool(admission, &self.tool, arguments.clone(), context, number > 0);
+            let attempt = |number: u32| {
+                self.server.call_tool(admission, &self.tool, arguments.clone(), context, number > 0)
+            };
             let judge = |outcome: &Result<CallToolResult, AqlError>| match outcome {
-                Err(error) if transient(error) && !self.server.is_stopped() => Retry::Backoff { why: error.code.as_str().to_owned() },
+                Err(error) if transient(error) && !self.server.is_stopped() => {
+                    Retry::Backoff { why: error.code.as_str().to_owned() }
+                }
                 _ => Retry::Done,
             };
-            let answered = self.retry.run(&self.operation, &context.cancelled, || AqlError::downstream_cancelled(self.server.name()), attempt, judge).await;
+            let answered = self
+                .retry
+                .run(
+                    &self.operation,
+                    &context.cancelled,
+                    || AqlError::downstream_cancelled(self.server.name()),
+                    attempt,
+                    judge,
+                )
+                .await;
             match answered {
-                Ok(result) if result.is_error == Some(true) => Sent { outcome: Outcome::ToolError, result: Err(self.failure(result)) },
+                Ok(result) if result.is_error == Some(true) => {
+                    Sent { outcome: Outcome::ToolError, result: Err(self.failure(result)) }
+                }
                 Ok(result) => match self.check_answer(result) {
                     Ok(data) => Sent { outcome: Outcome::Ok, result: Ok(data) },
                     Err(error) => Sent { outcome: Outcome::AnswerMismatch, result: Err(error) },
@@ -140,8 +201,17 @@ impl ProxiedTool {
     /// The arguments against the tool's input schema, before anyone is
     /// asked about the call.
     fn check_arguments(&self, instance: &Value) -> Result<(), AqlError> {
-        let problems = self.input.problems(instance).map_err(|why| AqlError::downstream_unavailable(self.server.name(), &format!("tool '{}': {why}", self.tool)))?;
-        if problems.is_empty() { Ok(()) } else { Err(AqlError::schema_violation(&self.operation, &problems)) }
+        let problems = self.input.problems(instance).map_err(|why| {
+            AqlError::downstream_unavailable(
+                self.server.name(),
+                &format!("tool '{}': {why}", self.tool),
+            )
+        })?;
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(AqlError::schema_violation(&self.operation, &problems))
+        }
     }
 
     /// The answer's data: its `structuredContent`, checked against the
@@ -150,7 +220,11 @@ impl ProxiedTool {
     fn check_answer(&self, result: CallToolResult) -> Result<Value, AqlError> {
         let Some(output) = &self.output else { return Ok(result_data(result)) };
         let Some(structured) = result.structured_content else {
-            return Err(AqlError::answer_mismatch(&self.operation, &["the tool declares an output schema but answered without structuredContent".to_owned()]));
+            return Err(AqlError::answer_mismatch(
+                &self.operation,
+                &["the tool declares an output schema but answered without structuredContent"
+                    .to_owned()],
+            ));
         };
         output.check_answer(&self.operation, &structured)?;
         Ok(structured)
@@ -160,7 +234,9 @@ impl ProxiedTool {
         let summary = result
             .content
             .iter()
-            .find_map(|block| block.as_text().map(|text| text.text.chars().take(300).collect::<String>()))
+            .find_map(|block| {
+                block.as_text().map(|text| text.text.chars().take(300).collect::<String>())
+            })
             .unwrap_or_else(|| "no message".to_owned());
         AqlError::tool_failed(self.server.name(), &self.tool, &summary, result_data(result))
     }
@@ -183,7 +259,9 @@ fn safe_to_repeat(server: &Downstream, tool: &Tool, name: &str) -> bool {
     if let Some(retryable) = declared.get(tool.name.as_ref()).or_else(|| declared.get(name)) {
         return *retryable;
     }
-    tool.annotations.as_ref().is_some_and(|hints| hints.read_only_hint == Some(true) || hints.idempotent_hint == Some(true))
+    tool.annotations.as_ref().is_some_and(|hints| {
+        hints.read_only_hint == Some(true) || hints.idempotent_hint == Some(true)
+    })
 }
 
 /// The override table first (by the tool's own name or its operation
@@ -206,7 +284,11 @@ fn classify(server: &Downstream, tool: &Tool, name: &str) -> Category {
 /// Parameters from a JSON Schema object: its properties, with type,
 /// required, description, default and enum.
 fn params_from_schema(schema: &JsonObject) -> Vec<ParamSpec> {
-    let required: Vec<&str> = schema.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
         return Vec::new();
     };
@@ -233,7 +315,17 @@ fn params_from_schema(schema: &JsonObject) -> Vec<ParamSpec> {
 
 /// Keys of an input schema that say nothing about a call made of its
 /// declared properties.
-const PLAIN_SCHEMA_KEYS: [&str; 9] = ["type", "properties", "required", "additionalProperties", "description", "title", "$schema", "$defs", "definitions"];
+const PLAIN_SCHEMA_KEYS: [&str; 9] = [
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "description",
+    "title",
+    "$schema",
+    "$defs",
+    "definitions",
+];
 /// Keys of a property that [`params_from_schema`] carries over whole.
 const PLAIN_PROPERTY_KEYS: [&str; 5] = ["type", "description", "title", "default", "enum"];
 
@@ -243,23 +335,34 @@ const PLAIN_PROPERTY_KEYS: [&str; 5] = ["type", "description", "title", "default
 /// has a value, and each value has its property's type and is one of its
 /// enum.
 fn schema_accepts(schema: &JsonObject, example: &Value) -> bool {
-    let plain = |object: &JsonObject, keys: &[&str]| object.keys().all(|key| keys.contains(&key.as_str()));
+    let plain =
+        |object: &JsonObject, keys: &[&str]| object.keys().all(|key| keys.contains(&key.as_str()));
     let Some(values) = example.as_object() else { return false };
     let properties = schema.get("properties").and_then(Value::as_object);
     let required = schema.get("required").and_then(Value::as_array).into_iter().flatten();
     plain(schema, &PLAIN_SCHEMA_KEYS)
-        && required.into_iter().all(|name| name.as_str().is_some_and(|name| values.contains_key(name)))
+        && required
+            .into_iter()
+            .all(|name| name.as_str().is_some_and(|name| values.contains_key(name)))
         && values.iter().all(|(name, value)| {
-            properties.and_then(|p| p.get(name)).and_then(Value::as_object).is_some_and(|property| {
-                let typed = match property.get("type") {
-                    None => true,
-                    Some(Value::String(ty)) => has_json_type(value, ty),
-                    Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).any(|ty| has_json_type(value, ty)),
-                    Some(_) => false,
-                };
-                let allowed = property.get("enum").and_then(Value::as_array).is_none_or(|allowed| allowed.contains(value));
-                plain(property, &PLAIN_PROPERTY_KEYS) && typed && allowed
-            })
+            properties.and_then(|p| p.get(name)).and_then(Value::as_object).is_some_and(
+                |property| {
+                    let typed = match property.get("type") {
+                        None => true,
+                        Some(Value::String(ty)) => has_json_type(value, ty),
+                        Some(Value::Array(types)) => types
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .any(|ty| has_json_type(value, ty)),
+                        Some(_) => false,
+                    };
+                    let allowed = property
+                        .get("enum")
+                        .and_then(Value::as_array)
+                        .is_none_or(|allowed| allowed.contains(value));
+                    plain(property, &PLAIN_PROPERTY_KEYS) && typed && allowed
+                },
+            )
         })
 }
 
@@ -282,7 +385,8 @@ fn param_type(declared: Option<&Value>) -> ParamType {
     let single = match declared {
         Some(Value::String(ty)) => Some(ty.as_str()),
         Some(Value::Array(types)) => {
-            let named: Vec<&str> = types.iter().filter_map(Value::as_str).filter(|t| *t != "null").collect();
+            let named: Vec<&str> =
+                types.iter().filter_map(Value::as_str).filter(|t| *t != "null").collect();
             if named.len() == 1 { Some(named[0]) } else { None }
         }
         _ => None,
@@ -323,7 +427,8 @@ mod tests {
             "required": ["path"]
         }));
         let params = params_from_schema(&schema);
-        let by_name = |n: &str| params.iter().find(|p| p.name == n).cloned().unwrap_or_else(|| panic!("{n}"));
+        let by_name =
+            |n: &str| params.iter().find(|p| p.name == n).cloned().unwrap_or_else(|| panic!("{n}"));
         assert!(by_name("path").required && by_name("path").ty == ParamType::String);
         assert_eq!(by_name("mode").default, Some(json!("a")));
         assert_eq!(by_name("mode").allowed, Some(vec![json!("a"), json!("b")]));
@@ -383,7 +488,9 @@ mod tests {
             let schema = object(schema);
             assert!(!schema_accepts(&schema, &example(&schema)), "{schema:?}");
         }
-        let nothing_required = object(json!({"type": "object", "properties": {"q": {"type": "string", "minLength": 3}}}));
+        let nothing_required = object(
+            json!({"type": "object", "properties": {"q": {"type": "string", "minLength": 3}}}),
+        );
         assert_eq!(example(&nothing_required), json!({}));
         assert!(schema_accepts(&nothing_required, &json!({})));
     }

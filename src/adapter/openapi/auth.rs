@@ -41,7 +41,10 @@ impl Security {
     /// API-key scheme (headers compared without case, as HTTP does).
     pub fn is_credential(&self, location: &str, name: &str) -> bool {
         match location {
-            "header" => name.eq_ignore_ascii_case("authorization") || self.key_headers.iter().any(|h| h.eq_ignore_ascii_case(name)),
+            "header" => {
+                name.eq_ignore_ascii_case("authorization")
+                    || self.key_headers.iter().any(|h| h.eq_ignore_ascii_case(name))
+            }
             "query" => self.key_queries.iter().any(|q| q == name),
             _ => false,
         }
@@ -50,16 +53,25 @@ impl Security {
 
 /// The document's security, with a warning when schemes exist but none is
 /// usable, or when more than one is and the others are left out.
-pub fn security(document: &Document, refs: &Refs<'_>, warnings: &mut Vec<String>) -> Result<Security, ImportError> {
+pub fn security(
+    document: &Document,
+    refs: &Refs<'_>,
+    warnings: &mut Vec<String>,
+) -> Result<Security, ImportError> {
     let schemes = match document.dialect {
         Dialect::Swagger2 => document.root.entries("securityDefinitions").collect::<Vec<_>>(),
-        Dialect::OpenApi30 | Dialect::OpenApi31 => document.root.get("components").map(|c| c.entries("securitySchemes").collect()).unwrap_or_default(),
+        Dialect::OpenApi30 | Dialect::OpenApi31 => document
+            .root
+            .get("components")
+            .map(|c| c.entries("securitySchemes").collect())
+            .unwrap_or_default(),
     };
     let declared = schemes.len();
     let mut security = Security::default();
     let mut usable = BTreeMap::new();
     for (name, scheme) in schemes {
-        let scheme = refs.resolve(scheme).map_err(|e| e.at(&format!("security scheme `{name}`")))?;
+        let scheme =
+            refs.resolve(scheme).map_err(|e| e.at(&format!("security scheme `{name}`")))?;
         let Some(auth) = usable_auth(scheme) else { continue };
         match &auth {
             Auth::ApiKey(KeyPlace::Header(header)) => security.key_headers.push(header.clone()),
@@ -68,8 +80,18 @@ pub fn security(document: &Document, refs: &Refs<'_>, warnings: &mut Vec<String>
         }
         usable.insert(name.as_str(), auth);
     }
-    let required: BTreeSet<&str> = document.root.items("security").filter_map(Node::as_object).flat_map(|r| r.keys()).map(String::as_str).collect();
-    let chosen = usable.keys().find(|name| required.contains(*name)).or_else(|| usable.keys().next()).copied();
+    let required: BTreeSet<&str> = document
+        .root
+        .items("security")
+        .filter_map(Node::as_object)
+        .flat_map(|r| r.keys())
+        .map(String::as_str)
+        .collect();
+    let chosen = usable
+        .keys()
+        .find(|name| required.contains(*name))
+        .or_else(|| usable.keys().next())
+        .copied();
     if let Some(chosen) = chosen {
         if usable.len() > 1 {
             let names: Vec<&str> = usable.keys().copied().collect();
@@ -126,28 +148,43 @@ mod tests {
             (r#"{"type": "http", "scheme": "Basic"}"#, Some(Auth::Basic)),
             (r#"{"type": "http", "scheme": "digest"}"#, None),
             (r#"{"type": "oauth2", "flows": {}}"#, Some(Auth::Bearer)),
-            (r#"{"type": "openIdConnect", "openIdConnectUrl": "https://example.com"}"#, Some(Auth::Bearer)),
-            (r#"{"type": "apiKey", "in": "header", "name": "X-API-Key"}"#, Some(Auth::ApiKey(KeyPlace::Header("X-API-Key".into())))),
-            (r#"{"type": "apiKey", "in": "query", "name": "api_key"}"#, Some(Auth::ApiKey(KeyPlace::Query("api_key".into())))),
+            (
+                r#"{"type": "openIdConnect", "openIdConnectUrl": "https://example.com"}"#,
+                Some(Auth::Bearer),
+            ),
+            (
+                r#"{"type": "apiKey", "in": "header", "name": "X-API-Key"}"#,
+                Some(Auth::ApiKey(KeyPlace::Header("X-API-Key".into()))),
+            ),
+            (
+                r#"{"type": "apiKey", "in": "query", "name": "api_key"}"#,
+                Some(Auth::ApiKey(KeyPlace::Query("api_key".into()))),
+            ),
             (r#"{"type": "apiKey", "in": "cookie", "name": "session"}"#, None),
             (r#"{"type": "mutualTLS"}"#, None),
         ];
         for (scheme, expected) in rows {
-            let (security, warnings) = security_of(&format!(r#"{{"openapi": "3.1.0", "components": {{"securitySchemes": {{"only": {scheme}}}}}}}"#));
+            let (security, warnings) = security_of(&format!(
+                r#"{{"openapi": "3.1.0", "components": {{"securitySchemes": {{"only": {scheme}}}}}}}"#
+            ));
             assert_eq!(security.auth, expected, "{scheme}");
             assert_eq!(warnings.len(), usize::from(expected.is_none()), "{scheme}: {warnings:?}");
         }
-        let (security, _) = security_of(r#"{"swagger": "2.0", "securityDefinitions": {"b": {"type": "basic"}}}"#);
+        let (security, _) =
+            security_of(r#"{"swagger": "2.0", "securityDefinitions": {"b": {"type": "basic"}}}"#);
         assert_eq!(security.auth, Some(Auth::Basic));
     }
 
     #[test]
     fn the_globally_required_scheme_wins_else_the_first_by_name() {
         let schemes = r#""securitySchemes": {"zeta": {"type": "http", "scheme": "bearer"}, "alpha": {"type": "http", "scheme": "basic"}}"#;
-        let (security, warnings) = security_of(&format!(r#"{{"openapi": "3.0.0", "components": {{{schemes}}}}}"#));
+        let (security, warnings) =
+            security_of(&format!(r#"{{"openapi": "3.0.0", "components": {{{schemes}}}}}"#));
         assert_eq!(security.auth, Some(Auth::Basic), "alpha sorts first");
         assert!(warnings[0].contains("uses `alpha`"), "{warnings:?}");
-        let (security, _) = security_of(&format!(r#"{{"openapi": "3.0.0", "security": [{{"zeta": []}}], "components": {{{schemes}}}}}"#));
+        let (security, _) = security_of(&format!(
+            r#"{{"openapi": "3.0.0", "security": [{{"zeta": []}}], "components": {{{schemes}}}}}"#
+        ));
         assert_eq!(security.auth, Some(Auth::Bearer));
         let (security, warnings) = security_of(r#"{"openapi": "3.0.0"}"#);
         assert_eq!((security.auth, warnings.len()), (None, 0));

@@ -170,7 +170,6 @@ impl fmt::Display for Document {
     }
 }
 
-
 /// Parses `text` and detects its dialect.
 pub fn parse(text: &str) -> Result<Document, ImportError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -189,7 +188,9 @@ pub fn parse(text: &str) -> Result<Document, ImportError> {
 fn dialect(root: &Node) -> Result<(Dialect, String), ImportError> {
     if let Some(version) = root.get("openapi") {
         let Some(version) = version.as_str() else {
-            return Err(ImportError::UnsupportedVersion("`openapi` must be a string such as \"3.0.3\"".into()));
+            return Err(ImportError::UnsupportedVersion(
+                "`openapi` must be a string such as \"3.0.3\"".into(),
+            ));
         };
         let dialect = if version.starts_with("3.0.") {
             Dialect::OpenApi30
@@ -204,8 +205,12 @@ fn dialect(root: &Node) -> Result<(Dialect, String), ImportError> {
         // `swagger: 2.0` unquoted in YAML reads as a number; accept it.
         Some(Node::String(v)) if v == "2.0" => Ok((Dialect::Swagger2, "2.0".into())),
         Some(Node::Number(n)) if n.as_f64() == Some(2.0) => Ok((Dialect::Swagger2, "2.0".into())),
-        Some(other) => Err(ImportError::UnsupportedVersion(format!("Swagger {}", scalar_text(other)))),
-        None => Err(ImportError::NotOpenApi("it has neither an `openapi` nor a `swagger` field".into())),
+        Some(other) => {
+            Err(ImportError::UnsupportedVersion(format!("Swagger {}", scalar_text(other))))
+        }
+        None => {
+            Err(ImportError::NotOpenApi("it has neither an `openapi` nor a `swagger` field".into()))
+        }
     }
 }
 
@@ -222,7 +227,9 @@ fn parse_yaml(text: &str) -> Result<Node, ImportError> {
     match yaml::parse(text) {
         Ok(node) => Ok(from_yaml(&node)),
         Err(YamlError::TooDeep) => Err(ImportError::TooDeep(yaml::MAX_BLOCK_DEPTH)),
-        Err(YamlError::Invalid { at, message }) => Err(ImportError::Yaml(format!("line {} column {}: {message}", at.line, at.col))),
+        Err(YamlError::Invalid { at, message }) => {
+            Err(ImportError::Yaml(format!("line {} column {}: {message}", at.line, at.col)))
+        }
     }
 }
 
@@ -237,9 +244,9 @@ fn from_yaml(node: &marked_yaml::Node) -> Node {
             _ => Node::Null,
         },
         marked_yaml::Node::Sequence(items) => Node::Array(items.iter().map(from_yaml).collect()),
-        marked_yaml::Node::Mapping(map) => {
-            Node::Object(map.iter().map(|(key, value)| (key.as_str().to_owned(), from_yaml(value))).collect())
-        }
+        marked_yaml::Node::Mapping(map) => Node::Object(
+            map.iter().map(|(key, value)| (key.as_str().to_owned(), from_yaml(value))).collect(),
+        ),
     }
 }
 
@@ -253,7 +260,8 @@ mod tests {
 
     #[test]
     fn json_and_yaml_keep_the_key_order_of_the_document() {
-        let json = parse(r#"{"openapi": "3.0.3", "paths": {"/z": {}, "/a": {}, "/m": {}}}"#).unwrap();
+        let json =
+            parse(r#"{"openapi": "3.0.3", "paths": {"/z": {}, "/a": {}, "/m": {}}}"#).unwrap();
         let keys: Vec<_> = json.root.entries("paths").map(|(k, _)| k.as_str()).collect();
         assert_eq!(keys, ["/z", "/a", "/m"]);
         let yaml = parse("openapi: 3.1.0\npaths:\n  /z: {}\n  /a: {}\n  /m: {}\n").unwrap();
@@ -289,7 +297,10 @@ mod tests {
     fn anchors_aliases_and_tags_are_refused_with_a_clear_message() {
         let bomb = "a: &a [x, x, x]\nb: &b [*a, *a, *a]\nc: [*b, *b, *b]\n";
         let error = yaml(bomb).unwrap_err().to_string();
-        assert!(error.contains("anchors and aliases are not supported") && error.contains("line 1"), "{error}");
+        assert!(
+            error.contains("anchors and aliases are not supported") && error.contains("line 1"),
+            "{error}"
+        );
         let error = yaml("a: *undefined\n").unwrap_err().to_string();
         assert!(error.contains("anchors and aliases are not supported"), "{error}");
         let error = yaml("a: !custom x\n").unwrap_err().to_string();
@@ -298,7 +309,15 @@ mod tests {
 
     #[test]
     fn malformed_input_is_an_error_not_a_panic() {
-        for text in ["{\"openapi\": ", "{\"openapi\": \"3.0.0\",}", "a: [b\n", "a: b\n a: c: d\n", "- a\n- b\n", "just text", "a: 1\na: 2\n"] {
+        for text in [
+            "{\"openapi\": ",
+            "{\"openapi\": \"3.0.0\",}",
+            "a: [b\n",
+            "a: b\n a: c: d\n",
+            "- a\n- b\n",
+            "just text",
+            "a: 1\na: 2\n",
+        ] {
             assert!(parse(text).is_err(), "{text:?}");
         }
         assert!(matches!(parse("[1, 2]"), Err(ImportError::Yaml(_))));
@@ -318,7 +337,8 @@ mod tests {
         }
         assert!(matches!(parse(&deep_mapping), Err(ImportError::TooDeep(_))));
         // A long line is not deep: only indentation and leading indicators count.
-        let long_line = format!("openapi: 3.0.0\ninfo:\n  description: \"{}\"\n", "note: - ? ".repeat(10_000));
+        let long_line =
+            format!("openapi: 3.0.0\ninfo:\n  description: \"{}\"\n", "note: - ? ".repeat(10_000));
         assert!(parse(&long_line).is_ok());
     }
 
@@ -336,7 +356,11 @@ mod tests {
         assert_eq!(parse("{\"swagger\": \"2.0\"}").unwrap().dialect, Dialect::Swagger2);
         assert_eq!(parse("swagger: 2.0\n").unwrap().dialect, Dialect::Swagger2);
         assert_eq!(parse("openapi: 3.0.3\n").unwrap().to_string(), "OpenAPI 3.0.3");
-        for (text, named) in [("openapi: 2.0.0\n", "OpenAPI 2.0.0"), ("openapi: 3.2.0\n", "OpenAPI 3.2.0"), ("swagger: \"1.2\"\n", "Swagger 1.2")] {
+        for (text, named) in [
+            ("openapi: 2.0.0\n", "OpenAPI 2.0.0"),
+            ("openapi: 3.2.0\n", "OpenAPI 3.2.0"),
+            ("swagger: \"1.2\"\n", "Swagger 1.2"),
+        ] {
             let error = parse(text).err().unwrap().to_string();
             assert!(error.contains(named), "{error}");
         }

@@ -70,7 +70,10 @@ pub fn adapter(adapter: &Adapter<'_>) -> String {
                 let _ = writeln!(out, "  type: bearer\n  token_env: {env}_TOKEN");
             }
             Auth::Basic => {
-                let _ = writeln!(out, "  type: basic\n  username_env: {env}_USERNAME\n  password_env: {env}_PASSWORD");
+                let _ = writeln!(
+                    out,
+                    "  type: basic\n  username_env: {env}_USERNAME\n  password_env: {env}_PASSWORD"
+                );
             }
             Auth::ApiKey(place) => {
                 out.push_str("  type: api_key\n");
@@ -86,7 +89,8 @@ pub fn adapter(adapter: &Adapter<'_>) -> String {
     let _ = writeln!(out, "  generated_by: {}", quoted(GENERATED_BY));
     out.push_str("operations:\n");
     for category in Category::ALL {
-        let mut in_category = adapter.operations.iter().filter(|op| op.category == category).peekable();
+        let mut in_category =
+            adapter.operations.iter().filter(|op| op.category == category).peekable();
         if in_category.peek().is_none() {
             continue;
         }
@@ -103,7 +107,11 @@ pub fn adapter(adapter: &Adapter<'_>) -> String {
 fn write_operation(out: &mut String, operation: &Operation) {
     let _ = writeln!(out, "    - name: {}", plain(&operation.name));
     let _ = writeln!(out, "      maps_to: {}", quoted(&operation.maps_to));
-    let _ = writeln!(out, "      description: {}", quoted(&one_line(&operation.description, MAX_OPERATION_DESCRIPTION)));
+    let _ = writeln!(
+        out,
+        "      description: {}",
+        quoted(&one_line(&operation.description, MAX_OPERATION_DESCRIPTION))
+    );
     if let Some(schema) = &operation.response_schema {
         // JSON is YAML's flow style: one line, read back as written.
         let _ = writeln!(out, "      response: {{schema: {schema}}}");
@@ -148,7 +156,8 @@ pub(super) fn param_line(param: &Param) -> String {
 
 fn write_body(out: &mut String, adapter: &Adapter<'_>, env: &str) {
     let header = adapter.header;
-    let count = |category: Category| adapter.operations.iter().filter(|op| op.category == category).count();
+    let count =
+        |category: Category| adapter.operations.iter().filter(|op| op.category == category).count();
     let _ = writeln!(out, "# {}\n", header.title);
     let _ = writeln!(
         out,
@@ -168,7 +177,10 @@ fn write_body(out: &mut String, adapter: &Adapter<'_>, env: &str) {
         Some(Auth::Basic) => format!("Calls carry HTTP basic credentials read from the environment variables `{env}_USERNAME` and `{env}_PASSWORD`."),
         Some(Auth::ApiKey(_)) => format!("Calls carry an API key read from the environment variable `{env}_API_KEY`."),
     };
-    let _ = writeln!(out, "{credentials} Credentials never appear in this file or in an operation's parameters.\n");
+    let _ = writeln!(
+        out,
+        "{credentials} Credentials never appear in this file or in an operation's parameters.\n"
+    );
     out.push_str("Trust level `generated`: until a human reviews this file and promotes it, only read operations pass the trust matrix.\n");
 }
 
@@ -191,7 +203,13 @@ fn quoted(text: &str) -> String {
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
             // Not printable in YAML, or a line break to YAML 1.1 readers.
-            '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}' => {
+            '\u{0}'..='\u{1f}'
+            | '\u{7f}'..='\u{9f}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{feff}'
+            | '\u{fffe}'
+            | '\u{ffff}' => {
                 let _ = write!(out, "\\u{:04x}", u32::from(c));
             }
             _ => out.push(c),
@@ -242,7 +260,12 @@ mod tests {
         let nasty = "a \"quote\" \\ back\nnew\ttab \u{7f}\u{85}\u{2028} é 😀 {x}: - # &a *b";
         let written = quoted(nasty);
         assert_eq!(serde_json::from_str::<String>(&written).unwrap(), nasty);
-        assert!(!written.contains('\u{85}') && !written.contains('\u{2028}') && !written.contains('\u{7f}'), "{written}");
+        assert!(
+            !written.contains('\u{85}')
+                && !written.contains('\u{2028}')
+                && !written.contains('\u{7f}'),
+            "{written}"
+        );
         let yaml = marked_yaml::parse_yaml(0, format!("k: {written}\n")).unwrap();
         assert_eq!(yaml.as_mapping().unwrap().get_scalar("k").unwrap().as_str(), nasty);
     }
@@ -264,7 +287,8 @@ mod tests {
 
     #[test]
     fn values_are_flow_json() {
-        let value: Node = serde_json::from_str(r#"{"b": [1, 2.5, true, null, "x\ny"], "a": {}}"#).unwrap();
+        let value: Node =
+            serde_json::from_str(r#"{"b": [1, 2.5, true, null, "x\ny"], "a": {}}"#).unwrap();
         let mut out = String::new();
         write_value(&mut out, &value);
         assert_eq!(out, r#"{"b": [1, 2.5, true, null, "x\ny"], "a": {}}"#);

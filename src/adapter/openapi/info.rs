@@ -26,9 +26,15 @@ pub struct Header {
     pub base_url: String,
 }
 
-pub fn header(document: &Document, name: Option<&str>, warnings: &mut Vec<String>) -> Result<Header, ImportError> {
+pub fn header(
+    document: &Document,
+    name: Option<&str>,
+    warnings: &mut Vec<String>,
+) -> Result<Header, ImportError> {
     let info = document.root.get("info").unwrap_or(&Node::Null);
-    let title = Some(one_line(info.str_at("title").unwrap_or_default(), MAX_DESCRIPTION)).filter(|t| !t.is_empty()).unwrap_or_else(|| "Imported API".into());
+    let title = Some(one_line(info.str_at("title").unwrap_or_default(), MAX_DESCRIPTION))
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| "Imported API".into());
     let name = match name {
         Some(name) if names::is_adapter_name(name) => name.to_owned(),
         Some(name) => return Err(ImportError::InvalidName(name.to_owned())),
@@ -37,19 +43,34 @@ pub fn header(document: &Document, name: Option<&str>, warnings: &mut Vec<String
     let version = match info.get("version") {
         Some(Node::String(version)) if is_semver(version) => version.clone(),
         Some(other) => {
-            let shown = other.as_str().map_or_else(|| "(not a string)".to_owned(), |v| format!("\"{v}\""));
+            let shown =
+                other.as_str().map_or_else(|| "(not a string)".to_owned(), |v| format!("\"{v}\""));
             warnings.push(format!("info.version {shown} is not a semantic version (X.Y.Z): the adapter's version is {DEFAULT_VERSION}"));
             DEFAULT_VERSION.to_owned()
         }
         None => DEFAULT_VERSION.to_owned(),
     };
-    let summary = info.str_at("summary").or_else(|| info.str_at("description")).map(first_sentence).unwrap_or_default();
-    let description = if summary.is_empty() { format!("{title} (imported from {document})") } else { format!("{title}: {summary}") };
+    let summary = info
+        .str_at("summary")
+        .or_else(|| info.str_at("description"))
+        .map(first_sentence)
+        .unwrap_or_default();
+    let description = if summary.is_empty() {
+        format!("{title} (imported from {document})")
+    } else {
+        format!("{title}: {summary}")
+    };
     let base_url = base_url(document)?;
     if base_url.starts_with("http://") && !is_loopback(&base_url) {
         warnings.push(format!("the base URL {base_url} is plain http; the adapter format requires https except for localhost"));
     }
-    Ok(Header { name, version, description: one_line(&description, MAX_DESCRIPTION), title, base_url })
+    Ok(Header {
+        name,
+        version,
+        description: one_line(&description, MAX_DESCRIPTION),
+        title,
+        base_url,
+    })
 }
 
 /// `X.Y.Z` or `X.Y.Z-pre` as semver 2.0 defines them (no leading zeros in
@@ -59,7 +80,11 @@ fn is_semver(version: &str) -> bool {
         Some((core, pre)) => (core, Some(pre)),
         None => (version, None),
     };
-    let numeric = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()) && (part == "0" || !part.starts_with('0'));
+    let numeric = |part: &str| {
+        !part.is_empty()
+            && part.bytes().all(|b| b.is_ascii_digit())
+            && (part == "0" || !part.starts_with('0'))
+    };
     let parts: Vec<&str> = core.split('.').collect();
     parts.len() == 3
         && parts.iter().all(|p| numeric(p))
@@ -88,20 +113,37 @@ fn base_url(document: &Document) -> Result<String, ImportError> {
     let root = &document.root;
     let url = match document.dialect {
         Dialect::Swagger2 => {
-            let host = root.str_at("host").filter(|h| !h.is_empty()).ok_or_else(|| ImportError::NoServer("the document has no `host`".into()))?;
+            let host = root
+                .str_at("host")
+                .filter(|h| !h.is_empty())
+                .ok_or_else(|| ImportError::NoServer("the document has no `host`".into()))?;
             let schemes: Vec<&str> = root.items("schemes").filter_map(Node::as_str).collect();
-            let scheme = if schemes.contains(&"https") || !schemes.contains(&"http") { "https" } else { "http" };
+            let scheme = if schemes.contains(&"https") || !schemes.contains(&"http") {
+                "https"
+            } else {
+                "http"
+            };
             format!("{scheme}://{host}{}", root.str_at("basePath").unwrap_or_default())
         }
         Dialect::OpenApi30 | Dialect::OpenApi31 => {
-            let server = root.items("servers").next().ok_or_else(|| ImportError::NoServer("the document has no `servers`".into()))?;
-            let url = server.str_at("url").ok_or_else(|| ImportError::NoServer("servers[0] has no `url`".into()))?;
+            let server = root
+                .items("servers")
+                .next()
+                .ok_or_else(|| ImportError::NoServer("the document has no `servers`".into()))?;
+            let url = server
+                .str_at("url")
+                .ok_or_else(|| ImportError::NoServer("servers[0] has no `url`".into()))?;
             substitute_variables(url, server)?
         }
     };
-    let absolute = ["https://", "http://"].iter().any(|scheme| url.get(..scheme.len()).is_some_and(|s| s.eq_ignore_ascii_case(scheme)) && url.len() > scheme.len());
+    let absolute = ["https://", "http://"].iter().any(|scheme| {
+        url.get(..scheme.len()).is_some_and(|s| s.eq_ignore_ascii_case(scheme))
+            && url.len() > scheme.len()
+    });
     if !absolute {
-        return Err(ImportError::NoServer(format!("the server URL `{url}` is not an absolute http(s) URL")));
+        return Err(ImportError::NoServer(format!(
+            "the server URL `{url}` is not an absolute http(s) URL"
+        )));
     }
     Ok(url.trim_end_matches('/').to_owned())
 }
@@ -110,13 +152,19 @@ fn substitute_variables(url: &str, server: &Node) -> Result<String, ImportError>
     let mut out = String::with_capacity(url.len());
     let mut rest = url;
     while let Some(open) = rest.find('{') {
-        let close = rest[open..].find('}').map(|c| open + c).ok_or_else(|| ImportError::NoServer(format!("the server URL `{url}` has an unclosed `{{`")))?;
+        let close = rest[open..].find('}').map(|c| open + c).ok_or_else(|| {
+            ImportError::NoServer(format!("the server URL `{url}` has an unclosed `{{`"))
+        })?;
         let variable = &rest[open + 1..close];
         let default = server
             .get("variables")
             .and_then(|v| v.get(variable))
             .and_then(|v| v.str_at("default"))
-            .ok_or_else(|| ImportError::NoServer(format!("the server URL variable `{variable}` has no default")))?;
+            .ok_or_else(|| {
+                ImportError::NoServer(format!(
+                    "the server URL variable `{variable}` has no default"
+                ))
+            })?;
         out.push_str(&rest[..open]);
         out.push_str(default);
         rest = &rest[close + 1..];
@@ -128,7 +176,10 @@ fn substitute_variables(url: &str, server: &Node) -> Result<String, ImportError>
 fn is_loopback(url: &str) -> bool {
     let host = url.split_once("://").map_or("", |(_, rest)| rest);
     let host = host.split(['/', '?', '#']).next().unwrap_or_default();
-    let host = host.rsplit_once(':').filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit())).map_or(host, |(host, _)| host);
+    let host = host
+        .rsplit_once(':')
+        .filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit()))
+        .map_or(host, |(host, _)| host);
     matches!(host, "localhost" | "[::1]") || host.starts_with("127.")
 }
 
@@ -146,13 +197,22 @@ mod tests {
     #[test]
     fn base_urls_from_servers_and_hosts() {
         let rows = [
-            (r#"{"openapi": "3.0.0", "servers": [{"url": "https://api.github.com/"}, {"url": "http://other"}]}"#, "https://api.github.com"),
+            (
+                r#"{"openapi": "3.0.0", "servers": [{"url": "https://api.github.com/"}, {"url": "http://other"}]}"#,
+                "https://api.github.com",
+            ),
             (
                 r#"{"openapi": "3.0.0", "servers": [{"url": "https://{region}.example.com/{base}", "variables": {"region": {"default": "eu"}, "base": {"default": "v2"}}}]}"#,
                 "https://eu.example.com/v2",
             ),
-            (r#"{"swagger": "2.0", "host": "petstore.swagger.io", "basePath": "/v2", "schemes": ["http", "https"]}"#, "https://petstore.swagger.io/v2"),
-            (r#"{"swagger": "2.0", "host": "localhost:8080", "basePath": "/", "schemes": ["http"]}"#, "http://localhost:8080"),
+            (
+                r#"{"swagger": "2.0", "host": "petstore.swagger.io", "basePath": "/v2", "schemes": ["http", "https"]}"#,
+                "https://petstore.swagger.io/v2",
+            ),
+            (
+                r#"{"swagger": "2.0", "host": "localhost:8080", "basePath": "/", "schemes": ["http"]}"#,
+                "http://localhost:8080",
+            ),
             (r#"{"swagger": "2.0", "host": "api.example.com"}"#, "https://api.example.com"),
         ];
         for (text, expected) in rows {
@@ -160,7 +220,9 @@ mod tests {
             assert_eq!(header.base_url, expected, "{text}");
             assert!(warnings.iter().all(|w| !w.contains("plain http")), "{warnings:?}");
         }
-        let (_, warnings) = header_of(r#"{"openapi": "3.0.0", "servers": [{"url": "http://api.example.com"}]}"#).unwrap();
+        let (_, warnings) =
+            header_of(r#"{"openapi": "3.0.0", "servers": [{"url": "http://api.example.com"}]}"#)
+                .unwrap();
         assert!(warnings.iter().any(|w| w.contains("plain http")), "{warnings:?}");
     }
 
@@ -186,27 +248,55 @@ mod tests {
                 "info": {"title": "Pet  Store\nAPI", "version": "2.1.0-beta.1", "description": "Manage pets. And owners.\nMore."}}"#,
         )
         .unwrap();
-        assert_eq!((header.name.as_str(), header.version.as_str()), ("pet-store-api", "2.1.0-beta.1"));
+        assert_eq!(
+            (header.name.as_str(), header.version.as_str()),
+            ("pet-store-api", "2.1.0-beta.1")
+        );
         assert_eq!(header.description, "Pet Store API: Manage pets.");
         assert!(warnings.is_empty(), "{warnings:?}");
         let (header, warnings) = header_of(r#"{"openapi": "3.0.0", "servers": [{"url": "https://x.test"}], "info": {"title": "T", "version": "2024-01-01"}}"#).unwrap();
         assert_eq!((header.name.as_str(), header.version.as_str()), ("imported-api", "1.0.0"));
         assert_eq!(header.description, "T (imported from OpenAPI 3.0.0)");
         assert!(warnings[0].contains("\"2024-01-01\" is not a semantic version"), "{warnings:?}");
-        let long = format!(r#"{{"openapi": "3.0.0", "servers": [{{"url": "https://x.test"}}], "info": {{"title": "{}"}}}}"#, "word ".repeat(100));
+        let long = format!(
+            r#"{{"openapi": "3.0.0", "servers": [{{"url": "https://x.test"}}], "info": {{"title": "{}"}}}}"#,
+            "word ".repeat(100)
+        );
         assert!(header_of(&long).unwrap().0.description.chars().count() <= MAX_DESCRIPTION);
-        let document = parse(r#"{"openapi": "3.0.0", "servers": [{"url": "https://x.test"}]}"#).unwrap();
+        let document =
+            parse(r#"{"openapi": "3.0.0", "servers": [{"url": "https://x.test"}]}"#).unwrap();
         let error = super::header(&document, Some("Bad_Name"), &mut Vec::new()).err().unwrap();
         assert!(matches!(error, ImportError::InvalidName(_)), "{error}");
-        assert_eq!(super::header(&document, Some("my-api"), &mut Vec::new()).unwrap().name, "my-api");
+        assert_eq!(
+            super::header(&document, Some("my-api"), &mut Vec::new()).unwrap().name,
+            "my-api"
+        );
     }
 
     #[test]
     fn semver_table() {
-        for good in ["1.0.0", "0.0.1", "10.20.30", "1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-0.3.7", "1.0.0-x-y"] {
+        for good in [
+            "1.0.0",
+            "0.0.1",
+            "10.20.30",
+            "1.0.0-alpha",
+            "1.0.0-alpha.1",
+            "1.0.0-0.3.7",
+            "1.0.0-x-y",
+        ] {
             assert!(is_semver(good), "{good}");
         }
-        for bad in ["1.0", "1.0.0.0", "01.0.0", "1.0.0-", "1.0.0-01", "1.0.0+build", "v1.0.0", "1.0.0-a..b", ""] {
+        for bad in [
+            "1.0",
+            "1.0.0.0",
+            "01.0.0",
+            "1.0.0-",
+            "1.0.0-01",
+            "1.0.0+build",
+            "v1.0.0",
+            "1.0.0-a..b",
+            "",
+        ] {
             assert!(!is_semver(bad), "{bad}");
         }
     }

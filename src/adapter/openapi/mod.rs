@@ -61,9 +61,13 @@ pub enum ImportError {
     UnsupportedVersion(String),
     #[error("$ref \"{reference}\" {problem}")]
     Ref { reference: String, problem: RefProblem },
-    #[error("{0}; pass a document whose servers[0].url (OpenAPI 3) or host (Swagger 2.0) makes an absolute http(s) URL")]
+    #[error(
+        "{0}; pass a document whose servers[0].url (OpenAPI 3) or host (Swagger 2.0) makes an absolute http(s) URL"
+    )]
     NoServer(String),
-    #[error("the adapter name \"{0}\" must match ^[a-z][a-z0-9-]*[a-z0-9]$ and be 2 to 64 characters")]
+    #[error(
+        "the adapter name \"{0}\" must match ^[a-z][a-z0-9-]*[a-z0-9]$ and be 2 to 64 characters"
+    )]
     InvalidName(String),
     #[error("the document has no operation an adapter can hold (GET, POST, PUT, PATCH or DELETE)")]
     NoOperations,
@@ -220,39 +224,71 @@ Trust level `generated`: until a human reviews this file and promotes it, only r
     #[test]
     fn the_auth_block_for_each_scheme_kind() {
         let rows = [
-            ("{type: http, scheme: bearer}", Some("auth:\n  type: bearer\n  token_env: PETS_TOKEN\n")),
+            (
+                "{type: http, scheme: bearer}",
+                Some("auth:\n  type: bearer\n  token_env: PETS_TOKEN\n"),
+            ),
             ("{type: oauth2, flows: {}}", Some("auth:\n  type: bearer\n  token_env: PETS_TOKEN\n")),
-            ("{type: http, scheme: basic}", Some("auth:\n  type: basic\n  username_env: PETS_USERNAME\n  password_env: PETS_PASSWORD\n")),
-            ("{type: apiKey, in: header, name: X-API-Key}", Some("auth:\n  type: api_key\n  header_name: \"X-API-Key\"\n  key_env: PETS_API_KEY\n")),
-            ("{type: apiKey, in: query, name: api_key}", Some("auth:\n  type: api_key\n  query_param: \"api_key\"\n  key_env: PETS_API_KEY\n")),
+            (
+                "{type: http, scheme: basic}",
+                Some(
+                    "auth:\n  type: basic\n  username_env: PETS_USERNAME\n  password_env: PETS_PASSWORD\n",
+                ),
+            ),
+            (
+                "{type: apiKey, in: header, name: X-API-Key}",
+                Some(
+                    "auth:\n  type: api_key\n  header_name: \"X-API-Key\"\n  key_env: PETS_API_KEY\n",
+                ),
+            ),
+            (
+                "{type: apiKey, in: query, name: api_key}",
+                Some(
+                    "auth:\n  type: api_key\n  query_param: \"api_key\"\n  key_env: PETS_API_KEY\n",
+                ),
+            ),
             ("{type: apiKey, in: cookie, name: sid}", None),
         ];
         for (scheme, block) in rows {
-            let text = PETS.replace("token: {type: http, scheme: bearer}", &format!("token: {scheme}"));
+            let text =
+                PETS.replace("token: {type: http, scheme: bearer}", &format!("token: {scheme}"));
             let options = ImportOptions { name: Some("pets".into()), ..options() };
             let imported = import(&text, &options).unwrap();
             match block {
-                Some(block) => assert!(imported.text.contains(&format!("serialization: json\n{block}trust:\n")), "{scheme}:\n{}", imported.text),
-                None => assert!(!imported.text.contains("auth:") && imported.text.contains("calls go out without credentials"), "{scheme}"),
+                Some(block) => assert!(
+                    imported.text.contains(&format!("serialization: json\n{block}trust:\n")),
+                    "{scheme}:\n{}",
+                    imported.text
+                ),
+                None => assert!(
+                    !imported.text.contains("auth:")
+                        && imported.text.contains("calls go out without credentials"),
+                    "{scheme}"
+                ),
             }
         }
     }
 
     #[test]
     fn bad_documents_are_errors_that_say_where_and_why() {
-        let non_local = PETS.replace("'#/components/schemas/Pet'}\n  /pets/", "'pet.yaml#/Pet'}\n  /pets/");
+        let non_local =
+            PETS.replace("'#/components/schemas/Pet'}\n  /pets/", "'pet.yaml#/Pet'}\n  /pets/");
         assert_ne!(non_local, PETS);
         let message = import(&non_local, &options()).unwrap_err().to_string();
         assert_eq!(
             message,
             "POST /pets: $ref \"pet.yaml#/Pet\" points outside this document; only local references (#/...) are supported, so bundle the document into one file first"
         );
-        let dangling = PETS.replace("$ref: '#/components/schemas/Pet'}\n  /pets/", "$ref: '#/components/schemas/Missing'}\n  /pets/");
+        let dangling = PETS.replace(
+            "$ref: '#/components/schemas/Pet'}\n  /pets/",
+            "$ref: '#/components/schemas/Missing'}\n  /pets/",
+        );
         let message = import(&dangling, &options()).unwrap_err().to_string();
         assert!(message.contains("#/components/schemas/Missing\" points at nothing"), "{message}");
         let no_server = PETS.replace("servers:", "x-servers:");
         assert!(import(&no_server, &options()).unwrap_err().to_string().contains("no `servers`"));
-        let only_head = "openapi: 3.0.0\nservers: [{url: 'https://x.test'}]\npaths:\n  /x:\n    head: {}\n";
+        let only_head =
+            "openapi: 3.0.0\nservers: [{url: 'https://x.test'}]\npaths:\n  /x:\n    head: {}\n";
         assert!(matches!(import(only_head, &options()), Err(ImportError::NoOperations)));
         let named = ImportOptions { name: Some("Pets!".into()), ..options() };
         assert!(matches!(import(PETS, &named), Err(ImportError::InvalidName(_))));

@@ -14,7 +14,8 @@ pub const FALLBACK_ADAPTER_NAME: &str = "imported-api";
 /// Words dropped after version segments and repeated words when a name is
 /// still too long: they join the telling words but rarely tell operations
 /// apart.
-const FILLER_WORDS: [&str; 14] = ["a", "an", "and", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with"];
+const FILLER_WORDS: [&str; 14] =
+    ["a", "an", "and", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with"];
 
 /// A snake_case `name` shortened to at most `max` characters, dropping
 /// words in order of how little they tell, one at a time, left to right,
@@ -43,7 +44,11 @@ pub fn fit(name: &str, max: usize) -> String {
     fitted
 }
 
-fn drop_words_while_long(words: &mut Vec<&str>, max: usize, droppable: impl Fn(&[&str], usize) -> bool) {
+fn drop_words_while_long(
+    words: &mut Vec<&str>,
+    max: usize,
+    droppable: impl Fn(&[&str], usize) -> bool,
+) {
     let mut i = 1;
     while i < words.len() && joined_len(words) > max {
         if droppable(words, i) {
@@ -150,13 +155,18 @@ mod tests {
         assert_eq!(fit(&one_word, MAX_NAME), "a".repeat(64));
         let two_words = format!("{}_{}", "a".repeat(40), "b".repeat(40));
         assert_eq!(fit(&two_words, MAX_NAME), format!("{}_{}", "a".repeat(40), "b".repeat(23)));
-        assert_eq!(fit("short_name_v1", MAX_NAME), "short_name_v1", "names that fit are kept whole");
+        assert_eq!(
+            fit("short_name_v1", MAX_NAME),
+            "short_name_v1",
+            "names that fit are kept whole"
+        );
     }
 
     #[test]
     fn names_cut_to_the_same_text_stay_unique() {
         let long = "a".repeat(70);
-        let (one, other) = (fit(&format!("{long}_x"), MAX_NAME), fit(&format!("{long}_y"), MAX_NAME));
+        let (one, other) =
+            (fit(&format!("{long}_x"), MAX_NAME), fit(&format!("{long}_y"), MAX_NAME));
         assert_eq!(one, other, "both cut to the same text");
         let mut taken = BTreeSet::new();
         let first = naming::claim(&mut taken, &one, MAX_NAME);
@@ -170,7 +180,10 @@ mod tests {
     fn adapter_names_come_from_titles() {
         let rows = [
             ("GitHub API", "github-api"),
-            ("GitHub's official OpenAPI spec + Octokit extension", "githubs-official-openapi-spec-octokit-extension"),
+            (
+                "GitHub's official OpenAPI spec + Octokit extension",
+                "githubs-official-openapi-spec-octokit-extension",
+            ),
             ("  Swagger Petstore -- v1.0  ", "swagger-petstore-v1-0"),
             ("3D Printing Service", "api-3d-printing-service"),
             ("Über", "ber"),
@@ -182,7 +195,10 @@ mod tests {
             assert_eq!(adapter_name(title), expected, "{title:?}");
         }
         let long = adapter_name(&"word ".repeat(20));
-        assert!(long.len() <= MAX_NAME && is_adapter_name(&long) && long.ends_with("word"), "{long}");
+        assert!(
+            long.len() <= MAX_NAME && is_adapter_name(&long) && long.ends_with("word"),
+            "{long}"
+        );
     }
 
     #[test]

@@ -69,20 +69,38 @@ const METHODS: [(&str, &str, Option<Category>); 8] = [
 ];
 
 /// Every operation of the document, in document order.
-pub fn operations(document: &Document, refs: &Refs<'_>, security: &Security, warnings: &mut Vec<String>) -> Result<Vec<Operation>, ImportError> {
+pub fn operations(
+    document: &Document,
+    refs: &Refs<'_>,
+    security: &Security,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Operation>, ImportError> {
     let mut names = BTreeSet::new();
     let mut operations = Vec::new();
     for (path, item) in document.root.entries("paths") {
         let item = refs.resolve(item).map_err(|e| e.at(path))?;
         for (key, operation) in item.as_object().into_iter().flatten() {
-            let Some(&(_, method, category)) = METHODS.iter().find(|(name, _, _)| name == key) else { continue };
+            let Some(&(_, method, category)) = METHODS.iter().find(|(name, _, _)| name == key)
+            else {
+                continue;
+            };
             let at = format!("{method} {path}");
             let Some(category) = category else {
                 warnings.push(format!("{at}: skipped: adapters have no {method} operations"));
                 continue;
             };
-            let mut builder = Builder { document, refs: *refs, security, warnings: &mut *warnings, at: &at, params: Vec::new(), taken: BTreeSet::new() };
-            let built = builder.build(method, path, item, operation, category, &mut names).map_err(|e| e.at(&at))?;
+            let mut builder = Builder {
+                document,
+                refs: *refs,
+                security,
+                warnings: &mut *warnings,
+                at: &at,
+                params: Vec::new(),
+                taken: BTreeSet::new(),
+            };
+            let built = builder
+                .build(method, path, item, operation, category, &mut names)
+                .map_err(|e| e.at(&at))?;
             operations.push(built);
         }
     }
@@ -110,11 +128,20 @@ struct Body<'d> {
 }
 
 impl<'d> Builder<'_, 'd> {
-    fn build(&mut self, method: &str, path: &str, item: &'d Node, operation: &'d Node, category: Category, names: &mut BTreeSet<String>) -> Result<Operation, ImportError> {
+    fn build(
+        &mut self,
+        method: &str,
+        path: &str,
+        item: &'d Node,
+        operation: &'d Node,
+        category: Category,
+        names: &mut BTreeSet<String>,
+    ) -> Result<Operation, ImportError> {
         let mut body = None;
         let mut form_fields = Vec::new();
         for parameter in self.parameters(item, operation)? {
-            let (Some(location), Some(name)) = (parameter.str_at("in"), parameter.str_at("name")) else {
+            let (Some(location), Some(name)) = (parameter.str_at("in"), parameter.str_at("name"))
+            else {
                 self.warn("a parameter without `name` or `in` is skipped");
                 continue;
             };
@@ -132,27 +159,47 @@ impl<'d> Builder<'_, 'd> {
             self.warn("form fields become fields of a JSON body: the runtime sends JSON");
             for (name, field) in form_fields {
                 let shape = self.shape(field)?;
-                self.add_body_field(name, &shape, is_true(field, "required"), field.str_at("description"));
+                self.add_body_field(
+                    name,
+                    &shape,
+                    is_true(field, "required"),
+                    field.str_at("description"),
+                );
             }
         }
         if let Some(body) = body {
             self.add_body(body)?;
         }
         let maps_to = format!("{method} {}", self.path_template(path));
-        let raw_name = operation.str_at("operationId").map_or_else(|| snake_case(&format!("{method} {path}")), snake_case);
+        let raw_name = operation
+            .str_at("operationId")
+            .map_or_else(|| snake_case(&format!("{method} {path}")), snake_case);
         let name = claim(names, &fit(&raw_name, MAX_NAME), MAX_NAME);
-        let response_schema = responses::success_schema(&self.refs, operation, self.document.dialect)?;
-        Ok(Operation { category, name, maps_to, description: description(operation, method, path), params: std::mem::take(&mut self.params), response_schema })
+        let response_schema =
+            responses::success_schema(&self.refs, operation, self.document.dialect)?;
+        Ok(Operation {
+            category,
+            name,
+            maps_to,
+            description: description(operation, method, path),
+            params: std::mem::take(&mut self.params),
+            response_schema,
+        })
     }
 
     /// The path item's parameters then the operation's, each resolved; an
     /// operation parameter replaces the path item's of the same name and
     /// location.
-    fn parameters(&self, item: &'d Node, operation: &'d Node) -> Result<Vec<&'d Node>, ImportError> {
+    fn parameters(
+        &self,
+        item: &'d Node,
+        operation: &'d Node,
+    ) -> Result<Vec<&'d Node>, ImportError> {
         let mut merged: Vec<&'d Node> = Vec::new();
         for parameter in item.items("parameters").chain(operation.items("parameters")) {
             let parameter = self.refs.resolve(parameter)?;
-            let key = |p: &Node| (p.str_at("name").map(str::to_owned), p.str_at("in").map(str::to_owned));
+            let key =
+                |p: &Node| (p.str_at("name").map(str::to_owned), p.str_at("in").map(str::to_owned));
             match merged.iter_mut().find(|known| key(known) == key(parameter)) {
                 Some(known) => *known = parameter,
                 None => merged.push(parameter),
@@ -161,10 +208,16 @@ impl<'d> Builder<'_, 'd> {
         Ok(merged)
     }
 
-    fn add_parameter(&mut self, location: &str, name: &str, parameter: &'d Node) -> Result<(), ImportError> {
+    fn add_parameter(
+        &mut self,
+        location: &str,
+        name: &str,
+        parameter: &'d Node,
+    ) -> Result<(), ImportError> {
         // OpenAPI: header parameters named Accept, Content-Type or
         // Authorization "SHALL be ignored"; credentials come from `auth`.
-        let ignored_header = location == "header" && (name.eq_ignore_ascii_case("accept") || name.eq_ignore_ascii_case("content-type"));
+        let ignored_header = location == "header"
+            && (name.eq_ignore_ascii_case("accept") || name.eq_ignore_ascii_case("content-type"));
         if ignored_header || self.security.is_credential(location, name) {
             return Ok(());
         }
@@ -174,11 +227,17 @@ impl<'d> Builder<'_, 'd> {
             _ => Location::Header,
         };
         // Header names are case-insensitive: their capitals mark no words.
-        let base = if location == Location::Header { snake_case(&name.to_ascii_lowercase()) } else { snake_case(name) };
+        let base = if location == Location::Header {
+            snake_case(&name.to_ascii_lowercase())
+        } else {
+            snake_case(name)
+        };
         let shape = match self.document.dialect {
             Dialect::Swagger2 => self.shape(parameter)?,
             Dialect::OpenApi30 | Dialect::OpenApi31 => {
-                let schema = parameter.get("schema").or_else(|| parameter.get("content").and_then(first_media_schema));
+                let schema = parameter
+                    .get("schema")
+                    .or_else(|| parameter.get("content").and_then(first_media_schema));
                 match schema {
                     Some(schema) => self.shape(schema)?,
                     None => Shape::default(),
@@ -236,24 +295,51 @@ impl<'d> Builder<'_, 'd> {
 
     /// A field of a JSON body; named `body_<name>` when a path, query or
     /// header parameter already has its name.
-    fn add_body_field(&mut self, name: &str, shape: &Shape<'d>, required: bool, description: Option<&str>) {
+    fn add_body_field(
+        &mut self,
+        name: &str,
+        shape: &Shape<'d>,
+        required: bool,
+        description: Option<&str>,
+    ) {
         let base = snake_case(name);
         let clashes = self.params.iter().any(|p| p.location != Location::Body && p.name == base);
         let base = if clashes { format!("body_{base}") } else { base };
-        self.push_param(&fit(&base, MAX_NAME), name, shape, required, Location::Body, description.or(shape.description));
+        self.push_param(
+            &fit(&base, MAX_NAME),
+            name,
+            shape,
+            required,
+            Location::Body,
+            description.or(shape.description),
+        );
     }
 
     /// Adds a parameter under a unique name made from `base`, with `wire`
     /// as its `wire_name` when they differ; returns the name.
-    fn push_param(&mut self, base: &str, wire: &str, shape: &Shape<'d>, required: bool, location: Location, description: Option<&str>) -> String {
+    fn push_param(
+        &mut self,
+        base: &str,
+        wire: &str,
+        shape: &Shape<'d>,
+        required: bool,
+        location: Location,
+        description: Option<&str>,
+    ) -> String {
         let name = claim(&mut self.taken, base, MAX_NAME);
         let enum_values: Option<Vec<Node>> = shape
             .enum_values
-            .map(|values| values.iter().filter(|v| schema::accepts(shape.ty, v)).cloned().collect::<Vec<_>>())
+            .map(|values| {
+                values.iter().filter(|v| schema::accepts(shape.ty, v)).cloned().collect::<Vec<_>>()
+            })
             .filter(|values| !values.is_empty());
         let default = shape
             .default
-            .filter(|d| !required && schema::accepts(shape.ty, d) && enum_values.as_ref().is_none_or(|values| values.contains(d)))
+            .filter(|d| {
+                !required
+                    && schema::accepts(shape.ty, d)
+                    && enum_values.as_ref().is_none_or(|values| values.contains(d))
+            })
             .cloned();
         self.params.push(Param {
             wire_name: (name != wire && location != Location::RawBody).then(|| wire.to_owned()),
@@ -279,12 +365,22 @@ impl<'d> Builder<'_, 'd> {
         while let Some(open) = rest.find('{') {
             let Some(close) = rest[open..].find('}').map(|c| open + c) else { break };
             let placeholder = &rest[open + 1..close];
-            let declared = self.params.iter().find(|p| p.location == Location::Path && p.wire_name.as_deref().unwrap_or(&p.name) == placeholder);
+            let declared = self.params.iter().find(|p| {
+                p.location == Location::Path
+                    && p.wire_name.as_deref().unwrap_or(&p.name) == placeholder
+            });
             let name = match declared {
                 Some(param) => param.name.clone(),
                 None => {
                     self.warn(&format!("the path placeholder {{{placeholder}}} has no parameter: it is imported as a required string"));
-                    self.push_param(&fit(&snake_case(placeholder), MAX_NAME), placeholder, &Shape { ty: ParamType::String, ..Shape::default() }, true, Location::Path, None)
+                    self.push_param(
+                        &fit(&snake_case(placeholder), MAX_NAME),
+                        placeholder,
+                        &Shape { ty: ParamType::String, ..Shape::default() },
+                        true,
+                        Location::Path,
+                        None,
+                    )
                 }
             };
             template.push_str(&rest[..open]);
@@ -295,7 +391,12 @@ impl<'d> Builder<'_, 'd> {
             rest = &rest[close + 1..];
         }
         template.push_str(rest);
-        let unused: Vec<String> = self.params.iter().filter(|p| p.location == Location::Path && !used.contains(&p.name)).map(|p| p.name.clone()).collect();
+        let unused: Vec<String> = self
+            .params
+            .iter()
+            .filter(|p| p.location == Location::Path && !used.contains(&p.name))
+            .map(|p| p.name.clone())
+            .collect();
         for name in unused {
             self.warn(&format!("the path parameter `{name}` is not in the path: it is skipped"));
             self.params.retain(|p| p.name != name);
@@ -325,7 +426,9 @@ impl<'d> Builder<'_, 'd> {
 /// description, else `METHOD path`; marked when deprecated.
 fn description(operation: &Node, method: &str, path: &str) -> String {
     let text = non_empty(operation.str_at("summary"))
-        .or_else(|| non_empty(operation.str_at("description").and_then(|d| d.trim().lines().next())))
+        .or_else(|| {
+            non_empty(operation.str_at("description").and_then(|d| d.trim().lines().next()))
+        })
         .map_or_else(|| format!("{method} {path}"), str::to_owned);
     if is_true(operation, "deprecated") { format!("Deprecated: {text}") } else { text }
 }
@@ -400,7 +503,10 @@ definitions:
         );
         assert_eq!(operations.len(), 3);
         let update = &operations[0];
-        assert_eq!((update.name.as_str(), update.maps_to.as_str(), update.category), ("update_pet", "PUT /pets/{pet_id}", Category::Update));
+        assert_eq!(
+            (update.name.as_str(), update.maps_to.as_str(), update.category),
+            ("update_pet", "PUT /pets/{pet_id}", Category::Update)
+        );
         assert_eq!(
             lines(update),
             [
@@ -421,7 +527,12 @@ definitions:
             ]
         );
         assert_eq!(lines(&operations[2]), [r#"body: {type: array, in: raw_body}"#]);
-        assert_eq!(warnings, ["POST /pets/{petId}: form fields become fields of a JSON body: the runtime sends JSON"]);
+        assert_eq!(
+            warnings,
+            [
+                "POST /pets/{petId}: form fields become fields of a JSON body: the runtime sends JSON"
+            ]
+        );
     }
 
     #[test]
@@ -530,9 +641,17 @@ paths:
                 r#"children: {type: array, in: body}"#,
             ]
         );
-        assert_eq!(lines(&operations[1]), [r#"body: {type: array, required: true, in: raw_body, description: "The whole list."}"#]);
+        assert_eq!(
+            lines(&operations[1]),
+            [
+                r#"body: {type: array, required: true, in: raw_body, description: "The whole list."}"#
+            ]
+        );
         assert_eq!(lines(&operations[2]), [r#"body: {type: string, in: raw_body}"#]);
-        assert_eq!(warnings, ["PATCH /notes: the request body is text/markdown: the runtime sends it as JSON"]);
+        assert_eq!(
+            warnings,
+            ["PATCH /notes: the request body is text/markdown: the runtime sends it as JSON"]
+        );
     }
 
     #[test]

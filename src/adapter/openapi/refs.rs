@@ -108,7 +108,10 @@ impl<'d> Refs<'d> {
                 break derive(node, walk).map(Some);
             };
             let Some(reference) = reference.as_str() else {
-                break Err(ImportError::Ref { reference: "(not a string)".into(), problem: RefProblem::Malformed });
+                break Err(ImportError::Ref {
+                    reference: "(not a string)".into(),
+                    problem: RefProblem::Malformed,
+                });
             };
             if walk.chain.contains(&reference) {
                 break Ok(None);
@@ -196,7 +199,10 @@ fn percent_decode(fragment: &str) -> Option<String> {
 
 /// An array index token: decimal, no leading zeros.
 fn array_index(token: &str) -> Option<usize> {
-    let well_formed = token == "0" || (!token.starts_with('0') && !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit()));
+    let well_formed = token == "0"
+        || (!token.starts_with('0')
+            && !token.is_empty()
+            && token.bytes().all(|b| b.is_ascii_digit()));
     if well_formed { token.parse().ok() } else { None }
 }
 
@@ -224,9 +230,19 @@ mod tests {
         let refs = Refs::new(&root);
         let get = refs.target("#/paths/~1users~1{id}/get").unwrap();
         assert_eq!(get.str_at("operationId"), Some("getUser"));
-        assert_eq!(refs.target("#/paths/~1users~1%7Bid%7D/get").unwrap(), get, "percent-escapes decode");
-        assert_eq!(refs.target("#/components/schemas/a~0b").unwrap().str_at("type"), Some("string"));
-        assert_eq!(refs.target("#/components/schemas/Pair/items/0").unwrap().str_at("type"), Some("boolean"));
+        assert_eq!(
+            refs.target("#/paths/~1users~1%7Bid%7D/get").unwrap(),
+            get,
+            "percent-escapes decode"
+        );
+        assert_eq!(
+            refs.target("#/components/schemas/a~0b").unwrap().str_at("type"),
+            Some("string")
+        );
+        assert_eq!(
+            refs.target("#/components/schemas/Pair/items/0").unwrap().str_at("type"),
+            Some("boolean")
+        );
         assert_eq!(refs.target("#").unwrap(), &root);
     }
 
@@ -245,7 +261,10 @@ mod tests {
         assert_eq!(problem("#/components/schemas/a~2b"), RefProblem::Malformed);
         assert_eq!(problem("#components"), RefProblem::Malformed);
         let message = refs.target("other.yaml#/Pet").err().unwrap().to_string();
-        assert!(message.contains("other.yaml#/Pet") && message.contains("only local references"), "{message}");
+        assert!(
+            message.contains("other.yaml#/Pet") && message.contains("only local references"),
+            "{message}"
+        );
     }
 
     #[test]
@@ -256,9 +275,16 @@ mod tests {
         assert_eq!(refs.resolve(alias).unwrap().str_at("type"), Some("integer"));
         let looping = refs.target("#/components/schemas/Loop").unwrap();
         let mut walk = Walk::default();
-        assert_eq!(refs.follow(looping, &mut walk, |_, _| Ok(())).unwrap(), None, "a self-reference is a cycle");
+        assert_eq!(
+            refs.follow(looping, &mut walk, |_, _| Ok(())).unwrap(),
+            None,
+            "a self-reference is a cycle"
+        );
         assert!(!walk.exhausted && walk.chain.is_empty(), "the chain unwinds");
-        assert!(matches!(refs.resolve(looping), Err(ImportError::Ref { problem: RefProblem::Circular, .. })));
+        assert!(matches!(
+            refs.resolve(looping),
+            Err(ImportError::Ref { problem: RefProblem::Circular, .. })
+        ));
     }
 
     #[test]
@@ -269,8 +295,14 @@ mod tests {
         let mut walk = Walk { steps_left: 1, ..Walk::default() };
         assert_eq!(refs.follow(alias, &mut walk, |_, _| Ok(())).unwrap(), None);
         assert!(walk.exhausted);
-        fn nest<'d>(refs: &Refs<'d>, node: &'d Node, walk: &mut Walk<'d>) -> Result<u32, ImportError> {
-            Ok(refs.follow(node, walk, |node, walk| nest(refs, node, walk))?.map_or(0, |levels| levels + 1))
+        fn nest<'d>(
+            refs: &Refs<'d>,
+            node: &'d Node,
+            walk: &mut Walk<'d>,
+        ) -> Result<u32, ImportError> {
+            Ok(refs
+                .follow(node, walk, |node, walk| nest(refs, node, walk))?
+                .map_or(0, |levels| levels + 1))
         }
         let mut walk = Walk::default();
         assert_eq!(nest(&refs, &root, &mut walk).unwrap(), MAX_DEPTH);

@@ -26,7 +26,8 @@ const MAX_ENUM: usize = 50;
 /// The JSON media type of a `content` map: `application/json`, else a
 /// `+json` type, else the first one listed.
 pub fn json_media(content: &indexmap::IndexMap<String, Node>) -> Option<(&String, &Node)> {
-    let essence = |media: &str| media.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    let essence =
+        |media: &str| media.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
     content
         .iter()
         .find(|(media, _)| essence(media) == "application/json")
@@ -36,8 +37,16 @@ pub fn json_media(content: &indexmap::IndexMap<String, Node>) -> Option<(&String
 
 /// The schema of `operation`'s success answer, when its document gives one
 /// in JSON.
-pub fn success_schema<'d>(refs: &Refs<'d>, operation: &'d Node, dialect: Dialect) -> Result<Option<Value>, ImportError> {
-    let Some(response) = ["200", "201"].iter().find_map(|code| operation.get("responses")?.get(code)) else { return Ok(None) };
+pub fn success_schema<'d>(
+    refs: &Refs<'d>,
+    operation: &'d Node,
+    dialect: Dialect,
+) -> Result<Option<Value>, ImportError> {
+    let Some(response) =
+        ["200", "201"].iter().find_map(|code| operation.get("responses")?.get(code))
+    else {
+        return Ok(None);
+    };
     let response = refs.resolve(response)?;
     let schema = match dialect {
         Dialect::Swagger2 => response.get("schema"),
@@ -55,7 +64,12 @@ pub fn success_schema<'d>(refs: &Refs<'d>, operation: &'d Node, dialect: Dialect
 }
 
 /// `schema` at `level` (0: the body); `None` where it constrains nothing.
-fn shallow<'d>(refs: &Refs<'d>, schema: &'d Node, level: u8, walk: &mut Walk<'d>) -> Result<Option<Value>, ImportError> {
+fn shallow<'d>(
+    refs: &Refs<'d>,
+    schema: &'d Node,
+    level: u8,
+    walk: &mut Walk<'d>,
+) -> Result<Option<Value>, ImportError> {
     let shape = refs.follow(schema, walk, |schema, walk| {
         if ["oneOf", "anyOf", "not"].iter().any(|key| schema.get(key).is_some()) {
             return Ok(Map::new());
@@ -76,18 +90,30 @@ fn shallow<'d>(refs: &Refs<'d>, schema: &'d Node, level: u8, walk: &mut Walk<'d>
 }
 
 /// The keywords `schema` states itself at `level`.
-fn own_keywords<'d>(refs: &Refs<'d>, schema: &'d Node, level: u8, walk: &mut Walk<'d>) -> Result<Map<String, Value>, ImportError> {
+fn own_keywords<'d>(
+    refs: &Refs<'d>,
+    schema: &'d Node,
+    level: u8,
+    walk: &mut Walk<'d>,
+) -> Result<Map<String, Value>, ImportError> {
     let mut out = Map::new();
     match schema.get("type") {
         Some(Node::String(name)) => {
             out.insert("type".into(), name.clone().into());
         }
         Some(Node::Array(names)) if names.iter().all(|n| n.as_str().is_some()) => {
-            out.insert("type".into(), names.iter().filter_map(Node::as_str).collect::<Vec<_>>().into());
+            out.insert(
+                "type".into(),
+                names.iter().filter_map(Node::as_str).collect::<Vec<_>>().into(),
+            );
         }
         _ => {}
     }
-    if let Some(values) = schema.get("enum").and_then(Node::as_array).filter(|values| values.len() <= MAX_ENUM && values.iter().all(is_scalar)) {
+    if let Some(values) = schema
+        .get("enum")
+        .and_then(Node::as_array)
+        .filter(|values| values.len() <= MAX_ENUM && values.iter().all(is_scalar))
+    {
         out.insert("enum".into(), values.iter().map(scalar).collect());
     }
     if level == 0 {
@@ -100,7 +126,8 @@ fn own_keywords<'d>(refs: &Refs<'d>, schema: &'d Node, level: u8, walk: &mut Wal
         if !properties.is_empty() {
             out.insert("properties".into(), Value::Object(properties));
         }
-        let required: Vec<Value> = schema.items("required").filter_map(Node::as_str).map(Value::from).collect();
+        let required: Vec<Value> =
+            schema.items("required").filter_map(Node::as_str).map(Value::from).collect();
         if !required.is_empty() {
             out.insert("required".into(), Value::Array(required));
         }
@@ -140,7 +167,8 @@ fn merge(into: &mut Map<String, Value>, from: Map<String, Value>) {
 }
 
 fn nullable(schema: &Node) -> bool {
-    schema.get("nullable").and_then(Node::as_bool) == Some(true) || schema.get("x-nullable").and_then(Node::as_bool) == Some(true)
+    schema.get("nullable").and_then(Node::as_bool) == Some(true)
+        || schema.get("x-nullable").and_then(Node::as_bool) == Some(true)
 }
 
 /// Lets `null` through a stated type and enum.
@@ -150,7 +178,9 @@ fn admit_null(out: &mut Map<String, Value>) {
             let name = std::mem::take(name);
             out.insert("type".into(), vec![Value::from(name), Value::from("null")].into());
         }
-        Some(Value::Array(names)) if !names.contains(&Value::from("null")) => names.push("null".into()),
+        Some(Value::Array(names)) if !names.contains(&Value::from("null")) => {
+            names.push("null".into())
+        }
         _ => {}
     }
     if let Some(Value::Array(values)) = out.get_mut("enum")

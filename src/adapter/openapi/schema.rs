@@ -66,7 +66,11 @@ impl Default for Shape<'_> {
 /// have it (a `null` alternative aside), and `properties` or `items` imply
 /// an object or an array. A reference cycle or an exhausted walk gives
 /// `any`.
-pub fn shape<'d>(refs: &Refs<'d>, schema: &'d Node, walk: &mut Walk<'d>) -> Result<Shape<'d>, ImportError> {
+pub fn shape<'d>(
+    refs: &Refs<'d>,
+    schema: &'d Node,
+    walk: &mut Walk<'d>,
+) -> Result<Shape<'d>, ImportError> {
     let derived = refs.follow(schema, walk, |schema, walk| {
         let mut shape = Shape {
             ty: ParamType::Any,
@@ -110,7 +114,12 @@ fn is_null_only(schema: &Node) -> bool {
 
 /// The type of a schema without `type`, filling in `shape`'s default, enum
 /// and description from the first `allOf` member that has one.
-fn implied_type<'d>(refs: &Refs<'d>, schema: &'d Node, walk: &mut Walk<'d>, shape: &mut Shape<'d>) -> Result<ParamType, ImportError> {
+fn implied_type<'d>(
+    refs: &Refs<'d>,
+    schema: &'d Node,
+    walk: &mut Walk<'d>,
+    shape: &mut Shape<'d>,
+) -> Result<ParamType, ImportError> {
     if let Some(members) = schema.get("allOf").and_then(Node::as_array) {
         let mut agreed = None;
         for member in members {
@@ -165,13 +174,22 @@ pub struct Properties<'d> {
 /// object (an array, a string, only `oneOf` alternatives...) or has no
 /// properties at all. A member already being merged (a recursive `allOf`)
 /// is not merged again.
-pub fn properties<'d>(refs: &Refs<'d>, schema: &'d Node, walk: &mut Walk<'d>) -> Result<Option<Properties<'d>>, ImportError> {
+pub fn properties<'d>(
+    refs: &Refs<'d>,
+    schema: &'d Node,
+    walk: &mut Walk<'d>,
+) -> Result<Option<Properties<'d>>, ImportError> {
     let mut merged = Properties::default();
     merge_properties(refs, schema, walk, &mut merged)?;
     Ok(if merged.entries.is_empty() { None } else { Some(merged) })
 }
 
-fn merge_properties<'d>(refs: &Refs<'d>, schema: &'d Node, walk: &mut Walk<'d>, into: &mut Properties<'d>) -> Result<(), ImportError> {
+fn merge_properties<'d>(
+    refs: &Refs<'d>,
+    schema: &'d Node,
+    walk: &mut Walk<'d>,
+    into: &mut Properties<'d>,
+) -> Result<(), ImportError> {
     refs.follow(schema, walk, |schema, walk| {
         if declared_type(schema).is_some_and(|ty| ty != ParamType::Object) {
             return Ok(());
@@ -222,7 +240,11 @@ mod tests {
     fn with_schema<T>(name: &str, check: impl FnOnce(&Refs<'_>, &Node) -> T) -> T {
         let document = parse(SCHEMAS).unwrap();
         let refs = Refs::new(&document.root);
-        let reference = Node::Object([("$ref".to_owned(), Node::String(format!("#/components/schemas/{name}")))].into_iter().collect());
+        let reference = Node::Object(
+            [("$ref".to_owned(), Node::String(format!("#/components/schemas/{name}")))]
+                .into_iter()
+                .collect(),
+        );
         check(&refs, &reference)
     }
 
@@ -273,7 +295,11 @@ mod tests {
             let names: Vec<_> = properties.entries.iter().map(|(name, _)| *name).collect();
             assert_eq!(names, ["name", "children", "parent"]);
             assert_eq!(properties.required, ["name"]);
-            let types: Vec<_> = properties.entries.iter().map(|(_, s)| shape(refs, s, &mut Walk::default()).unwrap().ty).collect();
+            let types: Vec<_> = properties
+                .entries
+                .iter()
+                .map(|(_, s)| shape(refs, s, &mut Walk::default()).unwrap().ty)
+                .collect();
             assert_eq!(types, [ParamType::String, ParamType::Array, ParamType::Object]);
             assert!(!walk.exhausted);
         });
@@ -295,7 +321,10 @@ mod tests {
     fn only_objects_offer_properties() {
         for name in ["Strings", "Mixed", "Alias", "List"] {
             with_schema(name, |refs, schema| {
-                assert!(properties(refs, schema, &mut Walk::default()).unwrap().is_none(), "{name}");
+                assert!(
+                    properties(refs, schema, &mut Walk::default()).unwrap().is_none(),
+                    "{name}"
+                );
             });
         }
     }

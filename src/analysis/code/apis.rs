@@ -25,10 +25,7 @@ pub(super) enum Effect {
     /// `mode`) writes, or when no mode is given and `default_writes`;
     /// reading when the mode reads, or when no mode is given and it
     /// does not write.
-    Open {
-        mode_at: usize,
-        default_writes: bool,
-    },
+    Open { mode_at: usize, default_writes: bool },
     /// Truncates its path to the length at `length_at` (0 when absent).
     Truncate { length_at: usize },
     /// Runs its first argument with a shell.
@@ -60,13 +57,7 @@ const EFFECTS: &[(&str, Effect)] = &[
     ("path.rmdir", Effect::Delete(RMDIR)),
     ("path.write_text", Effect::Write),
     ("path.write_bytes", Effect::Write),
-    (
-        "path.open",
-        Effect::Open {
-            mode_at: 1,
-            default_writes: false,
-        },
-    ),
+    ("path.open", Effect::Open { mode_at: 1, default_writes: false }),
     ("path.touch", Effect::Write),
     ("path.read_text", Effect::Read),
     ("path.read_bytes", Effect::Read),
@@ -76,27 +67,9 @@ const EFFECTS: &[(&str, Effect)] = &[
     ("linecache.getline", Effect::Read),
     ("linecache.getlines", Effect::Read),
     ("fileinput.input", Effect::Read),
-    (
-        "open",
-        Effect::Open {
-            mode_at: 1,
-            default_writes: false,
-        },
-    ),
-    (
-        "io.open",
-        Effect::Open {
-            mode_at: 1,
-            default_writes: false,
-        },
-    ),
-    (
-        "codecs.open",
-        Effect::Open {
-            mode_at: 1,
-            default_writes: false,
-        },
-    ),
+    ("open", Effect::Open { mode_at: 1, default_writes: false }),
+    ("io.open", Effect::Open { mode_at: 1, default_writes: false }),
+    ("codecs.open", Effect::Open { mode_at: 1, default_writes: false }),
     ("os.truncate", Effect::Truncate { length_at: 1 }),
     ("os.system", Effect::Shell),
     ("os.popen", Effect::Shell),
@@ -155,20 +128,8 @@ const EFFECTS: &[(&str, Effect)] = &[
     ("Deno.readTextFileSync", Effect::Read),
     ("Deno.open", Effect::Read),
     ("Deno.openSync", Effect::Read),
-    (
-        "fs.open",
-        Effect::Open {
-            mode_at: 1,
-            default_writes: false,
-        },
-    ),
-    (
-        "fs.openSync",
-        Effect::Open {
-            mode_at: 1,
-            default_writes: false,
-        },
-    ),
+    ("fs.open", Effect::Open { mode_at: 1, default_writes: false }),
+    ("fs.openSync", Effect::Open { mode_at: 1, default_writes: false }),
     ("fs.truncate", Effect::Truncate { length_at: 1 }),
     ("fs.truncateSync", Effect::Truncate { length_at: 1 }),
     ("child_process.exec", Effect::Shell),
@@ -214,33 +175,15 @@ const EFFECTS: &[(&str, Effect)] = &[
     ("FileUtils.cp", Effect::Copy),
     ("FileUtils.copy", Effect::Copy),
     ("FileUtils.copy_file", Effect::Copy),
-    (
-        "File.open",
-        Effect::Open {
-            mode_at: 1,
-            default_writes: false,
-        },
-    ),
-    (
-        "File.new",
-        Effect::Open {
-            mode_at: 1,
-            default_writes: false,
-        },
-    ),
+    ("File.open", Effect::Open { mode_at: 1, default_writes: false }),
+    ("File.new", Effect::Open { mode_at: 1, default_writes: false }),
     ("File.truncate", Effect::Truncate { length_at: 1 }),
     ("Kernel.system", Effect::Command),
     ("Kernel.exec", Effect::Command),
     ("Kernel.spawn", Effect::Command),
     ("Process.spawn", Effect::Command),
     ("Process.exec", Effect::Command),
-    (
-        "Kernel.open",
-        Effect::Open {
-            mode_at: 1,
-            default_writes: false,
-        },
-    ),
+    ("Kernel.open", Effect::Open { mode_at: 1, default_writes: false }),
     ("Kernel.eval", Effect::Eval),
     ("IO.popen", Effect::Command),
     ("Open3.capture2", Effect::Command),
@@ -255,13 +198,7 @@ const EFFECTS: &[(&str, Effect)] = &[
     ("php.unlink", Effect::Delete(RM)),
     ("php.rmdir", Effect::Delete(RMDIR)),
     ("php.file_put_contents", Effect::Write),
-    (
-        "php.fopen",
-        Effect::Open {
-            mode_at: 1,
-            default_writes: false,
-        },
-    ),
+    ("php.fopen", Effect::Open { mode_at: 1, default_writes: false }),
     ("php.ftruncate", Effect::Truncate { length_at: 1 }),
     ("php.file_get_contents", Effect::Read),
     ("php.file", Effect::Read),
@@ -285,10 +222,7 @@ const EFFECTS: &[(&str, Effect)] = &[
 /// are qualified by the reader (`Kernel.exec`, `php.exec`) so that
 /// Python's `exec` (evaluation) is not PHP's (a shell).
 pub(super) fn effect(function: &str) -> Option<Effect> {
-    EFFECTS
-        .iter()
-        .find(|(name, _)| *name == function)
-        .map(|(_, effect)| *effect)
+    EFFECTS.iter().find(|(name, _)| *name == function).map(|(_, effect)| *effect)
 }
 
 /// A qualified name as the tables spell it: Node's `node:` scheme and
@@ -296,10 +230,7 @@ pub(super) fn effect(function: &str) -> Option<Effect> {
 /// `os.path` and friends are one `path`.
 pub(super) fn canonical(name: &str) -> String {
     let name = name.strip_prefix("node:").unwrap_or(name);
-    let name = name
-        .replace("fs/promises", "fs")
-        .replace("fs.promises", "fs")
-        .replace("node:", "");
+    let name = name.replace("fs/promises", "fs").replace("fs.promises", "fs").replace("node:", "");
     match name.as_str() {
         "pathlib.Path" | "pathlib.PosixPath" | "pathlib.PurePath" => "Path".into(),
         _ => name,
@@ -309,14 +240,8 @@ pub(super) fn canonical(name: &str) -> String {
 /// Names that read as the home folder (`process.env.HOME`,
 /// `os.environ['HOME']`, `ENV['HOME']`).
 pub(super) fn is_home(name: &str) -> bool {
-    [
-        "os.environ.HOME",
-        "process.env.HOME",
-        "ENV.HOME",
-        "$_SERVER.HOME",
-        "$_ENV.HOME",
-    ]
-    .contains(&name)
+    ["os.environ.HOME", "process.env.HOME", "ENV.HOME", "$_SERVER.HOME", "$_ENV.HOME"]
+        .contains(&name)
 }
 
 /// Keyword arguments that name the path a call acts on.
@@ -341,11 +266,7 @@ pub(super) fn mode_reads(mode: &str) -> bool {
 /// parts (`os.path.join`, `path.resolve`), constant base64 decoded, a
 /// method of text (`text.NAME`), or an unknown value.
 pub(super) fn returns(function: &str, args: &[(Option<String>, Value)]) -> Value {
-    let first = || {
-        args.first()
-            .map(|(_, value)| value.clone())
-            .unwrap_or(Value::Unknown)
-    };
+    let first = || args.first().map(|(_, value)| value.clone()).unwrap_or(Value::Unknown);
     match function {
         "require" | "__import__" | "importlib.import_module" => match first() {
             Value::Text { text, known: true } => Value::Api(canonical(&text)),
@@ -369,10 +290,7 @@ pub(super) fn returns(function: &str, args: &[(Option<String>, Value)]) -> Value
         | "text.expanduser" | "text.resolve" | "text.absolute" => first(),
         "text.strip" | "text.rstrip" | "text.lstrip" | "text.trim" | "text.trimEnd"
         | "text.trimStart" | "text.chomp" => match first() {
-            Value::Text { text, known } => Value::Text {
-                text: text.trim().to_owned(),
-                known,
-            },
+            Value::Text { text, known } => Value::Text { text: text.trim().to_owned(), known },
             _ => Value::Unknown,
         },
         // Python's `SEPARATOR.join(items)`.

@@ -18,16 +18,10 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
                 args.extend(
                     list.named_children(&mut cursor)
                         .filter(|a| a.kind() != "comment")
-                        .map(|value| Arg {
-                            keyword: None,
-                            value,
-                        }),
+                        .map(|value| Arg { keyword: None, value }),
                 );
             }
-            Shape::Call {
-                callee: Callee::Expr(function),
-                args,
-            }
+            Shape::Call { callee: Callee::Expr(function), args }
         }
         "variable_declarator" | "assignment_expression" => {
             let (Some(name), Some(value)) = (
@@ -37,10 +31,9 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
                 return Shape::Other;
             };
             match name.kind() {
-                "identifier" => Shape::Bind {
-                    names: vec![(None, text_of(name, code).to_owned())],
-                    value,
-                },
+                "identifier" => {
+                    Shape::Bind { names: vec![(None, text_of(name, code).to_owned())], value }
+                }
                 "object_pattern" => {
                     let mut names = Vec::new();
                     let mut cursor = name.walk();
@@ -76,10 +69,7 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
             let module = fragments(source, code, "string_fragment");
             let mut pairs = Vec::new();
             let mut cursor = node.walk();
-            for clause in node
-                .named_children(&mut cursor)
-                .filter(|c| c.kind() == "import_clause")
-            {
+            for clause in node.named_children(&mut cursor).filter(|c| c.kind() == "import_clause") {
                 let mut inner = clause.walk();
                 for part in clause.named_children(&mut inner) {
                     match part.kind() {
@@ -126,14 +116,12 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
             }
             Shape::Text(pieces)
         }
-        "binary_expression" => match (
-            field("left"),
-            field("operator").map(|o| text_of(o, code)),
-            field("right"),
-        ) {
-            (Some(left), Some("+"), Some(right)) => Shape::Concat(vec![left, right]),
-            _ => Shape::Other,
-        },
+        "binary_expression" => {
+            match (field("left"), field("operator").map(|o| text_of(o, code)), field("right")) {
+                (Some(left), Some("+"), Some(right)) => Shape::Concat(vec![left, right]),
+                _ => Shape::Other,
+            }
+        }
         "identifier" => Shape::Name(text_of(node, code).to_owned()),
         "member_expression" => match (field("object"), field("property")) {
             (Some(object), Some(property)) => {

@@ -49,23 +49,11 @@ const fn interpreter(
     takes_value: &'static [&'static str],
     repeats: bool,
 ) -> Interpreter {
-    Interpreter {
-        family,
-        code,
-        takes_value,
-        repeats,
-    }
+    Interpreter { family, code, takes_value, repeats }
 }
 
 const NODE_CODE: &[&str] = &["-e", "--eval", "-p", "--print"];
-const NODE_VALUES: &[&str] = &[
-    "-r",
-    "--require",
-    "--import",
-    "--input-type",
-    "-C",
-    "--conditions",
-];
+const NODE_VALUES: &[&str] = &["-r", "--require", "--import", "--input-type", "-C", "--conditions"];
 const POWERSHELL_CODE: &[&str] = &["-c", "-command", "-Command", "-EncodedCommand"];
 
 const INTERPRETERS: &[Interpreter] = &[
@@ -100,27 +88,21 @@ fn family(program: &str) -> &str {
 
 pub fn is_interpreter(program: &str) -> bool {
     let family = family(program);
-    INTERPRETERS
-        .iter()
-        .any(|interpreter| interpreter.family == family)
+    INTERPRETERS.iter().any(|interpreter| interpreter.family == family)
 }
 
 /// Tools (as the hook and MCP name them) whose path arguments are written.
 pub fn is_file_writing_tool(program: &str) -> bool {
     let tool = program.rsplit("__").next().unwrap_or(program);
-    [
-        "write", "edit", "create", "append", "save", "put", "upload", "move", "copy", "rename",
-    ]
-    .iter()
-    .any(|verb| tool.starts_with(verb) || tool.ends_with(verb))
+    ["write", "edit", "create", "append", "save", "put", "upload", "move", "copy", "rename"]
+        .iter()
+        .any(|verb| tool.starts_with(verb) || tool.ends_with(verb))
 }
 
 /// The inline code of an interpreter command, analysed.
 pub(super) fn inline(builder: &mut Builder, command: &Command) {
     let family = family(&command.program).to_owned();
-    let Some(interpreter) = INTERPRETERS
-        .iter()
-        .find(|interpreter| interpreter.family == family)
+    let Some(interpreter) = INTERPRETERS.iter().find(|interpreter| interpreter.family == family)
     else {
         return;
     };
@@ -137,10 +119,7 @@ pub(super) fn inline(builder: &mut Builder, command: &Command) {
         if command.dynamic_args {
             builder.fact(
                 Fact::EvalOfUnknownText,
-                format!(
-                    "{} runs code that is not known before it runs",
-                    command.program
-                ),
+                format!("{} runs code that is not known before it runs", command.program),
             );
         }
         analyze(builder, &family, &code);
@@ -163,9 +142,7 @@ fn inline_code(interpreter: &Interpreter, argv: &[String]) -> Option<String> {
             pieces.extend(words.next().cloned());
             continue;
         }
-        if let Some((name, value)) = word
-            .split_once('=')
-            .filter(|(name, _)| name.starts_with("--"))
+        if let Some((name, value)) = word.split_once('=').filter(|(name, _)| name.starts_with("--"))
         {
             if interpreter.code.contains(&name) {
                 pieces.push(value.to_owned());
@@ -253,9 +230,7 @@ fn whole_code_facts(builder: &mut Builder, language: &str, code: &str) {
         return;
     }
     let lower = code.to_ascii_lowercase();
-    let loops = ["while", "for ", "for(", "loop", "until", "1.."]
-        .iter()
-        .any(|w| lower.contains(w));
+    let loops = ["while", "for ", "for(", "loop", "until", "1.."].iter().any(|w| lower.contains(w));
     if lower.contains("fork") && loops {
         builder.fact(Fact::ForkBomb, format!("{language} code forks in a loop"));
     }

@@ -15,13 +15,9 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
             let mut args = Vec::new();
             if let Some(list) = field("arguments") {
                 let mut cursor = list.walk();
-                for arg in list
-                    .named_children(&mut cursor)
-                    .filter(|a| a.kind() == "argument")
-                {
-                    let keyword = arg
-                        .child_by_field_name("name")
-                        .map(|name| text_of(name, code).to_owned());
+                for arg in list.named_children(&mut cursor).filter(|a| a.kind() == "argument") {
+                    let keyword =
+                        arg.child_by_field_name("name").map(|name| text_of(name, code).to_owned());
                     let mut inner = arg.walk();
                     let value = arg
                         .named_children(&mut inner)
@@ -30,16 +26,12 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
                     args.extend(value.map(|value| Arg { keyword, value }));
                 }
             }
-            Shape::Call {
-                callee: Callee::Expr(function),
-                args,
-            }
+            Shape::Call { callee: Callee::Expr(function), args }
         }
         "assignment_expression" => match (field("left"), field("right")) {
-            (Some(left), Some(value)) if left.kind() == "variable_name" => Shape::Bind {
-                names: vec![(None, text_of(left, code).to_owned())],
-                value,
-            },
+            (Some(left), Some(value)) if left.kind() == "variable_name" => {
+                Shape::Bind { names: vec![(None, text_of(left, code).to_owned())], value }
+            }
             _ => Shape::Other,
         },
         "string" | "encapsed_string" | "shell_command_expression" | "heredoc" | "nowdoc" => {
@@ -69,14 +61,12 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
                 Shape::Text(pieces)
             }
         }
-        "binary_expression" => match (
-            field("left"),
-            field("operator").map(|o| text_of(o, code)),
-            field("right"),
-        ) {
-            (Some(left), Some("."), Some(right)) => Shape::Concat(vec![left, right]),
-            _ => Shape::Other,
-        },
+        "binary_expression" => {
+            match (field("left"), field("operator").map(|o| text_of(o, code)), field("right")) {
+                (Some(left), Some("."), Some(right)) => Shape::Concat(vec![left, right]),
+                _ => Shape::Other,
+            }
+        }
         "name" | "variable_name" | "qualified_name" => {
             Shape::Name(text_of(node, code).trim_start_matches('\\').to_owned())
         }

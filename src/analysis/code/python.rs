@@ -2,7 +2,9 @@
 
 use tree_sitter::Node;
 
-use super::syntax::{Callee, KeywordArgument, Piece, Shape, arguments, fragments, text_of, unescape};
+use super::syntax::{
+    Callee, KeywordArgument, Piece, Shape, arguments, fragments, text_of, unescape,
+};
 
 pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
     let field = |name: &str| node.child_by_field_name(name);
@@ -11,18 +13,19 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
             let Some(function) = field("function") else {
                 return Shape::Other;
             };
-            let keyword = KeywordArgument { kind: "keyword_argument", name: "name", value: "value" };
-            let args = field("arguments").map(|list| arguments(list, code, &keyword, &["list_splat", "dictionary_splat", "comment"])).unwrap_or_default();
-            Shape::Call {
-                callee: Callee::Expr(function),
-                args,
-            }
+            let keyword =
+                KeywordArgument { kind: "keyword_argument", name: "name", value: "value" };
+            let args = field("arguments")
+                .map(|list| {
+                    arguments(list, code, &keyword, &["list_splat", "dictionary_splat", "comment"])
+                })
+                .unwrap_or_default();
+            Shape::Call { callee: Callee::Expr(function), args }
         }
         "assignment" => match (field("left"), field("right")) {
-            (Some(left), Some(value)) if left.kind() == "identifier" => Shape::Bind {
-                names: vec![(None, text_of(left, code).to_owned())],
-                value,
-            },
+            (Some(left), Some(value)) if left.kind() == "identifier" => {
+                Shape::Bind { names: vec![(None, text_of(left, code).to_owned())], value }
+            }
             _ => Shape::Other,
         },
         "import_statement" => {
@@ -31,10 +34,9 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
             for name in node.children_by_field_name("name", &mut cursor) {
                 match name.kind() {
                     "aliased_import" => {
-                        if let (Some(module), Some(alias)) = (
-                            name.child_by_field_name("name"),
-                            name.child_by_field_name("alias"),
-                        ) {
+                        if let (Some(module), Some(alias)) =
+                            (name.child_by_field_name("name"), name.child_by_field_name("alias"))
+                        {
                             pairs.push((
                                 text_of(alias, code).to_owned(),
                                 text_of(module, code).to_owned(),
@@ -56,20 +58,16 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
                 return Shape::Other;
             };
             let mut cursor = node.walk();
-            if node
-                .named_children(&mut cursor)
-                .any(|child| child.kind() == "wildcard_import")
-            {
+            if node.named_children(&mut cursor).any(|child| child.kind() == "wildcard_import") {
                 return Shape::ImportAll(module);
             }
             let mut pairs = Vec::new();
             let mut cursor = node.walk();
             for name in node.children_by_field_name("name", &mut cursor) {
                 let (imported, alias) = match name.kind() {
-                    "aliased_import" => (
-                        name.child_by_field_name("name"),
-                        name.child_by_field_name("alias"),
-                    ),
+                    "aliased_import" => {
+                        (name.child_by_field_name("name"), name.child_by_field_name("alias"))
+                    }
                     _ => (Some(name), Some(name)),
                 };
                 if let (Some(imported), Some(alias)) = (imported, alias) {
@@ -105,15 +103,13 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
             let mut cursor = node.walk();
             Shape::Concat(node.named_children(&mut cursor).collect())
         }
-        "binary_operator" => match (
-            field("left"),
-            field("operator").map(|o| text_of(o, code)),
-            field("right"),
-        ) {
-            (Some(left), Some("+"), Some(right)) => Shape::Concat(vec![left, right]),
-            (Some(left), Some("/"), Some(right)) => Shape::PathJoin(left, right),
-            _ => Shape::Other,
-        },
+        "binary_operator" => {
+            match (field("left"), field("operator").map(|o| text_of(o, code)), field("right")) {
+                (Some(left), Some("+"), Some(right)) => Shape::Concat(vec![left, right]),
+                (Some(left), Some("/"), Some(right)) => Shape::PathJoin(left, right),
+                _ => Shape::Other,
+            }
+        }
         "identifier" => Shape::Name(text_of(node, code).to_owned()),
         "attribute" => match (field("object"), field("attribute")) {
             (Some(object), Some(attribute)) => {

@@ -3,7 +3,9 @@
 
 use tree_sitter::Node;
 
-use super::syntax::{Callee, KeywordArgument, Piece, Shape, arguments, fragments, text_of, unescape};
+use super::syntax::{
+    Callee, KeywordArgument, Piece, Shape, arguments, fragments, text_of, unescape,
+};
 
 pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
     let field = |name: &str| node.child_by_field_name(name);
@@ -14,7 +16,14 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
             };
             let keyword = KeywordArgument { kind: "pair", name: "key", value: "value" };
             let args = field("arguments")
-                .map(|list| arguments(list, code, &keyword, &["comment", "block_argument", "splat_argument", "hash_splat_argument"]))
+                .map(|list| {
+                    arguments(
+                        list,
+                        code,
+                        &keyword,
+                        &["comment", "block_argument", "splat_argument", "hash_splat_argument"],
+                    )
+                })
                 .unwrap_or_default();
             let callee = match field("receiver") {
                 Some(receiver) => Callee::Method(receiver, text_of(method, code).to_owned()),
@@ -24,10 +33,7 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
         }
         "assignment" => match (field("left"), field("right")) {
             (Some(left), Some(value)) if matches!(left.kind(), "identifier" | "constant") => {
-                Shape::Bind {
-                    names: vec![(None, text_of(left, code).to_owned())],
-                    value,
-                }
+                Shape::Bind { names: vec![(None, text_of(left, code).to_owned())], value }
             }
             _ => Shape::Other,
         },
@@ -46,20 +52,14 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
                     _ => {}
                 }
             }
-            if node.kind() == "subshell" {
-                Shape::Shell(pieces)
-            } else {
-                Shape::Text(pieces)
+            if node.kind() == "subshell" { Shape::Shell(pieces) } else { Shape::Text(pieces) }
+        }
+        "binary" => {
+            match (field("left"), field("operator").map(|o| text_of(o, code)), field("right")) {
+                (Some(left), Some("+"), Some(right)) => Shape::Concat(vec![left, right]),
+                _ => Shape::Other,
             }
         }
-        "binary" => match (
-            field("left"),
-            field("operator").map(|o| text_of(o, code)),
-            field("right"),
-        ) {
-            (Some(left), Some("+"), Some(right)) => Shape::Concat(vec![left, right]),
-            _ => Shape::Other,
-        },
         "identifier" | "constant" => Shape::Name(text_of(node, code).to_owned()),
         "scope_resolution" => match (field("scope"), field("name")) {
             (Some(scope), Some(name)) => Shape::Member(scope, text_of(name, code).to_owned()),

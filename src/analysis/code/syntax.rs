@@ -178,13 +178,23 @@ pub(super) struct KeywordArgument {
 /// The arguments of a call's argument `list`: keyword arguments named (a
 /// Ruby key's trailing `:` dropped), nodes of a kind in `passes_nothing`
 /// (splats, comments, blocks) left out, every other node positional.
-pub(super) fn arguments<'t>(list: Node<'t>, code: &str, keyword: &KeywordArgument, passes_nothing: &[&str]) -> Vec<Arg<'t>> {
+pub(super) fn arguments<'t>(
+    list: Node<'t>,
+    code: &str,
+    keyword: &KeywordArgument,
+    passes_nothing: &[&str],
+) -> Vec<Arg<'t>> {
     let mut args = Vec::new();
     let mut cursor = list.walk();
     for arg in list.named_children(&mut cursor) {
         if arg.kind() == keyword.kind {
-            if let (Some(name), Some(value)) = (arg.child_by_field_name(keyword.name), arg.child_by_field_name(keyword.value)) {
-                args.push(Arg { keyword: Some(text_of(name, code).trim_end_matches(':').to_owned()), value });
+            if let (Some(name), Some(value)) =
+                (arg.child_by_field_name(keyword.name), arg.child_by_field_name(keyword.value))
+            {
+                args.push(Arg {
+                    keyword: Some(text_of(name, code).trim_end_matches(':').to_owned()),
+                    value,
+                });
             }
         } else if !passes_nothing.contains(&arg.kind()) {
             args.push(Arg { keyword: None, value: arg });
@@ -214,10 +224,7 @@ pub(super) enum Value {
 
 impl Value {
     pub(super) fn text(text: impl Into<String>) -> Self {
-        Self::Text {
-            text: text.into(),
-            known: true,
-        }
+        Self::Text { text: text.into(), known: true }
     }
 
     /// The value as text, with whether it is known.
@@ -227,11 +234,7 @@ impl Value {
             Self::List(items) => {
                 let parts: Vec<(String, bool)> = items.iter().map(Value::as_text).collect();
                 (
-                    parts
-                        .iter()
-                        .map(|(t, _)| t.as_str())
-                        .collect::<Vec<_>>()
-                        .join(" "),
+                    parts.iter().map(|(t, _)| t.as_str()).collect::<Vec<_>>().join(" "),
                     parts.iter().all(|(_, k)| *k),
                 )
             }
@@ -259,11 +262,7 @@ impl Value {
         match (self, other) {
             (same, again) if same == again => same,
             (Value::Api(first), Value::Api(second)) => {
-                Value::Api(if apis::effect(&second).is_some() {
-                    second
-                } else {
-                    first
-                })
+                Value::Api(if apis::effect(&second).is_some() { second } else { first })
             }
             (api @ Value::Api(_), _) | (_, api @ Value::Api(_)) => api,
             _ => Value::Unknown,
@@ -280,13 +279,8 @@ pub(super) fn read(builder: &mut Builder, dialect: Dialect, code: &str) -> bool 
     let Some(tree) = parse(dialect, code) else {
         return false;
     };
-    let mut reader = Reader {
-        builder,
-        dialect,
-        code,
-        names: HashMap::new(),
-        everything_of: Vec::new(),
-    };
+    let mut reader =
+        Reader { builder, dialect, code, names: HashMap::new(), everything_of: Vec::new() };
     reader.walk(tree.root_node());
     !tree.root_node().has_error()
 }
@@ -436,9 +430,7 @@ impl Reader<'_, '_> {
     }
 
     fn args(&mut self, args: &[Arg<'_>]) -> Vec<(Option<String>, Value)> {
-        args.iter()
-            .map(|arg| (arg.keyword.clone(), self.eval(arg.value)))
-            .collect()
+        args.iter().map(|arg| (arg.keyword.clone(), self.eval(arg.value))).collect()
     }
 
     /// The qualified name of what a call calls, or, for a method of a
@@ -493,11 +485,8 @@ impl Reader<'_, '_> {
 
     fn report(&mut self, function: &str, effect: apis::Effect, args: &[(Option<String>, Value)]) {
         let via = format!("{} {function}", self.dialect.name());
-        let positional: Vec<&Value> = args
-            .iter()
-            .filter(|(keyword, _)| keyword.is_none())
-            .map(|(_, value)| value)
-            .collect();
+        let positional: Vec<&Value> =
+            args.iter().filter(|(keyword, _)| keyword.is_none()).map(|(_, value)| value).collect();
         let path = positional.first().copied().cloned().or_else(|| {
             args.iter()
                 .find(|(keyword, _)| keyword.as_deref().is_some_and(apis::names_a_path))
@@ -520,15 +509,11 @@ impl Reader<'_, '_> {
                     let (target, known) = target.as_text();
                     let mut argv: Vec<String> = program.split(' ').map(str::to_owned).collect();
                     argv.push(target);
-                    self.builder
-                        .command(Command::new(argv, false, !known, Some(via.clone())));
+                    self.builder.command(Command::new(argv, false, !known, Some(via.clone())));
                 }
             }
             apis::Effect::Write => self.write(&path),
-            apis::Effect::Open {
-                mode_at,
-                default_writes,
-            } => {
+            apis::Effect::Open { mode_at, default_writes } => {
                 let mode = args
                     .iter()
                     .find(|(keyword, _)| keyword.as_deref() == Some("mode"))
@@ -577,28 +562,17 @@ impl Reader<'_, '_> {
                 (0 | 1, Value::List(items)) => self.run_argv(items, &via),
                 (0 | 1, _) => self.run_shell(path, function),
                 _ => self.run_argv(
-                    &positional
-                        .iter()
-                        .map(|value| (*value).clone())
-                        .collect::<Vec<_>>(),
+                    &positional.iter().map(|value| (*value).clone()).collect::<Vec<_>>(),
                     &via,
                 ),
             },
             apis::Effect::ProgramArgs => {
                 let mut argv = vec![path];
-                argv.extend(
-                    positional
-                        .get(1)
-                        .map(|args| flatten(args))
-                        .unwrap_or_default(),
-                );
+                argv.extend(positional.get(1).map(|args| flatten(args)).unwrap_or_default());
                 self.run_argv(&argv, &via);
             }
             apis::Effect::Exec => {
-                let argv = match positional
-                    .iter()
-                    .find(|value| matches!(value, Value::List(_)))
-                {
+                let argv = match positional.iter().find(|value| matches!(value, Value::List(_))) {
                     Some(list) => flatten(list),
                     None => {
                         let program = positional
@@ -660,31 +634,22 @@ impl Reader<'_, '_> {
                 // The shell reads an unknown part as a value it cannot
                 // know, never as a program named `…`.
                 let script = text.replace(UNKNOWN, "$CODE_VALUE");
-                self.builder
-                    .shell_lenient(&script, Some(self.dialect.name()));
+                self.builder.shell_lenient(&script, Some(self.dialect.name()));
             }
             Value::List(items) => self.run_argv(&items, function),
             _ => self.builder.fact(
                 Fact::EvalOfUnknownText,
-                format!(
-                    "{} {function} runs a command built at run time",
-                    self.dialect.name()
-                ),
+                format!("{} {function} runs a command built at run time", self.dialect.name()),
             ),
         }
     }
 
     fn run_argv(&mut self, argv: &[Value], via: &str) {
-        let words: Vec<(String, bool)> = argv
-            .iter()
-            .flat_map(flatten)
-            .map(|value| value.as_text())
-            .collect();
+        let words: Vec<(String, bool)> =
+            argv.iter().flat_map(flatten).map(|value| value.as_text()).collect();
         let Some((_, program_known)) = words.first() else {
-            self.builder.fact(
-                Fact::EvalOfUnknownText,
-                format!("{via} starts a program named at run time"),
-            );
+            self.builder
+                .fact(Fact::EvalOfUnknownText, format!("{via} starts a program named at run time"));
             return;
         };
         let dynamic_args = words.iter().skip(1).any(|(_, known)| !known);

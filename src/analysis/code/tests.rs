@@ -4,12 +4,7 @@ use crate::analysis::{Fact, analyze};
 
 /// The commands an action runs, as `program argv…` lines.
 fn commands(hint: &str) -> Vec<String> {
-    analyze(hint)
-        .unwrap()
-        .commands
-        .iter()
-        .map(|c| c.argv.join(" "))
-        .collect()
+    analyze(hint).unwrap().commands.iter().map(|c| c.argv.join(" ")).collect()
 }
 
 fn runs(hint: &str, command: &str) -> bool {
@@ -32,34 +27,21 @@ fn python_deletions_resolve_imports_aliases_and_constants() {
         "python3 -Bc 'import shutil; shutil.rmtree(\"/home/u\")'",
         "python3 - <<'PY'\nimport shutil\nshutil.rmtree('/home/u')\nPY",
     ] {
-        assert!(
-            runs(hint, "rm -r -f /home/u"),
-            "{hint}: {:?}",
-            commands(hint)
-        );
+        assert!(runs(hint, "rm -r -f /home/u"), "{hint}: {:?}", commands(hint));
     }
-    assert!(runs(
-        "python3 -c 'from os import *; remove(\"/etc/hosts\")'",
-        "rm -f /etc/hosts"
-    ));
+    assert!(runs("python3 -c 'from os import *; remove(\"/etc/hosts\")'", "rm -f /etc/hosts"));
     assert!(runs(
         "python3 -c 'from pathlib import Path; (Path.home() / \".bashrc\").unlink()'",
         "rm -f ~/.bashrc"
     ));
-    assert!(runs(
-        "python3 -c 'import os; os.rmdir(os.path.expanduser(\"~/x\"))'",
-        "rmdir ~/x"
-    ));
+    assert!(runs("python3 -c 'import os; os.rmdir(os.path.expanduser(\"~/x\"))'", "rmdir ~/x"));
 }
 
 #[test]
 fn a_target_that_cannot_be_folded_is_unknown_not_silent() {
     let analysis = analyze("python3 -c 'import shutil, sys; shutil.rmtree(sys.argv[1])'").unwrap();
-    let rm = analysis
-        .commands
-        .iter()
-        .find(|c| c.program == "rm")
-        .expect("the deletion is reported");
+    let rm =
+        analysis.commands.iter().find(|c| c.program == "rm").expect("the deletion is reported");
     assert!(rm.dynamic_args, "{rm:?}");
     assert!(rm.argv.iter().any(|w| w.contains("$(")));
 }
@@ -98,20 +80,13 @@ fn reads(hint: &str) -> Vec<String> {
 /// The files an action's code reads: the shell reads the interpreter's
 /// code argument as a word too, which these tests leave out.
 fn files_read(hint: &str) -> Vec<String> {
-    reads(hint)
-        .into_iter()
-        .filter(|read| !read.contains(' '))
-        .collect()
+    reads(hint).into_iter().filter(|read| !read.contains(' ')).collect()
 }
 
 /// Each hint reads `secrets/app.key`, however the read is spelled.
 fn assert_reads_the_key(hints: &[&str]) {
     for hint in hints {
-        assert!(
-            reads(hint).contains(&"secrets/app.key".to_owned()),
-            "{hint}: {:?}",
-            reads(hint)
-        );
+        assert!(reads(hint).contains(&"secrets/app.key".to_owned()), "{hint}: {:?}", reads(hint));
     }
 }
 
@@ -187,10 +162,7 @@ fn ordinary_reads_and_writes_read_only_what_they_name() {
     ] {
         // The shell reads the interpreter's code argument as a word; the
         // code reads its one file.
-        let files: Vec<String> = reads(hint)
-            .into_iter()
-            .filter(|r| !r.contains(' '))
-            .collect();
+        let files: Vec<String> = reads(hint).into_iter().filter(|r| !r.contains(' ')).collect();
         assert_eq!(files, vec![file.to_owned()], "{hint}");
         assert!(writes(hint).is_empty(), "{hint}: {:?}", writes(hint));
     }
@@ -210,11 +182,7 @@ fn javascript_modules_resolve_through_require_and_import() {
         "node --input-type=module -e 'import * as fs from \"fs\"; fs.rmSync(\"/home/u\")'",
         "node -e 'import {rm} from \"fs/promises\"; await rm(\"/ho\" + `me/${\"u\"}`)'",
     ] {
-        assert!(
-            runs(hint, "rm -r -f /home/u"),
-            "{hint}: {:?}",
-            commands(hint)
-        );
+        assert!(runs(hint, "rm -r -f /home/u"), "{hint}: {:?}", commands(hint));
     }
 }
 
@@ -245,10 +213,7 @@ fn ruby_and_php_deletions() {
         "ruby -e 'require \"fileutils\"; FileUtils.rm_rf(Dir.home + \"/x\")'",
         "rm -r -f ~/x"
     ));
-    assert!(runs(
-        "ruby -e 'File.delete(\"/etc/hosts\")'",
-        "rm -f /etc/hosts"
-    ));
+    assert!(runs("ruby -e 'File.delete(\"/etc/hosts\")'", "rm -f /etc/hosts"));
     assert!(runs("php -r 'unlink(\"/etc/hosts\");'", "rm -f /etc/hosts"));
     assert!(runs("php -r 'rmdir(\"/srv/x\");'", "rmdir /srv/x"));
 }
@@ -280,32 +245,16 @@ fn strings_that_are_only_data_do_not_run() {
 
 #[test]
 fn clustered_and_glued_code_options_carry_code() {
-    assert!(runs(
-        "python3 -Bc'import os; os.remove(\"/etc/hosts\")'",
-        "rm -f /etc/hosts"
-    ));
-    assert!(runs(
-        "ruby -we 'File.delete(\"/etc/hosts\")'",
-        "rm -f /etc/hosts"
-    ));
-    assert!(runs(
-        "node --eval='require(\"fs\").unlinkSync(\"/etc/hosts\")'",
-        "rm -f /etc/hosts"
-    ));
+    assert!(runs("python3 -Bc'import os; os.remove(\"/etc/hosts\")'", "rm -f /etc/hosts"));
+    assert!(runs("ruby -we 'File.delete(\"/etc/hosts\")'", "rm -f /etc/hosts"));
+    assert!(runs("node --eval='require(\"fs\").unlinkSync(\"/etc/hosts\")'", "rm -f /etc/hosts"));
     // After the script, `-c` is the script's.
-    assert!(!runs(
-        "python3 tool.py -c 'import os; os.remove(\"/etc/hosts\")'",
-        "rm -f /etc/hosts"
-    ));
+    assert!(!runs("python3 tool.py -c 'import os; os.remove(\"/etc/hosts\")'", "rm -f /etc/hosts"));
 }
 
 #[test]
 fn hostile_code_is_bounded_and_does_not_panic() {
-    let deep = format!(
-        "python3 -c 'x = {}1{}'",
-        "(".repeat(5_000),
-        ")".repeat(5_000)
-    );
+    let deep = format!("python3 -c 'x = {}1{}'", "(".repeat(5_000), ")".repeat(5_000));
     let _ = analyze(&deep);
     let concat = format!(
         "node -e 'const a = {}; require(\"fs\").rmSync(a)'",

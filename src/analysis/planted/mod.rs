@@ -107,10 +107,7 @@ pub struct OnDisk {
 
 impl OnDisk {
     pub fn new(base: Option<PathBuf>) -> Self {
-        Self {
-            base,
-            home: std::env::var_os("HOME").map(PathBuf::from),
-        }
+        Self { base, home: std::env::var_os("HOME").map(PathBuf::from) }
     }
 
     /// Relative paths are read from the working folder, when it is known.
@@ -146,12 +143,8 @@ impl CurrentFiles for OnDisk {
             return None;
         }
         let mut bytes = Vec::new();
-        file.take(MAX_PLANTED_BYTES as u64 + 1)
-            .read_to_end(&mut bytes)
-            .ok()?;
-        (bytes.len() <= MAX_PLANTED_BYTES)
-            .then(|| String::from_utf8(bytes).ok())
-            .flatten()
+        file.take(MAX_PLANTED_BYTES as u64 + 1).read_to_end(&mut bytes).ok()?;
+        (bytes.len() <= MAX_PLANTED_BYTES).then(|| String::from_utf8(bytes).ok()).flatten()
     }
 }
 
@@ -172,11 +165,7 @@ struct Part {
 
 impl Part {
     fn shell(line: usize, text: impl Into<String>) -> Self {
-        Self {
-            line,
-            text: text.into(),
-            language: Language::Shell,
-        }
+        Self { line, text: text.into(), language: Language::Shell }
     }
 }
 
@@ -219,11 +208,7 @@ fn apply(change: &Change, before: Option<String>) -> Option<Outcome> {
                 text
             }
             // Nothing to edit: the new text is all there is to judge.
-            None => edits
-                .iter()
-                .map(|edit| edit.new.as_str())
-                .collect::<Vec<_>>()
-                .join("\n"),
+            None => edits.iter().map(|edit| edit.new.as_str()).collect::<Vec<_>>().join("\n"),
         },
     };
     Some(Outcome { before, after })
@@ -234,14 +219,20 @@ fn apply_edit(text: String, edit: &Replace) -> Option<String> {
     if edit.old.is_empty() || !text.contains(&edit.old) {
         // An edit that does not apply: its new text is judged where it
         // would go, at the end.
-        return budget::produce(text.len() + 1 + edit.new.len()).then(|| format!("{text}\n{}", edit.new));
+        return budget::produce(text.len() + 1 + edit.new.len())
+            .then(|| format!("{text}\n{}", edit.new));
     }
     let replaced = if edit.all { text.matches(edit.old.as_str()).count() } else { 1 };
-    let after_len = (text.len() - replaced * edit.old.len()).checked_add(replaced.checked_mul(edit.new.len())?)?;
+    let after_len = (text.len() - replaced * edit.old.len())
+        .checked_add(replaced.checked_mul(edit.new.len())?)?;
     if !budget::work(text.len()) || !budget::produce(after_len) {
         return None;
     }
-    Some(if edit.all { text.replace(&edit.old, &edit.new) } else { text.replacen(&edit.old, &edit.new, 1) })
+    Some(if edit.all {
+        text.replace(&edit.old, &edit.new)
+    } else {
+        text.replacen(&edit.old, &edit.new, 1)
+    })
 }
 
 /// The parts of `content` that will run, read in the file's format.
@@ -251,11 +242,9 @@ fn parts_of(kind: RunsLater, path: &str, content: &str) -> Result<Vec<Part>, Unr
     }
     let parts = match kind.format {
         Format::Shell => vec![Part::shell(1, content)],
-        Format::Code(language) => vec![Part {
-            line: 1,
-            text: content.to_owned(),
-            language: Language::Code(language),
-        }],
+        Format::Code(language) => {
+            vec![Part { line: 1, text: content.to_owned(), language: Language::Code(language) }]
+        }
         Format::Makefile => make::parts(content),
         Format::PackageJson => structured::package_json(content)?,
         Format::ToolJson => structured::tool_json(content)?,
@@ -309,7 +298,8 @@ pub(super) fn plant(builder: &mut Builder, write: &FileWrite, files: &dyn Curren
         return;
     }
     if kind.format.is_harness_config()
-        && let Some(why) = harness::switches_off_guard(kind.format, outcome.before.as_deref(), &outcome.after)
+        && let Some(why) =
+            harness::switches_off_guard(kind.format, outcome.before.as_deref(), &outcome.after)
     {
         builder.fact(Fact::SwitchesOffGuard, format!("{path}: {why}"));
     }
@@ -332,23 +322,17 @@ pub(super) fn plant(builder: &mut Builder, write: &FileWrite, files: &dyn Curren
         .and_then(|before| parts_of(kind, &path, before).ok())
         .unwrap_or_default();
     for part in parts {
-        let unchanged = already
-            .iter()
-            .any(|old| old.language == part.language && old.text == part.text);
+        let unchanged =
+            already.iter().any(|old| old.language == part.language && old.text == part.text);
         if unchanged {
             continue;
         }
-        let at = PlantedAt {
-            file: path.clone(),
-            line: part.line,
-        };
-        builder.planting(at, part.language == Language::Shell, |builder| {
-            match part.language {
-                Language::Shell => {
-                    builder.shell(&part.text, None);
-                }
-                Language::Code(language) => code::analyze(builder, language, &part.text),
+        let at = PlantedAt { file: path.clone(), line: part.line };
+        builder.planting(at, part.language == Language::Shell, |builder| match part.language {
+            Language::Shell => {
+                builder.shell(&part.text, None);
             }
+            Language::Code(language) => code::analyze(builder, language, &part.text),
         });
     }
 }
@@ -357,14 +341,19 @@ pub(super) fn plant(builder: &mut Builder, write: &FileWrite, files: &dyn Curren
 /// guard's hook or server entry switches the guard off: each file the
 /// action's commands remove is read as it is now.
 pub(super) fn removed_guards(builder: &mut Builder, files: &dyn CurrentFiles) {
-    let removed: Vec<String> = builder.analysis.commands.iter().flat_map(files_removed_by).collect();
+    let removed: Vec<String> =
+        builder.analysis.commands.iter().flat_map(files_removed_by).collect();
     for path in removed {
         let normal = normalize_path(&path);
-        let Some(kind) = runs_later(&normal, None).filter(|kind| kind.format.is_harness_config()) else {
+        let Some(kind) = runs_later(&normal, None).filter(|kind| kind.format.is_harness_config())
+        else {
             continue;
         };
         if files.current(&path).is_some_and(|content| harness::holds_guard(kind.format, &content)) {
-            builder.fact(Fact::SwitchesOffGuard, format!("{normal}: deleting or moving it away removes this guard's own entry"));
+            builder.fact(
+                Fact::SwitchesOffGuard,
+                format!("{normal}: deleting or moving it away removes this guard's own entry"),
+            );
         }
     }
 }
@@ -372,52 +361,52 @@ pub(super) fn removed_guards(builder: &mut Builder, files: &dyn CurrentFiles) {
 /// The files a command deletes or moves away.
 fn files_removed_by(command: &super::Command) -> Vec<String> {
     match command.program.as_str() {
-        "rm" | "unlink" | "shred" | "srm" | "trash" | "trash-put" | "gio" => command.positionals.clone(),
-        "mv" => command.positionals.split_last().map(|(_, sources)| sources.to_vec()).unwrap_or_default(),
+        "rm" | "unlink" | "shred" | "srm" | "trash" | "trash-put" | "gio" => {
+            command.positionals.clone()
+        }
+        "mv" => command
+            .positionals
+            .split_last()
+            .map(|(_, sources)| sources.to_vec())
+            .unwrap_or_default(),
         _ => Vec::new(),
     }
 }
 
 /// The keys under which a file tool takes the path it writes (the first
 /// present is the one written).
-pub(super) const WRITE_PATH_KEYS: [&str; 9] = ["path", "file_path", "filepath", "filePath", "file", "filename", "target", "destination", "notebook_path"];
+pub(super) const WRITE_PATH_KEYS: [&str; 9] = [
+    "path",
+    "file_path",
+    "filepath",
+    "filePath",
+    "file",
+    "filename",
+    "target",
+    "destination",
+    "notebook_path",
+];
 
 /// The write a file tool's call makes, when its arguments name one file
 /// and give its content or the edits to make (`write_file {"path": …,
 /// "content": …}`, `edit_file {"path": …, "edits": [{"oldText": …,
 /// "newText": …}]}`).
 pub(super) fn from_tool_call(arguments: &Map<String, Value>) -> Option<FileWrite> {
-    const CONTENT_KEYS: [&str; 8] = [
-        "content",
-        "contents",
-        "text",
-        "data",
-        "body",
-        "file_text",
-        "new_source",
-        "new_content",
-    ];
-    let path = WRITE_PATH_KEYS
-        .iter()
-        .find_map(|key| arguments.get(*key).and_then(Value::as_str))?;
-    if let Some(content) = CONTENT_KEYS
-        .iter()
-        .find_map(|key| arguments.get(*key).and_then(Value::as_str))
+    const CONTENT_KEYS: [&str; 8] =
+        ["content", "contents", "text", "data", "body", "file_text", "new_source", "new_content"];
+    let path =
+        WRITE_PATH_KEYS.iter().find_map(|key| arguments.get(*key).and_then(Value::as_str))?;
+    if let Some(content) =
+        CONTENT_KEYS.iter().find_map(|key| arguments.get(*key).and_then(Value::as_str))
     {
-        let append = arguments
-            .get("append")
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
+        let append = arguments.get("append").and_then(Value::as_bool).unwrap_or(false)
             || arguments.get("mode").and_then(Value::as_str) == Some("append");
         let change = if append {
             Change::Append(content.to_owned())
         } else {
             Change::Whole(content.to_owned())
         };
-        return Some(FileWrite {
-            path: path.to_owned(),
-            change,
-        });
+        return Some(FileWrite { path: path.to_owned(), change });
     }
     let single = [arguments];
     let edits: Vec<&Map<String, Value>> = match arguments.get("edits") {
@@ -425,35 +414,17 @@ pub(super) fn from_tool_call(arguments: &Map<String, Value>) -> Option<FileWrite
         _ => single.to_vec(),
     };
     let replaces: Vec<Replace> = edits.iter().filter_map(|edit| replace(edit)).collect();
-    (!replaces.is_empty()).then(|| FileWrite {
-        path: path.to_owned(),
-        change: Change::Edits(replaces),
-    })
+    (!replaces.is_empty())
+        .then(|| FileWrite { path: path.to_owned(), change: Change::Edits(replaces) })
 }
 
 fn replace(edit: &Map<String, Value>) -> Option<Replace> {
     let text = |keys: &[&str]| {
-        keys.iter()
-            .find_map(|key| edit.get(*key).and_then(Value::as_str))
-            .map(str::to_owned)
+        keys.iter().find_map(|key| edit.get(*key).and_then(Value::as_str)).map(str::to_owned)
     };
-    let new = text(&[
-        "newText",
-        "new_text",
-        "new_string",
-        "newString",
-        "replacement",
-        "new",
-    ])?;
-    let old = text(&[
-        "oldText",
-        "old_text",
-        "old_string",
-        "oldString",
-        "search",
-        "old",
-    ])
-    .unwrap_or_default();
+    let new = text(&["newText", "new_text", "new_string", "newString", "replacement", "new"])?;
+    let old = text(&["oldText", "old_text", "old_string", "oldString", "search", "old"])
+        .unwrap_or_default();
     let all = edit
         .get("replace_all")
         .or_else(|| edit.get("replaceAll"))
@@ -469,11 +440,7 @@ pub(super) fn why_it_runs(path: &str) -> Option<&'static str> {
 
 /// The line (from 1) of `content` where `needle` first appears, or 1.
 fn line_of(content: &str, needle: &str) -> usize {
-    let needle = needle
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("");
+    let needle = needle.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
     if needle.is_empty() {
         return 1;
     }
@@ -487,10 +454,7 @@ fn line_of(content: &str, needle: &str) -> usize {
 
 /// What a fact planted in a file says about where.
 pub(super) fn describe_unseen(path: &str, reason: &str) -> String {
-    format!(
-        "{} runs later ({reason}) and what is written there is not known",
-        preview(path)
-    )
+    format!("{} runs later ({reason}) and what is written there is not known", preview(path))
 }
 
 #[cfg(test)]

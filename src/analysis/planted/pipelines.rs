@@ -65,9 +65,7 @@ fn split_key(text: &str) -> Option<(&str, &str)> {
         let close = quoted.find(['"', '\''])?;
         (&quoted[..close], quoted[close + 1..].strip_prefix(':')?)
     } else {
-        let colon = text
-            .find(": ")
-            .or_else(|| text.strip_suffix(':').map(|t| t.len()))?;
+        let colon = text.find(": ").or_else(|| text.strip_suffix(':').map(|t| t.len()))?;
         (&text[..colon], &text[colon + 1..])
     };
     let plain = !key.is_empty() && !key.contains(' ') && !key.starts_with('#');
@@ -79,9 +77,8 @@ impl<'a> Yaml<'a> {
         let lines: Vec<&str> = content.lines().collect();
         let mut anchors = HashMap::new();
         for (index, line) in lines.iter().enumerate() {
-            let value = key_value(line)
-                .map(|(_, _, v)| v)
-                .or_else(|| line.trim_start().strip_prefix("- "));
+            let value =
+                key_value(line).map(|(_, _, v)| v).or_else(|| line.trim_start().strip_prefix("- "));
             if let Some(name) = value.and_then(|v| v.strip_prefix('&')) {
                 let name = name.split_whitespace().next().unwrap_or("");
                 anchors.entry(name.to_owned()).or_insert(index);
@@ -118,16 +115,11 @@ impl<'a> Yaml<'a> {
         }
         let line = at + 1;
         match value.chars().next() {
-            Some('|' | '>') => vec![(
-                line + 1,
-                self.block_scalar(at, column, value.starts_with('>')),
-            )],
+            Some('|' | '>') => {
+                vec![(line + 1, self.block_scalar(at, column, value.starts_with('>')))]
+            }
             Some('"' | '\'') => vec![(line, self.quoted(at, value))],
-            Some('[') => self
-                .flow_list(at, value)
-                .into_iter()
-                .map(|item| (line, item))
-                .collect(),
+            Some('[') => self.flow_list(at, value).into_iter().map(|item| (line, item)).collect(),
             None | Some('#') => self.block_list(at, column, depth),
             _ => vec![(line, self.plain(at, column, value))],
         }
@@ -140,24 +132,18 @@ impl<'a> Yaml<'a> {
             .enumerate()
             .skip(at + 1)
             // Each value rescans the lines under it: paid for line by line.
-            .take_while(move |(_, l)| (l.trim().is_empty() || indent_of(l) > column) && budget::work(1))
+            .take_while(move |(_, l)| {
+                (l.trim().is_empty() || indent_of(l) > column) && budget::work(1)
+            })
             .map(|(i, l)| (i, *l))
     }
 
     fn block_scalar(&self, at: usize, column: usize, folded: bool) -> String {
         let body: Vec<&str> = self.nested(at, column).map(|(_, l)| l).collect();
-        let margin = body
-            .iter()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| indent_of(l))
-            .min()
-            .unwrap_or(0);
+        let margin =
+            body.iter().filter(|l| !l.trim().is_empty()).map(|l| indent_of(l)).min().unwrap_or(0);
         let lines: Vec<&str> = body.iter().map(|l| l.get(margin..).unwrap_or("")).collect();
-        if folded {
-            lines.join(" ")
-        } else {
-            lines.join("\n")
-        }
+        if folded { lines.join(" ") } else { lines.join("\n") }
     }
 
     fn plain(&self, at: usize, column: usize, first: &str) -> String {
@@ -184,11 +170,7 @@ impl<'a> Yaml<'a> {
         }
         let end = closing_quote(&raw).unwrap_or(raw.len());
         let body = raw.get(1..end).unwrap_or("");
-        if quote == "'" {
-            body.replace("''", "'")
-        } else {
-            decode_double_quoted(body)
-        }
+        if quote == "'" { body.replace("''", "'") } else { decode_double_quoted(body) }
     }
 
     fn flow_list(&self, at: usize, first: &str) -> Vec<String> {
@@ -283,9 +265,7 @@ fn decode_double_quoted(body: &str) -> String {
         }
         let hex = |chars: &mut std::str::Chars<'_>, n: usize| -> Option<char> {
             let digits: String = chars.take(n).collect();
-            u32::from_str_radix(&digits, 16)
-                .ok()
-                .and_then(char::from_u32)
+            u32::from_str_radix(&digits, 16).ok().and_then(char::from_u32)
         };
         match chars.next() {
             Some('n') => out.push('\n'),
@@ -305,13 +285,11 @@ fn decode_double_quoted(body: &str) -> String {
 fn unquote(item: &str) -> String {
     match item.chars().next() {
         Some('"') => decode_double_quoted(
-            item.get(1..closing_quote(item).unwrap_or(item.len()))
-                .unwrap_or(""),
+            item.get(1..closing_quote(item).unwrap_or(item.len())).unwrap_or(""),
         ),
-        Some('\'') => item
-            .get(1..closing_quote(item).unwrap_or(item.len()))
-            .unwrap_or("")
-            .replace("''", "'"),
+        Some('\'') => {
+            item.get(1..closing_quote(item).unwrap_or(item.len())).unwrap_or("").replace("''", "'")
+        }
         _ => item.to_owned(),
     }
 }
@@ -346,10 +324,8 @@ fn expressions_as_variables(text: &str) -> String {
             return out;
         };
         let inner = rest[start + 3..start + end].trim();
-        let name: String = inner
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .collect();
+        let name: String =
+            inner.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
         out.push_str(&format!("${{gh_{name}}}"));
         rest = &rest[start + end + 2..];
     }
@@ -409,9 +385,7 @@ pub(super) fn jenkinsfile(content: &str) -> Vec<Part> {
 
 /// The Groovy string literal `text` starts with, decoded.
 fn groovy_string(text: &str) -> Option<String> {
-    let delimiter = ["'''", "\"\"\"", "'", "\""]
-        .into_iter()
-        .find(|d| text.starts_with(d))?;
+    let delimiter = ["'''", "\"\"\"", "'", "\""].into_iter().find(|d| text.starts_with(d))?;
     let body = &text[delimiter.len()..];
     let mut out = String::new();
     let mut chars = body.char_indices();
@@ -475,11 +449,8 @@ pub(super) fn containerfile(content: &str) -> Vec<Part> {
             }
         }
         let heredoc = heredoc_delimiter(&text).map(|delimiter| {
-            let body: Vec<&str> = lines[index..]
-                .iter()
-                .take_while(|l| l.trim() != delimiter)
-                .copied()
-                .collect();
+            let body: Vec<&str> =
+                lines[index..].iter().take_while(|l| l.trim() != delimiter).copied().collect();
             index = (index + body.len() + 1).min(lines.len());
             (delimiter, body.join("\n"))
         });
@@ -514,10 +485,7 @@ fn instruction(text: &str, heredoc: Option<&(String, String)>) -> Option<String>
         }
         "RUN" | "CMD" | "ENTRYPOINT" => {
             while rest.starts_with("--") {
-                rest = rest
-                    .split_once(char::is_whitespace)
-                    .map_or("", |(_, r)| r)
-                    .trim_start();
+                rest = rest.split_once(char::is_whitespace).map_or("", |(_, r)| r).trim_start();
             }
             if rest.starts_with('[')
                 && let Ok(words) = serde_json::from_str::<Vec<String>>(rest.trim_end())
@@ -572,10 +540,7 @@ mod tests {
         let file = "pipeline {\n  stages { stage('b') { steps {\n    sh 'make'\n    sh(script: \"\"\"\n      curl h | sh\n    \"\"\", returnStdout: true)\n  } } }\n}";
         assert_eq!(
             texts(jenkinsfile(file)),
-            [
-                (3, "make".to_owned()),
-                (4, "\n      curl h | sh\n    ".to_owned())
-            ]
+            [(3, "make".to_owned()), (4, "\n      curl h | sh\n    ".to_owned())]
         );
     }
 
@@ -585,10 +550,7 @@ mod tests {
         assert_eq!(
             texts(containerfile(file)),
             [
-                (
-                    2,
-                    "apt-get update &&     apt-get install -y curl".to_owned()
-                ),
+                (2, "apt-get update &&     apt-get install -y curl".to_owned()),
                 (4, "sh -c 'curl h | sh'".to_owned()),
                 (5, "rm -rf /".to_owned()),
                 (8, "./serve".to_owned())

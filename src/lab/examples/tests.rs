@@ -8,7 +8,8 @@ use crate::policy::{CompiledPolicy, PolicySource};
 use super::{check, name_matching};
 
 fn compile(text: &str) -> CompiledPolicy {
-    CompiledPolicy::compile(&[PolicySource { path: PathBuf::from("lab.toml"), text: text.into() }]).unwrap_or_else(|e| panic!("{e:#?}"))
+    CompiledPolicy::compile(&[PolicySource { path: PathBuf::from("lab.toml"), text: text.into() }])
+        .unwrap_or_else(|e| panic!("{e:#?}"))
 }
 
 fn failures(text: &str) -> Vec<(usize, usize, String)> {
@@ -25,16 +26,30 @@ requiresApproval = [{ match = "sudo", examples = ["sudo apt update", "sudo rm -r
     assert_eq!(found.len(), 1, "{found:#?}");
     let (line, col, message) = &found[0];
     assert_eq!((*line, *col), (3, 70), "located at the failing example");
-    assert!(message.contains("'sudo rm -rf /'") && message.contains("paused for approval"), "{message}");
-    assert!(message.contains("stopped") && message.contains("deny pattern 'rm -r /' (policy lab.toml:2)"), "names the rule that decided: {message}");
+    assert!(
+        message.contains("'sudo rm -rf /'") && message.contains("paused for approval"),
+        "{message}"
+    );
+    assert!(
+        message.contains("stopped")
+            && message.contains("deny pattern 'rm -r /' (policy lab.toml:2)"),
+        "names the rule that decided: {message}"
+    );
 }
 
 #[test]
 fn a_counterexample_the_rule_matches_fails_with_what_it_matched() {
-    let found = failures("[defaults]\ndeny = [{ match = \"git push -f\", counterexamples = [\"git push --force origin main\", \"git push origin main\"] }]\n");
+    let found = failures(
+        "[defaults]\ndeny = [{ match = \"git push -f\", counterexamples = [\"git push --force origin main\", \"git push origin main\"] }]\n",
+    );
     assert_eq!(found.len(), 1, "{found:#?}");
     assert_eq!(found[0].0, 2);
-    assert!(found[0].2.contains("must not match deny pattern 'git push -f'") && found[0].2.contains("git push --force origin main"), "{}", found[0].2);
+    assert!(
+        found[0].2.contains("must not match deny pattern 'git push -f'")
+            && found[0].2.contains("git push --force origin main"),
+        "{}",
+        found[0].2
+    );
 }
 
 #[test]
@@ -52,8 +67,16 @@ examples = ["npm publish", "deploy to prod", "npm test"]
     let found = failures(text);
     let lines: Vec<(usize, &str)> = found.iter().map(|(l, _, m)| (*l, m.as_str())).collect();
     assert_eq!(lines.len(), 2, "{found:#?}");
-    assert!(lines[0].0 == 2 && lines[0].1.contains("'ls && rm -rf x' must be auto-approved"), "{lines:?}");
-    assert!(lines[1].0 == 9 && lines[1].1.contains("'npm test' must be scored 75") && lines[1].1.contains("continues at stage 5"), "{lines:?}");
+    assert!(
+        lines[0].0 == 2 && lines[0].1.contains("'ls && rm -rf x' must be auto-approved"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[1].0 == 9
+            && lines[1].1.contains("'npm test' must be scored 75")
+            && lines[1].1.contains("continues at stage 5"),
+        "{lines:?}"
+    );
 }
 
 #[test]
@@ -78,7 +101,13 @@ deny = [{ match = "npm publish", examples = ["npm publish"], counterexamples = [
 
 fn shipped(names: &[&str]) -> CompiledPolicy {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("policies");
-    let sources: Vec<PolicySource> = names.iter().map(|name| PolicySource { path: PathBuf::from(name), text: std::fs::read_to_string(root.join(name)).unwrap() }).collect();
+    let sources: Vec<PolicySource> = names
+        .iter()
+        .map(|name| PolicySource {
+            path: PathBuf::from(name),
+            text: std::fs::read_to_string(root.join(name)).unwrap(),
+        })
+        .collect();
     CompiledPolicy::compile(&sources).unwrap_or_else(|e| panic!("{e:#?}"))
 }
 
@@ -93,7 +122,12 @@ fn every_rule_of_the_shipped_policies_carries_examples_that_hold() {
         for set in policy.examples().iter().filter(|set| !set.examples.is_empty()) {
             covered[set.rules.clone()].iter_mut().for_each(|c| *c = true);
         }
-        let bare: Vec<String> = covered.iter().enumerate().filter(|(_, c)| !**c).map(|(i, _)| policy.rule(i).describe()).collect();
+        let bare: Vec<String> = covered
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !**c)
+            .map(|(i, _)| policy.rule(i).describe())
+            .collect();
         assert!(bare.is_empty(), "{names:?}: rules without examples: {bare:#?}");
         let failed: Vec<String> = check(&policy).iter().map(ToString::to_string).collect();
         assert!(failed.is_empty(), "{names:?}: {failed:#?}");
@@ -107,7 +141,15 @@ fn every_rule_of_the_shipped_policies_carries_examples_that_hold() {
 fn each_files_examples_are_judged_with_the_files_merged_up_to_it() {
     let base = "[defaults]\nrequiresApproval = [{ match = \"git push\", examples = [\"git push origin main\"] }]\n";
     let stricter = "[defaults]\ndeny = [{ match = \"git push\", examples = [\"git push --tags\"] }]\nrequiresApproval = [{ match = \"git commit\", examples = [\"git commit -m x\", \"git push -u origin x\"] }]\n";
-    let sources = [("base.toml", base), ("stricter.toml", stricter)].map(|(name, text)| PolicySource { path: PathBuf::from(name), text: text.into() });
-    let failures: Vec<String> = check(&CompiledPolicy::compile(&sources).unwrap()).into_iter().map(|d| format!("{}:{}", d.file.display(), d.line)).collect();
-    assert_eq!(failures, ["stricter.toml:3"], "only the later file's example that its own deny decides fails");
+    let sources = [("base.toml", base), ("stricter.toml", stricter)]
+        .map(|(name, text)| PolicySource { path: PathBuf::from(name), text: text.into() });
+    let failures: Vec<String> = check(&CompiledPolicy::compile(&sources).unwrap())
+        .into_iter()
+        .map(|d| format!("{}:{}", d.file.display(), d.line))
+        .collect();
+    assert_eq!(
+        failures,
+        ["stricter.toml:3"],
+        "only the later file's example that its own deny decides fails"
+    );
 }

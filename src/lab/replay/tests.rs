@@ -17,13 +17,18 @@ use super::{ReplayOptions, replay};
 use crate::lab::Strictness;
 
 fn compile(name: &str, text: &str) -> CompiledPolicy {
-    CompiledPolicy::compile(&[PolicySource { path: PathBuf::from(name), text: text.into() }]).unwrap_or_else(|e| panic!("{e:#?}"))
+    CompiledPolicy::compile(&[PolicySource { path: PathBuf::from(name), text: text.into() }])
+        .unwrap_or_else(|e| panic!("{e:#?}"))
 }
 
 const OPTIONS: ReplayOptions = ReplayOptions { since_ms: 0, agent: None, rows_per_transition: 10 };
 
 /// `(agent, hint, decision, stage)` rows recorded under `hash`.
-fn trail(rows: &[(&str, &str, &str, &str)], hash: &str, kept: Option<&CompiledPolicy>) -> (tempfile::TempDir, Store) {
+fn trail(
+    rows: &[(&str, &str, &str, &str)],
+    hash: &str,
+    kept: Option<&CompiledPolicy>,
+) -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).unwrap();
     store
@@ -32,7 +37,18 @@ fn trail(rows: &[(&str, &str, &str, &str)], hash: &str, kept: Option<&CompiledPo
                 audit::remember_policy(tx, policy.hash(), &policy.stored_sources())?;
             }
             for (agent, hint, decision, stage) in rows {
-                audit::append(tx, &AuditEntry { agent, event: "step", hint: Some(hint), decision, stage: Some(stage), policy_hash: hash, ..Default::default() })?;
+                audit::append(
+                    tx,
+                    &AuditEntry {
+                        agent,
+                        event: "step",
+                        hint: Some(hint),
+                        decision,
+                        stage: Some(stage),
+                        policy_hash: hash,
+                        ..Default::default()
+                    },
+                )?;
             }
             Ok(())
         })
@@ -43,18 +59,33 @@ fn trail(rows: &[(&str, &str, &str, &str)], hash: &str, kept: Option<&CompiledPo
 #[test]
 fn without_the_deciding_policy_rows_are_compared_with_their_recorded_decision() {
     let candidate = compile("new.toml", "[defaults]\nrequiresApproval = [\"git push\"]\n");
-    let rows = [("a", "git push origin main", "stop", "stage 3"), ("a", "ls", "continue", "stage 5"), ("b", "ls", "pause", "stage 1"), ("c", "ls", "refused", "block")];
+    let rows = [
+        ("a", "git push origin main", "stop", "stage 3"),
+        ("a", "ls", "continue", "stage 5"),
+        ("b", "ls", "pause", "stage 1"),
+        ("c", "ls", "refused", "block"),
+    ];
     let (_dir, store) = trail(&rows, "an unknown policy", None);
     let report = replay(&store, &candidate, &OPTIONS).unwrap();
     assert_eq!((report.rows_read, report.replayed, report.unchanged), (4, 2, 1));
-    assert_eq!((report.compared_with.recorded_policy, report.compared_with.recorded_decision), (0, 2));
-    let counted: Vec<(&str, usize)> = report.not_replayed.iter().map(|(why, n)| (*why, *n)).collect();
+    assert_eq!(
+        (report.compared_with.recorded_policy, report.compared_with.recorded_decision),
+        (0, 2)
+    );
+    let counted: Vec<(&str, usize)> =
+        report.not_replayed.iter().map(|(why, n)| (*why, *n)).collect();
     assert_eq!(counted, [("decided by the step limit", 1), ("the agent was hard-blocked", 1)]);
     assert_eq!(report.transitions.len(), 1);
     let transition = &report.transitions[0];
-    assert_eq!((transition.from, transition.to, transition.loosens), (Strictness::Stop, Strictness::Approve, true));
+    assert_eq!(
+        (transition.from, transition.to, transition.loosens),
+        (Strictness::Stop, Strictness::Approve, true)
+    );
     let row = &transition.rows[0];
-    assert!(row.before.is_none() && row.recorded.decision == "stop", "no policy to explain the old decision with");
+    assert!(
+        row.before.is_none() && row.recorded.decision == "stop",
+        "no policy to explain the old decision with"
+    );
     assert_eq!(row.after.decision.rule.as_ref().map(|r| r.pattern.as_str()), Some("git push"));
     assert!(report.loosens);
 }
@@ -62,14 +93,32 @@ fn without_the_deciding_policy_rows_are_compared_with_their_recorded_decision() 
 #[test]
 fn agents_are_judged_with_the_sections_that_apply_to_them() {
     let old = compile("old.toml", "[defaults]\nrequiresApproval = [\"git push\"]\n");
-    let new = compile("new.toml", "[defaults]\nrequiresApproval = [\"git push\"]\n\n[agents.\"ci-*\"]\ndeny = [\"git push\"]\n");
-    let rows = [("coder", "git push", "pause", "stage 3"), ("ci-1", "git push", "pause", "stage 3"), ("coder", "git push", "pause", "stage 3"), ("ci-2", "git push", "pause", "stage 3")];
+    let new = compile(
+        "new.toml",
+        "[defaults]\nrequiresApproval = [\"git push\"]\n\n[agents.\"ci-*\"]\ndeny = [\"git push\"]\n",
+    );
+    let rows = [
+        ("coder", "git push", "pause", "stage 3"),
+        ("ci-1", "git push", "pause", "stage 3"),
+        ("coder", "git push", "pause", "stage 3"),
+        ("ci-2", "git push", "pause", "stage 3"),
+    ];
     let (_dir, store) = trail(&rows, old.hash(), Some(&old));
     let report = replay(&store, &new, &OPTIONS).unwrap();
     assert_eq!(report.compared_with.recorded_policy, 4, "the kept policy judged every row again");
     assert_eq!(report.unchanged, 2);
-    let changed: Vec<(&str, Strictness, Strictness)> = report.transitions.iter().flat_map(|t| t.rows.iter().map(move |r| (r.agent.as_str(), t.from, t.to))).collect();
-    assert_eq!(changed, [("ci-1", Strictness::Approve, Strictness::Stop), ("ci-2", Strictness::Approve, Strictness::Stop)]);
+    let changed: Vec<(&str, Strictness, Strictness)> = report
+        .transitions
+        .iter()
+        .flat_map(|t| t.rows.iter().map(move |r| (r.agent.as_str(), t.from, t.to)))
+        .collect();
+    assert_eq!(
+        changed,
+        [
+            ("ci-1", Strictness::Approve, Strictness::Stop),
+            ("ci-2", Strictness::Approve, Strictness::Stop)
+        ]
+    );
     assert!(!report.loosens);
     let only_coder = ReplayOptions { agent: Some("coder".into()), ..OPTIONS };
     assert!(replay(&store, &new, &only_coder).unwrap().transitions.is_empty());

@@ -77,7 +77,13 @@ pub enum PauseKind {
 }
 
 impl PauseKind {
-    const ALL: [PauseKind; 5] = [Self::StepLimit, Self::PreviousFailure, Self::Approval, Self::Verification, Self::FailClosed];
+    const ALL: [PauseKind; 5] = [
+        Self::StepLimit,
+        Self::PreviousFailure,
+        Self::Approval,
+        Self::Verification,
+        Self::FailClosed,
+    ];
 
     /// How a stored pause names it.
     pub fn name(self) -> &'static str {
@@ -228,11 +234,13 @@ pub struct Evaluation {
 
 type StageFn = fn(&StageInput<'_>) -> StageReport;
 
-const PIPELINE: [StageFn; 5] = [step_limit::run, outcome::run, patterns::run, tier::run, tolerance::run];
+const PIPELINE: [StageFn; 5] =
+    [step_limit::run, outcome::run, patterns::run, tier::run, tolerance::run];
 
 /// Evaluates one step against the policy.
 pub fn evaluate_step(policy: &CompiledPolicy, facts: &StepFacts<'_>) -> Evaluation {
-    let action = Action { text: facts.hint, write: facts.write, folder: facts.folder, files: facts.files };
+    let action =
+        Action { text: facts.hint, write: facts.write, folder: facts.folder, files: facts.files };
     evaluate_analysed(policy, facts, analysis::analyze_action(&action).ok())
 }
 
@@ -245,14 +253,19 @@ pub fn evaluate_step(policy: &CompiledPolicy, facts: &StepFacts<'_>) -> Evaluati
 /// can add to a central policy's strictness, never take from it, and
 /// (unless the config file lets it replace them) a central policy can add
 /// to the machine's own, never take from it.
-pub fn evaluate_analysed(policy: &CompiledPolicy, facts: &StepFacts<'_>, analysis: Option<Analysis>) -> Evaluation {
+pub fn evaluate_analysed(
+    policy: &CompiledPolicy,
+    facts: &StepFacts<'_>,
+    analysis: Option<Analysis>,
+) -> Evaluation {
     let floors = policy.floors();
     if floors.is_empty() {
         return evaluate_alone(policy, facts, analysis);
     }
     let mut decided = evaluate_alone(policy, facts, analysis.clone());
     for floor in floors {
-        let by_floor = evaluate_alone(&floor.policy, facts, analysis.clone()).with_rules_from(floor.first_rule);
+        let by_floor = evaluate_alone(&floor.policy, facts, analysis.clone())
+            .with_rules_from(floor.first_rule);
         decided = stricter(decided, by_floor, floor.of);
     }
     decided
@@ -289,11 +302,23 @@ impl Evaluation {
 }
 
 /// Evaluates one step against one policy's own rules.
-fn evaluate_alone(policy: &CompiledPolicy, facts: &StepFacts<'_>, analysis: Option<Analysis>) -> Evaluation {
+fn evaluate_alone(
+    policy: &CompiledPolicy,
+    facts: &StepFacts<'_>,
+    analysis: Option<Analysis>,
+) -> Evaluation {
     let settings = policy.settings_for(facts.agent);
     let matches = analysis.as_ref().map(|analysis| policy.matches(analysis, &settings));
     let score = risk_score(policy, matches.as_ref(), facts.agent_risk);
-    let input = StageInput { policy, facts, settings, matches, analysis, hint_bytes: facts.hint.len(), score };
+    let input = StageInput {
+        policy,
+        facts,
+        settings,
+        matches,
+        analysis,
+        hint_bytes: facts.hint.len(),
+        score,
+    };
     let mut trace = Vec::with_capacity(PIPELINE.len());
     for stage in PIPELINE {
         let report = stage(&input);
@@ -315,7 +340,12 @@ fn evaluate_alone(policy: &CompiledPolicy, facts: &StepFacts<'_>, analysis: Opti
     finish(input, Stage::RiskTolerance, decided, trace)
 }
 
-fn finish(input: StageInput<'_>, stage: Stage, decided: Decided, trace: Vec<StageReport>) -> Evaluation {
+fn finish(
+    input: StageInput<'_>,
+    stage: Stage,
+    decided: Decided,
+    trace: Vec<StageReport>,
+) -> Evaluation {
     let implied = match decided.verdict {
         Verdict::Stop => SafetyTier::DangerZone,
         Verdict::Pause(PauseKind::Verification) => SafetyTier::Verify,

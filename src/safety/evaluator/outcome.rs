@@ -12,7 +12,10 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
                 verdict: Verdict::Pause(PauseKind::PreviousFailure),
                 reason: Some("Previous step failed: report the failure before going on".into()),
                 rule: None,
-                factors: vec![factor(Stage::PreviousOutcome, "previous step reported outcome 'failure'")],
+                factors: vec![factor(
+                    Stage::PreviousOutcome,
+                    "previous step reported outcome 'failure'",
+                )],
             }),
         ),
         Some(Outcome::Success) => ("previous step succeeded".to_owned(), None),

@@ -12,7 +12,10 @@ use super::{Decided, PauseKind, Stage, StageInput, StageReport, Verdict, factor}
 
 pub fn run(input: &StageInput<'_>) -> StageReport {
     let Some(matches) = &input.matches else {
-        let text = format!("hint of {} bytes is longer than the {MAX_HINT_BYTES} that can be evaluated", input.hint_bytes);
+        let text = format!(
+            "hint of {} bytes is longer than the {MAX_HINT_BYTES} that can be evaluated",
+            input.hint_bytes
+        );
         return StageReport {
             stage: Stage::Patterns,
             summary: text.clone(),
@@ -47,13 +50,20 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
         );
     }
     if let Some((fact, detail)) = matches.needs_a_human.first() {
-        let factors = matches.needs_a_human.iter().map(|(f, d)| factor(Stage::Patterns, format!("built-in: {d} (fact:{})", f.name()))).collect();
+        let factors = matches
+            .needs_a_human
+            .iter()
+            .map(|(f, d)| factor(Stage::Patterns, format!("built-in: {d} (fact:{})", f.name())))
+            .collect();
         return StageReport {
             stage: Stage::Patterns,
             summary: format!("{} fact(s) need a human", matches.needs_a_human.len()),
             decided: Some(Decided {
                 verdict: Verdict::Pause(PauseKind::Approval),
-                reason: Some(format!("Action requires human approval: what it runs cannot be known in advance ({detail}; fact:{})", fact.name())),
+                reason: Some(format!(
+                    "Action requires human approval: what it runs cannot be known in advance ({detail}; fact:{})",
+                    fact.name()
+                )),
                 rule: None,
                 factors,
             }),
@@ -61,20 +71,38 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
     }
     // The agent's own risk assessment is never waved through: above the
     // advisory tier it is scored at stage 4 like any other action.
-    let agent_flags_risk = input.facts.agent_risk.is_some_and(|score| SafetyTier::from_score(score) > SafetyTier::Advisory);
+    let agent_flags_risk = input
+        .facts
+        .agent_risk
+        .is_some_and(|score| SafetyTier::from_score(score) > SafetyTier::Advisory);
     if let Some(covering) = matches.auto_approve.as_ref().filter(|_| !agent_flags_risk) {
         let mut rules = covering.clone();
         rules.dedup();
         return StageReport {
             stage: Stage::Patterns,
             summary: "every command is auto-approved".into(),
-            decided: Some(Decided { verdict: Verdict::Continue, reason: None, rule: rules.first().copied(), factors: describe(&rules) }),
+            decided: Some(Decided {
+                verdict: Verdict::Continue,
+                reason: None,
+                rule: rules.first().copied(),
+                factors: describe(&rules),
+            }),
         };
     }
-    StageReport { stage: Stage::Patterns, summary: "no deny, requiresApproval or full autoApprove match".into(), decided: None }
+    StageReport {
+        stage: Stage::Patterns,
+        summary: "no deny, requiresApproval or full autoApprove match".into(),
+        decided: None,
+    }
 }
 
-fn decided(summary: String, verdict: Verdict, reason: String, rule: usize, factors: Vec<String>) -> StageReport {
+fn decided(
+    summary: String,
+    verdict: Verdict,
+    reason: String,
+    rule: usize,
+    factors: Vec<String>,
+) -> StageReport {
     StageReport {
         stage: Stage::Patterns,
         summary,

@@ -9,7 +9,10 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
         verdict: Verdict::Pause(PauseKind::StepLimit),
         reason: Some("Step limit exceeded".into()),
         rule: None,
-        factors: vec![factor(Stage::StepLimit, format!("step {step} exceeds maxAutonomousSteps {max}"))],
+        factors: vec![factor(
+            Stage::StepLimit,
+            format!("step {step} exceeds maxAutonomousSteps {max}"),
+        )],
     });
     StageReport { stage: Stage::StepLimit, summary, decided }
 }

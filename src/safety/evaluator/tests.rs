@@ -1,8 +1,8 @@
 //! The stages' semantics at their boundaries, one row per case.
 
 use crate::{
-    policy::{CompiledPolicy, PolicySource},
     analysis::{MAX_HINT_BYTES, NoCurrentFiles},
+    policy::{CompiledPolicy, PolicySource},
 };
 
 use super::*;
@@ -80,8 +80,14 @@ fn stages_decide_in_order_at_their_boundaries() {
         Row { step: 3, ..row("cargo build", Verdict::Continue, Stage::RiskTolerance) },
         Row { step: 4, ..row("rm -rf /", Verdict::Pause(StepLimit), Stage::StepLimit) },
         // Stage 2: a reported failure pauses before patterns.
-        Row { outcome: Some(Outcome::Failure), ..row("rm -rf /", Verdict::Pause(PreviousFailure), Stage::PreviousOutcome) },
-        Row { outcome: Some(Outcome::Success), ..row("cargo build", Verdict::Continue, Stage::RiskTolerance) },
+        Row {
+            outcome: Some(Outcome::Failure),
+            ..row("rm -rf /", Verdict::Pause(PreviousFailure), Stage::PreviousOutcome)
+        },
+        Row {
+            outcome: Some(Outcome::Success),
+            ..row("cargo build", Verdict::Continue, Stage::RiskTolerance)
+        },
         // Stage 3: deny > requiresApproval > autoApprove.
         row("git push origin main; rm -rf /", Verdict::Stop, Stage::Patterns),
         row("git push --dry-run origin", Verdict::Pause(Approval), Stage::Patterns),
@@ -97,34 +103,103 @@ fn stages_decide_in_order_at_their_boundaries() {
         // The agent's own score raises, never lowers; and it is not waved
         // through by autoApprove.
         Row { agent_risk: Some(90), ..row("cargo build", Verdict::Stop, Stage::SafetyTier) },
-        Row { agent_risk: Some(0), ..row("score61 x", Verdict::Pause(Verification), Stage::SafetyTier) },
-        Row { agent_risk: Some(70), ..row("ls -la", Verdict::Pause(Verification), Stage::SafetyTier) },
+        Row {
+            agent_risk: Some(0),
+            ..row("score61 x", Verdict::Pause(Verification), Stage::SafetyTier)
+        },
+        Row {
+            agent_risk: Some(70),
+            ..row("ls -la", Verdict::Pause(Verification), Stage::SafetyTier)
+        },
         // Stage 5: only a conservative tolerance adds pauses (26-30).
         row("score26 x", Verdict::Continue, Stage::RiskTolerance),
-        Row { agent: "careful", ..row("score26 x", Verdict::Pause(Approval), Stage::RiskTolerance) },
-        Row { agent: "careful", ..row("score30 x", Verdict::Pause(Approval), Stage::RiskTolerance) },
+        Row {
+            agent: "careful",
+            ..row("score26 x", Verdict::Pause(Approval), Stage::RiskTolerance)
+        },
+        Row {
+            agent: "careful",
+            ..row("score30 x", Verdict::Pause(Approval), Stage::RiskTolerance)
+        },
     ];
     let policy = policy();
     for case in rows {
-        let facts = StepFacts { agent: case.agent, hint: case.hint, outcome: case.outcome, step: case.step, max_steps: 3, agent_risk: case.agent_risk, folder: &WorkingFolder::Project, write: None, files: &NoCurrentFiles };
+        let facts = StepFacts {
+            agent: case.agent,
+            hint: case.hint,
+            outcome: case.outcome,
+            step: case.step,
+            max_steps: 3,
+            agent_risk: case.agent_risk,
+            folder: &WorkingFolder::Project,
+            write: None,
+            files: &NoCurrentFiles,
+        };
         let evaluation = evaluate_step(&policy, &facts);
-        assert_eq!((evaluation.verdict, evaluation.stage), (case.verdict, case.stage), "{} (agent {}, step {})", case.hint, case.agent, case.step);
+        assert_eq!(
+            (evaluation.verdict, evaluation.stage),
+            (case.verdict, case.stage),
+            "{} (agent {}, step {})",
+            case.hint,
+            case.agent,
+            case.step
+        );
         assert!(!evaluation.factors.is_empty(), "every decision explains itself: {}", case.hint);
         let deciding = format!("stage {}:", case.stage.number());
-        assert!(evaluation.factors.iter().any(|f| f.starts_with(&deciding)), "{}: {:?}", case.hint, evaluation.factors);
+        assert!(
+            evaluation.factors.iter().any(|f| f.starts_with(&deciding)),
+            "{}: {:?}",
+            case.hint,
+            evaluation.factors
+        );
     }
 }
 
 #[test]
 fn factors_name_the_rule_with_its_file_and_line() {
-    let evaluation = evaluate_step(&policy(), &StepFacts { agent: "a", hint: "sudo rm -rf /", outcome: None, step: 1, max_steps: 3, agent_risk: None, folder: &WorkingFolder::Project, write: None, files: &NoCurrentFiles });
-    assert_eq!(evaluation.factors, vec!["stage 3: deny pattern 'rm -rf /' (policy p.toml:5) on `rm -rf /` (via sudo)".to_owned()]);
+    let evaluation = evaluate_step(
+        &policy(),
+        &StepFacts {
+            agent: "a",
+            hint: "sudo rm -rf /",
+            outcome: None,
+            step: 1,
+            max_steps: 3,
+            agent_risk: None,
+            folder: &WorkingFolder::Project,
+            write: None,
+            files: &NoCurrentFiles,
+        },
+    );
+    assert_eq!(
+        evaluation.factors,
+        vec![
+            "stage 3: deny pattern 'rm -rf /' (policy p.toml:5) on `rm -rf /` (via sudo)"
+                .to_owned()
+        ]
+    );
     assert_eq!(evaluation.tier.name(), "danger_zone");
 }
 
 #[test]
 fn an_over_long_hint_is_refused_not_waved_through() {
     let long = format!("ls {}", "a".repeat(MAX_HINT_BYTES));
-    let evaluation = evaluate_step(&policy(), &StepFacts { agent: "a", hint: &long, outcome: None, step: 1, max_steps: 3, agent_risk: None, folder: &WorkingFolder::Project, write: None, files: &NoCurrentFiles });
-    assert_eq!((evaluation.verdict, evaluation.stage), (Verdict::Pause(PauseKind::FailClosed), Stage::Patterns));
+    let evaluation = evaluate_step(
+        &policy(),
+        &StepFacts {
+            agent: "a",
+            hint: &long,
+            outcome: None,
+            step: 1,
+            max_steps: 3,
+            agent_risk: None,
+            folder: &WorkingFolder::Project,
+            write: None,
+            files: &NoCurrentFiles,
+        },
+    );
+    assert_eq!(
+        (evaluation.verdict, evaluation.stage),
+        (Verdict::Pause(PauseKind::FailClosed), Stage::Patterns)
+    );
 }

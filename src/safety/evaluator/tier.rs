@@ -15,7 +15,13 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
         for &index in &matches.risk {
             let rule = input.policy.rule(index);
             if let RuleAction::Risk { score: rule_score, reason } = &rule.action {
-                factors.push(factor(Stage::SafetyTier, format!("{} scores {rule_score}: {reason}", matches.describe(input.policy, index))));
+                factors.push(factor(
+                    Stage::SafetyTier,
+                    format!(
+                        "{} scores {rule_score}: {reason}",
+                        matches.describe(input.policy, index)
+                    ),
+                ));
                 if *rule_score == score && top_rule.is_none() {
                     top_rule = Some(index);
                 }
@@ -31,10 +37,24 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
     let summary = format!("risk score {score}: {} tier", tier.name());
     factors.push(factor(Stage::SafetyTier, &summary));
     let (verdict, reason) = match tier {
-        SafetyTier::Advisory => return StageReport { stage: Stage::SafetyTier, summary, decided: None },
-        SafetyTier::Confirm => (Verdict::Pause(PauseKind::Approval), format!("Risk score {score} (confirm tier) needs human approval")),
-        SafetyTier::Verify => (Verdict::Pause(PauseKind::Verification), format!("Risk score {score} (verify tier) needs out-of-band verification")),
-        SafetyTier::DangerZone => (Verdict::Stop, format!("Risk score {score} (danger zone): agent stopped")),
+        SafetyTier::Advisory => {
+            return StageReport { stage: Stage::SafetyTier, summary, decided: None };
+        }
+        SafetyTier::Confirm => (
+            Verdict::Pause(PauseKind::Approval),
+            format!("Risk score {score} (confirm tier) needs human approval"),
+        ),
+        SafetyTier::Verify => (
+            Verdict::Pause(PauseKind::Verification),
+            format!("Risk score {score} (verify tier) needs out-of-band verification"),
+        ),
+        SafetyTier::DangerZone => {
+            (Verdict::Stop, format!("Risk score {score} (danger zone): agent stopped"))
+        }
     };
-    StageReport { stage: Stage::SafetyTier, summary, decided: Some(Decided { verdict, reason: Some(reason), rule: top_rule, factors }) }
+    StageReport {
+        stage: Stage::SafetyTier,
+        summary,
+        decided: Some(Decided { verdict, reason: Some(reason), rule: top_rule, factors }),
+    }
 }

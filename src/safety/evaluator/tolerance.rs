@@ -18,14 +18,18 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
         None => Vec::new(),
     };
     if score > threshold {
-        let summary = format!("risk score {score} exceeds {} tolerance ({threshold})", tolerance.name());
+        let summary =
+            format!("risk score {score} exceeds {} tolerance ({threshold})", tolerance.name());
         factors.push(factor(Stage::RiskTolerance, &summary));
         return StageReport {
             stage: Stage::RiskTolerance,
             summary: summary.clone(),
             decided: Some(Decided {
                 verdict: Verdict::Pause(PauseKind::Approval),
-                reason: Some(format!("Risk score {score} exceeds the agent's {} risk tolerance", tolerance.name())),
+                reason: Some(format!(
+                    "Risk score {score} exceeds the agent's {} risk tolerance",
+                    tolerance.name()
+                )),
                 rule: None,
                 factors,
             }),

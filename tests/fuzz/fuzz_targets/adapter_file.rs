@@ -12,6 +12,8 @@ fuzz_target!(|data: &[u8]| {
     let source = SourceFile::new("fuzz-adapter.md", text);
     match definition::parse(&source) {
         Ok(loaded) => assert!(!loaded.definition.name.is_empty()),
-        Err(errors) => assert!(!errors.is_empty() && errors.iter().all(|e| e.line >= 1 && e.col >= 1)),
+        Err(errors) => {
+            assert!(!errors.is_empty() && errors.iter().all(|e| e.line >= 1 && e.col >= 1))
+        }
     }
 });

@@ -23,9 +23,13 @@ use super::Presentation;
 /// The longest answer line read from the program.
 const MAX_ANSWER_BYTES: u64 = 1024;
 
-pub fn present(shown: &Presentation<'_>, announce: &mut dyn FnMut()) -> Result<Option<Decision>, String> {
+pub fn present(
+    shown: &Presentation<'_>,
+    announce: &mut dyn FnMut(),
+) -> Result<Option<Decision>, String> {
     let request = shown.request;
-    let program = request.command.as_deref().filter(|c| !c.is_empty()).ok_or("no command configured")?;
+    let program =
+        request.command.as_deref().filter(|c| !c.is_empty()).ok_or("no command configured")?;
     let message = match (request.kind, shown.code) {
         (Kind::Code, Some(code)) => json!({
             "type": "verification_code", "challenge_id": shown.id(), "agent": shown.agent(),
@@ -73,7 +77,9 @@ pub fn present(shown: &Presentation<'_>, announce: &mut dyn FnMut()) -> Result<O
     });
     // The watchdog bounds the whole process; this only keeps the answer
     // from outliving the request.
-    let answer = answer_rx.recv_timeout(Duration::from_secs(request.timeout_secs.max(1))).unwrap_or_default();
+    let answer = answer_rx
+        .recv_timeout(Duration::from_secs(request.timeout_secs.max(1)))
+        .unwrap_or_default();
     let _ = child.kill();
     let _ = child.wait();
     Ok(Some(if answer.trim() == "approve" { Decision::Approve } else { Decision::Deny }))

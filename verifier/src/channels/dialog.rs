@@ -22,9 +22,17 @@ use verifier_protocol::{Decision, Kind};
 
 use super::Presentation;
 
-pub fn present(shown: &Presentation<'_>, announce: &mut dyn FnMut()) -> Result<Option<Decision>, String> {
+pub fn present(
+    shown: &Presentation<'_>,
+    announce: &mut dyn FnMut(),
+) -> Result<Option<Decision>, String> {
     let approval = shown.request.kind == Kind::Approval;
-    let approved = native::show(shown.title(), &dialog_text(Backend::HERE, &shown.body(), approval), approval, announce)?;
+    let approved = native::show(
+        shown.title(),
+        &dialog_text(Backend::HERE, &shown.body(), approval),
+        approval,
+        announce,
+    )?;
     Ok(approval.then_some(if approved { Decision::Approve } else { Decision::Deny }))
 }
 
@@ -71,6 +79,9 @@ mod tests {
         assert_eq!(dialog_text(Backend::NsAlert, agent_text, true), agent_text);
         assert_eq!(dialog_text(Backend::MessageBox, agent_text, false), agent_text);
         let asked = dialog_text(Backend::MessageBox, agent_text, true);
-        assert!(asked.starts_with(agent_text) && asked.ends_with("OK approves, Cancel denies."), "{asked}");
+        assert!(
+            asked.starts_with(agent_text) && asked.ends_with("OK approves, Cancel denies."),
+            "{asked}"
+        );
     }
 }

@@ -68,7 +68,8 @@ impl Presentation<'_> {
     pub fn body(&self) -> String {
         let r = self.request;
         let action = neutralise(&r.action, MAX_ACTION_CHARS, Lines::Indented("    "));
-        let (agent, reason, id, expires_at) = (self.agent(), self.reason(), self.id(), self.expires_at());
+        let (agent, reason, id, expires_at) =
+            (self.agent(), self.reason(), self.id(), self.expires_at());
         match self.code {
             Some(code) => format!(
                 "Agent '{agent}' was {}: {reason}\n\nAction: {action}\n\nOnly if you want to allow it, give your agent this code:\n\n    {code}\n\nChallenge {id} - valid until {expires_at}.\nIf you did not expect this, do nothing.",
@@ -84,7 +85,11 @@ impl Presentation<'_> {
 /// Presents on one channel. `announce` is called once the request is in
 /// front of a human (before waiting on them). Returns the decision for
 /// approvals, `None` for codes.
-pub fn present(channel: Channel, shown: &Presentation<'_>, announce: &mut dyn FnMut()) -> Result<Option<Decision>, String> {
+pub fn present(
+    channel: Channel,
+    shown: &Presentation<'_>,
+    announce: &mut dyn FnMut(),
+) -> Result<Option<Decision>, String> {
     match channel {
         Channel::Dialog => dialog::present(shown, announce),
         Channel::Notification => notification::present(shown, announce),

@@ -9,7 +9,10 @@ use verifier_protocol::{Decision, Kind};
 
 use super::Presentation;
 
-pub fn present(shown: &Presentation<'_>, announce: &mut dyn FnMut()) -> Result<Option<Decision>, String> {
+pub fn present(
+    shown: &Presentation<'_>,
+    announce: &mut dyn FnMut(),
+) -> Result<Option<Decision>, String> {
     if shown.request.kind == Kind::Approval {
         return Err("a notification can inform but cannot ask for approval".into());
     }

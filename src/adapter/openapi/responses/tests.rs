@@ -53,7 +53,13 @@ fn the_success_shape_is_the_body_and_one_level_down() {
             "required": ["id", "name", "owner"]
         }))
     );
-    assert_eq!(schema_of("/repo", "post"), Some(json!({"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]})), "a 201 through a $ref");
+    assert_eq!(
+        schema_of("/repo", "post"),
+        Some(
+            json!({"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]})
+        ),
+        "a 201 through a $ref"
+    );
 }
 
 #[test]
@@ -61,7 +67,11 @@ fn choices_other_media_missing_bodies_and_cycles_constrain_nothing_they_cannot_s
     assert_eq!(schema_of("/repo", "put"), None, "oneOf");
     assert_eq!(schema_of("/repo", "delete"), None, "204 only");
     assert_eq!(schema_of("/text", "get"), None, "not JSON");
-    assert_eq!(schema_of("/tree", "get"), Some(json!({"type": "object", "properties": {"children": {"type": "array"}}})), "the tree's items are the tree again: a cycle, left open");
+    assert_eq!(
+        schema_of("/tree", "get"),
+        Some(json!({"type": "object", "properties": {"children": {"type": "array"}}})),
+        "the tree's items are the tree again: a cycle, left open"
+    );
 }
 
 #[test]
@@ -70,5 +80,9 @@ fn every_schema_made_compiles_and_judges_answers() {
     let good = json!({"id": 1, "name": "r", "owner": {"login": "o"}, "license": null, "topics": ["a"], "parents": [{}], "choice": 3});
     assert_eq!(schema.problems(&good), Ok(vec![]));
     let bad = json!({"id": "1", "name": "r", "license": "gpl"});
-    assert_eq!(schema.problems(&bad).unwrap().len(), 3, "id's type, the missing owner, the license outside its enum");
+    assert_eq!(
+        schema.problems(&bad).unwrap().len(),
+        3,
+        "id's type, the missing owner, the license outside its enum"
+    );
 }

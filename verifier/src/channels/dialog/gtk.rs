@@ -18,10 +18,21 @@ use gtk::{ButtonsType, DialogFlags, MessageDialog, MessageType, ResponseType, pr
 /// closed; `announce` is called once the window is on the display.
 /// Returns whether Approve was clicked (`ask`: Approve and Deny buttons;
 /// otherwise a single OK).
-pub fn show(title: &str, text: &str, ask: bool, announce: &mut dyn FnMut()) -> Result<bool, String> {
+pub fn show(
+    title: &str,
+    text: &str,
+    ask: bool,
+    announce: &mut dyn FnMut(),
+) -> Result<bool, String> {
     gtk::init().map_err(|_| no_display())?;
     let buttons = if ask { ButtonsType::None } else { ButtonsType::Ok };
-    let dialog = MessageDialog::new(None::<&gtk::Window>, DialogFlags::MODAL, MessageType::Warning, buttons, title);
+    let dialog = MessageDialog::new(
+        None::<&gtk::Window>,
+        DialogFlags::MODAL,
+        MessageType::Warning,
+        buttons,
+        title,
+    );
     dialog.set_title(title);
     dialog.set_property("secondary-text", text);
     if ask {
@@ -30,7 +41,9 @@ pub fn show(title: &str, text: &str, ask: bool, announce: &mut dyn FnMut()) -> R
     }
     // A person can select (and copy) the code, or the action asked about.
     if let Ok(area) = dialog.message_area().downcast::<gtk::Container>() {
-        for label in area.children().into_iter().filter_map(|child| child.downcast::<gtk::Label>().ok()) {
+        for label in
+            area.children().into_iter().filter_map(|child| child.downcast::<gtk::Label>().ok())
+        {
             label.set_selectable(true);
         }
     }
@@ -47,7 +60,12 @@ pub fn show(title: &str, text: &str, ask: bool, announce: &mut dyn FnMut()) -> R
 fn no_display() -> String {
     let named: Vec<String> = ["WAYLAND_DISPLAY", "DISPLAY"]
         .into_iter()
-        .filter_map(|name| std::env::var(name).ok().filter(|value| !value.is_empty()).map(|value| format!("{name}={value}")))
+        .filter_map(|name| {
+            std::env::var(name)
+                .ok()
+                .filter(|value| !value.is_empty())
+                .map(|value| format!("{name}={value}"))
+        })
         .collect();
     if named.is_empty() {
         "no display: DISPLAY and WAYLAND_DISPLAY are not set".to_owned()
