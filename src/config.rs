@@ -8,6 +8,7 @@
 //! A bad value anywhere is an error, never a silent fallback: the server
 //! does not start on a configuration it does not understand.
 
+use crate::names::named_enum;
 use std::{
     collections::BTreeMap,
     path::{Path, PathBuf},
@@ -32,15 +33,17 @@ pub const TOOL_PREFIX_ENV: &str = "MCP_AQL_TOOL_PREFIX";
 /// set.
 pub const STATE_PASSWORD_ENV: &str = "SAFETY_DONGLE_STATE_PASSWORD";
 
-/// How the execution safety loop treats reported actions (spec 8.6.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LoopMode {
-    #[default]
-    Enforcing,
-    Monitoring,
-    Logging,
-    Disabled,
+named_enum! {
+    /// How the execution safety loop treats reported actions (spec 8.6.1).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum LoopMode {
+        #[default]
+        Enforcing => "enforcing",
+        Monitoring => "monitoring",
+        Logging => "logging",
+        Disabled => "disabled",
+    }
 }
 
 impl LoopMode {
@@ -52,15 +55,6 @@ impl LoopMode {
             Self::Monitoring => 2,
             Self::Logging => 1,
             Self::Disabled => 0,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Enforcing => "enforcing",
-            Self::Monitoring => "monitoring",
-            Self::Logging => "logging",
-            Self::Disabled => "disabled",
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod diagnostics;
 pub mod gate;
 pub mod hook;
 pub mod lab;
+mod names;
 pub mod platform;
 pub mod policy;
 pub mod protocol;

@@ -20,6 +20,7 @@
 //! endpoints, tool prefix, verifier) are left as they are, with a warning
 //! that a restart applies them.
 
+use crate::names::named_enum;
 use std::{collections::BTreeMap, path::PathBuf, sync::Arc};
 
 use serde_json::json;
@@ -54,25 +55,15 @@ const CENTRAL_POLL: std::time::Duration = std::time::Duration::from_secs(1);
 /// `owner::SILENT_AFTER_MS` counts as gone).
 const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// The parts a reload checks and swaps on their own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Part {
-    Config,
-    Policy,
-    Central,
-    Adapters,
-    Servers,
-}
-
-impl Part {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Config => "config",
-            Self::Policy => "policy",
-            Self::Central => "central policy",
-            Self::Adapters => "adapters",
-            Self::Servers => "servers",
-        }
+named_enum! {
+    /// The parts a reload checks and swaps on their own.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+    pub enum Part {
+        Config => "config",
+        Policy => "policy",
+        Central => "central policy",
+        Adapters => "adapters",
+        Servers => "servers",
     }
 }
 

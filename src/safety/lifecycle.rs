@@ -4,6 +4,7 @@
 //! [`AnyExecution`], whose accessors turn an impossible request (completing
 //! a cancelled execution, say) into a [`LifecycleError`], never a panic.
 
+use crate::names::named_enum;
 use std::{fmt, marker::PhantomData};
 
 use crate::store::{StoreError, owner::Owner, records::ExecutionRow};
@@ -24,32 +25,15 @@ pub mod state {
 
 use state::{Cancelled, Completed, Failed, Pending, Running};
 
-/// The five core states.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
-    Pending,
-    Running,
-    Completed,
-    Failed,
-    Cancelled,
-}
-
-impl Status {
-    pub const ALL: [Status; 5] =
-        [Self::Pending, Self::Running, Self::Completed, Self::Failed, Self::Cancelled];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Pending => "pending",
-            Self::Running => "running",
-            Self::Completed => "completed",
-            Self::Failed => "failed",
-            Self::Cancelled => "cancelled",
-        }
-    }
-
-    fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|s| s.name() == name)
+named_enum! {
+    /// The five core states.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Status {
+        Pending => "pending",
+        Running => "running",
+        Completed => "completed",
+        Failed => "failed",
+        Cancelled => "cancelled",
     }
 }
 

@@ -3,7 +3,7 @@
 //! per-agent count of actions since a human granted a budget, the events
 //! and the downstream servers' last known state.
 
-use crate::{safety::evaluator::PauseKind, verify::Unblock};
+use crate::{names::named_enum, safety::evaluator::PauseKind, verify::Unblock};
 
 use super::{
     StoreError,
@@ -180,91 +180,47 @@ pub fn remove_block(tx: &Tx<'_>, unblock: &Unblock) -> Result<bool, StoreError> 
     Ok(removed == 1)
 }
 
-/// What a challenge asks a human for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChallengeKind {
-    /// A code, for a verify-tier pause.
-    Verify,
-    /// A code, to lift a hard block.
-    DangerZone,
-    /// An Approve/Deny decision.
-    Approval,
+named_enum! {
+    /// What a challenge asks a human for.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum ChallengeKind {
+        /// A code, for a verify-tier pause.
+        Verify => "verify",
+        /// A code, to lift a hard block.
+        DangerZone => "danger_zone",
+        /// An Approve/Deny decision.
+        Approval => "approval",
+    }
 }
 
 impl ChallengeKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Verify => "verify",
-            Self::DangerZone => "danger_zone",
-            Self::Approval => "approval",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Self> {
-        [Self::Verify, Self::DangerZone, Self::Approval]
-            .into_iter()
-            .find(|kind| kind.name() == name)
-    }
-
     /// Whether the human answers with a code (else Approve/Deny).
     pub fn wants_code(self) -> bool {
         self != Self::Approval
     }
 }
 
-/// Where a challenge stands. Only `Pending` waits for a human; an
-/// `Approved` approval still holds its pause until the agent collects it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChallengeStatus {
-    Pending,
-    /// The human approved; not yet collected.
-    Approved,
-    Denied,
-    Expired,
-    /// An approval collected, or a challenge spent by a wrong code.
-    Used,
-    Failed,
-    /// Lifted by the right code.
-    Verified,
-    /// Lifted by an operator at a terminal who typed the shown code back.
-    OperatorCode,
-    /// Lifted by an operator at a terminal who typed the agent's name back.
-    OperatorOverride,
-    /// Its session ended before a human answered.
-    Cancelled,
-}
-
-impl ChallengeStatus {
-    const ALL: [ChallengeStatus; 10] = [
-        Self::Pending,
-        Self::Approved,
-        Self::Denied,
-        Self::Expired,
-        Self::Used,
-        Self::Failed,
-        Self::Verified,
-        Self::OperatorCode,
-        Self::OperatorOverride,
-        Self::Cancelled,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Pending => "pending",
-            Self::Approved => "approved",
-            Self::Denied => "denied",
-            Self::Expired => "expired",
-            Self::Used => "used",
-            Self::Failed => "failed",
-            Self::Verified => "verified",
-            Self::OperatorCode => "operator_code",
-            Self::OperatorOverride => "operator_override",
-            Self::Cancelled => "cancelled",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|status| status.name() == name)
+named_enum! {
+    /// Where a challenge stands. Only `Pending` waits for a human; an
+    /// `Approved` approval still holds its pause until the agent collects it.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum ChallengeStatus {
+        Pending => "pending",
+        /// The human approved; not yet collected.
+        Approved => "approved",
+        Denied => "denied",
+        Expired => "expired",
+        /// An approval collected, or a challenge spent by a wrong code.
+        Used => "used",
+        Failed => "failed",
+        /// Lifted by the right code.
+        Verified => "verified",
+        /// Lifted by an operator at a terminal who typed the shown code back.
+        OperatorCode => "operator_code",
+        /// Lifted by an operator at a terminal who typed the agent's name back.
+        OperatorOverride => "operator_override",
+        /// Its session ended before a human answered.
+        Cancelled => "cancelled",
     }
 }
 
