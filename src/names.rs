@@ -5,7 +5,8 @@
 //! from one list, so a name and its variant cannot drift apart: `name()`
 //! writes a variant, `parse()` reads one back and answers `None` for any
 //! other text (a caller turns that into its own error, never a fallback),
-//! and `ALL` lists the variants in declaration order. It is the only
+//! `ALL` lists the variants in declaration order, and `Display` shows the
+//! name. It is the only
 //! place such a table is written by hand.
 
 /// Declares a fieldless enum with one name per variant.
@@ -55,6 +56,12 @@ macro_rules! named_enum {
                 }
             }
         }
+
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
     };
 }
 pub(crate) use named_enum;
@@ -77,6 +84,7 @@ mod tests {
         }
         assert_eq!(Colour::ALL, [Colour::Red, Colour::DarkBlue]);
         assert_eq!(Colour::DarkBlue.name(), "dark_blue");
+        assert_eq!(Colour::DarkBlue.to_string(), "dark_blue");
         for other in ["", "Red", "dark blue", "red ", "DarkBlue"] {
             assert_eq!(Colour::parse(other), None, "{other:?}");
         }

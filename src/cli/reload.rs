@@ -352,7 +352,7 @@ impl Reloader {
                     &EventRow {
                         id: 0,
                         agent: None,
-                        kind: kind.name().into(),
+                        kind: *kind,
                         message: message.clone(),
                         metadata: json!({ "part": part, "decision": decision }).to_string(),
                         created_at: now,

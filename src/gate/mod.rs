@@ -643,7 +643,7 @@ fn permission_pending(
         &records::EventRow {
             id: 0,
             agent: Some(agent.to_owned()),
-            kind: NotificationKind::PermissionPending.name().into(),
+            kind: NotificationKind::PermissionPending,
             message: format!("The gate held back '{action}': it {waiting} ({reason})"),
             metadata: metadata.to_string(),
             created_at: now,

@@ -12,7 +12,7 @@
 //! together: the one place tool names are made and recognised.
 
 use crate::names::named_enum;
-use std::{fmt, str::FromStr};
+use std::str::FromStr;
 
 use super::registry::Category;
 
@@ -51,12 +51,6 @@ impl EndpointMode {
     /// Finds the endpoint behind an MCP tool name, if this mode exposes it.
     pub fn endpoint_for_tool(self, tool: &str) -> Option<Endpoint> {
         self.endpoints().into_iter().find(|e| e.tool_name() == tool)
-    }
-}
-
-impl fmt::Display for EndpointMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 

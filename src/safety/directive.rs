@@ -26,17 +26,7 @@ impl SafetyTier {
     }
 }
 
-named_enum! {
-    /// The notification types of spec 8.7.3.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum NotificationKind {
-        PermissionPending => "permission_pending",
-        AutonomyPause => "autonomy_pause",
-        DangerZone => "danger_zone",
-        Status => "status",
-        Error => "error",
-    }
-}
+pub use crate::store::records::NotificationKind;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Notification {

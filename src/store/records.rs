@@ -3,7 +3,7 @@
 //! per-agent count of actions since a human granted a budget, the events
 //! and the downstream servers' last known state.
 
-use crate::{names::named_enum, safety::evaluator::PauseKind, verify::Unblock};
+use crate::{names::named_enum, verify::Unblock};
 
 use super::{
     StoreError,
@@ -11,12 +11,53 @@ use super::{
     sql::{Fields, Tx, values},
 };
 
+named_enum! {
+    /// Where an execution stands: the five core states of spec 8.4.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum ExecutionStatus {
+        Pending => "pending",
+        Running => "running",
+        Completed => "completed",
+        Failed => "failed",
+        Cancelled => "cancelled",
+    }
+}
+
+named_enum! {
+    /// What an event row tells agents: the notification types of spec
+    /// 8.7.3.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum NotificationKind {
+        PermissionPending => "permission_pending",
+        AutonomyPause => "autonomy_pause",
+        DangerZone => "danger_zone",
+        Status => "status",
+        Error => "error",
+    }
+}
+
+named_enum! {
+    /// Why an agent must not go on without a human (the pause a
+    /// challenge holds).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum PauseKind {
+        StepLimit => "step_limit",
+        PreviousFailure => "previous_failure",
+        /// A human must approve (requiresApproval, confirm tier, tolerance).
+        Approval => "approval",
+        /// A human must supply an out-of-band code (verify tier).
+        Verification => "verification",
+        /// The hint could not be analysed.
+        FailClosed => "fail_closed",
+    }
+}
+
 /// One execution of an agent (spec 8.4), as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecutionRow {
     pub id: String,
     pub agent: String,
-    pub status: String,
+    pub status: ExecutionStatus,
     pub steps: u32,
     pub max_steps: u32,
     pub started_at: i64,
@@ -34,7 +75,7 @@ fn execution(row: &Fields<'_>) -> Result<ExecutionRow, StoreError> {
     Ok(ExecutionRow {
         id: row.get(0)?,
         agent: row.get(1)?,
-        status: row.get(2)?,
+        status: row.named(2, ExecutionStatus::parse)?,
         steps: row.get(3)?,
         max_steps: row.get(4)?,
         started_at: row.get(5)?,
@@ -99,7 +140,7 @@ pub fn insert_execution(tx: &Tx<'_>, row: &ExecutionRow) -> Result<(), StoreErro
         values![
             &row.id,
             &row.agent,
-            &row.status,
+            row.status.name(),
             row.steps,
             row.max_steps,
             row.started_at,
@@ -119,7 +160,7 @@ pub fn insert_execution(tx: &Tx<'_>, row: &ExecutionRow) -> Result<(), StoreErro
 pub fn update_execution(tx: &Tx<'_>, row: &ExecutionRow) -> Result<(), StoreError> {
     let changed = tx.execute(
         "UPDATE executions SET status = ?2, steps = ?3, finished_at = ?4, event_cursor = ?5, summary = ?6 WHERE id = ?1",
-        values![&row.id, &row.status, row.steps, row.finished_at, row.event_cursor, &row.summary],
+        values![&row.id, row.status.name(), row.steps, row.finished_at, row.event_cursor, &row.summary],
     )?;
     if changed == 1 { Ok(()) } else { Err(StoreError::Inconsistent("an execution disappeared")) }
 }
@@ -474,7 +515,7 @@ pub fn pending_challenges(tx: &Tx<'_>, now: i64) -> Result<Vec<ChallengeRow>, St
 pub struct EventRow {
     pub id: i64,
     pub agent: Option<String>,
-    pub kind: String,
+    pub kind: NotificationKind,
     pub message: String,
     /// JSON object.
     pub metadata: String,
@@ -484,7 +525,7 @@ pub struct EventRow {
 pub fn insert_event(tx: &Tx<'_>, event: &EventRow) -> Result<i64, StoreError> {
     tx.one(
         "INSERT INTO events (agent, kind, message, metadata, created_at) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id",
-        values![&event.agent, &event.kind, &event.message, &event.metadata, event.created_at],
+        values![&event.agent, event.kind.name(), &event.message, &event.metadata, event.created_at],
         |row| row.get(0),
     )
 }
@@ -498,7 +539,7 @@ pub fn events_after(tx: &Tx<'_>, cursor: i64, agent: &str) -> Result<Vec<EventRo
             Ok(EventRow {
                 id: row.get(0)?,
                 agent: row.get(1)?,
-                kind: row.get(2)?,
+                kind: row.named(2, NotificationKind::parse)?,
                 message: row.get(3)?,
                 metadata: row.get(4)?,
                 created_at: row.get(5)?,

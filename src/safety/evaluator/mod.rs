@@ -15,7 +15,6 @@ mod step_limit;
 mod tier;
 mod tolerance;
 
-use crate::names::named_enum;
 use crate::{
     analysis::{self, Action, Analysis, CurrentFiles, FileWrite, WorkingFolder},
     policy::{AgentSettings, CompiledPolicy, Matches, central::FloorOf},
@@ -64,20 +63,7 @@ pub struct StepFacts<'a> {
     pub files: &'a dyn CurrentFiles,
 }
 
-named_enum! {
-    /// Why the agent must not go on without a human.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum PauseKind {
-        StepLimit => "step_limit",
-        PreviousFailure => "previous_failure",
-        /// A human must approve (requiresApproval, confirm tier, tolerance).
-        Approval => "approval",
-        /// A human must supply an out-of-band code (verify tier).
-        Verification => "verification",
-        /// The hint could not be analysed.
-        FailClosed => "fail_closed",
-    }
-}
+pub use crate::store::records::PauseKind;
 
 /// The decision. Deliberately not a bool.
 #[must_use]
