@@ -310,8 +310,13 @@ pub fn insert_challenge(tx: &Tx<'_>, row: &ChallengeRow) -> Result<(), StoreErro
     Ok(())
 }
 
-/// A code's salt and salted SHA-256, hex, as the verifier sent them.
-pub type CodeHash = (String, String);
+/// What a code is checked against: its salt and salted SHA-256, hex, as
+/// the verifier sent them. Named fields, so the two cannot be swapped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodeHash {
+    pub salt: String,
+    pub hash: String,
+}
 
 /// A challenge by id, with its code hash once the verifier sent one.
 pub fn challenge(
@@ -323,15 +328,15 @@ pub fn challenge(
     tx.row(&sql, values![id], |row| {
         let salt: Option<String> = row.get(13)?;
         let hash: Option<String> = row.get(14)?;
-        Ok((challenge_row(row)?, salt.zip(hash)))
+        Ok((challenge_row(row)?, salt.zip(hash).map(|(salt, hash)| CodeHash { salt, hash })))
     })
 }
 
 /// Stores the salted hash of a challenge's code, as the verifier sent it.
-pub fn set_challenge_hash(tx: &Tx<'_>, id: &str, salt: &str, hash: &str) -> Result<(), StoreError> {
+pub fn set_challenge_hash(tx: &Tx<'_>, id: &str, code: &CodeHash) -> Result<(), StoreError> {
     tx.execute(
         "UPDATE challenges SET code_salt = ?2, code_hash = ?3 WHERE id = ?1",
-        values![id, salt, hash],
+        values![id, &code.salt, &code.hash],
     )?;
     Ok(())
 }

@@ -296,11 +296,11 @@ impl Humans {
             return self.ask_approval(link, &request, ask).await;
         }
         let outcome = link.show_code(&request).await;
-        if let Some((salt, hash)) = outcome.hash.clone()
+        if let Some(hash) = outcome.hash.clone()
             && let id = ask.id.clone()
             && self
                 .store
-                .write_durable_async(move |tx| records::set_challenge_hash(tx, &id, &salt, &hash))
+                .write_durable_async(move |tx| records::set_challenge_hash(tx, &id, &hash))
                 .await
                 .is_err()
         {

@@ -11,6 +11,7 @@
 //! An approval becomes an [`Approved`] value only here, from the
 //! verifier's `approve` answer: no MCP input can produce one.
 
+use crate::store::records::CodeHash;
 use std::{
     path::{Path, PathBuf},
     process::Stdio,
@@ -75,8 +76,8 @@ pub enum Shown {
 /// The result of asking for a code to be shown.
 #[derive(Debug)]
 pub struct CodeOutcome {
-    /// `(salt, hash)`, hex: what a typed code is checked against.
-    pub hash: Option<(String, String)>,
+    /// What a typed code is checked against.
+    pub hash: Option<CodeHash>,
     pub shown: Shown,
 }
 
@@ -231,7 +232,9 @@ impl VerifierLink {
                     ]);
                 };
                 match event {
-                    Event::Hash { salt, hash: salted } => hash = Some((salt, salted)),
+                    Event::Hash { salt, hash: salted } => {
+                        hash = Some(CodeHash { salt, hash: salted })
+                    }
                     Event::Shown { channel } => return Shown::On(channel),
                     Event::Unshown { errors } => return Shown::Nowhere(errors),
                     Event::Error { message } => {

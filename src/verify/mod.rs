@@ -29,6 +29,7 @@ pub mod humans;
 pub mod link;
 pub mod redact;
 
+use crate::store::records::CodeHash;
 use std::fmt;
 
 use crate::store::records::ChallengeStatus;
@@ -79,8 +80,8 @@ impl fmt::Display for OverrideRefused {
 
 /// A block lifted by the right code for its challenge: checks the typed
 /// code against the stored salted hash, and only then yields the proof.
-pub(crate) fn code_verified(agent: &str, salt: &str, hash: &str, typed: &str) -> Option<Unblock> {
-    code::matches(salt, hash, typed)
+pub(crate) fn code_verified(agent: &str, code: &CodeHash, typed: &str) -> Option<Unblock> {
+    code::matches(code, typed)
         .then(|| Unblock { agent: agent.to_owned(), resolution: ChallengeStatus::Verified })
 }
 
@@ -89,15 +90,14 @@ pub(crate) fn code_verified(agent: &str, salt: &str, hash: &str, typed: &str) ->
 /// agent opens gets no further than the name.
 pub(crate) fn operator_code(
     agent: &str,
-    salt: &str,
-    hash: &str,
+    code: &CodeHash,
     typed: &str,
     stdin_is_terminal: bool,
 ) -> Result<Unblock, OverrideRefused> {
     if !stdin_is_terminal {
         return Err(OverrideRefused::NotATerminal);
     }
-    if !code::matches(salt, hash, typed) {
+    if !code::matches(code, typed) {
         return Err(OverrideRefused::WrongCode);
     }
     Ok(Unblock { agent: agent.to_owned(), resolution: ChallengeStatus::OperatorCode })
@@ -135,16 +135,13 @@ mod tests {
 
     #[test]
     fn an_operator_code_needs_a_terminal_and_the_shown_code() {
-        let (code, salt, hash) = code::tests::fresh();
+        let (code, hash) = code::tests::fresh();
         assert_eq!(
-            operator_code("a", &salt, &hash, &code, false).unwrap_err(),
+            operator_code("a", &hash, &code, false).unwrap_err(),
             OverrideRefused::NotATerminal
         );
-        assert_eq!(
-            operator_code("a", &salt, &hash, "a", true).unwrap_err(),
-            OverrideRefused::WrongCode
-        );
-        let unblock = operator_code("a", &salt, &hash, &code, true).unwrap();
+        assert_eq!(operator_code("a", &hash, "a", true).unwrap_err(), OverrideRefused::WrongCode);
+        let unblock = operator_code("a", &hash, &code, true).unwrap();
         assert_eq!((unblock.agent(), unblock.resolution()), ("a", ChallengeStatus::OperatorCode));
     }
 }

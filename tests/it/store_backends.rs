@@ -10,8 +10,8 @@ use safety_dongle::store::{
     central::{self, CentralVersion},
     owner::{Owner, SILENT_AFTER_MS},
     records::{
-        self, BlockRow, ChallengeKind, ChallengeRow, ChallengeStatus, DownstreamRow, EventRow,
-        ExecutionRow, ExecutionStatus, LoadedRow, NotificationKind, PauseKind,
+        self, BlockRow, ChallengeKind, ChallengeRow, ChallengeStatus, CodeHash, DownstreamRow,
+        EventRow, ExecutionRow, ExecutionStatus, LoadedRow, NotificationKind, PauseKind,
     },
 };
 
@@ -187,7 +187,11 @@ fn records_round_trip(backend: &Backend) {
                     ..challenge("c4", "other", 30, None)
                 },
             )?;
-            records::set_challenge_hash(tx, "c1", "salt", "hash")
+            records::set_challenge_hash(
+                tx,
+                "c1",
+                &CodeHash { salt: "salt".into(), hash: "hash".into() },
+            )
         })
         .unwrap();
     let (stored, hash) = store.read(|tx| records::challenge(tx, "c1")).unwrap().unwrap();
@@ -195,7 +199,7 @@ fn records_round_trip(backend: &Backend) {
         (stored, hash),
         (
             challenge("c1", "coder", 10, Some(PauseKind::Approval)),
-            Some(("salt".into(), "hash".into()))
+            Some(CodeHash { salt: "salt".into(), hash: "hash".into() })
         )
     );
     assert_eq!(
