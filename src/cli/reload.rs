@@ -35,7 +35,8 @@ use crate::{
     config::Config,
     diagnostics::Diagnostic,
     gate::Gate,
-    policy::{PolicySource, hex},
+    hex,
+    policy::PolicySource,
     protocol::registry::OperationIndex,
     safety::{core::LoopCore, directive::NotificationKind},
     store::{
@@ -112,7 +113,7 @@ pub struct Reloader {
 /// The hash of a file's bytes, or of nothing when it cannot be read (then
 /// the next reload sees a change and loads it again).
 fn content_hash(file: &PathBuf) -> String {
-    hex(&Sha256::digest(std::fs::read(file).unwrap_or_default()))
+    hex::encode(&Sha256::digest(std::fs::read(file).unwrap_or_default()))
 }
 
 fn running(adapters: &[AdapterDefinition], since: i64) -> BTreeMap<String, RunningAdapter> {

@@ -56,10 +56,10 @@ use crate::{
     verify::{
         approvals::Collector,
         humans::{Raised, approved},
-        redact::{redact_arguments, redact_text},
     },
 };
 
+use crate::redact::{redact_arguments, redact_text};
 use approval_view::approval_view;
 use danger::DangerLevel;
 use tokens::{ConfirmationTokens, Scope};

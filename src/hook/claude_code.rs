@@ -25,7 +25,7 @@ use crate::{
     analysis::{Change, FileWrite, Replace},
     gate::GateDecision,
     protocol::canonical::canonical,
-    verify::redact::redact_arguments,
+    redact::redact_arguments,
 };
 
 /// The longest payload read.

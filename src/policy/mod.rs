@@ -799,7 +799,7 @@ impl Builder {
             agent_sections: self.agent_sections,
             examples: self.examples,
             notes,
-            hash: hex(&hasher.finalize()),
+            hash: crate::hex::encode(&hasher.finalize()),
             texts: sources
                 .iter()
                 .enumerate()
@@ -826,10 +826,6 @@ fn agent_glob(pattern: &str) -> Option<globset::GlobMatcher> {
         .build()
         .ok()
         .map(|g| g.compile_matcher())
-}
-
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -725,3 +725,12 @@ fn is_short_scalar(value: &Value) -> bool {
         Value::Array(_) | Value::Object(_) => false,
     }
 }
+
+/// On the wire, a store failure is an internal error that names nothing of
+/// the state; the detail goes to the log.
+impl From<crate::store::StoreError> for AqlError {
+    fn from(error: crate::store::StoreError) -> Self {
+        tracing::error!(%error, "safety state store failed");
+        Self::internal("safety state unavailable")
+    }
+}

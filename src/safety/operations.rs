@@ -24,10 +24,8 @@ use crate::{
         router::Router,
         types::{TypeDef, TypeShape},
     },
-    verify::{
-        answers::HumanAnswers,
-        redact::{CODE_PARAM, VERIFY_OPERATION, redact_text},
-    },
+    redact::{CODE_PARAM, VERIFY_OPERATION, redact_text},
+    verify::answers::HumanAnswers,
 };
 
 use super::{

@@ -6,20 +6,13 @@
 //! matter, `O` reads as `0` and `I`/`L` as `1`. Hashes are compared in
 //! constant time.
 
-use crate::store::records::CodeHash;
+use crate::{
+    hex,
+    redact::{CODE_ALPHABET, CODE_CHARS},
+    store::records::CodeHash,
+};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
-
-const ALPHABET: &str = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-/// Characters in a code.
-pub const CODE_CHARS: usize = 26;
-
-/// Whether a byte can be a character of a typed code: the alphabet in
-/// either case, and the letters read as digits (`O`, `I`, `L`).
-pub fn is_code_char(byte: u8) -> bool {
-    let upper = byte.to_ascii_uppercase();
-    matches!(upper, b'O' | b'I' | b'L') || ALPHABET.as_bytes().contains(&upper)
-}
 
 /// The canonical form of a typed code, or `None` if it cannot be one.
 pub fn normalize(typed: &str) -> Option<String> {
@@ -32,21 +25,14 @@ pub fn normalize(typed: &str) -> Option<String> {
             other => other,
         })
         .collect();
-    (canonical.len() == CODE_CHARS && canonical.chars().all(|c| ALPHABET.contains(c)))
+    (canonical.len() == CODE_CHARS && canonical.chars().all(|c| CODE_ALPHABET.contains(c)))
         .then_some(canonical)
-}
-
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..text.len()).step_by(2).map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok()).collect()
 }
 
 /// Whether `typed` is the code behind `code` (hex, as stored).
 pub fn matches(code: &CodeHash, typed: &str) -> bool {
     let (Some(salt), Some(expected), Some(code)) =
-        (unhex(&code.salt), unhex(&code.hash), normalize(typed))
+        (hex::decode(&code.salt), hex::decode(&code.hash), normalize(typed))
     else {
         return false;
     };
@@ -65,12 +51,12 @@ pub(crate) mod tests {
         let mut hasher = Sha256::new();
         hasher.update(salt);
         hasher.update(code.as_bytes());
-        crate::policy::hex(&hasher.finalize())
+        crate::hex::encode(&hasher.finalize())
     }
 
     /// What the verifier would send for `code` with `salt`.
     fn code_hash(salt: &[u8], code: &str) -> CodeHash {
-        CodeHash { salt: crate::policy::hex(salt), hash: hash(salt, code) }
+        CodeHash { salt: crate::hex::encode(salt), hash: hash(salt, code) }
     }
 
     /// A code with its salted hash, as the verifier would send them.

@@ -27,7 +27,6 @@ pub mod code;
 pub mod error;
 pub mod humans;
 pub mod link;
-pub mod redact;
 
 use crate::store::records::CodeHash;
 use std::fmt;
