@@ -13,12 +13,12 @@ use std::{
     collections::BTreeMap,
     path::{Path, PathBuf},
     str::FromStr,
+    time::Duration,
 };
 
 use serde::Deserialize;
 
 use crate::{
-    adapter::retry::{MAX_RETRIES, MAX_RETRY_BASE_MS, RetryPolicy},
     diagnostics::{Diagnostic, SourceFile, toml_doc},
     protocol::{
         registry::Category,
@@ -535,6 +535,30 @@ pub fn refuse_unsafe_permissions(path: &Path) -> Result<(), Diagnostic> {
     match crate::platform::writable_by_others(path) {
         Some(problem) => Err(Diagnostic::whole_file(path, problem)),
         None => Ok(()),
+    }
+}
+
+/// Retries after the first attempt, unless configured otherwise.
+const DEFAULT_MAX_RETRIES: u32 = 3;
+/// The first backoff delay, unless configured otherwise.
+const DEFAULT_RETRY_BASE: Duration = Duration::from_millis(500);
+/// The most retries a configuration may ask for.
+pub const MAX_RETRIES: u32 = 10;
+/// The longest first backoff delay a configuration may ask for, in ms.
+pub const MAX_RETRY_BASE_MS: u64 = 60_000;
+
+/// How often, and how patiently, a call safe to repeat is retried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Attempts after the first.
+    pub max_retries: u32,
+    /// The first backoff delay; each retry doubles it.
+    pub base: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self { max_retries: DEFAULT_MAX_RETRIES, base: DEFAULT_RETRY_BASE }
     }
 }
 

@@ -30,6 +30,8 @@ use crate::{
 
 /// The longest payload read.
 pub const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;
+// A hooked call must reach a human whole when one is asked about it.
+const _: () = assert!(MAX_PAYLOAD_BYTES <= verifier_protocol::MAX_ACTION_BYTES);
 
 /// The fields of a PreToolUse payload the hook uses.
 #[derive(Debug, Clone, Deserialize)]

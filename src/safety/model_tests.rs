@@ -30,12 +30,12 @@ use crate::{
         error::ErrorCode,
         registry::{CallContext, SessionEnds},
     },
+    safety::answers::HumanAnswers,
     store::{
         Store,
         records::{self, ChallengeKind, ChallengeStatus},
     },
     verify::{
-        answers::HumanAnswers,
         code,
         humans::{HumanSettings, Humans},
         link::VerifierLink,

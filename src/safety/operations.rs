@@ -25,10 +25,10 @@ use crate::{
         types::{TypeDef, TypeShape},
     },
     redact::{CODE_PARAM, VERIFY_OPERATION, redact_text},
-    verify::answers::HumanAnswers,
 };
 
 use super::{
+    answers::HumanAnswers,
     core::LoopCore,
     evaluator::Outcome,
     executions::{ExecuteRequest, FinishRequest, SafetyLoop, StepRequest, tier_names},

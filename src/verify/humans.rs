@@ -28,12 +28,11 @@ use verifier_protocol::Tier;
 
 use crate::{
     protocol::registry::{CallContext, Progress},
-    safety::evaluator::PauseKind,
     store::{
         Store, StoreError,
         audit::{self, AuditEntry},
         now_ms,
-        records::{self, ChallengeKind, ChallengeRow, ChallengeStatus},
+        records::{self, ChallengeKind, ChallengeRow, ChallengeStatus, PauseKind},
         rfc3339,
     },
 };

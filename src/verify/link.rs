@@ -29,12 +29,10 @@ use verifier_protocol::{Channel, Event, Kind, MAX_EVENT_BYTES, Request, Tier, VE
 use crate::{config::VerifierSettings, platform};
 
 // Every action a door accepts must reach a human whole when one is asked
-// about it: a hooked call (its payload, or a tool call with a file's
-// content) and an MCP request (its frame, checked in the tests below).
-const _: () = assert!(
-    crate::hook::claude_code::MAX_PAYLOAD_BYTES <= verifier_protocol::MAX_ACTION_BYTES
-        && crate::analysis::MAX_TOOL_CALL_BYTES <= verifier_protocol::MAX_ACTION_BYTES
-);
+// about it: a tool call with a file's content here, a hooked call's
+// payload where the hook defines its limit, and an MCP request (its
+// frame, checked in the tests below).
+const _: () = assert!(crate::analysis::MAX_TOOL_CALL_BYTES <= verifier_protocol::MAX_ACTION_BYTES);
 /// How long a request may take to be shown (a command channel may be slow).
 const SHOW_TIMEOUT: Duration = Duration::from_secs(30);
 

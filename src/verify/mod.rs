@@ -4,10 +4,9 @@
 //! verifier process that shows codes and approval requests; `code` checks
 //! a typed code against the hash it sent, `challenge` is a code
 //! challenge's life as a typed state machine, and `attempts` limits wrong
-//! ones; `approvals` holds the answers until they are collected;
-//! `answers` collects them (`verify_challenge`, `confirm_operation`), its
-//! refusals typed in `error`; `redact` keeps codes out of action texts
-//! before they are evaluated, stored or logged.
+//! ones; `approvals` holds the answers until they are collected (the
+//! loop's `safety::answers` collects them), its refusals typed in
+//! `error`. Keeping codes out of action texts is `crate::redact`'s.
 //!
 //! An [`Unblock`] is the only value that can lift a hard block
 //! (`store::records::remove_block` takes one). Its fields are private and
@@ -19,7 +18,6 @@
 //! only as a `link::Approved`, built from the verifier's answer. No MCP
 //! operation can make either from anything the agent sends.
 
-pub mod answers;
 pub mod approvals;
 pub mod attempts;
 pub mod challenge;

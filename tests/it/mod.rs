@@ -12,6 +12,7 @@ mod http;
 mod humans;
 mod inspector;
 mod lab;
+mod layering;
 mod level2;
 mod openapi;
 mod peers;
