@@ -3,7 +3,7 @@
 //! request to reading its answer, each item passing the gate on its own
 //! (evaluated, audited and committed) before the batch is answered.
 //!
-//! Run with `cargo bench --bench batch`; the figure goes to the README.
+//! Run with `cargo bench --bench batch`; the figure goes to docs/BENCHMARKS.md.
 
 #[path = "support/envelope.rs"]
 mod envelope;

@@ -5,7 +5,7 @@
 //! back on the open session. It includes the watcher's quiet period, the
 //! new text's check and compilation, and the swap.
 //!
-//! Run with `cargo bench --bench reload`; the figure goes to the README.
+//! Run with `cargo bench --bench reload`; the figure goes to docs/BENCHMARKS.md.
 
 #[path = "support/envelope.rs"]
 mod envelope;

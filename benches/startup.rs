@@ -9,7 +9,7 @@
 //! Start-up includes compiling the embedded default policy and opening
 //! (creating, on the first run) the state database.
 //!
-//! Run with `cargo bench --bench startup`; figures go to the README.
+//! Run with `cargo bench --bench startup`; figures go to docs/BENCHMARKS.md.
 
 use std::{
     io::{BufRead, BufReader, Write},

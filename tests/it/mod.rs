@@ -4,6 +4,7 @@ mod central_policy;
 mod cli;
 mod corpus;
 mod demo;
+mod docs;
 mod gate;
 mod gui;
 mod hook;
