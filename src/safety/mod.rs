@@ -5,7 +5,9 @@
 //! executions around steps, their errors, and the MCP-AQL operations.
 
 pub mod analysing;
+pub mod approval_view;
 pub mod core;
+pub mod decision;
 pub mod directive;
 pub mod error;
 pub mod evaluator;

@@ -461,7 +461,6 @@ impl ReferenceStateMachine for Reference {
                 } else if !state.agents[agent].running {
                     Answer::Pause
                 } else if state.paused(agent) {
-                    state.agents[agent].steps += 1;
                     Answer::Pause
                 } else {
                     state.agents[agent].steps += 1;
