@@ -1,28 +1,27 @@
 //! The one gate every action outside `record_execution_step` passes: a
 //! hooked tool call (`decide`), and every call to an outside source, an
 //! HTTP adapter's or a downstream MCP server's (`admit`), with the same
-//! policy, blocks, pauses, step budget, humans and audit as a step.
+//! policy, blocks, pauses, step budget, humans and audit as a step: each
+//! is an attempt the loop's one decision judges
+//! (`LoopCore::decide`, `safety::decision`),
+//! and the gate turns the decision into its answer.
 //!
-//! An action is refused while its agent is blocked or paused, spends one
-//! step of the agent's budget (so `maxAutonomousSteps` holds across steps,
-//! hooked and proxied calls), and is then evaluated like a step. A deny or
-//! danger-zone verdict hard-blocks the agent, durably, before the refusal
-//! is told. A verdict that wants a human opens an approval request for the
-//! call (an exhausted step budget also holds the agent paused while it
-//! waits): the hook waits (bounded) for the answer; a proxied call gets
+//! A verdict that wants a human opens an approval request for the call
+//! (an exhausted step budget also holds the agent paused while it waits):
+//! the hook waits (bounded) for the answer; a proxied call gets
 //! `CONFIRMATION_REQUIRED` with a token bound to the call, its session and
 //! its agent, and repeating the call with the token collects the answer.
 //! A verify-tier verdict on a proxied call is refused, audited, without
 //! blocking: that tier wants an out-of-band code one call cannot carry.
 //! An adapter that declares a trust level is held to the danger x trust
-//! matrix first.
+//! matrix first (`PERMISSION_DANGER_LEVEL_DENIED`), and no confirmation
+//! token stands for a call the matrix refuses.
 //!
 //! What passes is an [`Admission`]: private fields, made only here, and
 //! required by every upstream's send, so a call that did not pass the gate
 //! cannot leave. [`operation::GatedOperation`] is the one sequence (take the
 //! token, admit, send, record the outcome) every upstream kind runs.
 
-pub mod approval_view;
 pub mod danger;
 pub mod operation;
 pub mod tokens;
@@ -33,7 +32,7 @@ use std::{borrow::Cow, sync::Arc};
 use serde_json::{Map, Value};
 
 use crate::{
-    analysis::{FileWrite, OnDisk},
+    analysis::FileWrite,
     protocol::{
         canonical::canonical,
         error::{AqlError, ErrorCode},
@@ -41,26 +40,14 @@ use crate::{
         registry::{CallContext, SessionEnds},
     },
     safety::{
-        analysing::{self, Analysed},
         core::LoopCore,
-        directive::NotificationKind,
-        evaluator::{PauseKind, StepFacts, Verdict, evaluate_analysed},
+        decision::{Attempt, Checks, Decision, Door, Refusal},
     },
-    store::{
-        StoreError,
-        audit::AuditEntry,
-        now_ms,
-        records::{self, ChallengeKind, ChallengeStatus},
-        rfc3339,
-    },
-    verify::{
-        approvals::Collector,
-        humans::{Raised, approved},
-    },
+    store::{audit::AuditEntry, now_ms, rfc3339},
+    verify::{approvals::Collector, humans::approved},
 };
 
 use crate::redact::{redact_arguments, redact_text};
-use approval_view::approval_view;
 use danger::DangerLevel;
 use tokens::{ConfirmationTokens, Scope};
 use trust::{TrustGate, TrustLevel};
@@ -152,21 +139,6 @@ pub struct GatedCall<'a> {
     pub requires_confirmation: bool,
 }
 
-/// What an action carries beyond its text.
-#[derive(Debug, Clone, Copy, Default)]
-struct Checks<'a> {
-    /// A baseline risk score whatever the text (a proxied operation's
-    /// danger level); it can raise the computed score, never lower it.
-    risk_floor: Option<u8>,
-    /// Why a human must approve even when the policy would let it through.
-    must_ask: Option<&'a str>,
-    /// A verify-tier verdict refuses instead of asking for an approval.
-    verify_refuses: bool,
-    /// The file the action writes, when its content is known (a hooked
-    /// `Write` or `Edit`).
-    write: Option<&'a FileWrite>,
-}
-
 /// The gate's answer before anyone waits for a human.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Checked {
@@ -177,6 +149,11 @@ enum Checked {
     Refused {
         reason: String,
         factors: Vec<String>,
+    },
+    /// Refused before the policy was asked: the adapter's trust level
+    /// does not allow the call.
+    Untrusted {
+        reason: String,
     },
     /// A human was shown approval request `approval_id`, open until
     /// `expires_at` (ms).
@@ -213,6 +190,7 @@ impl Gate {
         match self.check(call, agent, action, Checks { write, ..Checks::default() }).await {
             Checked::Allowed { factors } => GateDecision::Continue { factors },
             Checked::Refused { reason, factors } => GateDecision::Deny { reason, factors },
+            Checked::Untrusted { reason } => GateDecision::Deny { reason, factors: vec![] },
             Checked::AwaitingHuman { approval_id, reason, factors, .. } => {
                 match self.redeem(call, agent, &approval_id, action).await {
                     Ok(()) => GateDecision::HumanApproved(HumanApproval { approval_id }),
@@ -248,27 +226,20 @@ impl Gate {
         let scope =
             || Scope::new(request.operation, &arguments, request.source, &call.session_id, &agent);
         let trust = request.trust.map(|level| (level, level.gate(request.danger)));
-        if let Some((level, TrustGate::Deny { minimum })) = trust
-            && self.refuse_outright(
-                call,
-                &agent,
-                &action,
-                "trust",
-                &format!(
+        let untrusted = match trust {
+            Some((level, TrustGate::Deny { minimum })) => Some((
+                format!(
                     "adapter trust level '{}' does not allow {} operations",
                     level.name(),
                     request.danger.name()
                 ),
-            )
-        {
-            return Err(AqlError::danger_level_denied(
-                request.operation,
-                request.danger.name(),
-                level.name(),
-                minimum.name(),
-            ));
-        }
-        if let Some(token) = request.token {
+                level,
+                minimum,
+            )),
+            _ => None,
+        };
+        // No token stands for a call its adapter's trust level refuses.
+        if let Some(token) = request.token.filter(|_| untrusted.is_none()) {
             let approval_id = self.tokens.check(token, &scope(), now_ms())?;
             let redeemed = self
                 .redeem(call, &agent, &approval_id, &action)
@@ -296,12 +267,22 @@ impl Gate {
             must_ask: must_ask.as_deref(),
             verify_refuses: true,
             write: None,
+            untrusted: untrusted.as_ref().map(|(why, ..)| why.as_str()),
         };
         match self.check(call, &agent, &action, checks).await {
             Checked::Allowed { .. } => Ok(admission(agent, action)),
             Checked::Refused { reason, factors } => {
                 Err(AqlError::refused_by_policy(request.operation, &reason, &factors))
             }
+            Checked::Untrusted { reason } => Err(match untrusted {
+                Some((_, level, minimum)) => AqlError::danger_level_denied(
+                    request.operation,
+                    request.danger.name(),
+                    level.name(),
+                    minimum.name(),
+                ),
+                None => AqlError::refused_by_policy(request.operation, &reason, &[]),
+            }),
             Checked::AwaitingHuman { approval_id, reason, expires_at, .. } => {
                 let now = now_ms();
                 let Some((token, token_expiry)) = self.tokens.issue(scope(), &approval_id, now)
@@ -351,56 +332,9 @@ impl Gate {
         }
     }
 
-    /// Records a call refused before the policy was asked (an adapter's
-    /// trust level does not allow the operation's danger level), and says
-    /// whether the refusal stands: only an enforcing loop refuses; the
-    /// other modes record what would have happened and let it pass.
-    fn refuse_outright(
-        &self,
-        call: &CallContext,
-        agent: &str,
-        action: &str,
-        stage: &str,
-        reason: &str,
-    ) -> bool {
-        let enforcing = self.core.enforcing();
-        let decision = if enforcing { "stop" } else { "would_stop" };
-        let written = self.core.store.write(|tx| {
-            if enforcing {
-                permission_pending(tx, agent, action, reason, None, now_ms())?;
-            }
-            self.core.audit(
-                tx,
-                AuditEntry {
-                    agent,
-                    session_id: Some(&call.session_id),
-                    event: "gate",
-                    hint: Some(action),
-                    decision,
-                    stage: Some(stage),
-                    ..Default::default()
-                },
-            )
-        });
-        if let Err(error) = written {
-            tracing::error!(%error, "a refused call could not be audited; refusing (fail closed)");
-            self.core.audit_later(AuditEntry {
-                agent,
-                session_id: Some(&call.session_id),
-                event: "gate",
-                hint: Some(action),
-                decision: "stop",
-                stage: Some(stage),
-                ..Default::default()
-            });
-            return true;
-        }
-        enforcing
-    }
-
-    /// Decides on one action. A deny or danger-zone verdict hard-blocks the
-    /// agent (durably, before this returns); a pause shows an approval
-    /// request to a human and returns its id without waiting.
+    /// Decides on one action through the loop's one decision, and says
+    /// it as the gate answers: a hard block, durable before this returns,
+    /// refuses; a request for a human was shown and is not waited for.
     async fn check(
         &self,
         call: &CallContext,
@@ -410,169 +344,62 @@ impl Gate {
     ) -> Checked {
         // Evaluated, audited and shown to a human without any code in it.
         let action = &*redact_text(action);
-        let core = &self.core;
-        let session = Some(call.session_id.as_str());
-        // Read before the state is locked: another agent's decision need
-        // not wait for this text to be understood.
-        let analysis = match analysing::analyse(action, &call.working_folder, checks.write).await {
-            Analysed::Ready(analysis) => analysis,
-            Analysed::Missing(why) => {
-                tracing::error!(agent, why, "a gated call is refused without a verdict");
-                let entry = AuditEntry {
-                    agent,
-                    session_id: session,
-                    event: "gate",
-                    hint: Some(action),
-                    decision: "refused",
-                    stage: Some("analysis"),
-                    ..Default::default()
-                };
-                core.audit_now_or_later(entry);
-                return Checked::Refused {
-                    reason: format!("{why}; refusing (fail closed)"),
-                    factors: vec![],
-                };
+        let attempt = Attempt { call, agent, action, door: Door::Gate(checks) };
+        match self.core.decide(attempt).await {
+            Decision::Continue { details, .. } => Checked::Allowed { factors: details.factors },
+            Decision::AwaitingHuman { id, expires_at, details } => Checked::AwaitingHuman {
+                approval_id: id,
+                reason: details.reason.unwrap_or_default(),
+                factors: details.factors,
+                expires_at,
+            },
+            Decision::Blocked { block, raised: true, details } => Checked::Refused {
+                reason: format!(
+                    "{}; agent '{agent}' is hard-blocked until a human completes challenge {}",
+                    details.reason.unwrap_or_default(),
+                    block.challenge_id
+                ),
+                factors: details.factors,
+            },
+            Decision::Blocked { block, raised: false, .. } => Checked::Refused {
+                reason: format!(
+                    "agent '{}' is hard-blocked ({}); a human must complete challenge {}",
+                    block.agent, block.reason, block.challenge_id
+                ),
+                factors: vec![],
+            },
+            Decision::Refused { refusal: Refusal::Untrusted, details } => {
+                Checked::Untrusted { reason: details.reason.unwrap_or_default() }
             }
-        };
-        let now = now_ms();
-        let enforcing = core.enforcing();
-        let decided = core.store.write(|tx| {
-            if let Some(mut block) = core.block_for(tx, &call.session_id, agent)? {
-                let ask = core.reissue_if_expired(tx, &call.session_id, &mut block, now)?;
-                core.audit(tx, AuditEntry { agent, session_id: session, event: "gate", hint: Some(action), decision: "refused", stage: Some("block"), ..Default::default() })?;
-                let reason = format!("agent '{}' is hard-blocked ({}); a human must complete challenge {}", block.agent, block.reason, block.challenge_id);
-                return Ok((Checked::Refused { reason, factors: vec![] }, ask, None));
-            }
-            if enforcing && let Some(pause) = core.pause_of(tx, agent, now)? {
-                core.audit(tx, AuditEntry { agent, session_id: session, event: "gate", hint: Some(action), decision: "pause", stage: Some("pending"), ..Default::default() })?;
-                let reason = format!("agent '{agent}' is paused. {}", pause.describe());
-                return Ok((Checked::Refused { reason, factors: vec![format!("{} {} is still waiting for a human", pause.challenge_kind.name(), pause.challenge_id)] }, None, None));
-            }
-            let mut execution = core.running_execution(tx, agent, now)?;
-            let policy = core.deciding_policy(tx)?;
-            let spent = core.spend_step(tx, &policy, agent, execution.as_mut())?;
-            if let Some(execution) = &execution {
-                records::update_execution(tx, execution.row())?;
-            }
-            let files = OnDisk::in_folder(&call.working_folder);
-            let facts = StepFacts { agent, hint: action, outcome: None, step: spent.step, max_steps: spent.max_steps, agent_risk: checks.risk_floor, folder: &call.working_folder, write: checks.write, files: &files };
-            let evaluation = evaluate_analysed(&policy, &facts, analysis);
-            let rule = evaluation.rule.map(|i| policy.rule(i).describe());
-            let mut stage = format!("stage {}", evaluation.stage.number());
-            let mut factors = evaluation.factors.clone();
-            let mut reason = evaluation.reason.clone().unwrap_or_default();
-            let mut verdict = evaluation.verdict;
-            match (verdict, checks.must_ask) {
-                (Verdict::Continue, Some(why)) => {
-                    verdict = Verdict::Pause(PauseKind::Approval);
-                    reason = why.to_owned();
-                    stage = "operation".to_owned();
-                    factors.push(format!("operation: {why}"));
-                }
-                (Verdict::Pause(PauseKind::Approval | PauseKind::Verification), Some(why)) => {
-                    reason = format!("{reason}; {why}");
-                    factors.push(format!("operation: {why}"));
-                }
-                _ => {}
-            }
-            let raised = Raised { session_id: &call.session_id, agent, action };
-            let mut taint = None;
-            let (checked, ask) = match (verdict, enforcing) {
-                (Verdict::Continue, _) | (_, false) => (Checked::Allowed { factors }, None),
-                (Verdict::Stop, true) => {
-                    let ask = core.hard_block(tx, raised, &evaluation, rule.as_deref(), now)?;
-                    let reason = format!("{reason}; agent '{agent}' is hard-blocked until a human completes challenge {}", ask.id);
-                    taint = Some(now);
-                    (Checked::Refused { reason, factors }, Some(ask))
-                }
-                (Verdict::Pause(PauseKind::FailClosed), true) => {
-                    permission_pending(tx, agent, action, &reason, None, now)?;
-                    (Checked::Refused { reason, factors }, None)
-                }
-                (Verdict::Pause(PauseKind::Verification), true) if checks.verify_refuses => {
-                    let reason = format!("{reason}; the verify tier needs a human's out-of-band code, so this call is refused (a policy autoApprove rule or the operation's declared danger level can allow it)");
-                    permission_pending(tx, agent, action, &reason, None, now)?;
-                    (Checked::Refused { reason, factors }, None)
-                }
-                (Verdict::Pause(kind), true) => {
-                    // The person sees every rule that asked and what the
-                    // action will run, not only its name.
-                    let view = approval_view(action, &reason, &factors, evaluation.analysis.as_ref());
-                    let ask = core.humans.new_ask(ChallengeKind::Approval, Raised { action: &view.action, ..raised }, view.reason, now);
-                    // An exhausted step budget holds the agent until a
-                    // human grants a new one; any other approval holds
-                    // only this call.
-                    let pause = (kind == PauseKind::StepLimit).then_some(kind);
-                    core.humans.record_gate_approval(tx, &ask, pause, now)?;
-                    permission_pending(tx, agent, action, &reason, Some(&ask.id), now)?;
-                    let checked = Checked::AwaitingHuman { approval_id: ask.id.clone(), reason, factors, expires_at: ask.expires_at };
-                    (checked, Some(ask))
-                }
-            };
-            let decision = match (&checked, core.mode) {
-                (Checked::Refused { .. }, _) => "stop",
-                (Checked::AwaitingHuman { .. }, _) => "pause",
-                (_, crate::config::LoopMode::Enforcing | crate::config::LoopMode::Monitoring) => "continue",
-                (_, mode) => mode.name(),
-            };
-            core.audit(tx, AuditEntry {
-                agent,
-                execution_id: execution.as_ref().map(|execution| execution.row().id.as_str()),
-                session_id: session,
-                event: "gate",
-                hint: Some(action),
-                decision,
-                stage: Some(&stage),
-                rule: rule.as_deref(),
-                policy_hash: policy.hash(),
-            })?;
-            Ok((checked, ask, taint))
-        });
-        let fail_closed = || Checked::Refused {
-            reason: "safety state unavailable: refusing (fail closed)".into(),
-            factors: vec![],
-        };
-        let (checked, ask, taint) = match decided {
-            Ok(decided) => decided,
-            Err(error) => {
-                tracing::error!(%error, "safety state store failed at the gate");
-                core.audit_later(AuditEntry {
-                    agent,
-                    session_id: session,
-                    event: "gate",
-                    hint: Some(action),
-                    decision: "refused",
-                    stage: Some("state"),
-                    ..Default::default()
-                });
-                return fail_closed();
-            }
-        };
-        if ask.is_some() && core.store.sync_barrier_async().await.is_err() {
-            return fail_closed();
-        }
-        if let Some(blocked_at) = taint {
-            core.sessions.taint(&call.session_id, agent, blocked_at);
-        }
-        let Some(ask) = ask else { return checked };
-        let shown = core.humans.ask(&ask).await;
-        match (checked, shown) {
-            (Checked::AwaitingHuman { approval_id, reason, factors, .. }, Err(failures)) => {
-                // Nobody saw it: the request must not hold the agent.
-                let _ = core.store.write(|tx| {
-                    records::set_challenge_status(tx, &approval_id, ChallengeStatus::Cancelled)
-                });
-                Checked::Refused {
-                    reason: format!(
-                        "{reason}; no channel could ask a human ({})",
-                        failures.join("; ")
+            Decision::Refused { refusal, details } => {
+                let (reason, factors) = match refusal {
+                    Refusal::Paused(pause) => (
+                        format!("agent '{agent}' is paused. {}", pause.describe()),
+                        vec![format!(
+                            "{} {} is still waiting for a human",
+                            pause.challenge_kind.name(),
+                            pause.challenge_id
+                        )],
                     ),
-                    factors,
-                }
+                    Refusal::Unanalysed(why) => (format!("{why}; refusing (fail closed)"), vec![]),
+                    Refusal::StateUnavailable(_) => {
+                        ("safety state unavailable: refusing (fail closed)".into(), vec![])
+                    }
+                    Refusal::NoExecution => ("no running execution".into(), vec![]),
+                    Refusal::Unshown(failures) => (
+                        format!(
+                            "{}; no channel could ask a human ({})",
+                            details.reason.unwrap_or_default(),
+                            failures.join("; ")
+                        ),
+                        details.factors,
+                    ),
+                    Refusal::Untrusted | Refusal::FailClosed | Refusal::NeedsCode => {
+                        (details.reason.unwrap_or_default(), details.factors)
+                    }
+                };
+                Checked::Refused { reason, factors }
             }
-            // A block's challenge that could not be shown leaves the block
-            // in place: the refusal stands either way.
-            (checked, _) => checked,
         }
     }
 
@@ -618,38 +445,6 @@ impl Gate {
         collection.finish(None);
         Ok(())
     }
-}
-
-/// Tells the agent, in its next directive, that the gate held back one of
-/// its calls (gatekeeper 7.1, spec 8.7.3 `permission_pending`): what, why,
-/// and the approval request a human was shown, if one was. A hard block
-/// is told by its danger-zone broadcast instead.
-fn permission_pending(
-    tx: &crate::store::Tx<'_>,
-    agent: &str,
-    action: &str,
-    reason: &str,
-    approval_id: Option<&str>,
-    now: i64,
-) -> Result<(), StoreError> {
-    let waiting =
-        if approval_id.is_some() { "waits for a human's approval" } else { "was refused" };
-    let mut metadata = serde_json::json!({ "operation": action, "reason": reason, "agent": agent });
-    if let Some(id) = approval_id {
-        metadata["approvalId"] = id.into();
-    }
-    records::insert_event(
-        tx,
-        &records::EventRow {
-            id: 0,
-            agent: Some(agent.to_owned()),
-            kind: NotificationKind::PermissionPending,
-            message: format!("The gate held back '{action}': it {waiting} ({reason})"),
-            metadata: metadata.to_string(),
-            created_at: now,
-        },
-    )?;
-    Ok(())
 }
 
 impl SessionEnds for Gate {

@@ -68,7 +68,7 @@ pub struct LoopCore {
 }
 
 /// A pause holding an agent: its challenge waits for a human.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pause {
     pub kind: PauseKind,
     pub challenge_id: String,
@@ -368,24 +368,34 @@ impl LoopCore {
     }
 
     /// Spends one step of the agent's budget, counting it on its running
-    /// execution too (the caller writes the execution back). The limit is
-    /// `policy`'s for the agent, or the execution's `max_steps` when that
-    /// is lower (a policy that lowers it applies to running executions).
+    /// execution too (the caller writes the execution back), under
+    /// [`LoopCore::step_limit`].
     pub fn spend_step(
         &self,
         tx: &Tx<'_>,
         policy: &CompiledPolicy,
         agent: &str,
-        execution: Option<&mut Execution<Running>>,
+        mut execution: Option<&mut Execution<Running>>,
     ) -> Result<Spent, StoreError> {
         let step = records::agent_steps(tx, agent)?.saturating_add(1);
         records::set_agent_steps(tx, agent, step)?;
-        let mut max_steps = policy.settings_for(agent).max_steps;
-        if let Some(execution) = execution {
+        if let Some(execution) = &mut execution {
             execution.record_step();
-            max_steps = max_steps.min(execution.row().max_steps);
         }
-        Ok(Spent { step, max_steps })
+        Ok(Spent { step, max_steps: self.step_limit(policy, agent, execution.as_deref()) })
+    }
+
+    /// The agent's step limit: `policy`'s for it, or its running
+    /// execution's `max_steps` when that is lower (a policy that lowers it
+    /// applies to running executions).
+    pub fn step_limit(
+        &self,
+        policy: &CompiledPolicy,
+        agent: &str,
+        execution: Option<&Execution<Running>>,
+    ) -> u32 {
+        let limit = policy.settings_for(agent).max_steps;
+        execution.map_or(limit, |execution| limit.min(execution.row().max_steps))
     }
 
     /// The agent's running execution, ready to count a step on.

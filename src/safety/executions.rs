@@ -1,43 +1,33 @@
 //! Executions (spec 8.4-8.7): `execute_agent`, `record_execution_step`,
-//! `complete_execution`, `abort_execution` and `get_execution_state`
-//! around the pure evaluator.
+//! `complete_execution`, `abort_execution` and `get_execution_state`.
 //!
-//! Each operation is one write transaction: the agent's block, pause,
-//! execution and step budget are read from the shared state, the step is
-//! evaluated, and its effects and audit row are committed together. When a step creates a
-//! block or a challenge, a `synchronous=FULL` barrier follows the commit
-//! before the directive is returned, so nothing is announced that a power
-//! cut could undo. After the commit the human is asked; the step waits only
-//! until the request is shown, and says so in the directive if no channel
-//! could show it.
+//! Each operation is one write transaction over the agent's block,
+//! execution and step budget in the shared state. A step is the loop's
+//! one decision ([`LoopCore::decide`], `safety::decision`), told as an
+//! `AutonomyDirective`: said in monitoring mode as advice, and saying so
+//! when no channel could show a human the request it made.
 
 use std::sync::Arc;
 
-use crate::store::Tx;
 use serde::Serialize;
-use serde_json::{Map, Value};
 
 use crate::{
-    analysis::{Analysis, OnDisk},
-    config::LoopMode,
     protocol::registry::CallContext,
     store::{
-        StoreError,
         audit::AuditEntry,
         now_ms,
-        records::{self, ChallengeKind, ExecutionRow},
+        records::{self, ExecutionRow},
         rfc3339,
     },
-    verify::humans::{Ask, Raised},
 };
 
 use super::{
-    analysing::{self, Analysed},
-    core::{LoopCore, Spent, notification},
-    directive::{Directive, Notification, NotificationKind, SafetyTier},
+    core::LoopCore,
+    decision::{Attempt, Decision, Details, Door, Refusal, StateFailure},
+    directive::{Directive, SafetyTier},
     error::SafetyError,
-    evaluator::{Outcome, PauseKind, StepFacts, Verdict, evaluate_analysed},
-    lifecycle::{AnyExecution, Execution, NewExecution, state::Running},
+    evaluator::Outcome,
+    lifecycle::{AnyExecution, Execution, NewExecution},
 };
 
 pub struct ExecuteRequest {
@@ -121,21 +111,6 @@ impl ExecutionState {
             block_reason: None,
             pending: None,
         }
-    }
-}
-
-/// What a step's transaction decided, and what must follow its commit.
-struct StepResult {
-    directive: Directive,
-    needs_sync: bool,
-    /// The block this step created, as `blocked_at`.
-    taints_session: Option<i64>,
-    ask: Option<Ask>,
-}
-
-impl StepResult {
-    fn plain(directive: Directive) -> Self {
-        Self { directive, needs_sync: false, taints_session: None, ask: None }
     }
 }
 
@@ -225,356 +200,17 @@ impl SafetyLoop {
         result
     }
 
-    /// `record_execution_step`: evaluates the reported action and answers
-    /// with an `AutonomyDirective`. Store failures answer with a refusal,
-    /// never with permission to go on.
+    /// `record_execution_step`: the loop's decision on the reported
+    /// action, told as an `AutonomyDirective`. Store failures answer with
+    /// a refusal, never with permission to go on.
     pub async fn step(&self, call: &CallContext, request: StepRequest) -> Directive {
-        let core = &self.core;
-        // Read before the state is locked: another agent's decision need
-        // not wait for this text to be understood.
-        let analysis = match core.mode {
-            LoopMode::Logging | LoopMode::Disabled => None,
-            LoopMode::Enforcing | LoopMode::Monitoring => {
-                match analysing::analyse(&request.hint, &call.working_folder, None).await {
-                    Analysed::Ready(analysis) => Some(analysis),
-                    Analysed::Missing(why) => return self.unanalysed(call, &request, why),
-                }
-            }
-        };
-        let now = now_ms();
-        let result = match core.store.write(|tx| self.step_in(tx, call, &request, analysis, now)) {
-            Ok(result) => result,
-            Err(error) => {
-                tracing::error!(%error, "safety state store failed during a step");
-                core.audit_later(AuditEntry {
-                    agent: &request.agent,
-                    session_id: Some(&call.session_id),
-                    event: "step",
-                    hint: Some(&request.hint),
-                    decision: "stop",
-                    stage: Some("state"),
-                    ..Default::default()
-                });
-                return Directive::refuse(
-                    "Safety state unavailable: refusing to continue",
-                    "the safety state store could not record this step; fail closed",
-                );
-            }
-        };
-        if result.needs_sync
-            && let Err(error) = core.store.sync_barrier_async().await
-        {
-            tracing::error!(%error, "could not make a block or challenge durable");
-            return Directive::refuse(
-                "Safety state unavailable: refusing to continue",
-                "the block could not be made durable; fail closed",
-            );
-        }
-        if let Some(blocked_at) = result.taints_session {
-            core.sessions.taint(&call.session_id, &request.agent, blocked_at);
-        }
-        let mut directive = result.directive;
-        if let Some(ask) = result.ask
-            && let Err(failures) = core.humans.ask(&ask).await
-        {
-            let way_out = match ask.kind {
-                ChallengeKind::DangerZone => format!(
-                    " The operator can lift the block with `safety-dongle unblock {}` at a terminal.",
-                    ask.agent
-                ),
-                _ => String::new(),
-            };
-            let unshown = format!(
-                "No channel could show the request to a human ({}).{way_out}",
-                failures.join("; ")
-            );
-            directive.factors.push(unshown.clone());
-            directive.reason = Some(match directive.reason.take() {
-                Some(reason) => format!("{reason}. {unshown}"),
-                None => unshown,
-            });
-        }
-        directive
-    }
-
-    /// A step whose action could not be analysed: refused, and audited.
-    fn unanalysed(&self, call: &CallContext, request: &StepRequest, why: &str) -> Directive {
-        let core = &self.core;
-        tracing::error!(agent = %request.agent, why, "a step is refused without a verdict");
-        let directive = self.apply_mode(Directive::refuse(
-            format!("Action not evaluated: {why}; refusing (fail closed)"),
-            format!("{why}; fail closed"),
-        ));
-        let entry = AuditEntry {
+        let attempt = Attempt {
+            call,
             agent: &request.agent,
-            session_id: Some(&call.session_id),
-            event: "step",
-            hint: Some(&request.hint),
-            decision: decision_name(&directive),
-            stage: Some("analysis"),
-            ..Default::default()
+            action: &request.hint,
+            door: Door::Step { outcome: request.outcome, agent_risk: request.agent_risk },
         };
-        core.audit_now_or_later(entry);
-        directive
-    }
-
-    /// The step's decision in one transaction. `analysis` is the action's
-    /// (made before the transaction; `None` in the modes that do not
-    /// evaluate), `Some(None)` when it is too long to analyse.
-    fn step_in(
-        &self,
-        tx: &Tx<'_>,
-        call: &CallContext,
-        request: &StepRequest,
-        analysis: Option<Option<Analysis>>,
-        now: i64,
-    ) -> Result<StepResult, StoreError> {
-        let core = &self.core;
-        let agent = request.agent.as_str();
-        let hint = Some(request.hint.as_str());
-        let session = Some(call.session_id.as_str());
-        let enforcing = core.enforcing();
-
-        if let Some(mut block) = core.block_for(tx, &call.session_id, agent)? {
-            let ask = core.reissue_if_expired(tx, &call.session_id, &mut block, now)?;
-            let mut directive = Directive::refuse(
-                format!(
-                    "Agent '{}' is hard-blocked: {}. Wait for a human to complete challenge {}",
-                    block.agent, block.reason, block.challenge_id
-                ),
-                format!(
-                    "agent '{}' is hard-blocked until a human completes challenge {}",
-                    block.agent, block.challenge_id
-                ),
-            );
-            directive.stopped = true;
-            directive.notifications.push(notification(
-                NotificationKind::DangerZone,
-                &block.reason,
-                [("verificationId", block.challenge_id.as_str()), ("agent", block.agent.as_str())],
-                now,
-            ));
-            let directive = self.apply_mode(directive);
-            core.audit(
-                tx,
-                AuditEntry {
-                    agent,
-                    session_id: session,
-                    event: "step",
-                    hint,
-                    decision: decision_name(&directive),
-                    stage: Some("block"),
-                    ..Default::default()
-                },
-            )?;
-            return Ok(StepResult { ask, ..StepResult::plain(directive) });
-        }
-
-        let Some(row) = core.active_execution(tx, agent, now)? else {
-            let directive = Directive::refuse(
-                format!("Agent '{agent}' has no running execution: call execute_agent first"),
-                "no running execution for this agent",
-            );
-            core.audit(
-                tx,
-                AuditEntry {
-                    agent,
-                    session_id: session,
-                    event: "step",
-                    hint,
-                    decision: "refused",
-                    stage: Some("lifecycle"),
-                    ..Default::default()
-                },
-            )?;
-            return Ok(StepResult::plain(directive));
-        };
-        let execution_id = row.id.clone();
-        let mut execution = match AnyExecution::from_row(row)?.running("stepped") {
-            Ok(execution) => execution,
-            Err(_) => return Err(StoreError::Inconsistent("an active execution is not running")),
-        };
-        let policy = core.deciding_policy(tx)?;
-        let Spent { step, max_steps } =
-            core.spend_step(tx, &policy, agent, Some(&mut execution))?;
-        let notifications = self.deliver_events(tx, &mut execution, agent, now)?;
-
-        if matches!(core.mode, LoopMode::Logging | LoopMode::Disabled) {
-            let factor = match core.mode {
-                LoopMode::Logging => "logging mode: action recorded, not evaluated",
-                _ => "safety loop disabled: action not evaluated",
-            };
-            let directive = Directive {
-                proceed: true,
-                factors: vec![factor.into()],
-                stopped: false,
-                reason: None,
-                steps_remaining: None,
-                next_step_risk: None,
-                notifications,
-            };
-            records::update_execution(tx, execution.row())?;
-            core.audit(
-                tx,
-                AuditEntry {
-                    agent,
-                    execution_id: Some(&execution_id),
-                    session_id: session,
-                    event: "step",
-                    hint,
-                    decision: core.mode.name(),
-                    ..Default::default()
-                },
-            )?;
-            return Ok(StepResult::plain(directive));
-        }
-
-        if enforcing && let Some(pause) = core.pause_of(tx, agent, now)? {
-            let mut directive = Directive::refuse(
-                pause.describe(),
-                format!(
-                    "{} {} is still waiting for a human",
-                    pause.challenge_kind.name(),
-                    pause.challenge_id
-                ),
-            );
-            directive.steps_remaining = Some(max_steps.saturating_sub(step));
-            directive.notifications = notifications;
-            directive.notifications.push(core.pause_notification(&pause, now));
-            records::update_execution(tx, execution.row())?;
-            core.audit(
-                tx,
-                AuditEntry {
-                    agent,
-                    execution_id: Some(&execution_id),
-                    session_id: session,
-                    event: "step",
-                    hint,
-                    decision: "pause",
-                    stage: Some("pending"),
-                    ..Default::default()
-                },
-            )?;
-            return Ok(StepResult::plain(directive));
-        }
-
-        let files = OnDisk::in_folder(&call.working_folder);
-        let facts = StepFacts {
-            agent,
-            hint: &request.hint,
-            outcome: request.outcome,
-            step,
-            max_steps,
-            agent_risk: request.agent_risk,
-            folder: &call.working_folder,
-            write: None,
-            files: &files,
-        };
-        let evaluation = evaluate_analysed(&policy, &facts, analysis.flatten());
-        let mut directive = Directive {
-            proceed: evaluation.verdict == Verdict::Continue,
-            factors: evaluation.factors.clone(),
-            stopped: evaluation.verdict == Verdict::Stop,
-            reason: evaluation.reason.clone(),
-            steps_remaining: Some(max_steps.saturating_sub(step)),
-            next_step_risk: Some(evaluation.tier),
-            notifications,
-        };
-        let rule = evaluation.rule.map(|i| policy.rule(i).describe());
-        let stage = format!("stage {}", evaluation.stage.number());
-        let raised = Raised { session_id: &call.session_id, agent, action: &request.hint };
-
-        let (mut taints_session, mut ask) = (None, None);
-        if enforcing {
-            match evaluation.verdict {
-                Verdict::Continue | Verdict::Pause(PauseKind::FailClosed) => {}
-                Verdict::Stop => {
-                    let block = core.hard_block(tx, raised, &evaluation, rule.as_deref(), now)?;
-                    execution.advance_cursor(records::last_event_id(tx)?);
-                    directive.notifications.push(notification(
-                        NotificationKind::DangerZone,
-                        &block.reason,
-                        [("verificationId", block.id.as_str()), ("agent", agent)],
-                        now,
-                    ));
-                    taints_session = Some(now);
-                    ask = Some(block);
-                }
-                Verdict::Pause(kind) => {
-                    let (pause, pause_ask) = core.open_pause(
-                        tx,
-                        raised,
-                        kind,
-                        evaluation.reason.clone().unwrap_or_default(),
-                        now,
-                    )?;
-                    directive.notifications.push(core.pause_notification(&pause, now));
-                    ask = Some(pause_ask);
-                }
-            }
-        }
-        let directive = self.apply_mode(directive);
-        records::update_execution(tx, execution.row())?;
-        core.audit(
-            tx,
-            AuditEntry {
-                agent,
-                execution_id: Some(&execution_id),
-                session_id: session,
-                event: "step",
-                hint,
-                decision: decision_name(&directive),
-                stage: Some(&stage),
-                rule: rule.as_deref(),
-                policy_hash: policy.hash(),
-            },
-        )?;
-        Ok(StepResult { directive, needs_sync: ask.is_some(), taints_session, ask })
-    }
-
-    /// Pull-based notifications (spec 8.7.3): events since the execution's
-    /// cursor, addressed to this agent or broadcast.
-    fn deliver_events(
-        &self,
-        tx: &Tx<'_>,
-        execution: &mut Execution<Running>,
-        agent: &str,
-        now: i64,
-    ) -> Result<Vec<Notification>, StoreError> {
-        let events = records::events_after(tx, execution.row().event_cursor, agent)?;
-        let mut notifications = Vec::with_capacity(events.len());
-        for event in events {
-            execution.advance_cursor(event.id);
-            let metadata = match serde_json::from_str::<Value>(&event.metadata) {
-                Ok(Value::Object(map)) => map,
-                _ => Map::new(),
-            };
-            notifications.push(Notification {
-                kind: event.kind,
-                message: event.message,
-                metadata,
-                timestamp: rfc3339(event.created_at.min(now)),
-            });
-        }
-        Ok(notifications)
-    }
-
-    /// Monitoring mode never holds an agent back; it says what it would do.
-    fn apply_mode(&self, mut directive: Directive) -> Directive {
-        if self.core.mode != LoopMode::Monitoring || directive.proceed {
-            return directive;
-        }
-        let would = if directive.stopped { "stop" } else { "pause" };
-        directive.reason = Some(format!(
-            "monitoring mode (advisory): would {would}: {}",
-            directive.reason.unwrap_or_default()
-        ));
-        directive.factors.push(format!(
-            "monitoring mode: directive is advisory, the agent may proceed (would {would})"
-        ));
-        directive.proceed = true;
-        directive.stopped = false;
-        directive
+        directive(&request.agent, self.core.decide(attempt).await)
     }
 
     /// `complete_execution` (or `failed` when the outcome is a failure).
@@ -706,11 +342,109 @@ impl Finish {
     }
 }
 
-fn decision_name(directive: &Directive) -> &'static str {
-    match (directive.proceed, directive.stopped) {
-        (true, _) => "continue",
-        (false, true) => "stop",
-        (false, false) => "pause",
+/// The directive that tells an agent the loop's `decision` on its step.
+fn directive(agent: &str, decision: Decision) -> Directive {
+    let unshown = &decision.details().unshown;
+    let unshown = (!unshown.is_empty()).then(|| {
+        let way_out = match &decision {
+            Decision::Blocked { block, .. } => format!(
+                " The operator can lift the block with `safety-dongle unblock {}` at a terminal.",
+                block.agent
+            ),
+            _ => String::new(),
+        };
+        format!("No channel could show the request to a human ({}).{way_out}", unshown.join("; "))
+    });
+    let mut directive = match decision {
+        Decision::Continue { advice, details } => {
+            let mut directive = told(true, details);
+            if let Some(would) = advice {
+                let would = would.name();
+                // Monitoring mode never holds an agent back; it says what
+                // it would do.
+                directive.reason = Some(format!(
+                    "monitoring mode (advisory): would {would}: {}",
+                    directive.reason.unwrap_or_default()
+                ));
+                directive.factors.push(format!(
+                    "monitoring mode: directive is advisory, the agent may proceed (would {would})"
+                ));
+            }
+            directive
+        }
+        Decision::AwaitingHuman { details, .. }
+        | Decision::Refused {
+            refusal:
+                Refusal::FailClosed | Refusal::NeedsCode | Refusal::Untrusted | Refusal::Unshown(_),
+            details,
+        } => told(false, details),
+        Decision::Refused { refusal: Refusal::Paused(pause), details } => Directive {
+            steps_remaining: details.steps_remaining,
+            notifications: details.notifications,
+            ..Directive::refuse(
+                pause.describe(),
+                format!(
+                    "{} {} is still waiting for a human",
+                    pause.challenge_kind.name(),
+                    pause.challenge_id
+                ),
+            )
+        },
+        Decision::Refused { refusal: Refusal::NoExecution, .. } => Directive::refuse(
+            format!("Agent '{agent}' has no running execution: call execute_agent first"),
+            "no running execution for this agent",
+        ),
+        Decision::Refused { refusal: Refusal::Unanalysed(why), .. } => Directive::refuse(
+            format!("Action not evaluated: {why}; refusing (fail closed)"),
+            format!("{why}; fail closed"),
+        ),
+        Decision::Refused { refusal: Refusal::StateUnavailable(failure), .. } => Directive::refuse(
+            "Safety state unavailable: refusing to continue",
+            match failure {
+                StateFailure::Unrecorded => {
+                    "the safety state store could not record this step; fail closed"
+                }
+                StateFailure::NotDurable => "the block could not be made durable; fail closed",
+            },
+        ),
+        Decision::Blocked { raised: true, details, .. } => {
+            Directive { stopped: true, ..told(false, details) }
+        }
+        Decision::Blocked { block, raised: false, details } => Directive {
+            stopped: true,
+            notifications: details.notifications,
+            ..Directive::refuse(
+                format!(
+                    "Agent '{}' is hard-blocked: {}. Wait for a human to complete challenge {}",
+                    block.agent, block.reason, block.challenge_id
+                ),
+                format!(
+                    "agent '{}' is hard-blocked until a human completes challenge {}",
+                    block.agent, block.challenge_id
+                ),
+            )
+        },
+    };
+    if let Some(unshown) = unshown {
+        directive.factors.push(unshown.clone());
+        directive.reason = Some(match directive.reason.take() {
+            Some(reason) => format!("{reason}. {unshown}"),
+            None => unshown,
+        });
+    }
+    directive
+}
+
+/// A directive that tells `details` as the decision has them.
+fn told(proceed: bool, details: Details) -> Directive {
+    Directive {
+        proceed,
+        factors: details.factors,
+        stopped: false,
+        reason: details.reason,
+        steps_remaining: details.steps_remaining,
+        next_step_risk: details.risk,
+        notifications: details.notifications,
     }
 }
 

@@ -458,10 +458,8 @@ impl ReferenceStateMachine for Reference {
                 if let Some(blocker) = state.blocker(agent, Some(session)) {
                     state.reissue(blocker, SESSIONS[session]);
                     Answer::Stop
-                } else if !state.agents[agent].running {
-                    Answer::Pause
-                } else if state.paused(agent) {
-                    state.agents[agent].steps += 1;
+                } else if !state.agents[agent].running || state.paused(agent) {
+                    // Held back: no step of the budget is spent.
                     Answer::Pause
                 } else {
                     state.agents[agent].steps += 1;

@@ -11,7 +11,7 @@ use tokio::io::AsyncWriteExt;
 
 use super::{
     humans::{Answer, Setup},
-    support::{dongle_command, scratch_dir},
+    support::{RawStdio, ask, dongle_command, scratch_dir, step},
 };
 
 /// A config whose verifier cannot start: deny decisions do not wait on it.
@@ -151,6 +151,55 @@ async fn unreadable_state_fails_closed() {
     assert_eq!(decision(&answer), "deny", "{answer}");
     let garbage = hook_with_data_dir(&dir, &json!("not a payload")).await;
     assert_eq!(decision(&garbage), "deny");
+}
+
+/// Monitoring mode makes the policy's verdicts advice, at every door, and
+/// a hard block stays a hard block: raised by an enforcing hook, it holds
+/// the agent's hooked calls and its steps when the same state is used in
+/// monitoring mode, while an agent without a block is only told what
+/// would have happened.
+#[tokio::test]
+async fn a_hard_block_holds_in_monitoring_mode_at_every_door() {
+    let dir = scratch_dir();
+    let enforcing = unreachable_humans(&dir);
+    let raised = hook(&enforcing, "held", &bash("b", "sudo rm -rf /")).await;
+    assert_eq!(decision(&raised), "deny", "{raised}");
+    let monitoring = dir.join("monitoring.toml");
+    std::fs::write(
+        &monitoring,
+        format!("mode = \"monitoring\"\n{}", std::fs::read_to_string(&enforcing).unwrap()),
+    )
+    .unwrap();
+    let monitoring = monitoring.to_str().unwrap();
+
+    let held = hook(monitoring, "held", &bash("m", "cargo build")).await;
+    assert_eq!(decision(&held), "deny", "{held}");
+    let reason = held["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
+    assert!(reason.contains("hard-blocked"), "{reason}");
+    let mut raw = RawStdio::initialized(&["serve", "--config", monitoring]).await;
+    let directive = ask(&mut raw, step(1, "held", "cargo build")).await;
+    assert_eq!(
+        (directive["data"]["continue"].as_bool(), directive["data"]["stopped"].as_bool()),
+        (Some(false), Some(true)),
+        "{directive}"
+    );
+    raw.end().await;
+
+    let advised = hook(monitoring, "fresh", &bash("f", "sudo rm -rf /")).await;
+    assert_eq!(decision(&advised), "defer", "monitoring lets it through: {advised}");
+    let again = hook(monitoring, "fresh", &bash("f", "cargo build")).await;
+    assert_eq!(decision(&again), "defer", "and blocks nobody: {again}");
+    let audit = dongle_command(&["audit", "--config", monitoring]).output().await.unwrap();
+    let audit = String::from_utf8_lossy(&audit.stdout);
+    let row = |agent: &str, hint: &str| {
+        audit
+            .lines()
+            .find(|line| line.contains(&format!("  {agent}  ")) && line.contains(hint))
+            .unwrap_or_else(|| panic!("no row of {agent} for {hint} in\n{audit}"))
+            .to_owned()
+    };
+    assert!(row("fresh", "rm -rf").contains("gate  would_stop  [stage 3]"), "{audit}");
+    assert!(row("held", "\"cargo build\"").contains("refused  [block]"), "{audit}");
 }
 
 async fn hook_with_data_dir(data_dir: &Path, payload: &Value) -> Value {

@@ -323,7 +323,7 @@ async fn without_its_database_the_dongle_stops_the_agent_and_loses_no_audit_row(
     assert_eq!(kept.len(), 3, "every refused step is in the chain, once: {listed}");
     for (line, id) in kept.iter().zip(3..6) {
         assert!(
-            line.contains("step  stop") && line.contains(&format!("make target-{id}")),
+            line.contains("step  refused") && line.contains(&format!("make target-{id}")),
             "in order: {line}"
         );
     }

@@ -90,6 +90,25 @@ fn without_the_deciding_policy_rows_are_compared_with_their_recorded_decision() 
     assert!(report.loosens);
 }
 
+/// A monitoring trail records what the policy decided without enforcing
+/// it (`would_stop`, `would_pause`): replayed as those decisions, so a
+/// candidate tried during a monitoring rollout is compared with what the
+/// old policy said, not with the `continue` the agent was given.
+#[test]
+fn monitoring_rows_are_compared_as_the_decisions_they_would_have_been() {
+    let candidate = compile("new.toml", "[defaults]\nrequiresApproval = [\"git push\"]\n");
+    let rows = [
+        ("m", "git push origin main", "would_stop", "stage 3"),
+        ("m", "git push --tags", "would_pause", "stage 3"),
+    ];
+    let (_dir, store) = trail(&rows, "an unknown policy", None);
+    let report = replay(&store, &candidate, &OPTIONS).unwrap();
+    assert_eq!((report.rows_read, report.replayed, report.unchanged), (2, 2, 1));
+    let transitions: Vec<_> = report.transitions.iter().map(|t| (t.from, t.to, t.count)).collect();
+    assert_eq!(transitions, [(Strictness::Stop, Strictness::Approve, 1)]);
+    assert!(report.loosens);
+}
+
 #[test]
 fn agents_are_judged_with_the_sections_that_apply_to_them() {
     let old = compile("old.toml", "[defaults]\nrequiresApproval = [\"git push\"]\n");

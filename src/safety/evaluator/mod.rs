@@ -99,13 +99,15 @@ impl Strictness {
         }
     }
 
-    /// As an audit row records it (`continue`, `pause`, `stop`); `None`
-    /// for what is no decision of the policy's (`refused`, `logging`…).
+    /// As an audit row records it (`continue`, `pause`, `stop`, and in
+    /// monitoring mode `would_pause`, `would_stop`: what the policy
+    /// decided, not enforced); `None` for what is no decision of the
+    /// policy's (`refused`, `logging`…).
     pub fn recorded(decision: &str) -> Option<Self> {
         match decision {
             "continue" => Some(Self::Continue),
-            "pause" => Some(Self::Approve),
-            "stop" => Some(Self::Stop),
+            "pause" | "would_pause" => Some(Self::Approve),
+            "stop" | "would_stop" => Some(Self::Stop),
             _ => None,
         }
     }
