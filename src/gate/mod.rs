@@ -624,6 +624,10 @@ impl Gate {
 /// its calls (gatekeeper 7.1, spec 8.7.3 `permission_pending`): what, why,
 /// and the approval request a human was shown, if one was. A hard block
 /// is told by its danger-zone broadcast instead.
+#[expect(
+    clippy::indexing_slicing,
+    reason = "metadata is a JSON object built here: indexing it inserts a key"
+)]
 fn permission_pending(
     tx: &crate::store::Tx<'_>,
     agent: &str,

@@ -191,11 +191,14 @@ impl LoopCore {
             Some(central) => format!(
                 "central policy version {} (sha256 {}) taken up: deciding by {}",
                 central.version,
-                &central.hash[..16],
-                &taken.hash()[..16]
+                central.hash.get(..16).unwrap_or_default(),
+                taken.hash().get(..16).unwrap_or_default()
             ),
             None => {
-                format!("no central policy: deciding by the local policy {}", &taken.hash()[..16])
+                format!(
+                    "no central policy: deciding by the local policy {}",
+                    taken.hash().get(..16).unwrap_or_default()
+                )
             }
         };
         tracing::info!("{message}");
