@@ -542,6 +542,13 @@ pub trait SessionEnds: Send + Sync {
     fn session_ended(&self, session: Option<&str>);
 }
 
+/// Where a failure of the server's own while answering a request (a panic)
+/// is recorded: the request is refused, and the log says so.
+pub trait OwnFailures: Send + Sync {
+    /// Answering `operation` (a batch: `batch`) for `call` failed.
+    fn request_failed(&self, call: &CallContext, operation: &str);
+}
+
 /// What the server reports about itself as data in introspection's
 /// `_protocol` (the safety loop's defaults), read when asked, so what it
 /// says is what is in force now.

@@ -246,6 +246,21 @@ impl LoopCore {
         }
     }
 
+    /// Audits a refusal the dongle made because its own code failed while
+    /// deciding (a panic caught at the hook's or the server's boundary):
+    /// the action did not run, and the log says why.
+    pub fn audit_own_failure(&self, agent: &str, session: Option<&str>, event: &str, hint: &str) {
+        self.audit_now_or_later(AuditEntry {
+            agent,
+            session_id: session,
+            event,
+            hint: Some(hint),
+            decision: "refused",
+            stage: Some("panic"),
+            ..Default::default()
+        });
+    }
+
     /// Keeps the audit row of a decision refused because the state store
     /// failed, to be appended when it answers again (see `store::spool`).
     pub fn audit_later(&self, entry: AuditEntry<'_>) {
