@@ -498,7 +498,7 @@ mod multi_byte_neighbours {
     use crate::{
         hook::claude_code,
         policy::{CompiledPolicy, PolicySource},
-        safety::evaluator::{StepFacts, Verdict, evaluate_step},
+        safety::evaluator::{Evaluation, StepFacts, Verdict, evaluate_step},
     };
 
     const SYMBOLS: [&str; 12] = [
@@ -587,8 +587,9 @@ mod multi_byte_neighbours {
         &POLICY
     }
 
-    /// The default policy's verdict on `text` (writing `write`, as a new file).
-    fn verdict(policy: &CompiledPolicy, text: &str, write: Option<&FileWrite>) -> Verdict {
+    /// The default policy's evaluation of `text` (writing `write`, as a new
+    /// file).
+    fn evaluation(policy: &CompiledPolicy, text: &str, write: Option<&FileWrite>) -> Evaluation {
         let folder = WorkingFolder::Project;
         let action = Action { text, write, folder: &folder, files: &NoCurrentFiles };
         assert!(analyze_action(&action).is_ok(), "{text:?} is within the limits");
@@ -603,7 +604,17 @@ mod multi_byte_neighbours {
             write,
             files: &NoCurrentFiles,
         };
-        evaluate_step(policy, &facts).verdict
+        evaluate_step(policy, &facts)
+    }
+
+    /// A verdict came back, and one that holds the action says why.
+    fn assert_explained(evaluation: &Evaluation, text: &str) {
+        assert!(
+            evaluation.verdict == Verdict::Continue
+                || evaluation.reason.as_ref().is_some_and(|reason| !reason.is_empty()),
+            "{text:?}: {:?} without a reason",
+            evaluation.verdict
+        );
     }
 
     proptest! {
@@ -615,7 +626,7 @@ mod multi_byte_neighbours {
             path in prop::sample::select(&PLANTED_PATHS[..]),
         ) {
             let policy = default_policy();
-            verdict(policy, &text, None);
+            assert_explained(&evaluation(policy, &text, None), &text);
             let payloads = [
                 json!({"session_id": "s", "tool_name": "Bash", "tool_input": {"command": text}}),
                 json!({"session_id": "s", "tool_name": "mcp__db__query", "tool_input": {"sql": text}}),
@@ -624,17 +635,18 @@ mod multi_byte_neighbours {
             for payload in payloads {
                 let call = claude_code::parse(payload.to_string().as_bytes()).unwrap();
                 let write = claude_code::file_write(&call);
-                verdict(policy, &claude_code::action_text(&call), write.as_ref());
+                let action = claude_code::action_text(&call);
+                assert_explained(&evaluation(policy, &action, write.as_ref()), &action);
             }
             let shebang = format!("#!/bin/sh\n{text}\n");
             let write = FileWrite { path: path.to_owned(), change: Change::Whole(shebang) };
-            verdict(policy, &format!("write_file {path}"), Some(&write));
+            assert_explained(&evaluation(policy, &format!("write_file {path}"), Some(&write)), &text);
         }
 
         #[test]
         fn symbols_after_a_destructive_command_never_let_it_through(noise in text()) {
             let text = format!("rm -rf ~; {noise}");
-            prop_assert_ne!(verdict(default_policy(), &text, None), Verdict::Continue, "{:?}", text);
+            prop_assert_ne!(evaluation(default_policy(), &text, None).verdict, Verdict::Continue, "{:?}", text);
         }
     }
 }
