@@ -238,24 +238,6 @@ fn readers_that_used_to_rescan_answer_from_one_pass() {
 }
 
 #[test]
-fn multi_byte_option_letters_are_stepped_over_whole() {
-    // The shell option reader stepped one byte past each letter: `sh -éc`
-    // panicked. A letter no shell knows is passed over; the options after
-    // it, and a glued `-c` text, still count.
-    for symbol in ["→", "é", "日", "𝓍", "\u{200B}"] {
-        for shape in ["sh -{s}c 'rm -rf ~'", "bash -c{s}; rm -rf ~", "bash -x{s}c 'rm -rf ~'"] {
-            let text = shape.replace("{s}", symbol);
-            let (analysis, _) = judged_on_a_worker(text.clone(), None, None);
-            assert!(
-                analysis.commands.iter().any(|c| c.program == "rm"),
-                "{text}: {:?}",
-                analysis.commands
-            );
-        }
-    }
-}
-
-#[test]
 fn multi_byte_characters_beside_calls_and_quotes_do_not_panic() {
     for symbol in ["→", "é", "日", "𝓍", "\u{200B}"] {
         for shape in [
@@ -264,6 +246,10 @@ fn multi_byte_characters_beside_calls_and_quotes_do_not_panic() {
             "python3 -c 'os.system{s}(\"rm -rf ~\")'; rm -rf ~",
             "node -e 'x{s}(\"a\"); child_process.execSync(\"rm -rf ~\")'",
             "perl -e 'system({s}\"rm -rf ~\")'",
+            // The shell's option reader stepped one byte past each letter.
+            "sh -{s}c 'rm -rf ~'",
+            "bash -c{s}; rm -rf ~",
+            "bash -x{s}c 'rm -rf ~'",
         ] {
             let text = shape.replace("{s}", symbol);
             let (analysis, _) = judged_on_a_worker(text.clone(), None, None);

@@ -17,10 +17,9 @@ use crate::{
         error::ErrorCode,
         limits::Limits,
         registry::{
-            CallContext, Category, Operation, OperationFuture, OperationSpec, Registry,
-            testing::inert,
+            CallContext, Category, Registry,
+            testing::{inert, scripted},
         },
-        request::Params,
         router::Router,
         surface::{Endpoint, Surface},
     },
@@ -35,8 +34,23 @@ fn loop_core(folder: &tempfile::TempDir) -> Arc<LoopCore> {
     Arc::new(build_loop_core(&config).unwrap())
 }
 
-fn audit_rows(core: &LoopCore, agent: &str) -> Vec<AuditRow> {
-    core.store.read(|tx| audit::rows(tx, Some(agent), 10)).unwrap()
+/// `agent`'s one audit row: a refusal for a panic, of `event`, about
+/// `hint`, in `session`.
+fn assert_refused_for_a_panic(
+    core: &LoopCore,
+    agent: &str,
+    event: &str,
+    hint: &str,
+    session: &str,
+) {
+    let rows: Vec<AuditRow> = core.store.read(|tx| audit::rows(tx, Some(agent), 10)).unwrap();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let row = &rows[0];
+    assert_eq!(
+        (row.event.as_str(), row.decision.as_str(), row.stage.as_deref()),
+        (event, "refused", Some("panic"))
+    );
+    assert_eq!((row.hint.as_deref(), row.session_id.as_deref()), (Some(hint), Some(session)));
 }
 
 #[test]
@@ -53,15 +67,13 @@ fn a_panic_while_the_hook_decides_is_a_deny_with_its_audit_row() {
         panic!("injected: the evaluator failed");
     });
     assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny", "{answer}");
-    let rows = audit_rows(&core, "claude-code:tester");
-    assert_eq!(rows.len(), 1, "{rows:?}");
-    let row = &rows[0];
-    assert_eq!(
-        (row.event.as_str(), row.decision.as_str(), row.stage.as_deref()),
-        ("gate", "refused", Some("panic"))
+    assert_refused_for_a_panic(
+        &core,
+        "claude-code:tester",
+        "gate",
+        "cargo build",
+        "claude-code:s1",
     );
-    assert_eq!(row.hint.as_deref(), Some("cargo build"));
-    assert_eq!(row.session_id.as_deref(), Some("claude-code:s1"));
 }
 
 #[test]
@@ -70,24 +82,6 @@ fn a_hook_that_panics_before_it_knows_the_call_still_denies() {
         panic!("injected: the payload reader failed");
     });
     assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny", "{answer}");
-}
-
-/// An operation whose handler panics, as a bug in any handler would.
-struct Panicking(OperationSpec);
-
-impl Operation for Panicking {
-    fn spec(&self) -> &OperationSpec {
-        &self.0
-    }
-
-    fn invoke<'a>(
-        &'a self,
-        _router: &'a Router,
-        _call: &'a CallContext,
-        _params: Params,
-    ) -> OperationFuture<'a> {
-        Box::pin(async { panic!("injected: the handler failed") })
-    }
 }
 
 fn request(operation: &str) -> Map<String, Value> {
@@ -99,8 +93,9 @@ async fn a_panic_while_serving_a_request_refuses_it_audited_and_serving_goes_on(
     let folder = tempfile::tempdir().unwrap();
     let core = loop_core(&folder);
     let mut registry = Registry::default();
-    let spec = inert("explode", Category::Create, None).spec().clone();
-    registry.register(Arc::new(Panicking(spec))).unwrap();
+    // A handler that panics, as a bug in any handler would.
+    let explode = scripted("explode", Category::Create, None, || panic!("injected: it failed"));
+    registry.register(explode).unwrap();
     registry.register(inert("calm", Category::Create, None)).unwrap();
     let config = Config::default();
     let router = Router::new(
@@ -119,15 +114,7 @@ async fn a_panic_while_serving_a_request_refuses_it_audited_and_serving_goes_on(
         panic!("a panicking operation was not refused");
     };
     assert_eq!(refused.code, ErrorCode::InternalError);
-    let rows = audit_rows(&core, "tester");
-    assert_eq!(rows.len(), 1, "{rows:?}");
-    let row = &rows[0];
-    assert_eq!(
-        (row.event.as_str(), row.decision.as_str(), row.stage.as_deref()),
-        ("request", "refused", Some("panic"))
-    );
-    assert_eq!(row.hint.as_deref(), Some("explode"));
-    assert_eq!(row.session_id.as_deref(), Some("session-1"));
+    assert_refused_for_a_panic(&core, "tester", "request", "explode", "session-1");
 
     // The same router answers the next request, and the failing one again.
     let Answer::One(calm) = router.answer(&call, endpoint, &request("calm")).await else {
