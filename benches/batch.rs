@@ -3,7 +3,7 @@
 //! request to reading its answer, each item passing the gate on its own
 //! (evaluated, audited and committed) before the batch is answered.
 //!
-//! Run with `cargo bench --bench batch`; the figure goes to the README.
+//! Run with `cargo bench --bench batch`; the figure goes to docs/BENCHMARKS.md.
 
 // A bench is a harness: it stops on what it did not expect, like a test.
 #![allow(clippy::panic, clippy::indexing_slicing, clippy::string_slice, clippy::unreachable)]

@@ -12,7 +12,7 @@
 # Versions, pinned so a re-run measures the same peers (override by
 # environment): DCG_VERSION (the version the dcg suite was read from),
 # CCSN_VERSION and HOL_GUARD_VERSION (the newest the registries served when
-# the README's table was measured).
+# the table in docs/BENCHMARKS.md was measured).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dcg_version="${DCG_VERSION:-0.16.0}"

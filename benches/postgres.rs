@@ -6,7 +6,7 @@
 //! time. Every step is evaluated, counted and audited in one committed
 //! transaction before its answer.
 //!
-//! Run with `cargo bench --bench postgres`; the figures go to the README.
+//! Run with `cargo bench --bench postgres`; the figures go to docs/BENCHMARKS.md.
 
 // The cluster helper is the tests' own, which may panic on what it did not
 // expect, as the rest of this bench does.

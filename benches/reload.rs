@@ -5,7 +5,7 @@
 //! back on the open session. It includes the watcher's quiet period, the
 //! new text's check and compilation, and the swap.
 //!
-//! Run with `cargo bench --bench reload`; the figure goes to the README.
+//! Run with `cargo bench --bench reload`; the figure goes to docs/BENCHMARKS.md.
 
 // A bench is a harness: it stops on what it did not expect, like a test.
 #![allow(clippy::panic, clippy::indexing_slicing, clippy::string_slice, clippy::unreachable)]

@@ -9,7 +9,7 @@
 //! Start-up includes compiling the embedded default policy and opening
 //! (creating, on the first run) the state database.
 //!
-//! Run with `cargo bench --bench startup`; figures go to the README.
+//! Run with `cargo bench --bench startup`; figures go to docs/BENCHMARKS.md.
 
 // A bench is a harness: it stops on what it did not expect, like a test.
 #![allow(clippy::panic, clippy::indexing_slicing, clippy::string_slice, clippy::unreachable)]

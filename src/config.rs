@@ -8,16 +8,17 @@
 //! A bad value anywhere is an error, never a silent fallback: the server
 //! does not start on a configuration it does not understand.
 
+use crate::names::named_enum;
 use std::{
     collections::BTreeMap,
     path::{Path, PathBuf},
     str::FromStr,
+    time::Duration,
 };
 
 use serde::Deserialize;
 
 use crate::{
-    adapter::retry::{MAX_RETRIES, MAX_RETRY_BASE_MS, RetryPolicy},
     diagnostics::{Diagnostic, SourceFile, toml_doc},
     protocol::{
         registry::Category,
@@ -32,15 +33,17 @@ pub const TOOL_PREFIX_ENV: &str = "MCP_AQL_TOOL_PREFIX";
 /// set.
 pub const STATE_PASSWORD_ENV: &str = "SAFETY_DONGLE_STATE_PASSWORD";
 
-/// How the execution safety loop treats reported actions (spec 8.6.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LoopMode {
-    #[default]
-    Enforcing,
-    Monitoring,
-    Logging,
-    Disabled,
+named_enum! {
+    /// How the execution safety loop treats reported actions (spec 8.6.1).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum LoopMode {
+        #[default]
+        Enforcing => "enforcing",
+        Monitoring => "monitoring",
+        Logging => "logging",
+        Disabled => "disabled",
+    }
 }
 
 impl LoopMode {
@@ -52,15 +55,6 @@ impl LoopMode {
             Self::Monitoring => 2,
             Self::Logging => 1,
             Self::Disabled => 0,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Enforcing => "enforcing",
-            Self::Monitoring => "monitoring",
-            Self::Logging => "logging",
-            Self::Disabled => "disabled",
         }
     }
 }
@@ -541,6 +535,30 @@ pub fn refuse_unsafe_permissions(path: &Path) -> Result<(), Diagnostic> {
     match crate::platform::writable_by_others(path) {
         Some(problem) => Err(Diagnostic::whole_file(path, problem)),
         None => Ok(()),
+    }
+}
+
+/// Retries after the first attempt, unless configured otherwise.
+const DEFAULT_MAX_RETRIES: u32 = 3;
+/// The first backoff delay, unless configured otherwise.
+const DEFAULT_RETRY_BASE: Duration = Duration::from_millis(500);
+/// The most retries a configuration may ask for.
+pub const MAX_RETRIES: u32 = 10;
+/// The longest first backoff delay a configuration may ask for, in ms.
+pub const MAX_RETRY_BASE_MS: u64 = 60_000;
+
+/// How often, and how patiently, a call safe to repeat is retried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Attempts after the first.
+    pub max_retries: u32,
+    /// The first backoff delay; each retry doubles it.
+    pub base: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self { max_retries: DEFAULT_MAX_RETRIES, base: DEFAULT_RETRY_BASE }
     }
 }
 

@@ -4,6 +4,15 @@
 //! Data flows one way: transport (`server`) -> protocol (parse, validate,
 //! route) -> operation handlers. The `cli` drives it; `config` and
 //! `diagnostics` load and report on the files users write.
+//!
+//! Modules sit in layers, and production code imports only from its own
+//! layer or a lower one (`tests/it/layering.rs` checks it), lowest first:
+//! the leaves (`names`, `hex`, `redact`, `diagnostics`), `platform`, the
+//! pure `analysis`, the `store`, `protocol`, `config`, `policy`, the
+//! humans (`verify`), the loop (`safety`), the `gate`, the doors that use
+//! it (`hook`, `adapter`, `lab`), `server` and `cli`. The one upward
+//! import is a witness: the store lifts a block only for a
+//! `verify::Unblock`.
 
 #![forbid(unsafe_code)]
 
@@ -13,11 +22,14 @@ pub mod cli;
 pub mod config;
 pub mod diagnostics;
 pub mod gate;
+pub mod hex;
 pub mod hook;
 pub mod lab;
+mod names;
 pub mod platform;
 pub mod policy;
 pub mod protocol;
+pub mod redact;
 pub mod safety;
 pub mod server;
 pub mod store;

@@ -16,33 +16,11 @@ use std::{future::Future, time::Duration};
 
 use tokio_util::sync::CancellationToken;
 
+pub use crate::config::{MAX_RETRIES, MAX_RETRY_BASE_MS, RetryPolicy};
 use crate::protocol::error::{AqlError, ErrorCode};
 
 /// The longest wait between two attempts.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
-/// Retries after the first attempt, unless configured otherwise.
-pub const DEFAULT_MAX_RETRIES: u32 = 3;
-/// The first backoff delay, unless configured otherwise.
-pub const DEFAULT_RETRY_BASE: Duration = Duration::from_millis(500);
-/// The most retries a configuration may ask for.
-pub const MAX_RETRIES: u32 = 10;
-/// The longest first backoff delay a configuration may ask for, in ms.
-pub const MAX_RETRY_BASE_MS: u64 = 60_000;
-
-/// How often, and how patiently, a call safe to repeat is retried.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RetryPolicy {
-    /// Attempts after the first.
-    pub max_retries: u32,
-    /// The first backoff delay; each retry doubles it.
-    pub base: Duration,
-}
-
-impl Default for RetryPolicy {
-    fn default() -> Self {
-        Self { max_retries: DEFAULT_MAX_RETRIES, base: DEFAULT_RETRY_BASE }
-    }
-}
 
 /// What one attempt's result calls for.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -19,87 +19,48 @@ use super::{
     command::Invocation,
     words::{RUN_TIME_VALUE, normalize_path},
 };
+use crate::names::named_enum;
 
-/// What an effect does to its target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum EffectKind {
-    /// Removed from where it was (deleted, or moved away).
-    Delete,
-    /// Replaced or emptied (`>`, `truncate`, a copy or move over it).
-    Overwrite,
-    /// Permissions, ownership or ACLs changed.
-    Permissions,
-    /// Work that exists nowhere else thrown away: changes not yet
-    /// committed, stashed or in progress (`git checkout -- f`,
-    /// `git reset --hard`, `git stash drop`: [`super::discards`]).
-    Discard,
-}
-
-impl EffectKind {
-    pub const ALL: [EffectKind; 4] =
-        [EffectKind::Delete, EffectKind::Overwrite, EffectKind::Permissions, EffectKind::Discard];
-
-    /// The prefix policies use (`delete:`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Delete => "delete",
-            Self::Overwrite => "overwrite",
-            Self::Permissions => "permissions",
-            Self::Discard => "discard",
-        }
+named_enum! {
+    /// What an effect does to its target.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum EffectKind {
+        /// Removed from where it was (deleted, or moved away).
+        Delete => "delete",
+        /// Replaced or emptied (`>`, `truncate`, a copy or move over it).
+        Overwrite => "overwrite",
+        /// Permissions, ownership or ACLs changed.
+        Permissions => "permissions",
+        /// Work that exists nowhere else thrown away: changes not yet
+        /// committed, stashed or in progress (`git checkout -- f`,
+        /// `git reset --hard`, `git stash drop`: [`super::discards`]).
+        Discard => "discard",
     }
 }
 
-/// Where a target is, relative to where an agent may work freely.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Zone {
-    /// Inside the project, below its root.
-    Project,
-    /// The project root itself, or everything in it (`.`, `*`, `.*`).
-    ProjectRoot,
-    /// Inside a temp folder (`/tmp/x`, `/var/tmp/x`, a Windows `Temp`).
-    Temp,
-    /// Inside a home folder, outside the project.
-    Home,
-    /// A home folder itself, or everything in it (`~`, `~/*`, `/home/u`).
-    HomeRoot,
-    /// Inside a system folder (`/etc/nginx`, `/usr/local/x`, `/dev/sda`).
-    System,
-    /// The root, a top-level system folder, a temp folder itself, or the
-    /// folder of all homes (`/`, `/etc`, `/tmp`, `/home`).
-    SystemRoot,
-    /// Anywhere else: another absolute folder, or above the project.
-    Elsewhere,
-    /// Not known before the action runs.
-    Unknown,
-}
-
-impl Zone {
-    pub const ALL: [Zone; 9] = [
-        Zone::Project,
-        Zone::ProjectRoot,
-        Zone::Temp,
-        Zone::Home,
-        Zone::HomeRoot,
-        Zone::System,
-        Zone::SystemRoot,
-        Zone::Elsewhere,
-        Zone::Unknown,
-    ];
-
-    /// The name policies use (`@home-root`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Project => "project",
-            Self::ProjectRoot => "project-root",
-            Self::Temp => "temp",
-            Self::Home => "home",
-            Self::HomeRoot => "home-root",
-            Self::System => "system",
-            Self::SystemRoot => "system-root",
-            Self::Elsewhere => "elsewhere",
-            Self::Unknown => "unknown",
-        }
+named_enum! {
+    /// Where a target is, relative to where an agent may work freely.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum Zone {
+        /// Inside the project, below its root.
+        Project => "project",
+        /// The project root itself, or everything in it (`.`, `*`, `.*`).
+        ProjectRoot => "project-root",
+        /// Inside a temp folder (`/tmp/x`, `/var/tmp/x`, a Windows `Temp`).
+        Temp => "temp",
+        /// Inside a home folder, outside the project.
+        Home => "home",
+        /// A home folder itself, or everything in it (`~`, `~/*`, `/home/u`).
+        HomeRoot => "home-root",
+        /// Inside a system folder (`/etc/nginx`, `/usr/local/x`, `/dev/sda`).
+        System => "system",
+        /// The root, a top-level system folder, a temp folder itself, or the
+        /// folder of all homes (`/`, `/etc`, `/tmp`, `/home`).
+        SystemRoot => "system-root",
+        /// Anywhere else: another absolute folder, or above the project.
+        Elsewhere => "elsewhere",
+        /// Not known before the action runs.
+        Unknown => "unknown",
     }
 }
 

@@ -227,9 +227,11 @@ fn readers_that_used_to_rescan_answer_from_one_pass() {
         let started = std::time::Instant::now();
         let (_, verdict) =
             judged_on_a_worker(format!("write_file {path}"), write(path, content), None);
-        // A hang guard, not a speed target (the benches measure speed).
+        // A hang guard, not a speed target (the benches measure speed):
+        // the rescanning readers took minutes on a third of these sizes,
+        // and a loaded 2-core machine takes up to 80 s on a debug build.
         assert!(
-            started.elapsed() < std::time::Duration::from_secs(60),
+            started.elapsed() < std::time::Duration::from_secs(300),
             "{path} took {:?}",
             started.elapsed()
         );

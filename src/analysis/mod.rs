@@ -29,6 +29,7 @@ mod tool_call;
 mod windows_shell;
 pub mod words;
 
+use crate::names::named_enum;
 use std::cell::RefCell;
 
 pub use command::Command;
@@ -51,79 +52,46 @@ const MAX_COMMANDS: usize = 4096;
 /// Writes with known content judged at most in one action.
 const MAX_PLANTED_WRITES: usize = 16;
 
-/// Something about an action that a pattern over commands cannot express.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Fact {
-    /// A program whose name comes from a variable, a substitution or a glob.
-    DynamicCommand,
-    /// `eval`, `sh -c` or `source` of text that is not known statically.
-    EvalOfUnknownText,
-    /// Decoded text (`base64 -d`, `xxd -r`) runs in a shell or interpreter.
-    DecodedIntoExecutor,
-    /// A file written earlier in the same action is executed.
-    WrittenThenExecuted,
-    /// The action is not valid shell syntax.
-    Unparseable,
-    /// Configuration that names a program to run (`git -c core.pager=…`,
-    /// `GIT_SSH_COMMAND`, a `!` alias).
-    ConfigExecutes,
-    /// Processes that multiply without end.
-    ForkBomb,
-    /// `DELETE` or `UPDATE` without `WHERE`.
-    UnboundedSqlWrite,
-    /// Inline code that reads secrets and uses the network.
-    CodeSendsSecret,
-    /// What a download fetched is run: piped or handed to a shell or an
-    /// interpreter, or saved and then executed.
-    RunsDownloadedCode,
-    /// Nested or long beyond what is analysed.
-    TooComplex,
-    /// A file that runs later is written with content the analysis cannot
-    /// see or read (copied, moved, downloaded, reported without its text,
-    /// or not valid in its format).
-    PlantsUnseenCode,
-    /// A write to an agent harness's configuration removes, disables or
-    /// changes this guard's own hook or MCP server entry, or switches off
-    /// every hook.
-    SwitchesOffGuard,
+named_enum! {
+    /// Something about an action that a pattern over commands cannot express.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum Fact {
+        /// A program whose name comes from a variable, a substitution or a glob.
+        DynamicCommand => "dynamic_command",
+        /// `eval`, `sh -c` or `source` of text that is not known statically.
+        EvalOfUnknownText => "eval_of_unknown_text",
+        /// Decoded text (`base64 -d`, `xxd -r`) runs in a shell or interpreter.
+        DecodedIntoExecutor => "decoded_into_executor",
+        /// A file written earlier in the same action is executed.
+        WrittenThenExecuted => "written_then_executed",
+        /// The action is not valid shell syntax.
+        Unparseable => "unparseable",
+        /// Configuration that names a program to run (`git -c core.pager=…`,
+        /// `GIT_SSH_COMMAND`, a `!` alias).
+        ConfigExecutes => "config_executes",
+        /// Processes that multiply without end.
+        ForkBomb => "fork_bomb",
+        /// `DELETE` or `UPDATE` without `WHERE`.
+        UnboundedSqlWrite => "unbounded_sql_write",
+        /// Inline code that reads secrets and uses the network.
+        CodeSendsSecret => "code_sends_secret",
+        /// What a download fetched is run: piped or handed to a shell or an
+        /// interpreter, or saved and then executed.
+        RunsDownloadedCode => "runs_downloaded_code",
+        /// Nested or long beyond what is analysed.
+        TooComplex => "too_complex",
+        /// A file that runs later is written with content the analysis cannot
+        /// see or read (copied, moved, downloaded, reported without its text,
+        /// or not valid in its format).
+        PlantsUnseenCode => "plants_unseen_code",
+        /// A write to an agent harness's configuration removes, disables or
+        /// changes this guard's own hook or MCP server entry, or switches off
+        /// every hook.
+        SwitchesOffGuard => "switches_off_guard",
+    }
 }
 
 impl Fact {
-    pub const ALL: [Fact; 13] = [
-        Fact::RunsDownloadedCode,
-        Fact::DynamicCommand,
-        Fact::EvalOfUnknownText,
-        Fact::DecodedIntoExecutor,
-        Fact::WrittenThenExecuted,
-        Fact::Unparseable,
-        Fact::ConfigExecutes,
-        Fact::ForkBomb,
-        Fact::UnboundedSqlWrite,
-        Fact::CodeSendsSecret,
-        Fact::TooComplex,
-        Fact::PlantsUnseenCode,
-        Fact::SwitchesOffGuard,
-    ];
-
-    /// The name policies use (`fact:NAME`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::DynamicCommand => "dynamic_command",
-            Self::EvalOfUnknownText => "eval_of_unknown_text",
-            Self::DecodedIntoExecutor => "decoded_into_executor",
-            Self::WrittenThenExecuted => "written_then_executed",
-            Self::Unparseable => "unparseable",
-            Self::ConfigExecutes => "config_executes",
-            Self::ForkBomb => "fork_bomb",
-            Self::UnboundedSqlWrite => "unbounded_sql_write",
-            Self::CodeSendsSecret => "code_sends_secret",
-            Self::TooComplex => "too_complex",
-            Self::RunsDownloadedCode => "runs_downloaded_code",
-            Self::PlantsUnseenCode => "plants_unseen_code",
-            Self::SwitchesOffGuard => "switches_off_guard",
-        }
-    }
-
     /// Facts that make an action need a human whatever the policy says:
     /// what will run cannot be known from the text. An unseen plant is
     /// left to the policy: whether a blind write of a Makefile needs a

@@ -25,7 +25,7 @@ use crate::{
         audit::{self, AuditEntry},
         central, now_ms,
         owner::this_machine,
-        records::{self, EventRow},
+        records::{self, EventRow, NotificationKind},
     },
 };
 
@@ -102,7 +102,7 @@ pub(super) fn push(args: PolicyPushArgs) -> ExitCode {
             &EventRow {
                 id: 0,
                 agent: None,
-                kind: "status".into(),
+                kind: NotificationKind::Status,
                 message,
                 metadata,
                 created_at: now,

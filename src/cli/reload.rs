@@ -20,6 +20,7 @@
 //! endpoints, tool prefix, verifier) are left as they are, with a warning
 //! that a restart applies them.
 
+use crate::names::named_enum;
 use std::{collections::BTreeMap, path::PathBuf, sync::Arc};
 
 use serde_json::json;
@@ -34,7 +35,8 @@ use crate::{
     config::Config,
     diagnostics::Diagnostic,
     gate::Gate,
-    policy::{PolicySource, hex},
+    hex,
+    policy::PolicySource,
     protocol::registry::OperationIndex,
     safety::{core::LoopCore, directive::NotificationKind},
     store::{
@@ -54,25 +56,15 @@ const CENTRAL_POLL: std::time::Duration = std::time::Duration::from_secs(1);
 /// `owner::SILENT_AFTER_MS` counts as gone).
 const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// The parts a reload checks and swaps on their own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Part {
-    Config,
-    Policy,
-    Central,
-    Adapters,
-    Servers,
-}
-
-impl Part {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Config => "config",
-            Self::Policy => "policy",
-            Self::Central => "central policy",
-            Self::Adapters => "adapters",
-            Self::Servers => "servers",
-        }
+named_enum! {
+    /// The parts a reload checks and swaps on their own.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+    pub enum Part {
+        Config => "config",
+        Policy => "policy",
+        Central => "central policy",
+        Adapters => "adapters",
+        Servers => "servers",
     }
 }
 
@@ -121,7 +113,7 @@ pub struct Reloader {
 /// The hash of a file's bytes, or of nothing when it cannot be read (then
 /// the next reload sees a change and loads it again).
 fn content_hash(file: &PathBuf) -> String {
-    hex(&Sha256::digest(std::fs::read(file).unwrap_or_default()))
+    hex::encode(&Sha256::digest(std::fs::read(file).unwrap_or_default()))
 }
 
 fn running(adapters: &[AdapterDefinition], since: i64) -> BTreeMap<String, RunningAdapter> {
@@ -367,7 +359,7 @@ impl Reloader {
                     &EventRow {
                         id: 0,
                         agent: None,
-                        kind: kind.name().into(),
+                        kind: *kind,
                         message: message.clone(),
                         metadata: json!({ "part": part, "decision": decision }).to_string(),
                         created_at: now,

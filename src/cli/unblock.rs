@@ -11,6 +11,7 @@
 //! no such channel can show a code, and is audited as the weaker proof it
 //! is (`operator_override`, stage `operator_no_channel`).
 
+use crate::store::records::CodeHash;
 use std::{
     io::{BufRead, IsTerminal, Write},
     process::ExitCode,
@@ -40,8 +41,7 @@ const CODE_LIFETIME: Duration = Duration::from_secs(300);
 /// A fresh code, shown on `channel`, to be checked against its hash.
 struct ShownCode {
     channel: Channel,
-    salt: String,
-    hash: String,
+    hash: CodeHash,
     shown_at: Instant,
 }
 
@@ -136,8 +136,8 @@ fn show_fresh_code(
     };
     let outcome = runtime.block_on(link.show_code(&request));
     match (outcome.hash, outcome.shown) {
-        (Some((salt, hash)), Shown::On(channel)) => {
-            Ok(ShownCode { channel, salt, hash, shown_at: Instant::now() })
+        (Some(hash), Shown::On(channel)) => {
+            Ok(ShownCode { channel, hash, shown_at: Instant::now() })
         }
         (None, Shown::On(_)) => Err("the verifier showed a code without sending its hash".into()),
         (_, Shown::Nowhere(errors)) => Err(errors.join("; ")),
@@ -153,7 +153,7 @@ fn typed_code(agent: &str, shown: &ShownCode) -> Result<Unblock, OverrideRefused
     if shown.shown_at.elapsed() > CODE_LIFETIME {
         return Err(OverrideRefused::WrongCode);
     }
-    operator_code(agent, &shown.salt, &shown.hash, &typed, std::io::stdin().is_terminal())
+    operator_code(agent, &shown.hash, &typed, std::io::stdin().is_terminal())
 }
 
 fn typed_name(agent: &str) -> Result<Unblock, OverrideRefused> {

@@ -5,15 +5,18 @@
 //! call needs a human and a forbidden one stops the agent even when the
 //! policy has no rule about it.
 
+use crate::names::named_enum;
 use crate::protocol::registry::Category;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum DangerLevel {
-    Safe,
-    Reversible,
-    Destructive,
-    Dangerous,
-    Forbidden,
+named_enum! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+    pub enum DangerLevel {
+        Safe => "safe",
+        Reversible => "reversible",
+        Destructive => "destructive",
+        Dangerous => "dangerous",
+        Forbidden => "forbidden",
+    }
 }
 
 /// Section 6.1: names that default to `dangerous`.
@@ -53,22 +56,6 @@ impl Affix {
 }
 
 impl DangerLevel {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Safe => "safe",
-            Self::Reversible => "reversible",
-            Self::Destructive => "destructive",
-            Self::Dangerous => "dangerous",
-            Self::Forbidden => "forbidden",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Self> {
-        [Self::Safe, Self::Reversible, Self::Destructive, Self::Dangerous, Self::Forbidden]
-            .into_iter()
-            .find(|level| level.name() == name)
-    }
-
     /// Section 3.3: the level of an operation nobody classified.
     pub fn default_for(category: Category) -> Self {
         match category {

@@ -56,10 +56,10 @@ use crate::{
     verify::{
         approvals::Collector,
         humans::{Raised, approved},
-        redact::{redact_arguments, redact_text},
     },
 };
 
+use crate::redact::{redact_arguments, redact_text};
 use approval_view::approval_view;
 use danger::DangerLevel;
 use tokens::{ConfirmationTokens, Scope};
@@ -647,7 +647,7 @@ fn permission_pending(
         &records::EventRow {
             id: 0,
             agent: Some(agent.to_owned()),
-            kind: NotificationKind::PermissionPending.name().into(),
+            kind: NotificationKind::PermissionPending,
             message: format!("The gate held back '{action}': it {waiting} ({reason})"),
             metadata: metadata.to_string(),
             created_at: now,

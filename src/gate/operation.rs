@@ -15,6 +15,7 @@
 //! Never an argument value, nor an error's message (which may quote one):
 //! the error's code only.
 
+use crate::names::named_enum;
 use std::{future::Future, pin::Pin, sync::Arc, time::Instant};
 
 use serde_json::{Map, Value};
@@ -54,28 +55,18 @@ pub struct Sent {
     pub outcome: Outcome,
 }
 
-/// What became of a call that left.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// It answered, and the answer is the result.
-    Ok,
-    /// The downstream tool answered with `isError`.
-    ToolError,
-    /// The answer did not match the schema its upstream declared.
-    AnswerMismatch,
-    /// No usable answer: the transport failed, or the upstream refused.
-    Failed,
-}
-
-impl Outcome {
-    /// As the audit trail and the log name it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Ok => "ok",
-            Self::ToolError => "tool_error",
-            Self::AnswerMismatch => "answer_mismatch",
-            Self::Failed => "failed",
-        }
+named_enum! {
+    /// What became of a call that left.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Outcome {
+        /// It answered, and the answer is the result.
+        Ok => "ok",
+        /// The downstream tool answered with `isError`.
+        ToolError => "tool_error",
+        /// The answer did not match the schema its upstream declared.
+        AnswerMismatch => "answer_mismatch",
+        /// No usable answer: the transport failed, or the upstream refused.
+        Failed => "failed",
     }
 }
 

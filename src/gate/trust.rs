@@ -6,14 +6,17 @@
 //! and the policy still judges every call either way.
 
 use super::danger::DangerLevel;
+use crate::names::named_enum;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum TrustLevel {
-    Untested,
-    Generated,
-    Validated,
-    CommunityReviewed,
-    Certified,
+named_enum! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+    pub enum TrustLevel {
+        Untested => "untested",
+        Generated => "generated",
+        Validated => "validated",
+        CommunityReviewed => "community_reviewed",
+        Certified => "certified",
+    }
 }
 
 /// What the matrix allows for one operation.
@@ -30,28 +33,6 @@ pub enum TrustGate {
 }
 
 impl TrustLevel {
-    pub const ALL: [TrustLevel; 5] = [
-        Self::Untested,
-        Self::Generated,
-        Self::Validated,
-        Self::CommunityReviewed,
-        Self::Certified,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Untested => "untested",
-            Self::Generated => "generated",
-            Self::Validated => "validated",
-            Self::CommunityReviewed => "community_reviewed",
-            Self::Certified => "certified",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|level| level.name() == name)
-    }
-
     /// The matrix cell for `danger` at this trust level. `introspect_only`
     /// (an untested adapter's safe operations) refuses the call itself:
     /// introspection never reaches an adapter operation.

@@ -27,12 +27,14 @@ use crate::{
     analysis::{Change, FileWrite, Replace},
     gate::GateDecision,
     protocol::canonical::canonical,
+    redact::{redact_arguments, redact_text},
     safety::core::LoopCore,
-    verify::redact::{redact_arguments, redact_text},
 };
 
 /// The longest payload read.
 pub const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;
+// A hooked call must reach a human whole when one is asked about it.
+const _: () = assert!(MAX_PAYLOAD_BYTES <= verifier_protocol::MAX_ACTION_BYTES);
 
 /// The fields of a PreToolUse payload the hook uses.
 #[derive(Debug, Clone, Deserialize)]

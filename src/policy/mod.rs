@@ -27,6 +27,7 @@ pub mod live;
 pub mod pattern;
 pub mod raw;
 
+use crate::names::named_enum;
 use std::{
     fmt,
     ops::Range,
@@ -50,12 +51,14 @@ use raw::{RawPolicy, RawRule, RawSection};
 pub const EMBEDDED_DEFAULT: &str = include_str!("../../policies/default.toml");
 pub const EMBEDDED_DEFAULT_NAME: &str = "default.toml";
 
-/// How much risk an agent may take before stage 5 pauses it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum RiskTolerance {
-    Conservative,
-    Moderate,
-    Aggressive,
+named_enum! {
+    /// How much risk an agent may take before stage 5 pauses it.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum RiskTolerance {
+        Conservative => "conservative",
+        Moderate => "moderate",
+        Aggressive => "aggressive",
+    }
 }
 
 impl RiskTolerance {
@@ -65,23 +68,6 @@ impl RiskTolerance {
             Self::Conservative => 25,
             Self::Moderate => 50,
             Self::Aggressive => 75,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Conservative => "conservative",
-            Self::Moderate => "moderate",
-            Self::Aggressive => "aggressive",
-        }
-    }
-
-    fn parse(s: &str) -> Option<Self> {
-        match s {
-            "conservative" => Some(Self::Conservative),
-            "moderate" => Some(Self::Moderate),
-            "aggressive" => Some(Self::Aggressive),
-            _ => None,
         }
     }
 }
@@ -826,7 +812,7 @@ impl Builder {
             agent_sections: self.agent_sections,
             examples: self.examples,
             notes,
-            hash: hex(&hasher.finalize()),
+            hash: crate::hex::encode(&hasher.finalize()),
             texts: sources
                 .iter()
                 .enumerate()
@@ -853,10 +839,6 @@ fn agent_glob(pattern: &str) -> Option<globset::GlobMatcher> {
         .build()
         .ok()
         .map(|g| g.compile_matcher())
-}
-
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

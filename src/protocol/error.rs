@@ -6,6 +6,7 @@
 //! paths, no Rust error text, no stack traces): constructors take only the
 //! facts the agent supplied or can act on.
 
+use crate::names::named_enum;
 use serde_json::{Map, Value, json};
 
 /// The error codes this server emits. Closed on purpose: a new failure mode
@@ -148,23 +149,14 @@ impl LimitKind {
     }
 }
 
-/// The time window of a rate limit (`error-codes.md` 5.5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LimitWindow {
-    Second,
-    Minute,
-    Hour,
-    Day,
-}
-
-impl LimitWindow {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Second => "second",
-            Self::Minute => "minute",
-            Self::Hour => "hour",
-            Self::Day => "day",
-        }
+named_enum! {
+    /// The time window of a rate limit (`error-codes.md` 5.5).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum LimitWindow {
+        Second => "second",
+        Minute => "minute",
+        Hour => "hour",
+        Day => "day",
     }
 }
 
@@ -735,5 +727,14 @@ fn is_short_scalar(value: &Value) -> bool {
         Value::String(s) => s.len() <= 64,
         Value::Bool(_) | Value::Number(_) | Value::Null => true,
         Value::Array(_) | Value::Object(_) => false,
+    }
+}
+
+/// On the wire, a store failure is an internal error that names nothing of
+/// the state; the detail goes to the log.
+impl From<crate::store::StoreError> for AqlError {
+    fn from(error: crate::store::StoreError) -> Self {
+        tracing::error!(%error, "safety state store failed");
+        Self::internal("safety state unavailable")
     }
 }

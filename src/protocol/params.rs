@@ -4,41 +4,31 @@
 //! introspection (`ParameterInfo`), so the two cannot drift apart
 //! (introspection spec 8.1.1).
 
+use crate::names::named_enum;
 use serde_json::{Map, Value};
 
 use super::error::AqlError;
 
-/// The JSON types a parameter may declare.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ParamType {
-    String,
-    Integer,
-    Number,
-    Boolean,
-    Object,
-    Array,
-    /// No single JSON type: a downstream schema that allows several (or
-    /// says nothing). The downstream's own schema still validates it.
-    Any,
-    /// The `fields` parameter's value: a preset name or a list of dot
-    /// paths (the named type `FieldSelection` describes both forms).
-    FieldSelection,
+named_enum! {
+    /// The JSON types a parameter may declare.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum ParamType {
+        String => "string",
+        Integer => "integer",
+        Number => "number",
+        Boolean => "boolean",
+        Object => "object",
+        Array => "array",
+        /// No single JSON type: a downstream schema that allows several (or
+        /// says nothing). The downstream's own schema still validates it.
+        Any => "any",
+        /// The `fields` parameter's value: a preset name or a list of dot
+        /// paths (the named type `FieldSelection` describes both forms).
+        FieldSelection => "FieldSelection",
+    }
 }
 
 impl ParamType {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::String => "string",
-            Self::Integer => "integer",
-            Self::Number => "number",
-            Self::Boolean => "boolean",
-            Self::Object => "object",
-            Self::Array => "array",
-            Self::Any => "any",
-            Self::FieldSelection => "FieldSelection",
-        }
-    }
-
     /// Whether `value` has this type. A whole number written as a float
     /// (`5.0`) counts as an integer: JSON does not distinguish them and
     /// agents produce both.

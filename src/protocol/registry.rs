@@ -7,6 +7,7 @@
 //! rejects duplicate and malformed names, so every operation is reachable
 //! through exactly one semantic endpoint and through `mcp_aql`.
 
+use crate::names::named_enum;
 use std::{
     collections::BTreeMap,
     fmt,
@@ -34,32 +35,20 @@ use super::{
     types::{TypeDef, protocol_types},
 };
 
-/// The five standard semantic categories (spec 6.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Category {
-    Create,
-    Read,
-    Update,
-    Delete,
-    Execute,
+named_enum! {
+    /// The five standard semantic categories (spec 6.1).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Category {
+        Create => "CREATE",
+        Read => "READ",
+        Update => "UPDATE",
+        Delete => "DELETE",
+        Execute => "EXECUTE",
+    }
 }
 
 impl Category {
-    pub const ALL: [Category; 5] =
-        [Self::Create, Self::Read, Self::Update, Self::Delete, Self::Execute];
-
-    /// `CREATE`, `READ`, … as introspection reports them.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Create => "CREATE",
-            Self::Read => "READ",
-            Self::Update => "UPDATE",
-            Self::Delete => "DELETE",
-            Self::Execute => "EXECUTE",
-        }
-    }
-
     /// The lowercase endpoint-family name of the CRUDE profile.
     pub fn family(self) -> &'static str {
         match self {

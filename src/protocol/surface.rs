@@ -11,30 +11,25 @@
 //! makes `github_mcp_aql_read`. The [`Surface`] is the mode and the prefix
 //! together: the one place tool names are made and recognised.
 
-use std::{fmt, str::FromStr};
+use crate::names::named_enum;
+use std::str::FromStr;
 
 use super::registry::Category;
 
 pub const UNIFIED_TOOL: &str = "mcp_aql";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum EndpointMode {
-    #[default]
-    Semantic,
-    Single,
-    All,
+named_enum! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum EndpointMode {
+        #[default]
+        Semantic => "semantic",
+        Single => "single",
+        All => "all",
+    }
 }
 
 impl EndpointMode {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Semantic => "semantic",
-            Self::Single => "single",
-            Self::All => "all",
-        }
-    }
-
     /// The endpoint tools registered in this mode, in listing order.
     pub fn endpoints(self) -> Vec<Endpoint> {
         let semantic = Category::ALL.into_iter().map(Endpoint::Semantic);
@@ -56,12 +51,6 @@ impl EndpointMode {
     /// Finds the endpoint behind an MCP tool name, if this mode exposes it.
     pub fn endpoint_for_tool(self, tool: &str) -> Option<Endpoint> {
         self.endpoints().into_iter().find(|e| e.tool_name() == tool)
-    }
-}
-
-impl fmt::Display for EndpointMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 

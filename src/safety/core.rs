@@ -502,7 +502,7 @@ impl LoopCore {
             &EventRow {
                 id: 0,
                 agent: None,
-                kind: NotificationKind::DangerZone.name().into(),
+                kind: NotificationKind::DangerZone,
                 message: format!("Agent '{agent}' was hard-blocked: {}", ask.reason),
                 metadata: json!({ "verificationId": ask.id, "agent": agent, "reason": ask.reason })
                     .to_string(),

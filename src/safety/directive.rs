@@ -1,15 +1,18 @@
 //! The `AutonomyDirective` (spec 8.7.1) and the notifications it carries
 //! (8.7.3), as data and as the camelCase JSON agents read.
 
+use crate::names::named_enum;
 use serde_json::{Map, Value, json};
 
-/// The risk tier of an action (spec 8.7.2, stage 4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum SafetyTier {
-    Advisory,
-    Confirm,
-    Verify,
-    DangerZone,
+named_enum! {
+    /// The risk tier of an action (spec 8.7.2, stage 4).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+    pub enum SafetyTier {
+        Advisory => "advisory",
+        Confirm => "confirm",
+        Verify => "verify",
+        DangerZone => "danger_zone",
+    }
 }
 
 impl SafetyTier {
@@ -21,44 +24,9 @@ impl SafetyTier {
             _ => Self::DangerZone,
         }
     }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Advisory => "advisory",
-            Self::Confirm => "confirm",
-            Self::Verify => "verify",
-            Self::DangerZone => "danger_zone",
-        }
-    }
 }
 
-/// The notification types of spec 8.7.3.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NotificationKind {
-    PermissionPending,
-    AutonomyPause,
-    DangerZone,
-    Status,
-    Error,
-}
-
-impl NotificationKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::PermissionPending => "permission_pending",
-            Self::AutonomyPause => "autonomy_pause",
-            Self::DangerZone => "danger_zone",
-            Self::Status => "status",
-            Self::Error => "error",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Self> {
-        [Self::PermissionPending, Self::AutonomyPause, Self::DangerZone, Self::Status, Self::Error]
-            .into_iter()
-            .find(|k| k.name() == name)
-    }
-}
+pub use crate::store::records::NotificationKind;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Notification {

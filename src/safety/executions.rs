@@ -107,7 +107,7 @@ impl ExecutionState {
         Self {
             execution_id: row.id.clone(),
             element_name: row.agent.clone(),
-            status: row.status.clone(),
+            status: row.status.name().to_owned(),
             started_at: rfc3339(row.started_at),
             finished_at: row.finished_at.map(rfc3339),
             steps: row.steps,
@@ -550,7 +550,7 @@ impl SafetyLoop {
                 _ => Map::new(),
             };
             notifications.push(Notification {
-                kind: NotificationKind::parse(&event.kind).unwrap_or(NotificationKind::Status),
+                kind: event.kind,
                 message: event.message,
                 metadata,
                 timestamp: rfc3339(event.created_at.min(now)),
@@ -647,7 +647,7 @@ impl SafetyLoop {
                     execution_id: Some(&row.id),
                     session_id: Some(&call.session_id),
                     event,
-                    decision: &row.status,
+                    decision: row.status.name(),
                     ..Default::default()
                 },
             )?;

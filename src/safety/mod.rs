@@ -2,9 +2,11 @@
 //! lifecycle, the five-stage evaluator, the directive agents obey, what
 //! every acting path shares (`core`: the agent's block, pause and step
 //! budget in the shared state, and this process's `sessions`), the
-//! executions around steps, their errors, and the MCP-AQL operations.
+//! executions around steps, the human answers collected for them
+//! (`answers`), their errors, and the MCP-AQL operations.
 
 pub mod analysing;
+pub mod answers;
 pub mod core;
 pub mod directive;
 pub mod error;

@@ -30,12 +30,12 @@ use crate::{
         error::ErrorCode,
         registry::{CallContext, SessionEnds},
     },
+    safety::answers::HumanAnswers,
     store::{
         Store,
         records::{self, ChallengeKind, ChallengeStatus},
     },
     verify::{
-        answers::HumanAnswers,
         code,
         humans::{HumanSettings, Humans},
         link::VerifierLink,
@@ -817,8 +817,8 @@ impl StateMachineTest for RealLoop {
         let store = Arc::new(Store::open(&dir.path().join("state")).unwrap());
         let source = PolicySource { path: "model.toml".into(), text: POLICY.into() };
         let policy = Arc::new(CompiledPolicy::compile(&[source]).unwrap());
-        let (code, salt, hash) = code::tests::fresh();
-        let program = human_script(dir.path(), &salt, &hash);
+        let (code, hash) = code::tests::fresh();
+        let program = human_script(dir.path(), &hash.salt, &hash.hash);
         let (safety, answers, gate) = start(&store, &policy, &program);
         Engine {
             runtime,

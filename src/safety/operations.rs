@@ -24,13 +24,11 @@ use crate::{
         router::Router,
         types::{TypeDef, TypeShape},
     },
-    verify::{
-        answers::HumanAnswers,
-        redact::{CODE_PARAM, VERIFY_OPERATION, redact_text},
-    },
+    redact::{CODE_PARAM, VERIFY_OPERATION, redact_text},
 };
 
 use super::{
+    answers::HumanAnswers,
     core::LoopCore,
     evaluator::Outcome,
     executions::{ExecuteRequest, FinishRequest, SafetyLoop, StepRequest, tier_names},

@@ -18,7 +18,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::{policy::hex, verify::redact::redact_text};
+use crate::{hex, redact::redact_text};
 
 use super::{
     StoreError, now_ms,
@@ -118,7 +118,7 @@ fn row_hash(
     if let Some(machine) = machine {
         field(Some(machine));
     }
-    hex(&hasher.finalize())
+    hex::encode(&hasher.finalize())
 }
 
 /// Appends a row in the caller's (write) transaction; returns its `seq`.
@@ -136,7 +136,7 @@ pub fn append_at(tx: &Tx<'_>, entry: &AuditEntry<'_>, at: i64) -> Result<i64, St
         .unwrap_or((0, GENESIS.to_owned()));
     let seq = last_seq + 1;
     // The last line of defence: whatever path an action took, no
-    // code-shaped text is stored (see `verify::redact`).
+    // code-shaped text is stored (see `crate::redact`).
     let hint = entry.hint.map(redact_text);
     let entry = &AuditEntry { hint: hint.as_deref(), ..*entry };
     let machine = this_machine();

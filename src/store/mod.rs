@@ -79,15 +79,6 @@ fn with_causes(error: &::postgres::Error) -> String {
     text
 }
 
-/// On the wire, a store failure is an internal error that names nothing of
-/// the state; the detail goes to the log.
-impl From<StoreError> for crate::protocol::error::AqlError {
-    fn from(error: StoreError) -> Self {
-        tracing::error!(%error, "safety state store failed");
-        Self::internal("safety state unavailable")
-    }
-}
-
 pub const DATABASE_FILE: &str = "state.db";
 
 /// The state database. Cheap to share behind an `Arc`; one connection,

@@ -415,7 +415,7 @@ fn migrate(client: &mut Client) -> Result<(), StoreError> {
     // Dongles starting together migrate one after the other.
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK])?;
     // Looked up before anything is created: a dongle's role that may not
-    // create tables (the README's least-privilege layout) still connects
+    // create tables (the least-privilege layout in docs/GUIDE.md) still connects
     // to a schema its administrator migrated.
     let exists: Option<String> =
         tx.query_one("SELECT CAST(to_regclass('schema_version') AS TEXT)", &[])?.get(0);

@@ -3,7 +3,7 @@
 //! per-agent count of actions since a human granted a budget, the events
 //! and the downstream servers' last known state.
 
-use crate::{safety::evaluator::PauseKind, verify::Unblock};
+use crate::{names::named_enum, verify::Unblock};
 
 use super::{
     StoreError,
@@ -11,12 +11,53 @@ use super::{
     sql::{Fields, Tx, values},
 };
 
+named_enum! {
+    /// Where an execution stands: the five core states of spec 8.4.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum ExecutionStatus {
+        Pending => "pending",
+        Running => "running",
+        Completed => "completed",
+        Failed => "failed",
+        Cancelled => "cancelled",
+    }
+}
+
+named_enum! {
+    /// What an event row tells agents: the notification types of spec
+    /// 8.7.3.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum NotificationKind {
+        PermissionPending => "permission_pending",
+        AutonomyPause => "autonomy_pause",
+        DangerZone => "danger_zone",
+        Status => "status",
+        Error => "error",
+    }
+}
+
+named_enum! {
+    /// Why an agent must not go on without a human (the pause a
+    /// challenge holds).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum PauseKind {
+        StepLimit => "step_limit",
+        PreviousFailure => "previous_failure",
+        /// A human must approve (requiresApproval, confirm tier, tolerance).
+        Approval => "approval",
+        /// A human must supply an out-of-band code (verify tier).
+        Verification => "verification",
+        /// The hint could not be analysed.
+        FailClosed => "fail_closed",
+    }
+}
+
 /// One execution of an agent (spec 8.4), as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecutionRow {
     pub id: String,
     pub agent: String,
-    pub status: String,
+    pub status: ExecutionStatus,
     pub steps: u32,
     pub max_steps: u32,
     pub started_at: i64,
@@ -34,7 +75,7 @@ fn execution(row: &Fields<'_>) -> Result<ExecutionRow, StoreError> {
     Ok(ExecutionRow {
         id: row.get(0)?,
         agent: row.get(1)?,
-        status: row.get(2)?,
+        status: row.named(2, ExecutionStatus::parse)?,
         steps: row.get(3)?,
         max_steps: row.get(4)?,
         started_at: row.get(5)?,
@@ -99,7 +140,7 @@ pub fn insert_execution(tx: &Tx<'_>, row: &ExecutionRow) -> Result<(), StoreErro
         values![
             &row.id,
             &row.agent,
-            &row.status,
+            row.status.name(),
             row.steps,
             row.max_steps,
             row.started_at,
@@ -119,7 +160,7 @@ pub fn insert_execution(tx: &Tx<'_>, row: &ExecutionRow) -> Result<(), StoreErro
 pub fn update_execution(tx: &Tx<'_>, row: &ExecutionRow) -> Result<(), StoreError> {
     let changed = tx.execute(
         "UPDATE executions SET status = ?2, steps = ?3, finished_at = ?4, event_cursor = ?5, summary = ?6 WHERE id = ?1",
-        values![&row.id, &row.status, row.steps, row.finished_at, row.event_cursor, &row.summary],
+        values![&row.id, row.status.name(), row.steps, row.finished_at, row.event_cursor, &row.summary],
     )?;
     if changed == 1 { Ok(()) } else { Err(StoreError::Inconsistent("an execution disappeared")) }
 }
@@ -180,91 +221,47 @@ pub fn remove_block(tx: &Tx<'_>, unblock: &Unblock) -> Result<bool, StoreError> 
     Ok(removed == 1)
 }
 
-/// What a challenge asks a human for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChallengeKind {
-    /// A code, for a verify-tier pause.
-    Verify,
-    /// A code, to lift a hard block.
-    DangerZone,
-    /// An Approve/Deny decision.
-    Approval,
+named_enum! {
+    /// What a challenge asks a human for.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum ChallengeKind {
+        /// A code, for a verify-tier pause.
+        Verify => "verify",
+        /// A code, to lift a hard block.
+        DangerZone => "danger_zone",
+        /// An Approve/Deny decision.
+        Approval => "approval",
+    }
 }
 
 impl ChallengeKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Verify => "verify",
-            Self::DangerZone => "danger_zone",
-            Self::Approval => "approval",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Self> {
-        [Self::Verify, Self::DangerZone, Self::Approval]
-            .into_iter()
-            .find(|kind| kind.name() == name)
-    }
-
     /// Whether the human answers with a code (else Approve/Deny).
     pub fn wants_code(self) -> bool {
         self != Self::Approval
     }
 }
 
-/// Where a challenge stands. Only `Pending` waits for a human; an
-/// `Approved` approval still holds its pause until the agent collects it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChallengeStatus {
-    Pending,
-    /// The human approved; not yet collected.
-    Approved,
-    Denied,
-    Expired,
-    /// An approval collected, or a challenge spent by a wrong code.
-    Used,
-    Failed,
-    /// Lifted by the right code.
-    Verified,
-    /// Lifted by an operator at a terminal who typed the shown code back.
-    OperatorCode,
-    /// Lifted by an operator at a terminal who typed the agent's name back.
-    OperatorOverride,
-    /// Its session ended before a human answered.
-    Cancelled,
-}
-
-impl ChallengeStatus {
-    const ALL: [ChallengeStatus; 10] = [
-        Self::Pending,
-        Self::Approved,
-        Self::Denied,
-        Self::Expired,
-        Self::Used,
-        Self::Failed,
-        Self::Verified,
-        Self::OperatorCode,
-        Self::OperatorOverride,
-        Self::Cancelled,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Pending => "pending",
-            Self::Approved => "approved",
-            Self::Denied => "denied",
-            Self::Expired => "expired",
-            Self::Used => "used",
-            Self::Failed => "failed",
-            Self::Verified => "verified",
-            Self::OperatorCode => "operator_code",
-            Self::OperatorOverride => "operator_override",
-            Self::Cancelled => "cancelled",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|status| status.name() == name)
+named_enum! {
+    /// Where a challenge stands. Only `Pending` waits for a human; an
+    /// `Approved` approval still holds its pause until the agent collects it.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum ChallengeStatus {
+        Pending => "pending",
+        /// The human approved; not yet collected.
+        Approved => "approved",
+        Denied => "denied",
+        Expired => "expired",
+        /// An approval collected, or a challenge spent by a wrong code.
+        Used => "used",
+        Failed => "failed",
+        /// Lifted by the right code.
+        Verified => "verified",
+        /// Lifted by an operator at a terminal who typed the shown code back.
+        OperatorCode => "operator_code",
+        /// Lifted by an operator at a terminal who typed the agent's name back.
+        OperatorOverride => "operator_override",
+        /// Its session ended before a human answered.
+        Cancelled => "cancelled",
     }
 }
 
@@ -313,8 +310,13 @@ pub fn insert_challenge(tx: &Tx<'_>, row: &ChallengeRow) -> Result<(), StoreErro
     Ok(())
 }
 
-/// A code's salt and salted SHA-256, hex, as the verifier sent them.
-pub type CodeHash = (String, String);
+/// What a code is checked against: its salt and salted SHA-256, hex, as
+/// the verifier sent them. Named fields, so the two cannot be swapped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodeHash {
+    pub salt: String,
+    pub hash: String,
+}
 
 /// A challenge by id, with its code hash once the verifier sent one.
 pub fn challenge(
@@ -326,15 +328,15 @@ pub fn challenge(
     tx.row(&sql, values![id], |row| {
         let salt: Option<String> = row.get(13)?;
         let hash: Option<String> = row.get(14)?;
-        Ok((challenge_row(row)?, salt.zip(hash)))
+        Ok((challenge_row(row)?, salt.zip(hash).map(|(salt, hash)| CodeHash { salt, hash })))
     })
 }
 
 /// Stores the salted hash of a challenge's code, as the verifier sent it.
-pub fn set_challenge_hash(tx: &Tx<'_>, id: &str, salt: &str, hash: &str) -> Result<(), StoreError> {
+pub fn set_challenge_hash(tx: &Tx<'_>, id: &str, code: &CodeHash) -> Result<(), StoreError> {
     tx.execute(
         "UPDATE challenges SET code_salt = ?2, code_hash = ?3 WHERE id = ?1",
-        values![id, salt, hash],
+        values![id, &code.salt, &code.hash],
     )?;
     Ok(())
 }
@@ -518,7 +520,7 @@ pub fn pending_challenges(tx: &Tx<'_>, now: i64) -> Result<Vec<ChallengeRow>, St
 pub struct EventRow {
     pub id: i64,
     pub agent: Option<String>,
-    pub kind: String,
+    pub kind: NotificationKind,
     pub message: String,
     /// JSON object.
     pub metadata: String,
@@ -528,7 +530,7 @@ pub struct EventRow {
 pub fn insert_event(tx: &Tx<'_>, event: &EventRow) -> Result<i64, StoreError> {
     tx.one(
         "INSERT INTO events (agent, kind, message, metadata, created_at) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id",
-        values![&event.agent, &event.kind, &event.message, &event.metadata, event.created_at],
+        values![&event.agent, event.kind.name(), &event.message, &event.metadata, event.created_at],
         |row| row.get(0),
     )
 }
@@ -542,7 +544,7 @@ pub fn events_after(tx: &Tx<'_>, cursor: i64, agent: &str) -> Result<Vec<EventRo
             Ok(EventRow {
                 id: row.get(0)?,
                 agent: row.get(1)?,
-                kind: row.get(2)?,
+                kind: row.named(2, NotificationKind::parse)?,
                 message: row.get(3)?,
                 metadata: row.get(4)?,
                 created_at: row.get(5)?,

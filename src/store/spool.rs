@@ -24,7 +24,7 @@ use std::{
 
 use serde::{Deserialize, Serialize};
 
-use crate::verify::redact::redact_text;
+use crate::redact::redact_text;
 
 use super::{
     StoreError,

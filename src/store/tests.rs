@@ -6,6 +6,8 @@ use rusqlite::Connection;
 use super::{
     DATABASE_FILE, SCHEMA_VERSION, Store, StoreError,
     audit::{self, AuditEntry},
+    owner::Owner,
+    records::{self, EventRow, ExecutionRow, ExecutionStatus, NotificationKind},
 };
 
 fn entry(agent: &str) -> AuditEntry<'_> {
@@ -96,4 +98,56 @@ fn a_data_folder_others_can_write_is_refused() {
     }
     std::fs::set_permissions(&made, std::fs::Permissions::from_mode(0o755)).unwrap();
     assert!(Store::open(&made).is_ok(), "readable by others is not writable by them");
+}
+
+#[test]
+fn a_stored_name_this_version_does_not_know_is_an_error_never_a_guess() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let execution = ExecutionRow {
+        id: "e1".into(),
+        agent: "a".into(),
+        status: ExecutionStatus::Running,
+        steps: 0,
+        max_steps: 10,
+        started_at: 1,
+        finished_at: None,
+        owner: Owner::current(),
+        session_id: "s".into(),
+        event_cursor: 0,
+        goal: None,
+        summary: None,
+    };
+    let event = EventRow {
+        id: 0,
+        agent: None,
+        kind: NotificationKind::AutonomyPause,
+        message: "m".into(),
+        metadata: "{}".into(),
+        created_at: 1,
+    };
+    store
+        .write(|tx| {
+            records::insert_execution(tx, &execution)?;
+            records::insert_event(tx, &event).map(drop)
+        })
+        .unwrap();
+    // Each reads back as written.
+    let (read, events) = store
+        .write(|tx| Ok((records::latest_execution(tx, "a")?, records::events_after(tx, 0, "a")?)))
+        .unwrap();
+    assert_eq!(read.map(|row| row.status), Some(ExecutionStatus::Running));
+    assert_eq!(
+        events.iter().map(|row| row.kind).collect::<Vec<_>>(),
+        [NotificationKind::AutonomyPause]
+    );
+
+    // Names written by some other version: an error each, not a default.
+    let raw = Connection::open(dir.path().join(DATABASE_FILE)).unwrap();
+    raw.execute("UPDATE executions SET status = 'paused'", []).unwrap();
+    raw.execute("UPDATE events SET kind = 'shout'", []).unwrap();
+    let execution = store.write(|tx| records::latest_execution(tx, "a"));
+    assert!(matches!(execution, Err(StoreError::UnknownName(name)) if name == "paused"));
+    let events = store.write(|tx| records::events_after(tx, 0, "a"));
+    assert!(matches!(events, Err(StoreError::UnknownName(name)) if name == "shout"));
 }

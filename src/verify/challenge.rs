@@ -87,10 +87,10 @@ impl Pending {
 
     /// Checks one typed code against the stored salted hash.
     pub fn attempt(self, typed: &str) -> Attempt {
-        let Some((salt, hash)) = &self.hash else {
+        let Some(hash) = &self.hash else {
             return Attempt::Failed(Failed { row: self.row, because: FailedBecause::Unshown });
         };
-        match code_verified(&self.row.agent, salt, hash, typed) {
+        match code_verified(&self.row.agent, hash, typed) {
             Some(unblock) => Attempt::Verified(Verified { row: self.row, unblock }),
             None => Attempt::Failed(Failed { row: self.row, because: FailedBecause::WrongCode }),
         }
@@ -126,7 +126,7 @@ mod tests {
     use crate::{store::Store, verify::code};
 
     fn challenge(store: &Store, kind: ChallengeKind, expires_at: i64) -> (String, String) {
-        let (code, salt, hash) = code::tests::fresh();
+        let (code, hash) = code::tests::fresh();
         let id = uuid::Uuid::new_v4().to_string();
         store
             .write(|tx| {
@@ -147,7 +147,7 @@ mod tests {
                         pause: None,
                     },
                 )?;
-                records::set_challenge_hash(tx, &id, &salt, &hash)
+                records::set_challenge_hash(tx, &id, &hash)
             })
             .unwrap();
         (id, code)

@@ -6,19 +6,13 @@
 //! matter, `O` reads as `0` and `I`/`L` as `1`. Hashes are compared in
 //! constant time.
 
+use crate::{
+    hex,
+    redact::{CODE_ALPHABET, CODE_CHARS},
+    store::records::CodeHash,
+};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
-
-const ALPHABET: &str = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-/// Characters in a code.
-pub const CODE_CHARS: usize = 26;
-
-/// Whether a byte can be a character of a typed code: the alphabet in
-/// either case, and the letters read as digits (`O`, `I`, `L`).
-pub fn is_code_char(byte: u8) -> bool {
-    let upper = byte.to_ascii_uppercase();
-    matches!(upper, b'O' | b'I' | b'L') || ALPHABET.as_bytes().contains(&upper)
-}
 
 /// The canonical form of a typed code, or `None` if it cannot be one.
 pub fn normalize(typed: &str) -> Option<String> {
@@ -31,21 +25,14 @@ pub fn normalize(typed: &str) -> Option<String> {
             other => other,
         })
         .collect();
-    (canonical.len() == CODE_CHARS && canonical.chars().all(|c| ALPHABET.contains(c)))
+    (canonical.len() == CODE_CHARS && canonical.chars().all(|c| CODE_ALPHABET.contains(c)))
         .then_some(canonical)
 }
 
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..text.len()).step_by(2).map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok()).collect()
-}
-
-/// Whether `typed` is the code behind `salt`/`hash` (hex, as stored).
-pub fn matches(salt_hex: &str, hash_hex: &str, typed: &str) -> bool {
+/// Whether `typed` is the code behind `code` (hex, as stored).
+pub fn matches(code: &CodeHash, typed: &str) -> bool {
     let (Some(salt), Some(expected), Some(code)) =
-        (unhex(salt_hex), unhex(hash_hex), normalize(typed))
+        (hex::decode(&code.salt), hex::decode(&code.hash), normalize(typed))
     else {
         return false;
     };
@@ -64,13 +51,18 @@ pub(crate) mod tests {
         let mut hasher = Sha256::new();
         hasher.update(salt);
         hasher.update(code.as_bytes());
-        crate::policy::hex(&hasher.finalize())
+        crate::hex::encode(&hasher.finalize())
     }
 
-    /// A code with its salt and hash (hex), as the verifier would send them.
-    pub(crate) fn fresh() -> (String, String, String) {
-        let (code, salt) = ("JM9CK2C60MTH0WX8EGCRQ81DDT", [7u8; 16]);
-        (code.to_owned(), crate::policy::hex(&salt), hash(&salt, code))
+    /// What the verifier would send for `code` with `salt`.
+    fn code_hash(salt: &[u8], code: &str) -> CodeHash {
+        CodeHash { salt: crate::hex::encode(salt), hash: hash(salt, code) }
+    }
+
+    /// A code with its salted hash, as the verifier would send them.
+    pub(crate) fn fresh() -> (String, CodeHash) {
+        let code = "JM9CK2C60MTH0WX8EGCRQ81DDT";
+        (code.to_owned(), code_hash(&[7u8; 16], code))
     }
 
     #[test]
@@ -84,12 +76,14 @@ pub(crate) mod tests {
 
     #[test]
     fn only_the_right_code_matches() {
-        let salt = [9u8; 16];
-        let stored = hash(&salt, "JM9CK2C60MTH0WX8EGCRQ81DDT");
-        let salt_hex = crate::policy::hex(&salt);
-        assert!(matches(&salt_hex, &stored, "jm9ck-2c60m-th0wx-8egcr-q81dd-t"));
-        assert!(!matches(&salt_hex, &stored, "JM9CK-2C60M-TH0WX-8EGCR-Q81DD-V"));
-        assert!(!matches("zz", &stored, "JM9CK2C60MTH0WX8EGCRQ81DDT"));
-        assert!(!matches(&salt_hex, "", "JM9CK2C60MTH0WX8EGCRQ81DDT"));
+        let stored = code_hash(&[9u8; 16], "JM9CK2C60MTH0WX8EGCRQ81DDT");
+        assert!(matches(&stored, "jm9ck-2c60m-th0wx-8egcr-q81dd-t"));
+        assert!(!matches(&stored, "JM9CK-2C60M-TH0WX-8EGCR-Q81DD-V"));
+        let bad_salt = CodeHash { salt: "zz".into(), ..stored.clone() };
+        assert!(!matches(&bad_salt, "JM9CK2C60MTH0WX8EGCRQ81DDT"));
+        let no_hash = CodeHash { hash: String::new(), ..stored.clone() };
+        assert!(!matches(&no_hash, "JM9CK2C60MTH0WX8EGCRQ81DDT"));
+        let swapped = CodeHash { salt: stored.hash.clone(), hash: stored.salt.clone() };
+        assert!(!matches(&swapped, "JM9CK2C60MTH0WX8EGCRQ81DDT"));
     }
 }

@@ -28,12 +28,11 @@ use verifier_protocol::Tier;
 
 use crate::{
     protocol::registry::{CallContext, Progress},
-    safety::evaluator::PauseKind,
     store::{
         Store, StoreError,
         audit::{self, AuditEntry},
         now_ms,
-        records::{self, ChallengeKind, ChallengeRow, ChallengeStatus},
+        records::{self, ChallengeKind, ChallengeRow, ChallengeStatus, PauseKind},
         rfc3339,
     },
 };
@@ -296,11 +295,11 @@ impl Humans {
             return self.ask_approval(link, &request, ask).await;
         }
         let outcome = link.show_code(&request).await;
-        if let Some((salt, hash)) = outcome.hash.clone()
+        if let Some(hash) = outcome.hash.clone()
             && let id = ask.id.clone()
             && self
                 .store
-                .write_durable_async(move |tx| records::set_challenge_hash(tx, &id, &salt, &hash))
+                .write_durable_async(move |tx| records::set_challenge_hash(tx, &id, &hash))
                 .await
                 .is_err()
         {

@@ -11,6 +11,7 @@
 //! An approval becomes an [`Approved`] value only here, from the
 //! verifier's `approve` answer: no MCP input can produce one.
 
+use crate::store::records::CodeHash;
 use std::{
     path::{Path, PathBuf},
     process::Stdio,
@@ -28,12 +29,10 @@ use verifier_protocol::{Channel, Event, Kind, MAX_EVENT_BYTES, Request, Tier, VE
 use crate::{config::VerifierSettings, platform};
 
 // Every action a door accepts must reach a human whole when one is asked
-// about it: a hooked call (its payload, or a tool call with a file's
-// content) and an MCP request (its frame, checked in the tests below).
-const _: () = assert!(
-    crate::hook::claude_code::MAX_PAYLOAD_BYTES <= verifier_protocol::MAX_ACTION_BYTES
-        && crate::analysis::MAX_TOOL_CALL_BYTES <= verifier_protocol::MAX_ACTION_BYTES
-);
+// about it: a tool call with a file's content here, a hooked call's
+// payload where the hook defines its limit, and an MCP request (its
+// frame, checked in the tests below).
+const _: () = assert!(crate::analysis::MAX_TOOL_CALL_BYTES <= verifier_protocol::MAX_ACTION_BYTES);
 /// How long a request may take to be shown (a command channel may be slow).
 const SHOW_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -75,8 +74,8 @@ pub enum Shown {
 /// The result of asking for a code to be shown.
 #[derive(Debug)]
 pub struct CodeOutcome {
-    /// `(salt, hash)`, hex: what a typed code is checked against.
-    pub hash: Option<(String, String)>,
+    /// What a typed code is checked against.
+    pub hash: Option<CodeHash>,
     pub shown: Shown,
 }
 
@@ -231,7 +230,9 @@ impl VerifierLink {
                     ]);
                 };
                 match event {
-                    Event::Hash { salt, hash: salted } => hash = Some((salt, salted)),
+                    Event::Hash { salt, hash: salted } => {
+                        hash = Some(CodeHash { salt, hash: salted })
+                    }
                     Event::Shown { channel } => return Shown::On(channel),
                     Event::Unshown { errors } => return Shown::Nowhere(errors),
                     Event::Error { message } => {

@@ -4,10 +4,9 @@
 //! verifier process that shows codes and approval requests; `code` checks
 //! a typed code against the hash it sent, `challenge` is a code
 //! challenge's life as a typed state machine, and `attempts` limits wrong
-//! ones; `approvals` holds the answers until they are collected;
-//! `answers` collects them (`verify_challenge`, `confirm_operation`), its
-//! refusals typed in `error`; `redact` keeps codes out of action texts
-//! before they are evaluated, stored or logged.
+//! ones; `approvals` holds the answers until they are collected (the
+//! loop's `safety::answers` collects them), its refusals typed in
+//! `error`. Keeping codes out of action texts is `crate::redact`'s.
 //!
 //! An [`Unblock`] is the only value that can lift a hard block
 //! (`store::records::remove_block` takes one). Its fields are private and
@@ -19,7 +18,6 @@
 //! only as a `link::Approved`, built from the verifier's answer. No MCP
 //! operation can make either from anything the agent sends.
 
-pub mod answers;
 pub mod approvals;
 pub mod attempts;
 pub mod challenge;
@@ -27,8 +25,8 @@ pub mod code;
 pub mod error;
 pub mod humans;
 pub mod link;
-pub mod redact;
 
+use crate::store::records::CodeHash;
 use std::fmt;
 
 use crate::store::records::ChallengeStatus;
@@ -79,8 +77,8 @@ impl fmt::Display for OverrideRefused {
 
 /// A block lifted by the right code for its challenge: checks the typed
 /// code against the stored salted hash, and only then yields the proof.
-pub(crate) fn code_verified(agent: &str, salt: &str, hash: &str, typed: &str) -> Option<Unblock> {
-    code::matches(salt, hash, typed)
+pub(crate) fn code_verified(agent: &str, code: &CodeHash, typed: &str) -> Option<Unblock> {
+    code::matches(code, typed)
         .then(|| Unblock { agent: agent.to_owned(), resolution: ChallengeStatus::Verified })
 }
 
@@ -89,15 +87,14 @@ pub(crate) fn code_verified(agent: &str, salt: &str, hash: &str, typed: &str) ->
 /// agent opens gets no further than the name.
 pub(crate) fn operator_code(
     agent: &str,
-    salt: &str,
-    hash: &str,
+    code: &CodeHash,
     typed: &str,
     stdin_is_terminal: bool,
 ) -> Result<Unblock, OverrideRefused> {
     if !stdin_is_terminal {
         return Err(OverrideRefused::NotATerminal);
     }
-    if !code::matches(salt, hash, typed) {
+    if !code::matches(code, typed) {
         return Err(OverrideRefused::WrongCode);
     }
     Ok(Unblock { agent: agent.to_owned(), resolution: ChallengeStatus::OperatorCode })
@@ -135,16 +132,13 @@ mod tests {
 
     #[test]
     fn an_operator_code_needs_a_terminal_and_the_shown_code() {
-        let (code, salt, hash) = code::tests::fresh();
+        let (code, hash) = code::tests::fresh();
         assert_eq!(
-            operator_code("a", &salt, &hash, &code, false).unwrap_err(),
+            operator_code("a", &hash, &code, false).unwrap_err(),
             OverrideRefused::NotATerminal
         );
-        assert_eq!(
-            operator_code("a", &salt, &hash, "a", true).unwrap_err(),
-            OverrideRefused::WrongCode
-        );
-        let unblock = operator_code("a", &salt, &hash, &code, true).unwrap();
+        assert_eq!(operator_code("a", &hash, "a", true).unwrap_err(), OverrideRefused::WrongCode);
+        let unblock = operator_code("a", &hash, &code, true).unwrap();
         assert_eq!((unblock.agent(), unblock.resolution()), ("a", ChallengeStatus::OperatorCode));
     }
 }

@@ -396,7 +396,7 @@ fn check_warns_of_a_hook_agent_name_shared_across_a_team_state() {
     assert!(!check("", " --agent claude-code").contains("warning"), "one machine's own state");
 }
 
-/// Issue 31: with the README's hook entry, copying the dongle's binary
+/// Issue 31: with the documented hook entry, copying the dongle's binary
 /// under another name and pushing a policy with the copy both passed.
 /// Each is now denied, whatever the copy is called.
 #[tokio::test]

@@ -4,17 +4,14 @@
 //! refuses changes, a newer schema is refused, and writers in several
 //! processes' worth of connections keep the audit chain verifiable.
 
-use safety_dongle::{
-    safety::evaluator::PauseKind,
-    store::{
-        Spool, Store, StoreError,
-        audit::{self, AuditEntry},
-        central::{self, CentralVersion},
-        owner::{Owner, SILENT_AFTER_MS},
-        records::{
-            self, BlockRow, ChallengeKind, ChallengeRow, ChallengeStatus, DownstreamRow, EventRow,
-            ExecutionRow, LoadedRow,
-        },
+use safety_dongle::store::{
+    Spool, Store, StoreError,
+    audit::{self, AuditEntry},
+    central::{self, CentralVersion},
+    owner::{Owner, SILENT_AFTER_MS},
+    records::{
+        self, BlockRow, ChallengeKind, ChallengeRow, ChallengeStatus, CodeHash, DownstreamRow,
+        EventRow, ExecutionRow, ExecutionStatus, LoadedRow, NotificationKind, PauseKind,
     },
 };
 
@@ -60,7 +57,7 @@ fn execution(id: &str, agent: &str, started_at: i64) -> ExecutionRow {
     ExecutionRow {
         id: id.into(),
         agent: agent.into(),
-        status: "running".into(),
+        status: ExecutionStatus::Running,
         steps: 0,
         max_steps: 50,
         started_at,
@@ -122,7 +119,7 @@ fn records_round_trip(backend: &Backend) {
     assert_eq!(all.iter().map(|row| row.id.as_str()).collect::<Vec<_>>(), ["e3", "e1", "e2"]);
     let mut finished = execution("e2", "coder", 100);
     (finished.status, finished.steps, finished.finished_at, finished.summary) =
-        ("completed".into(), 3, Some(200), Some("done".into()));
+        (ExecutionStatus::Completed, 3, Some(200), Some("done".into()));
     store.write(|tx| records::update_execution(tx, &finished)).unwrap();
     assert_eq!(store.read(|tx| records::latest_execution(tx, "coder")).unwrap(), Some(finished));
     assert!(matches!(
@@ -190,7 +187,11 @@ fn records_round_trip(backend: &Backend) {
                     ..challenge("c4", "other", 30, None)
                 },
             )?;
-            records::set_challenge_hash(tx, "c1", "salt", "hash")
+            records::set_challenge_hash(
+                tx,
+                "c1",
+                &CodeHash { salt: "salt".into(), hash: "hash".into() },
+            )
         })
         .unwrap();
     let (stored, hash) = store.read(|tx| records::challenge(tx, "c1")).unwrap().unwrap();
@@ -198,7 +199,7 @@ fn records_round_trip(backend: &Backend) {
         (stored, hash),
         (
             challenge("c1", "coder", 10, Some(PauseKind::Approval)),
-            Some(("salt".into(), "hash".into()))
+            Some(CodeHash { salt: "salt".into(), hash: "hash".into() })
         )
     );
     assert_eq!(
@@ -280,7 +281,7 @@ fn records_round_trip(backend: &Backend) {
     let event = |agent: Option<&str>| EventRow {
         id: 0,
         agent: agent.map(Into::into),
-        kind: "danger_zone".into(),
+        kind: NotificationKind::DangerZone,
         message: "m".into(),
         metadata: "{}".into(),
         created_at: 1,

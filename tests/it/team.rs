@@ -471,7 +471,7 @@ fn dongle_cli(setup: &Setup, args: &[&str]) -> (bool, String) {
 
 /// Issue 31: the role that owns the tables can drop the audit log's
 /// append-only triggers, so the dongles must not connect as it. With the
-/// README's layout (tables owned by an administrator role that migrates,
+/// layout in docs/GUIDE.md (tables owned by an administrator role that migrates,
 /// `examples/team/grants.sql` for the dongles' role), a dongle does all
 /// its work, and its role can neither rewrite the audit trail, nor alter
 /// or drop the tables, nor push a central policy.

@@ -12,6 +12,7 @@
 mod front_matter;
 mod validate;
 
+use crate::names::named_enum;
 use std::{
     collections::BTreeMap,
     path::{Path, PathBuf},
@@ -153,35 +154,17 @@ pub struct OperationDefinition {
     pub response_schema: Option<Arc<LazySchema>>,
 }
 
-/// Where a parameter goes on the wire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Location {
-    Path,
-    Query,
-    Header,
-    /// A key of the JSON body object.
-    Body,
-    /// The whole JSON body.
-    RawBody,
-}
-
-impl Location {
-    pub const ALL: [Location; 5] =
-        [Self::Path, Self::Query, Self::Header, Self::Body, Self::RawBody];
-
-    /// The name an adapter file writes under `in`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Path => "path",
-            Self::Query => "query",
-            Self::Header => "header",
-            Self::Body => "body",
-            Self::RawBody => "raw_body",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|location| location.name() == text)
+named_enum! {
+    /// Where a parameter goes on the wire.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Location {
+        Path => "path",
+        Query => "query",
+        Header => "header",
+        /// A key of the JSON body object.
+        Body => "body",
+        /// The whole JSON body.
+        RawBody => "raw_body",
     }
 }
 

@@ -176,14 +176,7 @@ impl IndexObserver {
             _ => return None,
         };
         let metadata = serde_json::json!({ "server": name, "state": state.name() }).to_string();
-        Some(records::EventRow {
-            id: 0,
-            agent: None,
-            kind: kind.name().into(),
-            message,
-            metadata,
-            created_at: now,
-        })
+        Some(records::EventRow { id: 0, agent: None, kind, message, metadata, created_at: now })
     }
 }
 

@@ -63,43 +63,7 @@ pub struct StepFacts<'a> {
     pub files: &'a dyn CurrentFiles,
 }
 
-/// Why the agent must not go on without a human.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PauseKind {
-    StepLimit,
-    PreviousFailure,
-    /// A human must approve (requiresApproval, confirm tier, tolerance).
-    Approval,
-    /// A human must supply an out-of-band code (verify tier).
-    Verification,
-    /// The hint could not be analysed.
-    FailClosed,
-}
-
-impl PauseKind {
-    const ALL: [PauseKind; 5] = [
-        Self::StepLimit,
-        Self::PreviousFailure,
-        Self::Approval,
-        Self::Verification,
-        Self::FailClosed,
-    ];
-
-    /// How a stored pause names it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::StepLimit => "step_limit",
-            Self::PreviousFailure => "previous_failure",
-            Self::Approval => "approval",
-            Self::Verification => "verification",
-            Self::FailClosed => "fail_closed",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|kind| kind.name() == name)
-    }
-}
+pub use crate::store::records::PauseKind;
 
 /// The decision. Deliberately not a bool.
 #[must_use]

@@ -9,8 +9,8 @@ use std::sync::OnceLock;
 use safety_dongle::{
     analysis::{Action, CurrentFiles, FileWrite, WorkingFolder, analyze_action},
     policy::{CompiledPolicy, PolicySource},
+    redact::redact_text,
     safety::evaluator::{StepFacts, Verdict, evaluate_analysed},
-    verify::redact::redact_text,
 };
 
 /// The policy a fresh install decides by.

@@ -1,5 +1,7 @@
 //! Keeping verification codes out of everything the dongle evaluates,
-//! stores or logs about an action.
+//! stores or logs about an action, and the shape of a code that takes.
+//! A leaf: the store redacts with it before anything is written, so it
+//! imports nothing of the crate.
 //!
 //! A code reaches the dongle legitimately only as `verify_challenge`'s
 //! `code`, which is hashed and forgotten. But the same call can also pass
@@ -20,7 +22,17 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::code::{CODE_CHARS, is_code_char};
+/// The characters of a code (Crockford's base 32).
+pub const CODE_ALPHABET: &str = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+/// Characters in a code.
+pub const CODE_CHARS: usize = 26;
+
+/// Whether a byte can be a character of a typed code: the alphabet in
+/// either case, and the letters read as digits (`O`, `I`, `L`).
+pub fn is_code_char(byte: u8) -> bool {
+    let upper = byte.to_ascii_uppercase();
+    matches!(upper, b'O' | b'I' | b'L') || CODE_ALPHABET.as_bytes().contains(&upper)
+}
 
 /// The operation whose `code` parameter carries a code.
 pub const VERIFY_OPERATION: &str = "verify_challenge";

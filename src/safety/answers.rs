@@ -17,7 +17,6 @@ use serde::Serialize;
 
 use crate::{
     protocol::registry::CallContext,
-    safety::core::LoopCore,
     store::{
         StoreError,
         audit::AuditEntry,
@@ -27,13 +26,15 @@ use crate::{
     },
 };
 
-use super::{
+use crate::verify::{
     approvals::{Collector, Settled},
     attempts::{self, Subject},
     challenge::{Attempt, FailedBecause, Loaded},
     error::VerifyError,
     humans::approved,
 };
+
+use super::core::LoopCore;
 
 /// `verify_challenge`'s answer.
 #[derive(Debug, Clone, Serialize)]
