@@ -10,7 +10,14 @@
 
 // The cluster helper is the tests' own, which may panic on what it did not
 // expect, as the rest of this bench does.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::unreachable
+)]
 
 // The tests' cluster helper; the bench needs its plain cluster, not TLS.
 #[path = "support/peer.rs"]

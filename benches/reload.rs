@@ -7,6 +7,9 @@
 //!
 //! Run with `cargo bench --bench reload`; the figure goes to docs/BENCHMARKS.md.
 
+// A bench is a harness: it stops on what it did not expect, like a test.
+#![allow(clippy::panic, clippy::indexing_slicing, clippy::string_slice, clippy::unreachable)]
+
 #[path = "support/envelope.rs"]
 mod envelope;
 #[path = "support/peer.rs"]

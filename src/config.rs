@@ -508,7 +508,7 @@ fn validate_verifier(
         );
     }
     match &verifier.command {
-        Some(command) if command.is_empty() || command[0].is_empty() => {
+        Some(command) if command.first().is_none_or(String::is_empty) => {
             errors
                 .push(source.at(verifier_at.clone(), "verifier.command must start with a program"));
         }

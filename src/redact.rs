@@ -47,13 +47,16 @@ pub fn redact_text(text: &str) -> Cow<'_, str> {
     let mut out: Option<String> = None;
     let mut copied = 0;
     let mut at = 0;
-    while at < bytes.len() {
-        let starts_word = bytes[at].is_ascii_alphanumeric()
-            && (at == 0 || !bytes[at - 1].is_ascii_alphanumeric());
+    while let Some(byte) = bytes.get(at) {
+        let starts_word = byte.is_ascii_alphanumeric()
+            && at
+                .checked_sub(1)
+                .and_then(|before| bytes.get(before))
+                .is_none_or(|b| !b.is_ascii_alphanumeric());
         match starts_word.then(|| code_shape_at(bytes, at)).flatten() {
             Some(end) => {
                 let redacted = out.get_or_insert_with(|| String::with_capacity(text.len()));
-                redacted.push_str(&text[copied..at]);
+                redacted.push_str(text.get(copied..at).unwrap_or_default());
                 redacted.push_str(REDACTED);
                 copied = end;
                 at = end;
@@ -63,7 +66,7 @@ pub fn redact_text(text: &str) -> Cow<'_, str> {
     }
     match out {
         Some(mut redacted) => {
-            redacted.push_str(&text[copied..]);
+            redacted.push_str(text.get(copied..).unwrap_or_default());
             Cow::Owned(redacted)
         }
         None => Cow::Borrowed(text),

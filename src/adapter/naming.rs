@@ -53,7 +53,9 @@ fn words(raw: &str) -> Vec<String> {
 /// digits when a lower-case run follows (`HTTPServer`, `v2Repos`), except
 /// a plural `s` closing an acronym (`IDs`, `URLs`).
 fn starts_hump(chars: &[char], i: usize) -> bool {
-    let previous = chars[i - 1];
+    let Some(&previous) = i.checked_sub(1).and_then(|before| chars.get(before)) else {
+        return false;
+    };
     if previous.is_ascii_lowercase() {
         return true;
     }
@@ -69,14 +71,15 @@ fn starts_hump(chars: &[char], i: usize) -> bool {
 /// `_3`, ...), so the same set of names always maps the same way whatever
 /// order a server lists them in.
 pub fn unique_names(raw: &[String]) -> Vec<String> {
-    let mut order: Vec<usize> = (0..raw.len()).collect();
-    order.sort_by(|&a, &b| raw[a].cmp(&raw[b]));
+    let mut order: Vec<(usize, &String)> = raw.iter().enumerate().collect();
+    order.sort_by_key(|&(_, name)| name);
     let mut taken = BTreeSet::new();
-    let mut names = vec![String::new(); raw.len()];
-    for index in order {
-        names[index] = claim(&mut taken, &snake_case(&raw[index]), usize::MAX);
-    }
-    names
+    let mut names: Vec<(usize, String)> = order
+        .into_iter()
+        .map(|(index, name)| (index, claim(&mut taken, &snake_case(name), usize::MAX)))
+        .collect();
+    names.sort_unstable_by_key(|(index, _)| *index);
+    names.into_iter().map(|(_, name)| name).collect()
 }
 
 /// `base`, or the first of `base_2`, `base_3`, ... not yet in `taken`; the
@@ -92,7 +95,7 @@ pub fn claim(taken: &mut BTreeSet<String>, base: &str, max_len: usize) -> String
         while !base.is_char_boundary(keep) {
             keep -= 1;
         }
-        name = format!("{}{tail}", base[..keep].trim_end_matches('_'));
+        name = format!("{}{tail}", base.get(..keep).unwrap_or_default().trim_end_matches('_'));
         suffix += 1;
     }
     taken.insert(name.clone());

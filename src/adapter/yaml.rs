@@ -60,12 +60,14 @@ fn block_depth_bound(text: &str) -> usize {
     for line in text.lines() {
         let bytes = line.as_bytes();
         let mut column = bytes.iter().take_while(|b| **b == b' ').count();
-        while column + 1 < bytes.len()
-            && matches!(bytes[column], b'-' | b'?' | b':')
-            && matches!(bytes[column + 1], b' ' | b'\t')
-        {
+        while matches!(bytes.get(column..column + 2), Some([b'-' | b'?' | b':', b' ' | b'\t'])) {
             column += 1;
-            column += bytes[column..].iter().take_while(|b| matches!(b, b' ' | b'\t')).count();
+            column += bytes
+                .get(column..)
+                .unwrap_or_default()
+                .iter()
+                .take_while(|b| matches!(b, b' ' | b'\t'))
+                .count();
         }
         deepest = deepest.max(2 * (column + 1));
     }

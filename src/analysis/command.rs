@@ -261,7 +261,7 @@ pub fn base_name(word: &str) -> String {
 /// `-o/tmp/x`) stays whole, and so does every long flag and every option
 /// of a program whose options are one-dash words.
 fn split_short_flags(program: &str, word: &str) -> Vec<String> {
-    let body = &word[1..];
+    let body = word.get(1..).unwrap_or_default();
     if word.starts_with("--")
         || body.len() < 2
         || !body.chars().all(|c| c.is_ascii_alphabetic())

@@ -194,7 +194,10 @@ fn temp_root_length(segments: &[String]) -> Option<usize> {
     // A six-segment root starts with a drive letter (`/c/Users/…`).
     roots
         .iter()
-        .find(|root| starts(root) && (root.len() != 6 || segments[0].len() == 1))
+        .find(|root| {
+            starts(root)
+                && (root.len() != 6 || segments.first().is_some_and(|drive| drive.len() == 1))
+        })
         .map(|root| root.len())
 }
 
@@ -380,11 +383,12 @@ fn sources_and_destination(command: &Command) -> (Vec<String>, Vec<String>) {
             "--group",
         ],
     );
-    let target = command
-        .argv
-        .windows(2)
-        .find(|w| w[0] == "-t" || w[0] == "--target-directory")
-        .map(|w| normalize_path(&w[1]));
+    let target = command.argv.windows(2).find_map(|w| match w {
+        [flag, folder] if flag == "-t" || flag == "--target-directory" => {
+            Some(normalize_path(folder))
+        }
+        _ => None,
+    });
     let target = target.or_else(|| {
         command.argv.iter().find_map(|w| w.strip_prefix("--target-directory=")).map(normalize_path)
     });

@@ -123,22 +123,22 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
                 run_text(builder, &command, &script, "su -c");
             }
         }
-        "eval" => run_text(builder, &command, &argv[1..].join(" "), "eval"),
+        "eval" => run_text(builder, &command, &argv.get(1..).unwrap_or_default().join(" "), "eval"),
         "env" => env(builder, &command),
         "xargs" => xargs(builder, &command, None),
         "parallel" => parallel(builder, &command, None),
         "busybox" | "toybox" if argv.get(1).is_some_and(|applet| !applet.starts_with('-')) => {
             inner_command(
                 builder,
-                argv[1..].to_vec(),
+                argv.get(1..).unwrap_or_default().to_vec(),
                 &command,
                 command.dynamic_args,
                 via(program),
             );
         }
         "watch" => {
-            let parsed = options::WATCH.parse(&argv[1..]);
-            let inner = &argv[1 + parsed.rest..];
+            let parsed = options::WATCH.parse(argv.get(1..).unwrap_or_default());
+            let inner = argv.get(1 + parsed.rest..).unwrap_or_default();
             if parsed.has("-x") {
                 inner_command(
                     builder,
@@ -153,14 +153,16 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
         }
         "find" => find(builder, &command),
         "fd" | "fdfind" => fd(builder, &command),
-        "tar" => tar(builder, &command, &argv[1..]),
+        "tar" => tar(builder, &command, argv.get(1..).unwrap_or_default()),
         "rsync" => {
-            if let Some(remote_shell) = options::RSYNC.parse(&argv[1..]).value("-e") {
+            if let Some(remote_shell) =
+                options::RSYNC.parse(argv.get(1..).unwrap_or_default()).value("-e")
+            {
                 run_text(builder, &command, remote_shell, "rsync -e");
             }
         }
         "ssh" => {
-            let parsed = options::SSH.parse(&argv[1..]);
+            let parsed = options::SSH.parse(argv.get(1..).unwrap_or_default());
             let remote = argv.get(2 + parsed.rest..).unwrap_or_default();
             if !remote.is_empty() {
                 run_text(builder, &command, &remote.join(" "), "ssh");
@@ -179,7 +181,7 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
             match argv.iter().position(|w| w == "--") {
                 Some(at) => inner_command(
                     builder,
-                    argv[at + 1..].to_vec(),
+                    argv.get(at + 1..).unwrap_or_default().to_vec(),
                     &command,
                     command.dynamic_args,
                     via("kubectl exec"),
@@ -205,10 +207,14 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
 /// positionals.
 fn prefix(builder: &mut Builder, command: &Command, grammar: &Grammar, skip: usize) {
     let argv = &command.argv;
-    let parsed = grammar.parse(&argv[1..]);
+    let parsed = grammar.parse(argv.get(1..).unwrap_or_default());
     let program = command.program.as_str();
     let describes_only = program == "command"
-        && argv[1..1 + parsed.rest].iter().any(|w| w.starts_with('-') && w.contains(['v', 'V']));
+        && argv
+            .get(1..1 + parsed.rest)
+            .unwrap_or_default()
+            .iter()
+            .any(|w| w.starts_with('-') && w.contains(['v', 'V']));
     if describes_only || program == "ionice" && parsed.has("-p") {
         return;
     }
@@ -238,10 +244,14 @@ fn after_subcommand(
 ) {
     let argv = &command.argv;
     let Some(at) = argv.iter().position(|w| w == subcommand) else { return };
-    let rest = &argv[at + 1..];
+    let rest = argv.get(at + 1..).unwrap_or_default();
     let parsed = grammar.parse(rest);
     let inner = rest.get(parsed.rest + 1..).unwrap_or_default();
-    let inner = if inner.first().is_some_and(|w| w == "--") { &inner[1..] } else { inner };
+    let inner = if inner.first().is_some_and(|w| w == "--") {
+        inner.get(1..).unwrap_or_default()
+    } else {
+        inner
+    };
     inner_command(builder, inner.to_vec(), command, command.dynamic_args, Some(via.to_owned()));
 }
 
@@ -250,27 +260,32 @@ fn after_subcommand(
 /// included, so the line is read again with them in place; `-C DIR` runs
 /// the command in DIR, which is a `cd` before it.
 fn env(builder: &mut Builder, command: &Command) {
-    let mut args = command.argv[1..].to_vec();
+    let mut args = command.argv.get(1..).unwrap_or_default().to_vec();
     let mut parsed = options::ENV.parse(&args);
     // Each round takes one `-S` away, and its words are fewer than its text.
     while let Some(split) = parsed.value("-S").map(split_string) {
         if !budget::work(split.len() + 1) {
             return;
         }
-        args = split.into_iter().chain(args[parsed.rest..].iter().cloned()).collect();
+        args = split
+            .into_iter()
+            .chain(args.get(parsed.rest..).unwrap_or_default().iter().cloned())
+            .collect();
         parsed = options::ENV.parse(&args);
     }
-    let after = &args[parsed.rest..];
+    let after = args.get(parsed.rest..).unwrap_or_default();
     let at = after.iter().position(|w| !is_assignment(w)).unwrap_or(after.len());
     if at == after.len() {
         return;
     }
-    let assignments: Vec<(String, String)> = after[..at]
+    let assignments: Vec<(String, String)> = after
+        .get(..at)
+        .unwrap_or_default()
         .iter()
         .filter_map(|w| w.split_once('='))
         .map(|(n, v)| (n.to_owned(), v.to_owned()))
         .collect();
-    environment(builder, &assignments, &after[at..]);
+    environment(builder, &assignments, after.get(at..).unwrap_or_default());
     if let Some(folder) = parsed.value("-C") {
         builder.command(Command::new(
             vec!["cd".to_owned(), folder.to_owned()],
@@ -281,7 +296,7 @@ fn env(builder: &mut Builder, command: &Command) {
     }
     inner_command(
         builder,
-        after[at..].to_vec(),
+        after.get(at..).unwrap_or_default().to_vec(),
         command,
         command.dynamic_args,
         Some("env".to_owned()),
@@ -369,7 +384,7 @@ fn shell_runs(argv: &[String]) -> ShellRuns {
         };
         let minus = word.starts_with('-');
         for (offset, letter) in body.char_indices() {
-            let rest = &body[offset + 1..];
+            let rest = body.get(offset + letter.len_utf8()..).unwrap_or_default();
             match letter {
                 'c' if minus => {
                     text_flag = true;
@@ -412,7 +427,7 @@ fn su_script(argv: &[String]) -> Option<String> {
         abbreviates: true,
         stops_at_positional: false,
     };
-    grammar.parse(&argv[1..]).value("-c").map(str::to_owned)
+    grammar.parse(argv.get(1..).unwrap_or_default()).value("-c").map(str::to_owned)
 }
 
 static SU_LONG: [options::Long; 4] = [
@@ -441,12 +456,10 @@ fn inner_command(
     dynamic_args: bool,
     via: Option<String>,
 ) {
-    if argv.is_empty() {
-        return;
-    }
-    let dynamic_program = argv[0].contains("$(")
-        || argv[0].starts_with('$')
-        || argv[0].contains(['*', '?', '['])
+    let Some(program) = argv.first() else { return };
+    let dynamic_program = program.contains("$(")
+        || program.starts_with('$')
+        || program.contains(['*', '?', '['])
         || outer.dynamic_program;
     builder.command(Command::new(argv, dynamic_program, dynamic_args, via));
 }
@@ -481,18 +494,20 @@ fn find(builder: &mut Builder, command: &Command) {
     if roots.is_empty() {
         roots.push(".".to_owned());
     }
-    let selected = find_selection(&roots, &argv[at..]);
+    let selected = find_selection(&roots, argv.get(at..).unwrap_or_default());
     let found = selected.join(" ");
     while let Some(word) = argv.get(at) {
         at += 1;
         match word.as_str() {
             "-exec" | "-execdir" | "-ok" | "-okdir" => {
-                let end = argv[at..]
+                let end = argv
+                    .get(at..)
+                    .unwrap_or_default()
                     .iter()
                     .position(|w| w == ";" || w == "+")
                     .map_or(argv.len(), |i| at + i);
                 let mut inner = Vec::new();
-                for part in &argv[at..end] {
+                for part in argv.get(at..end).unwrap_or_default() {
                     if part == "{}" {
                         inner.extend(selected.iter().cloned());
                     } else {
@@ -566,14 +581,20 @@ const FIND_NON_TESTS: [&str; 20] = [
 /// whole tree.
 fn find_selection(roots: &[String], expression: &[String]) -> Vec<String> {
     // The command an `-exec` runs is not part of the selection.
-    let expression = &expression[..expression
-        .iter()
-        .position(|w| w.starts_with("-exec") || w.starts_with("-ok"))
-        .unwrap_or(expression.len())];
+    let expression = expression
+        .get(
+            ..expression
+                .iter()
+                .position(|w| w.starts_with("-exec") || w.starts_with("-ok"))
+                .unwrap_or(expression.len()),
+        )
+        .unwrap_or_default();
     let names: Vec<&str> = expression
         .windows(2)
-        .filter(|w| matches!(w[0].as_str(), "-name" | "-iname"))
-        .map(|w| w[1].as_str())
+        .filter_map(|w| match w {
+            [test, name] if matches!(test.as_str(), "-name" | "-iname") => Some(name.as_str()),
+            _ => None,
+        })
         .collect();
     let selects = |word: &String| word.starts_with('-') && !FIND_NON_TESTS.contains(&word.as_str());
     let below = match names.as_slice() {
@@ -636,11 +657,19 @@ fn fd(builder: &mut Builder, command: &Command) {
                 .is_some_and(|l| matches!(l.short, Some('x' | 'X')))
     };
     let Some(at) = argv.iter().position(is_exec) else { return };
-    let searched = options::FD.parse(&argv[1..at]).positionals;
-    let roots: Vec<String> =
-        if searched.len() > 1 { searched[1..].to_vec() } else { vec![".".to_owned()] };
-    let end = argv[at + 1..].iter().position(|w| w == ";").map_or(argv.len(), |i| at + 1 + i);
-    let template = &argv[at + 1..end];
+    let searched = options::FD.parse(argv.get(1..at).unwrap_or_default()).positionals;
+    let roots: Vec<String> = if searched.len() > 1 {
+        searched.get(1..).unwrap_or_default().to_vec()
+    } else {
+        vec![".".to_owned()]
+    };
+    let end = argv
+        .get(at + 1..)
+        .unwrap_or_default()
+        .iter()
+        .position(|w| w == ";")
+        .map_or(argv.len(), |i| at + 1 + i);
+    let template = argv.get(at + 1..end).unwrap_or_default();
     let placeholders = ["{}", "{/}", "{//}", "{.}", "{/.}"];
     let mut inner: Vec<String> = template
         .iter()
@@ -716,8 +745,8 @@ fn tar(builder: &mut Builder, command: &Command, args: &[String]) {
 /// are not known before it runs.
 fn xargs(builder: &mut Builder, command: &Command, input: Option<&str>) {
     let argv = &command.argv;
-    let parsed = options::XARGS.parse(&argv[1..]);
-    let mut inner = argv[1 + parsed.rest..].to_vec();
+    let parsed = options::XARGS.parse(argv.get(1..).unwrap_or_default());
+    let mut inner = argv.get(1 + parsed.rest..).unwrap_or_default().to_vec();
     if inner.is_empty() {
         inner.push("echo".to_owned());
     }
@@ -753,17 +782,17 @@ fn xargs(builder: &mut Builder, command: &Command, input: Option<&str>) {
 /// read) is itself a command line. `input` is what it reads, when known.
 fn parallel(builder: &mut Builder, command: &Command, input: Option<&str>) {
     let argv = &command.argv;
-    let parsed = options::PARALLEL.parse(&argv[1..]);
+    let parsed = options::PARALLEL.parse(argv.get(1..).unwrap_or_default());
     if parsed.has("--dry-run") {
         return;
     }
-    let rest = &argv[1 + parsed.rest..];
+    let rest = argv.get(1 + parsed.rest..).unwrap_or_default();
     let separator = |w: &String| matches!(w.as_str(), ":::" | "::::" | ":::+" | "::::+");
     let end = rest.iter().position(separator).unwrap_or(rest.len());
-    let template = &rest[..end];
+    let template = rest.get(..end).unwrap_or_default();
     let mut lists: Vec<Vec<String>> = Vec::new();
     let mut unknown_lists = parsed.has("-a");
-    for word in &rest[end..] {
+    for word in rest.get(end..).unwrap_or_default() {
         if separator(word) {
             unknown_lists |= word.starts_with("::::");
             lists.push(Vec::new());
@@ -861,7 +890,7 @@ fn git(builder: &mut Builder, command: &Command) {
         }
     }
     let Some(subcommand) = subcommand else { return };
-    let rest = &argv[globals.end + 1..];
+    let rest = argv.get(globals.end + 1..).unwrap_or_default();
     if let Some((_, value)) = aliases.iter().find(|(name, _)| *name == subcommand) {
         if let Some(script) = value.strip_prefix('!') {
             builder.fact(
@@ -883,8 +912,12 @@ fn git(builder: &mut Builder, command: &Command) {
         return;
     }
     if globals.end > 1 {
-        let mut plain = vec![argv[0].clone()];
-        plain.extend(argv[globals.end..].iter().cloned());
+        let plain: Vec<String> = argv
+            .first()
+            .into_iter()
+            .chain(argv.get(globals.end..).unwrap_or_default())
+            .cloned()
+            .collect();
         builder.command(Command::new(plain, false, command.dynamic_args, Some("git".into())));
     }
 }
@@ -903,9 +936,9 @@ fn git_globals(argv: &[String]) -> GitGlobals {
         let (setting, known, width) = match word.as_str() {
             "-c" => (next.map(String::as_str), true, 2),
             "--config-env" => (next.map(String::as_str), false, 2),
-            _ if word.starts_with("-c") => (Some(&word[2..]), true, 1),
+            _ if word.starts_with("-c") => (Some(word.get(2..).unwrap_or_default()), true, 1),
             _ if word.starts_with("--config-env=") => {
-                (Some(&word["--config-env=".len()..]), false, 1)
+                (Some(word.get("--config-env=".len()..).unwrap_or_default()), false, 1)
             }
             "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix"
             | "--list-cmds" => (None, true, 2),
@@ -1210,7 +1243,7 @@ fn is_decoding(command: &Command) -> bool {
                 || w.starts_with('-')
                     && !w.starts_with("--")
                     && flag.len() == 2
-                    && w.contains(&flag[1..])
+                    && w.contains(flag.get(1..).unwrap_or_default())
         })
     };
     match command.program.as_str() {

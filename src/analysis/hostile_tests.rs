@@ -248,6 +248,10 @@ fn multi_byte_characters_beside_calls_and_quotes_do_not_panic() {
             "python3 -c 'os.system{s}(\"rm -rf ~\")'; rm -rf ~",
             "node -e 'x{s}(\"a\"); child_process.execSync(\"rm -rf ~\")'",
             "perl -e 'system({s}\"rm -rf ~\")'",
+            // The shell's option reader stepped one byte past each letter.
+            "sh -{s}c 'rm -rf ~'",
+            "bash -c{s}; rm -rf ~",
+            "bash -x{s}c 'rm -rf ~'",
         ] {
             let text = shape.replace("{s}", symbol);
             let (analysis, _) = judged_on_a_worker(text.clone(), None, None);

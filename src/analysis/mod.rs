@@ -469,6 +469,11 @@ impl Builder {
         Some(index)
     }
 
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "every index a builder hands out is that of a command it pushed; commands are only \
+                  renumbered once the walk is over"
+    )]
     pub(crate) fn get(&self, index: usize) -> &Command {
         &self.analysis.commands[index]
     }
@@ -595,7 +600,11 @@ impl Builder {
         });
         for stage in self.analysis.feeds.iter_mut().flatten() {
             for command in stage.iter_mut() {
-                *command = renumbered[*command];
+                // INVARIANT: feeds hold indexes of commands; `renumbered`
+                // has one entry per command.
+                #[expect(clippy::indexing_slicing, reason = "see the invariant above")]
+                let new = renumbered[*command];
+                *command = new;
             }
             stage.dedup();
         }
@@ -607,30 +616,29 @@ impl Builder {
     /// file it saved being executed.
     fn downloads_run(&mut self) {
         let commands = &self.analysis.commands;
-        let downloads = |stage: &Vec<usize>| {
-            stage.iter().any(|&i| executors::DOWNLOADERS.contains(&commands[i].program.as_str()))
+        let downloads =
+            |stage: &Vec<usize>| stage.iter().filter_map(|&i| commands.get(i)).any(is_downloader);
+        let runs = |stage: &Vec<usize>| {
+            stage.iter().filter_map(|&i| commands.get(i)).any(executors::runs_its_input)
         };
-        let runs =
-            |stage: &Vec<usize>| stage.iter().any(|&i| executors::runs_its_input(&commands[i]));
         let piped = self.analysis.feeds.iter().find(|stages| {
-            stages.iter().position(downloads).is_some_and(|at| stages[at + 1..].iter().any(runs))
+            stages
+                .iter()
+                .position(downloads)
+                .is_some_and(|at| stages.get(at + 1..).unwrap_or_default().iter().any(runs))
         });
         let planted_at = piped
-            .and_then(|stages| stages.iter().flatten().find_map(|&i| commands[i].planted.as_ref()))
+            .and_then(|stages| {
+                stages.iter().flatten().find_map(|&i| commands.get(i)?.planted.as_ref())
+            })
             .map(|at| format!(" ({at})"))
             .unwrap_or_default();
-        let mut saved: Vec<String> = commands
-            .iter()
-            .filter(|c| executors::DOWNLOADERS.contains(&c.program.as_str()))
-            .flat_map(files_written_by)
-            .collect();
+        let mut saved: Vec<String> =
+            commands.iter().filter(|c| is_downloader(c)).flat_map(files_written_by).collect();
         saved.extend(
             self.written_by
                 .iter()
-                .filter(|(from, _)| {
-                    from.iter()
-                        .any(|&i| executors::DOWNLOADERS.contains(&commands[i].program.as_str()))
-                })
+                .filter(|(from, _)| from.iter().filter_map(|&i| commands.get(i)).any(is_downloader))
                 .map(|(_, path)| path.clone()),
         );
         let saved_run = commands
@@ -664,13 +672,19 @@ fn executed_file(command: &Command) -> Option<String> {
     runs_a_file.then(|| command.positionals.first().cloned()).flatten()
 }
 
+fn is_downloader(command: &Command) -> bool {
+    executors::DOWNLOADERS.contains(&command.program.as_str())
+}
+
 /// Files a command writes, by its well-known options and positions.
 fn files_written_by(command: &Command) -> Vec<String> {
     let argv = &command.argv;
     let after = |flags: &[&str]| -> Vec<String> {
         argv.windows(2)
-            .filter(|w| flags.contains(&w[0].as_str()))
-            .map(|w| words::normalize_path(&w[1]))
+            .filter_map(|w| match w {
+                [flag, file] if flags.contains(&flag.as_str()) => Some(words::normalize_path(file)),
+                _ => None,
+            })
             .collect()
     };
     match command.program.as_str() {

@@ -96,15 +96,15 @@ impl Grammar {
     pub fn parse(&self, args: &[String]) -> Parsed {
         let mut parsed = Parsed { options: Vec::new(), positionals: Vec::new(), rest: args.len() };
         let mut at = 0;
-        while at < args.len() {
-            let word = args[at].as_str();
+        while let Some(word) = args.get(at) {
+            let word = word.as_str();
             at += 1;
             if word == "--" {
                 if self.stops_at_positional {
                     parsed.rest = at;
                     return parsed;
                 }
-                parsed.positionals.extend(args[at..].iter().cloned());
+                parsed.positionals.extend(args.get(at..).unwrap_or_default().iter().cloned());
                 return parsed;
             }
             if let Some(body) = word.strip_prefix("--") {
@@ -131,9 +131,9 @@ impl Grammar {
                 continue;
             }
             if word.len() > 1 && word.starts_with('-') {
-                let body = &word[1..];
+                let body = word.get(1..).unwrap_or_default();
                 for (offset, letter) in body.char_indices() {
-                    let rest = &body[offset + letter.len_utf8()..];
+                    let rest = body.get(offset + letter.len_utf8()..).unwrap_or_default();
                     if self.short_values.contains(letter) {
                         let value = if rest.is_empty() {
                             at += 1;

@@ -342,7 +342,10 @@ fn variables_set_by(command: &Command) -> VariablesSet {
     };
     let mut names: Vec<String> = vec!["_".to_owned()];
     match command.program.as_str() {
-        "printf" => names.extend(argv.windows(2).filter(|w| w[0] == "-v").map(|w| w[1].clone())),
+        "printf" => names.extend(argv.windows(2).filter_map(|w| match w {
+            [flag, name] if flag == "-v" => Some(name.clone()),
+            _ => None,
+        })),
         "read" | "mapfile" | "readarray" => {
             names.extend(argv.iter().skip(1).filter(identifier).cloned())
         }

@@ -58,8 +58,13 @@ pub(super) fn inline(builder: &mut Builder, command: &Command) {
         return;
     };
     let argv = &command.argv;
-    let mut texts: Vec<String> =
-        argv.windows(2).filter(|w| flags.contains(&w[0].as_str())).map(|w| w[1].clone()).collect();
+    let mut texts: Vec<String> = argv
+        .windows(2)
+        .filter_map(|w| match w {
+            [flag, text] if flags.contains(&flag.as_str()) => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
     texts.extend(argv.iter().filter_map(|w| {
         w.split_once('=').filter(|(name, _)| flags.contains(name)).map(|(_, v)| v.to_owned())
     }));

@@ -481,3 +481,172 @@ fn words_after_a_redirection_are_the_commands_arguments() {
     assert!(facts("{ echo hi; } > out.txt rm").contains(&Fact::Unparseable));
     assert!(facts("ls > out.txt").is_empty());
 }
+
+mod multi_byte_neighbours {
+    //! Multi-byte symbols (arrows, accents, emoji, zero-width and CJK
+    //! characters) glued to the syntax readers step over (brackets, quotes,
+    //! `$(`, backticks, back slashes), inside every kind of text the
+    //! analysis reads: an agent's hint, a Claude Code tool call and a file
+    //! written where it runs later. Whatever the mix, the analysis answers
+    //! and the default policy returns a verdict; and the noise never hides
+    //! a destructive command written before it.
+
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    use super::*;
+    use crate::{
+        hook::claude_code,
+        policy::{CompiledPolicy, PolicySource},
+        safety::evaluator::{Evaluation, StepFacts, Verdict, evaluate_step},
+    };
+
+    const SYMBOLS: [&str; 12] = [
+        "→",
+        "é",
+        "e\u{301}",
+        "😀",
+        "👩\u{200D}💻",
+        "\u{200B}",
+        "\u{FEFF}",
+        "日本",
+        "𝓍",
+        "ｒｍ",
+        "\u{202E}",
+        "ß",
+    ];
+
+    const SYNTAX: [&str; 24] = [
+        "(", ")", "[", "]", "{", "}", "'", "\"", "$(", "`", "\\", "${", "$'", "<<", "=", ";", "|",
+        "&&", "-", "--", ",", ":", "#", " ",
+    ];
+
+    const WORDS: [&str; 24] = [
+        "rm",
+        " -rf ",
+        "~",
+        "sh -c ",
+        "bash -",
+        "python3 -c ",
+        "node -e ",
+        "perl -e ",
+        "ruby -e ",
+        "php -r ",
+        "Command::new(\"x\")",
+        ".arg(",
+        "os.system(",
+        "eval ",
+        "xargs ",
+        "find . -exec ",
+        "git -c alias.x=!",
+        "env -S ",
+        "sudo ",
+        "powershell -Command ",
+        "cmd /c ",
+        "psql -c ",
+        "DROP TABLE t",
+        "\n",
+    ];
+
+    /// Files that run later, each read by its own reader.
+    const PLANTED_PATHS: [&str; 8] = [
+        ".git/hooks/pre-commit",
+        "Makefile",
+        ".github/workflows/ci.yml",
+        "package.json",
+        "Dockerfile",
+        "deploy.service",
+        ".bashrc",
+        "tools/run.sh",
+    ];
+
+    /// A symbol glued before or after a piece of syntax.
+    fn glued() -> impl Strategy<Value = String> {
+        (prop::sample::select(&SYMBOLS[..]), prop::sample::select(&SYNTAX[..]), any::<bool>())
+            .prop_map(
+                |(symbol, syntax, first)| {
+                    if first { format!("{symbol}{syntax}") } else { format!("{syntax}{symbol}") }
+                },
+            )
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![3 => glued(), 2 => prop::sample::select(&WORDS[..]).prop_map(str::to_owned)];
+        prop::collection::vec(piece, 1..40).prop_map(|pieces| pieces.concat())
+    }
+
+    /// The shipped default policy, compiled once for every case.
+    fn default_policy() -> &'static CompiledPolicy {
+        static POLICY: std::sync::LazyLock<CompiledPolicy> = std::sync::LazyLock::new(|| {
+            CompiledPolicy::compile(&[PolicySource {
+                path: "default.toml".into(),
+                text: include_str!("../../policies/default.toml").into(),
+            }])
+            .unwrap()
+        });
+        &POLICY
+    }
+
+    /// The default policy's evaluation of `text` (writing `write`, as a new
+    /// file).
+    fn evaluation(policy: &CompiledPolicy, text: &str, write: Option<&FileWrite>) -> Evaluation {
+        let folder = WorkingFolder::Project;
+        let action = Action { text, write, folder: &folder, files: &NoCurrentFiles };
+        assert!(analyze_action(&action).is_ok(), "{text:?} is within the limits");
+        let facts = StepFacts {
+            agent: "a",
+            hint: text,
+            outcome: None,
+            step: 1,
+            max_steps: 50,
+            agent_risk: None,
+            folder: &folder,
+            write,
+            files: &NoCurrentFiles,
+        };
+        evaluate_step(policy, &facts)
+    }
+
+    /// A verdict came back, and one that holds the action says why.
+    fn assert_explained(evaluation: &Evaluation, text: &str) {
+        assert!(
+            evaluation.verdict == Verdict::Continue
+                || evaluation.reason.as_ref().is_some_and(|reason| !reason.is_empty()),
+            "{text:?}: {:?} without a reason",
+            evaluation.verdict
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn every_reader_answers_whatever_symbols_sit_beside_its_syntax(
+            text in text(),
+            path in prop::sample::select(&PLANTED_PATHS[..]),
+        ) {
+            let policy = default_policy();
+            assert_explained(&evaluation(policy, &text, None), &text);
+            let payloads = [
+                json!({"session_id": "s", "tool_name": "Bash", "tool_input": {"command": text}}),
+                json!({"session_id": "s", "tool_name": "mcp__db__query", "tool_input": {"sql": text}}),
+                json!({"session_id": "s", "tool_name": "Write", "tool_input": {"file_path": path, "content": text}}),
+            ];
+            for payload in payloads {
+                let call = claude_code::parse(payload.to_string().as_bytes()).unwrap();
+                let write = claude_code::file_write(&call);
+                let action = claude_code::action_text(&call);
+                assert_explained(&evaluation(policy, &action, write.as_ref()), &action);
+            }
+            let shebang = format!("#!/bin/sh\n{text}\n");
+            let write = FileWrite { path: path.to_owned(), change: Change::Whole(shebang) };
+            assert_explained(&evaluation(policy, &format!("write_file {path}"), Some(&write)), &text);
+        }
+
+        #[test]
+        fn symbols_after_a_destructive_command_never_let_it_through(noise in text()) {
+            let text = format!("rm -rf ~; {noise}");
+            prop_assert_ne!(evaluation(default_policy(), &text, None).verdict, Verdict::Continue, "{:?}", text);
+        }
+    }
+}

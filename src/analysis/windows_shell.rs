@@ -117,7 +117,7 @@ pub(super) fn dialect_of(text: &str) -> Option<Dialect> {
     let switch = lower.split_whitespace().any(|w| {
         w.starts_with('/')
             && (2..=3).contains(&w.len())
-            && w[1..].chars().all(|c| c.is_ascii_alphabetic() || c == '?')
+            && w.get(1..).unwrap_or_default().chars().all(|c| c.is_ascii_alphabetic() || c == '?')
     });
     let cmd_form = lower.matches('%').count() >= 2 || switch || lower.contains(":\\");
     (cmd_builtin && cmd_form || lower.contains("%userprofile%") || lower.contains("%appdata%"))
@@ -233,7 +233,7 @@ fn statement(
 /// `iex 'TEXT'` runs TEXT as PowerShell; without a literal (`iex $x`, or
 /// fed by a pipe) what it runs is not known here.
 fn evaluate(builder: &mut Builder, words: &[String], via: Option<&str>) -> Option<usize> {
-    let name = super::command::base_name(&words[0]);
+    let name = super::command::base_name(words.first()?);
     let index =
         builder.command(Command::new(vec![name.clone()], false, false, via.map(str::to_owned)))?;
     let text: Vec<&str> = words
@@ -276,7 +276,7 @@ fn start_process(
         }
     }
     let index = builder.command(Command::new(
-        vec![super::command::base_name(&words[0])],
+        vec![super::command::base_name(words.first()?)],
         false,
         false,
         via.map(str::to_owned),
@@ -405,8 +405,8 @@ pub(super) fn decode_encoded_command(encoded: &str) -> Option<String> {
     if bytes.len() % 2 != 0 {
         return None;
     }
-    let units: Vec<u16> =
-        bytes.chunks_exact(2).map(|pair| u16::from_le_bytes([pair[0], pair[1]])).collect();
+    let (pairs, _) = bytes.as_chunks::<2>();
+    let units: Vec<u16> = pairs.iter().map(|&pair| u16::from_le_bytes(pair)).collect();
     String::from_utf16(&units).ok()
 }
 
@@ -425,16 +425,19 @@ pub(super) fn script_of(command: &Command) -> Option<(Dialect, String)> {
                     || w.eq_ignore_ascii_case("/k")
                     || w.eq_ignore_ascii_case("/r")
             })?;
-            Some((Dialect::Cmd, argv[at + 1..].join(" ")))
+            Some((Dialect::Cmd, argv.get(at + 1..).unwrap_or_default().join(" ")))
         }
         "powershell" | "pwsh" => {
             let mut at = 1;
-            while at < argv.len() {
-                let word = argv[at].to_ascii_lowercase();
+            while let Some(word) = argv.get(at) {
+                let word = word.to_ascii_lowercase();
                 let name = word.trim_start_matches(['-', '/']);
                 if !word.starts_with(['-', '/']) {
                     // The first word that is no parameter starts the command.
-                    return Some((Dialect::PowerShell, argv[at..].join(" ")));
+                    return Some((
+                        Dialect::PowerShell,
+                        argv.get(at..).unwrap_or_default().join(" "),
+                    ));
                 }
                 if name.len() >= 2 && "encodedcommand".starts_with(name)
                     || name == "ec"
@@ -449,7 +452,10 @@ pub(super) fn script_of(command: &Command) -> Option<(Dialect, String)> {
                     ));
                 }
                 if !name.is_empty() && "command".starts_with(name) {
-                    return Some((Dialect::PowerShell, argv[at + 1..].join(" ")));
+                    return Some((
+                        Dialect::PowerShell,
+                        argv.get(at + 1..).unwrap_or_default().join(" "),
+                    ));
                 }
                 // Parameters with a value: -File, -ExecutionPolicy, -WindowStyle…
                 let with_value = [

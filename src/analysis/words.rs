@@ -296,18 +296,24 @@ pub fn decode_ansi_c(body: &str) -> String {
     let chars: Vec<char> = body.chars().collect();
     let mut i = 0;
     let number = |from: usize, max: usize, radix: u32| -> (Option<u32>, usize) {
-        let digits: String =
-            chars[from..].iter().take(max).take_while(|c| c.is_digit(radix)).collect();
+        let digits: String = chars
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .take(max)
+            .take_while(|c| c.is_digit(radix))
+            .collect();
         (u32::from_str_radix(&digits, radix).ok(), digits.len())
     };
-    while i < chars.len() {
-        let c = chars[i];
+    while let Some(&c) = chars.get(i) {
         i += 1;
-        if c != '\\' || i >= chars.len() {
-            out.push(c);
-            continue;
-        }
-        let escape = chars[i];
+        let escape = match chars.get(i) {
+            Some(&escape) if c == '\\' => escape,
+            _ => {
+                out.push(c);
+                continue;
+            }
+        };
         i += 1;
         let simple = match escape {
             'n' => Some('\n'),
@@ -358,9 +364,9 @@ fn expand_braces(pieces: &[(char, Quoting)]) -> Vec<Pieces> {
     let mut out = Vec::new();
     let mut start = open + 1;
     for end in commas.into_iter().chain(std::iter::once(close)) {
-        let mut word: Pieces = pieces[..open].to_vec();
-        word.extend_from_slice(&pieces[start..end]);
-        word.extend_from_slice(&pieces[close + 1..]);
+        let mut word: Pieces = pieces.get(..open).unwrap_or_default().to_vec();
+        word.extend_from_slice(pieces.get(start..end).unwrap_or_default());
+        word.extend_from_slice(pieces.get(close + 1..).unwrap_or_default());
         out.extend(expand_braces(&word));
         if out.len() > MAX_EXPANSIONS {
             break;
@@ -373,7 +379,7 @@ fn expand_braces(pieces: &[(char, Quoting)]) -> Vec<Pieces> {
 /// The first unquoted `{…}` holding an unquoted comma at its own level:
 /// where it opens, closes, and its commas.
 fn first_brace_group(pieces: &[(char, Quoting)]) -> Option<(usize, usize, Vec<usize>)> {
-    let unquoted = |i: usize, c: char| pieces[i].0 == c && pieces[i].1 == Quoting::Unquoted;
+    let unquoted = |i: usize, c: char| pieces.get(i) == Some(&(c, Quoting::Unquoted));
     for open in (0..pieces.len()).filter(|&i| unquoted(i, '{')) {
         // Unbalanced braces rescan the rest of the word from each one.
         if !budget::work(pieces.len() - open) {
@@ -512,7 +518,7 @@ fn windows_folder(path: &str) -> Option<String> {
                         .get(open.len()..open.len() + name.len())
                         .is_some_and(|n| n.eq_ignore_ascii_case(name))
                     && written.ends_with(close);
-                let rest = &path[length..];
+                let rest = path.get(length..).unwrap_or_default();
                 // `$env:HOMEx` is another variable.
                 (matches && (!close.is_empty() || rest.is_empty() || rest.starts_with(['\\', '/'])))
                     .then(|| format!("{folder}{rest}"))
@@ -528,17 +534,15 @@ fn windows_folder(path: &str) -> Option<String> {
 /// these (a POSIX path, or no path).
 fn windows_form(path: &str) -> Option<String> {
     let bytes = path.as_bytes();
-    let drive = bytes.len() >= 2
-        && bytes[0].is_ascii_alphabetic()
-        && bytes[1] == b':'
-        && (bytes.len() == 2 || matches!(bytes[2], b'\\' | b'/'));
+    let drive = matches!(bytes, [letter, b':', rest @ ..]
+        if letter.is_ascii_alphabetic() && matches!(rest.first(), None | Some(b'\\' | b'/')));
     if !drive && !path.contains(['%', '$', '\\']) {
         return None;
     }
     let variable = path.starts_with(['%', '$']).then(|| windows_folder(path)).flatten();
     let converted = match variable {
         Some(resolved) => resolved,
-        None if drive => match &path[2..] {
+        None if drive => match path.get(2..).unwrap_or_default() {
             "" => "/".to_owned(),
             rest => rest.to_owned(),
         },

@@ -150,7 +150,8 @@ pub fn assemble(config: &Config, start: Start) -> Result<Assembled, AssembleErro
         Router::new(Registry::default(), surface, Limits::default(), capabilities(mode.name()))
             .with_sources(index, vec![downstreams.clone() as Arc<dyn OperationSource>])
             .with_session_ends(session_ends)
-            .with_facts(Arc::new(LoopFacts(loop_core.clone())));
+            .with_facts(Arc::new(LoopFacts(loop_core.clone())))
+            .with_own_failures(loop_core.clone());
     let compiled = match start {
         Start::Now => {
             reloader.record_loaded();

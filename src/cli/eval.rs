@@ -101,7 +101,11 @@ pub(super) fn run(args: EvalArgs) -> ExitCode {
         return if printed { ExitCode::SUCCESS } else { ExitCode::from(1) };
     }
 
-    println!("policy: {} (sha256 {})", policy.provenance(), &policy.hash()[..16]);
+    println!(
+        "policy: {} (sha256 {})",
+        policy.provenance(),
+        policy.hash().get(..16).unwrap_or_default()
+    );
     let sections = policy.sections_for(&settings);
     println!(
         "agent:  {} (maxAutonomousSteps {}, riskTolerance {}{})",
@@ -160,7 +164,8 @@ fn explain(analysis: &Analysis) {
             .iter()
             .map(|s| {
                 s.iter()
-                    .map(|&i| analysis.commands[i].program.clone())
+                    .filter_map(|&i| analysis.commands.get(i))
+                    .map(|command| command.program.clone())
                     .collect::<Vec<_>>()
                     .join("+")
             })

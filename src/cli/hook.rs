@@ -2,12 +2,12 @@
 //! the payload on stdin, evaluates the tool call with the same policy and
 //! state as the server (a blocked agent stays blocked here too), writes
 //! the same audit rows, and answers on stdout. Any failure of its own —
-//! unreadable payload, configuration or state — is a deny: it fails
-//! closed. So is running out of time: Claude Code lets the tool run when
-//! it kills a hook that took too long, so the hook answers deny at its own
-//! deadline (`--timeout`), whatever it is waiting for (a payload that never
-//! ends, a locked state file, a human), and waits for approvals no longer
-//! than the deadline allows.
+//! unreadable payload, configuration or state, or a panic (audited) — is a
+//! deny: it fails closed. So is running out of time: Claude Code lets the
+//! tool run when it kills a hook that took too long, so the hook answers
+//! deny at its own deadline (`--timeout`), whatever it is waiting for (a
+//! payload that never ends, a locked state file, a human), and waits for
+//! approvals no longer than the deadline allows.
 
 use std::{
     io::{Read, Write},
@@ -24,7 +24,7 @@ use crate::{
     diagnostics::Diagnostic,
     gate::Gate,
     hook::{
-        claude_code::{self, MAX_PAYLOAD_BYTES, PayloadError},
+        claude_code::{self, Attempt, MAX_PAYLOAD_BYTES, PayloadError},
         claude_settings::MARGIN_SECS,
         identity,
     },
@@ -45,18 +45,7 @@ pub(super) fn run(args: HookArgs) -> ExitCode {
         watchdog.give(&claude_code::deny(&format!("safety-dongle did not decide within its deadline of {deadline} s, so this tool call is refused")));
         std::process::exit(0);
     });
-    // A panic is a failure of the hook's own: Claude Code runs the tool
-    // when a hook exits without an answer, so it is a deny like any other.
-    let decided = match std::panic::catch_unwind(|| decide(&args)) {
-        Ok(Ok(decided)) => decided,
-        Ok(Err(reason)) => claude_code::deny(&format!(
-            "safety-dongle could not evaluate this tool call, so it is refused: {reason}"
-        )),
-        Err(_) => claude_code::deny(
-            "safety-dongle failed while evaluating this tool call, so it is refused",
-        ),
-    };
-    answer.give(&decided);
+    answer.give(&claude_code::answer_failing_closed(|attempt| decide(&args, attempt)));
     ExitCode::SUCCESS
 }
 
@@ -92,7 +81,9 @@ enum HookFailure {
     Runtime(#[source] std::io::Error),
 }
 
-fn decide(args: &HookArgs) -> Result<serde_json::Value, HookFailure> {
+/// Decides on the tool call on stdin, naming the `attempt` as soon as
+/// there is a loop to audit its refusal in.
+fn decide(args: &HookArgs, attempt: &mut Option<Attempt>) -> Result<Value, HookFailure> {
     let mut payload = Vec::new();
     std::io::stdin()
         .take(MAX_PAYLOAD_BYTES as u64 + 1)
@@ -105,7 +96,8 @@ fn decide(args: &HookArgs) -> Result<serde_json::Value, HookFailure> {
     }
     let wait_allowed = args.timeout.saturating_sub(MARGIN_SECS);
     config.verifier.approval_timeout_secs = config.verifier.approval_timeout_secs.min(wait_allowed);
-    let gate = Gate::new(Arc::new(build_loop_core(&config)?));
+    let core = Arc::new(build_loop_core(&config)?);
+    let gate = Gate::new(core.clone());
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -120,12 +112,14 @@ fn decide(args: &HookArgs) -> Result<serde_json::Value, HookFailure> {
         .agent
         .clone()
         .unwrap_or_else(|| identity::default_agent("claude-code", project.as_deref()));
-    let decision = runtime.block_on(gate.decide(
-        &context,
-        &agent,
-        &claude_code::action_text(&call),
-        write.as_ref(),
-    ));
+    let action = claude_code::action_text(&call);
+    *attempt = Some(Attempt {
+        core,
+        agent: agent.clone(),
+        session: context.session_id.clone(),
+        action: action.clone(),
+    });
+    let decision = runtime.block_on(gate.decide(&context, &agent, &action, write.as_ref()));
     // This process is the hook call's whole session: a request it raised
     // that nobody answered in time can no longer be collected.
     gate.session_ended(None);

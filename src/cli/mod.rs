@@ -11,6 +11,8 @@ mod check;
 mod demo;
 mod eval;
 mod hook;
+#[cfg(test)]
+mod panic_tests;
 mod policy;
 mod reload;
 mod replay;

@@ -80,7 +80,7 @@ pub(super) fn push(args: PolicyPushArgs) -> ExitCode {
         let version = central::push(tx, hash, &policy.stored_sources(), this_machine(), now)?;
         let message = format!(
             "The central policy is now version {version} (sha256 {}, from {files}), pushed from {}",
-            &hash[..16],
+            hash.get(..16).unwrap_or_default(),
             this_machine()
         );
         audit::append(
@@ -147,8 +147,16 @@ pub(super) fn diff_files(args: PolicyDiffArgs) -> ExitCode {
 }
 
 fn print_diff(found: &PolicyDiff) {
-    println!("old: {} (sha256 {})", found.old.sources.join(", "), &found.old.sha256[..16]);
-    println!("new: {} (sha256 {})", found.new.sources.join(", "), &found.new.sha256[..16]);
+    println!(
+        "old: {} (sha256 {})",
+        found.old.sources.join(", "),
+        found.old.sha256.get(..16).unwrap_or_default()
+    );
+    println!(
+        "new: {} (sha256 {})",
+        found.new.sources.join(", "),
+        found.new.sha256.get(..16).unwrap_or_default()
+    );
     let none = || "none".to_owned();
     for change in &found.settings {
         println!(

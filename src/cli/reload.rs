@@ -248,8 +248,11 @@ impl Reloader {
                 .get(name)
                 .is_some_and(|old| old.file == adapter.file && old.content == adapter.content)
         };
-        let changed: Vec<AdapterDefinition> =
-            adapters.iter().filter(|a| !unchanged(&a.name, &fresh[&a.name])).cloned().collect();
+        let changed: Vec<AdapterDefinition> = adapters
+            .iter()
+            .filter(|a| fresh.get(&a.name).is_none_or(|f| !unchanged(&a.name, f)))
+            .cloned()
+            .collect();
         let gone: Vec<String> =
             loaded.adapters.keys().filter(|name| !fresh.contains_key(*name)).cloned().collect();
         if changed.is_empty() && gone.is_empty() {
@@ -289,7 +292,10 @@ impl Reloader {
                 NotificationKind::Status,
                 "policy",
                 "loaded",
-                format!("The policy was reloaded: now {} (from {files})", &hash[..16]),
+                format!(
+                    "The policy was reloaded: now {} (from {files})",
+                    hash.get(..16).unwrap_or_default()
+                ),
             ));
         }
         if !report.adapters.is_empty() {

@@ -79,7 +79,7 @@ fn print_report(report: &ReplayReport) {
     println!(
         "candidate: {} (sha256 {})",
         report.policy.sources.join(", "),
-        &report.policy.sha256[..16]
+        report.policy.sha256.get(..16).unwrap_or_default()
     );
     println!(
         "replayed {} of {} recorded actions ({} judged again with the policy that decided them, {} compared with the recorded decision)",

@@ -97,7 +97,7 @@ pub(super) fn run(args: ConfigArg) -> ExitCode {
             println!(
                 "central policy: version {} (sha256 {}) from {}, pushed {} from {}",
                 row.version,
-                &row.hash[..16.min(row.hash.len())],
+                row.hash.get(..16.min(row.hash.len())).unwrap_or_default(),
                 terminal_text(&files),
                 rfc3339(row.pushed_at),
                 terminal_text(&row.machine)

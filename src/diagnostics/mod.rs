@@ -88,14 +88,24 @@ impl SourceFile {
     pub fn at(&self, span: Range<usize>, message: impl Into<String>) -> Diagnostic {
         let offset = self.char_boundary(span.start.min(self.text.len()));
         let line = self.line_starts.partition_point(|&start| start <= offset);
-        let line_start = self.line_starts[line - 1];
+        let line_start = line
+            .checked_sub(1)
+            .and_then(|before| self.line_starts.get(before))
+            .copied()
+            .unwrap_or(0);
         let line_end = self.line_starts.get(line).map_or(self.text.len(), |next| next - 1);
         Diagnostic {
             file: self.path.clone(),
             line,
-            col: self.text[line_start..offset].chars().count() + 1,
+            col: self.text.get(line_start..offset).unwrap_or_default().chars().count() + 1,
             message: message.into(),
-            source_line: Some(self.text[line_start..line_end].trim_end_matches('\r').to_owned()),
+            source_line: Some(
+                self.text
+                    .get(line_start..line_end)
+                    .unwrap_or_default()
+                    .trim_end_matches('\r')
+                    .to_owned(),
+            ),
         }
     }
 

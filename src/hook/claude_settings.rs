@@ -100,9 +100,8 @@ pub fn dongle_hooks(settings: &Value) -> Result<Vec<HookEntry>, SettingsError> {
 fn runs_the_hook(command: &str) -> bool {
     let words: Vec<&str> = command.split_whitespace().collect();
     words.windows(3).any(|w| {
-        w[0].rsplit('/').next().is_some_and(|program| program.starts_with("safety-dongle"))
-            && w[1] == "hook"
-            && w[2] == "claude-code"
+        matches!(w, [program, "hook", "claude-code"]
+            if program.rsplit('/').next().is_some_and(|name| name.starts_with("safety-dongle")))
     })
 }
 
@@ -113,7 +112,7 @@ fn flag_value<'a>(command: &'a str, flag: &str) -> Option<&'a str> {
     for (i, word) in words.iter().enumerate() {
         match word.strip_prefix(flag) {
             Some("") => return Some(words.get(i + 1).copied().unwrap_or("")),
-            Some(rest) if rest.starts_with('=') => return Some(&rest[1..]),
+            Some(rest) if rest.starts_with('=') => return Some(rest.get(1..).unwrap_or_default()),
             _ => {}
         }
     }

@@ -138,8 +138,12 @@ fn rules(old: &CompiledPolicy, new: &CompiledPolicy, result: &mut PolicyDiff) {
                 what: changes(&old.rule(o).action, &new.rule(n).action),
             });
         }
-        result.removed.extend(unmatched_old[paired..].iter().map(|&o| RuleRef::of(old, o)));
-        result.added.extend(unmatched_new[paired..].iter().map(|&n| RuleRef::of(new, n)));
+        result.removed.extend(
+            unmatched_old.get(paired..).unwrap_or_default().iter().map(|&o| RuleRef::of(old, o)),
+        );
+        result.added.extend(
+            unmatched_new.get(paired..).unwrap_or_default().iter().map(|&n| RuleRef::of(new, n)),
+        );
     }
     for (rule_key, new_indices) in &new_rules {
         if !old_rules.contains_key(rule_key) {

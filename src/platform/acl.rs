@@ -179,8 +179,8 @@ fn sections(sddl: &str) -> Result<Vec<(char, &str)>, SddlError> {
                 _ => {}
             }
         }
-        found.push((tag, &body[..end]));
-        rest = &body[end..];
+        found.push((tag, body.get(..end).unwrap_or_default()));
+        rest = body.get(end..).unwrap_or_default();
     }
     Ok(found)
 }
@@ -190,11 +190,13 @@ fn parse_dacl(value: &str) -> Result<Option<Vec<Ace>>, SddlError> {
     let Some(start) = value.find('(') else {
         return if value.contains("NO_ACCESS_CONTROL") { Ok(None) } else { Ok(Some(Vec::new())) };
     };
-    if value[..start].contains("NO_ACCESS_CONTROL") {
+    if value.get(..start).unwrap_or_default().contains("NO_ACCESS_CONTROL") {
         return Ok(None);
     }
     let mut aces = Vec::new();
-    for entry in value[start..].split(')').map(str::trim).filter(|e| !e.is_empty()) {
+    for entry in
+        value.get(start..).unwrap_or_default().split(')').map(str::trim).filter(|e| !e.is_empty())
+    {
         let entry = entry
             .strip_prefix('(')
             .ok_or_else(|| SddlError(format!("entry '{entry}' does not start with '('")))?;

@@ -348,6 +348,10 @@ impl CompiledPolicy {
         &self.notes
     }
 
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "a rule index is only ever made by this policy's pattern set, one per rule"
+    )]
     pub fn rule(&self, index: usize) -> &Rule {
         &self.rules[index]
     }
@@ -524,8 +528,9 @@ impl CompiledPolicy {
             return None;
         }
         let is_auto = |index: usize| {
-            let rule = &self.rules[index];
-            rule.action == RuleAction::AutoApprove && self.applies(rule, settings)
+            self.rules.get(index).is_some_and(|rule| {
+                rule.action == RuleAction::AutoApprove && self.applies(rule, settings)
+            })
         };
         (0..analysis.commands.len()).map(|command| prepared.covering(command, is_auto)).collect()
     }
@@ -737,6 +742,10 @@ impl Builder {
 
     /// Compiles every rule's pattern into one set; `None` with an error
     /// per bad pattern, at the pattern.
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "the pattern set is built from these rules, one pattern and one location per rule, so every index it reports names one"
+    )]
     fn compile_patterns(&self, errors: &mut Vec<Diagnostic>) -> Option<PatternSet> {
         let located =
             |index: usize, message: String| Diagnostic { message, ..self.locations[index].clone() };
@@ -762,6 +771,10 @@ impl Builder {
         (errors.len() == before).then_some(patterns)
     }
 
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "the pattern set is built from these rules, one pattern and one location per rule, so every index it reports names one"
+    )]
     fn finish(
         self,
         patterns: PatternSet,

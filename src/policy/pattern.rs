@@ -249,6 +249,10 @@ struct GlobIndex {
 
 impl GlobIndex {
     /// The written globs that match `subject` (lower case), ascending.
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "written has one entry per glob the set was built from"
+    )]
     fn matches(&self, subject: &str) -> Vec<usize> {
         // globset answers ascending, and a written glob's parts are given
         // one after another.
@@ -275,14 +279,18 @@ fn expand_braces(glob: &str) -> Option<Vec<String>> {
         return None;
     }
     let Some(open) = glob.find('{') else { return Some(vec![glob.to_owned()]) };
-    let close = open + glob[open..].find('}')?;
-    let choices = &glob[open + 1..close];
+    let close = open + glob.get(open..).unwrap_or_default().find('}')?;
+    let choices = glob.get(open + 1..close).unwrap_or_default();
     if choices.contains('{') {
         return None;
     }
     let mut all = Vec::new();
     for choice in choices.split(',') {
-        all.extend(expand_braces(&format!("{}{choice}{}", &glob[..open], &glob[close + 1..]))?);
+        all.extend(expand_braces(&format!(
+            "{}{choice}{}",
+            glob.get(..open).unwrap_or_default(),
+            glob.get(close + 1..).unwrap_or_default()
+        ))?);
         if all.len() > MAX_ALTERNATIVES {
             return None;
         }
@@ -398,8 +406,8 @@ fn is_keyword_char(c: char) -> bool {
 /// into words would cut in two.
 fn brace_group_with_spaces(source: &str) -> Option<&str> {
     let open = source.find('{')?;
-    let close = open + source[open..].find('}')?;
-    let group = &source[open..=close];
+    let close = open + source.get(open..).unwrap_or_default().find('}')?;
+    let group = source.get(open..=close).unwrap_or_default();
     group.contains(char::is_whitespace).then_some(group)
 }
 
@@ -444,7 +452,7 @@ fn refuse_shell_word(word: &str) -> Result<(), PatternError> {
     if quoted {
         return Err(PatternError(format!(
             "'{word}': patterns match the words a program receives, quotes already removed: write `{}`",
-            &word[1..word.len() - 1]
+            word.get(1..word.len() - 1).unwrap_or_default()
         )));
     }
     let redirection =
@@ -506,7 +514,7 @@ fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern
     let flags_of = |word: &str, subcommand: &Option<String>| {
         pattern_flags(literal_program.as_deref().unwrap_or(""), subcommand.as_deref(), word)
     };
-    for word in &words[1..] {
+    for word in words.get(1..).unwrap_or_default() {
         if *word == "*" || *word == "**" {
             continue;
         }
@@ -587,6 +595,10 @@ impl CommandPattern {
 impl PatternSet {
     /// Compiles every pattern; on failure, every pattern that failed, by
     /// index.
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "every glob index was handed out by scratch while compiling, and the owner tables are sized by scratch"
+    )]
     pub fn new<'a>(
         patterns: impl IntoIterator<Item = (&'a str, PatternKind)>,
     ) -> Result<Self, Vec<(usize, PatternError)>> {
@@ -671,6 +683,10 @@ impl PatternSet {
 
     /// Looks every word of `analysis` up once, for [`Prepared::matches`]
     /// and [`Prepared::covering`].
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "globs index the owner tables built beside them by new; a word indexes table.hits, as lookup returned it"
+    )]
     pub fn prepare<'a>(&'a self, analysis: &'a Analysis) -> Prepared<'a> {
         let mut table = WordTable::default();
         let commands = analysis
@@ -759,10 +775,18 @@ impl Bits {
         Self(vec![0; size.div_ceil(64)])
     }
 
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "a bit is a glob index below the size the set was made for"
+    )]
     fn set(&mut self, bit: usize) {
         self.0[bit / 64] |= 1 << (bit % 64);
     }
 
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "a bit is a glob index below the size the set was made for"
+    )]
     fn has(&self, bit: usize) -> bool {
         self.0[bit / 64] & (1 << (bit % 64)) != 0
     }
@@ -795,6 +819,10 @@ pub struct Prepared<'a> {
 
 impl Prepared<'_> {
     /// For every pattern, what it matched in the analysis (if anything).
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "commands holds one entry per command of the analysis, owners index compiled and words index word_hits: all built together by prepare"
+    )]
     pub fn matches(&self) -> Vec<Option<Subject>> {
         let set = self.set;
         let analysis = self.analysis;
@@ -856,6 +884,10 @@ impl Prepared<'_> {
         hits
     }
 
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "path globs index path_owners and path_sources, owners index compiled: all built together by PatternSet::new"
+    )]
     fn match_paths(&self, hits: &mut [Option<Subject>]) {
         let set = self.set;
         if set.path_sources.is_empty() {
@@ -906,12 +938,20 @@ impl Prepared<'_> {
 
     /// The autoApprove pattern among `allowed` that covers the command at
     /// `index`.
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "commands holds one entry per command of the analysis, owners index compiled and words index word_hits: all built together by prepare"
+    )]
     pub fn covering(&self, index: usize, allowed: impl Fn(usize) -> bool) -> Option<usize> {
         self.commands[index].candidates.iter().copied().filter(|&owner| allowed(owner)).find(|&owner| {
             matches!(&self.set.compiled[owner], Compiled::Command(pattern) if self.command_matches(pattern, index))
         })
     }
 
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "commands holds one entry per command of the analysis, owners index compiled and words index word_hits: all built together by prepare"
+    )]
     fn command_matches(&self, pattern: &CommandPattern, index: usize) -> bool {
         let command = &self.analysis.commands[index];
         let words = &self.commands[index];
@@ -950,7 +990,10 @@ impl Prepared<'_> {
             if !arguments.next().is_some_and(|subcommand| matches(subcommand, first)) {
                 return false;
             }
-            return pattern.positionals[1..]
+            return pattern
+                .positionals
+                .get(1..)
+                .unwrap_or_default()
                 .iter()
                 .all(|&wanted| arguments.any(|a| matches(a, wanted)));
         }
@@ -959,6 +1002,10 @@ impl Prepared<'_> {
 
     /// Whether a [`Compiled::Text`] glob matches the command at `index`:
     /// its program or operation name, a flag, an argument or a value.
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "commands holds one entry per command of the analysis, owners index compiled and words index word_hits: all built together by prepare"
+    )]
     fn text_matches(&self, program: usize, word: usize, index: usize) -> bool {
         let words = &self.commands[index];
         words.programs.binary_search(&program).is_ok()

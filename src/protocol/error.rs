@@ -495,6 +495,10 @@ impl AqlError {
     /// request when it is one), which waits on, until the request closes
     /// at `closes_at`. The spec's fields for what to send again are added
     /// by [`Self::to_repeat`].
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "pending is a JSON object built here: indexing it inserts a key"
+    )]
     pub fn confirmation_pending(
         approval_id: &str,
         closes_at: &str,

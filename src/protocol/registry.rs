@@ -531,6 +531,13 @@ pub trait SessionEnds: Send + Sync {
     fn session_ended(&self, session: Option<&str>);
 }
 
+/// Where a failure of the server's own while answering a request (a panic)
+/// is recorded: the request is refused, and the log says so.
+pub trait OwnFailures: Send + Sync {
+    /// Answering `operation` (a batch: `batch`) for `call` failed.
+    fn request_failed(&self, call: &CallContext, operation: &str);
+}
+
 /// What the server reports about itself as data in introspection's
 /// `_protocol` (the safety loop's defaults), read when asked, so what it
 /// says is what is in force now.
@@ -555,10 +562,11 @@ pub mod testing {
     use super::*;
     use crate::protocol::selection::FieldPresets;
 
-    /// An operation that answers `{}`.
-    pub struct Inert(pub OperationSpec);
+    /// An operation that answers what its function returns (or panics
+    /// as it does).
+    pub struct Scripted(pub OperationSpec, pub fn() -> OperationResult);
 
-    impl Operation for Inert {
+    impl Operation for Scripted {
         fn spec(&self) -> &OperationSpec {
             &self.0
         }
@@ -569,25 +577,40 @@ pub mod testing {
             _call: &'a CallContext,
             _params: Params,
         ) -> OperationFuture<'a> {
-            Box::pin(std::future::ready(Ok(json!({}))))
+            let answer = self.1;
+            Box::pin(async move { answer() })
         }
     }
 
-    /// An inert `name` in `category`, from `source` (`None`: built in).
+    /// An inert `name` (it answers `{}`) in `category`, from `source`
+    /// (`None`: built in).
     pub fn inert(name: &str, category: Category, source: Option<&str>) -> Arc<dyn Operation> {
-        Arc::new(Inert(OperationSpec {
-            name: name.into(),
-            category,
-            description: String::new(),
-            params: Vec::new(),
-            returns: ReturnType { name: "T", kind: "object", description: "" },
-            examples: Vec::new(),
-            source: source.map(str::to_owned),
-            origin: None,
-            danger_level: None,
-            lifecycle: None,
-            field_presets: FieldPresets::default(),
-        }))
+        scripted(name, category, source, || Ok(json!({})))
+    }
+
+    /// `name` in `category`, from `source`, answering what `answer` returns.
+    pub fn scripted(
+        name: &str,
+        category: Category,
+        source: Option<&str>,
+        answer: fn() -> OperationResult,
+    ) -> Arc<dyn Operation> {
+        Arc::new(Scripted(
+            OperationSpec {
+                name: name.into(),
+                category,
+                description: String::new(),
+                params: Vec::new(),
+                returns: ReturnType { name: "T", kind: "object", description: "" },
+                examples: Vec::new(),
+                source: source.map(str::to_owned),
+                origin: None,
+                danger_level: None,
+                lifecycle: None,
+                field_presets: FieldPresets::default(),
+            },
+            answer,
+        ))
     }
 }
 

@@ -8,8 +8,9 @@
 //! downstream servers) update; a request that names an operation not yet
 //! known, or asks `introspect`, first lets every source finish starting.
 
-use std::sync::Arc;
+use std::{panic::AssertUnwindSafe, sync::Arc};
 
+use futures::FutureExt;
 use serde_json::{Map, Value};
 
 use super::{
@@ -18,8 +19,8 @@ use super::{
     error::AqlError,
     limits::Limits,
     registry::{
-        CallContext, OperationIndex, OperationResult, OperationSource, Registry, ServerFacts,
-        SessionEnds,
+        CallContext, OperationIndex, OperationResult, OperationSource, OwnFailures, Registry,
+        ServerFacts, SessionEnds,
     },
     request::{operation_name, resolve_params},
     selection::take_selection,
@@ -41,6 +42,7 @@ pub struct Router {
     capabilities: Map<String, Value>,
     session_ends: Vec<Arc<dyn SessionEnds>>,
     facts: Vec<Arc<dyn ServerFacts>>,
+    own_failures: Vec<Arc<dyn OwnFailures>>,
 }
 
 impl Router {
@@ -58,7 +60,15 @@ impl Router {
             capabilities,
             session_ends: Vec::new(),
             facts: Vec::new(),
+            own_failures: Vec::new(),
         }
+    }
+
+    /// A router that tells `recorder` of each request it refused because
+    /// answering it panicked.
+    pub fn with_own_failures(mut self, recorder: Arc<dyn OwnFailures>) -> Self {
+        self.own_failures.push(recorder);
+        self
     }
 
     /// A router whose introspection reports `facts` in `_protocol`.
@@ -142,8 +152,37 @@ impl Router {
     }
 
     /// Answers one request that arrived through `endpoint`: a batch when
-    /// it carries `operations`, one operation otherwise.
+    /// it carries `operations`, one operation otherwise. A panic while
+    /// answering is a failure of the server's own: the request is refused
+    /// with `INTERNAL_ERROR` (fail closed: the agent does not proceed), the
+    /// refusal recorded, and every other request served as before.
     pub async fn answer(
+        &self,
+        call: &CallContext,
+        endpoint: Endpoint,
+        arguments: &Map<String, Value>,
+    ) -> Answer {
+        let answering = AssertUnwindSafe(self.answer_unguarded(call, endpoint, arguments));
+        match answering.catch_unwind().await {
+            Ok(answer) => answer,
+            Err(_) => {
+                let operation = match arguments.get("operation") {
+                    Some(Value::String(name)) => name.as_str(),
+                    _ if arguments.contains_key(OPERATIONS_KEY) => "batch",
+                    _ => "unnamed",
+                };
+                tracing::error!(operation, "answering a request panicked; it is refused");
+                for recorder in &self.own_failures {
+                    recorder.request_failed(call, operation);
+                }
+                Answer::One(Err(AqlError::internal(
+                    "the server failed while answering this request, so it is refused",
+                )))
+            }
+        }
+    }
+
+    async fn answer_unguarded(
         &self,
         call: &CallContext,
         endpoint: Endpoint,

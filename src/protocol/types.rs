@@ -38,6 +38,10 @@ impl TypeDef {
     }
 
     /// `TypeDetails`, the detail form.
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "info() is a JSON object built here: indexing it inserts a key"
+    )]
     pub fn details(&self) -> Value {
         let mut details = self.info();
         let (key, body) = match &self.shape {

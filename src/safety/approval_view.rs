@@ -187,9 +187,14 @@ mod tests {
         let view = approval_view(&call, "why", &[], Some(&analysis));
         let at = view.action.find("What it will run").unwrap();
         assert!(
-            at < 400 && view.action[..at].contains("more characters of the call"),
+            at < 400
+                && view
+                    .action
+                    .get(..at)
+                    .unwrap_or_default()
+                    .contains("more characters of the call"),
             "{}",
-            &view.action[..at]
+            view.action.get(..at).unwrap_or_default()
         );
         let plain = approval_view(
             "git push origin main",

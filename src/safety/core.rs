@@ -191,11 +191,14 @@ impl LoopCore {
             Some(central) => format!(
                 "central policy version {} (sha256 {}) taken up: deciding by {}",
                 central.version,
-                &central.hash[..16],
-                &taken.hash()[..16]
+                central.hash.get(..16).unwrap_or_default(),
+                taken.hash().get(..16).unwrap_or_default()
             ),
             None => {
-                format!("no central policy: deciding by the local policy {}", &taken.hash()[..16])
+                format!(
+                    "no central policy: deciding by the local policy {}",
+                    taken.hash().get(..16).unwrap_or_default()
+                )
             }
         };
         tracing::info!("{message}");
@@ -241,6 +244,21 @@ impl LoopCore {
         if self.store.write(|tx| self.audit(tx, entry)).is_err() {
             self.audit_later(entry);
         }
+    }
+
+    /// Audits a refusal the dongle made because its own code failed while
+    /// deciding (a panic caught at the hook's or the server's boundary):
+    /// the action did not run, and the log says why.
+    pub fn audit_own_failure(&self, agent: &str, session: Option<&str>, event: &str, hint: &str) {
+        self.audit_now_or_later(AuditEntry {
+            agent,
+            session_id: session,
+            event,
+            hint: Some(hint),
+            decision: "refused",
+            stage: Some("panic"),
+            ..Default::default()
+        });
     }
 
     /// Keeps the audit row of a decision refused because the state store

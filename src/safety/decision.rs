@@ -624,9 +624,12 @@ fn permission_pending(
 ) -> Result<(), StoreError> {
     let waiting =
         if approval_id.is_some() { "waits for a human's approval" } else { "was refused" };
-    let mut metadata = serde_json::json!({ "operation": action, "reason": reason, "agent": agent });
+    let mut metadata = serde_json::Map::new();
+    metadata.insert("operation".into(), action.into());
+    metadata.insert("reason".into(), reason.into());
+    metadata.insert("agent".into(), agent.into());
     if let Some(id) = approval_id {
-        metadata["approvalId"] = id.into();
+        metadata.insert("approvalId".into(), id.into());
     }
     records::insert_event(
         tx,
@@ -635,7 +638,7 @@ fn permission_pending(
             agent: Some(agent.to_owned()),
             kind: NotificationKind::PermissionPending,
             message: format!("The gate held back '{action}': it {waiting} ({reason})"),
-            metadata: metadata.to_string(),
+            metadata: serde_json::Value::Object(metadata).to_string(),
             created_at: now,
         },
     )?;

@@ -18,7 +18,7 @@ use crate::{
         params::{ParamSpec, ParamType},
         registry::{
             CallContext, Category, Lifecycle, Operation, OperationFuture, OperationResult,
-            OperationSpec, Registry, RegistryError, ReturnType, ServerFacts,
+            OperationSpec, OwnFailures, Registry, RegistryError, ReturnType, ServerFacts,
         },
         request::Params,
         router::Router,
@@ -78,6 +78,16 @@ impl ServerFacts for LoopFacts {
             "policy": policy.hash(),
         });
         Map::from_iter([("safety_loop".to_owned(), facts)])
+    }
+}
+
+/// A request the server refused because answering it panicked, audited
+/// for the agent acting in its session (the operation as the hint: its
+/// parameters may hold what must not be stored).
+impl OwnFailures for LoopCore {
+    fn request_failed(&self, call: &CallContext, operation: &str) {
+        let agent = self.acting_agent(call);
+        self.audit_own_failure(&agent, Some(&call.session_id), "request", &redact_text(operation));
     }
 }
 

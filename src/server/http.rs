@@ -94,7 +94,7 @@ async fn screen_body(State(limits): State<Limits>, request: Request, next: Next)
             return (StatusCode::BAD_REQUEST, "request body could not be read").into_response();
         };
         let room = limits.max_request_size.saturating_sub(kept.len());
-        kept.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        kept.extend_from_slice(chunk.get(..chunk.len().min(room)).unwrap_or_default());
         total += chunk.len();
         if total > MAX_BODY_DRAIN {
             break;

@@ -150,14 +150,14 @@ pub fn sniff(bytes: &[u8]) -> FrameFacts {
     let mut key: Option<&[u8]> = None;
     let mut awaiting_value = false;
     let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
+    while let Some(&byte) = bytes.get(i) {
+        match byte {
             b'"' => {
                 let (end, bad_escape) = scan_string(bytes, i + 1);
                 if facts.unpaired_surrogate.is_none() {
                     facts.unpaired_surrogate = bad_escape;
                 }
-                let content = &bytes[i + 1..end];
+                let content = bytes.get(i + 1..end).unwrap_or_default();
                 if depth == 1 && root_is_object {
                     if expecting_key {
                         key = Some(content);
@@ -187,11 +187,13 @@ pub fn sniff(bytes: &[u8]) -> FrameFacts {
             }
             b':' if depth == 1 => awaiting_value = key.is_some(),
             b'-' | b'0'..=b'9' if depth == 1 && awaiting_value => {
-                let end = bytes[i..]
+                let end = bytes
+                    .get(i..)
+                    .unwrap_or_default()
                     .iter()
                     .position(|b| !matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
                     .map_or(bytes.len(), |n| i + n);
-                record(&mut facts, key, Token::Number(&bytes[i..end]));
+                record(&mut facts, key, Token::Number(bytes.get(i..end).unwrap_or_default()));
                 awaiting_value = false;
                 i = end;
                 continue;
@@ -232,8 +234,8 @@ fn record(facts: &mut FrameFacts, key: Option<&[u8]>, token: Token<'_>) {
 fn scan_string(bytes: &[u8], start: usize) -> (usize, Option<usize>) {
     let mut bad = None;
     let mut i = start;
-    while i < bytes.len() {
-        match bytes[i] {
+    while let Some(&byte) = bytes.get(i) {
+        match byte {
             b'"' => return (i, bad),
             b'\\' if bytes.get(i + 1) == Some(&b'u') => {
                 let unit = hex4(bytes, i + 2);

@@ -82,9 +82,9 @@ impl<R: AsyncRead + Unpin + Send + 'static> ScreenedTransport<R> {
                 return Ok(Some(self.take_frame()));
             }
             let newline = available.iter().position(|&b| b == b'\n');
-            let chunk = &available[..newline.unwrap_or(available.len())];
+            let chunk = available.get(..newline.unwrap_or(available.len())).unwrap_or_default();
             let room = self.limits.max_request_size.saturating_sub(self.frame.len());
-            self.frame.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            self.frame.extend_from_slice(chunk.get(..chunk.len().min(room)).unwrap_or_default());
             self.frame_len += chunk.len();
             let consumed = chunk.len() + usize::from(newline.is_some());
             self.reader.consume(consumed);

@@ -647,3 +647,33 @@ async fn the_harness_settings_cannot_switch_the_hook_off() {
         assert_eq!(decision(&answer), expected, "{tool} {input}: {answer}");
     }
 }
+
+/// Agent text that once panicked the analysis: a multi-byte symbol where a
+/// reader stepped one byte past a character it had found.
+pub(super) const ONCE_PANICKED: [&str; 3] = [
+    "python3 -c 'Command::new(\"x\").a→rg(\"y\")'; rm -rf ~",
+    "sh -éc 'rm -rf ~'",
+    "bash -c日 'rm -rf ~'; rm -rf ~",
+];
+
+#[tokio::test]
+async fn agent_text_that_once_panicked_is_denied_and_audited() {
+    let dir = scratch_dir();
+    let config = unreachable_humans(&dir);
+    for (n, command) in ONCE_PANICKED.iter().enumerate() {
+        let agent = format!("multi-byte-{n}");
+        let answer = hook(&config, &agent, &bash(&format!("s{n}"), command)).await;
+        assert_eq!(decision(&answer), "deny", "{command}: {answer}");
+        let reason = answer["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
+        assert!(reason.contains("delete:@"), "{command} was judged on what it runs: {reason}");
+        let rows = dongle_command(&["audit", "--config", &config, "--agent", &agent])
+            .output()
+            .await
+            .unwrap();
+        let audit = String::from_utf8_lossy(&rows.stdout);
+        assert!(
+            audit.lines().any(|row| row.contains("gate") && row.contains("stop")),
+            "{command}: {audit}"
+        );
+    }
+}

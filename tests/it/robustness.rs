@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::support::{RawStdio, envelope_of};
+use super::support::{RawStdio, ask, envelope_of, execute, step};
 
 const INTROSPECT: &[u8] = br#"{"operation":"introspect","params":{"query":"types"}}"#;
 
@@ -139,4 +139,21 @@ async fn a_truncated_frame_at_end_of_input_is_answered_then_the_server_exits_cle
         err.read_to_string(&mut stderr).await.expect("stderr");
     }
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[tokio::test]
+async fn agent_text_that_once_panicked_the_analysis_is_judged_and_serving_goes_on() {
+    // A server each: the stop's hard block holds the whole session.
+    for hint in super::hook::ONCE_PANICKED {
+        let mut raw = RawStdio::initialized(&[]).await;
+        assert_eq!(ask(&mut raw, execute(1, "multi-byte")).await["success"], true);
+        let directive = ask(&mut raw, step(2, "multi-byte", hint)).await;
+        assert_eq!(directive["success"], true, "{hint}: {directive}");
+        assert_eq!(
+            (directive["data"]["continue"].as_bool(), directive["data"]["stopped"].as_bool()),
+            (Some(false), Some(true)),
+            "{hint}: {directive}"
+        );
+        assert_still_serving(&mut raw, 3).await;
+    }
 }

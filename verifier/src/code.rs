@@ -29,6 +29,10 @@ impl Code {
             let index = (bits >> (available - 5)) & 0x1f;
             available -= 5;
             bits &= (1u128 << available) - 1;
+            #[expect(
+                clippy::indexing_slicing,
+                reason = "index is five bits, ALPHABET has 32 letters"
+            )]
             out.push(char::from(ALPHABET[index as usize]));
         }
         Ok(Self(out))

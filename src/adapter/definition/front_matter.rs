@@ -30,11 +30,15 @@ pub fn split(source: &SourceFile) -> Result<Parts<'_>, Vec<Diagnostic>> {
     let mut offset = yaml_start;
     for line in lines {
         if line.trim_end_matches(['\r', '\n']) == "---" {
-            let yaml = &text[yaml_start..offset];
+            let yaml = text.get(yaml_start..offset).unwrap_or_default();
             if yaml.len() > MAX_FRONT_MATTER_BYTES {
                 return Err(vec![source.at(0..0, format!("the front matter is {} bytes; at most {MAX_FRONT_MATTER_BYTES} are accepted", yaml.len()))]);
             }
-            return Ok(Parts { yaml, line_offset: 1, body: &text[offset + line.len()..] });
+            return Ok(Parts {
+                yaml,
+                line_offset: 1,
+                body: text.get(offset + line.len()..).unwrap_or_default(),
+            });
         }
         offset += line.len();
     }

@@ -1139,12 +1139,12 @@ fn parse_maps_to(text: &str) -> Result<MapsTo, String> {
     let mut placeholders: Vec<String> = Vec::new();
     let mut rest = path;
     while let Some(open) = rest.find(['{', '}']) {
-        if rest[open..].starts_with('}') {
+        if rest.get(open..).unwrap_or_default().starts_with('}') {
             return Err("unbalanced '}' in the path".into());
         }
-        let after = &rest[open + 1..];
+        let after = rest.get(open + 1..).unwrap_or_default();
         let close = after.find('}').ok_or("unclosed '{' in the path")?;
-        let name = &after[..close];
+        let name = after.get(..close).unwrap_or_default();
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(format!("placeholder '{{{name}}}' must be a parameter name"));
         }
@@ -1152,7 +1152,7 @@ fn parse_maps_to(text: &str) -> Result<MapsTo, String> {
             return Err(format!("placeholder '{{{name}}}' appears twice"));
         }
         placeholders.push(name.to_owned());
-        rest = &after[close + 1..];
+        rest = after.get(close + 1..).unwrap_or_default();
     }
     let query = query
         .split('&')

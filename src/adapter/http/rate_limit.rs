@@ -99,8 +99,10 @@ impl RateLimiter {
                 }
                 LimitKind::QuotaWarn if count + 1 >= limit.threshold && warning.is_none() => {
                     let mut details = json!({ "adapter": self.adapter, "metric": metric, "current": count + 1, "warn_threshold": limit.threshold });
-                    if let Some(hard_stop) = self.hard_stop(limit) {
-                        details["hard_stop_threshold"] = hard_stop.into();
+                    if let (Some(hard_stop), Some(details)) =
+                        (self.hard_stop(limit), details.as_object_mut())
+                    {
+                        details.insert("hard_stop_threshold".into(), hard_stop.into());
                     }
                     warning = Some(QuotaWarning {
                         message: format!(

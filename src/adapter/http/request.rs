@@ -47,10 +47,10 @@ pub fn build(
     let mut path = String::with_capacity(operation.path.len() + 16);
     let mut rest = operation.path.as_str();
     while let Some(open) = rest.find('{') {
-        path.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
+        path.push_str(rest.get(..open).unwrap_or_default());
+        let after = rest.get(open + 1..).unwrap_or_default();
         let close = after.find('}').unwrap_or(after.len());
-        let placeholder = &after[..close];
+        let placeholder = after.get(..close).unwrap_or_default();
         let value = params
             .get(placeholder)
             .filter(|v| !v.is_null())
@@ -176,8 +176,8 @@ fn has_dot_segment(text: &str) -> bool {
 fn percent_decoded(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
-    while i < bytes.len() {
-        let escaped = (bytes[i] == b'%')
+    while let Some(&byte) = bytes.get(i) {
+        let escaped = (byte == b'%')
             .then(|| bytes.get(i + 1..i + 3))
             .flatten()
             .and_then(|hex| std::str::from_utf8(hex).ok())
@@ -188,7 +188,7 @@ fn percent_decoded(bytes: &[u8]) -> Vec<u8> {
                 i += 3;
             }
             None => {
-                out.push(bytes[i]);
+                out.push(byte);
                 i += 1;
             }
         }
@@ -222,8 +222,10 @@ pub fn encode_component(value: &str) -> String {
             out.push(char::from(byte));
         } else {
             out.push('%');
-            out.push(char::from(HEX[usize::from(byte >> 4)]));
-            out.push(char::from(HEX[usize::from(byte & 0xf)]));
+            for nibble in [byte >> 4, byte & 0xf] {
+                #[expect(clippy::indexing_slicing, reason = "a nibble indexes the 16 digits")]
+                out.push(char::from(HEX[usize::from(nibble)]));
+            }
         }
     }
     out
@@ -239,8 +241,8 @@ fn is_encoded(value: &str) -> bool {
     let bytes = value.as_bytes();
     let mut escapes = 0;
     let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
+    while let Some(&byte) = bytes.get(i) {
+        match byte {
             b'%' if bytes.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
                 && bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit) =>
             {
@@ -260,8 +262,8 @@ fn decodes_to_utf8(value: &str) -> bool {
     let bytes = value.as_bytes();
     let mut decoded = Vec::with_capacity(bytes.len());
     let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
+    while let Some(&byte) = bytes.get(i) {
+        if byte == b'%' {
             let hex = bytes
                 .get(i + 1..i + 3)
                 .and_then(|h| std::str::from_utf8(h).ok())
@@ -272,7 +274,7 @@ fn decodes_to_utf8(value: &str) -> bool {
             }
             i += 3;
         } else {
-            decoded.push(bytes[i]);
+            decoded.push(byte);
             i += 1;
         }
     }

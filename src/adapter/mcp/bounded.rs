@@ -60,7 +60,9 @@ impl<R: AsyncRead + Unpin> AsyncRead for BoundedLines<R> {
         ready!(Pin::new(&mut this.inner).poll_read(cx, buf))?;
         let mut line_start = before;
         let mut offset = before;
-        for chunk in buf.filled()[before..].split_inclusive(|byte| *byte == b'\n') {
+        for chunk in
+            buf.filled().get(before..).unwrap_or_default().split_inclusive(|byte| *byte == b'\n')
+        {
             let ends_line = chunk.last() == Some(&b'\n');
             let content = chunk.len() - usize::from(ends_line);
             if this.line + content > this.limit {

@@ -387,7 +387,7 @@ fn param_type(declared: Option<&Value>) -> ParamType {
         Some(Value::Array(types)) => {
             let named: Vec<&str> =
                 types.iter().filter_map(Value::as_str).filter(|t| *t != "null").collect();
-            if named.len() == 1 { Some(named[0]) } else { None }
+            if let [one] = named.as_slice() { Some(*one) } else { None }
         }
         _ => None,
     };

@@ -101,7 +101,7 @@ fn is_semver(version: &str) -> bool {
 fn first_sentence(text: &str) -> &str {
     let line = text.trim().lines().next().unwrap_or_default();
     match line.find(". ") {
-        Some(end) => &line[..=end],
+        Some(end) => line.get(..=end).unwrap_or_default(),
         None => line,
     }
 }
@@ -152,10 +152,11 @@ fn substitute_variables(url: &str, server: &Node) -> Result<String, ImportError>
     let mut out = String::with_capacity(url.len());
     let mut rest = url;
     while let Some(open) = rest.find('{') {
-        let close = rest[open..].find('}').map(|c| open + c).ok_or_else(|| {
-            ImportError::NoServer(format!("the server URL `{url}` has an unclosed `{{`"))
-        })?;
-        let variable = &rest[open + 1..close];
+        let close =
+            rest.get(open..).unwrap_or_default().find('}').map(|c| open + c).ok_or_else(|| {
+                ImportError::NoServer(format!("the server URL `{url}` has an unclosed `{{`"))
+            })?;
+        let variable = rest.get(open + 1..close).unwrap_or_default();
         let default = server
             .get("variables")
             .and_then(|v| v.get(variable))
@@ -165,9 +166,9 @@ fn substitute_variables(url: &str, server: &Node) -> Result<String, ImportError>
                     "the server URL variable `{variable}` has no default"
                 ))
             })?;
-        out.push_str(&rest[..open]);
+        out.push_str(rest.get(..open).unwrap_or_default());
         out.push_str(default);
-        rest = &rest[close + 1..];
+        rest = rest.get(close + 1..).unwrap_or_default();
     }
     out.push_str(rest);
     Ok(out)

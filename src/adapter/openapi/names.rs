@@ -29,9 +29,15 @@ pub fn fit(name: &str, max: usize) -> String {
         return name.to_owned();
     }
     let mut words: Vec<&str> = name.split('_').filter(|w| !w.is_empty()).collect();
-    drop_words_while_long(&mut words, max, |words, i| is_version(words[i]));
-    drop_words_while_long(&mut words, max, |words, i| words[..i].contains(&words[i]));
-    drop_words_while_long(&mut words, max, |words, i| FILLER_WORDS.contains(&words[i]));
+    drop_words_while_long(&mut words, max, |words, i| {
+        words.get(i).is_some_and(|word| is_version(word))
+    });
+    drop_words_while_long(&mut words, max, |words, i| {
+        words.get(i).is_some_and(|word| words.get(..i).unwrap_or_default().contains(word))
+    });
+    drop_words_while_long(&mut words, max, |words, i| {
+        words.get(i).is_some_and(|word| FILLER_WORDS.contains(word))
+    });
     while joined_len(&words) > max && words.len() > 2 {
         words.remove(words.len() - 2);
     }
@@ -74,9 +80,9 @@ fn is_version(word: &str) -> bool {
 pub fn is_adapter_name(name: &str) -> bool {
     let bytes = name.as_bytes();
     (2..=MAX_NAME).contains(&bytes.len())
-        && bytes[0].is_ascii_lowercase()
+        && bytes.first().is_some_and(u8::is_ascii_lowercase)
         && bytes.iter().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
-        && bytes[bytes.len() - 1] != b'-'
+        && bytes.last().is_some_and(|&last| last != b'-')
 }
 
 /// An adapter name from a document title: lower-cased, apostrophes
@@ -97,7 +103,12 @@ pub fn adapter_name(title: &str) -> String {
         slug.insert_str(0, "api-");
     }
     if slug.len() > MAX_NAME {
-        let cut = slug[..=MAX_NAME].rfind('-').filter(|&at| at >= 2).unwrap_or(MAX_NAME);
+        let cut = slug
+            .get(..=MAX_NAME)
+            .unwrap_or_default()
+            .rfind('-')
+            .filter(|&at| at >= 2)
+            .unwrap_or(MAX_NAME);
         slug.truncate(cut);
     }
     let slug = slug.trim_end_matches('-');

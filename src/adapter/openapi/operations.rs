@@ -363,8 +363,11 @@ impl<'d> Builder<'_, 'd> {
         let mut used = Vec::new();
         let mut rest = path;
         while let Some(open) = rest.find('{') {
-            let Some(close) = rest[open..].find('}').map(|c| open + c) else { break };
-            let placeholder = &rest[open + 1..close];
+            let Some(close) = rest.get(open..).unwrap_or_default().find('}').map(|c| open + c)
+            else {
+                break;
+            };
+            let placeholder = rest.get(open + 1..close).unwrap_or_default();
             let declared = self.params.iter().find(|p| {
                 p.location == Location::Path
                     && p.wire_name.as_deref().unwrap_or(&p.name) == placeholder
@@ -383,12 +386,12 @@ impl<'d> Builder<'_, 'd> {
                     )
                 }
             };
-            template.push_str(&rest[..open]);
+            template.push_str(rest.get(..open).unwrap_or_default());
             template.push('{');
             template.push_str(&name);
             template.push('}');
             used.push(name);
-            rest = &rest[close + 1..];
+            rest = rest.get(close + 1..).unwrap_or_default();
         }
         template.push_str(rest);
         let unused: Vec<String> = self

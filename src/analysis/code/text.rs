@@ -150,14 +150,14 @@ fn with_home_read_as_tilde(code: &str) -> (String, String) {
             (String::with_capacity(code.len()), String::with_capacity(lower.len()));
         let mut from = 0;
         for (at, _) in lower.match_indices(idiom) {
-            new_code.push_str(&code[from..at]);
-            new_lower.push_str(&lower[from..at]);
+            new_code.push_str(code.get(from..at).unwrap_or_default());
+            new_lower.push_str(lower.get(from..at).unwrap_or_default());
             new_code.push_str("\"~\"");
             new_lower.push_str("\"~\"");
             from = at + idiom.len();
         }
-        new_code.push_str(&code[from..]);
-        new_lower.push_str(&lower[from..]);
+        new_code.push_str(code.get(from..).unwrap_or_default());
+        new_lower.push_str(lower.get(from..).unwrap_or_default());
         (code, lower) = (new_code, new_lower);
     }
     (code, lower)
@@ -202,7 +202,11 @@ fn occurrences(text: &str, needle: &str) -> Vec<usize> {
     text.match_indices(needle)
         .map(|(at, _)| at)
         .filter(|&at| {
-            text[..at].chars().next_back().is_none_or(|c| !c.is_alphanumeric() && c != '_')
+            text.get(..at)
+                .unwrap_or_default()
+                .chars()
+                .next_back()
+                .is_none_or(|c| !c.is_alphanumeric() && c != '_')
                 || needle.ends_with('(')
         })
         .collect()

@@ -73,17 +73,19 @@ fn assignment(text: &str) -> Option<(&str, &str, &str)> {
         .unwrap_or(body)
         .trim_start();
     let equals = body.find('=')?;
-    let before = &body[..equals];
+    let before = body.get(..equals).unwrap_or_default();
     let (name, operator) = ["::::", ":::", "::", ":", "?", "+", "!"]
         .iter()
         .find_map(|op| {
-            before.strip_suffix(op).map(|name| (name, &body[equals - op.len()..=equals]))
+            before
+                .strip_suffix(op)
+                .map(|name| (name, body.get(equals - op.len()..=equals).unwrap_or_default()))
         })
         .unwrap_or((before, "="));
     let name = name.trim();
     let valid = !name.is_empty()
         && name.chars().all(|c| c.is_ascii_alphanumeric() || "_.-$(){}".contains(c));
-    valid.then(|| (name, operator, body[equals + 1..].trim()))
+    valid.then(|| (name, operator, body.get(equals + 1..).unwrap_or_default().trim()))
 }
 
 struct Expander<'a> {
@@ -111,10 +113,10 @@ impl Expander<'_> {
                     let close = if open == '(' { ')' } else { '}' };
                     let start = at + 2;
                     let Some(end) = matching(text, start, open, close) else {
-                        out.push_str(&text[at..]);
+                        out.push_str(text.get(at..).unwrap_or_default());
                         break;
                     };
-                    let inner = &text[start..end];
+                    let inner = text.get(start..end).unwrap_or_default();
                     out.push_str(&self.reference(inner, depth));
                     while chars.peek().is_some_and(|&(i, _)| i <= end) {
                         chars.next();
@@ -212,7 +214,7 @@ fn recipe_body(text: &str) -> &str {
 /// Where a rule line's `:` is (not one of an assignment operator).
 fn rule_colon(text: &str) -> Option<usize> {
     let colon = text.find(':')?;
-    let rest = &text[colon..];
+    let rest = text.get(colon..).unwrap_or_default();
     (!rest.starts_with(":=") && !rest.starts_with("::=")).then_some(colon)
 }
 
@@ -286,9 +288,10 @@ pub(super) fn parts(content: &str) -> Vec<Part> {
             parts.push(Part::shell(logical.line, body));
         } else if text.is_empty() || text.starts_with('#') {
             // Blank lines and comments do not end a rule.
-        } else if let Some((_, operator, value)) = assignment(&logical.text)
-            .filter(|_| rule_colon(&logical.text).is_none_or(|c| logical.text[..c].contains('=')))
-        {
+        } else if let Some((_, operator, value)) = assignment(&logical.text).filter(|_| {
+            rule_colon(&logical.text)
+                .is_none_or(|c| logical.text.get(..c).unwrap_or_default().contains('='))
+        }) {
             if operator == "!=" {
                 parts.push(Part::shell(logical.line, expander.expand(value, 0)));
             } else {
@@ -296,7 +299,7 @@ pub(super) fn parts(content: &str) -> Vec<Part> {
             }
         } else if let Some(colon) = rule_colon(&logical.text) {
             in_rule = true;
-            let rest = &logical.text[colon + 1..];
+            let rest = logical.text.get(colon + 1..).unwrap_or_default();
             match rest.split_once(';') {
                 Some((prerequisites, recipe)) => {
                     expander.expand(prerequisites, 0);

@@ -49,7 +49,7 @@ fn indent_of(line: &str) -> usize {
 /// the key.
 fn key_value(line: &str) -> Option<(usize, &str, &str)> {
     let mut column = indent_of(line);
-    let mut rest = &line[column..];
+    let mut rest = line.get(column..).unwrap_or_default();
     while let Some(after) = rest.strip_prefix("- ") {
         let trimmed = after.trim_start_matches(' ');
         column += rest.len() - trimmed.len();
@@ -63,10 +63,13 @@ fn key_value(line: &str) -> Option<(usize, &str, &str)> {
 fn split_key(text: &str) -> Option<(&str, &str)> {
     let (key, after) = if let Some(quoted) = text.strip_prefix(['"', '\'']) {
         let close = quoted.find(['"', '\''])?;
-        (&quoted[..close], quoted[close + 1..].strip_prefix(':')?)
+        (
+            quoted.get(..close).unwrap_or_default(),
+            quoted.get(close + 1..).unwrap_or_default().strip_prefix(':')?,
+        )
     } else {
         let colon = text.find(": ").or_else(|| text.strip_suffix(':').map(|t| t.len()))?;
-        (&text[..colon], &text[colon + 1..])
+        (text.get(..colon).unwrap_or_default(), text.get(colon + 1..).unwrap_or_default())
     };
     let plain = !key.is_empty() && !key.contains(' ') && !key.starts_with('#');
     plain.then(|| (key, after.trim()))
@@ -99,10 +102,14 @@ impl<'a> Yaml<'a> {
         }
         if let Some(alias) = value.strip_prefix('*') {
             let name = alias.split_whitespace().next().unwrap_or("");
-            let Some(&target) = self.anchors.get(name).filter(|_| depth < MAX_ALIAS_DEPTH) else {
+            let Some((target, line)) = self
+                .anchors
+                .get(name)
+                .filter(|_| depth < MAX_ALIAS_DEPTH)
+                .and_then(|&target| Some((target, *self.lines.get(target)?)))
+            else {
                 return Vec::new();
             };
-            let line = self.lines[target];
             let (column, anchored) = match key_value(line) {
                 Some((column, _, v)) => (column, v),
                 None => (indent_of(line), line.trim_start().trim_start_matches("- ")),
@@ -161,11 +168,13 @@ impl<'a> Yaml<'a> {
     /// A quoted scalar, which may go on over the next lines.
     fn quoted(&self, at: usize, first: &str) -> String {
         let mut raw = first.to_owned();
-        let quote = &first[..1];
+        let quote = first.get(..1).unwrap_or_default();
         let mut next = at + 1;
-        while closing_quote(&raw).is_none() && next < self.lines.len() {
+        while closing_quote(&raw).is_none()
+            && let Some(line) = self.lines.get(next)
+        {
             raw.push(' ');
-            raw.push_str(self.lines[next].trim());
+            raw.push_str(line.trim());
             next += 1;
         }
         let end = closing_quote(&raw).unwrap_or(raw.len());
@@ -176,9 +185,11 @@ impl<'a> Yaml<'a> {
     fn flow_list(&self, at: usize, first: &str) -> Vec<String> {
         let mut raw = first.to_owned();
         let mut next = at + 1;
-        while !raw.contains(']') && next < self.lines.len() {
+        while !raw.contains(']')
+            && let Some(line) = self.lines.get(next)
+        {
             raw.push(' ');
-            raw.push_str(self.lines[next].trim());
+            raw.push_str(line.trim());
             next += 1;
         }
         let inside = raw
@@ -232,7 +243,7 @@ impl<'a> Yaml<'a> {
 }
 
 fn strip_comment(text: &str) -> &str {
-    text.find(" #").map_or(text, |at| &text[..at]).trim_end()
+    text.find(" #").map_or(text, |at| text.get(..at).unwrap_or_default()).trim_end()
 }
 
 /// Where the quote that opens `raw` closes.
@@ -243,7 +254,7 @@ fn closing_quote(raw: &str) -> Option<usize> {
         if quote == '"' && c == '\\' {
             chars.next();
         } else if c == quote {
-            if quote == '\'' && raw[at + 1..].starts_with('\'') {
+            if quote == '\'' && raw.get(at + 1..).unwrap_or_default().starts_with('\'') {
                 chars.next();
                 continue;
             }
@@ -302,13 +313,13 @@ fn split_outside_quotes(text: &str, separator: char) -> Vec<&str> {
             (None, '"' | '\'') => quote = Some(c),
             (Some(q), c) if c == q => quote = None,
             (None, c) if c == separator => {
-                pieces.push(&text[start..at]);
+                pieces.push(text.get(start..at).unwrap_or_default());
                 start = at + c.len_utf8();
             }
             _ => {}
         }
     }
-    pieces.push(&text[start..]);
+    pieces.push(text.get(start..).unwrap_or_default());
     pieces
 }
 
@@ -318,16 +329,16 @@ fn expressions_as_variables(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("${{") {
-        out.push_str(&rest[..start]);
-        let Some(end) = rest[start..].find("}}") else {
-            out.push_str(&rest[start..]);
+        out.push_str(rest.get(..start).unwrap_or_default());
+        let Some(end) = rest.get(start..).unwrap_or_default().find("}}") else {
+            out.push_str(rest.get(start..).unwrap_or_default());
             return out;
         };
-        let inner = rest[start + 3..start + end].trim();
+        let inner = rest.get(start + 3..start + end).unwrap_or_default().trim();
         let name: String =
             inner.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
         out.push_str(&format!("${{gh_{name}}}"));
-        rest = &rest[start + end + 2..];
+        rest = rest.get(start + end + 2..).unwrap_or_default();
     }
     out.push_str(rest);
     out
@@ -358,14 +369,17 @@ pub(super) fn jenkinsfile(content: &str) -> Vec<Part> {
         // Lines are counted on from the previous step, not from the start.
         let (mut counted_to, mut line) = (0, 1);
         for (at, _) in content.match_indices(step) {
-            let word_start = content[..at]
+            let word_start = content
+                .get(..at)
+                .unwrap_or_default()
                 .chars()
                 .next_back()
                 .is_none_or(|c| !c.is_alphanumeric() && c != '_' && c != '.');
             if !word_start {
                 continue;
             }
-            let mut rest = content[at + step.len()..].trim_start_matches([' ', '\t']);
+            let mut rest =
+                content.get(at + step.len()..).unwrap_or_default().trim_start_matches([' ', '\t']);
             if let Some(call) = rest.strip_prefix('(') {
                 rest = call.trim_start();
                 if let Some(named) = rest.strip_prefix("script:") {
@@ -373,7 +387,7 @@ pub(super) fn jenkinsfile(content: &str) -> Vec<Part> {
                 }
             }
             if let Some(text) = groovy_string(rest) {
-                line += content[counted_to..at].matches('\n').count();
+                line += content.get(counted_to..at).unwrap_or_default().matches('\n').count();
                 counted_to = at;
                 parts.push(Part::shell(line, text));
             }
@@ -386,7 +400,7 @@ pub(super) fn jenkinsfile(content: &str) -> Vec<Part> {
 /// The Groovy string literal `text` starts with, decoded.
 fn groovy_string(text: &str) -> Option<String> {
     let delimiter = ["'''", "\"\"\"", "'", "\""].into_iter().find(|d| text.starts_with(d))?;
-    let body = &text[delimiter.len()..];
+    let body = text.get(delimiter.len()..).unwrap_or_default();
     let mut out = String::new();
     let mut chars = body.char_indices();
     while let Some((at, c)) = chars.next() {
@@ -395,7 +409,7 @@ fn groovy_string(text: &str) -> Option<String> {
         if !budget::work(1) {
             return None;
         }
-        if body[at..].starts_with(delimiter) {
+        if body.get(at..).unwrap_or_default().starts_with(delimiter) {
             return Some(out);
         }
         if c == '\\' {
@@ -431,8 +445,7 @@ pub(super) fn containerfile(content: &str) -> Vec<Part> {
     while index < lines.len() {
         let start = index;
         let mut text = String::new();
-        loop {
-            let line = lines[index];
+        while let Some(&line) = lines.get(index) {
             index += 1;
             if !text.is_empty() && line.trim_start().starts_with('#') {
                 if index >= lines.len() {
@@ -449,8 +462,13 @@ pub(super) fn containerfile(content: &str) -> Vec<Part> {
             }
         }
         let heredoc = heredoc_delimiter(&text).map(|delimiter| {
-            let body: Vec<&str> =
-                lines[index..].iter().take_while(|l| l.trim() != delimiter).copied().collect();
+            let body: Vec<&str> = lines
+                .get(index..)
+                .unwrap_or_default()
+                .iter()
+                .take_while(|l| l.trim() != delimiter)
+                .copied()
+                .collect();
             index = (index + body.len() + 1).min(lines.len());
             (delimiter, body.join("\n"))
         });
@@ -464,7 +482,7 @@ pub(super) fn containerfile(content: &str) -> Vec<Part> {
 /// The delimiter of a heredoc opened on an instruction line.
 fn heredoc_delimiter(text: &str) -> Option<String> {
     let at = text.find("<<")?;
-    let word = text[at + 2..].trim_start_matches('-').trim_start();
+    let word = text.get(at + 2..).unwrap_or_default().trim_start_matches('-').trim_start();
     let word: String = word
         .trim_start_matches(['"', '\''])
         .chars()
@@ -481,7 +499,7 @@ fn instruction(text: &str, heredoc: Option<&(String, String)>) -> Option<String>
         "ONBUILD" => instruction(rest, heredoc),
         "HEALTHCHECK" => {
             let at = rest.to_ascii_uppercase().find("CMD ")?;
-            instruction(&rest[at..], heredoc)
+            instruction(rest.get(at..).unwrap_or_default(), heredoc)
         }
         "RUN" | "CMD" | "ENTRYPOINT" => {
             while rest.starts_with("--") {

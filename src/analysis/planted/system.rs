@@ -58,14 +58,16 @@ pub(super) fn systemd_unit(content: &str) -> Vec<Part> {
     let lines: Vec<&str> = content.lines().collect();
     let mut parts = Vec::new();
     let mut index = 0;
-    while index < lines.len() {
+    while let Some(first) = lines.get(index) {
         let start = index;
-        let mut text = lines[index].trim().to_owned();
+        let mut text = first.trim().to_owned();
         index += 1;
-        while text.ends_with('\\') && index < lines.len() {
+        while text.ends_with('\\')
+            && let Some(next) = lines.get(index)
+        {
             text.pop();
             text.push(' ');
-            text.push_str(lines[index].trim());
+            text.push_str(next.trim());
             index += 1;
         }
         let Some((key, value)) = text.split_once('=') else {
@@ -91,8 +93,8 @@ pub(super) fn launchd_plist(content: &str) -> Result<Vec<Part>, Unreadable> {
         // Lines are counted on from the previous key, not from the start.
         let (mut counted_to, mut line) = (0, 1);
         for (at, _) in content.match_indices(&marker) {
-            let rest = &content[at + marker.len()..];
-            line += content[counted_to..at].matches('\n').count();
+            let rest = content.get(at + marker.len()..).unwrap_or_default();
+            line += content.get(counted_to..at).unwrap_or_default().matches('\n').count();
             counted_to = at;
             let words: Vec<String> = if rest.trim_start().starts_with("<array>") {
                 let inside = rest.split_once("</array>").map_or(rest, |(inside, _)| inside);
@@ -128,12 +130,12 @@ fn xml_unescape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find('&') {
-        out.push_str(&rest[..at]);
-        let Some(end) = rest[at..].find(';') else {
-            out.push_str(&rest[at..]);
+        out.push_str(rest.get(..at).unwrap_or_default());
+        let Some(end) = rest.get(at..).unwrap_or_default().find(';') else {
+            out.push_str(rest.get(at..).unwrap_or_default());
             return out;
         };
-        let entity = &rest[at + 1..at + end];
+        let entity = rest.get(at + 1..at + end).unwrap_or_default();
         let decoded = match entity {
             "amp" => Some('&'),
             "lt" => Some('<'),
@@ -149,9 +151,9 @@ fn xml_unescape(text: &str) -> String {
         };
         match decoded {
             Some(c) => out.push(c),
-            None => out.push_str(&rest[at..=at + end]),
+            None => out.push_str(rest.get(at..=at + end).unwrap_or_default()),
         }
-        rest = &rest[at + end + 1..];
+        rest = rest.get(at + end + 1..).unwrap_or_default();
     }
     out.push_str(rest);
     out

@@ -154,8 +154,9 @@ pub fn runs_later(path: &str, content: Option<&str>) -> Option<RunsLater> {
 fn by_path(path: &str) -> Option<RunsLater> {
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty() && *s != ".").collect();
     let name = *segments.last()?;
-    let parent = segments.len().checked_sub(2).map(|i| segments[i]).unwrap_or("");
-    let under = |folder: &str| segments[..segments.len() - 1].contains(&folder);
+    let parent = segments.len().checked_sub(2).and_then(|i| segments.get(i)).copied().unwrap_or("");
+    let under =
+        |folder: &str| segments.get(..segments.len() - 1).unwrap_or_default().contains(&folder);
     let extension = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
     if let Some(found) = harness_config(name, parent, &under) {
         return Some(found);

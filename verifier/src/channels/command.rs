@@ -28,8 +28,11 @@ pub fn present(
     announce: &mut dyn FnMut(),
 ) -> Result<Option<Decision>, String> {
     let request = shown.request;
-    let program =
-        request.command.as_deref().filter(|c| !c.is_empty()).ok_or("no command configured")?;
+    let (program, arguments) = request
+        .command
+        .as_deref()
+        .and_then(<[String]>::split_first)
+        .ok_or("no command configured")?;
     let message = match (request.kind, shown.code) {
         (Kind::Code, Some(code)) => json!({
             "type": "verification_code", "challenge_id": shown.id(), "agent": shown.agent(),
@@ -44,15 +47,15 @@ pub fn present(
     // Only an approval's answer is read; a code request's program may print
     // what it likes without filling a pipe nobody drains.
     let stdout = if request.kind == Kind::Approval { Stdio::piped() } else { Stdio::null() };
-    let mut child = Command::new(&program[0])
-        .args(&program[1..])
+    let mut child = Command::new(program)
+        .args(arguments)
         .env_clear()
         .envs(verifier_protocol::environment::for_reaching_humans(std::env::vars_os()))
         .stdin(Stdio::piped())
         .stdout(stdout)
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", program[0]))?;
+        .map_err(|e| format!("cannot run {program}: {e}"))?;
     if let Some(mut stdin) = child.stdin.take() {
         let _ = stdin.write_all(format!("{message}\n").as_bytes());
     }
