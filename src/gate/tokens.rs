@@ -72,8 +72,7 @@ impl ConfirmationTokens {
     pub fn issue(&self, scope: Scope, approval_id: &str, now: i64) -> Option<(String, i64)> {
         let mut bytes = [0_u8; 16];
         getrandom::fill(&mut bytes).ok()?;
-        let token =
-            format!("conf_{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>());
+        let token = format!("conf_{}", crate::hex::encode(&bytes));
         let expires_at = now + TOKEN_TTL_MS;
         let mut issued = self.lock();
         issued.retain(|_, entry| entry.expires_at > now && !entry.used);
