@@ -6,7 +6,8 @@
 //! shell script, whose whole content is judged for what it will run
 //! (every line a command: the worst case of a file that runs later).
 //!
-//! Run with `cargo bench --bench hook`.
+//! Run with `cargo bench --bench hook`; against the code before a change,
+//! `bash benches/against-before.sh REV hook` (see `support/builds.rs`).
 
 // A bench is a harness: it stops on what it did not expect, like a test.
 #![allow(clippy::panic, clippy::indexing_slicing, clippy::string_slice, clippy::unreachable)]
@@ -17,15 +18,20 @@ use std::{
     time::{Duration, Instant},
 };
 
+#[path = "support/builds.rs"]
+mod builds;
+
+use builds::Build;
+
 const RUNS: usize = 300;
 
 /// One hook call. Each call is a different agent: an agent's step budget
 /// spans its calls, and the bench measures calls, not the limit.
-fn call(data: &std::path::Path, payload: &str) -> Duration {
+fn call(build: &Build, data: &std::path::Path, payload: &str) -> Duration {
     static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let agent = format!("bench-{}", CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
     let start = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_safety-dongle"))
+    let mut child = Command::new(&build.binary)
         .args(["hook", "claude-code", "--agent", &agent, "--data-dir"])
         .arg(data)
         .stdin(Stdio::piped())
@@ -66,24 +72,29 @@ fn script_write() -> String {
     .to_string()
 }
 
-fn measure(data: &std::path::Path, label: &str, payload: &str) {
-    for _ in 0..20 {
-        call(data, payload);
+/// Each build's calls, one of each build's in turn; each build keeps its
+/// own state folder.
+fn measure(builds: &[Build], label: &str, payload: &str) {
+    let folder = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let data: Vec<_> = (0..builds.len()).map(|i| folder.join(format!("hook-bench-{i}"))).collect();
+    for (build, data) in builds.iter().zip(&data) {
+        for _ in 0..20 {
+            call(build, data, payload);
+        }
     }
-    let mut times: Vec<Duration> = (0..RUNS).map(|_| call(data, payload)).collect();
-    times.sort();
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    println!(
-        "hook claude-code, {label}, spawn to answer ({RUNS} runs): median {:.2} ms, p90 {:.2} ms, p99 {:.2} ms",
-        ms(times[RUNS / 2]),
-        ms(times[RUNS * 9 / 10]),
-        ms(times[RUNS * 99 / 100])
-    );
+    let mut times = vec![Vec::with_capacity(RUNS); builds.len()];
+    for _ in 0..RUNS {
+        for ((build, data), times) in builds.iter().zip(&data).zip(&mut times) {
+            times.push(call(build, data, payload));
+        }
+    }
+    times.iter_mut().for_each(|times| times.sort());
+    builds::report(&format!("hook claude-code, {label}, spawn to answer"), builds, &times);
 }
 
 fn main() {
-    let data = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-bench");
+    let builds = builds::builds();
     let bash = r#"{"session_id":"bench","cwd":"/repo","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cargo test --workspace -- --nocapture"}}"#;
-    measure(&data, "Bash command", bash);
-    measure(&data, "64 KiB Write of a shell script", &script_write());
+    measure(&builds, "Bash command", bash);
+    measure(&builds, "64 KiB Write of a shell script", &script_write());
 }

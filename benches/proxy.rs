@@ -8,11 +8,15 @@
 //!   `server-everything` and `server-filesystem` connected directly versus
 //!   behind the dongle.
 //!
-//! Run with `cargo bench --bench proxy`.
+//! Run with `cargo bench --bench proxy`; against the code before a change,
+//! `bash benches/against-before.sh REV proxy` (see `support/builds.rs`): each
+//! build fronts the same two servers, and the calls alternate in rounds.
 
 // A bench is a harness: it stops on what it did not expect, like a test.
 #![allow(clippy::panic, clippy::indexing_slicing, clippy::string_slice, clippy::unreachable)]
 
+#[path = "support/builds.rs"]
+mod builds;
 #[path = "support/peer.rs"]
 mod peer;
 
@@ -26,6 +30,8 @@ use peer::Peer;
 
 const CALLS: usize = 2_000;
 const WARMUP: usize = 200;
+/// Calls a peer answers before the next one's turn.
+const ROUND: usize = 100;
 
 fn tools_list_bytes(peer: &mut Peer) -> usize {
     let answer: serde_json::Value =
@@ -44,18 +50,33 @@ fn downstream_bin() -> PathBuf {
     folder.join("node_modules/.bin")
 }
 
-fn timed(peer: &mut Peer, body: impl Fn(usize) -> String, expect: &str) -> Vec<Duration> {
-    for i in 0..WARMUP {
-        assert!(peer.request(10 + i, &body(i)).contains(expect), "warm-up call answered");
+/// Each peer's calls of `body(peer, i)`, in rounds of [`ROUND`], one
+/// peer's round after the other's; sorted times per peer.
+fn timed(
+    peers: &mut [&mut Peer],
+    body: impl Fn(usize, usize) -> String,
+    expect: &str,
+) -> Vec<Vec<Duration>> {
+    for (which, peer) in peers.iter_mut().enumerate() {
+        for i in 0..WARMUP {
+            assert!(
+                peer.request(10 + i, &body(which, i)).contains(expect),
+                "warm-up call answered"
+            );
+        }
     }
-    let mut times = Vec::with_capacity(CALLS);
-    for i in 0..CALLS {
-        let start = Instant::now();
-        let answer = peer.request(100_000 + i, &body(i));
-        times.push(start.elapsed());
-        assert!(answer.contains(expect), "call answered: {answer}");
+    let mut times = vec![Vec::with_capacity(CALLS); peers.len()];
+    for round in 0..CALLS / ROUND {
+        for ((which, peer), times) in peers.iter_mut().enumerate().zip(&mut times) {
+            for i in round * ROUND..(round + 1) * ROUND {
+                let start = Instant::now();
+                let answer = peer.request(100_000 + i, &body(which, i));
+                times.push(start.elapsed());
+                assert!(answer.contains(expect), "call answered: {answer}");
+            }
+        }
     }
-    times.sort();
+    times.iter_mut().for_each(|times| times.sort());
     times
 }
 
@@ -82,59 +103,70 @@ fn main() {
     let text = include_str!("../policies/default.toml")
         .replace("maxAutonomousSteps = 50", "maxAutonomousSteps = 1000000");
     std::fs::write(&policy, text).unwrap_or_else(|e| panic!("{e}"));
-    let config = state.path().join("config.toml");
-    let toml = format!(
-        "data_dir = \"{data}\"\npolicies = [\"{policy}\"]\n[servers.everything]\ncommand = \"{everything}\"\nenv = {{ PATH = \"{path}\" }}\n[servers.fs]\ncommand = \"{fs}\"\nargs = [\"{files}\"]\nenv = {{ PATH = \"{path}\" }}\n",
-        data = state.path().join("data").display(),
-        policy = policy.display(),
-        everything = bin.join("mcp-server-everything").display(),
-        fs = bin.join("mcp-server-filesystem").display(),
-        files = files.display(),
-    );
-    std::fs::write(&config, toml).unwrap_or_else(|e| panic!("{e}"));
-    let mut dongle = Peer::spawn(
-        Command::new(env!("CARGO_BIN_EXE_safety-dongle"))
-            .args(["serve", "--config"])
-            .arg(&config)
-            .env("SAFETY_DONGLE_LOG", "warn"),
-    );
-    let listed = dongle.request(2, r#""method":"tools/call","params":{"name":"mcp_aql_read","arguments":{"operation":"introspect","params":{"query":"operations","first":100}}}"#);
-    assert!(
-        listed.contains("everything__echo") && listed.contains("fs__write_file"),
-        "both servers are behind the dongle"
-    );
+    let builds = builds::builds();
+    let mut dongles: Vec<Peer> = builds
+        .iter()
+        .enumerate()
+        .map(|(which, build)| {
+            let config = state.path().join(format!("config-{which}.toml"));
+            let toml = format!(
+                "data_dir = \"{data}\"\npolicies = [\"{policy}\"]\n[servers.everything]\ncommand = \"{everything}\"\nenv = {{ PATH = \"{path}\" }}\n[servers.fs]\ncommand = \"{fs}\"\nargs = [\"{files}\"]\nenv = {{ PATH = \"{path}\" }}\n",
+                data = state.path().join(format!("data-{which}")).display(),
+                policy = policy.display(),
+                everything = bin.join("mcp-server-everything").display(),
+                fs = bin.join("mcp-server-filesystem").display(),
+                files = files.display(),
+            );
+            std::fs::write(&config, toml).unwrap_or_else(|e| panic!("{e}"));
+            let mut dongle = Peer::spawn(
+                Command::new(&build.binary)
+                    .args(["serve", "--config"])
+                    .arg(&config)
+                    .env("SAFETY_DONGLE_LOG", "warn"),
+            );
+            let listed = dongle.request(2, r#""method":"tools/call","params":{"name":"mcp_aql_read","arguments":{"operation":"introspect","params":{"query":"operations","first":100}}}"#);
+            assert!(
+                listed.contains("everything__echo") && listed.contains("fs__write_file"),
+                "both servers are behind the dongle"
+            );
+            dongle
+        })
+        .collect();
     // Listed once both servers are up: the descriptions name what sits behind.
-    let fronted_bytes = tools_list_bytes(&mut dongle);
+    let fronted_bytes = tools_list_bytes(&mut dongles[0]);
 
-    let direct = timed(
-        &mut everything,
-        |i| {
-            format!(
+    // The direct server takes its turn among the dongles, so each overhead
+    // is against calls made under the same load.
+    let mut peers: Vec<&mut Peer> = std::iter::once(&mut everything).chain(&mut dongles).collect();
+    let times = timed(
+        &mut peers,
+        |which, i| match which {
+            0 => format!(
                 r#""method":"tools/call","params":{{"name":"echo","arguments":{{"message":"m{i}"}}}}"#
-            )
-        },
-        "Echo: m",
-    );
-    let proxied = timed(
-        &mut dongle,
-        |i| {
-            format!(
+            ),
+            _ => format!(
                 r#""method":"tools/call","params":{{"name":"mcp_aql_read","arguments":{{"operation":"everything__echo","params":{{"message":"m{i}"}}}}}}"#
-            )
+            ),
         },
         "Echo: m",
     );
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    let (direct_median, proxied_median) = (ms(direct[CALLS / 2]), ms(proxied[CALLS / 2]));
+    let (direct, proxied) = times.split_first().unwrap_or_else(|| panic!("no times"));
+    let direct_median = builds::ms(builds::percentile(direct, 50));
     println!(
         "echo direct ({CALLS} sequential): median {direct_median:.3} ms, p99 {:.3} ms",
-        ms(direct[CALLS * 99 / 100])
+        builds::ms(builds::percentile(direct, 99))
     );
-    println!(
-        "echo through the dongle ({CALLS} sequential): median {proxied_median:.3} ms, p99 {:.3} ms",
-        ms(proxied[CALLS * 99 / 100])
-    );
-    println!("proxy overhead: median {:.3} ms", proxied_median - direct_median);
+    builds::report("echo through the dongle, sequential", &builds, proxied);
+    let overheads: Vec<f64> = proxied
+        .iter()
+        .map(|times| builds::ms(builds::percentile(times, 50)) - direct_median)
+        .collect();
+    for (build, overhead) in builds.iter().zip(&overheads) {
+        println!("proxy overhead [{}]: median {overhead:.3} ms", build.label);
+    }
+    if let [this, baseline] = overheads[..] {
+        println!("proxy overhead: this build's is {:.3}x the baseline's", this / baseline);
+    }
     println!(
         "tools/list an agent sees: {direct_bytes} B direct (everything + filesystem, 27 tools), {fronted_bytes} B behind the dongle: {:.1}% less",
         100.0 * (1.0 - fronted_bytes as f64 / direct_bytes as f64)
