@@ -24,6 +24,7 @@ use crate::{
         surface::{Endpoint, Surface},
     },
     safety::core::LoopCore,
+    store::audit::AuditStage,
     store::audit::{self, AuditRow},
 };
 
@@ -47,7 +48,7 @@ fn assert_refused_for_a_panic(
     assert_eq!(rows.len(), 1, "{rows:?}");
     let row = &rows[0];
     assert_eq!(
-        (row.event.as_str(), row.decision.as_str(), row.stage.as_deref()),
+        (row.event.name(), row.decision.name(), row.stage.map(AuditStage::name)),
         (event, "refused", Some("panic"))
     );
     assert_eq!((row.hint.as_deref(), row.session_id.as_deref()), (Some(hint), Some(session)));

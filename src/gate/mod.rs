@@ -43,7 +43,10 @@ use crate::{
         core::LoopCore,
         decision::{Attempt, Checks, Decision, Door, Refusal},
     },
-    store::{audit::AuditEntry, now_ms, rfc3339},
+    store::{
+        audit::{AuditEntry, AuditEvent},
+        now_ms, rfc3339,
+    },
     verify::{approvals::Collector, humans::approved},
 };
 
@@ -313,12 +316,9 @@ impl Gate {
                 core.audit(
                     tx,
                     AuditEntry {
-                        agent: &agent,
                         session_id: Some(&session_id),
-                        event: "call",
                         hint: Some(&action),
-                        decision: outcome.name(),
-                        ..Default::default()
+                        ..AuditEntry::of(&agent, AuditEvent::Call, outcome.into())
                     },
                 )
             });
@@ -438,7 +438,14 @@ impl Gate {
         core.clone()
             .store
             .write_durable_async(move |tx| {
-                core.spend_approval(tx, &approved, &agent, &session, "gate", Some(&action))
+                core.spend_approval(
+                    tx,
+                    &approved,
+                    &agent,
+                    &session,
+                    AuditEvent::Gate,
+                    Some(&action),
+                )
             })
             .await?;
         // The call runs on it: never told twice.

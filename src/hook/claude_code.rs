@@ -29,6 +29,7 @@ use crate::{
     protocol::canonical::canonical,
     redact::{redact_arguments, redact_text},
     safety::core::LoopCore,
+    store::audit::AuditEvent,
 };
 
 /// The longest payload read.
@@ -266,7 +267,12 @@ pub fn answer_failing_closed<E: Display>(
         )),
         Err(_) => {
             if let Some(Attempt { core, agent, session, action }) = &attempt {
-                core.audit_own_failure(agent, Some(session), "gate", &redact_text(action));
+                core.audit_own_failure(
+                    agent,
+                    Some(session),
+                    AuditEvent::Gate,
+                    &redact_text(action),
+                );
             }
             deny("safety-dongle failed while evaluating this tool call, so it is refused")
         }

@@ -231,9 +231,14 @@ fn run(
     let written = &rows[before..];
     assert_eq!(written.len(), 1, "one audit row per decision: {written:#?}");
     let row = &written[0];
-    assert_eq!(row.event, if door == DoorKind::Step { "step" } else { "gate" });
+    assert_eq!(row.event.name(), if door == DoorKind::Step { "step" } else { "gate" });
     let blocked = store.read(|tx| records::block_of(tx, AGENT)).unwrap().is_some();
-    (answer, row.decision.clone(), row.stage.clone(), blocked)
+    (
+        answer,
+        row.decision.name().to_owned(),
+        row.stage.map(|stage| stage.name().to_owned()),
+        blocked,
+    )
 }
 
 #[test]

@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::{
     protocol::registry::CallContext,
     store::{
-        audit::AuditEntry,
+        audit::{AuditDecision, AuditEntry, AuditEvent, AuditStage},
         now_ms,
         records::{self, ExecutionRow},
         rfc3339,
@@ -146,12 +146,9 @@ impl SafetyLoop {
                 core.audit(
                     tx,
                     AuditEntry {
-                        agent,
                         session_id: Some(&call.session_id),
-                        event: "execute",
-                        decision: "refused",
-                        stage: Some("block"),
-                        ..Default::default()
+                        stage: Some(AuditStage::Block),
+                        ..AuditEntry::of(agent, AuditEvent::Execute, AuditDecision::Refused)
                     },
                 )?;
                 return Ok(Err(SafetyError::Blocked(block)));
@@ -177,12 +174,9 @@ impl SafetyLoop {
             core.audit(
                 tx,
                 AuditEntry {
-                    agent,
                     execution_id: Some(&execution.row().id),
                     session_id: Some(&call.session_id),
-                    event: "execute",
-                    decision: "started",
-                    ..Default::default()
+                    ..AuditEntry::of(agent, AuditEvent::Execute, AuditDecision::Started)
                 },
             )?;
             let mut state =
@@ -246,12 +240,9 @@ impl SafetyLoop {
                 core.audit(
                     tx,
                     AuditEntry {
-                        agent,
                         session_id: Some(&call.session_id),
-                        event,
-                        decision: "refused",
-                        stage: Some("block"),
-                        ..Default::default()
+                        stage: Some(AuditStage::Block),
+                        ..AuditEntry::of(agent, event, AuditDecision::Refused)
                     },
                 )?;
                 return Ok(Err(SafetyError::Blocked(block)));
@@ -273,18 +264,17 @@ impl SafetyLoop {
             };
             let row = match finished {
                 Ok(row) => row,
-                Err(error) => return Ok(Err(SafetyError::Lifecycle { operation: event, error })),
+                Err(error) => {
+                    return Ok(Err(SafetyError::Lifecycle { operation: event.name(), error }));
+                }
             };
             records::update_execution(tx, &row)?;
             core.audit(
                 tx,
                 AuditEntry {
-                    agent,
                     execution_id: Some(&row.id),
                     session_id: Some(&call.session_id),
-                    event,
-                    decision: row.status.name(),
-                    ..Default::default()
+                    ..AuditEntry::of(agent, event, row.status.into())
                 },
             )?;
             Ok(Ok(ExecutionState::of(&row, core.steps_remaining(tx, agent, row.max_steps)?)))
@@ -334,10 +324,10 @@ enum Finish {
 }
 
 impl Finish {
-    fn event(self) -> &'static str {
+    fn event(self) -> AuditEvent {
         match self {
-            Self::Complete => "complete",
-            Self::Abort => "abort",
+            Self::Complete => AuditEvent::Complete,
+            Self::Abort => AuditEvent::Abort,
         }
     }
 }

@@ -5,19 +5,16 @@ use rusqlite::Connection;
 
 use super::{
     DATABASE_FILE, SCHEMA_VERSION, Store, StoreError,
-    audit::{self, AuditEntry},
+    audit::{self, AuditDecision, AuditEntry, AuditEvent},
     owner::Owner,
     records::{self, EventRow, ExecutionRow, ExecutionStatus, NotificationKind},
 };
 
 fn entry(agent: &str) -> AuditEntry<'_> {
     AuditEntry {
-        agent,
-        event: "step",
-        decision: "continue",
         policy_hash: "p",
         hint: Some("ls"),
-        ..Default::default()
+        ..AuditEntry::of(agent, AuditEvent::Step, AuditDecision::Continue)
     }
 }
 

@@ -6,7 +6,7 @@
 
 use safety_dongle::store::{
     Spool, Store, StoreError,
-    audit::{self, AuditEntry},
+    audit::{self, AuditDecision, AuditEntry, AuditEvent, AuditStage},
     central::{self, CentralVersion},
     owner::{Owner, SILENT_AFTER_MS},
     records::{
@@ -365,12 +365,9 @@ fn records_round_trip(backend: &Backend) {
 
 fn entry(agent: &str) -> AuditEntry<'_> {
     AuditEntry {
-        agent,
-        event: "step",
-        decision: "continue",
         policy_hash: "p",
         hint: Some("ls"),
-        ..Default::default()
+        ..AuditEntry::of(agent, AuditEvent::Step, AuditDecision::Continue)
     }
 }
 
@@ -582,12 +579,9 @@ fn postgres_appends_kept_rows_once_and_in_order() {
     for agent in ["first", "second"] {
         spool
             .keep(&AuditEntry {
-                agent,
-                event: "step",
-                decision: "stop",
-                stage: Some("state"),
+                stage: Some(AuditStage::State),
                 policy_hash: "p",
-                ..Default::default()
+                ..AuditEntry::of(agent, AuditEvent::Step, AuditDecision::Stop)
             })
             .unwrap();
     }
@@ -632,13 +626,10 @@ fn postgres_appends_every_kept_row_and_sets_bad_lines_aside() {
     let keep = |agent: &str, hint: &str| {
         spool
             .keep(&AuditEntry {
-                agent,
                 hint: Some(hint),
-                event: "step",
-                decision: "stop",
-                stage: Some("state"),
+                stage: Some(AuditStage::State),
                 policy_hash: "p",
-                ..Default::default()
+                ..AuditEntry::of(agent, AuditEvent::Step, AuditDecision::Stop)
             })
             .unwrap()
     };
@@ -658,7 +649,7 @@ fn postgres_appends_every_kept_row_and_sets_bad_lines_aside() {
     let store = Store::open_postgres(url, None, Some(spool)).unwrap();
     let rows = store.read(|tx| audit::rows(tx, None, 10)).unwrap();
     let seen: Vec<(&str, &str)> =
-        rows.iter().map(|row| (row.agent.as_str(), row.decision.as_str())).collect();
+        rows.iter().map(|row| (row.agent.as_str(), row.decision.name())).collect();
     assert_eq!(
         seen,
         [

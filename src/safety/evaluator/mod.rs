@@ -18,6 +18,7 @@ mod tolerance;
 use crate::{
     analysis::{self, Action, Analysis, CurrentFiles, FileWrite, WorkingFolder},
     policy::{AgentSettings, CompiledPolicy, Matches, central::FloorOf},
+    store::audit::{AuditDecision, AuditStage},
 };
 
 use super::directive::SafetyTier;
@@ -103,11 +104,11 @@ impl Strictness {
     /// monitoring mode `would_pause`, `would_stop`: what the policy
     /// decided, not enforced); `None` for what is no decision of the
     /// policy's (`refused`, `logging`…).
-    pub fn recorded(decision: &str) -> Option<Self> {
+    pub fn recorded(decision: AuditDecision) -> Option<Self> {
         match decision {
-            "continue" => Some(Self::Continue),
-            "pause" | "would_pause" => Some(Self::Approve),
-            "stop" | "would_stop" => Some(Self::Stop),
+            AuditDecision::Continue => Some(Self::Continue),
+            AuditDecision::Pause | AuditDecision::WouldPause => Some(Self::Approve),
+            AuditDecision::Stop | AuditDecision::WouldStop => Some(Self::Stop),
             _ => None,
         }
     }
@@ -130,6 +131,18 @@ pub enum Stage {
     Patterns = 3,
     SafetyTier = 4,
     RiskTolerance = 5,
+}
+
+impl From<Stage> for AuditStage {
+    fn from(stage: Stage) -> Self {
+        match stage {
+            Stage::StepLimit => Self::StepLimitStage,
+            Stage::PreviousOutcome => Self::PreviousOutcomeStage,
+            Stage::Patterns => Self::PatternsStage,
+            Stage::SafetyTier => Self::SafetyTierStage,
+            Stage::RiskTolerance => Self::RiskToleranceStage,
+        }
+    }
 }
 
 impl Stage {
