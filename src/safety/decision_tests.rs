@@ -26,6 +26,7 @@ use crate::{
 
 use super::{
     core::LoopCore,
+    directive::DirectiveVerdict,
     executions::{ExecuteRequest, SafetyLoop, StepRequest},
 };
 
@@ -178,11 +179,11 @@ fn run(
     match situation {
         Situation::Blocked => {
             let raised = step(&enforcing, "other-session", Situation::Denied.text());
-            assert!(raised.stopped, "{raised:?}");
+            assert_eq!(raised.verdict, DirectiveVerdict::Stop, "{raised:?}");
         }
         Situation::Paused => {
             let raised = step(&enforcing, "other-session", Situation::NeedsApproval.text());
-            assert!(!raised.proceed && !raised.stopped, "{raised:?}");
+            assert_eq!(raised.verdict, DirectiveVerdict::Hold, "{raised:?}");
         }
         _ => {}
     }
@@ -191,11 +192,10 @@ fn run(
     let answer = match door {
         DoorKind::Step => {
             let directive = step(&safety, SESSION, situation.text());
-            match (directive.proceed, directive.stopped) {
-                (true, false) => Answer::Continue,
-                (false, true) => Answer::Blocked,
-                (false, false) => Answer::Refused,
-                (true, true) => panic!("a directive that both continues and stops"),
+            match directive.verdict {
+                DirectiveVerdict::Continue => Answer::Continue,
+                DirectiveVerdict::Stop => Answer::Blocked,
+                DirectiveVerdict::Hold => Answer::Refused,
             }
         }
         DoorKind::Hook => {

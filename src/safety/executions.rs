@@ -24,7 +24,7 @@ use crate::{
 use super::{
     core::LoopCore,
     decision::{Attempt, Decision, Details, Door, Refusal, StateFailure},
-    directive::{Directive, SafetyTier},
+    directive::{Directive, DirectiveVerdict, SafetyTier},
     error::SafetyError,
     evaluator::Outcome,
     lifecycle::{AnyExecution, Execution, NewExecution},
@@ -347,7 +347,7 @@ fn directive(agent: &str, decision: Decision) -> Directive {
     });
     let mut directive = match decision {
         Decision::Continue { advice, details } => {
-            let mut directive = told(true, details);
+            let mut directive = told(DirectiveVerdict::Continue, details);
             if let Some(would) = advice {
                 let would = would.name();
                 // Monitoring mode never holds an agent back; it says what
@@ -367,7 +367,7 @@ fn directive(agent: &str, decision: Decision) -> Directive {
             refusal:
                 Refusal::FailClosed | Refusal::NeedsCode | Refusal::Untrusted | Refusal::Unshown(_),
             details,
-        } => told(false, details),
+        } => told(DirectiveVerdict::Hold, details),
         Decision::Refused { refusal: Refusal::Paused(pause), details } => Directive {
             steps_remaining: details.steps_remaining,
             notifications: details.notifications,
@@ -397,11 +397,9 @@ fn directive(agent: &str, decision: Decision) -> Directive {
                 StateFailure::NotDurable => "the block could not be made durable; fail closed",
             },
         ),
-        Decision::Blocked { raised: true, details, .. } => {
-            Directive { stopped: true, ..told(false, details) }
-        }
+        Decision::Blocked { raised: true, details, .. } => told(DirectiveVerdict::Stop, details),
         Decision::Blocked { block, raised: false, details } => Directive {
-            stopped: true,
+            verdict: DirectiveVerdict::Stop,
             notifications: details.notifications,
             ..Directive::refuse(
                 format!(
@@ -426,11 +424,10 @@ fn directive(agent: &str, decision: Decision) -> Directive {
 }
 
 /// A directive that tells `details` as the decision has them.
-fn told(proceed: bool, details: Details) -> Directive {
+fn told(verdict: DirectiveVerdict, details: Details) -> Directive {
     Directive {
-        proceed,
+        verdict,
         factors: details.factors,
-        stopped: false,
         reason: details.reason,
         steps_remaining: details.steps_remaining,
         next_step_risk: details.risk,

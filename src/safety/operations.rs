@@ -332,7 +332,7 @@ impl LoopOperation {
                     agent_risk: agent_risk.and_then(|n| u8::try_from(n).ok()),
                 };
                 let directive = self.safety.step(call, request).await;
-                if !directive.proceed {
+                if !directive.verdict.proceeds() {
                     call.halt.raise();
                 }
                 Ok(directive.to_json())
