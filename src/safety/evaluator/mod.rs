@@ -17,7 +17,7 @@ mod tolerance;
 
 use crate::{
     analysis::{self, Action, Analysis, CurrentFiles, FileWrite, WorkingFolder},
-    policy::{AgentSettings, CompiledPolicy, Matches, central::FloorOf},
+    policy::{AgentSettings, CompiledPolicy, Matches, RuleId, central::FloorOf},
     store::audit::{AuditDecision, AuditStage},
 };
 
@@ -167,7 +167,7 @@ pub struct Decided {
     pub verdict: Verdict,
     pub reason: Option<String>,
     /// The rule that decided, as an index into the policy's rules.
-    pub rule: Option<usize>,
+    pub rule: Option<RuleId>,
     pub factors: Vec<String>,
 }
 
@@ -198,7 +198,7 @@ pub struct Evaluation {
     pub verdict: Verdict,
     /// The deciding stage (stage 5 when every stage let the step through).
     pub stage: Stage,
-    pub rule: Option<usize>,
+    pub rule: Option<RuleId>,
     pub reason: Option<String>,
     pub factors: Vec<String>,
     pub score: u8,
@@ -269,11 +269,11 @@ impl Evaluation {
         if first_rule == 0 {
             return self;
         }
-        self.rule = self.rule.map(|rule| rule + first_rule);
+        self.rule = self.rule.map(|rule| rule.after(first_rule));
         self.matches = self.matches.map(|matches| matches.shifted(first_rule));
         for report in &mut self.trace {
             if let Some(decided) = &mut report.decided {
-                decided.rule = decided.rule.map(|rule| rule + first_rule);
+                decided.rule = decided.rule.map(|rule| rule.after(first_rule));
             }
         }
         self
@@ -354,8 +354,8 @@ fn risk_score(policy: &CompiledPolicy, matches: Option<&Matches>, agent_risk: Op
     policy_score.max(agent_risk.unwrap_or(0).min(100))
 }
 
-fn rule_score(policy: &CompiledPolicy, index: usize) -> Option<u8> {
-    match policy.rule(index).action {
+fn rule_score(policy: &CompiledPolicy, rule: RuleId) -> Option<u8> {
+    match policy.rule(rule).action {
         crate::policy::RuleAction::Risk { score, .. } => Some(score),
         _ => None,
     }
