@@ -42,6 +42,7 @@ use crate::{
     safety::{
         core::LoopCore,
         decision::{Attempt, Checks, Decision, Door, Refusal},
+        evaluator::written,
     },
     store::{
         audit::{AuditEntry, AuditEvent},
@@ -346,11 +347,13 @@ impl Gate {
         let action = &*redact_text(action);
         let attempt = Attempt { call, agent, action, door: Door::Gate(checks) };
         match self.core.decide(attempt).await {
-            Decision::Continue { details, .. } => Checked::Allowed { factors: details.factors },
+            Decision::Continue { details, .. } => {
+                Checked::Allowed { factors: written(&details.factors) }
+            }
             Decision::AwaitingHuman { id, expires_at, details } => Checked::AwaitingHuman {
                 approval_id: id,
                 reason: details.reason.unwrap_or_default(),
-                factors: details.factors,
+                factors: written(&details.factors),
                 expires_at,
             },
             Decision::Blocked { block, raised: true, details } => Checked::Refused {
@@ -359,7 +362,7 @@ impl Gate {
                     details.reason.unwrap_or_default(),
                     block.challenge_id
                 ),
-                factors: details.factors,
+                factors: written(&details.factors),
             },
             Decision::Blocked { block, raised: false, .. } => Checked::Refused {
                 reason: format!(
@@ -392,10 +395,10 @@ impl Gate {
                             details.reason.unwrap_or_default(),
                             failures.join("; ")
                         ),
-                        details.factors,
+                        written(&details.factors),
                     ),
                     Refusal::Untrusted | Refusal::FailClosed | Refusal::NeedsCode => {
-                        (details.reason.unwrap_or_default(), details.factors)
+                        (details.reason.unwrap_or_default(), written(&details.factors))
                     }
                 };
                 Checked::Refused { reason, factors }

@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::{
     analysis::Analysis,
     policy::{CompiledPolicy, RuleAction, RuleId, Scope, pattern::PatternKind},
-    safety::evaluator::{Evaluation, PauseKind, Verdict},
+    safety::evaluator::{Evaluation, PauseKind, Verdict, written},
 };
 
 use super::Strictness;
@@ -192,7 +192,7 @@ impl Decision {
             stage: evaluation.stage.number(),
             rule: evaluation.rule.map(|index| RuleRef::of(policy, index)),
             reason: evaluation.reason.clone(),
-            factors: evaluation.factors.clone(),
+            factors: written(&evaluation.factors),
             risk_score: evaluation.score,
             tier: evaluation.tier.name(),
         }

@@ -13,6 +13,7 @@
 use crate::{
     analysis::{Analysis, Command, preview},
     policy::pattern::describe_command,
+    safety::evaluator::Factor,
 };
 
 /// Planted commands listed at most, among those a rule asked about and
@@ -36,13 +37,13 @@ pub struct ApprovalView {
 pub fn approval_view(
     action: &str,
     reason: &str,
-    factors: &[String],
+    factors: &[Factor],
     analysis: Option<&Analysis>,
 ) -> ApprovalView {
     let reason = if factors.is_empty() {
         reason.to_owned()
     } else {
-        factors.iter().map(|factor| without_stage(factor)).collect::<Vec<_>>().join("; ")
+        factors.iter().map(|factor| factor.text.as_str()).collect::<Vec<_>>().join("; ")
     };
     let planted: Vec<&Command> = analysis
         .map(|analysis| {
@@ -59,7 +60,7 @@ pub fn approval_view(
     for command in planted {
         let described = describe_command(command);
         let line = line_of(command);
-        if factors.iter().any(|factor| factor.contains(&described)) {
+        if factors.iter().any(|factor| factor.text.contains(&described)) {
             rest.retain(|other| *other != line);
             if !asked.contains(&line) {
                 asked.push(line);
@@ -110,20 +111,12 @@ fn line_of(command: &Command) -> String {
     }
 }
 
-/// A factor without its `stage 3: ` prefix: the person needs the rule, not
-/// the evaluator's stage.
-fn without_stage(factor: &str) -> &str {
-    factor
-        .strip_prefix("stage ")
-        .and_then(|rest| rest.split_once(": "))
-        .map_or(factor, |(_, rest)| rest)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::{
-        Action, Change, FileWrite, NoCurrentFiles, WorkingFolder, analyze_action,
+    use crate::{
+        analysis::{Action, Change, FileWrite, NoCurrentFiles, WorkingFolder, analyze_action},
+        safety::evaluator::Stage,
     };
 
     fn makefile(recipes: &str) -> Analysis {
@@ -144,8 +137,14 @@ mod tests {
             "build:\n\tcargo build\n\ndeploy: build\n\tgit push origin main\n\tcrontab -r\n",
         );
         let factors = [
-            "stage 3: requiresApproval pattern 'git push' (policy default.toml:182) on `git push origin main` (planted in Makefile line 5)".to_owned(),
-            "stage 3: requiresApproval pattern 'crontab' (policy default.toml:201) on `crontab -r` (planted in Makefile line 6)".to_owned(),
+            Factor::of(
+                Stage::Patterns,
+                "requiresApproval pattern 'git push' (policy default.toml:182) on `git push origin main` (planted in Makefile line 5)",
+            ),
+            Factor::of(
+                Stage::Patterns,
+                "requiresApproval pattern 'crontab' (policy default.toml:201) on `crontab -r` (planted in Makefile line 6)",
+            ),
         ];
         let view = approval_view(
             "write_file Makefile",
@@ -199,8 +198,10 @@ mod tests {
         let plain = approval_view(
             "git push origin main",
             "why",
-            &["stage 3: requiresApproval pattern 'git push' (p:1) on `git push origin main`"
-                .into()],
+            &[Factor::of(
+                Stage::Patterns,
+                "requiresApproval pattern 'git push' (p:1) on `git push origin main`",
+            )],
             None,
         );
         assert_eq!(

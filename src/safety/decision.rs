@@ -57,7 +57,7 @@ use super::{
     approval_view::approval_view,
     core::{LoopCore, Pause, Spent, notification},
     directive::{Notification, NotificationKind, SafetyTier},
-    evaluator::{Outcome, PauseKind, StepFacts, Verdict, evaluate_analysed},
+    evaluator::{Factor, Outcome, PauseKind, StepFacts, Verdict, evaluate_analysed},
     lifecycle::{Execution, state::Running},
 };
 
@@ -191,7 +191,7 @@ impl BlockNotice {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Details {
     pub reason: Option<String>,
-    pub factors: Vec<String>,
+    pub factors: Vec<Factor>,
     pub steps_remaining: Option<u32>,
     pub risk: Option<SafetyTier>,
     pub notifications: Vec<Notification>,
@@ -416,8 +416,11 @@ impl LoopCore {
                 LoopMode::Logging => "logging mode: action recorded, not evaluated",
                 _ => "safety loop disabled: action not evaluated",
             };
-            let details =
-                Details { factors: vec![factor.into()], notifications, ..Details::default() };
+            let details = Details {
+                factors: vec![Factor::plain(factor)],
+                notifications,
+                ..Details::default()
+            };
             let decision = Decision::Continue { advice: None, details };
             self.audit(tx, row(decision.recorded(self.mode), None))?;
             return Ok(Committed::plain(decision));
@@ -457,12 +460,12 @@ impl LoopCore {
                     verdict = Verdict::Pause(PauseKind::Approval);
                     details.reason = Some(why.to_owned());
                     stage = AuditStage::Operation;
-                    details.factors.push(format!("operation: {why}"));
+                    details.factors.push(Factor::plain(format!("operation: {why}")));
                 }
                 Verdict::Pause(PauseKind::Approval | PauseKind::Verification) => {
                     let reason = details.reason.take().unwrap_or_default();
                     details.reason = Some(format!("{reason}; {why}"));
-                    details.factors.push(format!("operation: {why}"));
+                    details.factors.push(Factor::plain(format!("operation: {why}")));
                 }
                 Verdict::Pause(_) | Verdict::Stop => {}
             }

@@ -2,6 +2,8 @@
 //! (8.7.3), as data and as the camelCase JSON agents read.
 
 use crate::names::named_enum;
+
+use super::evaluator::{Factor, written};
 use serde_json::{Map, Value, json};
 
 named_enum! {
@@ -72,7 +74,7 @@ impl DirectiveVerdict {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Directive {
     pub verdict: DirectiveVerdict,
-    pub factors: Vec<String>,
+    pub factors: Vec<Factor>,
     pub reason: Option<String>,
     pub steps_remaining: Option<u32>,
     pub next_step_risk: Option<SafetyTier>,
@@ -84,7 +86,7 @@ impl Directive {
     pub fn refuse(reason: impl Into<String>, factor: impl Into<String>) -> Self {
         Self {
             verdict: DirectiveVerdict::Hold,
-            factors: vec![factor.into()],
+            factors: vec![Factor::plain(factor)],
             reason: Some(reason.into()),
             steps_remaining: None,
             next_step_risk: None,
@@ -97,7 +99,7 @@ impl Directive {
     pub fn to_json(&self) -> Value {
         let mut object = Map::new();
         object.insert("continue".into(), self.verdict.proceeds().into());
-        object.insert("factors".into(), json!(self.factors));
+        object.insert("factors".into(), json!(written(&self.factors)));
         if self.verdict == DirectiveVerdict::Stop {
             object.insert("stopped".into(), true.into());
         }

@@ -26,7 +26,7 @@ use super::{
     decision::{Attempt, Decision, Details, Door, Refusal, StateFailure},
     directive::{Directive, DirectiveVerdict, SafetyTier},
     error::SafetyError,
-    evaluator::Outcome,
+    evaluator::{Factor, Outcome},
     lifecycle::{AnyExecution, Execution, NewExecution},
 };
 
@@ -356,9 +356,9 @@ fn directive(agent: &str, decision: Decision) -> Directive {
                     "monitoring mode (advisory): would {would}: {}",
                     directive.reason.unwrap_or_default()
                 ));
-                directive.factors.push(format!(
+                directive.factors.push(Factor::plain(format!(
                     "monitoring mode: directive is advisory, the agent may proceed (would {would})"
-                ));
+                )));
             }
             directive
         }
@@ -414,7 +414,7 @@ fn directive(agent: &str, decision: Decision) -> Directive {
         },
     };
     if let Some(unshown) = unshown {
-        directive.factors.push(unshown.clone());
+        directive.factors.push(Factor::plain(unshown.clone()));
         directive.reason = Some(match directive.reason.take() {
             Some(reason) => format!("{reason}. {unshown}"),
             None => unshown,

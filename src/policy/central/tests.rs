@@ -97,7 +97,7 @@ fn nothing_in_a_local_file_loosens_the_central_decision() {
     }
     let evaluation = judge(&on_team("[defaults]\nautoApprove = [\"rm *\"]\n"), "a", "rm -rf build");
     assert!(
-        evaluation.factors.iter().any(|f| f.contains("decided by the central policy")),
+        evaluation.factors.iter().any(|f| f.text.contains("decided by the central policy")),
         "the answer says who decided: {:?}",
         evaluation.factors
     );
@@ -251,7 +251,7 @@ fn a_central_version_replaces_the_default_only_when_the_config_says_so() {
     let evaluation = judge(&floored, "claude-code", "npm publish");
     assert_eq!(Strictness::of(evaluation.verdict), Strictness::Verify, "{:?}", evaluation.factors);
     assert!(
-        evaluation.factors.iter().any(|f| f.contains("decided by this machine's own policy")),
+        evaluation.factors.iter().any(|f| f.text.contains("decided by this machine's own policy")),
         "the answer says who decided: {:?}",
         evaluation.factors
     );
@@ -266,7 +266,7 @@ fn a_central_version_replaces_the_default_only_when_the_config_says_so() {
             rule.describe()
         );
         assert!(
-            evaluation.factors.iter().any(|f| f.contains(&rule.describe())),
+            evaluation.factors.iter().any(|f| f.text.contains(&rule.describe())),
             "{:?} names {}",
             evaluation.factors,
             rule.describe()

@@ -9,6 +9,7 @@
 //! and line in the directive's `factors`. A hint too long to analyse is
 //! refused (fail closed) at stage 3, never waved through.
 
+mod factor;
 mod outcome;
 mod patterns;
 mod step_limit;
@@ -22,6 +23,8 @@ use crate::{
 };
 
 use super::directive::SafetyTier;
+
+pub use factor::{Factor, written};
 
 /// The result of the previous step, as the agent reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,7 +171,7 @@ pub struct Decided {
     pub reason: Option<String>,
     /// The rule that decided, as an index into the policy's rules.
     pub rule: Option<RuleId>,
-    pub factors: Vec<String>,
+    pub factors: Vec<Factor>,
 }
 
 /// What one stage saw and, if it decided, its decision.
@@ -200,7 +203,7 @@ pub struct Evaluation {
     pub stage: Stage,
     pub rule: Option<RuleId>,
     pub reason: Option<String>,
-    pub factors: Vec<String>,
+    pub factors: Vec<Factor>,
     pub score: u8,
     pub tier: SafetyTier,
     pub trace: Vec<StageReport>,
@@ -257,7 +260,7 @@ fn stricter(mut decided: Evaluation, mut by_floor: Evaluation, floor: FloorOf) -
         decided.tier = decided.tier.max(by_floor.tier);
         return decided;
     }
-    by_floor.factors.push(floor.explanation().into());
+    by_floor.factors.push(Factor::plain(floor.explanation()));
     by_floor
 }
 
@@ -314,7 +317,7 @@ fn evaluate_alone(
         verdict: Verdict::Pause(PauseKind::FailClosed),
         reason: Some("evaluation did not reach a decision".into()),
         rule: None,
-        factors: vec!["evaluation did not reach a decision; refusing".into()],
+        factors: vec![Factor::plain("evaluation did not reach a decision; refusing")],
     };
     finish(input, Stage::RiskTolerance, decided, trace)
 }
@@ -359,11 +362,6 @@ fn rule_score(policy: &CompiledPolicy, rule: RuleId) -> Option<u8> {
         crate::policy::RuleAction::Risk { score, .. } => Some(score),
         _ => None,
     }
-}
-
-/// `stage 3: …` — the prefix every factor of a stage carries.
-fn factor(stage: Stage, text: impl std::fmt::Display) -> String {
-    format!("stage {}: {text}", stage.number())
 }
 
 #[cfg(test)]

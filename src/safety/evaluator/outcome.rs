@@ -1,7 +1,7 @@
 //! Stage 2: a reported failure of the previous step pauses the agent, so a
 //! failure is not followed by autonomous recovery attempts.
 
-use super::{Decided, Outcome, PauseKind, Stage, StageInput, StageReport, Verdict, factor};
+use super::{Decided, Factor, Outcome, PauseKind, Stage, StageInput, StageReport, Verdict};
 
 pub fn run(input: &StageInput<'_>) -> StageReport {
     let (summary, decided) = match input.facts.outcome {
@@ -12,7 +12,7 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
                 verdict: Verdict::Pause(PauseKind::PreviousFailure),
                 reason: Some("Previous step failed: report the failure before going on".into()),
                 rule: None,
-                factors: vec![factor(
+                factors: vec![Factor::of(
                     Stage::PreviousOutcome,
                     "previous step reported outcome 'failure'",
                 )],

@@ -8,7 +8,7 @@
 
 use crate::{analysis::MAX_HINT_BYTES, policy::RuleId, safety::directive::SafetyTier};
 
-use super::{Decided, PauseKind, Stage, StageInput, StageReport, Verdict, factor};
+use super::{Decided, Factor, PauseKind, Stage, StageInput, StageReport, Verdict};
 
 pub fn run(input: &StageInput<'_>) -> StageReport {
     let Some(matches) = &input.matches else {
@@ -23,13 +23,16 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
                 verdict: Verdict::Pause(PauseKind::FailClosed),
                 reason: Some(format!("Action not evaluated: {text}; describe it in fewer words")),
                 rule: None,
-                factors: vec![factor(Stage::Patterns, format!("{text}; refusing"))],
+                factors: vec![Factor::of(Stage::Patterns, format!("{text}; refusing"))],
             }),
         };
     };
     let policy = input.policy;
-    let describe = |rules: &[RuleId]| -> Vec<String> {
-        rules.iter().map(|&rule| factor(Stage::Patterns, matches.describe(policy, rule))).collect()
+    let describe = |rules: &[RuleId]| -> Vec<Factor> {
+        rules
+            .iter()
+            .map(|&rule| Factor::of(Stage::Patterns, matches.describe(policy, rule)))
+            .collect()
     };
     if let Some(&first) = matches.deny.first() {
         return decided(
@@ -53,7 +56,7 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
         let factors = matches
             .needs_a_human
             .iter()
-            .map(|(f, d)| factor(Stage::Patterns, format!("built-in: {d} (fact:{})", f.name())))
+            .map(|(f, d)| Factor::of(Stage::Patterns, format!("built-in: {d} (fact:{})", f.name())))
             .collect();
         return StageReport {
             stage: Stage::Patterns,
@@ -101,7 +104,7 @@ fn decided(
     verdict: Verdict,
     reason: String,
     rule: RuleId,
-    factors: Vec<String>,
+    factors: Vec<Factor>,
 ) -> StageReport {
     StageReport {
         stage: Stage::Patterns,

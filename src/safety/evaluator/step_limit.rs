@@ -1,6 +1,6 @@
 //! Stage 1: a step beyond `maxAutonomousSteps` pauses the agent.
 
-use super::{Decided, PauseKind, Stage, StageInput, StageReport, Verdict, factor};
+use super::{Decided, Factor, PauseKind, Stage, StageInput, StageReport, Verdict};
 
 pub fn run(input: &StageInput<'_>) -> StageReport {
     let (step, max) = (input.facts.step, input.facts.max_steps);
@@ -9,7 +9,7 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
         verdict: Verdict::Pause(PauseKind::StepLimit),
         reason: Some("Step limit exceeded".into()),
         rule: None,
-        factors: vec![factor(
+        factors: vec![Factor::of(
             Stage::StepLimit,
             format!("step {step} exceeds maxAutonomousSteps {max}"),
         )],

@@ -147,7 +147,7 @@ fn stages_decide_in_order_at_their_boundaries() {
         assert!(!evaluation.factors.is_empty(), "every decision explains itself: {}", case.hint);
         let deciding = format!("stage {}:", case.stage.number());
         assert!(
-            evaluation.factors.iter().any(|f| f.starts_with(&deciding)),
+            evaluation.factors.iter().any(|f| f.to_string().starts_with(&deciding)),
             "{}: {:?}",
             case.hint,
             evaluation.factors
@@ -172,7 +172,7 @@ fn factors_name_the_rule_with_its_file_and_line() {
         },
     );
     assert_eq!(
-        evaluation.factors,
+        written(&evaluation.factors),
         vec![
             "stage 3: deny pattern 'rm -rf /' (policy p.toml:5) on `rm -rf /` (via sudo)"
                 .to_owned()

@@ -4,18 +4,18 @@
 
 use crate::{policy::RuleAction, safety::directive::SafetyTier};
 
-use super::{Decided, PauseKind, Stage, StageInput, StageReport, Verdict, factor};
+use super::{Decided, Factor, PauseKind, Stage, StageInput, StageReport, Verdict};
 
 pub fn run(input: &StageInput<'_>) -> StageReport {
     let score = input.score;
     let tier = SafetyTier::from_score(score);
-    let mut factors: Vec<String> = Vec::new();
+    let mut factors: Vec<Factor> = Vec::new();
     let mut top_rule = None;
     if let Some(matches) = &input.matches {
         for &index in &matches.risk {
             let rule = input.policy.rule(index);
             if let RuleAction::Risk { score: rule_score, reason } = &rule.action {
-                factors.push(factor(
+                factors.push(Factor::of(
                     Stage::SafetyTier,
                     format!(
                         "{} scores {rule_score}: {reason}",
@@ -32,10 +32,11 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
         && agent_score >= score
         && agent_score > 0
     {
-        factors.push(factor(Stage::SafetyTier, format!("agent-reported riskScore {agent_score}")));
+        factors
+            .push(Factor::of(Stage::SafetyTier, format!("agent-reported riskScore {agent_score}")));
     }
     let summary = format!("risk score {score}: {} tier", tier.name());
-    factors.push(factor(Stage::SafetyTier, &summary));
+    factors.push(Factor::of(Stage::SafetyTier, &summary));
     let (verdict, reason) = match tier {
         SafetyTier::Advisory => {
             return StageReport { stage: Stage::SafetyTier, summary, decided: None };

@@ -4,23 +4,23 @@
 //! pauses scores above 30, so in practice only a conservative tolerance
 //! adds pauses here (scores 26-30).
 
-use super::{Decided, PauseKind, Stage, StageInput, StageReport, Verdict, factor};
+use super::{Decided, Factor, PauseKind, Stage, StageInput, StageReport, Verdict};
 
 pub fn run(input: &StageInput<'_>) -> StageReport {
     let tolerance = input.settings.tolerance;
     let (score, threshold) = (input.score, tolerance.threshold());
-    let mut factors: Vec<String> = match &input.matches {
+    let mut factors: Vec<Factor> = match &input.matches {
         Some(matches) => matches
             .risk
             .iter()
-            .map(|&i| factor(Stage::SafetyTier, input.policy.rule(i).describe()))
+            .map(|&i| Factor::of(Stage::SafetyTier, input.policy.rule(i).describe()))
             .collect(),
         None => Vec::new(),
     };
     if score > threshold {
         let summary =
             format!("risk score {score} exceeds {} tolerance ({threshold})", tolerance.name());
-        factors.push(factor(Stage::RiskTolerance, &summary));
+        factors.push(Factor::of(Stage::RiskTolerance, &summary));
         return StageReport {
             stage: Stage::RiskTolerance,
             summary: summary.clone(),
@@ -36,7 +36,7 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
         };
     }
     let summary = format!("risk score {score} within {} tolerance ({threshold})", tolerance.name());
-    factors.push(factor(Stage::RiskTolerance, &summary));
+    factors.push(Factor::of(Stage::RiskTolerance, &summary));
     StageReport {
         stage: Stage::RiskTolerance,
         summary,
