@@ -195,9 +195,7 @@ impl Command {
                 self.flags.push(canonical);
             }
         }
-        if self.program == "git"
-            && self.subcommand() == Some("push")
-            && self.positionals.iter().skip(1).any(|p| p.starts_with('+'))
+        if self.program == "git" && self.subcommand() == Some("push") && git_push_forces(&self.argv)
         {
             self.flags.push("-f".into());
         }
@@ -378,12 +376,75 @@ pub fn long_forms<'a>(
         .flat_map(|s| s.spellings.iter().copied().filter(|spelling| spelling.starts_with("--")))
 }
 
+/// Whether `git … push …` forces a ref: a refspec written `+SRC:DST`
+/// (git's own `--force` for that ref). The first word after `push` that
+/// is no option is the repository, unless `--repo` names it; the words
+/// `-o`/`--push-option`, `--repo`, `--receive-pack` and `--exec` take
+/// are their values, not refspecs; a dry run (`-n`, `--dry-run`) pushes
+/// nothing.
+fn git_push_forces(argv: &[String]) -> bool {
+    const VALUED: [&str; 5] = ["-o", "--push-option", "--repo", "--receive-pack", "--exec"];
+    let Some(push) = argv.iter().position(|word| word == "push") else { return false };
+    let mut words = argv.iter().skip(push + 1);
+    let (mut options_done, mut repository_named) = (false, false);
+    let mut refspecs = Vec::new();
+    while let Some(word) = words.next() {
+        if !options_done && word.starts_with('-') && word != "-" {
+            match word.as_str() {
+                "--" => options_done = true,
+                "-n" | "--dry-run" => return false,
+                "--repo" => {
+                    repository_named = true;
+                    words.next();
+                }
+                _ if VALUED.contains(&word.as_str()) => drop(words.next()),
+                _ if word.starts_with("--repo=") => repository_named = true,
+                _ => {}
+            }
+            continue;
+        }
+        if repository_named {
+            refspecs.push(word);
+        } else {
+            repository_named = true;
+        }
+    }
+    refspecs.iter().any(|refspec| refspec.starts_with('+'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn command(line: &str) -> Command {
         Command::new(line.split_whitespace().map(str::to_owned).collect(), false, false, None)
+    }
+
+    /// A `+` forces a ref only on a refspec: not on the repository, not on
+    /// an option's value, not in a dry run.
+    #[test]
+    fn a_push_forces_only_through_a_plus_refspec() {
+        let forces = |line: &str| command(line).flags.contains(&"-f".to_owned());
+        for line in [
+            "git push upstream +HEAD:release",
+            "git push -u fork +topic",
+            "git push --repo fork +topic",
+            "git push --repo=fork main +topic",
+            "git push -o ci.skip fork +topic",
+        ] {
+            assert!(forces(line), "{line}");
+        }
+        for line in [
+            "git push +mirror-remote",
+            "git push +mirror-remote topic",
+            "git push --push-option +ci.skip upstream topic",
+            "git push -o +ci.skip upstream topic",
+            "git push --receive-pack +x upstream topic",
+            "git push --dry-run upstream +topic",
+            "git push upstream topic -n +other",
+        ] {
+            assert!(!forces(line), "{line}");
+        }
     }
 
     #[test]

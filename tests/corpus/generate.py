@@ -133,6 +133,7 @@ DANGEROUS = {
     ],
     "misc: history rewriting and the issue's examples": [
         "git push --force origin main", "git push -f", "git push origin +main", "git -c alias.p=push p --force origin main",
+        "git push -o ci.skip upstream +HEAD:release", "git push --repo fork +topic",
         "git push --force-with-lease origin main", "exec -a ls aws s3 rb s3://prod --force",
         "aws s3 rb s3://prod --force #: ls", "git -c core.fsmonitor=/tmp/x status", "git -c core.pager='sh -c \"id\"' log",
         "GIT_SSH_COMMAND='sh -c id' git fetch", "r=rm; $r -rf ~", "/bin/r[m] -rf ~", "{rm,-rf,$HOME}",

@@ -392,7 +392,10 @@ fn a_refusal_names_the_file_and_line_of_the_planted_command() {
         judge_write(&policy, "write_file .git/hooks/pre-commit", &write, &Before(HashMap::new()));
     assert_eq!(evaluation.verdict, Verdict::Stop);
     assert!(
-        evaluation.factors.iter().any(|f| f.text.contains("planted in .git/hooks/pre-commit line 3")),
+        evaluation
+            .factors
+            .iter()
+            .any(|f| f.text.contains("planted in .git/hooks/pre-commit line 3")),
         "{:?}",
         evaluation.factors
     );
