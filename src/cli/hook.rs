@@ -119,7 +119,7 @@ fn decide(args: &HookArgs, attempt: &mut Option<Attempt>) -> Result<Value, HookF
         session: context.session_id.clone(),
         action: action.clone(),
     });
-    let decision = runtime.block_on(gate.decide(&context, &agent, &action, write.as_ref()));
+    let decision = runtime.block_on(gate.decide(&context, &agent, &action, write.as_slice()));
     // This process is the hook call's whole session: a request it raised
     // that nobody answered in time can no longer be collected.
     gate.session_ended(None);
