@@ -25,7 +25,7 @@ pub mod options;
 pub mod planted;
 mod shell;
 mod sql;
-mod tool_call;
+pub(crate) mod tool_call;
 mod windows_shell;
 pub mod words;
 

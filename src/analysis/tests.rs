@@ -638,10 +638,9 @@ mod multi_byte_neighbours {
                 json!({"session_id": "s", "tool_name": "Write", "tool_input": {"file_path": path, "content": text}}),
             ];
             for payload in payloads {
-                let call = claude_code::parse(payload.to_string().as_bytes()).unwrap();
-                let write = claude_code::file_write(&call);
-                let action = claude_code::action_text(&call);
-                assert_explained(&evaluation(policy, &action, write.as_ref()), &action);
+                let (_, reading) = claude_code::ADAPTER.read(payload.to_string().as_bytes()).unwrap();
+                let action = reading.action;
+                assert_explained(&evaluation(policy, &action, reading.writes.first()), &action);
             }
             let shebang = format!("#!/bin/sh\n{text}\n");
             let write = FileWrite { path: path.to_owned(), change: Change::Whole(shebang) };

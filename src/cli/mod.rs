@@ -28,6 +28,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::{
     config::{Config, LoopMode},
+    hook::harness::Harness,
     protocol::surface::EndpointMode,
 };
 
@@ -58,11 +59,8 @@ enum Command {
     Unblock(UnblockArgs),
     /// A scripted agent session showing every outcome, on a fresh temporary state.
     Demo,
-    /// Run as an MCP client's enforcement hook: `hook claude-code` is Claude Code's PreToolUse hook.
-    Hook {
-        #[command(subcommand)]
-        client: HookClient,
-    },
+    /// Run as a coding agent's enforcement hook: `hook HARNESS` (claude-code, codex, gemini, ...) reads the harness's pre-tool-call payload on stdin and answers in its format.
+    Hook(HookCommand),
     /// Policy files: `policy diff OLD NEW` compares two; `policy push FILE...` makes them the central policy.
     Policy {
         #[command(subcommand)]
@@ -126,10 +124,13 @@ struct ImportOpenApiArgs {
     output: Option<PathBuf>,
 }
 
-#[derive(Debug, Subcommand)]
-enum HookClient {
-    /// Claude Code's PreToolUse hook: payload on stdin, decision on stdout.
-    ClaudeCode(HookArgs),
+#[derive(Debug, Args)]
+struct HookCommand {
+    /// The harness whose hook this is: claude-code, codex, copilot, gemini, droid, cursor or opencode.
+    #[arg(value_name = "HARNESS", value_parser = parse_harness)]
+    harness: Harness,
+    #[command(flatten)]
+    args: HookArgs,
 }
 
 #[derive(Debug, Args)]
@@ -140,8 +141,8 @@ struct HookArgs {
     #[arg(long = "policy", value_name = "FILE")]
     policies: Vec<PathBuf>,
     /// The agent name the calls are attributed to (blocks apply per
-    /// agent). Default: per machine, user and project,
-    /// `claude-code:USER@HOST-ID[:PROJECT]` (`hook::identity`).
+    /// agent). Default: per harness, machine, user and project,
+    /// `HARNESS:USER@HOST-ID[:PROJECT]` (`hook::identity`).
     #[arg(long, value_name = "NAME")]
     agent: Option<String>,
     /// The hook's own deadline in seconds: a call not decided by then is
@@ -343,6 +344,13 @@ struct CheckArgs {
     paths: Vec<PathBuf>,
 }
 
+fn parse_harness(s: &str) -> Result<Harness, String> {
+    Harness::parse(s).ok_or_else(|| {
+        let names: Vec<&str> = Harness::ALL.iter().map(|harness| harness.name()).collect();
+        format!("'{s}' is not a harness; one of: {}", names.join(", "))
+    })
+}
+
 fn parse_loop_mode(s: &str) -> Result<LoopMode, String> {
     s.parse()
 }
@@ -363,7 +371,7 @@ pub fn run() -> ExitCode {
         Command::Audit(args) => audit::run(args),
         Command::Unblock(args) => unblock::run(args),
         Command::Demo => demo::run(),
-        Command::Hook { client: HookClient::ClaudeCode(args) } => hook::run(args),
+        Command::Hook(HookCommand { harness, args }) => hook::run(harness, args),
         Command::Adapter { command: AdapterCommand::ImportOpenapi(args) } => {
             adapter::import_openapi(args)
         }
