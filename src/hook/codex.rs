@@ -39,3 +39,41 @@ fn reply(verdict: &Verdict) -> Reply {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{Change, FileWrite};
+
+    /// Payloads Codex 0.171.0 sent its hook, recorded from the real CLI.
+    #[test]
+    fn recorded_payloads_read_as_the_command_and_the_patchs_files() {
+        let command = include_bytes!("../../tests/fixtures/hook-payloads/codex/exec-command.json");
+        let (call, reading) = ADAPTER.read(command).unwrap();
+        assert_eq!(reading.action, "echo hi > ran.txt");
+        assert_eq!(call.cwd.as_deref(), Some("/tmp/tmpnabcmvxt/proj"));
+        assert!(reading.writes.is_empty());
+
+        let patch =
+            include_bytes!("../../tests/fixtures/hook-payloads/codex/apply-patch-add-file.json");
+        let (_, reading) = ADAPTER.read(patch).unwrap();
+        assert_eq!(reading.action, "write_file hook.sh");
+        assert_eq!(
+            reading.writes,
+            vec![FileWrite {
+                path: "hook.sh".into(),
+                change: Change::Whole("#!/bin/sh\necho x\n".into())
+            }]
+        );
+    }
+
+    #[test]
+    fn a_deny_is_hook_specific_output_and_defer_says_nothing() {
+        let denied = reply(&Verdict::Deny("no".into()));
+        assert_eq!(
+            denied.stdout.as_ref().map(|out| &out["hookSpecificOutput"]["permissionDecision"]),
+            Some(&serde_json::json!("deny"))
+        );
+        assert_eq!(reply(&Verdict::Defer), Reply { stdout: None, stderr: None, exit_code: 0 });
+    }
+}

