@@ -11,6 +11,7 @@ mod check;
 mod demo;
 mod eval;
 mod hook;
+mod install;
 #[cfg(test)]
 mod panic_tests;
 mod policy;
@@ -61,6 +62,10 @@ enum Command {
     Demo,
     /// Run as a coding agent's enforcement hook: `hook HARNESS` (claude-code, codex, gemini, ...) reads the harness's pre-tool-call payload on stdin and answers in its format.
     Hook(HookCommand),
+    /// Write the enforcement hook into a harness's own settings (merged, backed up, diff printed; idempotent).
+    Install(InstallArgs),
+    /// Remove the enforcement hook from a harness's own settings (backed up, diff printed).
+    Uninstall(InstallArgs),
     /// Policy files: `policy diff OLD NEW` compares two; `policy push FILE...` makes them the central policy.
     Policy {
         #[command(subcommand)]
@@ -149,6 +154,28 @@ struct HookArgs {
     /// denied. Keep it inside the hook entry's `timeout` in Claude Code's
     /// settings (`check` verifies this).
     #[arg(long, value_name = "SECS", default_value_t = crate::hook::claude_settings::DEFAULT_DEADLINE_SECS, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    timeout: u64,
+}
+
+#[derive(Debug, Args)]
+struct InstallArgs {
+    /// The harness: claude-code, codex, copilot, gemini, droid, cursor or opencode.
+    #[arg(value_name = "HARNESS", value_parser = parse_harness)]
+    harness: Harness,
+    /// The project's settings, in the current folder (the default).
+    #[arg(long, conflicts_with = "user")]
+    project: bool,
+    /// The user's own settings, in the home folder.
+    #[arg(long)]
+    user: bool,
+    /// Print the change and write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// The config file the hook reads (written into the hook's command as an absolute path).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The hook's own deadline in seconds; the harness's time-out is set above it.
+    #[arg(long, value_name = "SECS", default_value_t = crate::hook::claude_settings::DEFAULT_DEADLINE_SECS, value_parser = clap::value_parser!(u64).range(10..=86_400))]
     timeout: u64,
 }
 
@@ -372,6 +399,8 @@ pub fn run() -> ExitCode {
         Command::Unblock(args) => unblock::run(args),
         Command::Demo => demo::run(),
         Command::Hook(HookCommand { harness, args }) => hook::run(harness, args),
+        Command::Install(args) => install::install(args),
+        Command::Uninstall(args) => install::uninstall(args),
         Command::Adapter { command: AdapterCommand::ImportOpenapi(args) } => {
             adapter::import_openapi(args)
         }

@@ -11,5 +11,6 @@ pub mod codex;
 pub mod gemini;
 pub mod harness;
 pub mod identity;
+pub mod install;
 pub mod patch;
 pub mod reading;
