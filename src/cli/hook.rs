@@ -1,32 +1,34 @@
-//! `safety-dongle hook claude-code`: Claude Code's PreToolUse hook. Reads
-//! the payload on stdin, evaluates the tool call with the same policy and
-//! state as the server (a blocked agent stays blocked here too), writes
-//! the same audit rows, and answers on stdout. Any failure of its own —
-//! unreadable payload, configuration or state, or a panic (audited) — is a
-//! deny: it fails closed. So is running out of time: Claude Code lets the
-//! tool run when it kills a hook that took too long, so the hook answers
-//! deny at its own deadline (`--timeout`), whatever it is waiting for (a
-//! payload that never ends, a locked state file, a human), and waits for
-//! approvals no longer than the deadline allows.
+//! `safety-dongle hook HARNESS`: the harness's pre-tool-call hook. Reads
+//! the payload on stdin through the harness's adapter (`hook::harness`),
+//! evaluates the tool call with the same policy and state as the server (a
+//! blocked agent stays blocked here too), writes the same audit rows, and
+//! answers in the harness's own format and exit code. Any failure of its
+//! own — unreadable payload, configuration or state, or a panic (audited)
+//! — is a deny: it fails closed. So is running out of time: most harnesses
+//! let the tool run when they kill a hook that took too long, so the hook
+//! answers deny at its own deadline (`--timeout`), whatever it is waiting
+//! for (a payload that never ends, a locked state file, a human), and waits
+//! for approvals no longer than the deadline allows. A harness the hook
+//! does not speak yet is refused every call, on stderr with exit 2 (the
+//! code that blocks in every harness that runs command hooks).
 
 use std::{
     io::{Read, Write},
-    path::PathBuf,
     process::ExitCode,
     sync::{Arc, Mutex},
     time::Duration,
 };
-
-use serde_json::Value;
 
 use crate::{
     analysis::WorkingFolder,
     diagnostics::Diagnostic,
     gate::Gate,
     hook::{
-        claude_code::{self, Attempt, MAX_PAYLOAD_BYTES, PayloadError},
+        answer::{self, Attempt, Reply, Verdict},
         claude_settings::MARGIN_SECS,
+        harness::{Adapter, Harness},
         identity,
+        reading::{MAX_PAYLOAD_BYTES, PayloadError},
     },
     protocol::registry::{CallContext, SessionEnds},
 };
@@ -36,33 +38,48 @@ use super::{
     assemble::{AssembleError, build_loop_core},
 };
 
-pub(super) fn run(args: HookArgs) -> ExitCode {
+pub(super) fn run(harness: Harness, args: HookArgs) -> ExitCode {
+    let Some(adapter) = harness.adapter() else {
+        eprintln!(
+            "safety-dongle: the hook does not speak {harness} yet, so this tool call is refused"
+        );
+        return ExitCode::from(2);
+    };
     let answer = Answer::default();
     let watchdog = answer.clone();
     let deadline = args.timeout;
     std::thread::spawn(move || {
         std::thread::sleep(Duration::from_secs(deadline));
-        watchdog.give(&claude_code::deny(&format!("safety-dongle did not decide within its deadline of {deadline} s, so this tool call is refused")));
-        std::process::exit(0);
+        let code = watchdog.give(&(adapter.reply)(&Verdict::Deny(format!("safety-dongle did not decide within its deadline of {deadline} s, so this tool call is refused"))));
+        std::process::exit(code.into());
     });
-    answer.give(&claude_code::answer_failing_closed(|attempt| decide(&args, attempt)));
-    ExitCode::SUCCESS
+    let verdict = answer::answer_failing_closed(|attempt| decide(harness, adapter, &args, attempt));
+    ExitCode::from(answer.give(&(adapter.reply)(&verdict)))
 }
 
-/// The one answer printed, whichever comes first: the decision or the
+/// The one answer given, whichever comes first: the decision or the
 /// deadline's deny.
 #[derive(Clone, Default)]
-struct Answer(Arc<Mutex<bool>>);
+struct Answer(Arc<Mutex<Option<u8>>>);
 
 impl Answer {
-    fn give(&self, answer: &Value) {
+    /// Writes `reply` unless an answer was given; the exit code of the one
+    /// given.
+    fn give(&self, reply: &Reply) -> u8 {
         let mut given = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if !*given {
-            *given = true;
-            let mut stdout = std::io::stdout().lock();
-            let _ = writeln!(stdout, "{answer}");
-            let _ = stdout.flush();
+        if let Some(code) = *given {
+            return code;
         }
+        *given = Some(reply.exit_code);
+        if let Some(stderr) = &reply.stderr {
+            let _ = writeln!(std::io::stderr().lock(), "{stderr}");
+        }
+        let mut stdout = std::io::stdout().lock();
+        if let Some(answer) = &reply.stdout {
+            let _ = writeln!(stdout, "{answer}");
+        }
+        let _ = stdout.flush();
+        reply.exit_code
     }
 }
 
@@ -83,13 +100,18 @@ enum HookFailure {
 
 /// Decides on the tool call on stdin, naming the `attempt` as soon as
 /// there is a loop to audit its refusal in.
-fn decide(args: &HookArgs, attempt: &mut Option<Attempt>) -> Result<Value, HookFailure> {
+fn decide(
+    harness: Harness,
+    adapter: &Adapter,
+    args: &HookArgs,
+    attempt: &mut Option<Attempt>,
+) -> Result<Verdict, HookFailure> {
     let mut payload = Vec::new();
     std::io::stdin()
         .take(MAX_PAYLOAD_BYTES as u64 + 1)
         .read_to_end(&mut payload)
         .map_err(HookFailure::Read)?;
-    let call = claude_code::parse(&payload)?;
+    let (call, reading) = adapter.read(&payload)?;
     let mut config = args.config.load_or_diagnose().map_err(HookFailure::Config)?;
     if !args.policies.is_empty() {
         config.policies = args.policies.clone();
@@ -102,26 +124,21 @@ fn decide(args: &HookArgs, attempt: &mut Option<Attempt>) -> Result<Value, HookF
         .enable_all()
         .build()
         .map_err(HookFailure::Runtime)?;
-    let mut context = CallContext::new(format!("claude-code:{}", call.session_id));
+    let mut context = CallContext::new(format!("{harness}:{}", call.session));
     if let Some(cwd) = &call.cwd {
         context.working_folder = WorkingFolder::for_this_user(cwd);
     }
-    let write = claude_code::file_write(&call);
-    let project = std::env::var_os(identity::CLAUDE_PROJECT_DIR).map(PathBuf::from);
-    let agent = args
-        .agent
-        .clone()
-        .unwrap_or_else(|| identity::default_agent("claude-code", project.as_deref()));
-    let action = claude_code::action_text(&call);
+    let agent = args.agent.clone().unwrap_or_else(|| identity::default_agent(harness));
     *attempt = Some(Attempt {
         core,
         agent: agent.clone(),
         session: context.session_id.clone(),
-        action: action.clone(),
+        action: reading.action.clone(),
     });
-    let decision = runtime.block_on(gate.decide(&context, &agent, &action, write.as_ref()));
+    let decision =
+        runtime.block_on(gate.decide(&context, &agent, &reading.action, &reading.writes));
     // This process is the hook call's whole session: a request it raised
     // that nobody answered in time can no longer be collected.
     gate.session_ended(None);
-    Ok(claude_code::output(&decision))
+    Ok(Verdict::of(&decision))
 }

@@ -11,6 +11,7 @@ mod check;
 mod demo;
 mod eval;
 mod hook;
+mod install;
 #[cfg(test)]
 mod panic_tests;
 mod policy;
@@ -28,6 +29,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::{
     config::{Config, LoopMode},
+    hook::harness::Harness,
     protocol::surface::EndpointMode,
 };
 
@@ -58,11 +60,12 @@ enum Command {
     Unblock(UnblockArgs),
     /// A scripted agent session showing every outcome, on a fresh temporary state.
     Demo,
-    /// Run as an MCP client's enforcement hook: `hook claude-code` is Claude Code's PreToolUse hook.
-    Hook {
-        #[command(subcommand)]
-        client: HookClient,
-    },
+    /// Run as a coding agent's enforcement hook: `hook HARNESS` (claude-code, codex, gemini, ...) reads the harness's pre-tool-call payload on stdin and answers in its format.
+    Hook(HookCommand),
+    /// Write the enforcement hook into a harness's own settings (merged, backed up, diff printed; idempotent).
+    Install(InstallArgs),
+    /// Remove the enforcement hook from a harness's own settings (backed up, diff printed).
+    Uninstall(InstallArgs),
     /// Policy files: `policy diff OLD NEW` compares two; `policy push FILE...` makes them the central policy.
     Policy {
         #[command(subcommand)]
@@ -126,10 +129,13 @@ struct ImportOpenApiArgs {
     output: Option<PathBuf>,
 }
 
-#[derive(Debug, Subcommand)]
-enum HookClient {
-    /// Claude Code's PreToolUse hook: payload on stdin, decision on stdout.
-    ClaudeCode(HookArgs),
+#[derive(Debug, Args)]
+struct HookCommand {
+    /// The harness whose hook this is: claude-code, codex, copilot, gemini, droid, cursor or opencode.
+    #[arg(value_name = "HARNESS", value_parser = parse_harness)]
+    harness: Harness,
+    #[command(flatten)]
+    args: HookArgs,
 }
 
 #[derive(Debug, Args)]
@@ -140,14 +146,36 @@ struct HookArgs {
     #[arg(long = "policy", value_name = "FILE")]
     policies: Vec<PathBuf>,
     /// The agent name the calls are attributed to (blocks apply per
-    /// agent). Default: per machine, user and project,
-    /// `claude-code:USER@HOST-ID[:PROJECT]` (`hook::identity`).
+    /// agent). Default: per harness, machine, user and project,
+    /// `HARNESS:USER@HOST-ID[:PROJECT]` (`hook::identity`).
     #[arg(long, value_name = "NAME")]
     agent: Option<String>,
     /// The hook's own deadline in seconds: a call not decided by then is
     /// denied. Keep it inside the hook entry's `timeout` in Claude Code's
     /// settings (`check` verifies this).
     #[arg(long, value_name = "SECS", default_value_t = crate::hook::claude_settings::DEFAULT_DEADLINE_SECS, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    timeout: u64,
+}
+
+#[derive(Debug, Args)]
+struct InstallArgs {
+    /// The harness: claude-code, codex, copilot, gemini, droid, cursor or opencode.
+    #[arg(value_name = "HARNESS", value_parser = parse_harness)]
+    harness: Harness,
+    /// The project's settings, in the current folder (the default).
+    #[arg(long, conflicts_with = "user")]
+    project: bool,
+    /// The user's own settings, in the home folder.
+    #[arg(long)]
+    user: bool,
+    /// Print the change and write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// The config file the hook reads (written into the hook's command as an absolute path).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The hook's own deadline in seconds; the harness's time-out is set above it.
+    #[arg(long, value_name = "SECS", default_value_t = crate::hook::claude_settings::DEFAULT_DEADLINE_SECS, value_parser = clap::value_parser!(u64).range(10..=86_400))]
     timeout: u64,
 }
 
@@ -343,6 +371,13 @@ struct CheckArgs {
     paths: Vec<PathBuf>,
 }
 
+fn parse_harness(s: &str) -> Result<Harness, String> {
+    Harness::parse(s).ok_or_else(|| {
+        let names: Vec<&str> = Harness::ALL.iter().map(|harness| harness.name()).collect();
+        format!("'{s}' is not a harness; one of: {}", names.join(", "))
+    })
+}
+
 fn parse_loop_mode(s: &str) -> Result<LoopMode, String> {
     s.parse()
 }
@@ -363,7 +398,9 @@ pub fn run() -> ExitCode {
         Command::Audit(args) => audit::run(args),
         Command::Unblock(args) => unblock::run(args),
         Command::Demo => demo::run(),
-        Command::Hook { client: HookClient::ClaudeCode(args) } => hook::run(args),
+        Command::Hook(HookCommand { harness, args }) => hook::run(harness, args),
+        Command::Install(args) => install::install(args),
+        Command::Uninstall(args) => install::uninstall(args),
         Command::Adapter { command: AdapterCommand::ImportOpenapi(args) } => {
             adapter::import_openapi(args)
         }

@@ -98,11 +98,7 @@ pub fn dongle_hooks(settings: &Value) -> Result<Vec<HookEntry>, SettingsError> {
 }
 
 fn runs_the_hook(command: &str) -> bool {
-    let words: Vec<&str> = command.split_whitespace().collect();
-    words.windows(3).any(|w| {
-        matches!(w, [program, "hook", "claude-code"]
-            if program.rsplit('/').next().is_some_and(|name| name.starts_with("safety-dongle")))
-    })
+    crate::hook::install::runs_the_hook(command, crate::hook::harness::Harness::ClaudeCode)
 }
 
 /// The value a hook command passes for `flag` (`--flag VALUE` or

@@ -102,9 +102,9 @@ pub struct Checks<'a> {
     pub must_ask: Option<&'a str>,
     /// A verify-tier verdict refuses instead of asking for an approval.
     pub verify_refuses: bool,
-    /// The file the action writes, when its content is known (a hooked
-    /// `Write` or `Edit`).
-    pub write: Option<&'a FileWrite>,
+    /// The files the action writes, when their content is known (a hooked
+    /// `Write` or `Edit`, each file of a patch).
+    pub writes: &'a [FileWrite],
     /// Why the adapter's trust level does not allow this call at all.
     pub untrusted: Option<&'a str>,
 }
@@ -269,11 +269,11 @@ impl LoopCore {
         // Read before the state is locked: another agent's decision need
         // not wait for this text to be understood.
         let analysis = if evaluates {
-            let write = match attempt.door {
-                Door::Gate(checks) => checks.write,
-                Door::Step { .. } => None,
+            let writes = match attempt.door {
+                Door::Gate(checks) => checks.writes,
+                Door::Step { .. } => &[],
             };
-            match analysing::analyse(attempt.action, &attempt.call.working_folder, write).await {
+            match analysing::analyse(attempt.action, &attempt.call.working_folder, writes).await {
                 Analysed::Ready(analysis) => Some(analysis),
                 Analysed::Missing(why) => return self.unanalysed(attempt, why),
             }
@@ -439,7 +439,7 @@ impl LoopCore {
             max_steps,
             agent_risk,
             folder: &call.working_folder,
-            write: checks.and_then(|checks| checks.write),
+            writes: checks.map_or(&[], |checks| checks.writes),
             files: &files,
         };
         let evaluation = evaluate_analysed(&policy, &facts, analysis.flatten());

@@ -199,7 +199,7 @@ fn run(
             }
         }
         DoorKind::Hook => {
-            let decided = block_on(gate.decide(&call("hook"), AGENT, &situation.text(), None));
+            let decided = block_on(gate.decide(&call("hook"), AGENT, &situation.text(), &[]));
             match decided {
                 GateDecision::Continue { .. } => Answer::Continue,
                 GateDecision::Deny { reason, .. } if reason.contains("hard-blocked") => {

@@ -59,9 +59,9 @@ pub struct StepFacts<'a> {
     pub agent_risk: Option<u8>,
     /// Where the action runs, when the caller knows (the hook's `cwd`).
     pub folder: &'a WorkingFolder,
-    /// The file the action writes, when the caller knows its content (a
-    /// hooked `Write` or `Edit`).
-    pub write: Option<&'a FileWrite>,
+    /// The files the action writes, when the caller knows their content (a
+    /// hooked `Write` or `Edit`, each file of a patch).
+    pub writes: &'a [FileWrite],
     /// How a file being edited is read as it is now: the evaluator itself
     /// does no I/O.
     pub files: &'a dyn CurrentFiles,
@@ -222,7 +222,7 @@ const PIPELINE: [StageFn; 5] =
 /// Evaluates one step against the policy.
 pub fn evaluate_step(policy: &CompiledPolicy, facts: &StepFacts<'_>) -> Evaluation {
     let action =
-        Action { text: facts.hint, write: facts.write, folder: facts.folder, files: facts.files };
+        Action { text: facts.hint, writes: facts.writes, folder: facts.folder, files: facts.files };
     evaluate_analysed(policy, facts, analysis::analyze_action(&action).ok())
 }
 
