@@ -58,7 +58,7 @@ enum Command {
     Unblock(UnblockArgs),
     /// A scripted agent session showing every outcome, on a fresh temporary state.
     Demo,
-    /// Run as an MCP client's enforcement hook: `hook claude-code` is Claude Code's PreToolUse hook.
+    /// Run as a coding agent's enforcement hook: `hook claude-code`, `hook copilot`, `hook droid`, `hook cursor`, `hook opencode`.
     Hook {
         #[command(subcommand)]
         client: HookClient,
@@ -130,6 +130,27 @@ struct ImportOpenApiArgs {
 enum HookClient {
     /// Claude Code's PreToolUse hook: payload on stdin, decision on stdout.
     ClaudeCode(HookArgs),
+    /// GitHub Copilot CLI's `preToolUse` or `PreToolUse` hook.
+    Copilot(HookArgs),
+    /// Factory Droid's PreToolUse hook.
+    Droid(HookArgs),
+    /// Cursor's `beforeShellExecution`, `beforeMCPExecution`, `beforeReadFile` and `preToolUse` hooks.
+    Cursor(HookArgs),
+    /// opencode, through the plugin integrations/opencode/safety-dongle.js.
+    Opencode(HookArgs),
+}
+
+impl HookClient {
+    fn harness(self) -> (crate::hook::harness::Harness, HookArgs) {
+        use crate::hook::harness::Harness;
+        match self {
+            Self::ClaudeCode(args) => (Harness::ClaudeCode, args),
+            Self::Copilot(args) => (Harness::Copilot, args),
+            Self::Droid(args) => (Harness::Droid, args),
+            Self::Cursor(args) => (Harness::Cursor, args),
+            Self::Opencode(args) => (Harness::Opencode, args),
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -140,13 +161,13 @@ struct HookArgs {
     #[arg(long = "policy", value_name = "FILE")]
     policies: Vec<PathBuf>,
     /// The agent name the calls are attributed to (blocks apply per
-    /// agent). Default: per machine, user and project,
-    /// `claude-code:USER@HOST-ID[:PROJECT]` (`hook::identity`).
+    /// agent). Default: per harness, machine, user and project,
+    /// `HARNESS:USER@HOST-ID[:PROJECT]` (`hook::identity`).
     #[arg(long, value_name = "NAME")]
     agent: Option<String>,
     /// The hook's own deadline in seconds: a call not decided by then is
-    /// denied. Keep it inside the hook entry's `timeout` in Claude Code's
-    /// settings (`check` verifies this).
+    /// denied. Keep it inside the hook entry's time-out in the harness's
+    /// settings (`doctor` verifies this).
     #[arg(long, value_name = "SECS", default_value_t = crate::hook::claude_settings::DEFAULT_DEADLINE_SECS, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     timeout: u64,
 }
@@ -363,7 +384,10 @@ pub fn run() -> ExitCode {
         Command::Audit(args) => audit::run(args),
         Command::Unblock(args) => unblock::run(args),
         Command::Demo => demo::run(),
-        Command::Hook { client: HookClient::ClaudeCode(args) } => hook::run(args),
+        Command::Hook { client } => {
+            let (harness, args) = client.harness();
+            hook::run(harness, args)
+        }
         Command::Adapter { command: AdapterCommand::ImportOpenapi(args) } => {
             adapter::import_openapi(args)
         }

@@ -18,7 +18,7 @@
 //! the hook states no decision and Claude Code's rules (and prompts) apply
 //! as before; otherwise it answers `deny` with the reason.
 
-use std::{fmt::Display, panic::AssertUnwindSafe, sync::Arc};
+use std::fmt::Display;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -27,9 +27,10 @@ use crate::{
     analysis::{Change, FileWrite, Replace},
     gate::GateDecision,
     protocol::canonical::canonical,
-    redact::{redact_arguments, redact_text},
-    safety::core::LoopCore,
+    redact::redact_arguments,
 };
+
+pub use super::harness::Attempt;
 
 /// The longest payload read.
 pub const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;
@@ -239,38 +240,12 @@ pub fn output(decision: &GateDecision) -> Value {
     }
 }
 
-/// What one hook call decides about, once its payload is read and the
-/// loop assembled: the refusal audited if deciding then panics.
-pub struct Attempt {
-    pub core: Arc<LoopCore>,
-    pub agent: String,
-    /// The gate's session for this call (`claude-code:<session_id>`).
-    pub session: String,
-    /// The action text, as the gate audits it.
-    pub action: String,
-}
-
-/// The hook's answer, failing closed whatever happens while `decide`
-/// runs: its answer; a deny saying why when it could not decide; a deny
-/// when it panicked, with the refusal audited for the [`Attempt`] it had
-/// named by then (Claude Code runs the tool when a hook exits without an
-/// answer, so a panic is a deny like any other failure of the hook's own).
+/// The hook's answer in Claude Code's format, failing closed whatever
+/// happens while `decide` runs (`harness::answer_failing_closed`).
 pub fn answer_failing_closed<E: Display>(
     decide: impl FnOnce(&mut Option<Attempt>) -> Result<Value, E>,
 ) -> Value {
-    let mut attempt = None;
-    match std::panic::catch_unwind(AssertUnwindSafe(|| decide(&mut attempt))) {
-        Ok(Ok(answer)) => answer,
-        Ok(Err(reason)) => deny(&format!(
-            "safety-dongle could not evaluate this tool call, so it is refused: {reason}"
-        )),
-        Err(_) => {
-            if let Some(Attempt { core, agent, session, action }) = &attempt {
-                core.audit_own_failure(agent, Some(session), "gate", &redact_text(action));
-            }
-            deny("safety-dongle failed while evaluating this tool call, so it is refused")
-        }
-    }
+    super::harness::answer_failing_closed(deny, decide)
 }
 
 /// A refusal, also for the hook's own failures (fail closed).

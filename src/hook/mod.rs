@@ -4,4 +4,10 @@
 
 pub mod claude_code;
 pub mod claude_settings;
+pub mod copilot;
+pub mod cursor;
+pub mod droid;
+pub mod harness;
 pub mod identity;
+pub mod opencode;
+pub mod patch_envelope;
