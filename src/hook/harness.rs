@@ -185,12 +185,14 @@ pub fn as_claude_code(tool_name: &str, tool_input: Value) -> Result<Action, Call
     Ok(Action::of(&call))
 }
 
-/// An argument that holds a command to run: a tool the hook does not know
-/// that carries one is refused, since judging it as a plain call could let
-/// the command through unseen.
+/// An argument that holds a command to run (as text or as a list of
+/// words): a tool the hook does not know that carries one is refused,
+/// since judging it as a plain call could let the command through unseen.
 pub fn command_shaped(input: &Value) -> Option<&'static str> {
     const COMMAND_KEYS: [&str; 5] = ["command", "cmd", "script", "shell_command", "commandLine"];
-    COMMAND_KEYS.into_iter().find(|key| input.get(*key).is_some_and(Value::is_string))
+    COMMAND_KEYS
+        .into_iter()
+        .find(|key| input.get(*key).is_some_and(|value| value.is_string() || value.is_array()))
 }
 
 /// The refusal of an unknown tool that carries a command.

@@ -7,6 +7,7 @@ mod demo;
 mod docs;
 mod gate;
 mod gui;
+mod harness_hooks;
 mod hook;
 mod hostile;
 mod http;
