@@ -98,16 +98,21 @@ pub fn dongle_hooks(settings: &Value) -> Result<Vec<HookEntry>, SettingsError> {
 }
 
 fn runs_the_hook(command: &str) -> bool {
+    runs_the_hook_of(command, "claude-code")
+}
+
+/// Whether `command` runs `safety-dongle hook HARNESS`.
+pub fn runs_the_hook_of(command: &str, harness: &str) -> bool {
     let words: Vec<&str> = command.split_whitespace().collect();
     words.windows(3).any(|w| {
-        matches!(w, [program, "hook", "claude-code"]
-            if program.rsplit('/').next().is_some_and(|name| name.starts_with("safety-dongle")))
+        matches!(w, [program, "hook", name]
+            if *name == harness && program.rsplit('/').next().is_some_and(|name| name.starts_with("safety-dongle")))
     })
 }
 
 /// The value a hook command passes for `flag` (`--flag VALUE` or
 /// `--flag=VALUE`), if it passes one.
-fn flag_value<'a>(command: &'a str, flag: &str) -> Option<&'a str> {
+pub fn flag_value<'a>(command: &'a str, flag: &str) -> Option<&'a str> {
     let words: Vec<&str> = command.split_whitespace().collect();
     for (i, word) in words.iter().enumerate() {
         match word.strip_prefix(flag) {

@@ -5,6 +5,7 @@ mod cli;
 mod corpus;
 mod demo;
 mod docs;
+mod doctor;
 mod gate;
 mod gui;
 mod harness_hooks;
