@@ -12,6 +12,7 @@ mod demo;
 mod doctor;
 mod eval;
 mod hook;
+mod install;
 #[cfg(test)]
 mod panic_tests;
 mod policy;
@@ -49,6 +50,10 @@ enum Command {
     Check(CheckArgs),
     /// For every coding agent found on this machine, whether the guard's hook is installed, would fail open, or would be skipped; exit 1 when one is left unguarded.
     Doctor(DoctorArgs),
+    /// Write the guard's hook into a coding agent's own settings (copilot, droid, cursor, opencode), with that harness's failure guards; prints the diff.
+    Install(InstallArgs),
+    /// Take the guard's hook out of a coding agent's settings; prints the diff.
+    Uninstall(InstallArgs),
     /// Explain, stage by stage, what the policy decides for an action; changes no state.
     Eval(EvalArgs),
     /// What a candidate policy would decide differently over the recorded actions; exit 1 if anything would be looser.
@@ -368,6 +373,39 @@ struct CheckArgs {
 }
 
 #[derive(Debug, Args)]
+struct InstallArgs {
+    /// The harness: copilot, droid, cursor or opencode.
+    #[arg(value_name = "HARNESS", value_parser = parse_harness)]
+    harness: crate::hook::harness::Harness,
+    /// Into the project's settings (the default).
+    #[arg(long, conflicts_with = "user")]
+    project: bool,
+    /// Into the user's settings, for every project.
+    #[arg(long)]
+    user: bool,
+    /// The project folder (default: the current folder).
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Print the change without writing it.
+    #[arg(long)]
+    dry_run: bool,
+    /// The config file the hook is to use.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The hook's own deadline in seconds; the harness's time-out is set beyond it.
+    #[arg(long, value_name = "SECS", default_value_t = crate::hook::claude_settings::DEFAULT_DEADLINE_SECS, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    timeout: u64,
+}
+
+fn parse_harness(s: &str) -> Result<crate::hook::harness::Harness, String> {
+    use crate::hook::harness::Harness;
+    Harness::parse(s).ok_or_else(|| {
+        let names: Vec<&str> = Harness::ALL.iter().map(|harness| harness.name()).collect();
+        format!("'{s}' is not a harness; one of: {}", names.join(", "))
+    })
+}
+
+#[derive(Debug, Args)]
 struct DoctorArgs {
     /// Config file (its approval_timeout_secs must fit inside each hook's deadline).
     #[arg(long, value_name = "FILE")]
@@ -392,6 +430,8 @@ pub fn run() -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Check(args) => check::run(args),
         Command::Doctor(args) => doctor::run(args),
+        Command::Install(args) => install::install(args),
+        Command::Uninstall(args) => install::uninstall(args),
         Command::Eval(args) => eval::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Status(args) => status::run(args),

@@ -124,3 +124,19 @@ fn read(
         }
     }
 }
+
+/// The guard's hook file for Copilot: a file of its own
+/// (`safety-dongle.json` in a hooks folder), so installing replaces it
+/// whole and uninstalling removes it. `timeout_secs` is Copilot's
+/// `timeoutSec`, beyond the hook's own deadline; a crash of the hook blocks
+/// in Copilot, so the command needs no `|| exit 2`.
+pub fn guard_file(command: &str, timeout_secs: u64) -> Value {
+    serde_json::json!({
+        "version": 1,
+        "hooks": {
+            "preToolUse": [
+                { "type": "command", "bash": command, "timeoutSec": timeout_secs }
+            ]
+        }
+    })
+}

@@ -96,3 +96,47 @@ fn read(file: &Path, approval_timeout_secs: u64, inspection: &mut Inspection) {
         }
     }
 }
+
+/// The tools `preToolUse` is installed for: the writes and edits (shell
+/// commands, MCP calls and reads have their own events, so they are not
+/// judged twice).
+pub const WRITE_TOOLS: &str = "Write|StrReplace|Edit|MultiEdit|Delete";
+
+/// `hooks` (a `hooks.json`) with the guard on each of [`EVENTS`], fail
+/// closed, every earlier dongle entry replaced and everything else kept.
+pub fn with_guard(hooks: Value, command: &str, timeout_secs: u64) -> Result<Value, String> {
+    let mut hooks = without_guard(hooks)?;
+    if let Some(object) = hooks.as_object_mut() {
+        object.entry("version").or_insert(serde_json::json!(1));
+    }
+    for (event, _) in EVENTS {
+        let mut entry =
+            serde_json::json!({ "command": command, "timeout": timeout_secs, "failClosed": true });
+        if event == "preToolUse"
+            && let Some(entry) = entry.as_object_mut()
+        {
+            entry.insert("matcher".into(), WRITE_TOOLS.into());
+        }
+        super::inspection::array_at(&mut hooks, &["hooks", event])?.push(entry);
+    }
+    Ok(hooks)
+}
+
+/// `hooks` without the dongle's entries (an event left empty goes too).
+pub fn without_guard(mut hooks: Value) -> Result<Value, String> {
+    for (event, _) in EVENTS {
+        let entries = super::inspection::array_at(&mut hooks, &["hooks", event])?;
+        entries.retain(|entry| {
+            !entry
+                .get("command")
+                .and_then(Value::as_str)
+                .is_some_and(|c| runs_the_hook_of(c, "cursor"))
+        });
+        if entries.is_empty()
+            && let Some(events) = hooks.get_mut("hooks").and_then(Value::as_object_mut)
+        {
+            events.remove(event);
+        }
+    }
+    Ok(hooks)
+}

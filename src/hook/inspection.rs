@@ -134,3 +134,19 @@ pub fn approval_problem(deadline_secs: u64, approval_timeout_secs: u64) -> Optio
 pub fn seconds(value: &Value, location: &str, key: &str) -> Result<u64, String> {
     value.as_u64().ok_or_else(|| format!("{location}.{key} is not a whole number of seconds"))
 }
+
+/// The array at `path` in `document`, made (with the objects above it)
+/// when missing; an error naming the path when something else is there.
+pub fn array_at<'a>(document: &'a mut Value, path: &[&str]) -> Result<&'a mut Vec<Value>, String> {
+    let mut here = document;
+    for (depth, key) in path.iter().enumerate() {
+        let last = depth + 1 == path.len();
+        let object = here.as_object_mut().ok_or_else(|| {
+            format!("{} is not an object", path.get(..depth).unwrap_or_default().join("."))
+        })?;
+        here = object.entry(*key).or_insert_with(|| {
+            if last { Value::Array(Vec::new()) } else { Value::Object(serde_json::Map::new()) }
+        });
+    }
+    here.as_array_mut().ok_or_else(|| format!("{} is not a list", path.join(".")))
+}

@@ -93,3 +93,27 @@ fn constant<'a>(text: &'a str, name: &str) -> Option<&'a str> {
     let prefix = format!("const {name} = ");
     text.lines().find_map(|line| line.trim().strip_prefix(prefix.as_str())).map(str::trim)
 }
+
+/// The shipped plugin.
+pub const PLUGIN: &str = include_str!("../../integrations/opencode/safety-dongle.js");
+
+/// The plugin with `command` (the dongle and its arguments) as its
+/// `COMMAND` and a `DEADLINE_MS` beyond the dongle's own deadline.
+pub fn plugin(command: &[String], deadline_secs: u64) -> String {
+    let command = serde_json::to_string(command).unwrap_or_default();
+    let wait_ms = (deadline_secs + 2 * MARGIN_SECS) * 1000;
+    PLUGIN
+        .lines()
+        .map(|line| {
+            if line.starts_with("const COMMAND = ") {
+                format!("const COMMAND = {command}")
+            } else if line.starts_with("const DEADLINE_MS = ") {
+                format!("const DEADLINE_MS = {wait_ms}")
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}

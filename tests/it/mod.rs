@@ -14,6 +14,7 @@ mod hostile;
 mod http;
 mod humans;
 mod inspector;
+mod install;
 mod lab;
 mod layering;
 mod level2;
