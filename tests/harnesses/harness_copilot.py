@@ -41,7 +41,7 @@ def prepare(home: Path, project: Path, model_url: str) -> dict[str, str]:
 
 
 def command(prompt: str) -> list[str]:
-    return [str(BINARY), "-p", prompt, "--allow-all-tools", "--trust-folder", "--no-auto-update"]
+    return [str(BINARY), "-p", prompt, "--allow-all-tools", "--allow-all-paths", "--trust-folder", "--no-auto-update"]
 
 
 def shell(command_line: str) -> ToolCall:
