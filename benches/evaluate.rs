@@ -84,7 +84,7 @@ fn measure_both(policy: &CompiledPolicy, what: &str, hint: &str, runs: usize) {
         max_steps: 50,
         agent_risk: None,
         folder: &WorkingFolder::Project,
-        write: None,
+        writes: &[],
         files: &NoCurrentFiles,
     };
     report(

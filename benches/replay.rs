@@ -21,7 +21,7 @@ use safety_dongle::{
     policy::{CompiledPolicy, PolicySource},
     store::{
         Store,
-        audit::{self, AuditEntry},
+        audit::{self, AuditDecision, AuditEntry, AuditEvent, AuditStage},
     },
 };
 
@@ -74,13 +74,10 @@ fn trail(
                 audit::append(
                     tx,
                     &AuditEntry {
-                        agent: &agent,
-                        event: "step",
                         hint: Some(&hint),
-                        decision: "continue",
-                        stage: Some("stage 5"),
+                        stage: Some(AuditStage::RiskToleranceStage),
                         policy_hash: recorded.hash(),
-                        ..Default::default()
+                        ..AuditEntry::of(&agent, AuditEvent::Step, AuditDecision::Continue)
                     },
                 )?;
             }

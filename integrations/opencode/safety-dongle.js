@@ -22,7 +22,9 @@ function askTheDongle(call) {
   return new Promise((resolve, reject) => {
     let child
     try {
-      child = spawn(COMMAND[0], COMMAND.slice(1), { stdio: ["pipe", "pipe", "pipe"] })
+      // The project names the calls' agent (`opencode:USER@HOST-ID:PROJECT`).
+      const env = { ...process.env, OPENCODE_PROJECT_DIR: call.worktree || call.directory || "" }
+      child = spawn(COMMAND[0], COMMAND.slice(1), { stdio: ["pipe", "pipe", "pipe"], env })
     } catch (error) {
       reject(new Error(`safety-dongle could not start (${error.message}), so this tool call is refused`))
       return

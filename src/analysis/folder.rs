@@ -337,7 +337,7 @@ mod tests {
         };
         let action = super::super::Action {
             text: "write_file x.sh",
-            write: Some(&write),
+            writes: std::slice::from_ref(&write),
             folder: &WorkingFolder::Project,
             files: &super::super::NoCurrentFiles,
         };

@@ -36,7 +36,7 @@ fn judged_on_a_worker(
             let working = WorkingFolder::Project;
             let files = OnDisk::new(folder);
             let action =
-                Action { text: &text, write: write.as_ref(), folder: &working, files: &files };
+                Action { text: &text, writes: write.as_slice(), folder: &working, files: &files };
             let analysis = analyze_action(&action).expect("within the length limits");
             let facts = StepFacts {
                 agent: "a",
@@ -46,7 +46,7 @@ fn judged_on_a_worker(
                 max_steps: 50,
                 agent_risk: None,
                 folder: &working,
-                write: write.as_ref(),
+                writes: write.as_slice(),
                 files: &files,
             };
             let verdict = evaluate_step(&approve_all(), &facts).verdict;

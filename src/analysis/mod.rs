@@ -25,7 +25,7 @@ pub mod options;
 pub mod planted;
 mod shell;
 mod sql;
-mod tool_call;
+pub(crate) mod tool_call;
 mod windows_shell;
 pub mod words;
 
@@ -159,9 +159,9 @@ pub struct HintTooLong {
 pub struct Action<'a> {
     /// A shell command line, or an MCP tool call written `name {json}`.
     pub text: &'a str,
-    /// A file write whose content the caller knows (a hooked `Write` or
-    /// `Edit`), judged with the text.
-    pub write: Option<&'a FileWrite>,
+    /// File writes whose content the caller knows (a hooked `Write` or
+    /// `Edit`, each file of a patch), judged with the text.
+    pub writes: &'a [FileWrite],
     /// Where the action starts.
     pub folder: &'a WorkingFolder,
     /// How a file being edited is read as it is now.
@@ -179,7 +179,7 @@ pub fn analyze(hint: &str) -> Result<Analysis, HintTooLong> {
 /// Like [`analyze`] for an action that starts in a known folder
 /// (`folder`); no file is read.
 pub fn analyze_in(hint: &str, start: &WorkingFolder) -> Result<Analysis, HintTooLong> {
-    analyze_action(&Action { text: hint, write: None, folder: start, files: &NoCurrentFiles })
+    analyze_action(&Action { text: hint, writes: &[], folder: start, files: &NoCurrentFiles })
 }
 
 /// Analyses an action with the file write it makes, if the caller knows
@@ -223,7 +223,7 @@ fn walk_action(action: &Action<'_>) -> Result<Builder, HintTooLong> {
             }
         }
     }
-    builder.pending_writes.extend(action.write.cloned());
+    builder.pending_writes.extend(action.writes.iter().cloned());
     let mut judged = 0;
     while let Some(write) = builder.pending_writes.pop() {
         judged += 1;

@@ -387,7 +387,7 @@ mod arbitrary_input {
             let analysis = analyze(&text).unwrap();
             let policy = approve_all();
             let folder = WorkingFolder::Project;
-            let facts = StepFacts { agent: "a", hint: &text, outcome: None, step: 1, max_steps: 50, agent_risk: None, folder: &folder, write: None, files: &NoCurrentFiles };
+            let facts = StepFacts { agent: "a", hint: &text, outcome: None, step: 1, max_steps: 50, agent_risk: None, folder: &folder, writes: &[], files: &NoCurrentFiles };
             let evaluation = evaluate_step(&policy, &facts);
             if analysis.facts.iter().any(|(fact, _)| fact.needs_a_human()) {
                 prop_assert!(evaluation.verdict != Verdict::Continue, "{:?} has {:?} and continued", text, analysis.facts);
@@ -591,7 +591,12 @@ mod multi_byte_neighbours {
     /// file).
     fn evaluation(policy: &CompiledPolicy, text: &str, write: Option<&FileWrite>) -> Evaluation {
         let folder = WorkingFolder::Project;
-        let action = Action { text, write, folder: &folder, files: &NoCurrentFiles };
+        let action = Action {
+            text,
+            writes: write.map_or(&[][..], std::slice::from_ref),
+            folder: &folder,
+            files: &NoCurrentFiles,
+        };
         assert!(analyze_action(&action).is_ok(), "{text:?} is within the limits");
         let facts = StepFacts {
             agent: "a",
@@ -601,7 +606,7 @@ mod multi_byte_neighbours {
             max_steps: 50,
             agent_risk: None,
             folder: &folder,
-            write,
+            writes: write.map_or(&[][..], std::slice::from_ref),
             files: &NoCurrentFiles,
         };
         evaluate_step(policy, &facts)
@@ -633,10 +638,9 @@ mod multi_byte_neighbours {
                 json!({"session_id": "s", "tool_name": "Write", "tool_input": {"file_path": path, "content": text}}),
             ];
             for payload in payloads {
-                let call = claude_code::parse(payload.to_string().as_bytes()).unwrap();
-                let write = claude_code::file_write(&call);
-                let action = claude_code::action_text(&call);
-                assert_explained(&evaluation(policy, &action, write.as_ref()), &action);
+                let (_, reading) = claude_code::ADAPTER.read(payload.to_string().as_bytes()).unwrap();
+                let action = reading.action;
+                assert_explained(&evaluation(policy, &action, reading.writes.first()), &action);
             }
             let shebang = format!("#!/bin/sh\n{text}\n");
             let write = FileWrite { path: path.to_owned(), change: Change::Whole(shebang) };

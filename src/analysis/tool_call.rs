@@ -11,7 +11,8 @@ use serde_json::Value;
 
 use super::{Builder, Command, Fact, MAX_HINT_BYTES, code, planted, sql};
 
-const SHELL_KEYS: [&str; 7] = ["command", "cmd", "script", "shell", "bash", "sh", "commands"];
+pub(crate) const SHELL_KEYS: [&str; 7] =
+    ["command", "cmd", "script", "shell", "bash", "sh", "commands"];
 const SQL_KEYS: [&str; 5] = ["sql", "query", "statement", "statements", "queries"];
 const CODE_KEYS: [&str; 3] = ["code", "source", "program"];
 

@@ -42,7 +42,9 @@ pub(super) fn run(args: DoctorArgs) -> ExitCode {
     let mut unguarded = 0;
     let mut found = 0;
     for harness in Harness::ALL {
-        let inspection = inspect(harness, &home, &project, approval_timeout_secs);
+        let Some(inspection) = inspect(harness, &home, &project, approval_timeout_secs) else {
+            continue;
+        };
         if !present(harness, &home, &project) && inspection.entries.is_empty() {
             continue;
         }
@@ -57,14 +59,17 @@ pub(super) fn run(args: DoctorArgs) -> ExitCode {
     if unguarded == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) }
 }
 
-fn inspect(harness: Harness, home: &Path, project: &Path, approval: u64) -> Inspection {
-    match harness {
+/// The harness's settings, read; `None` for a harness this version's
+/// doctor does not read yet (Codex, Gemini).
+fn inspect(harness: Harness, home: &Path, project: &Path, approval: u64) -> Option<Inspection> {
+    Some(match harness {
         Harness::ClaudeCode => inspect_claude_code(home, project, approval),
         Harness::Copilot => copilot_settings::inspect(home, project, approval),
         Harness::Droid => droid_settings::inspect(home, project, approval),
         Harness::Cursor => cursor_settings::inspect(home, project, approval),
         Harness::Opencode => opencode_settings::inspect(home, project, approval),
-    }
+        Harness::Codex | Harness::Gemini => return None,
+    })
 }
 
 /// Claude Code's settings, read by `claude_settings`.
@@ -112,6 +117,7 @@ fn present(harness: Harness, home: &Path, project: &Path) -> bool {
             ],
             &["opencode"],
         ),
+        Harness::Codex | Harness::Gemini => return false,
     };
     folders.iter().any(|folder| folder.exists()) || programs.iter().any(|program| on_path(program))
 }

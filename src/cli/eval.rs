@@ -91,7 +91,7 @@ pub(super) fn run(args: EvalArgs) -> ExitCode {
         max_steps: settings.max_steps,
         agent_risk: None,
         folder: &folder,
-        write: write.as_ref(),
+        writes: write.as_slice(),
         files: &files,
     };
     let evaluation = evaluate_step(&policy, &facts);

@@ -1,20 +1,19 @@
-//! `safety-dongle hook HARNESS`: a coding agent's tool-call hook (Claude
-//! Code, Copilot CLI, Droid, Cursor, opencode: `hook::harness`). Reads the
-//! payload on stdin, evaluates each action of the tool call with the same
-//! policy and state as the server (a blocked agent stays blocked here
-//! too), writes the same audit rows, and answers on stdout in the
-//! harness's format. Any failure of its own — unreadable payload,
-//! configuration or state, or a panic (audited) — is a refusal: it fails
-//! closed. So is running out of time: most harnesses let the tool run
-//! when they kill a hook that took too long, so the hook refuses at its
-//! own deadline (`--timeout`), whatever it is waiting for (a payload that
-//! never ends, a locked state file, a human), and waits for approvals no
-//! longer than the deadline allows. A call of several actions (a patch
-//! naming several files) runs only if every action may.
+//! `safety-dongle hook HARNESS`: the harness's pre-tool-call hook. Reads
+//! the payload on stdin through the harness's adapter (`hook::harness`),
+//! evaluates the tool call with the same policy and state as the server (a
+//! blocked agent stays blocked here too), writes the same audit rows, and
+//! answers in the harness's own format and exit code. Any failure of its
+//! own — unreadable payload, configuration or state, or a panic (audited)
+//! — is a deny: it fails closed. So is running out of time: most harnesses
+//! let the tool run when they kill a hook that took too long, so the hook
+//! answers deny at its own deadline (`--timeout`), whatever it is waiting
+//! for (a payload that never ends, a locked state file, a human), and waits
+//! for approvals no longer than the deadline allows. A harness the hook
+//! does not speak yet is refused every call, on stderr with exit 2 (the
+//! code that blocks in every harness that runs command hooks).
 
 use std::{
     io::{Read, Write},
-    path::PathBuf,
     process::ExitCode,
     sync::{Arc, Mutex},
     time::Duration,
@@ -24,12 +23,12 @@ use crate::{
     analysis::WorkingFolder,
     diagnostics::Diagnostic,
     gate::Gate,
-    gate::GateDecision,
     hook::{
-        claude_code::MAX_PAYLOAD_BYTES,
+        answer::{self, Attempt, Reply, Verdict},
         claude_settings::MARGIN_SECS,
-        harness::{self, Answer as HookAnswer, Attempt, CallError, Harness},
+        harness::{Adapter, Harness},
         identity,
+        reading::{MAX_PAYLOAD_BYTES, PayloadError},
     },
     protocol::registry::{CallContext, SessionEnds},
 };
@@ -40,37 +39,47 @@ use super::{
 };
 
 pub(super) fn run(harness: Harness, args: HookArgs) -> ExitCode {
+    let Some(adapter) = harness.adapter() else {
+        eprintln!(
+            "safety-dongle: the hook does not speak {harness} yet, so this tool call is refused"
+        );
+        return ExitCode::from(2);
+    };
     let answer = Answer::default();
     let watchdog = answer.clone();
     let deadline = args.timeout;
     std::thread::spawn(move || {
         std::thread::sleep(Duration::from_secs(deadline));
-        let refusal = harness.refusal(&format!("safety-dongle did not decide within its deadline of {deadline} s, so this tool call is refused"));
-        watchdog.give(&refusal);
-        std::process::exit(i32::from(refusal.exit_code));
+        let code = watchdog.give(&(adapter.reply)(&Verdict::Deny(format!("safety-dongle did not decide within its deadline of {deadline} s, so this tool call is refused"))));
+        std::process::exit(code.into());
     });
-    let given = harness::answer_failing_closed(
-        |reason| harness.refusal(reason),
-        |attempt| decide(harness, &args, attempt),
-    );
-    answer.give(&given);
-    ExitCode::from(given.exit_code)
+    let verdict = answer::answer_failing_closed(|attempt| decide(harness, adapter, &args, attempt));
+    ExitCode::from(answer.give(&(adapter.reply)(&verdict)))
 }
 
-/// The one answer printed, whichever comes first: the decision or the
+/// The one answer given, whichever comes first: the decision or the
 /// deadline's deny.
 #[derive(Clone, Default)]
-struct Answer(Arc<Mutex<bool>>);
+struct Answer(Arc<Mutex<Option<u8>>>);
 
 impl Answer {
-    fn give(&self, answer: &HookAnswer) {
+    /// Writes `reply` unless an answer was given; the exit code of the one
+    /// given.
+    fn give(&self, reply: &Reply) -> u8 {
         let mut given = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if !*given {
-            *given = true;
-            let mut stdout = std::io::stdout().lock();
-            let _ = writeln!(stdout, "{}", answer.output);
-            let _ = stdout.flush();
+        if let Some(code) = *given {
+            return code;
         }
+        *given = Some(reply.exit_code);
+        if let Some(stderr) = &reply.stderr {
+            let _ = writeln!(std::io::stderr().lock(), "{stderr}");
+        }
+        let mut stdout = std::io::stdout().lock();
+        if let Some(answer) = &reply.stdout {
+            let _ = writeln!(stdout, "{answer}");
+        }
+        let _ = stdout.flush();
+        reply.exit_code
     }
 }
 
@@ -80,7 +89,7 @@ enum HookFailure {
     #[error("reading the payload failed: {0}")]
     Read(#[source] std::io::Error),
     #[error(transparent)]
-    Call(#[from] CallError),
+    Payload(#[from] PayloadError),
     #[error("the configuration has errors: {}", Diagnostic::one_line(.0))]
     Config(Vec<Diagnostic>),
     #[error(transparent)]
@@ -93,15 +102,16 @@ enum HookFailure {
 /// there is a loop to audit its refusal in.
 fn decide(
     harness: Harness,
+    adapter: &Adapter,
     args: &HookArgs,
     attempt: &mut Option<Attempt>,
-) -> Result<HookAnswer, HookFailure> {
+) -> Result<Verdict, HookFailure> {
     let mut payload = Vec::new();
     std::io::stdin()
         .take(MAX_PAYLOAD_BYTES as u64 + 1)
         .read_to_end(&mut payload)
         .map_err(HookFailure::Read)?;
-    let call = harness.read(&payload)?;
+    let (call, reading) = adapter.read(&payload)?;
     let mut config = args.config.load_or_diagnose().map_err(HookFailure::Config)?;
     if !args.policies.is_empty() {
         config.policies = args.policies.clone();
@@ -114,34 +124,21 @@ fn decide(
         .enable_all()
         .build()
         .map_err(HookFailure::Runtime)?;
-    let mut context = CallContext::new(format!("{harness}:{}", call.session_id));
+    let mut context = CallContext::new(format!("{harness}:{}", call.session));
     if let Some(cwd) = &call.cwd {
         context.working_folder = WorkingFolder::for_this_user(cwd);
     }
-    let project = call
-        .project
-        .clone()
-        .or_else(|| harness.project_variable().and_then(std::env::var_os).map(PathBuf::from));
-    let agent = args
-        .agent
-        .clone()
-        .unwrap_or_else(|| identity::default_agent(harness.name(), project.as_deref()));
-    let mut decision = GateDecision::Continue { factors: Vec::new() };
-    for action in &call.actions {
-        *attempt = Some(Attempt {
-            core: core.clone(),
-            agent: agent.clone(),
-            session: context.session_id.clone(),
-            action: action.text.clone(),
-        });
-        decision =
-            runtime.block_on(gate.decide(&context, &agent, &action.text, action.write.as_ref()));
-        if matches!(decision, GateDecision::Deny { .. }) {
-            break;
-        }
-    }
+    let agent = args.agent.clone().unwrap_or_else(|| identity::default_agent(harness));
+    *attempt = Some(Attempt {
+        core,
+        agent: agent.clone(),
+        session: context.session_id.clone(),
+        action: reading.action.clone(),
+    });
+    let decision =
+        runtime.block_on(gate.decide(&context, &agent, &reading.action, &reading.writes));
     // This process is the hook call's whole session: a request it raised
     // that nobody answered in time can no longer be collected.
     gate.session_ended(None);
-    Ok(harness.answer(&decision))
+    Ok(Verdict::of(&decision))
 }

@@ -1,185 +1,66 @@
-//! `safety-dongle install HARNESS` and `uninstall HARNESS`: the guard's
-//! hook written into (or taken out of) that harness's own settings, with
-//! the failure guards that harness needs, merged with what is there, the
-//! file before kept beside it (`.bak`), the change printed as a diff, and
-//! nothing written when nothing changes. `--dry-run` prints the diff only.
-//! What a file cannot do (trust a folder, restart an editor) is said in
-//! plain words after.
-//!
-//! Each harness's writer lives with its reader (`hook::*_settings`): the
-//! hook command names this binary by its full path, the hook's own
-//! deadline (`--timeout`) and the config given, and the harness's
-//! time-out is set [`MARGIN_SECS`] beyond that deadline, in the harness's
-//! unit.
+//! `safety-dongle install HARNESS` and `uninstall HARNESS`: the hook entry
+//! written into (or removed from) the harness's own settings file by its
+//! writer (`hook::install`), merged with what is there, the file before
+//! kept as `FILE.safety-dongle.bak`, the diff printed, and what a person
+//! must still do said plainly. `--dry-run` prints the diff and writes
+//! nothing. Exit 0 when the file is as asked (also when nothing changed),
+//! 1 when it could not be read or written.
 
 use std::{
     path::{Path, PathBuf},
     process::ExitCode,
 };
 
-use serde_json::Value;
-
 use crate::hook::{
-    claude_settings::MARGIN_SECS, copilot_settings, cursor_settings, droid_settings,
-    harness::Harness, inspection::read_json, opencode_settings,
+    harness::Harness,
+    install::{self, HookLine, Scope, SettingsWriter},
 };
 
 use super::InstallArgs;
 
-/// What one install or uninstall does to one file.
-struct Change {
-    file: PathBuf,
-    before: Option<String>,
-    /// `None`: the file is removed.
-    after: Option<String>,
-    /// What a person must still do.
-    notes: Vec<String>,
-}
+/// The suffix of the copy kept of a settings file before it is changed.
+const BACKUP_SUFFIX: &str = "safety-dongle.bak";
 
 pub(super) fn install(args: InstallArgs) -> ExitCode {
-    apply(&args, plan(&args, true))
+    apply(&args, |writer, current| {
+        let hook = hook_line(&args)?;
+        writer.with_hook(current, &hook).map_err(|error| error.to_string())
+    })
 }
 
 pub(super) fn uninstall(args: InstallArgs) -> ExitCode {
-    apply(&args, plan(&args, false))
+    apply(&args, |writer, current| match current {
+        Some(current) => writer.without_hook(current).map_err(|error| error.to_string()),
+        None => Ok(String::new()),
+    })
 }
 
-fn apply(args: &InstallArgs, change: Result<Change, String>) -> ExitCode {
-    let change = match change {
-        Ok(change) => change,
-        Err(reason) => {
-            eprintln!("{}: {reason}", args.harness);
-            return ExitCode::from(1);
-        }
-    };
-    if change.before == change.after {
-        println!("{}: nothing to change", change.file.display());
-    } else {
-        print_diff(&change);
-        if !args.dry_run
-            && let Err(reason) = write(&change)
-        {
-            eprintln!("{}: {reason}", change.file.display());
-            return ExitCode::from(1);
-        }
-    }
-    for note in &change.notes {
-        println!("note: {note}");
-    }
-    ExitCode::SUCCESS
-}
-
-/// The file's new content (or its removal) for `harness`.
-fn plan(args: &InstallArgs, installing: bool) -> Result<Change, String> {
-    let exe =
-        std::env::current_exe().map_err(|e| format!("this program's path is unknown: {e}"))?;
-    let mut words = vec![exe.display().to_string(), "hook".into(), args.harness.name().into()];
-    words.extend(["--timeout".into(), args.timeout.to_string()]);
+/// The command the harness runs: this binary, by its absolute path.
+fn hook_line(args: &InstallArgs) -> Result<HookLine, String> {
+    let program = std::env::current_exe()
+        .map_err(|error| format!("cannot tell where this binary is: {error}"))?;
+    let mut words = vec![
+        quote(&program.display().to_string()),
+        "hook".into(),
+        args.harness.name().into(),
+        "--timeout".into(),
+        args.timeout.to_string(),
+    ];
     if let Some(config) = &args.config {
-        let config = std::path::absolute(config).unwrap_or_else(|_| config.clone());
-        words.extend(["--config".into(), config.display().to_string()]);
+        let config = std::path::absolute(config)
+            .map_err(|error| format!("cannot resolve {}: {error}", config.display()))?;
+        words.push("--config".into());
+        words.push(quote(&config.display().to_string()));
     }
-    let command = words.iter().map(|word| shell_word(word)).collect::<Vec<_>>().join(" ");
-    let harness_timeout = args.timeout + 2 * MARGIN_SECS;
-    let home = std::env::var_os("HOME").map(PathBuf::from).ok_or("HOME is not set")?;
-    let project = match &args.dir {
-        Some(dir) => dir.clone(),
-        None => std::env::current_dir().map_err(|e| e.to_string())?,
-    };
-    let user = args.user;
-    let mut notes = Vec::new();
-    let (file, after) = match args.harness {
-        Harness::Copilot => {
-            let file = if user {
-                copilot_settings::copilot_home(&home).join("hooks/safety-dongle.json")
-            } else {
-                project.join(".github/hooks/safety-dongle.json")
-            };
-            if installing && !user {
-                notes.push(format!(
-                    "Copilot runs a project's hooks only in a folder you trust, and skips them without a word elsewhere: trust {} once (start copilot there and choose to remember the folder), or install for your user instead (--user). `safety-dongle doctor` says whether it is trusted.",
-                    project.display()
-                ));
-            }
-            let after = installing
-                .then(|| pretty(&copilot_settings::guard_file(&command, harness_timeout)));
-            (file, after)
-        }
-        Harness::Droid => {
-            let file = if user {
-                home.join(".factory/settings.json")
-            } else {
-                project.join(".factory/settings.json")
-            };
-            let existing = existing_json(&file)?;
-            let after = if installing {
-                droid_settings::with_guard(existing, &command, harness_timeout)?
-            } else {
-                droid_settings::without_guard(existing)?
-            };
-            (file, Some(pretty(&after)))
-        }
-        Harness::Cursor => {
-            let file = if user {
-                home.join(".cursor/hooks.json")
-            } else {
-                project.join(".cursor/hooks.json")
-            };
-            let existing = existing_json(&file)?;
-            let after = if installing {
-                cursor_settings::with_guard(existing, &command, harness_timeout)?
-            } else {
-                cursor_settings::without_guard(existing)?
-            };
-            if installing {
-                notes.push("Cursor reads hooks.json when it starts: restart Cursor, then check its Hooks settings tab lists the four safety-dongle entries.".into());
-            }
-            (file, Some(pretty(&after)))
-        }
-        Harness::Opencode => {
-            let folder = if user {
-                opencode_settings::plugin_folders(&home, &project)
-                    .into_iter()
-                    .next()
-                    .unwrap_or_default()
-            } else {
-                project.join(".opencode/plugins")
-            };
-            let file = folder.join("safety-dongle.js");
-            let after = installing.then(|| opencode_settings::plugin(&words, args.timeout));
-            if installing {
-                notes.push("opencode loads plugins when it starts, and not at all with --pure: run it without --pure.".into());
-            }
-            (file, after)
-        }
-        Harness::ClaudeCode => {
-            return Err("this version installs the hook for copilot, droid, cursor and opencode; for Claude Code see examples/claude-code".into());
-        }
-    };
-    let before = match std::fs::read_to_string(&file) {
-        Ok(text) => Some(text),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-        Err(error) => return Err(format!("{}: cannot be read: {error}", file.display())),
-    };
-    Ok(Change { file, before, after, notes })
+    Ok(HookLine { command: words.join(" "), deadline_secs: args.timeout })
 }
 
-/// The JSON document in `file`, or an empty object when there is none.
-fn existing_json(file: &Path) -> Result<Value, String> {
-    match read_json(file) {
-        None => Ok(Value::Object(serde_json::Map::new())),
-        Some(result) => result,
-    }
-}
-
-fn pretty(value: &Value) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_default() + "\n"
-}
-
-/// `word` as one shell word: quoted when it holds anything but plain
-/// characters.
-fn shell_word(word: &str) -> String {
-    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "/._-=:+@".contains(c))
+/// `word` as one POSIX shell word.
+fn quote(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '=' | ':'))
     {
         word.to_owned()
     } else {
@@ -187,118 +68,79 @@ fn shell_word(word: &str) -> String {
     }
 }
 
-/// Keeps the file before as `FILE.bak`, then writes the new content (or
-/// removes the file) through a temporary file renamed into place.
-fn write(change: &Change) -> Result<(), String> {
-    let io = |e: std::io::Error| crate::diagnostics::io_reason(&e).to_string();
-    if change.before.is_some() {
-        let mut backup = change.file.clone().into_os_string();
-        backup.push(".bak");
-        std::fs::copy(&change.file, PathBuf::from(backup)).map_err(io)?;
-    }
-    match &change.after {
-        None => std::fs::remove_file(&change.file).map_err(io),
-        Some(text) => {
-            if let Some(parent) = change.file.parent() {
-                std::fs::create_dir_all(parent).map_err(io)?;
+fn apply(
+    args: &InstallArgs,
+    change: impl FnOnce(&dyn SettingsWriter, Option<&str>) -> Result<String, String>,
+) -> ExitCode {
+    let harness: Harness = args.harness;
+    let Some(writer) = harness.settings_writer() else {
+        eprintln!("safety-dongle: install does not write {harness}'s settings yet");
+        return ExitCode::FAILURE;
+    };
+    let scope = if args.user { Scope::User } else { Scope::Project };
+    let (project, home) =
+        match (std::env::current_dir(), std::env::var_os("HOME").map(PathBuf::from)) {
+            (Ok(project), Some(home)) => (project, home),
+            _ => {
+                eprintln!("safety-dongle: cannot tell the project folder or the home folder");
+                return ExitCode::FAILURE;
             }
-            let mut temporary = change.file.clone().into_os_string();
-            temporary.push(".safety-dongle-new");
-            let temporary = PathBuf::from(temporary);
-            std::fs::write(&temporary, text).map_err(io)?;
-            std::fs::rename(&temporary, &change.file).map_err(io)
+        };
+    let file = writer.file(scope, &project, &home);
+    let current = match std::fs::read_to_string(&file) {
+        Ok(text) => Some(text),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+        Err(error) => {
+            eprintln!("safety-dongle: cannot read {}: {error}", file.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let wanted = match change(writer, current.as_deref()) {
+        Ok(wanted) => wanted,
+        Err(error) => {
+            eprintln!("safety-dongle: {}: {error}", file.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let before = current.as_deref().unwrap_or("");
+    if wanted == before || (current.is_none() && wanted.is_empty()) {
+        println!("{}: already as asked, nothing to change", file.display());
+    } else {
+        print!("{}:\n{}", file.display(), install::diff(before, &wanted));
+        if args.dry_run {
+            println!("(dry run: nothing written)");
+        } else if let Err(error) = write(&file, current.as_deref(), &wanted) {
+            eprintln!("safety-dongle: cannot write {}: {error}", file.display());
+            return ExitCode::FAILURE;
         }
     }
+    for step in writer.by_hand(scope, &file) {
+        println!("By hand, once: {step}");
+    }
+    ExitCode::SUCCESS
 }
 
-/// The change as a line diff (`-` before, `+` after).
-fn print_diff(change: &Change) {
-    let before: Vec<&str> =
-        change.before.as_deref().map(|t| t.lines().collect()).unwrap_or_default();
-    let after: Vec<&str> = change.after.as_deref().map(|t| t.lines().collect()).unwrap_or_default();
-    println!(
-        "--- {}",
-        if change.before.is_some() {
-            change.file.display().to_string()
-        } else {
-            "/dev/null".into()
-        }
-    );
-    println!(
-        "+++ {}",
-        if change.after.is_some() { change.file.display().to_string() } else { "/dev/null".into() }
-    );
-    for line in diff_lines(&before, &after) {
-        println!("{line}");
+/// Writes `wanted` to `file`, keeping the file as it was beside it.
+fn write(file: &Path, current: Option<&str>, wanted: &str) -> std::io::Result<()> {
+    if let Some(current) = current {
+        std::fs::write(backup_of(file), current)?;
     }
+    // Nothing left: the file was the guard's own (Copilot's hook file,
+    // opencode's plugin).
+    if wanted.is_empty() {
+        return std::fs::remove_file(file);
+    }
+    if let Some(folder) = file.parent() {
+        std::fs::create_dir_all(folder)?;
+    }
+    let temporary = file.with_extension("safety-dongle.tmp");
+    std::fs::write(&temporary, wanted)?;
+    std::fs::rename(&temporary, file)
 }
 
-/// The lines of a longest-common-subsequence diff; past a size where that
-/// costs too much, the whole file out and the whole file in.
-fn diff_lines(before: &[&str], after: &[&str]) -> Vec<String> {
-    const MAX_CELLS: usize = 4_000_000;
-    if before.len().saturating_mul(after.len()) > MAX_CELLS {
-        return before
-            .iter()
-            .map(|l| format!("-{l}"))
-            .chain(after.iter().map(|l| format!("+{l}")))
-            .collect();
-    }
-    let width = after.len() + 1;
-    let mut common = vec![0usize; (before.len() + 1) * width];
-    let at = |i: usize, j: usize| i * width + j;
-    for i in (0..before.len()).rev() {
-        for j in (0..after.len()).rev() {
-            let value = if before.get(i) == after.get(j) {
-                common.get(at(i + 1, j + 1)).copied().unwrap_or(0) + 1
-            } else {
-                let down = common.get(at(i + 1, j)).copied().unwrap_or(0);
-                let right = common.get(at(i, j + 1)).copied().unwrap_or(0);
-                down.max(right)
-            };
-            if let Some(cell) = common.get_mut(at(i, j)) {
-                *cell = value;
-            }
-        }
-    }
-    let (mut i, mut j, mut lines) = (0, 0, Vec::new());
-    while i < before.len() || j < after.len() {
-        let cell = |i: usize, j: usize| common.get(at(i, j)).copied().unwrap_or(0);
-        match (before.get(i), after.get(j)) {
-            (Some(old), Some(new)) if old == new => {
-                lines.push(format!(" {old}"));
-                i += 1;
-                j += 1;
-            }
-            (Some(old), Some(_)) if cell(i + 1, j) >= cell(i, j + 1) => {
-                lines.push(format!("-{old}"));
-                i += 1;
-            }
-            (Some(old), None) => {
-                lines.push(format!("-{old}"));
-                i += 1;
-            }
-            (_, Some(new)) => {
-                lines.push(format!("+{new}"));
-                j += 1;
-            }
-            (None, None) => break,
-        }
-    }
-    lines
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_diff_keeps_what_stays_and_marks_what_changes() {
-        assert_eq!(
-            diff_lines(&["a", "b", "c"], &["a", "x", "c", "d"]),
-            [" a", "-b", "+x", " c", "+d"]
-        );
-        assert_eq!(shell_word("/opt/safety dongle/bin"), "'/opt/safety dongle/bin'");
-        assert_eq!(shell_word("/usr/bin/safety-dongle"), "/usr/bin/safety-dongle");
-    }
+fn backup_of(file: &Path) -> PathBuf {
+    let mut name = file.file_name().unwrap_or_default().to_os_string();
+    name.push(".");
+    name.push(BACKUP_SUFFIX);
+    file.with_file_name(name)
 }

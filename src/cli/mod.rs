@@ -30,6 +30,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::{
     config::{Config, LoopMode},
+    hook::harness::Harness,
     protocol::surface::EndpointMode,
 };
 
@@ -50,10 +51,6 @@ enum Command {
     Check(CheckArgs),
     /// For every coding agent found on this machine, whether the guard's hook is installed, would fail open, or would be skipped; exit 1 when one is left unguarded.
     Doctor(DoctorArgs),
-    /// Write the guard's hook into a coding agent's own settings (copilot, droid, cursor, opencode), with that harness's failure guards; prints the diff.
-    Install(InstallArgs),
-    /// Take the guard's hook out of a coding agent's settings; prints the diff.
-    Uninstall(InstallArgs),
     /// Explain, stage by stage, what the policy decides for an action; changes no state.
     Eval(EvalArgs),
     /// What a candidate policy would decide differently over the recorded actions; exit 1 if anything would be looser.
@@ -66,11 +63,12 @@ enum Command {
     Unblock(UnblockArgs),
     /// A scripted agent session showing every outcome, on a fresh temporary state.
     Demo,
-    /// Run as a coding agent's enforcement hook: `hook claude-code`, `hook copilot`, `hook droid`, `hook cursor`, `hook opencode`.
-    Hook {
-        #[command(subcommand)]
-        client: HookClient,
-    },
+    /// Run as a coding agent's enforcement hook: `hook HARNESS` (claude-code, codex, gemini, ...) reads the harness's pre-tool-call payload on stdin and answers in its format.
+    Hook(HookCommand),
+    /// Write the enforcement hook into a harness's own settings (merged, backed up, diff printed; idempotent).
+    Install(InstallArgs),
+    /// Remove the enforcement hook from a harness's own settings (backed up, diff printed).
+    Uninstall(InstallArgs),
     /// Policy files: `policy diff OLD NEW` compares two; `policy push FILE...` makes them the central policy.
     Policy {
         #[command(subcommand)]
@@ -134,31 +132,13 @@ struct ImportOpenApiArgs {
     output: Option<PathBuf>,
 }
 
-#[derive(Debug, Subcommand)]
-enum HookClient {
-    /// Claude Code's PreToolUse hook: payload on stdin, decision on stdout.
-    ClaudeCode(HookArgs),
-    /// GitHub Copilot CLI's `preToolUse` or `PreToolUse` hook.
-    Copilot(HookArgs),
-    /// Factory Droid's PreToolUse hook.
-    Droid(HookArgs),
-    /// Cursor's `beforeShellExecution`, `beforeMCPExecution`, `beforeReadFile` and `preToolUse` hooks.
-    Cursor(HookArgs),
-    /// opencode, through the plugin integrations/opencode/safety-dongle.js.
-    Opencode(HookArgs),
-}
-
-impl HookClient {
-    fn harness(self) -> (crate::hook::harness::Harness, HookArgs) {
-        use crate::hook::harness::Harness;
-        match self {
-            Self::ClaudeCode(args) => (Harness::ClaudeCode, args),
-            Self::Copilot(args) => (Harness::Copilot, args),
-            Self::Droid(args) => (Harness::Droid, args),
-            Self::Cursor(args) => (Harness::Cursor, args),
-            Self::Opencode(args) => (Harness::Opencode, args),
-        }
-    }
+#[derive(Debug, Args)]
+struct HookCommand {
+    /// The harness whose hook this is: claude-code, codex, copilot, gemini, droid, cursor or opencode.
+    #[arg(value_name = "HARNESS", value_parser = parse_harness)]
+    harness: Harness,
+    #[command(flatten)]
+    args: HookArgs,
 }
 
 #[derive(Debug, Args)]
@@ -174,9 +154,41 @@ struct HookArgs {
     #[arg(long, value_name = "NAME")]
     agent: Option<String>,
     /// The hook's own deadline in seconds: a call not decided by then is
-    /// denied. Keep it inside the hook entry's time-out in the harness's
-    /// settings (`doctor` verifies this).
+    /// denied. Keep it inside the hook entry's `timeout` in Claude Code's
+    /// settings (`check` verifies this).
     #[arg(long, value_name = "SECS", default_value_t = crate::hook::claude_settings::DEFAULT_DEADLINE_SECS, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    timeout: u64,
+}
+
+#[derive(Debug, Args)]
+struct DoctorArgs {
+    /// Config file (its approval_timeout_secs must fit inside each hook's deadline).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The project whose settings are checked besides the user's (default: the current folder).
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+struct InstallArgs {
+    /// The harness: claude-code, codex, copilot, gemini, droid, cursor or opencode.
+    #[arg(value_name = "HARNESS", value_parser = parse_harness)]
+    harness: Harness,
+    /// The project's settings, in the current folder (the default).
+    #[arg(long, conflicts_with = "user")]
+    project: bool,
+    /// The user's own settings, in the home folder.
+    #[arg(long)]
+    user: bool,
+    /// Print the change and write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// The config file the hook reads (written into the hook's command as an absolute path).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The hook's own deadline in seconds; the harness's time-out is set above it.
+    #[arg(long, value_name = "SECS", default_value_t = crate::hook::claude_settings::DEFAULT_DEADLINE_SECS, value_parser = clap::value_parser!(u64).range(10..=86_400))]
     timeout: u64,
 }
 
@@ -372,47 +384,11 @@ struct CheckArgs {
     paths: Vec<PathBuf>,
 }
 
-#[derive(Debug, Args)]
-struct InstallArgs {
-    /// The harness: copilot, droid, cursor or opencode.
-    #[arg(value_name = "HARNESS", value_parser = parse_harness)]
-    harness: crate::hook::harness::Harness,
-    /// Into the project's settings (the default).
-    #[arg(long, conflicts_with = "user")]
-    project: bool,
-    /// Into the user's settings, for every project.
-    #[arg(long)]
-    user: bool,
-    /// The project folder (default: the current folder).
-    #[arg(long, value_name = "DIR")]
-    dir: Option<PathBuf>,
-    /// Print the change without writing it.
-    #[arg(long)]
-    dry_run: bool,
-    /// The config file the hook is to use.
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
-    /// The hook's own deadline in seconds; the harness's time-out is set beyond it.
-    #[arg(long, value_name = "SECS", default_value_t = crate::hook::claude_settings::DEFAULT_DEADLINE_SECS, value_parser = clap::value_parser!(u64).range(1..=86_400))]
-    timeout: u64,
-}
-
-fn parse_harness(s: &str) -> Result<crate::hook::harness::Harness, String> {
-    use crate::hook::harness::Harness;
+fn parse_harness(s: &str) -> Result<Harness, String> {
     Harness::parse(s).ok_or_else(|| {
         let names: Vec<&str> = Harness::ALL.iter().map(|harness| harness.name()).collect();
         format!("'{s}' is not a harness; one of: {}", names.join(", "))
     })
-}
-
-#[derive(Debug, Args)]
-struct DoctorArgs {
-    /// Config file (its approval_timeout_secs must fit inside each hook's deadline).
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
-    /// The project whose settings are checked besides the user's (default: the current folder).
-    #[arg(long, value_name = "DIR")]
-    project: Option<PathBuf>,
 }
 
 fn parse_loop_mode(s: &str) -> Result<LoopMode, String> {
@@ -430,18 +406,15 @@ pub fn run() -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Check(args) => check::run(args),
         Command::Doctor(args) => doctor::run(args),
-        Command::Install(args) => install::install(args),
-        Command::Uninstall(args) => install::uninstall(args),
         Command::Eval(args) => eval::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Status(args) => status::run(args),
         Command::Audit(args) => audit::run(args),
         Command::Unblock(args) => unblock::run(args),
         Command::Demo => demo::run(),
-        Command::Hook { client } => {
-            let (harness, args) = client.harness();
-            hook::run(harness, args)
-        }
+        Command::Hook(HookCommand { harness, args }) => hook::run(harness, args),
+        Command::Install(args) => install::install(args),
+        Command::Uninstall(args) => install::uninstall(args),
         Command::Adapter { command: AdapterCommand::ImportOpenapi(args) } => {
             adapter::import_openapi(args)
         }

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use super::assemble::build_loop_core;
 use crate::{
     config::Config,
-    hook::claude_code::{self, Attempt},
+    hook::answer::{self, Attempt, Verdict},
     protocol::{
         envelope::Answer,
         error::ErrorCode,
@@ -24,6 +24,7 @@ use crate::{
         surface::{Endpoint, Surface},
     },
     safety::core::LoopCore,
+    store::audit::AuditStage,
     store::audit::{self, AuditRow},
 };
 
@@ -47,7 +48,7 @@ fn assert_refused_for_a_panic(
     assert_eq!(rows.len(), 1, "{rows:?}");
     let row = &rows[0];
     assert_eq!(
-        (row.event.as_str(), row.decision.as_str(), row.stage.as_deref()),
+        (row.event.name(), row.decision.name(), row.stage.map(AuditStage::name)),
         (event, "refused", Some("panic"))
     );
     assert_eq!((row.hint.as_deref(), row.session_id.as_deref()), (Some(hint), Some(session)));
@@ -57,7 +58,7 @@ fn assert_refused_for_a_panic(
 fn a_panic_while_the_hook_decides_is_a_deny_with_its_audit_row() {
     let folder = tempfile::tempdir().unwrap();
     let core = loop_core(&folder);
-    let answer = claude_code::answer_failing_closed(|attempt| -> Result<Value, String> {
+    let answer = answer::answer_failing_closed(|attempt| -> Result<Verdict, String> {
         *attempt = Some(Attempt {
             core: core.clone(),
             agent: "claude-code:tester".into(),
@@ -66,7 +67,7 @@ fn a_panic_while_the_hook_decides_is_a_deny_with_its_audit_row() {
         });
         panic!("injected: the evaluator failed");
     });
-    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny", "{answer}");
+    assert!(matches!(answer, Verdict::Deny(_)), "{answer:?}");
     assert_refused_for_a_panic(
         &core,
         "claude-code:tester",
@@ -78,10 +79,10 @@ fn a_panic_while_the_hook_decides_is_a_deny_with_its_audit_row() {
 
 #[test]
 fn a_hook_that_panics_before_it_knows_the_call_still_denies() {
-    let answer = claude_code::answer_failing_closed(|_| -> Result<Value, String> {
+    let answer = answer::answer_failing_closed(|_| -> Result<Verdict, String> {
         panic!("injected: the payload reader failed");
     });
-    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny", "{answer}");
+    assert!(matches!(answer, Verdict::Deny(_)), "{answer:?}");
 }
 
 fn request(operation: &str) -> Map<String, Value> {

@@ -22,7 +22,7 @@ use crate::{
     },
     policy::{CompiledPolicy, PolicySource},
     store::{
-        audit::{self, AuditEntry},
+        audit::{self, AuditDecision, AuditEntry, AuditEvent, AuditStage},
         central, now_ms,
         owner::this_machine,
         records::{self, EventRow, NotificationKind},
@@ -86,13 +86,10 @@ pub(super) fn push(args: PolicyPushArgs) -> ExitCode {
         audit::append(
             tx,
             &AuditEntry {
-                agent: "",
-                event: "policy",
                 hint: Some(&message),
-                decision: "pushed",
-                stage: Some("central"),
+                stage: Some(AuditStage::Central),
                 policy_hash: hash,
-                ..Default::default()
+                ..AuditEntry::of("", AuditEvent::Policy, AuditDecision::Pushed)
             },
         )?;
         let metadata =

@@ -41,7 +41,7 @@ use crate::{
     safety::{core::LoopCore, directive::NotificationKind},
     store::{
         StoreError,
-        audit::AuditEntry,
+        audit::{AuditDecision, AuditEntry, AuditEvent, AuditStage},
         central, now_ms,
         records::{self, EventRow, LoadedRow},
     },
@@ -65,6 +65,18 @@ named_enum! {
         Central => "central policy",
         Adapters => "adapters",
         Servers => "servers",
+    }
+}
+
+impl From<Part> for AuditStage {
+    fn from(part: Part) -> Self {
+        match part {
+            Part::Config => Self::Config,
+            Part::Policy => Self::Policy,
+            Part::Central => Self::CentralPolicy,
+            Part::Adapters => Self::Adapters,
+            Part::Servers => Self::Servers,
+        }
     }
 }
 
@@ -285,13 +297,13 @@ impl Reloader {
 
     /// Logs, audits and broadcasts what the reload did.
     fn tell(&self, report: &ReloadReport, now: i64) {
-        let mut told: Vec<(NotificationKind, &'static str, &'static str, String)> = Vec::new();
+        let mut told: Vec<(NotificationKind, Part, AuditDecision, String)> = Vec::new();
         if let Some(hash) = &report.policy {
             let files = self.core.policy().provenance();
             told.push((
                 NotificationKind::Status,
-                "policy",
-                "loaded",
+                Part::Policy,
+                AuditDecision::Loaded,
                 format!(
                     "The policy was reloaded: now {} (from {files})",
                     hash.get(..16).unwrap_or_default()
@@ -301,8 +313,8 @@ impl Reloader {
         if !report.adapters.is_empty() {
             told.push((
                 NotificationKind::Status,
-                "adapters",
-                "loaded",
+                Part::Adapters,
+                AuditDecision::Loaded,
                 format!("Adapters reloaded: {}", report.adapters.join(", ")),
             ));
         }
@@ -321,16 +333,16 @@ impl Reloader {
             .collect();
             told.push((
                 NotificationKind::Status,
-                "servers",
-                "loaded",
+                Part::Servers,
+                AuditDecision::Loaded,
                 format!("Downstream servers changed: {}", parts.join("; ")),
             ));
         }
         for (part, why) in &report.refused {
             told.push((
                 NotificationKind::Error,
-                part.name(),
-                "refused",
+                *part,
+                AuditDecision::Refused,
                 format!("A changed {} was refused; the running one stays: {why}", part.name()),
             ));
         }
@@ -346,12 +358,9 @@ impl Reloader {
                 self.core.audit(
                     tx,
                     AuditEntry {
-                        agent: "",
-                        event: "reload",
                         hint: Some(message),
-                        decision,
-                        stage: Some(part),
-                        ..Default::default()
+                        stage: Some((*part).into()),
+                        ..AuditEntry::of("", AuditEvent::Reload, *decision)
                     },
                 )?;
                 records::insert_event(
@@ -361,7 +370,8 @@ impl Reloader {
                         agent: None,
                         kind: *kind,
                         message: message.clone(),
-                        metadata: json!({ "part": part, "decision": decision }).to_string(),
+                        metadata: json!({ "part": part.name(), "decision": decision.name() })
+                            .to_string(),
                         created_at: now,
                     },
                 )

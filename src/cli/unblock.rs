@@ -23,7 +23,7 @@ use verifier_protocol::{Channel, Tier};
 use crate::{
     store::{
         Store,
-        audit::{self, AuditEntry},
+        audit::{self, AuditDecision, AuditEntry, AuditEvent, AuditStage},
         records::{self, BlockRow},
     },
     verify::{
@@ -77,11 +77,11 @@ pub(super) fn run(args: UnblockArgs) -> ExitCode {
         println!("rule: {rule}");
     }
     let (proof, stage) = match show_fresh_code(&config.verifier, &block) {
-        Ok(shown) => (typed_code(agent, &shown), "operator_code"),
+        Ok(shown) => (typed_code(agent, &shown), AuditStage::OperatorCode),
         Err(why) => {
             println!("No channel other than this terminal can show a code ({why}).");
             println!("Falling back to typing the agent's name: weaker proof, audited as such.");
-            (typed_name(agent), "operator_no_channel")
+            (typed_name(agent), AuditStage::OperatorNoChannel)
         }
     };
     match proof {
@@ -92,13 +92,10 @@ pub(super) fn run(args: UnblockArgs) -> ExitCode {
                 audit::append(
                     tx,
                     &AuditEntry {
-                        agent,
-                        event: "unblock",
-                        decision: "refused",
                         stage: Some(stage),
                         hint: Some(&refused.to_string()),
                         policy_hash: "-",
-                        ..Default::default()
+                        ..AuditEntry::of(agent, AuditEvent::Unblock, AuditDecision::Refused)
                     },
                 )
             });
@@ -172,19 +169,16 @@ fn prompt(question: &str) -> Result<String, OverrideRefused> {
     }
 }
 
-fn lift(store: &Store, unblock: &Unblock, stage: &str) -> ExitCode {
+fn lift(store: &Store, unblock: &Unblock, stage: AuditStage) -> ExitCode {
     let agent = unblock.agent();
     let result = store.write_durable(|tx| {
         let removed = records::remove_block(tx, unblock)?;
         audit::append(
             tx,
             &AuditEntry {
-                agent,
-                event: "unblock",
-                decision: unblock.resolution().name(),
                 stage: Some(stage),
                 policy_hash: "-",
-                ..Default::default()
+                ..AuditEntry::of(agent, AuditEvent::Unblock, unblock.resolution().into())
             },
         )?;
         Ok(removed)

@@ -43,7 +43,10 @@ use crate::{
         core::LoopCore,
         decision::{Attempt, Checks, Decision, Door, Refusal},
     },
-    store::{audit::AuditEntry, now_ms, rfc3339},
+    store::{
+        audit::{AuditEntry, AuditEvent},
+        now_ms, rfc3339,
+    },
     verify::{approvals::Collector, humans::approved},
 };
 
@@ -176,18 +179,18 @@ impl Gate {
     }
 
     /// A hooked action: decided now, waiting (bounded) for a human when
-    /// one must approve. `write` is the file it writes, when the hook
-    /// knows the content: the content is judged, the text is what is
+    /// one must approve. `writes` are the files it writes, when the hook
+    /// knows their content: the content is judged, the text is what is
     /// audited and shown.
     pub async fn decide(
         &self,
         call: &CallContext,
         agent: &str,
         action: &str,
-        write: Option<&FileWrite>,
+        writes: &[FileWrite],
     ) -> GateDecision {
         let action = &*redact_text(action);
-        match self.check(call, agent, action, Checks { write, ..Checks::default() }).await {
+        match self.check(call, agent, action, Checks { writes, ..Checks::default() }).await {
             Checked::Allowed { factors } => GateDecision::Continue { factors },
             Checked::Refused { reason, factors } => GateDecision::Deny { reason, factors },
             Checked::Untrusted { reason } => GateDecision::Deny { reason, factors: vec![] },
@@ -266,7 +269,7 @@ impl Gate {
             risk_floor: request.danger.risk_floor(),
             must_ask: must_ask.as_deref(),
             verify_refuses: true,
-            write: None,
+            writes: &[],
             untrusted: untrusted.as_ref().map(|(why, ..)| why.as_str()),
         };
         match self.check(call, &agent, &action, checks).await {
@@ -313,12 +316,9 @@ impl Gate {
                 core.audit(
                     tx,
                     AuditEntry {
-                        agent: &agent,
                         session_id: Some(&session_id),
-                        event: "call",
                         hint: Some(&action),
-                        decision: outcome.name(),
-                        ..Default::default()
+                        ..AuditEntry::of(&agent, AuditEvent::Call, outcome.into())
                     },
                 )
             });
@@ -438,7 +438,14 @@ impl Gate {
         core.clone()
             .store
             .write_durable_async(move |tx| {
-                core.spend_approval(tx, &approved, &agent, &session, "gate", Some(&action))
+                core.spend_approval(
+                    tx,
+                    &approved,
+                    &agent,
+                    &session,
+                    AuditEvent::Gate,
+                    Some(&action),
+                )
             })
             .await?;
         // The call runs on it: never told twice.

@@ -15,7 +15,7 @@
 //! Never an argument value, nor an error's message (which may quote one):
 //! the error's code only.
 
-use crate::names::named_enum;
+use crate::{names::named_enum, store::audit::AuditDecision};
 use std::{future::Future, pin::Pin, sync::Arc, time::Instant};
 
 use serde_json::{Map, Value};
@@ -67,6 +67,17 @@ named_enum! {
         AnswerMismatch => "answer_mismatch",
         /// No usable answer: the transport failed, or the upstream refused.
         Failed => "failed",
+    }
+}
+
+impl From<Outcome> for AuditDecision {
+    fn from(outcome: Outcome) -> Self {
+        match outcome {
+            Outcome::Ok => Self::Ok,
+            Outcome::ToolError => Self::ToolError,
+            Outcome::AnswerMismatch => Self::AnswerMismatch,
+            Outcome::Failed => Self::Failed,
+        }
     }
 }
 

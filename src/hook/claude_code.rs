@@ -1,254 +1,107 @@
-//! Claude Code's PreToolUse hook: the payload it sends, the action text the
-//! policy sees for each tool, and the answer it expects.
+//! Claude Code's PreToolUse hook: the payload it sends, its tools as one
+//! table of the shared reading (`hook::reading`), and the answer it expects.
 //!
-//! The action text is what a careful agent would have reported: the
-//! command for `Bash`, `write_file <path>` for `Write`/`Edit`/`MultiEdit`,
-//! `read_file <path>` for `Read`, the URL for `WebFetch`, and
-//! `<server>__<tool> <canonical arguments>` for MCP tools, with any
-//! verification code redacted (the agent's own `verify_challenge` call to
-//! the dongle passes through here too, and action texts are stored).
+//! The payload is `{session_id, tool_name, tool_input, cwd}`, a shape
+//! Codex, Gemini CLI and Factory Droid copied ([`envelope`]). `Bash` is a
+//! command, `Write`/`Edit`/`MultiEdit` writes with their content,
+//! `NotebookEdit` a write judged by its path, `Read` a read, `WebFetch`
+//! its URL, and `mcp__<server>__<tool>` an MCP call.
 //!
-//! A `Write`, `Edit` or `MultiEdit` also gives the write it makes
-//! ([`file_write`]), so a file that runs later is judged by its content
-//! (`analysis::planted`); the action text stays the path, which is what
-//! is audited and shown to a human.
-//!
-//! The answer never loosens Claude Code's own permissions: when the policy
-//! lets an action through, or a human approved it through the verifier,
-//! the hook states no decision and Claude Code's rules (and prompts) apply
-//! as before; otherwise it answers `deny` with the reason.
-
-use std::fmt::Display;
+//! Claude Code reads a deny as `hookSpecificOutput.permissionDecision`
+//! on standard output with exit 0; to defer, the hook answers `{}`.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::{
-    analysis::{Change, FileWrite, Replace},
-    gate::GateDecision,
-    protocol::canonical::canonical,
-    redact::redact_arguments,
+use crate::hook::{
+    answer::{Reply, Verdict},
+    harness::Adapter,
+    reading::{Kind, PayloadError, Tool, ToolCall, Vocabulary, mcp_double_underscore},
 };
 
-pub use super::harness::Attempt;
-
-/// The longest payload read.
-pub const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;
-// A hooked call must reach a human whole when one is asked about it.
-const _: () = assert!(MAX_PAYLOAD_BYTES <= verifier_protocol::MAX_ACTION_BYTES);
+/// How the hook speaks Claude Code.
+pub const ADAPTER: Adapter = Adapter {
+    envelope,
+    vocabulary: Vocabulary { tools: &TOOLS, mcp: mcp_double_underscore },
+    reply,
+    project_variable: Some("CLAUDE_PROJECT_DIR"),
+};
 
 /// The fields of a PreToolUse payload the hook uses.
 #[derive(Debug, Clone, Deserialize)]
-pub struct PreToolUse {
-    pub tool_name: String,
+struct PreToolUse {
+    tool_name: String,
     #[serde(default)]
-    pub tool_input: Value,
+    tool_input: Value,
     #[serde(default)]
-    pub session_id: String,
+    session_id: String,
     #[serde(default)]
-    pub cwd: Option<String>,
+    cwd: Option<String>,
 }
 
-/// Why a hook payload was not read.
-#[derive(Debug, thiserror::Error)]
-pub enum PayloadError {
-    #[error("the hook payload is larger than {MAX_PAYLOAD_BYTES} bytes")]
-    TooLarge,
-    #[error("the hook payload is not a PreToolUse event: {0}")]
-    NotPreToolUse(#[from] serde_json::Error),
-    /// A tool the hook reads by its fields sent a field of another type:
-    /// judged as empty it would pass unseen, so it is refused.
-    #[error(
-        "the {tool} call's input has {field} {found}, not {expected}, so what it does cannot be judged"
-    )]
-    UnexpectedInput { tool: String, field: String, found: &'static str, expected: &'static str },
-}
-
-/// Reads a payload; a tool the hook knows must carry its fields in the
-/// types it reads them as.
-pub fn parse(bytes: &[u8]) -> Result<PreToolUse, PayloadError> {
-    if bytes.len() > MAX_PAYLOAD_BYTES {
-        return Err(PayloadError::TooLarge);
-    }
+/// The call in a Claude Code style payload.
+pub fn envelope(bytes: &[u8]) -> Result<ToolCall, PayloadError> {
     let call: PreToolUse = serde_json::from_slice(bytes)?;
-    check_known_input(&call)?;
-    Ok(call)
+    Ok(ToolCall {
+        tool: call.tool_name,
+        input: call.tool_input,
+        session: call.session_id,
+        cwd: call.cwd,
+    })
 }
 
-/// What a field of a known tool's input must hold.
-#[derive(Debug, Clone, Copy)]
-enum Field {
-    Text,
-    OptionalText,
-    OptionalFlag,
-    /// `MultiEdit`'s list of `{old_string, new_string, replace_all?}`.
-    Edits,
-}
-
-/// The fields each tool the hook reads by name must carry: the ones
-/// [`action_text`] and [`file_write`] read.
-const KNOWN_TOOLS: [(&str, &[(&str, Field)]); 11] = [
-    ("Bash", &[("command", Field::Text)]),
-    ("Write", &[("file_path", Field::Text), ("content", Field::Text)]),
-    (
-        "Edit",
-        &[
-            ("file_path", Field::Text),
-            ("old_string", Field::Text),
-            ("new_string", Field::Text),
-            ("replace_all", Field::OptionalFlag),
-        ],
-    ),
-    ("MultiEdit", &[("file_path", Field::Text), ("edits", Field::Edits)]),
-    ("NotebookEdit", &[("notebook_path", Field::Text), ("new_source", Field::OptionalText)]),
-    ("Read", &[("file_path", Field::Text)]),
-    ("WebFetch", &[("url", Field::Text)]),
-    ("WebSearch", &[("query", Field::Text)]),
-    ("Grep", &[("pattern", Field::Text), ("path", Field::OptionalText)]),
-    ("Glob", &[("pattern", Field::Text), ("path", Field::OptionalText)]),
-    ("LS", &[("path", Field::Text)]),
+/// Claude Code's tools the hook reads by name.
+pub const TOOLS: [Tool; 11] = [
+    Tool { name: "Bash", kind: Kind::Shell { command: "command" } },
+    Tool { name: "Write", kind: Kind::Write { path: "file_path", content: "content" } },
+    Tool { name: "Edit", kind: EDIT },
+    Tool {
+        name: "MultiEdit",
+        kind: Kind::Edits {
+            path: "file_path",
+            edits: "edits",
+            old: "old_string",
+            new: "new_string",
+            all: "replace_all",
+        },
+    },
+    Tool {
+        name: "NotebookEdit",
+        kind: Kind::WritesPath { path: "notebook_path", content: Some("new_source") },
+    },
+    Tool { name: "Read", kind: Kind::Read { path: "file_path" } },
+    Tool { name: "WebFetch", kind: Kind::Fetch { url: "url" } },
+    Tool { name: "WebSearch", kind: Kind::WebSearch { query: "query" } },
+    Tool {
+        name: "Grep",
+        kind: Kind::Search { verb: "search_files", pattern: "pattern", path: "path" },
+    },
+    Tool {
+        name: "Glob",
+        kind: Kind::Search { verb: "list_files", pattern: "pattern", path: "path" },
+    },
+    Tool { name: "LS", kind: Kind::List { path: "path" } },
 ];
 
-const EDIT_FIELDS: [(&str, Field); 3] = [
-    ("old_string", Field::Text),
-    ("new_string", Field::Text),
-    ("replace_all", Field::OptionalFlag),
-];
+/// Claude Code's `Edit`, whose shape other harnesses copied.
+pub const EDIT: Kind = Kind::Edit {
+    path: "file_path",
+    old: "old_string",
+    new: "new_string",
+    all: Some("replace_all"),
+};
 
-fn check_known_input(call: &PreToolUse) -> Result<(), PayloadError> {
-    let Some((tool, fields)) = KNOWN_TOOLS.iter().find(|(tool, _)| *tool == call.tool_name) else {
-        return Ok(());
+/// Claude Code's answer for a verdict.
+pub fn reply(verdict: &Verdict) -> Reply {
+    let stdout = match verdict {
+        Verdict::Defer => json!({}),
+        Verdict::Deny(reason) => deny(reason),
     };
-    check_fields(tool, "", &call.tool_input, fields)
+    Reply { stdout: Some(stdout), stderr: None, exit_code: 0 }
 }
 
-fn check_fields(
-    tool: &str,
-    prefix: &str,
-    input: &Value,
-    fields: &[(&str, Field)],
-) -> Result<(), PayloadError> {
-    let unexpected = |field: String, value: Option<&Value>, expected: &'static str| {
-        PayloadError::UnexpectedInput {
-            tool: tool.to_owned(),
-            field,
-            found: type_name(value),
-            expected,
-        }
-    };
-    let Some(object) = input.as_object() else {
-        let field = if prefix.is_empty() { "tool_input".to_owned() } else { prefix.to_owned() };
-        return Err(unexpected(field, Some(input), "an object"));
-    };
-    for (name, field) in fields {
-        let value = object.get(*name);
-        let at = || if prefix.is_empty() { (*name).to_owned() } else { format!("{prefix}.{name}") };
-        match (field, value) {
-            (Field::Text, Some(Value::String(_)))
-            | (Field::OptionalText, None | Some(Value::String(_)))
-            | (Field::OptionalFlag, None | Some(Value::Bool(_))) => {}
-            (Field::Text | Field::OptionalText, _) => {
-                return Err(unexpected(at(), value, "a string"));
-            }
-            (Field::OptionalFlag, _) => return Err(unexpected(at(), value, "true or false")),
-            (Field::Edits, Some(Value::Array(edits))) => {
-                for (i, edit) in edits.iter().enumerate() {
-                    check_fields(tool, &format!("{}[{i}]", at()), edit, &EDIT_FIELDS)?;
-                }
-            }
-            (Field::Edits, _) => return Err(unexpected(at(), value, "a list of edits")),
-        }
-    }
-    Ok(())
-}
-
-fn type_name(value: Option<&Value>) -> &'static str {
-    match value {
-        None => "missing",
-        Some(Value::Null) => "null",
-        Some(Value::Bool(_)) => "a boolean",
-        Some(Value::Number(_)) => "a number",
-        Some(Value::String(_)) => "a string",
-        Some(Value::Array(_)) => "a list",
-        Some(Value::Object(_)) => "an object",
-    }
-}
-
-fn text<'a>(input: &'a Value, key: &str) -> &'a str {
-    input.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-/// The action the policy evaluates for a tool call.
-pub fn action_text(call: &PreToolUse) -> String {
-    let input = &call.tool_input;
-    match call.tool_name.as_str() {
-        "Bash" => text(input, "command").to_owned(),
-        "Write" | "Edit" | "MultiEdit" => format!("write_file {}", text(input, "file_path")),
-        "NotebookEdit" => format!("write_file {}", text(input, "notebook_path")),
-        "Read" => format!("read_file {}", text(input, "file_path")),
-        "WebFetch" => text(input, "url").to_owned(),
-        "WebSearch" => format!("web_search {}", text(input, "query")),
-        "Grep" => format!("search_files {} {}", text(input, "pattern"), text(input, "path"))
-            .trim_end()
-            .to_owned(),
-        "Glob" => format!("list_files {} {}", text(input, "pattern"), text(input, "path"))
-            .trim_end()
-            .to_owned(),
-        "LS" => format!("list_files {}", text(input, "path")),
-        name => {
-            let arguments = canonical(&redact_arguments(input));
-            match name.strip_prefix("mcp__").and_then(|rest| rest.split_once("__")) {
-                Some((server, tool)) => format!("{server}__{tool} {arguments}"),
-                None => format!("{name} {arguments}"),
-            }
-        }
-    }
-}
-
-/// The write a `Write`, `Edit` or `MultiEdit` makes.
-pub fn file_write(call: &PreToolUse) -> Option<FileWrite> {
-    let input = &call.tool_input;
-    let path = text(input, "file_path").to_owned();
-    let edit = |edit: &Value| Replace {
-        old: text(edit, "old_string").to_owned(),
-        new: text(edit, "new_string").to_owned(),
-        all: edit.get("replace_all").and_then(Value::as_bool).unwrap_or(false),
-    };
-    let change = match call.tool_name.as_str() {
-        "Write" => Change::Whole(text(input, "content").to_owned()),
-        "Edit" => Change::Edits(vec![edit(input)]),
-        "MultiEdit" => Change::Edits(
-            input
-                .get("edits")
-                .and_then(Value::as_array)
-                .map(|edits| edits.iter().map(edit).collect())
-                .unwrap_or_default(),
-        ),
-        _ => return None,
-    };
-    (!path.is_empty()).then_some(FileWrite { path, change })
-}
-
-/// Claude Code's hook output for a decision. A human's Approve states no
-/// decision either: `allow` would also skip Claude Code's own permission
-/// prompt (the one showing a write's content), so its rules and prompts
-/// apply as for any call the policy lets through.
-pub fn output(decision: &GateDecision) -> Value {
-    match decision {
-        GateDecision::Continue { .. } | GateDecision::HumanApproved(_) => json!({}),
-        GateDecision::Deny { reason, .. } => deny(&format!("safety-dongle: {reason}")),
-    }
-}
-
-/// The hook's answer in Claude Code's format, failing closed whatever
-/// happens while `decide` runs (`harness::answer_failing_closed`).
-pub fn answer_failing_closed<E: Display>(
-    decide: impl FnOnce(&mut Option<Attempt>) -> Result<Value, E>,
-) -> Value {
-    super::harness::answer_failing_closed(deny, decide)
-}
-
-/// A refusal, also for the hook's own failures (fail closed).
+/// `hookSpecificOutput` denying the call: Claude Code's, Codex's and
+/// Droid's way to refuse it.
 pub fn deny(reason: &str) -> Value {
     json!({
         "hookSpecificOutput": {
@@ -262,9 +115,21 @@ pub fn deny(reason: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{
+        analysis::{Change, FileWrite, Replace},
+        hook::reading::{Field, MAX_PAYLOAD_BYTES, Reading},
+    };
 
-    fn call(tool: &str, input: Value) -> PreToolUse {
-        PreToolUse { tool_name: tool.into(), tool_input: input, session_id: "s".into(), cwd: None }
+    fn payload(tool: &str, input: Value) -> Vec<u8> {
+        json!({"session_id": "s", "tool_name": tool, "tool_input": input}).to_string().into_bytes()
+    }
+
+    fn read(tool: &str, input: Value) -> Result<Reading, PayloadError> {
+        ADAPTER.read(&payload(tool, input)).map(|(_, reading)| reading)
+    }
+
+    fn action_text(tool: &str, input: Value) -> String {
+        read(tool, input).unwrap().action
     }
 
     /// One row per tool: the payload's tool and input, and the action text.
@@ -298,46 +163,53 @@ mod tests {
             ("TodoWrite", json!({"todos": []}), r#"TodoWrite {"todos":[]}"#),
         ];
         for (tool, input, expected) in rows {
-            assert_eq!(action_text(&call(tool, input)), expected, "{tool}");
+            assert_eq!(action_text(tool, input), expected, "{tool}");
         }
     }
 
     #[test]
     fn writes_and_edits_give_the_change_they_make() {
-        let write =
-            file_write(&call("Write", json!({"file_path": "Makefile", "content": "all:\n\tmake"})))
-                .unwrap();
+        let write = read("Write", json!({"file_path": "Makefile", "content": "all:\n\tmake"}))
+            .unwrap()
+            .writes;
         assert_eq!(
             write,
-            FileWrite { path: "Makefile".into(), change: Change::Whole("all:\n\tmake".into()) }
+            vec![FileWrite {
+                path: "Makefile".into(),
+                change: Change::Whole("all:\n\tmake".into())
+            }]
         );
         let edits =
-            file_write(&call("MultiEdit", json!({"file_path": "a.sh", "edits": [{"old_string": "a", "new_string": "b", "replace_all": true}]})))
-                .unwrap();
+            read("MultiEdit", json!({"file_path": "a.sh", "edits": [{"old_string": "a", "new_string": "b", "replace_all": true}]}))
+                .unwrap()
+                .writes;
         assert_eq!(
-            edits.change,
-            Change::Edits(vec![Replace { old: "a".into(), new: "b".into(), all: true }])
+            edits.first().map(|write| &write.change),
+            Some(&Change::Edits(vec![Replace { old: "a".into(), new: "b".into(), all: true }]))
         );
-        assert_eq!(file_write(&call("Read", json!({"file_path": "a.sh"}))), None);
-        assert_eq!(file_write(&call("Write", json!({"content": "x"}))), None);
+        assert_eq!(read("Read", json!({"file_path": "a.sh"})).unwrap().writes, vec![]);
+        assert!(matches!(
+            read("Write", json!({"file_path": " ", "content": "x"})),
+            Err(PayloadError::WriteWithoutPath { .. })
+        ));
     }
 
     #[test]
-    fn continue_and_a_humans_approve_defer_to_claude_codes_own_rules() {
-        assert_eq!(output(&GateDecision::Continue { factors: vec![] }), json!({}));
+    fn continue_defers_to_claude_codes_own_rules_and_a_deny_is_its_own_format() {
         assert_eq!(
-            output(&GateDecision::HumanApproved(crate::gate::HumanApproval::for_tests())),
-            json!({})
+            reply(&Verdict::Defer),
+            Reply { stdout: Some(json!({})), stderr: None, exit_code: 0 }
         );
-        let denied = output(&GateDecision::Deny { reason: "no".into(), factors: vec![] });
+        let denied = reply(&Verdict::Deny("no".into()));
+        assert_eq!(denied.exit_code, 0);
+        let denied = denied.stdout.unwrap();
         assert_eq!(denied["hookSpecificOutput"]["permissionDecision"], "deny");
         assert_eq!(denied["hookSpecificOutput"]["hookEventName"], "PreToolUse");
-        assert!(matches!(parse(b"not json"), Err(PayloadError::NotPreToolUse(_))));
-        assert!(matches!(parse(&vec![b' '; MAX_PAYLOAD_BYTES + 1]), Err(PayloadError::TooLarge)));
-    }
-
-    fn payload(tool: &str, input: Value) -> Vec<u8> {
-        json!({"session_id": "s", "tool_name": tool, "tool_input": input}).to_string().into_bytes()
+        assert!(matches!(ADAPTER.read(b"not json"), Err(PayloadError::NotPreToolUse(_))));
+        assert!(matches!(
+            ADAPTER.read(&vec![b' '; MAX_PAYLOAD_BYTES + 1]),
+            Err(PayloadError::TooLarge)
+        ));
     }
 
     /// Every field a known tool is read by, in every wrong type, is
@@ -351,9 +223,10 @@ mod tests {
             json!(["rm", "-rf", "~"]),
             json!({"command": "rm -rf ~"}),
         ];
-        for (tool, fields) in KNOWN_TOOLS {
+        for Tool { name: tool, kind } in TOOLS {
+            let fields = kind.fields();
             let mut good = serde_json::Map::new();
-            for (name, field) in fields {
+            for (name, field) in &fields {
                 good.insert(
                     (*name).to_owned(),
                     match field {
@@ -363,34 +236,45 @@ mod tests {
                     },
                 );
             }
-            assert!(parse(&payload(tool, Value::Object(good.clone()))).is_ok(), "{tool}");
-            for (name, field) in fields {
+            assert!(read(tool, Value::Object(good.clone())).is_ok(), "{tool}");
+            for (name, field) in &fields {
                 for value in &wrong {
                     if matches!((field, value), (Field::OptionalFlag, Value::Bool(_))) {
                         continue;
                     }
                     let mut input = good.clone();
                     input.insert((*name).to_owned(), value.clone());
-                    let error = parse(&payload(tool, Value::Object(input)))
+                    let error = read(tool, Value::Object(input))
                         .expect_err(&format!("{tool}.{name} = {value}"));
                     assert!(error.to_string().contains(name), "{error}");
                 }
             }
             assert!(
-                matches!(
-                    parse(&payload(tool, json!("rm -rf ~"))),
-                    Err(PayloadError::UnexpectedInput { .. })
-                ),
+                matches!(read(tool, json!("rm -rf ~")), Err(PayloadError::UnexpectedInput { .. })),
                 "{tool}"
             );
         }
-        let nested = parse(&payload(
+        let nested = read(
             "MultiEdit",
             json!({"file_path": "a", "edits": [{"old_string": "a", "new_string": 1}]}),
-        ))
+        )
         .unwrap_err();
         assert!(nested.to_string().contains("edits[0].new_string"), "{nested}");
-        // Tools the hook does not read by field are judged on their whole input.
-        assert!(parse(&payload("mcp__shell__run", json!({"command": ["rm", "-rf", "~"]}))).is_ok());
+        // MCP tools are judged on their whole input.
+        assert!(read("mcp__shell__run", json!({"command": ["rm", "-rf", "~"]})).is_ok());
+    }
+
+    /// A tool nobody listed that carries a command is refused, not judged
+    /// as an inert call; one without a command is judged on its input.
+    #[test]
+    fn an_unknown_tool_with_a_command_is_refused() {
+        for key in ["command", "cmd", "script"] {
+            let error = read("RunInTerminal", json!({key: "rm -rf ~"})).unwrap_err();
+            assert!(
+                matches!(&error, PayloadError::UnknownCommandTool { tool, key: k } if tool == "RunInTerminal" && k == key),
+                "{error}"
+            );
+        }
+        assert!(read("Task", json!({"prompt": "look around"})).is_ok());
     }
 }

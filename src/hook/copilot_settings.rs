@@ -16,10 +16,11 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::{
-    claude_settings::runs_the_hook_of,
+    claude_settings::{MARGIN_SECS, runs_the_hook_of},
     inspection::{
         Entry, Inspection, deadline_of, json_files_in, read_json, seconds, timing_problems,
     },
+    install::{HookLine, InstallError, Scope, SettingsWriter, pretty},
 };
 
 /// Copilot's time-out for a hook entry that sets no `timeoutSec`.
@@ -121,6 +122,37 @@ fn read(
                 problems.push("Copilot reads \"timeoutSec\", not \"timeout\" (Claude Code's key): this entry gets Copilot's 30 s".into());
             }
             inspection.entries.push(Entry { file: file.to_owned(), location, problems });
+        }
+    }
+}
+
+/// Installs the guard into a hook file of its own.
+pub struct Writer;
+
+/// How `install` writes Copilot's hook.
+pub const WRITER: Writer = Writer;
+
+impl SettingsWriter for Writer {
+    fn file(&self, scope: Scope, project: &Path, home: &Path) -> PathBuf {
+        match scope {
+            Scope::Project => project.join(".github/hooks/safety-dongle.json"),
+            Scope::User => copilot_home(home).join("hooks/safety-dongle.json"),
+        }
+    }
+
+    fn with_hook(&self, _: Option<&str>, hook: &HookLine) -> Result<String, InstallError> {
+        pretty(&guard_file(&hook.command, hook.deadline_secs + 2 * MARGIN_SECS))
+    }
+
+    /// The file is the guard's alone: without it, nothing is left.
+    fn without_hook(&self, _: &str) -> Result<String, InstallError> {
+        Ok(String::new())
+    }
+
+    fn by_hand(&self, scope: Scope, _: &Path) -> Vec<String> {
+        match scope {
+            Scope::Project => vec!["Copilot runs a project's hooks only in a folder you trust, and skips them without a word elsewhere: start `copilot` in the project and choose to remember the folder (or add it to trustedFolders in ~/.copilot/config.json), or install with --user. `safety-dongle doctor` says whether it is trusted.".into()],
+            Scope::User => Vec::new(),
         }
     }
 }

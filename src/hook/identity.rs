@@ -6,24 +6,36 @@
 //! everyone's calls, make the team share one step budget, and let an
 //! `unblock` on one machine lift another's block.
 //!
-//! The name reads `HARNESS:USER@HOST-ID[:PROJECT]`: the harness
-//! (`claude-code`, so `[agents."claude-code*"]` sections still apply), the
+//! The name reads `HARNESS:USER@HOST-ID[:PROJECT]`: the harness's name
+//! (`claude-code`, `codex`, `gemini`, ..., so `[agents."codex*"]` sections
+//! apply to one harness and a block raised in one does not block
+//! another), the
 //! system's name for the user, the host name with the first eight digits
 //! of the machine id where the system keeps one (two laptops may share a
 //! host name), and the project folder's name when the harness names it
-//! (Claude Code's `CLAUDE_PROJECT_DIR`). Characters outside
+//! (Claude Code's `CLAUDE_PROJECT_DIR`, Gemini's `GEMINI_PROJECT_DIR`:
+//! each adapter's `project_variable`). Characters outside
 //! `[A-Za-z0-9._-]` become `_`, so the name is one word to type back to
 //! `unblock`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Where Claude Code tells a hook the project's folder.
-pub const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
+use crate::hook::harness::Harness;
 
 /// The default agent name for `harness` on this machine, for this user, in
-/// `project` if the harness names one.
-pub fn default_agent(harness: &str, project: Option<&Path>) -> String {
-    agent_name(harness, &crate::platform::user_name(), &crate::platform::machine_name(), project)
+/// the project its adapter's variable names, if any.
+pub fn default_agent(harness: Harness) -> String {
+    let project = harness
+        .adapter()
+        .and_then(|adapter| adapter.project_variable)
+        .and_then(std::env::var_os)
+        .map(PathBuf::from);
+    agent_name(
+        harness.name(),
+        &crate::platform::user_name(),
+        &crate::platform::machine_name(),
+        project.as_deref(),
+    )
 }
 
 /// The name from its parts: `machine` as `platform::machine_name` gives it
@@ -87,6 +99,7 @@ mod tests {
             Some(Path::new("/srv/my project; rm -rf ~")),
         );
         assert_eq!(name, "claude-code:DOMAIN_ann_smith@unknown:my_project__rm_-rf__");
-        assert!(!default_agent("claude-code", None).contains(char::is_whitespace));
+        assert!(!default_agent(Harness::Codex).contains(char::is_whitespace));
+        assert!(default_agent(Harness::Gemini).starts_with("gemini:"));
     }
 }

@@ -1,18 +1,25 @@
-//! Enforcement hooks for MCP clients that offer them: the client asks
-//! before each tool call, so enforcement does not depend on the agent
-//! reporting its actions.
+//! Enforcement hooks for the coding agents that offer them: the harness
+//! asks before each tool call, so enforcement does not depend on the agent
+//! reporting its actions. One mechanism reads every harness's call
+//! (`reading`, `patch`) and decides (`answer`); each harness has an
+//! adapter (`harness`) naming its payload, tools and answer format.
 
+pub mod answer;
 pub mod claude_code;
 pub mod claude_settings;
+pub mod codex;
 pub mod copilot;
 pub mod copilot_settings;
 pub mod cursor;
 pub mod cursor_settings;
 pub mod droid;
 pub mod droid_settings;
+pub mod gemini;
 pub mod harness;
 pub mod identity;
 pub mod inspection;
+pub mod install;
 pub mod opencode;
 pub mod opencode_settings;
-pub mod patch_envelope;
+pub mod patch;
+pub mod reading;

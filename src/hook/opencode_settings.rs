@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use super::{
     claude_settings::{MARGIN_SECS, runs_the_hook_of},
     inspection::{Entry, Inspection, approval_problem, deadline_of},
+    install::{HookLine, InstallError, Scope, SettingsWriter},
 };
 
 /// The folders opencode loads plugins from, the user's first.
@@ -94,6 +95,77 @@ fn constant<'a>(text: &'a str, name: &str) -> Option<&'a str> {
     text.lines().find_map(|line| line.trim().strip_prefix(prefix.as_str())).map(str::trim)
 }
 
+/// Installs the guard plugin.
+pub struct Writer;
+
+/// How `install` writes opencode's plugin.
+pub const WRITER: Writer = Writer;
+
+impl SettingsWriter for Writer {
+    fn file(&self, scope: Scope, project: &Path, home: &Path) -> PathBuf {
+        let folder = match scope {
+            Scope::Project => project.join(".opencode/plugins"),
+            Scope::User => plugin_folders(home, project).into_iter().next().unwrap_or_default(),
+        };
+        folder.join("safety-dongle.js")
+    }
+
+    fn with_hook(&self, _: Option<&str>, hook: &HookLine) -> Result<String, InstallError> {
+        Ok(plugin(&shell_words(&hook.command), hook.deadline_secs))
+    }
+
+    /// The file is the guard's alone: without it, nothing is left.
+    fn without_hook(&self, _: &str) -> Result<String, InstallError> {
+        Ok(String::new())
+    }
+
+    fn by_hand(&self, _: Scope, _: &Path) -> Vec<String> {
+        vec![
+            "opencode loads plugins when it starts, and none with --pure: run it without --pure."
+                .into(),
+        ]
+    }
+}
+
+/// The words of a command line quoted as `cli::install` quotes them
+/// (plain words, or single-quoted with `'\''` for a quote).
+fn shell_words(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let (mut quoted, mut escaped, mut started) = (false, false, false);
+    for c in command.chars() {
+        if escaped {
+            word.push(c);
+            escaped = false;
+            continue;
+        }
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                started = true;
+            }
+            '\\' if !quoted => {
+                escaped = true;
+                started = true;
+            }
+            ' ' if !quoted => {
+                if started {
+                    words.push(std::mem::take(&mut word));
+                    started = false;
+                }
+            }
+            c => {
+                word.push(c);
+                started = true;
+            }
+        }
+    }
+    if started {
+        words.push(word);
+    }
+    words
+}
+
 /// The shipped plugin.
 pub const PLUGIN: &str = include_str!("../../integrations/opencode/safety-dongle.js");
 
@@ -116,4 +188,25 @@ pub fn plugin(command: &[String], deadline_secs: u64) -> String {
         .collect::<Vec<_>>()
         .join("\n")
         + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_quoted_command_line_splits_back_into_its_words() {
+        assert_eq!(
+            shell_words(
+                r"'/opt/my dongle/safety-dongle' hook opencode --config '/home/o'\''brien/c.toml'"
+            ),
+            [
+                "/opt/my dongle/safety-dongle",
+                "hook",
+                "opencode",
+                "--config",
+                "/home/o'brien/c.toml"
+            ]
+        );
+    }
 }

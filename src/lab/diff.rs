@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::policy::{CompiledPolicy, Rule, RuleAction, Scope};
+use crate::policy::{CompiledPolicy, Rule, RuleAction, RuleId, Scope};
 
 use super::{
     Strictness,
@@ -111,10 +111,10 @@ fn settings(old: &CompiledPolicy, new: &CompiledPolicy) -> Vec<SettingChange> {
 }
 
 fn rules(old: &CompiledPolicy, new: &CompiledPolicy, result: &mut PolicyDiff) {
-    let index = |policy: &CompiledPolicy| -> BTreeMap<RuleKey, Vec<usize>> {
-        let mut keyed: BTreeMap<RuleKey, Vec<usize>> = BTreeMap::new();
-        for (i, rule) in policy.rules().iter().enumerate() {
-            keyed.entry(key(policy, rule)).or_default().push(i);
+    let index = |policy: &CompiledPolicy| -> BTreeMap<RuleKey, Vec<RuleId>> {
+        let mut keyed: BTreeMap<RuleKey, Vec<RuleId>> = BTreeMap::new();
+        for (id, rule) in policy.rule_ids() {
+            keyed.entry(key(policy, rule)).or_default().push(id);
         }
         keyed
     };
@@ -122,7 +122,7 @@ fn rules(old: &CompiledPolicy, new: &CompiledPolicy, result: &mut PolicyDiff) {
     for (rule_key, old_indices) in &old_rules {
         let new_indices = new_rules.get(rule_key).map(Vec::as_slice).unwrap_or_default();
         // Same action on both sides first; what is left pairs up as changed.
-        let mut unmatched_new: Vec<usize> = new_indices.to_vec();
+        let mut unmatched_new: Vec<RuleId> = new_indices.to_vec();
         let mut unmatched_old = Vec::new();
         for &o in old_indices {
             match unmatched_new.iter().position(|&n| new.rule(n).action == old.rule(o).action) {
@@ -180,7 +180,7 @@ fn examples(old: &CompiledPolicy, new: &CompiledPolicy, result: &mut PolicyDiff)
     let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
     for policy in [old, new] {
         for set in policy.examples() {
-            let rule = policy.rule(set.rules.start);
+            let rule = policy.rule(set.first_rule());
             let Ok(agent) = agent_for(policy, rule.scope) else { continue };
             for example in set.examples.iter().chain(&set.counterexamples) {
                 if !seen.insert((agent.clone(), example.text.clone())) {
@@ -193,7 +193,7 @@ fn examples(old: &CompiledPolicy, new: &CompiledPolicy, result: &mut PolicyDiff)
                     result.examples.push(ExampleChange {
                         action: example.text.clone(),
                         agent: agent.clone(),
-                        written_with: RuleRef::of(policy, set.rules.start),
+                        written_with: RuleRef::of(policy, set.first_rule()),
                         old: Decision::of(old, &before),
                         new: Decision::of(new, &after),
                         loosens: to < from,

@@ -14,7 +14,7 @@
 
 use crate::{
     diagnostics::Diagnostic,
-    policy::{CompiledPolicy, Example, RuleAction, RuleExamples, Scope},
+    policy::{CompiledPolicy, Example, RuleAction, RuleExamples, RuleId, Scope},
     safety::evaluator::{Evaluation, PauseKind, Stage, Verdict},
 };
 
@@ -55,7 +55,7 @@ pub fn check(policy: &CompiledPolicy) -> Vec<Diagnostic> {
 /// Checks the examples written in file `source` with `policy`.
 fn check_file(policy: &CompiledPolicy, source: usize, failures: &mut Vec<Diagnostic>) {
     for set in policy.examples().iter().filter(|set| set.source == source) {
-        let rule = policy.rule(set.rules.start);
+        let rule = policy.rule(set.first_rule());
         let agent = match agent_for(policy, rule.scope) {
             Ok(agent) => agent,
             Err(glob) => {
@@ -108,9 +108,9 @@ fn failure(example: &Example, message: String) -> Diagnostic {
 /// Whether the rules of `set` decided the evaluation as their action says.
 pub fn decides(policy: &CompiledPolicy, set: &RuleExamples, evaluation: &Evaluation) -> bool {
     let Some(matches) = &evaluation.matches else { return false };
-    let ours = |list: &[usize]| list.iter().any(|index| set.rules.contains(index));
+    let ours = |list: &[RuleId]| list.iter().any(|&rule| set.covers(rule));
     let at_patterns = evaluation.stage == Stage::Patterns;
-    match &policy.rule(set.rules.start).action {
+    match &policy.rule(set.first_rule()).action {
         RuleAction::Deny => {
             at_patterns && evaluation.verdict == Verdict::Stop && ours(&matches.deny)
         }
@@ -141,8 +141,8 @@ fn matched(set: &RuleExamples, evaluation: &Evaluation) -> Option<String> {
         .chain(&matches.requires_approval)
         .chain(&matches.risk)
         .chain(matches.auto_approve.iter().flatten());
-    let index = listed.copied().find(|index| set.rules.contains(index))?;
-    Some(matches.subjects.get(&index).map(|subject| format!(" on {subject}")).unwrap_or_default())
+    let rule = listed.copied().find(|&rule| set.covers(rule))?;
+    Some(matches.subjects.get(&rule).map(|subject| format!(" on {subject}")).unwrap_or_default())
 }
 
 fn expected(action: &RuleAction) -> String {

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::{
     analysis::Analysis,
-    policy::{CompiledPolicy, RuleAction, Scope, pattern::PatternKind},
+    policy::{CompiledPolicy, RuleAction, RuleId, Scope, pattern::PatternKind},
     safety::evaluator::{Evaluation, PauseKind, Verdict},
 };
 
@@ -129,8 +129,8 @@ pub struct RiskContribution {
 }
 
 impl RuleRef {
-    pub fn of(policy: &CompiledPolicy, index: usize) -> Self {
-        let rule = policy.rule(index);
+    pub fn of(policy: &CompiledPolicy, id: RuleId) -> Self {
+        let rule = policy.rule(id);
         Self {
             action: action_name(&rule.action),
             pattern: rule.pattern.clone(),
@@ -245,7 +245,7 @@ impl Explanation {
         let mut matches = Vec::new();
         let mut risk = Vec::new();
         if let Some(found) = &evaluation.matches {
-            let mut listed: Vec<usize> = found
+            let mut listed: Vec<RuleId> = found
                 .deny
                 .iter()
                 .chain(&found.requires_approval)

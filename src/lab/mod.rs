@@ -32,7 +32,7 @@ pub fn judge(policy: &CompiledPolicy, agent: &str, action: &str) -> Evaluation {
 pub fn analyse(action: &str) -> Option<Analysis> {
     analysis::analyze_action(&Action {
         text: action,
-        write: None,
+        writes: &[],
         folder: &WorkingFolder::Project,
         files: &NoCurrentFiles,
     })
@@ -54,7 +54,7 @@ pub fn judge_analysed(
         max_steps: policy.settings_for(agent).max_steps,
         agent_risk: None,
         folder: &WorkingFolder::Project,
-        write: None,
+        writes: &[],
         files: &NoCurrentFiles,
     };
     evaluate_analysed(policy, &facts, analysis)

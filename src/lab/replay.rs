@@ -23,7 +23,7 @@ use crate::{
     policy::{AgentSettings, CompiledPolicy},
     store::{
         Store, StoreError,
-        audit::{self, AuditRow},
+        audit::{self, AuditRow, AuditStage},
         rfc3339,
     },
 };
@@ -132,17 +132,20 @@ pub fn replay(
 /// Whether a row is a decision the policy made, or why not.
 fn replayable(row: &AuditRow) -> Result<(&str, Option<Strictness>), &'static str> {
     let Some(action) = row.hint.as_deref() else { return Err("no action recorded") };
-    let stage = row.stage.as_deref().unwrap_or("");
-    match stage {
-        "stage 3" | "stage 4" | "stage 5" => Ok((action, Strictness::recorded(&row.decision))),
-        "stage 1" => Err("decided by the step limit"),
-        "stage 2" => Err("decided by the previous step's failure"),
-        "block" => Err("the agent was hard-blocked"),
-        "pending" => Err("a pause was waiting for a human"),
-        "lifecycle" => Err("no running execution"),
-        "operation" => Err("decided by the operation's danger level"),
-        "" => Err("not evaluated (logging or disabled mode)"),
-        _ => Err("refused before the policy was asked"),
+    match row.stage {
+        Some(
+            AuditStage::PatternsStage
+            | AuditStage::SafetyTierStage
+            | AuditStage::RiskToleranceStage,
+        ) => Ok((action, Strictness::recorded(row.decision))),
+        Some(AuditStage::StepLimitStage) => Err("decided by the step limit"),
+        Some(AuditStage::PreviousOutcomeStage) => Err("decided by the previous step's failure"),
+        Some(AuditStage::Block) => Err("the agent was hard-blocked"),
+        Some(AuditStage::Pending) => Err("a pause was waiting for a human"),
+        Some(AuditStage::Lifecycle) => Err("no running execution"),
+        Some(AuditStage::Operation) => Err("decided by the operation's danger level"),
+        None => Err("not evaluated (logging or disabled mode)"),
+        Some(_) => Err("refused before the policy was asked"),
     }
 }
 
@@ -293,11 +296,11 @@ fn explained(
         seq: row.seq,
         at: rfc3339(row.at),
         agent: row.agent.clone(),
-        event: row.event.clone(),
+        event: row.event.name().to_owned(),
         action: compared.action.to_owned(),
         recorded: Recorded {
-            decision: row.decision.clone(),
-            stage: row.stage.clone(),
+            decision: row.decision.name().to_owned(),
+            stage: row.stage.map(|stage| stage.name().to_owned()),
             rule: row.rule.clone(),
             policy_sha256: row.policy_hash.clone(),
         },

@@ -135,18 +135,48 @@ pub struct Example {
     pub at: Diagnostic,
 }
 
+/// A rule of a compiled policy: its place among the policy's rules, made
+/// only by the policy (from its pattern tables, its examples' ranges and
+/// [`CompiledPolicy::rule_ids`]), and read back with
+/// [`CompiledPolicy::rule`]. A central floor's ids are put in the layered
+/// policy's numbering by [`RuleId::after`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RuleId(usize);
+
+impl RuleId {
+    /// This floor's rule as the rule of the layered policy whose rules
+    /// begin with `first_rule` others.
+    pub fn after(self, first_rule: usize) -> Self {
+        Self(self.0 + first_rule)
+    }
+}
+
 /// The examples of one rule, or of one `[[risk]]` table (whose patterns
 /// and keywords are several rules that share an action).
 #[derive(Debug, Clone)]
 pub struct RuleExamples {
-    /// The rules they belong to, as indices into the policy's rules.
-    pub rules: Range<usize>,
+    /// The rules they belong to, as indices into the policy's rules
+    /// (see [`RuleExamples::first_rule`], [`RuleExamples::covers`]).
+    rules: Range<usize>,
     /// The file they were written in, as its index in merge order.
     pub source: usize,
     /// Actions the rules must decide as their action says.
     pub examples: Vec<Example>,
     /// Actions the rules must not match.
     pub counterexamples: Vec<Example>,
+}
+
+impl RuleExamples {
+    /// The rule whose action the examples are judged by (the first of a
+    /// `[[risk]]` table's, which all share it).
+    pub fn first_rule(&self) -> RuleId {
+        RuleId(self.rules.start)
+    }
+
+    /// Whether `rule` is one of the rules the examples belong to.
+    pub fn covers(&self, rule: RuleId) -> bool {
+        self.rules.contains(&rule.0)
+    }
 }
 
 struct AgentSection {
@@ -179,14 +209,14 @@ const DEFAULT_MAX_STEPS: u32 = 50;
 /// policy's rules, each list in policy order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Matches {
-    pub deny: Vec<usize>,
-    pub requires_approval: Vec<usize>,
+    pub deny: Vec<RuleId>,
+    pub requires_approval: Vec<RuleId>,
     /// For each command, the autoApprove rule that covers it; `None` unless
     /// every command is covered and nothing about the action needs a human.
-    pub auto_approve: Option<Vec<usize>>,
-    pub risk: Vec<usize>,
+    pub auto_approve: Option<Vec<RuleId>>,
+    pub risk: Vec<RuleId>,
     /// What each matching rule matched (a command, a path, a fact), by rule.
-    pub subjects: std::collections::BTreeMap<usize, String>,
+    pub subjects: std::collections::BTreeMap<RuleId, String>,
     /// Facts that make the action need a human whatever the rules say.
     pub needs_a_human: Vec<(Fact, String)>,
 }
@@ -196,8 +226,9 @@ impl Matches {
     /// floor's matches (`central::Floor::first_rule`) as indices into the
     /// layered policy's rules.
     pub fn shifted(self, offset: usize) -> Self {
-        let shift =
-            |rules: Vec<usize>| rules.into_iter().map(|rule| rule + offset).collect::<Vec<_>>();
+        let shift = |rules: Vec<RuleId>| {
+            rules.into_iter().map(|rule| rule.after(offset)).collect::<Vec<_>>()
+        };
         Self {
             deny: shift(self.deny),
             requires_approval: shift(self.requires_approval),
@@ -206,14 +237,14 @@ impl Matches {
             subjects: self
                 .subjects
                 .into_iter()
-                .map(|(rule, subject)| (rule + offset, subject))
+                .map(|(rule, subject)| (rule.after(offset), subject))
                 .collect(),
             needs_a_human: self.needs_a_human,
         }
     }
 
     /// `deny pattern 'rm -rf ~' (policy default.toml:12) on `rm -rf ~``.
-    pub fn describe(&self, policy: &CompiledPolicy, rule: usize) -> String {
+    pub fn describe(&self, policy: &CompiledPolicy, rule: RuleId) -> String {
         match self.subjects.get(&rule) {
             Some(subject) => format!("{} on {subject}", policy.rule(rule).describe()),
             None => policy.rule(rule).describe(),
@@ -350,10 +381,15 @@ impl CompiledPolicy {
 
     #[expect(
         clippy::indexing_slicing,
-        reason = "a rule index is only ever made by this policy's pattern set, one per rule"
+        reason = "a rule id is only ever made by this policy (or its layers, moved into its numbering), one per rule"
     )]
-    pub fn rule(&self, index: usize) -> &Rule {
-        &self.rules[index]
+    pub fn rule(&self, id: RuleId) -> &Rule {
+        &self.rules[id.0]
+    }
+
+    /// Every rule with its id, in policy order.
+    pub fn rule_ids(&self) -> impl Iterator<Item = (RuleId, &Rule)> {
+        self.rules.iter().enumerate().map(|(index, rule)| (RuleId(index), rule))
     }
 
     /// SHA-256 of the sources, recorded with every audit row.
@@ -503,13 +539,14 @@ impl CompiledPolicy {
         let mut matches = Matches::default();
         for (index, (rule, hit)) in self.rules.iter().zip(hits).enumerate() {
             let Some(subject) = hit.filter(|_| self.applies(rule, settings)) else { continue };
+            let id = RuleId(index);
             match rule.action {
-                RuleAction::Deny => matches.deny.push(index),
-                RuleAction::RequiresApproval => matches.requires_approval.push(index),
-                RuleAction::Risk { .. } => matches.risk.push(index),
+                RuleAction::Deny => matches.deny.push(id),
+                RuleAction::RequiresApproval => matches.requires_approval.push(id),
+                RuleAction::Risk { .. } => matches.risk.push(id),
                 RuleAction::AutoApprove => continue,
             }
-            matches.subjects.insert(index, subject);
+            matches.subjects.insert(id, subject);
         }
         matches.needs_a_human =
             analysis.facts.iter().filter(|(fact, _)| fact.needs_a_human()).cloned().collect();
@@ -523,7 +560,7 @@ impl CompiledPolicy {
         prepared: &pattern::Prepared<'_>,
         analysis: &Analysis,
         settings: &AgentSettings,
-    ) -> Option<Vec<usize>> {
+    ) -> Option<Vec<RuleId>> {
         if analysis.commands.is_empty() || !analysis.facts.is_empty() {
             return None;
         }
@@ -532,7 +569,9 @@ impl CompiledPolicy {
                 rule.action == RuleAction::AutoApprove && self.applies(rule, settings)
             })
         };
-        (0..analysis.commands.len()).map(|command| prepared.covering(command, is_auto)).collect()
+        (0..analysis.commands.len())
+            .map(|command| prepared.covering(command, is_auto).map(RuleId))
+            .collect()
     }
 }
 

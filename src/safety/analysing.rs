@@ -24,15 +24,15 @@ pub enum Analysed {
     Missing(&'static str),
 }
 
-/// Analyses `hint` (with the file `write` makes, in `folder`) on a
+/// Analyses `hint` (with the files `writes` makes, in `folder`) on a
 /// blocking thread, within [`ANALYSIS_DEADLINE`].
-pub async fn analyse(hint: &str, folder: &WorkingFolder, write: Option<&FileWrite>) -> Analysed {
-    let (hint, folder, write) = (hint.to_owned(), folder.clone(), write.cloned());
+pub async fn analyse(hint: &str, folder: &WorkingFolder, writes: &[FileWrite]) -> Analysed {
+    let (hint, folder, writes) = (hint.to_owned(), folder.clone(), writes.to_vec());
     let reading = tokio::task::spawn_blocking(move || {
         let files = OnDisk::in_folder(&folder);
         analysis::analyze_action(&Action {
             text: &hint,
-            write: write.as_ref(),
+            writes: &writes,
             folder: &folder,
             files: &files,
         })

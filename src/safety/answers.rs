@@ -19,7 +19,7 @@ use crate::{
     protocol::registry::CallContext,
     store::{
         StoreError,
-        audit::AuditEntry,
+        audit::{AuditDecision, AuditEntry, AuditEvent, AuditStage},
         now_ms,
         records::{self, ChallengeRow},
         rfc3339,
@@ -127,7 +127,7 @@ impl HumanAnswers {
         core.clone()
             .store
             .write_durable_async(move |tx| {
-                core.spend_approval(tx, &approved, &who, &session, "confirm", Some(&id))
+                core.spend_approval(tx, &approved, &who, &session, AuditEvent::Confirm, Some(&id))
             })
             .await?;
         collection.finish(Some(&call.session_id));
@@ -165,12 +165,9 @@ fn attempt(
         core.audit(
             tx,
             AuditEntry {
-                agent,
                 session_id: Some(session),
-                event: "verify",
-                decision: "locked_out",
-                stage: Some("rate_limit"),
-                ..Default::default()
+                stage: Some(AuditStage::RateLimit),
+                ..AuditEntry::of(agent, AuditEvent::Verify, AuditDecision::LockedOut)
             },
         )?;
         let retry_after_secs = (until - now + 999) / 1000;
@@ -180,19 +177,16 @@ fn attempt(
             VerifyError::SessionLockedOut { retry_after_secs, until }
         }));
     }
-    let failed = |reason: &'static str,
+    let failed = |reason: AuditStage,
                   error: VerifyError|
      -> Result<Result<VerificationResult, VerifyError>, StoreError> {
-        let stage = if own { reason } else { "other_session" };
+        let stage = if own { reason } else { AuditStage::OtherSession };
         core.audit(
             tx,
             AuditEntry {
-                agent,
                 session_id: Some(session),
-                event: "verify",
-                decision: "failed",
                 stage: Some(stage),
-                ..Default::default()
+                ..AuditEntry::of(agent, AuditEvent::Verify, AuditDecision::Failed)
             },
         )?;
         if let Some(until) = attempts::record_failure(tx, &subject, now)? {
@@ -200,13 +194,10 @@ fn attempt(
             core.audit(
                 tx,
                 AuditEntry {
-                    agent,
                     session_id: Some(session),
-                    event: "lockout",
                     hint: Some(&what),
-                    decision: "locked_out",
-                    stage: Some("rate_limit"),
-                    ..Default::default()
+                    stage: Some(AuditStage::RateLimit),
+                    ..AuditEntry::of(agent, AuditEvent::Lockout, AuditDecision::LockedOut)
                 },
             )?;
         }
@@ -215,9 +206,12 @@ fn attempt(
     let pending = match challenge {
         Loaded::Pending(pending) => pending,
         Loaded::Expired(row) => {
-            return failed("expired", VerifyError::Expired { id, expired_at: row.expires_at });
+            return failed(
+                AuditStage::Expired,
+                VerifyError::Expired { id, expired_at: row.expires_at },
+            );
         }
-        _ => return failed("used", VerifyError::Used(id)),
+        _ => return failed(AuditStage::Used, VerifyError::Used(id)),
     };
     match pending.attempt(typed) {
         Attempt::Verified(verified) => {
@@ -225,12 +219,9 @@ fn attempt(
             core.audit(
                 tx,
                 AuditEntry {
-                    agent: &row.agent,
                     session_id: Some(session),
-                    event: "verify",
-                    decision: how.name(),
-                    stage: Some(row.kind.name()),
-                    ..Default::default()
+                    stage: Some(row.kind.into()),
+                    ..AuditEntry::of(&row.agent, AuditEvent::Verify, how.into())
                 },
             )?;
             Ok(Ok(VerificationResult {
@@ -246,8 +237,8 @@ fn attempt(
                 failure.spend(tx)?;
             }
             let reason = match failure.because {
-                FailedBecause::Unshown => "unshown",
-                FailedBecause::WrongCode => "wrong_code",
+                FailedBecause::Unshown => AuditStage::Unshown,
+                FailedBecause::WrongCode => AuditStage::WrongCode,
             };
             let error =
                 if own { VerifyError::Failed(id) } else { VerifyError::FailedElsewhere(id) };

@@ -130,7 +130,7 @@ mod tests {
         let write = FileWrite { path: "Makefile".into(), change: Change::Whole(recipes.into()) };
         analyze_action(&Action {
             text: "write_file Makefile",
-            write: Some(&write),
+            writes: std::slice::from_ref(&write),
             folder: &WorkingFolder::Project,
             files: &NoCurrentFiles,
         })

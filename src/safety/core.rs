@@ -33,7 +33,7 @@ use crate::{
     protocol::registry::CallContext,
     store::{
         Store, StoreError,
-        audit::{self, AuditEntry},
+        audit::{self, AuditDecision, AuditEntry, AuditEvent, AuditStage},
         records::{self, BlockRow, ChallengeKind, ChallengeStatus, EventRow, ExecutionRow},
         rfc3339,
     },
@@ -205,13 +205,10 @@ impl LoopCore {
         self.audit(
             tx,
             AuditEntry {
-                agent: "",
-                event: "policy",
                 hint: Some(&message),
-                decision: "loaded",
-                stage: Some("central"),
+                stage: Some(AuditStage::Central),
                 policy_hash: taken.hash(),
-                ..Default::default()
+                ..AuditEntry::of("", AuditEvent::Policy, AuditDecision::Loaded)
             },
         )?;
         self.replace_policy(taken.clone());
@@ -249,15 +246,18 @@ impl LoopCore {
     /// Audits a refusal the dongle made because its own code failed while
     /// deciding (a panic caught at the hook's or the server's boundary):
     /// the action did not run, and the log says why.
-    pub fn audit_own_failure(&self, agent: &str, session: Option<&str>, event: &str, hint: &str) {
+    pub fn audit_own_failure(
+        &self,
+        agent: &str,
+        session: Option<&str>,
+        event: AuditEvent,
+        hint: &str,
+    ) {
         self.audit_now_or_later(AuditEntry {
-            agent,
             session_id: session,
-            event,
             hint: Some(hint),
-            decision: "refused",
-            stage: Some("panic"),
-            ..Default::default()
+            stage: Some(AuditStage::Panic),
+            ..AuditEntry::of(agent, event, AuditDecision::Refused)
         });
     }
 
@@ -334,11 +334,8 @@ impl LoopCore {
             self.audit(
                 tx,
                 AuditEntry {
-                    agent,
                     execution_id: Some(&row.id),
-                    event: "abandon",
-                    decision: "failed",
-                    ..Default::default()
+                    ..AuditEntry::of(agent, AuditEvent::Abandon, AuditDecision::Failed)
                 },
             )?;
         }
@@ -367,12 +364,9 @@ impl LoopCore {
             self.audit(
                 tx,
                 AuditEntry {
-                    agent,
-                    event: "pause",
                     hint: Some(&challenge.id),
-                    decision: status.name(),
-                    stage: Some(kind.name()),
-                    ..Default::default()
+                    stage: Some(kind.into()),
+                    ..AuditEntry::of(agent, AuditEvent::Pause, status.into())
                 },
             )?;
             return Ok(None);
@@ -458,7 +452,7 @@ impl LoopCore {
         approved: &Approved,
         agent: &str,
         session: &str,
-        event: &str,
+        event: AuditEvent,
         hint: Option<&str>,
     ) -> Result<(), StoreError> {
         let id = approved.approval_id();
@@ -471,13 +465,10 @@ impl LoopCore {
         self.audit(
             tx,
             AuditEntry {
-                agent,
                 session_id: Some(session),
-                event,
                 hint,
-                decision: ChallengeStatus::Used.name(),
-                stage: Some("human"),
-                ..Default::default()
+                stage: Some(AuditStage::Human),
+                ..AuditEntry::of(agent, event, AuditDecision::Used)
             },
         )?;
         Ok(())
@@ -563,11 +554,8 @@ impl LoopCore {
         self.audit(
             tx,
             AuditEntry {
-                agent: &block.agent,
-                event: "reissue",
-                decision: "new challenge",
-                stage: Some("block"),
-                ..Default::default()
+                stage: Some(AuditStage::Block),
+                ..AuditEntry::of(&block.agent, AuditEvent::Reissue, AuditDecision::NewChallenge)
             },
         )?;
         block.challenge_id = ask.id.clone();
@@ -634,12 +622,13 @@ impl LoopCore {
                     self.audit(
                         tx,
                         AuditEntry {
-                            agent: &row.agent,
                             execution_id: Some(&row.id),
                             session_id: Some(&row.session_id),
-                            event: "session_end",
-                            decision: "cancelled",
-                            ..Default::default()
+                            ..AuditEntry::of(
+                                &row.agent,
+                                AuditEvent::SessionEnd,
+                                AuditDecision::Cancelled,
+                            )
                         },
                     )?;
                 }

@@ -44,7 +44,7 @@ use crate::{
     protocol::registry::CallContext,
     store::{
         StoreError, Tx,
-        audit::AuditEntry,
+        audit::{AuditDecision, AuditEntry, AuditEvent, AuditStage},
         now_ms,
         records::{self, BlockRow, ChallengeKind, ChallengeStatus, EventRow},
         rfc3339,
@@ -84,10 +84,10 @@ pub enum Door<'a> {
 
 impl Door<'_> {
     /// The audit row's event.
-    fn event(self) -> &'static str {
+    fn event(self) -> AuditEvent {
         match self {
-            Self::Step { .. } => "step",
-            Self::Gate(_) => "gate",
+            Self::Step { .. } => AuditEvent::Step,
+            Self::Gate(_) => AuditEvent::Gate,
         }
     }
 }
@@ -102,9 +102,9 @@ pub struct Checks<'a> {
     pub must_ask: Option<&'a str>,
     /// A verify-tier verdict refuses instead of asking for an approval.
     pub verify_refuses: bool,
-    /// The file the action writes, when its content is known (a hooked
-    /// `Write` or `Edit`).
-    pub write: Option<&'a FileWrite>,
+    /// The files the action writes, when their content is known (a hooked
+    /// `Write` or `Edit`, each file of a patch).
+    pub writes: &'a [FileWrite],
     /// Why the adapter's trust level does not allow this call at all.
     pub untrusted: Option<&'a str>,
 }
@@ -203,21 +203,22 @@ pub struct Details {
 impl Decision {
     /// The audit row's decision: the situation's one word, whatever the
     /// door (module docs).
-    pub fn recorded(&self, mode: LoopMode) -> &'static str {
+    pub fn recorded(&self, mode: LoopMode) -> AuditDecision {
         match self {
-            Self::Continue { advice: Some(Would::Stop), .. } => "would_stop",
-            Self::Continue { advice: Some(Would::Pause), .. } => "would_pause",
+            Self::Continue { advice: Some(Would::Stop), .. } => AuditDecision::WouldStop,
+            Self::Continue { advice: Some(Would::Pause), .. } => AuditDecision::WouldPause,
             Self::Continue { advice: None, .. } => match mode {
-                LoopMode::Enforcing | LoopMode::Monitoring => "continue",
-                LoopMode::Logging | LoopMode::Disabled => mode.name(),
+                LoopMode::Enforcing | LoopMode::Monitoring => AuditDecision::Continue,
+                LoopMode::Logging => AuditDecision::Logging,
+                LoopMode::Disabled => AuditDecision::Disabled,
             },
             Self::Refused {
                 refusal: Refusal::Paused(_) | Refusal::FailClosed | Refusal::NeedsCode,
                 ..
             }
-            | Self::AwaitingHuman { .. } => "pause",
-            Self::Refused { .. } | Self::Blocked { raised: false, .. } => "refused",
-            Self::Blocked { raised: true, .. } => "stop",
+            | Self::AwaitingHuman { .. } => AuditDecision::Pause,
+            Self::Refused { .. } | Self::Blocked { raised: false, .. } => AuditDecision::Refused,
+            Self::Blocked { raised: true, .. } => AuditDecision::Stop,
         }
     }
 
@@ -268,11 +269,11 @@ impl LoopCore {
         // Read before the state is locked: another agent's decision need
         // not wait for this text to be understood.
         let analysis = if evaluates {
-            let write = match attempt.door {
-                Door::Gate(checks) => checks.write,
-                Door::Step { .. } => None,
+            let writes = match attempt.door {
+                Door::Gate(checks) => checks.writes,
+                Door::Step { .. } => &[],
             };
-            match analysing::analyse(attempt.action, &attempt.call.working_folder, write).await {
+            match analysing::analyse(attempt.action, &attempt.call.working_folder, writes).await {
                 Analysed::Ready(analysis) => Some(analysis),
                 Analysed::Missing(why) => return self.unanalysed(attempt, why),
             }
@@ -284,7 +285,7 @@ impl LoopCore {
             Ok(committed) => committed,
             Err(error) => {
                 tracing::error!(%error, "safety state store failed during a decision");
-                self.audit_later(entry(attempt, "refused", Some("state")));
+                self.audit_later(entry(attempt, AuditDecision::Refused, Some(AuditStage::State)));
                 return Decision::refused(Refusal::StateUnavailable(StateFailure::Unrecorded));
             }
         };
@@ -321,7 +322,7 @@ impl LoopCore {
     /// An attempt whose action could not be analysed: refused, audited.
     fn unanalysed(&self, attempt: Attempt<'_>, why: &'static str) -> Decision {
         tracing::error!(agent = %attempt.agent, why, "an action is refused without a verdict");
-        self.audit_now_or_later(entry(attempt, "refused", Some("analysis")));
+        self.audit_now_or_later(entry(attempt, AuditDecision::Refused, Some(AuditStage::Analysis)));
         Decision::refused(Refusal::Unanalysed(why))
     }
 
@@ -344,8 +345,8 @@ impl LoopCore {
         };
 
         if let Some(why) = checks.and_then(|checks| checks.untrusted) {
-            let word = if enforcing { "refused" } else { "would_refuse" };
-            self.audit(tx, entry(attempt, word, Some("trust")))?;
+            let word = if enforcing { AuditDecision::Refused } else { AuditDecision::WouldRefuse };
+            self.audit(tx, entry(attempt, word, Some(AuditStage::Trust)))?;
             if enforcing {
                 permission_pending(tx, agent, action, why, None, now)?;
                 let details = Details { reason: Some(why.to_owned()), ..Details::default() };
@@ -367,7 +368,7 @@ impl LoopCore {
                 raised: false,
                 details: Details { notifications: vec![announced], ..Details::default() },
             };
-            self.audit(tx, entry(attempt, decision.recorded(self.mode), Some("block")))?;
+            self.audit(tx, entry(attempt, decision.recorded(self.mode), Some(AuditStage::Block)))?;
             return Ok(Committed { ask, ..Committed::plain(decision) });
         }
 
@@ -375,7 +376,10 @@ impl LoopCore {
         let mut notifications = Vec::new();
         match (door, &mut execution) {
             (Door::Step { .. }, None) => {
-                self.audit(tx, entry(attempt, "refused", Some("lifecycle")))?;
+                self.audit(
+                    tx,
+                    entry(attempt, AuditDecision::Refused, Some(AuditStage::Lifecycle)),
+                )?;
                 return Ok(Committed::plain(Decision::refused(Refusal::NoExecution)));
             }
             (Door::Step { .. }, Some(running)) => {
@@ -400,7 +404,7 @@ impl LoopCore {
                 ..Details::default()
             };
             let decision = Decision::Refused { refusal: Refusal::Paused(pause), details };
-            self.audit(tx, row(decision.recorded(self.mode), Some("pending")))?;
+            self.audit(tx, row(decision.recorded(self.mode), Some(AuditStage::Pending)))?;
             return Ok(Committed::plain(decision));
         }
 
@@ -432,12 +436,12 @@ impl LoopCore {
             max_steps,
             agent_risk,
             folder: &call.working_folder,
-            write: checks.and_then(|checks| checks.write),
+            writes: checks.map_or(&[], |checks| checks.writes),
             files: &files,
         };
         let evaluation = evaluate_analysed(&policy, &facts, analysis.flatten());
         let rule = evaluation.rule.map(|i| policy.rule(i).describe());
-        let mut stage = format!("stage {}", evaluation.stage.number());
+        let mut stage = AuditStage::from(evaluation.stage);
         let mut verdict = evaluation.verdict;
         let mut details = Details {
             reason: evaluation.reason.clone(),
@@ -452,7 +456,7 @@ impl LoopCore {
                 Verdict::Continue => {
                     verdict = Verdict::Pause(PauseKind::Approval);
                     details.reason = Some(why.to_owned());
-                    "operation".clone_into(&mut stage);
+                    stage = AuditStage::Operation;
                     details.factors.push(format!("operation: {why}"));
                 }
                 Verdict::Pause(PauseKind::Approval | PauseKind::Verification) => {
@@ -551,7 +555,7 @@ impl LoopCore {
         self.audit(
             tx,
             AuditEntry {
-                stage: Some(&stage),
+                stage: Some(stage),
                 rule: rule.as_deref(),
                 policy_hash: policy.hash(),
                 ..row(decision.recorded(self.mode), None)
@@ -589,15 +593,16 @@ impl LoopCore {
 }
 
 /// The attempt's audit row, deciding as `decision` at `stage`.
-fn entry<'a>(attempt: Attempt<'a>, decision: &'a str, stage: Option<&'a str>) -> AuditEntry<'a> {
+fn entry<'a>(
+    attempt: Attempt<'a>,
+    decision: AuditDecision,
+    stage: Option<AuditStage>,
+) -> AuditEntry<'a> {
     AuditEntry {
-        agent: attempt.agent,
         session_id: Some(&attempt.call.session_id),
-        event: attempt.door.event(),
         hint: Some(attempt.action),
-        decision,
         stage,
-        ..Default::default()
+        ..AuditEntry::of(attempt.agent, attempt.door.event(), decision)
     }
 }
 

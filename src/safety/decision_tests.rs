@@ -26,6 +26,7 @@ use crate::{
 
 use super::{
     core::LoopCore,
+    directive::DirectiveVerdict,
     executions::{ExecuteRequest, SafetyLoop, StepRequest},
 };
 
@@ -178,11 +179,11 @@ fn run(
     match situation {
         Situation::Blocked => {
             let raised = step(&enforcing, "other-session", Situation::Denied.text());
-            assert!(raised.stopped, "{raised:?}");
+            assert_eq!(raised.verdict, DirectiveVerdict::Stop, "{raised:?}");
         }
         Situation::Paused => {
             let raised = step(&enforcing, "other-session", Situation::NeedsApproval.text());
-            assert!(!raised.proceed && !raised.stopped, "{raised:?}");
+            assert_eq!(raised.verdict, DirectiveVerdict::Hold, "{raised:?}");
         }
         _ => {}
     }
@@ -191,15 +192,14 @@ fn run(
     let answer = match door {
         DoorKind::Step => {
             let directive = step(&safety, SESSION, situation.text());
-            match (directive.proceed, directive.stopped) {
-                (true, false) => Answer::Continue,
-                (false, true) => Answer::Blocked,
-                (false, false) => Answer::Refused,
-                (true, true) => panic!("a directive that both continues and stops"),
+            match directive.verdict {
+                DirectiveVerdict::Continue => Answer::Continue,
+                DirectiveVerdict::Stop => Answer::Blocked,
+                DirectiveVerdict::Hold => Answer::Refused,
             }
         }
         DoorKind::Hook => {
-            let decided = block_on(gate.decide(&call("hook"), AGENT, &situation.text(), None));
+            let decided = block_on(gate.decide(&call("hook"), AGENT, &situation.text(), &[]));
             match decided {
                 GateDecision::Continue { .. } => Answer::Continue,
                 GateDecision::Deny { reason, .. } if reason.contains("hard-blocked") => {
@@ -231,9 +231,14 @@ fn run(
     let written = &rows[before..];
     assert_eq!(written.len(), 1, "one audit row per decision: {written:#?}");
     let row = &written[0];
-    assert_eq!(row.event, if door == DoorKind::Step { "step" } else { "gate" });
+    assert_eq!(row.event.name(), if door == DoorKind::Step { "step" } else { "gate" });
     let blocked = store.read(|tx| records::block_of(tx, AGENT)).unwrap().is_some();
-    (answer, row.decision.clone(), row.stage.clone(), blocked)
+    (
+        answer,
+        row.decision.name().to_owned(),
+        row.stage.map(|stage| stage.name().to_owned()),
+        blocked,
+    )
 }
 
 #[test]

@@ -48,12 +48,31 @@ impl Notification {
     }
 }
 
+/// What a directive tells the agent to do: the spec's `continue` and
+/// `stopped` flags, of which only three of the four pairs mean anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirectiveVerdict {
+    /// `continue: true`: go ahead.
+    Continue,
+    /// `continue: false`: not this action; the agent is not blocked
+    /// (a human is asked, a pause waits, or the action was refused).
+    Hold,
+    /// `continue: false, stopped: true`: the agent is hard-blocked until
+    /// a human lifts the block.
+    Stop,
+}
+
+impl DirectiveVerdict {
+    pub fn proceeds(self) -> bool {
+        self == Self::Continue
+    }
+}
+
 /// The answer to every `record_execution_step`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Directive {
-    pub proceed: bool,
+    pub verdict: DirectiveVerdict,
     pub factors: Vec<String>,
-    pub stopped: bool,
     pub reason: Option<String>,
     pub steps_remaining: Option<u32>,
     pub next_step_risk: Option<SafetyTier>,
@@ -64,9 +83,8 @@ impl Directive {
     /// A refusal with one reason, for cases decided before evaluation.
     pub fn refuse(reason: impl Into<String>, factor: impl Into<String>) -> Self {
         Self {
-            proceed: false,
+            verdict: DirectiveVerdict::Hold,
             factors: vec![factor.into()],
-            stopped: false,
             reason: Some(reason.into()),
             steps_remaining: None,
             next_step_risk: None,
@@ -78,9 +96,9 @@ impl Directive {
     /// they apply.
     pub fn to_json(&self) -> Value {
         let mut object = Map::new();
-        object.insert("continue".into(), self.proceed.into());
+        object.insert("continue".into(), self.verdict.proceeds().into());
         object.insert("factors".into(), json!(self.factors));
-        if self.stopped {
+        if self.verdict == DirectiveVerdict::Stop {
             object.insert("stopped".into(), true.into());
         }
         if let Some(reason) = &self.reason {
@@ -126,9 +144,8 @@ mod tests {
     #[test]
     fn json_carries_continue_and_factors_always_and_the_rest_when_set() {
         let minimal = Directive {
-            proceed: true,
+            verdict: DirectiveVerdict::Continue,
             factors: vec![],
-            stopped: false,
             reason: None,
             steps_remaining: None,
             next_step_risk: None,
@@ -136,8 +153,7 @@ mod tests {
         };
         assert_eq!(minimal.to_json(), json!({"continue": true, "factors": []}));
         let stop = Directive {
-            proceed: false,
-            stopped: true,
+            verdict: DirectiveVerdict::Stop,
             reason: Some("r".into()),
             steps_remaining: Some(3),
             next_step_risk: Some(SafetyTier::DangerZone),

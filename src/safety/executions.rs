@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::{
     protocol::registry::CallContext,
     store::{
-        audit::AuditEntry,
+        audit::{AuditDecision, AuditEntry, AuditEvent, AuditStage},
         now_ms,
         records::{self, ExecutionRow},
         rfc3339,
@@ -24,7 +24,7 @@ use crate::{
 use super::{
     core::LoopCore,
     decision::{Attempt, Decision, Details, Door, Refusal, StateFailure},
-    directive::{Directive, SafetyTier},
+    directive::{Directive, DirectiveVerdict, SafetyTier},
     error::SafetyError,
     evaluator::Outcome,
     lifecycle::{AnyExecution, Execution, NewExecution},
@@ -146,12 +146,9 @@ impl SafetyLoop {
                 core.audit(
                     tx,
                     AuditEntry {
-                        agent,
                         session_id: Some(&call.session_id),
-                        event: "execute",
-                        decision: "refused",
-                        stage: Some("block"),
-                        ..Default::default()
+                        stage: Some(AuditStage::Block),
+                        ..AuditEntry::of(agent, AuditEvent::Execute, AuditDecision::Refused)
                     },
                 )?;
                 return Ok(Err(SafetyError::Blocked(block)));
@@ -177,12 +174,9 @@ impl SafetyLoop {
             core.audit(
                 tx,
                 AuditEntry {
-                    agent,
                     execution_id: Some(&execution.row().id),
                     session_id: Some(&call.session_id),
-                    event: "execute",
-                    decision: "started",
-                    ..Default::default()
+                    ..AuditEntry::of(agent, AuditEvent::Execute, AuditDecision::Started)
                 },
             )?;
             let mut state =
@@ -246,12 +240,9 @@ impl SafetyLoop {
                 core.audit(
                     tx,
                     AuditEntry {
-                        agent,
                         session_id: Some(&call.session_id),
-                        event,
-                        decision: "refused",
-                        stage: Some("block"),
-                        ..Default::default()
+                        stage: Some(AuditStage::Block),
+                        ..AuditEntry::of(agent, event, AuditDecision::Refused)
                     },
                 )?;
                 return Ok(Err(SafetyError::Blocked(block)));
@@ -273,18 +264,17 @@ impl SafetyLoop {
             };
             let row = match finished {
                 Ok(row) => row,
-                Err(error) => return Ok(Err(SafetyError::Lifecycle { operation: event, error })),
+                Err(error) => {
+                    return Ok(Err(SafetyError::Lifecycle { operation: event.name(), error }));
+                }
             };
             records::update_execution(tx, &row)?;
             core.audit(
                 tx,
                 AuditEntry {
-                    agent,
                     execution_id: Some(&row.id),
                     session_id: Some(&call.session_id),
-                    event,
-                    decision: row.status.name(),
-                    ..Default::default()
+                    ..AuditEntry::of(agent, event, row.status.into())
                 },
             )?;
             Ok(Ok(ExecutionState::of(&row, core.steps_remaining(tx, agent, row.max_steps)?)))
@@ -334,10 +324,10 @@ enum Finish {
 }
 
 impl Finish {
-    fn event(self) -> &'static str {
+    fn event(self) -> AuditEvent {
         match self {
-            Self::Complete => "complete",
-            Self::Abort => "abort",
+            Self::Complete => AuditEvent::Complete,
+            Self::Abort => AuditEvent::Abort,
         }
     }
 }
@@ -357,7 +347,7 @@ fn directive(agent: &str, decision: Decision) -> Directive {
     });
     let mut directive = match decision {
         Decision::Continue { advice, details } => {
-            let mut directive = told(true, details);
+            let mut directive = told(DirectiveVerdict::Continue, details);
             if let Some(would) = advice {
                 let would = would.name();
                 // Monitoring mode never holds an agent back; it says what
@@ -377,7 +367,7 @@ fn directive(agent: &str, decision: Decision) -> Directive {
             refusal:
                 Refusal::FailClosed | Refusal::NeedsCode | Refusal::Untrusted | Refusal::Unshown(_),
             details,
-        } => told(false, details),
+        } => told(DirectiveVerdict::Hold, details),
         Decision::Refused { refusal: Refusal::Paused(pause), details } => Directive {
             steps_remaining: details.steps_remaining,
             notifications: details.notifications,
@@ -407,11 +397,9 @@ fn directive(agent: &str, decision: Decision) -> Directive {
                 StateFailure::NotDurable => "the block could not be made durable; fail closed",
             },
         ),
-        Decision::Blocked { raised: true, details, .. } => {
-            Directive { stopped: true, ..told(false, details) }
-        }
+        Decision::Blocked { raised: true, details, .. } => told(DirectiveVerdict::Stop, details),
         Decision::Blocked { block, raised: false, details } => Directive {
-            stopped: true,
+            verdict: DirectiveVerdict::Stop,
             notifications: details.notifications,
             ..Directive::refuse(
                 format!(
@@ -436,11 +424,10 @@ fn directive(agent: &str, decision: Decision) -> Directive {
 }
 
 /// A directive that tells `details` as the decision has them.
-fn told(proceed: bool, details: Details) -> Directive {
+fn told(verdict: DirectiveVerdict, details: Details) -> Directive {
     Directive {
-        proceed,
+        verdict,
         factors: details.factors,
-        stopped: false,
         reason: details.reason,
         steps_remaining: details.steps_remaining,
         next_step_risk: details.risk,

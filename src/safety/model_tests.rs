@@ -873,7 +873,7 @@ impl StateMachineTest for RealLoop {
                     &context(&name, None),
                     AGENTS[agent],
                     hint.text(),
-                    None,
+                    &[],
                 ));
                 std::fs::remove_file(&auto).unwrap();
                 engine.gate.session_ended(Some(&name));

@@ -25,6 +25,7 @@ use crate::{
         types::{TypeDef, TypeShape},
     },
     redact::{CODE_PARAM, VERIFY_OPERATION, redact_text},
+    store::audit::AuditEvent,
 };
 
 use super::{
@@ -87,7 +88,12 @@ impl ServerFacts for LoopFacts {
 impl OwnFailures for LoopCore {
     fn request_failed(&self, call: &CallContext, operation: &str) {
         let agent = self.acting_agent(call);
-        self.audit_own_failure(&agent, Some(&call.session_id), "request", &redact_text(operation));
+        self.audit_own_failure(
+            &agent,
+            Some(&call.session_id),
+            AuditEvent::Request,
+            &redact_text(operation),
+        );
     }
 }
 
@@ -326,7 +332,7 @@ impl LoopOperation {
                     agent_risk: agent_risk.and_then(|n| u8::try_from(n).ok()),
                 };
                 let directive = self.safety.step(call, request).await;
-                if !directive.proceed {
+                if !directive.verdict.proceeds() {
                     call.halt.raise();
                 }
                 Ok(directive.to_json())

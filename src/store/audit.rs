@@ -20,6 +20,7 @@ use sha2::{Digest, Sha256};
 
 use crate::{hex, redact::redact_text};
 
+pub use super::audit_words::{AuditDecision, AuditEvent, AuditStage};
 use super::{
     StoreError, now_ms,
     owner::this_machine,
@@ -30,40 +31,37 @@ use super::{
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
 /// One row to append.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct AuditEntry<'a> {
     pub agent: &'a str,
     pub execution_id: Option<&'a str>,
     pub session_id: Option<&'a str>,
-    /// What happened: `step`, `execute`, `complete`, `abort`, `unblock`, …
-    pub event: &'a str,
+    pub event: AuditEvent,
     pub hint: Option<&'a str>,
-    /// `continue`, `pause`, `stop`, `refused`, …
-    pub decision: &'a str,
-    pub stage: Option<&'a str>,
+    pub decision: AuditDecision,
+    pub stage: Option<AuditStage>,
     pub rule: Option<&'a str>,
     pub policy_hash: &'a str,
 }
 
-/// The [`AuditEntry`] that a row holding its fields by name (a stored
-/// [`AuditRow`], a row kept in the spool) was made from.
-macro_rules! entry_of {
-    ($row:expr) => {{
-        let row = $row;
-        $crate::store::audit::AuditEntry {
-            agent: &row.agent,
-            execution_id: row.execution_id.as_deref(),
-            session_id: row.session_id.as_deref(),
-            event: &row.event,
-            hint: row.hint.as_deref(),
-            decision: &row.decision,
-            stage: row.stage.as_deref(),
-            rule: row.rule.as_deref(),
-            policy_hash: &row.policy_hash,
+impl<'a> AuditEntry<'a> {
+    /// `agent`'s `event` that ended as `decision`, nothing else named yet
+    /// (the policy in force is named when the row is written through the
+    /// loop).
+    pub fn of(agent: &'a str, event: AuditEvent, decision: AuditDecision) -> Self {
+        Self {
+            agent,
+            execution_id: None,
+            session_id: None,
+            event,
+            hint: None,
+            decision,
+            stage: None,
+            rule: None,
+            policy_hash: "",
         }
-    }};
+    }
 }
-pub(super) use entry_of;
 
 /// A stored row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,10 +71,10 @@ pub struct AuditRow {
     pub agent: String,
     pub execution_id: Option<String>,
     pub session_id: Option<String>,
-    pub event: String,
+    pub event: AuditEvent,
     pub hint: Option<String>,
-    pub decision: String,
-    pub stage: Option<String>,
+    pub decision: AuditDecision,
+    pub stage: Option<AuditStage>,
     pub rule: Option<String>,
     pub policy_hash: String,
     pub prev_hash: String,
@@ -84,6 +82,23 @@ pub struct AuditRow {
     /// The machine that wrote it; `None` for rows from before machines
     /// were recorded.
     pub machine: Option<String>,
+}
+
+impl AuditRow {
+    /// The entry this row was appended from.
+    pub fn entry(&self) -> AuditEntry<'_> {
+        AuditEntry {
+            agent: &self.agent,
+            execution_id: self.execution_id.as_deref(),
+            session_id: self.session_id.as_deref(),
+            event: self.event,
+            hint: self.hint.as_deref(),
+            decision: self.decision,
+            stage: self.stage,
+            rule: self.rule.as_deref(),
+            policy_hash: &self.policy_hash,
+        }
+    }
 }
 
 fn row_hash(
@@ -107,10 +122,10 @@ fn row_hash(
     field(Some(entry.agent));
     field(entry.execution_id);
     field(entry.session_id);
-    field(Some(entry.event));
+    field(Some(entry.event.name()));
     field(entry.hint);
-    field(Some(entry.decision));
-    field(entry.stage);
+    field(Some(entry.decision.name()));
+    field(entry.stage.map(AuditStage::name));
     field(entry.rule);
     field(Some(entry.policy_hash));
     // Covered when recorded: a row from before has no such field, so its
@@ -152,10 +167,10 @@ pub fn append_at(tx: &Tx<'_>, entry: &AuditEntry<'_>, at: i64) -> Result<i64, St
             entry.agent,
             entry.execution_id,
             entry.session_id,
-            entry.event,
+            entry.event.name(),
             entry.hint,
-            entry.decision,
-            entry.stage,
+            entry.decision.name(),
+            entry.stage.map(AuditStage::name),
             entry.rule,
             entry.policy_hash,
             &prev,
@@ -219,10 +234,10 @@ fn row_of(row: &Fields<'_>) -> Result<AuditRow, StoreError> {
         agent: row.get(2)?,
         execution_id: row.get(3)?,
         session_id: row.get(4)?,
-        event: row.get(5)?,
+        event: row.named(5, AuditEvent::parse)?,
         hint: row.get(6)?,
-        decision: row.get(7)?,
-        stage: row.get(8)?,
+        decision: row.named(7, AuditDecision::parse)?,
+        stage: row.optional_named(8, AuditStage::parse)?,
         rule: row.get(9)?,
         policy_hash: row.get(10)?,
         prev_hash: row.get(11)?,
@@ -247,7 +262,7 @@ pub fn verify(tx: &Tx<'_>) -> Result<ChainReport, StoreError> {
     let mut broken_at = None;
     tx.each(&format!("SELECT {AUDIT_COLUMNS} FROM audit ORDER BY seq"), values![], |row| {
         let row = row_of(row)?;
-        let entry = entry_of!(&row);
+        let entry = row.entry();
         if row.seq != expected_seq
             || row.prev_hash != expected_prev
             || row_hash(&row.prev_hash, row.seq, row.at, &entry, row.machine.as_deref()) != row.hash
@@ -265,7 +280,7 @@ pub fn verify(tx: &Tx<'_>) -> Result<ChainReport, StoreError> {
 
 #[cfg(test)]
 mod tests {
-    use super::{AuditEntry, GENESIS, append, row_hash, verify};
+    use super::{AuditDecision, AuditEntry, AuditEvent, GENESIS, append, row_hash, verify};
     use crate::store::{Store, sql::values};
 
     /// A chain begun before machines were recorded goes on with rows that
@@ -275,11 +290,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let old = AuditEntry {
-            agent: "a",
-            event: "step",
-            decision: "continue",
             policy_hash: "p",
-            ..Default::default()
+            ..AuditEntry::of("a", AuditEvent::Step, AuditDecision::Continue)
         };
         let hash = row_hash(GENESIS, 1, 10, &old, None);
         store

@@ -16,6 +16,7 @@
 //! fails (and every decision that needed it fails closed), saying why.
 
 pub mod audit;
+mod audit_words;
 pub mod central;
 mod migrations;
 pub mod owner;

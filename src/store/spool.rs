@@ -28,7 +28,7 @@ use crate::redact::redact_text;
 
 use super::{
     StoreError,
-    audit::{self, AuditEntry},
+    audit::{self, AuditDecision, AuditEntry, AuditEvent, AuditStage},
     now_ms,
     sql::{Tx, values},
 };
@@ -73,10 +73,10 @@ impl Spool {
             agent: entry.agent.to_owned(),
             execution_id: entry.execution_id.map(str::to_owned),
             session_id: entry.session_id.map(str::to_owned),
-            event: entry.event.to_owned(),
+            event: entry.event.name().to_owned(),
             hint: entry.hint.map(|hint| redact_text(hint).into_owned()),
-            decision: entry.decision.to_owned(),
-            stage: entry.stage.map(str::to_owned),
+            decision: entry.decision.name().to_owned(),
+            stage: entry.stage.map(|stage| stage.name().to_owned()),
             rule: entry.rule.map(str::to_owned),
             policy_hash: entry.policy_hash.to_owned(),
         };
@@ -110,9 +110,10 @@ impl Spool {
         let mut drained =
             Drained { file, set_aside: (self.set_aside.clone(), Vec::new()), appended: 0 };
         for (number, line) in lines_of(&bytes).enumerate() {
-            let why = match row_of(line) {
+            let row = row_of(line);
+            let why = match row.as_ref().map_err(Clone::clone).and_then(entry_of) {
                 Err(why) => why,
-                Ok(row) => match tx.apart(|tx| append_once(tx, &row))? {
+                Ok((id, at, entry)) => match tx.apart(|tx| append_once(tx, id, &entry, at))? {
                     Ok(appended) => {
                         drained.appended += usize::from(appended);
                         continue;
@@ -130,13 +131,10 @@ impl Spool {
             audit::append(
                 tx,
                 &AuditEntry {
-                    agent: "",
-                    event: "spool",
                     hint: Some(&hint),
-                    decision: "set_aside",
-                    stage: Some("state"),
+                    stage: Some(AuditStage::State),
                     policy_hash: "-",
-                    ..Default::default()
+                    ..AuditEntry::of("", AuditEvent::Spool, AuditDecision::SetAside)
                 },
             )?;
             drained.set_aside.1.push(line.to_vec());
@@ -153,16 +151,36 @@ fn row_of(line: &[u8]) -> Result<Spooled, String> {
     serde_json::from_slice(line).map_err(|error| format!("it is not a spooled audit row: {error}"))
 }
 
-/// Appends `row` unless its id was appended before; says whether it was.
-fn append_once(tx: &Tx<'_>, row: &Spooled) -> Result<bool, StoreError> {
-    if tx.execute(
-        "INSERT INTO spooled (id) VALUES (?1) ON CONFLICT (id) DO NOTHING",
-        values![&row.id],
-    )? == 0
+/// A spooled row's id, time and entry, or which of its words this
+/// version does not write.
+fn entry_of(row: &Spooled) -> Result<(&str, i64, AuditEntry<'_>), String> {
+    fn word<T>(parse: fn(&str) -> Option<T>, text: &str) -> Result<T, String> {
+        parse(text).ok_or_else(|| format!("its word '{text}' is not one this version writes"))
+    }
+    let entry = AuditEntry {
+        agent: &row.agent,
+        execution_id: row.execution_id.as_deref(),
+        session_id: row.session_id.as_deref(),
+        event: word(AuditEvent::parse, &row.event)?,
+        hint: row.hint.as_deref(),
+        decision: word(AuditDecision::parse, &row.decision)?,
+        stage: row.stage.as_deref().map(|stage| word(AuditStage::parse, stage)).transpose()?,
+        rule: row.rule.as_deref(),
+        policy_hash: &row.policy_hash,
+    };
+    Ok((&row.id, row.at, entry))
+}
+
+/// Appends the row spooled as `id` unless it was appended before; says
+/// whether it was.
+fn append_once(tx: &Tx<'_>, id: &str, entry: &AuditEntry<'_>, at: i64) -> Result<bool, StoreError> {
+    if tx
+        .execute("INSERT INTO spooled (id) VALUES (?1) ON CONFLICT (id) DO NOTHING", values![id])?
+        == 0
     {
         return Ok(false);
     }
-    audit::append_at(tx, &audit::entry_of!(row), row.at)?;
+    audit::append_at(tx, entry, at)?;
     Ok(true)
 }
 

@@ -297,6 +297,16 @@ impl Fields<'_> {
         let name: String = self.get(index)?;
         parse(&name).ok_or(StoreError::UnknownName(name))
     }
+
+    /// [`Fields::named`] for a column that may be NULL.
+    pub fn optional_named<T>(
+        &self,
+        index: usize,
+        parse: impl Fn(&str) -> Option<T>,
+    ) -> Result<Option<T>, StoreError> {
+        let name: Option<String> = self.get(index)?;
+        name.map(|name| parse(&name).ok_or(StoreError::UnknownName(name))).transpose()
+    }
 }
 
 /// A Rust type a column is read as.

@@ -5,19 +5,16 @@ use rusqlite::Connection;
 
 use super::{
     DATABASE_FILE, SCHEMA_VERSION, Store, StoreError,
-    audit::{self, AuditEntry},
+    audit::{self, AuditDecision, AuditEntry, AuditEvent},
     owner::Owner,
     records::{self, EventRow, ExecutionRow, ExecutionStatus, NotificationKind},
 };
 
 fn entry(agent: &str) -> AuditEntry<'_> {
     AuditEntry {
-        agent,
-        event: "step",
-        decision: "continue",
         policy_hash: "p",
         hint: Some("ls"),
-        ..Default::default()
+        ..AuditEntry::of(agent, AuditEvent::Step, AuditDecision::Continue)
     }
 }
 
@@ -150,4 +147,35 @@ fn a_stored_name_this_version_does_not_know_is_an_error_never_a_guess() {
     assert!(matches!(execution, Err(StoreError::UnknownName(name)) if name == "paused"));
     let events = store.write(|tx| records::events_after(tx, 0, "a"));
     assert!(matches!(events, Err(StoreError::UnknownName(name)) if name == "shout"));
+}
+
+/// An audit row in a word this version does not write reads back as an
+/// error naming the word, whether the log is listed or its chain checked.
+#[test]
+fn an_audit_row_in_an_unknown_word_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    store
+        .write(|tx| {
+            audit::append(
+                tx,
+                &AuditEntry {
+                    policy_hash: "p",
+                    ..AuditEntry::of("a", AuditEvent::Step, AuditDecision::Continue)
+                },
+            )
+            .map(drop)
+        })
+        .unwrap();
+    assert_eq!(store.read(|tx| audit::rows(tx, None, 10)).unwrap().len(), 1);
+    let raw = Connection::open(dir.path().join(DATABASE_FILE)).unwrap();
+    raw.execute(
+        "INSERT INTO audit (seq, at, agent, event, decision, stage, policy_hash, prev_hash, hash) VALUES (2, 1, 'a', 'step', 'continue', 'stage 9', 'p', '-', '-')",
+        [],
+    )
+    .unwrap();
+    let listed = store.read(|tx| audit::rows(tx, None, 10));
+    assert!(matches!(listed, Err(StoreError::UnknownName(name)) if name == "stage 9"));
+    let checked = store.read(audit::verify);
+    assert!(matches!(checked, Err(StoreError::UnknownName(name)) if name == "stage 9"));
 }

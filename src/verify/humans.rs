@@ -30,7 +30,7 @@ use crate::{
     protocol::registry::{CallContext, Progress},
     store::{
         Store, StoreError,
-        audit::{self, AuditEntry},
+        audit::{self, AuditEntry, AuditEvent, AuditStage},
         now_ms,
         records::{self, ChallengeKind, ChallengeRow, ChallengeStatus, PauseKind},
         rfc3339,
@@ -367,14 +367,11 @@ fn record_answer(tx: &Tx<'_>, ask: &Ask, status: ChallengeStatus) -> Result<bool
     let waiting = records::settle_challenge(tx, &ask.id, status)?;
     if waiting {
         let entry = AuditEntry {
-            agent: &ask.agent,
             session_id: Some(&ask.session_id),
-            event: "approval",
             hint: Some(&ask.id),
-            decision: status.name(),
-            stage: Some("human"),
+            stage: Some(AuditStage::Human),
             policy_hash: "-",
-            ..Default::default()
+            ..AuditEntry::of(&ask.agent, AuditEvent::Approval, status.into())
         };
         audit::append(tx, &entry)?;
     }

@@ -100,7 +100,7 @@ fn evaluate(policy: &CompiledPolicy, hint: &str) -> Evaluation {
             max_steps: 50,
             agent_risk: None,
             folder: &WorkingFolder::Project,
-            write: None,
+            writes: &[],
             files: &NoCurrentFiles,
         },
     )

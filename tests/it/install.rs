@@ -55,7 +55,7 @@ async fn install_guards_each_harness_once_and_uninstall_takes_only_the_guard_out
         let (code, out) =
             dongle(&home, &project, &["install", harness, "--user", "--dry-run"]).await;
         assert_eq!(code, 0, "{harness}: {out}");
-        assert!(out.contains("+++ "), "{harness}: the diff is printed: {out}");
+        assert!(out.contains("dry run"), "{harness}: the diff is printed: {out}");
         assert_eq!(
             std::fs::read_to_string(&file).ok().as_deref(),
             before,
@@ -70,7 +70,7 @@ async fn install_guards_each_harness_once_and_uninstall_takes_only_the_guard_out
         assert!(out.lines().any(|l| l == format!("{harness}: guarded")), "{out}");
         if let Some(before) = before {
             let mut backup = file.clone().into_os_string();
-            backup.push(".bak");
+            backup.push(".safety-dongle.bak");
             assert_eq!(
                 std::fs::read_to_string(PathBuf::from(backup)).unwrap(),
                 before,

@@ -6,7 +6,7 @@
 
 use safety_dongle::store::{
     Spool, Store, StoreError,
-    audit::{self, AuditEntry},
+    audit::{self, AuditDecision, AuditEntry, AuditEvent, AuditStage},
     central::{self, CentralVersion},
     owner::{Owner, SILENT_AFTER_MS},
     records::{
@@ -365,12 +365,9 @@ fn records_round_trip(backend: &Backend) {
 
 fn entry(agent: &str) -> AuditEntry<'_> {
     AuditEntry {
-        agent,
-        event: "step",
-        decision: "continue",
         policy_hash: "p",
         hint: Some("ls"),
-        ..Default::default()
+        ..AuditEntry::of(agent, AuditEvent::Step, AuditDecision::Continue)
     }
 }
 
@@ -582,12 +579,9 @@ fn postgres_appends_kept_rows_once_and_in_order() {
     for agent in ["first", "second"] {
         spool
             .keep(&AuditEntry {
-                agent,
-                event: "step",
-                decision: "stop",
-                stage: Some("state"),
+                stage: Some(AuditStage::State),
                 policy_hash: "p",
-                ..Default::default()
+                ..AuditEntry::of(agent, AuditEvent::Step, AuditDecision::Stop)
             })
             .unwrap();
     }
@@ -632,13 +626,10 @@ fn postgres_appends_every_kept_row_and_sets_bad_lines_aside() {
     let keep = |agent: &str, hint: &str| {
         spool
             .keep(&AuditEntry {
-                agent,
                 hint: Some(hint),
-                event: "step",
-                decision: "stop",
-                stage: Some("state"),
+                stage: Some(AuditStage::State),
                 policy_hash: "p",
-                ..Default::default()
+                ..AuditEntry::of(agent, AuditEvent::Step, AuditDecision::Stop)
             })
             .unwrap()
     };
@@ -658,7 +649,7 @@ fn postgres_appends_every_kept_row_and_sets_bad_lines_aside() {
     let store = Store::open_postgres(url, None, Some(spool)).unwrap();
     let rows = store.read(|tx| audit::rows(tx, None, 10)).unwrap();
     let seen: Vec<(&str, &str)> =
-        rows.iter().map(|row| (row.agent.as_str(), row.decision.as_str())).collect();
+        rows.iter().map(|row| (row.agent.as_str(), row.decision.name())).collect();
     assert_eq!(
         seen,
         [
@@ -702,6 +693,44 @@ fn postgres_appends_every_kept_row_and_sets_bad_lines_aside() {
     );
     store.write(|_| Ok(())).unwrap();
     assert_eq!(store.read(audit::verify).unwrap().rows, 7, "nothing appended twice");
+}
+
+/// A spooled row in a word this version does not write (a newer
+/// version's, or a hand-edited file) is set aside with its reason, not
+/// appended under a guessed word; the rows around it go in.
+#[test]
+fn postgres_sets_aside_a_spooled_row_in_an_unknown_word() {
+    use std::io::Write;
+
+    let backend = Backend::postgres();
+    let Backend::Postgres { url, .. } = &backend else { unreachable!() };
+    let folder = tempfile::tempdir().unwrap();
+    let spool = Spool::in_folder(folder.path());
+    let keep = |agent: &str| {
+        spool
+            .keep(&AuditEntry {
+                policy_hash: "p",
+                ..AuditEntry::of(agent, AuditEvent::Gate, AuditDecision::Refused)
+            })
+            .unwrap()
+    };
+    keep("first");
+    let unknown = serde_json::json!({"id": "unknown-word", "at": 1, "agent": "odd", "execution_id": null, "session_id": null, "event": "gate", "hint": null, "decision": "shrugged", "stage": null, "rule": null, "policy_hash": "p"});
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(folder.path().join(safety_dongle::store::spool::SPOOL_FILE))
+        .unwrap()
+        .write_all(format!("{unknown}\n").as_bytes())
+        .unwrap();
+    keep("second");
+
+    let store = Store::open_postgres(url, None, Some(spool)).unwrap();
+    let rows = store.read(|tx| audit::rows(tx, None, 10)).unwrap();
+    let seen: Vec<(&str, &str)> =
+        rows.iter().map(|row| (row.agent.as_str(), row.decision.name())).collect();
+    assert_eq!(seen, [("first", "refused"), ("", "set_aside"), ("second", "refused")]);
+    let why = rows[1].hint.as_deref().unwrap();
+    assert!(why.contains("'shrugged'") && why.contains("line 2 of"), "{why}");
 }
 
 /// A writer waiting for the writers' lock that another transaction holds

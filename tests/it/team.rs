@@ -79,7 +79,7 @@ async fn a_hooked_command_holding_nul_is_stored_as_sent_and_wedges_nothing() {
 
     let hints: Vec<String> = chain(&url)
         .into_iter()
-        .filter(|row| row.event == "gate")
+        .filter(|row| row.event.name() == "gate")
         .filter_map(|row| row.hint)
         .collect();
     assert!(hints.first().is_some_and(|hint| hint == command), "stored as sent: {hints:?}");
@@ -113,7 +113,7 @@ async fn a_hook_refusal_while_the_database_is_away_reaches_the_chain() {
         .collect();
     assert_eq!(kept.len(), 1, "{kept:?}");
     assert_eq!(
-        (kept[0].agent.as_str(), kept[0].decision.as_str(), kept[0].stage.as_deref()),
+        (kept[0].agent.as_str(), kept[0].decision.name(), kept[0].stage.map(|stage| stage.name())),
         ("coder", "refused", Some("state"))
     );
 }
@@ -140,7 +140,7 @@ fn a_data_folder_others_can_write_is_refused_and_its_spool_never_read() {
         "{said}"
     );
     assert!(
-        chain(&url).iter().all(|row| row.event != "unblock"),
+        chain(&url).iter().all(|row| row.event.name() != "unblock"),
         "the planted row is not in the chain"
     );
 
@@ -196,7 +196,7 @@ async fn a_step_behind_a_held_writers_lock_is_refused_in_bounded_time_and_audite
         .filter(|row| row.hint.as_deref() == Some("make while-locked"))
         .collect();
     assert_eq!(kept.len(), 1, "{kept:?}");
-    assert_eq!(kept[0].stage.as_deref(), Some("state"));
+    assert_eq!(kept[0].stage.map(|stage| stage.name()), Some("state"));
 }
 
 #[tokio::test]

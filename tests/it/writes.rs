@@ -209,7 +209,7 @@ fn judge_write(
         max_steps: 50,
         agent_risk: None,
         folder: &WorkingFolder::Project,
-        write: Some(write),
+        writes: std::slice::from_ref(write),
         files,
     };
     evaluate_step(policy, &facts)
@@ -229,7 +229,7 @@ fn every_plant_is_caught_and_every_ordinary_write_continues_in_process() {
             judge(row, evaluation.verdict != Verdict::Continue).map(|wrong| {
                 let seen = analyze_action(&Action {
                     text: &hint,
-                    write: Some(&write),
+                    writes: std::slice::from_ref(&write),
                     folder: &WorkingFolder::Project,
                     files: &files,
                 })

@@ -17,7 +17,8 @@ impl CurrentFiles for Files {
 }
 
 fn analyse(text: &str, write: Option<&FileWrite>, files: &Files) -> Analysis {
-    analyze_action(&Action { text, write, folder: &WorkingFolder::Project, files }).unwrap()
+    let writes = write.map_or(&[][..], std::slice::from_ref);
+    analyze_action(&Action { text, writes, folder: &WorkingFolder::Project, files }).unwrap()
 }
 
 fn whole(path: &str, content: &str) -> FileWrite {
@@ -137,7 +138,7 @@ fn a_judged_write_from_a_folder_that_is_no_project_is_not_unseen() {
     let write = whole(".git/hooks/pre-commit", "#!/bin/sh\ncargo test\n");
     let action = Action {
         text: "write_file .git/hooks/pre-commit",
-        write: Some(&write),
+        writes: std::slice::from_ref(&write),
         folder: &folder,
         files: &Files::default(),
     };

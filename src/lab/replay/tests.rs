@@ -9,7 +9,7 @@ use crate::{
     policy::{CompiledPolicy, PolicySource},
     store::{
         Store,
-        audit::{self, AuditEntry},
+        audit::{self, AuditDecision, AuditEntry, AuditEvent, AuditStage},
     },
 };
 
@@ -40,13 +40,14 @@ fn trail(
                 audit::append(
                     tx,
                     &AuditEntry {
-                        agent,
-                        event: "step",
                         hint: Some(hint),
-                        decision,
-                        stage: Some(stage),
+                        stage: AuditStage::parse(stage),
                         policy_hash: hash,
-                        ..Default::default()
+                        ..AuditEntry::of(
+                            agent,
+                            AuditEvent::Step,
+                            AuditDecision::parse(decision).unwrap(),
+                        )
                     },
                 )?;
             }

@@ -17,7 +17,8 @@ mod tolerance;
 
 use crate::{
     analysis::{self, Action, Analysis, CurrentFiles, FileWrite, WorkingFolder},
-    policy::{AgentSettings, CompiledPolicy, Matches, central::FloorOf},
+    policy::{AgentSettings, CompiledPolicy, Matches, RuleId, central::FloorOf},
+    store::audit::{AuditDecision, AuditStage},
 };
 
 use super::directive::SafetyTier;
@@ -55,9 +56,9 @@ pub struct StepFacts<'a> {
     pub agent_risk: Option<u8>,
     /// Where the action runs, when the caller knows (the hook's `cwd`).
     pub folder: &'a WorkingFolder,
-    /// The file the action writes, when the caller knows its content (a
-    /// hooked `Write` or `Edit`).
-    pub write: Option<&'a FileWrite>,
+    /// The files the action writes, when the caller knows their content (a
+    /// hooked `Write` or `Edit`, each file of a patch).
+    pub writes: &'a [FileWrite],
     /// How a file being edited is read as it is now: the evaluator itself
     /// does no I/O.
     pub files: &'a dyn CurrentFiles,
@@ -103,11 +104,11 @@ impl Strictness {
     /// monitoring mode `would_pause`, `would_stop`: what the policy
     /// decided, not enforced); `None` for what is no decision of the
     /// policy's (`refused`, `logging`…).
-    pub fn recorded(decision: &str) -> Option<Self> {
+    pub fn recorded(decision: AuditDecision) -> Option<Self> {
         match decision {
-            "continue" => Some(Self::Continue),
-            "pause" | "would_pause" => Some(Self::Approve),
-            "stop" | "would_stop" => Some(Self::Stop),
+            AuditDecision::Continue => Some(Self::Continue),
+            AuditDecision::Pause | AuditDecision::WouldPause => Some(Self::Approve),
+            AuditDecision::Stop | AuditDecision::WouldStop => Some(Self::Stop),
             _ => None,
         }
     }
@@ -132,6 +133,18 @@ pub enum Stage {
     RiskTolerance = 5,
 }
 
+impl From<Stage> for AuditStage {
+    fn from(stage: Stage) -> Self {
+        match stage {
+            Stage::StepLimit => Self::StepLimitStage,
+            Stage::PreviousOutcome => Self::PreviousOutcomeStage,
+            Stage::Patterns => Self::PatternsStage,
+            Stage::SafetyTier => Self::SafetyTierStage,
+            Stage::RiskTolerance => Self::RiskToleranceStage,
+        }
+    }
+}
+
 impl Stage {
     pub fn number(self) -> u8 {
         self as u8
@@ -154,7 +167,7 @@ pub struct Decided {
     pub verdict: Verdict,
     pub reason: Option<String>,
     /// The rule that decided, as an index into the policy's rules.
-    pub rule: Option<usize>,
+    pub rule: Option<RuleId>,
     pub factors: Vec<String>,
 }
 
@@ -185,7 +198,7 @@ pub struct Evaluation {
     pub verdict: Verdict,
     /// The deciding stage (stage 5 when every stage let the step through).
     pub stage: Stage,
-    pub rule: Option<usize>,
+    pub rule: Option<RuleId>,
     pub reason: Option<String>,
     pub factors: Vec<String>,
     pub score: u8,
@@ -206,7 +219,7 @@ const PIPELINE: [StageFn; 5] =
 /// Evaluates one step against the policy.
 pub fn evaluate_step(policy: &CompiledPolicy, facts: &StepFacts<'_>) -> Evaluation {
     let action =
-        Action { text: facts.hint, write: facts.write, folder: facts.folder, files: facts.files };
+        Action { text: facts.hint, writes: facts.writes, folder: facts.folder, files: facts.files };
     evaluate_analysed(policy, facts, analysis::analyze_action(&action).ok())
 }
 
@@ -256,11 +269,11 @@ impl Evaluation {
         if first_rule == 0 {
             return self;
         }
-        self.rule = self.rule.map(|rule| rule + first_rule);
+        self.rule = self.rule.map(|rule| rule.after(first_rule));
         self.matches = self.matches.map(|matches| matches.shifted(first_rule));
         for report in &mut self.trace {
             if let Some(decided) = &mut report.decided {
-                decided.rule = decided.rule.map(|rule| rule + first_rule);
+                decided.rule = decided.rule.map(|rule| rule.after(first_rule));
             }
         }
         self
@@ -341,8 +354,8 @@ fn risk_score(policy: &CompiledPolicy, matches: Option<&Matches>, agent_risk: Op
     policy_score.max(agent_risk.unwrap_or(0).min(100))
 }
 
-fn rule_score(policy: &CompiledPolicy, index: usize) -> Option<u8> {
-    match policy.rule(index).action {
+fn rule_score(policy: &CompiledPolicy, rule: RuleId) -> Option<u8> {
+    match policy.rule(rule).action {
         crate::policy::RuleAction::Risk { score, .. } => Some(score),
         _ => None,
     }

@@ -6,7 +6,7 @@
 //! unless the agent itself rated the action above the advisory tier. A hint
 //! too long to analyse is refused here.
 
-use crate::{analysis::MAX_HINT_BYTES, safety::directive::SafetyTier};
+use crate::{analysis::MAX_HINT_BYTES, policy::RuleId, safety::directive::SafetyTier};
 
 use super::{Decided, PauseKind, Stage, StageInput, StageReport, Verdict, factor};
 
@@ -28,8 +28,8 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
         };
     };
     let policy = input.policy;
-    let describe = |indices: &[usize]| -> Vec<String> {
-        indices.iter().map(|&i| factor(Stage::Patterns, matches.describe(policy, i))).collect()
+    let describe = |rules: &[RuleId]| -> Vec<String> {
+        rules.iter().map(|&rule| factor(Stage::Patterns, matches.describe(policy, rule))).collect()
     };
     if let Some(&first) = matches.deny.first() {
         return decided(
@@ -100,7 +100,7 @@ fn decided(
     summary: String,
     verdict: Verdict,
     reason: String,
-    rule: usize,
+    rule: RuleId,
     factors: Vec<String>,
 ) -> StageReport {
     StageReport {

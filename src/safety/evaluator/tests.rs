@@ -132,7 +132,7 @@ fn stages_decide_in_order_at_their_boundaries() {
             max_steps: 3,
             agent_risk: case.agent_risk,
             folder: &WorkingFolder::Project,
-            write: None,
+            writes: &[],
             files: &NoCurrentFiles,
         };
         let evaluation = evaluate_step(&policy, &facts);
@@ -167,7 +167,7 @@ fn factors_name_the_rule_with_its_file_and_line() {
             max_steps: 3,
             agent_risk: None,
             folder: &WorkingFolder::Project,
-            write: None,
+            writes: &[],
             files: &NoCurrentFiles,
         },
     );
@@ -194,7 +194,7 @@ fn an_over_long_hint_is_refused_not_waved_through() {
             max_steps: 3,
             agent_risk: None,
             folder: &WorkingFolder::Project,
-            write: None,
+            writes: &[],
             files: &NoCurrentFiles,
         },
     );

@@ -14,8 +14,7 @@ use safety_dongle::{
 };
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(call) = claude_code::parse(data) else { return };
+    let Ok((call, reading)) = claude_code::ADAPTER.read(data) else { return };
     let folder = call.cwd.as_deref().map_or(WorkingFolder::Project, WorkingFolder::for_this_user);
-    let write = claude_code::file_write(&call);
-    common::judge(&claude_code::action_text(&call), write.as_ref(), &folder, &NoCurrentFiles);
+    common::judge(&reading.action, reading.writes.first(), &folder, &NoCurrentFiles);
 });

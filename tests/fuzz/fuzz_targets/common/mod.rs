@@ -34,7 +34,7 @@ pub fn judge(
     files: &dyn CurrentFiles,
 ) {
     let text = redact_text(text);
-    let analysis = analyze_action(&Action { text: &text, write, folder, files }).ok();
+    let analysis = analyze_action(&Action { text: &text, writes: write.map_or(&[][..], std::slice::from_ref), folder, files }).ok();
     let unread = analysis.is_none();
     let facts = StepFacts {
         agent: "fuzz",
@@ -44,7 +44,7 @@ pub fn judge(
         max_steps: 50,
         agent_risk: None,
         folder,
-        write,
+        writes: write.map_or(&[][..], std::slice::from_ref),
         files,
     };
     let verdict = evaluate_analysed(default_policy(), &facts, analysis).verdict;
