@@ -77,6 +77,8 @@ def run(harness, root: Path, steps, guard: bool, human: str | None = None) -> Ru
         env = dict(os.environ)
         for variable in ("COPILOT_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"):
             env.pop(variable, None)
+        # opencode takes its project from PWD, as a shell that cd'd there sets it.
+        env["PWD"] = str(project)
         env.update(harness.prepare(home, project, server.url))
         if guard:
             config = dongle_config(root, human)
