@@ -98,16 +98,7 @@ pub fn dongle_hooks(settings: &Value) -> Result<Vec<HookEntry>, SettingsError> {
 }
 
 fn runs_the_hook(command: &str) -> bool {
-    runs_the_hook_of(command, "claude-code")
-}
-
-/// Whether `command` runs `safety-dongle hook HARNESS`.
-pub fn runs_the_hook_of(command: &str, harness: &str) -> bool {
-    let words: Vec<&str> = command.split_whitespace().collect();
-    words.windows(3).any(|w| {
-        matches!(w, [program, "hook", name]
-            if *name == harness && program.rsplit('/').next().is_some_and(|name| name.starts_with("safety-dongle")))
-    })
+    crate::hook::install::runs_the_hook(command, crate::hook::harness::Harness::ClaudeCode)
 }
 
 /// The value a hook command passes for `flag` (`--flag VALUE` or

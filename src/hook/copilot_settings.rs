@@ -16,10 +16,12 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::{
-    claude_settings::{MARGIN_SECS, runs_the_hook_of},
+    claude_settings::MARGIN_SECS,
+    harness::Harness,
     inspection::{
         Entry, Inspection, deadline_of, json_files_in, read_json, seconds, timing_problems,
     },
+    install::runs_the_hook,
     install::{HookLine, InstallError, Scope, SettingsWriter, pretty},
 };
 
@@ -99,7 +101,7 @@ fn read(
         };
         for (index, handler) in handlers.iter().enumerate() {
             let command = handler.get("bash").and_then(Value::as_str).unwrap_or("");
-            if !runs_the_hook_of(command, "copilot") {
+            if !runs_the_hook(command, Harness::Copilot) {
                 continue;
             }
             let location = format!("hooks.{event}[{index}]");

@@ -14,10 +14,11 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::{
-    claude_settings::runs_the_hook_of,
+    harness::Harness,
     inspection::{
         Entry, Inspection, approval_problem, deadline_of, read_json, seconds, timing_problems,
     },
+    install::runs_the_hook,
     install::{HookLine, InstallError, Scope, SettingsWriter, pretty},
 };
 
@@ -65,7 +66,7 @@ fn read(file: &Path, approval_timeout_secs: u64, inspection: &mut Inspection) {
         let handlers = document.pointer(&format!("/hooks/{event}")).and_then(Value::as_array);
         for (index, handler) in handlers.into_iter().flatten().enumerate() {
             let command = handler.get("command").and_then(Value::as_str).unwrap_or("");
-            if !runs_the_hook_of(command, "cursor") {
+            if !runs_the_hook(command, Harness::Cursor) {
                 continue;
             }
             let location = format!("hooks.{event}[{index}]");
@@ -167,7 +168,7 @@ pub fn without_guard(mut hooks: Value) -> Result<Value, String> {
             !entry
                 .get("command")
                 .and_then(Value::as_str)
-                .is_some_and(|c| runs_the_hook_of(c, "cursor"))
+                .is_some_and(|c| runs_the_hook(c, Harness::Cursor))
         });
         if entries.is_empty()
             && let Some(events) = hooks.get_mut("hooks").and_then(Value::as_object_mut)

@@ -12,8 +12,9 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::{
-    claude_settings::runs_the_hook_of,
+    harness::Harness,
     inspection::{Entry, Inspection, deadline_of, read_json, seconds, timing_problems},
+    install::runs_the_hook,
 };
 
 /// Droid's time-out for a command hook whose entry sets none.
@@ -47,7 +48,7 @@ fn read(file: &Path, approval_timeout_secs: u64, inspection: &mut Inspection) {
         let handlers = group.get("hooks").and_then(Value::as_array);
         for (h, handler) in handlers.into_iter().flatten().enumerate() {
             let command = handler.get("command").and_then(Value::as_str).unwrap_or("");
-            if !runs_the_hook_of(command, "droid") {
+            if !runs_the_hook(command, Harness::Droid) {
                 continue;
             }
             let location = format!("hooks.PreToolUse[{g}].hooks[{h}]");

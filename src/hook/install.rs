@@ -121,11 +121,18 @@ pub const CODEX: HookGroups = HookGroups {
     timeout_unit: TimeoutUnit::Seconds,
     guard: FailureGuard::ExitTwoWithReason,
     switches: &[],
-    by_hand: |_, file| {
-        vec![format!(
-            "Codex skips a hook nobody has trusted, without a word: start `codex` in the project, open `/hooks`, review the safety-dongle hook from {} and trust it (again after every change to it).",
+    by_hand: |scope, file| {
+        let hook = format!(
+            "Codex skips a hook nobody has trusted, without a word: start `codex`, open `/hooks`, review the safety-dongle hook from {} and trust it (again after every change to it).",
             file.display()
-        )]
+        );
+        match scope {
+            Scope::Project => vec![
+                "Codex ignores the .codex folder of a project it does not trust: trust the project when `codex` asks in it (or run `codex exec --trust` there once).".into(),
+                hook,
+            ],
+            Scope::User => vec![hook],
+        }
     },
 };
 

@@ -12,8 +12,10 @@
 use std::path::{Path, PathBuf};
 
 use super::{
-    claude_settings::{MARGIN_SECS, runs_the_hook_of},
+    claude_settings::MARGIN_SECS,
+    harness::Harness,
     inspection::{Entry, Inspection, approval_problem, deadline_of},
+    install::runs_the_hook,
     install::{HookLine, InstallError, Scope, SettingsWriter},
 };
 
@@ -59,7 +61,7 @@ pub fn inspect(home: &Path, project: &Path, approval_timeout_secs: u64) -> Inspe
 fn read(file: &Path, text: &str, approval_timeout_secs: u64) -> Option<Entry> {
     let command: Vec<String> = serde_json::from_str(constant(text, "COMMAND")?).ok()?;
     let command = command.join(" ");
-    if !runs_the_hook_of(&command, "opencode") {
+    if !runs_the_hook(&command, Harness::Opencode) {
         return None;
     }
     let mut problems = Vec::new();

@@ -2,8 +2,10 @@
 custom `model_providers` entry on 127.0.0.1 (OpenAI Responses). Its shell
 tool is `exec_command {cmd}`; a file is written with `apply_patch` inside
 that command, which is how a patch reaches the hook (as `Bash`). Codex
-skips hooks nobody has trusted: a person trusts them in `/hooks`; the
-suite passes `--dangerously-bypass-hook-trust` for that one review.
+ignores an untrusted project's `.codex` folder and skips hooks nobody has
+trusted: a person trusts the project (written into config.toml here) and
+the hook in `/hooks`; the suite passes `--dangerously-bypass-hook-trust`
+for that one review.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ def prepare(home: Path, project: Path, model_url: str) -> dict[str, str]:
         'model = "gpt-5.4"\nmodel_provider = "scripted"\n'
         "[model_providers.scripted]\n"
         f'name = "scripted"\nbase_url = "{model_url}/v1"\nwire_api = "responses"\nenv_key = "SCRIPTED_KEY"\n'
+        # What a person's "trust this project" writes: Codex ignores an
+        # untrusted project's .codex folder, hooks included.
+        f'[projects."{project}"]\ntrust_level = "trusted"\n'
     )
     return {"HOME": str(home), "CODEX_HOME": str(home / ".codex"), "SCRIPTED_KEY": "scripted"}
 

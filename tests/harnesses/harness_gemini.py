@@ -1,7 +1,8 @@
 """Gemini CLI 0.61.0, driven headless and offline: `gemini -p` with
 `GOOGLE_GEMINI_BASE_URL` on 127.0.0.1 (Gemini API) and `--approval-mode
 yolo`, so it runs the calls itself and the hook is what may still refuse
-them. Folder trust is switched off in the user's settings here; a person
+them. Its read_file stays inside the workspace, so a key outside it is
+read with the shell. Folder trust is switched off in the user's settings here; a person
 trusts the folder once instead.
 """
 
@@ -13,6 +14,8 @@ from pathlib import Path
 from scripted_model import ToolCall
 
 NAME = "gemini"
+# Gemini refuses to write under .git itself; a husky hook runs as well.
+PLANTED = ".husky/pre-commit"
 BINARY = Path(__file__).parent / "node_modules/.bin/gemini"
 
 
@@ -36,4 +39,6 @@ def write(path: str, content: str) -> ToolCall:
 
 
 def read(path: str) -> ToolCall:
-    return ToolCall("read_file", {"file_path": path})
+    # Gemini's read_file refuses paths outside the workspace by itself; its
+    # shell does not.
+    return shell(f"cat {path}")
