@@ -125,6 +125,11 @@ fn write(file: &Path, current: Option<&str>, wanted: &str) -> std::io::Result<()
     if let Some(current) = current {
         std::fs::write(backup_of(file), current)?;
     }
+    // Nothing left: the file was the guard's own (Copilot's hook file,
+    // opencode's plugin).
+    if wanted.is_empty() {
+        return std::fs::remove_file(file);
+    }
     if let Some(folder) = file.parent() {
         std::fs::create_dir_all(folder)?;
     }

@@ -9,6 +9,7 @@ mod assemble;
 mod audit;
 mod check;
 mod demo;
+mod doctor;
 mod eval;
 mod hook;
 mod install;
@@ -48,6 +49,8 @@ enum Command {
     Serve(ServeArgs),
     /// Check the config and policy files; print every error as file:line:col and exit 1 on any.
     Check(CheckArgs),
+    /// For every coding agent found on this machine, whether the guard's hook is installed, would fail open, or would be skipped; exit 1 when one is left unguarded.
+    Doctor(DoctorArgs),
     /// Explain, stage by stage, what the policy decides for an action; changes no state.
     Eval(EvalArgs),
     /// What a candidate policy would decide differently over the recorded actions; exit 1 if anything would be looser.
@@ -155,6 +158,16 @@ struct HookArgs {
     /// settings (`check` verifies this).
     #[arg(long, value_name = "SECS", default_value_t = crate::hook::claude_settings::DEFAULT_DEADLINE_SECS, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     timeout: u64,
+}
+
+#[derive(Debug, Args)]
+struct DoctorArgs {
+    /// Config file (its approval_timeout_secs must fit inside each hook's deadline).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The project whose settings are checked besides the user's (default: the current folder).
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -392,6 +405,7 @@ pub fn run() -> ExitCode {
     match cli.command.unwrap_or(Command::Serve(ServeArgs::default())) {
         Command::Serve(args) => serve::run(args),
         Command::Check(args) => check::run(args),
+        Command::Doctor(args) => doctor::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Status(args) => status::run(args),

@@ -103,7 +103,7 @@ fn runs_the_hook(command: &str) -> bool {
 
 /// The value a hook command passes for `flag` (`--flag VALUE` or
 /// `--flag=VALUE`), if it passes one.
-fn flag_value<'a>(command: &'a str, flag: &str) -> Option<&'a str> {
+pub fn flag_value<'a>(command: &'a str, flag: &str) -> Option<&'a str> {
     let words: Vec<&str> = command.split_whitespace().collect();
     for (i, word) in words.iter().enumerate() {
         match word.strip_prefix(flag) {

@@ -9,7 +9,7 @@
 use crate::{
     hook::{
         answer::{Reply, Verdict},
-        claude_code, codex, gemini,
+        claude_code, codex, copilot, cursor, droid, gemini, opencode,
         reading::{self, PayloadError, Reading, ToolCall, Vocabulary},
     },
     names::named_enum,
@@ -66,7 +66,10 @@ impl Harness {
             Self::ClaudeCode => Some(&claude_code::ADAPTER),
             Self::Codex => Some(&codex::ADAPTER),
             Self::Gemini => Some(&gemini::ADAPTER),
-            Self::Copilot | Self::Droid | Self::Cursor | Self::Opencode => None,
+            Self::Copilot => Some(&copilot::ADAPTER),
+            Self::Droid => Some(&droid::ADAPTER),
+            Self::Cursor => Some(&cursor::ADAPTER),
+            Self::Opencode => Some(&opencode::ADAPTER),
         }
     }
 }

@@ -60,7 +60,10 @@ impl Harness {
             Self::ClaudeCode => Some(&CLAUDE_CODE),
             Self::Codex => Some(&CODEX),
             Self::Gemini => Some(&GEMINI),
-            Self::Copilot | Self::Droid | Self::Cursor | Self::Opencode => None,
+            Self::Droid => Some(&DROID),
+            Self::Copilot => Some(&super::copilot_settings::WRITER),
+            Self::Cursor => Some(&super::cursor_settings::WRITER),
+            Self::Opencode => Some(&super::opencode_settings::WRITER),
         }
     }
 }
@@ -151,6 +154,19 @@ pub const GEMINI: HookGroups = HookGroups {
     },
 };
 
+/// Droid reads Claude Code's shape, runs the tool when a hook exits 1,
+/// crashes or times out, and blocks on exit 2 (with the reason on stderr).
+pub const DROID: HookGroups = HookGroups {
+    harness: Harness::Droid,
+    project_file: ".factory/settings.json",
+    user_file: ".factory/settings.json",
+    event: "PreToolUse",
+    timeout_unit: TimeoutUnit::Seconds,
+    guard: FailureGuard::ExitTwoWithReason,
+    switches: &[],
+    by_hand: |_, _| Vec::new(),
+};
+
 /// Gemini CLI's time-out is in milliseconds (`gemini hooks migrate
 /// --from-claude` copies Claude Code's seconds as they are).
 const MILLIS_PER_SEC: u64 = 1000;
@@ -227,7 +243,7 @@ fn object<'a>(value: &'a mut Value, at: &str) -> Result<&'a mut Map<String, Valu
     value.as_object_mut().ok_or_else(|| InstallError::Shape(at.to_owned()))
 }
 
-fn pretty(document: &Value) -> Result<String, InstallError> {
+pub fn pretty(document: &Value) -> Result<String, InstallError> {
     Ok(format!("{}\n", serde_json::to_string_pretty(document)?))
 }
 
