@@ -26,8 +26,8 @@ fi
 SAFETY_DONGLE_BIN="$PWD/target/debug/safety-dongle" "$venv/bin/python" -m pytest tests/python -q
 # The coding agents themselves (issue 34): each pinned harness from npm, driven
 # by a scripted model on 127.0.0.1, guarded by `safety-dongle install`, checked
-# on disk. The whole matrix runs (about 80 s for Claude Code, Codex and Gemini
-# on 2 cores); `-k "codex and guarded"` and the like select a part.
+# on disk. The whole matrix runs: six harnesses, 66 cases, about 5 minutes on
+# 2 cores; `-k "codex and guarded"` and the like select a part.
 bash tests/harnesses/install.sh
 SAFETY_DONGLE_BIN="$PWD/target/debug/safety-dongle" "$venv/bin/python" -m pytest tests/harnesses/test_harnesses.py -q
 SAFETY_DONGLE_BIN="$PWD/target/debug/safety-dongle" bash tests/typescript/run.sh

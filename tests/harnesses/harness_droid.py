@@ -16,6 +16,10 @@ from pathlib import Path
 from scripted_model import ToolCall
 
 NAME = "droid"
+# The confirm-tier command of the human scenario: Droid's own rules refuse
+# `git push` after the hook defers, so a human's Approve could not be seen
+# to run it; `terraform apply` asks the same human through the guard.
+CONFIRM = "touch approved.txt; terraform apply"
 BINARY = Path(__file__).parent / "node_modules/@factory/cli-linux-x64/bin/droid"
 MODEL = "custom:Scripted-0"
 

@@ -84,6 +84,9 @@ def run(harness, root: Path, steps, guard: bool, human: str | None = None) -> Ru
     (home / ".ssh").mkdir()
     with ModelServer(list(steps(home, project)) + [Text("done")]) as server:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CODEX", "GEMINI", "COPILOT", "XDG_"))}
+        # The project is where the harness was started, as a shell that cd'd
+        # there says (opencode reads its project from PWD).
+        env["PWD"] = str(project)
         env.update(harness.prepare(home, project, server.url))
         if guard:
             installed = subprocess.run(
@@ -145,5 +148,6 @@ def test_a_hard_block_holds_for_the_next_call(harness, tmp_path, guard):
 
 @pytest.mark.parametrize("human", ["approve", "deny"])
 def test_a_humans_answer_through_the_command_channel_decides(harness, tmp_path, human):
-    done = run(harness, tmp_path, lambda home, project: [harness.shell(CONFIRM)], guard=True, human=human)
+    confirm = getattr(harness, "CONFIRM", CONFIRM)
+    done = run(harness, tmp_path, lambda home, project: [harness.shell(confirm)], guard=True, human=human)
     assert (done.project / "approved.txt").exists() is (human == "approve"), done.output
