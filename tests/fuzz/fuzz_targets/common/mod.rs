@@ -34,7 +34,13 @@ pub fn judge(
     files: &dyn CurrentFiles,
 ) {
     let text = redact_text(text);
-    let analysis = analyze_action(&Action { text: &text, writes: write.map_or(&[][..], std::slice::from_ref), folder, files }).ok();
+    let analysis = analyze_action(&Action {
+        text: &text,
+        writes: write.map_or(&[][..], std::slice::from_ref),
+        folder,
+        files,
+    })
+    .ok();
     let unread = analysis.is_none();
     let facts = StepFacts {
         agent: "fuzz",
