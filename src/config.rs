@@ -117,6 +117,36 @@ struct RawConfig {
     #[serde(default)]
     servers: BTreeMap<String, toml::Spanned<ServerSettings>>,
     client_config: Option<PathBuf>,
+    judge: Option<JudgeSettings>,
+}
+
+/// `[judge]`: the resident process that decides hook calls
+/// (`safety-dongle judge`, docs/ARCHITECTURE.md). Either way every call is
+/// decided by the same policy and state; the judge only saves the start-up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JudgeSettings {
+    /// Whether hooks ask a judge (and start one) before deciding
+    /// in-process.
+    #[serde(default = "default_judge_enabled")]
+    pub enabled: bool,
+    /// How long a judge waits for a call before it exits.
+    #[serde(default = "default_judge_idle")]
+    pub idle_secs: u64,
+}
+
+fn default_judge_enabled() -> bool {
+    true
+}
+
+fn default_judge_idle() -> u64 {
+    600
+}
+
+impl Default for JudgeSettings {
+    fn default() -> Self {
+        Self { enabled: default_judge_enabled(), idle_secs: default_judge_idle() }
+    }
 }
 
 /// `[verifier]`: how humans are reached.
@@ -263,6 +293,7 @@ pub struct Config {
     pub policies: Vec<PathBuf>,
     pub adapters: Vec<PathBuf>,
     pub verifier: VerifierSettings,
+    pub judge: JudgeSettings,
     pub servers: BTreeMap<String, ServerSettings>,
     /// An MCP client's configuration (`mcpServers`) whose servers are
     /// proxied too.
@@ -282,6 +313,7 @@ impl Default for Config {
             policies: Vec::new(),
             adapters: Vec::new(),
             verifier: VerifierSettings::default(),
+            judge: JudgeSettings::default(),
             servers: BTreeMap::new(),
             client_config: None,
         }
@@ -338,6 +370,7 @@ impl Config {
             policies: raw.policies.iter().map(resolve).collect(),
             adapters: raw.adapters.iter().map(resolve).collect(),
             verifier: raw.verifier.map(toml::Spanned::into_inner).unwrap_or_default(),
+            judge: raw.judge.unwrap_or_default(),
             servers: raw.servers.into_iter().map(|(name, s)| (name, s.into_inner())).collect(),
             client_config: raw.client_config.as_ref().map(resolve),
         })

@@ -10,7 +10,7 @@
 //! the leaves (`names`, `hex`, `redact`, `diagnostics`), `platform`, the
 //! pure `analysis`, the `store`, `protocol`, `config`, `policy`, the
 //! humans (`verify`), the loop (`safety`), the `gate`, the doors that use
-//! it (`hook`, `adapter`, `lab`), `server` and `cli`. The one upward
+//! it (`hook`, `adapter`, `lab`), the hook's `judge`, `server` and `cli`. The one upward
 //! import is a witness: the store lifts a block only for a
 //! `verify::Unblock`.
 
@@ -24,6 +24,7 @@ pub mod diagnostics;
 pub mod gate;
 pub mod hex;
 pub mod hook;
+pub mod judge;
 pub mod lab;
 mod names;
 pub mod platform;

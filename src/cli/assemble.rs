@@ -167,6 +167,18 @@ pub fn assemble(config: &Config, start: Start) -> Result<Assembled, AssembleErro
     Ok(Assembled { router: Arc::new(router), downstreams, reloader, compiled })
 }
 
+/// What reloads a judge (`cli::judge`): its policy only, through the same
+/// [`Reloader`] as `serve` (audited, recorded for `status`); a judge
+/// serves no adapters and no downstream servers.
+pub fn policy_reloader(core: Arc<LoopCore>, gate: Arc<Gate>, config: &Config) -> Arc<Reloader> {
+    let index = Arc::new(OperationIndex::new(Registry::default()));
+    let store = core.store.clone();
+    let downstreams = Downstreams::new(BTreeMap::new(), index.clone(), gate.clone(), store);
+    let reloader = Arc::new(Reloader::new(core, index, gate, downstreams, config.clone(), &[]));
+    reloader.record_loaded();
+    reloader
+}
+
 /// How long a deferred policy's compilation waits, unless a decision
 /// needs it sooner: long enough for a client's `initialize` and
 /// `tools/list` to be answered without sharing the machine with it (a

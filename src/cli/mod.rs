@@ -13,6 +13,7 @@ mod doctor;
 mod eval;
 mod hook;
 mod install;
+mod judge;
 #[cfg(test)]
 mod panic_tests;
 mod policy;
@@ -65,6 +66,8 @@ enum Command {
     Demo,
     /// Run as a coding agent's enforcement hook: `hook HARNESS` (claude-code, codex, gemini, ...) reads the harness's pre-tool-call payload on stdin and answers in its format.
     Hook(HookCommand),
+    /// Keep the policy and state loaded and decide hook calls over a private socket in the data folder; hooks start it when they need it, and it exits after `[judge] idle_secs` without calls.
+    Judge(JudgeArgs),
     /// Write the enforcement hook into a harness's own settings (merged, backed up, diff printed; idempotent).
     Install(InstallArgs),
     /// Remove the enforcement hook from a harness's own settings (backed up, diff printed).
@@ -158,6 +161,19 @@ struct HookArgs {
     /// settings (`check` verifies this).
     #[arg(long, value_name = "SECS", default_value_t = crate::hook::claude_settings::DEFAULT_DEADLINE_SECS, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     timeout: u64,
+    /// Decide in this process, without asking (or starting) a judge.
+    #[arg(long, env = crate::judge::NO_JUDGE_ENV, value_parser = clap::builder::FalseyValueParser::new())]
+    no_judge: bool,
+}
+
+/// What a judge decides with; a hook asks the judge started with the same.
+#[derive(Debug, Clone, Args)]
+struct JudgeArgs {
+    #[command(flatten)]
+    config: ConfigArg,
+    /// Policy file(s) instead of the configured ones.
+    #[arg(long = "policy", value_name = "FILE")]
+    policies: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -194,7 +210,7 @@ struct InstallArgs {
 
 /// `--config FILE` and `--data-dir DIR`, shared by every command that
 /// reads the configuration.
-#[derive(Debug, Args, Default)]
+#[derive(Debug, Clone, Args, Default)]
 struct ConfigArg {
     /// Config file (TOML).
     #[arg(long, value_name = "FILE")]
@@ -413,6 +429,7 @@ pub fn run() -> ExitCode {
         Command::Unblock(args) => unblock::run(args),
         Command::Demo => demo::run(),
         Command::Hook(HookCommand { harness, args }) => hook::run(harness, args),
+        Command::Judge(args) => judge::run(args),
         Command::Install(args) => install::install(args),
         Command::Uninstall(args) => install::uninstall(args),
         Command::Adapter { command: AdapterCommand::ImportOpenapi(args) } => {

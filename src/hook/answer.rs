@@ -20,8 +20,10 @@ use crate::{
     gate::GateDecision, redact::redact_text, safety::core::LoopCore, store::audit::AuditEvent,
 };
 
-/// The hook's decision on one tool call, in no harness's format.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The hook's decision on one tool call, in no harness's format (and as
+/// the judge sends it back to a hook, `judge::wire`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// State no decision: the harness's own rules apply.
     Defer,
@@ -61,6 +63,19 @@ pub struct Attempt {
     pub action: String,
 }
 
+impl Attempt {
+    /// Audits that this call was refused because deciding it failed (a
+    /// panic, or a judge that stopped while deciding it).
+    pub fn audit_refusal(&self) {
+        self.core.audit_own_failure(
+            &self.agent,
+            Some(&self.session),
+            AuditEvent::Gate,
+            &redact_text(&self.action),
+        );
+    }
+}
+
 /// The hook's verdict, failing closed whatever happens while `decide`
 /// runs: its verdict; a deny saying why when it could not decide; a deny
 /// when it panicked, with the refusal audited for the [`Attempt`] it had
@@ -75,13 +90,8 @@ pub fn answer_failing_closed<E: Display>(
             "safety-dongle could not evaluate this tool call, so it is refused: {reason}"
         )),
         Err(_) => {
-            if let Some(Attempt { core, agent, session, action }) = &attempt {
-                core.audit_own_failure(
-                    agent,
-                    Some(session),
-                    AuditEvent::Gate,
-                    &redact_text(action),
-                );
+            if let Some(attempt) = &attempt {
+                attempt.audit_refusal();
             }
             Verdict::Deny(
                 "safety-dongle failed while evaluating this tool call, so it is refused".into(),

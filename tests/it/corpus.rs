@@ -335,6 +335,15 @@ fn payload(index: usize, row: &str) -> Value {
     }
 }
 
+/// Every row of the command corpus as the hook payload for it, and the
+/// home folder the hook must run with.
+pub(super) fn command_payloads() -> (Vec<Value>, &'static str) {
+    let corpus = corpus();
+    let (dangerous, ordinary) = (dangerous_rows(&corpus), ordinary_rows(&corpus));
+    let rows = numbered_rows(&dangerous, &ordinary);
+    (rows.iter().map(|(index, _, _, row)| payload(*index, row)).collect(), HOME)
+}
+
 /// Whether the hook objected (deny); `{}` leaves the call to Claude Code.
 async fn hook_objects(config: &str, index: usize, row: &str) -> bool {
     let agent = format!("corpus-{index}");

@@ -25,6 +25,7 @@ const LAYERS: &[&[&str]] = &[
     &["safety"],
     &["gate"],
     &["hook", "adapter", "lab"],
+    &["judge"],
     &["server"],
     &["cli"],
 ];

@@ -15,6 +15,7 @@ mod http;
 mod humans;
 mod inspector;
 mod install;
+mod judge;
 mod lab;
 mod layering;
 mod level2;

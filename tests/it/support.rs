@@ -72,6 +72,10 @@ pub fn dongle_command(args: &[&str]) -> Command {
         .env_remove("MCP_AQL_ENDPOINT_MODE")
         .env_remove("MCPAQL_SAFETY_LOOP")
         .env("SAFETY_DONGLE_LOG", "warn")
+        // Hooks decide in-process unless a test is about the judge
+        // (`it::judge`): a judge started for each of the many scratch
+        // states would outlive the test by its idle time.
+        .env(safety_dongle::judge::NO_JUDGE_ENV, "1")
         .kill_on_drop(true);
     command
 }

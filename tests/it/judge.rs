@@ -1,0 +1,507 @@
+//! The judge (`safety-dongle judge`) through real processes: hooks asking
+//! a running judge decide exactly as hooks deciding in-process, over the
+//! whole command and write corpora; a judge that cannot be understood is
+//! not asked (the hook decides in-process, the same way); a judge killed
+//! while a human is being asked leaves the call denied and the refusal
+//! audited; blocks hold across both ways of deciding; concurrent hooks
+//! lose no decision and no audit row; hooks start a judge on demand, two
+//! at once leave one, and an idle judge exits.
+//!
+//! Whether a hook decided in-process is read from its debug log
+//! (`deciding in-process: WHY`), the one place it says so.
+
+use std::{
+    path::{Path, PathBuf},
+    process::Stdio,
+    time::Duration,
+};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use super::{
+    corpus::command_payloads,
+    hook::{bash, decision, unreachable_humans},
+    humans::verifier_program,
+    support::{dongle_command, scratch_dir},
+    writes::write_payloads,
+};
+
+const IN_PROCESS: &str = "deciding in-process";
+
+/// A command for the binary with judges allowed and the hook's choice of
+/// judge or in-process logged. The environment the verifier is started
+/// with names the judge (`judge::address`): it is the same for every
+/// command here, as a harness's is for its hooks.
+fn judged_command(args: &[&str], env: &[(&str, &str)]) -> tokio::process::Command {
+    let mut command = dongle_command(args);
+    command
+        .env_remove(safety_dongle::judge::NO_JUDGE_ENV)
+        .env("XDG_DATA_HOME", Path::new(env!("CARGO_TARGET_TMPDIR")).join("judge-xdg"))
+        .env("SAFETY_DONGLE_LOG", "warn,safety_dongle::cli::hook=debug")
+        .envs(env.iter().copied());
+    command
+}
+
+/// What one hook call answered, and whether it decided in-process.
+struct Answered {
+    answer: Value,
+    in_process: bool,
+    stderr: String,
+}
+
+/// Runs `hook claude-code` with `args` on `payload`.
+async fn hook(args: &[&str], env: &[(&str, &str)], payload: &Value) -> Answered {
+    let mut all = vec!["hook", "claude-code"];
+    all.extend_from_slice(args);
+    let mut child = judged_command(&all, env)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(payload.to_string().as_bytes()).await.unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().await.unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "the hook exits 0: {stderr}");
+    let answer = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)));
+    Answered { answer, in_process: stderr.contains(IN_PROCESS), stderr }
+}
+
+/// The judges' folder of a state folder.
+fn judge_folder(state: &Path) -> PathBuf {
+    state.join("judge")
+}
+
+/// The sockets in `state`'s judge folder.
+fn sockets(state: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(judge_folder(state)) else { return vec![] };
+    entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "sock"))
+        .collect()
+}
+
+/// Waits (bounded by a minute, never asserting how long) until `done`.
+async fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    for _ in 0..3000 {
+        if done() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("still waiting, after a minute, until {what}");
+}
+
+/// A judge this test started, killed when dropped.
+struct Judge {
+    child: tokio::process::Child,
+}
+
+impl Judge {
+    /// Starts `judge --config CONFIG` with `env` and waits until it listens.
+    async fn start(config: &str, env: &[(&str, &str)], state: &Path) -> Self {
+        let child = judged_command(&["judge", "--config", config], env)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_until("the judge listens", || !sockets(state).is_empty()).await;
+        Self { child }
+    }
+
+    fn kill(&mut self) {
+        let pid = self.child.id().unwrap();
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), nix::sys::signal::SIGKILL)
+            .unwrap();
+    }
+}
+
+/// `text` with every UUID (challenge and approval ids) replaced by `<id>`.
+fn without_ids(text: &str) -> String {
+    let is_uuid = |word: &str| {
+        word.len() == 36
+            && word.char_indices().all(|(i, c)| {
+                if [8, 13, 18, 23].contains(&i) { c == '-' } else { c.is_ascii_hexdigit() }
+            })
+    };
+    let mut out = String::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        match rest.get(..36).filter(|word| is_uuid(word)) {
+            Some(_) => {
+                out.push_str("<id>");
+                rest = &rest[36..];
+            }
+            None => {
+                let c = rest.chars().next().unwrap();
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+    }
+    out
+}
+
+/// The answer in a form two agents' answers compare in: ids and the
+/// agent's name replaced.
+fn comparable(answer: &Value, agent: &str) -> String {
+    without_ids(&answer.to_string().replace(agent, "<agent>"))
+}
+
+/// Runs every payload through a warm judge and in-process, four at a
+/// time, each way as its own agent; returns every payload answered
+/// differently, and how many judge calls fell back to deciding in-process.
+async fn both_ways(config: &str, env: &[(&str, &str)], payloads: Vec<Value>) -> (Vec<String>, usize) {
+    let limit = std::sync::Arc::new(tokio::sync::Semaphore::new(4));
+    let mut tasks = tokio::task::JoinSet::new();
+    for (index, payload) in payloads.into_iter().enumerate() {
+        let permit = limit.clone().acquire_owned().await.unwrap();
+        let config = config.to_owned();
+        let env: Vec<(String, String)> =
+            env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        tasks.spawn(async move {
+            let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            let (judged_agent, own_agent) = (format!("j-{index}"), format!("p-{index}"));
+            let judged =
+                hook(&["--config", &config, "--agent", &judged_agent], &env, &payload).await;
+            let own = hook(
+                &["--config", &config, "--agent", &own_agent, "--no-judge"],
+                &env,
+                &payload,
+            )
+            .await;
+            drop(permit);
+            let (a, b) =
+                (comparable(&judged.answer, &judged_agent), comparable(&own.answer, &own_agent));
+            (judged.in_process, (a != b).then(|| format!("{payload}:\n  judge: {a}\n  own:   {b}")))
+        });
+    }
+    let (mut differ, mut fell_back) = (Vec::new(), 0);
+    while let Some(result) = tasks.join_next().await {
+        let (in_process, differs) = result.unwrap();
+        fell_back += usize::from(in_process);
+        differ.extend(differs);
+    }
+    (differ, fell_back)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_command_and_write_corpora_decide_the_same_through_a_judge_and_in_process() {
+    let dir = scratch_dir();
+    let config = unreachable_humans(&dir);
+    let (commands, home) = command_payloads();
+    let env = [("HOME", home)];
+    let _judge = Judge::start(&config, &env, &dir.join("state")).await;
+    let (differ, fell_back) = both_ways(&config, &env, commands).await;
+    assert!(differ.is_empty(), "{} command rows differ:\n{}", differ.len(), differ.join("\n"));
+    assert_eq!(fell_back, 0, "every command row was decided by the judge");
+    let (differ, fell_back) = both_ways(&config, &env, write_payloads()).await;
+    assert!(differ.is_empty(), "{} write rows differ:\n{}", differ.len(), differ.join("\n"));
+    assert_eq!(fell_back, 0, "every write row was decided by the judge");
+}
+
+/// A listener at a dead judge's socket that answers every connection with
+/// `reply` (raw bytes), after reading the request.
+async fn impostor(socket: &Path, reply: Vec<u8>) -> tokio::task::JoinHandle<()> {
+    let _ = std::fs::remove_file(socket);
+    let listener = tokio::net::UnixListener::bind(socket).unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let reply = reply.clone();
+            tokio::spawn(async move {
+                // The request's two frames, read whole.
+                for _ in 0..2 {
+                    let Ok(size) = stream.read_u32().await else { return };
+                    let mut frame = vec![0; size as usize];
+                    if stream.read_exact(&mut frame).await.is_err() {
+                        return;
+                    }
+                }
+                let _ = stream.write_all(&reply).await;
+            });
+        }
+    })
+}
+
+fn frame(body: &[u8]) -> Vec<u8> {
+    let mut framed = (body.len() as u32).to_be_bytes().to_vec();
+    framed.extend_from_slice(body);
+    framed
+}
+
+#[tokio::test]
+async fn a_judge_that_answers_garbage_another_version_or_nothing_is_not_asked() {
+    let dir = scratch_dir();
+    let config = unreachable_humans(&dir);
+    let state = dir.join("state");
+    let mut judge = Judge::start(&config, &[], &state).await;
+    let socket = sockets(&state).remove(0);
+    judge.kill();
+    let _ = judge.child.wait().await;
+    let push = bash("s", "git push --force origin main");
+    let expected = comparable(
+        &hook(&["--config", &config, "--agent", "own", "--no-judge"], &[], &push).await.answer,
+        "own",
+    );
+    let accepted_then_allow = [
+        frame(br#"{"reply":"accepted","version":1}"#),
+        frame(br#"{"reply":"decided","version":1,"verdict":"allow"}"#),
+    ]
+    .concat();
+    let cases: [(&str, Vec<u8>); 5] = [
+        ("garbage", b"HTTP/1.1 200 OK\r\n\r\n{}".to_vec()),
+        ("another version", frame(br#"{"reply":"decided","version":2,"verdict":"defer"}"#)),
+        ("a verdict before taking the call", frame(br#"{"reply":"decided","version":1,"verdict":"defer"}"#)),
+        ("an oversized frame", u32::MAX.to_be_bytes().to_vec()),
+        ("nothing", Vec::new()),
+    ];
+    for (index, (what, reply)) in cases.into_iter().enumerate() {
+        let fake = impostor(&socket, reply).await;
+        let agent = format!("asker-{index}");
+        let answered = hook(&["--config", &config, "--agent", &agent], &[], &push).await;
+        fake.abort();
+        assert!(answered.in_process, "{what}: decided in-process: {}", answered.stderr);
+        assert_eq!(comparable(&answered.answer, &agent), expected, "{what}: the same answer");
+    }
+    // A judge that takes the call and then answers something that is no
+    // verdict has taken it: the call is refused, not decided again.
+    let fake = impostor(&socket, accepted_then_allow).await;
+    let answered = hook(&["--config", &config, "--agent", "taken"], &[], &bash("s", "ls")).await;
+    fake.abort();
+    assert_eq!(decision(&answered.answer), "deny", "{}", answered.answer);
+}
+
+#[tokio::test]
+async fn a_judge_killed_while_a_human_is_asked_leaves_the_call_denied_and_audited() {
+    let dir = scratch_dir();
+    let state = dir.join("state");
+    let asked = dir.join("asked");
+    let human = dir.join("human.sh");
+    // The human never answers; the script says it was asked.
+    std::fs::write(&human, format!("#!/bin/sh\ncat > \"{}\"\nsleep 60\n", asked.display()))
+        .unwrap();
+    let config = dir.join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "data_dir = \"{}\"\n[verifier]\nprogram = \"{}\"\nchannels = [\"command\"]\ncommand = [\"/bin/sh\", \"{}\"]\napproval_timeout_secs = 120\n",
+            state.display(),
+            verifier_program().display(),
+            human.display()
+        ),
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    let mut judge = Judge::start(config, &[], &state).await;
+    let asking = tokio::spawn({
+        let config = config.to_owned();
+        async move {
+            hook(&["--config", &config, "--agent", "pusher"], &[], &bash("k", "git push origin main"))
+                .await
+        }
+    });
+    wait_until("the human is asked", || asked.exists()).await;
+    judge.kill();
+    let answered = asking.await.unwrap();
+    assert_eq!(decision(&answered.answer), "deny", "{}", answered.answer);
+    assert!(!answered.in_process, "the judge had taken the call: {}", answered.stderr);
+    let reason = answered.answer["hookSpecificOutput"]["permissionDecisionReason"].to_string();
+    assert!(reason.contains("judge stopped"), "{reason}");
+    let audit = dongle_command(&["audit", "--config", config, "--agent", "pusher"])
+        .output()
+        .await
+        .unwrap();
+    let rows = String::from_utf8_lossy(&audit.stdout);
+    let refusals: Vec<&str> =
+        rows.lines().filter(|row| row.contains("git push origin main") && row.contains("refused")).collect();
+    assert_eq!(refusals.len(), 1, "the refusal is audited once:\n{rows}");
+}
+
+#[tokio::test]
+async fn a_hard_block_holds_whichever_way_it_was_raised_and_is_decided() {
+    let dir = scratch_dir();
+    let config = unreachable_humans(&dir);
+    let _judge = Judge::start(&config, &[], &dir.join("state")).await;
+    for (blocker, checker) in [(&[][..], &["--no-judge"][..]), (&["--no-judge"][..], &[][..])] {
+        let agent = format!("blocked-{}", blocker.len());
+        let with = |extra: &[&'static str]| {
+            let mut args = vec!["--config", config.as_str(), "--agent", agent.as_str()];
+            args.extend_from_slice(extra);
+            args.into_iter().map(str::to_owned).collect::<Vec<_>>()
+        };
+        let args = with(blocker);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let raised = hook(&args, &[], &bash("b", "sudo rm -rf /")).await;
+        assert_eq!(decision(&raised.answer), "deny");
+        if blocker.is_empty() {
+            assert!(!raised.in_process, "the judge decides: {}", raised.stderr);
+        }
+        let args = with(checker);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let held = hook(&args, &[], &bash("b2", "cargo build")).await;
+        if checker.is_empty() {
+            assert!(!held.in_process, "the judge decides: {}", held.stderr);
+        }
+        assert_eq!(decision(&held.answer), "deny", "{}", held.answer);
+        assert!(held.answer.to_string().contains("hard-blocked"), "{}", held.answer);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn eight_concurrent_agents_lose_no_decision_and_no_audit_row() {
+    const AGENTS: usize = 8;
+    const CALLS: usize = 25;
+    let dir = scratch_dir();
+    let config = unreachable_humans(&dir);
+    let _judge = Judge::start(&config, &[], &dir.join("state")).await;
+    let mut agents = tokio::task::JoinSet::new();
+    for agent in 0..AGENTS {
+        let config = config.clone();
+        agents.spawn(async move {
+            let name = format!("busy-{agent}");
+            let mut fell_back = 0;
+            for call in 0..CALLS {
+                // Every fifth call needs a human, whom nobody can reach: it is
+                // refused (without a block), so both verdicts travel.
+                let (command, expected) = if call % 5 == 4 {
+                    ("git push origin main", "deny")
+                } else {
+                    ("cargo test", "defer")
+                };
+                let payload = json!({"session_id": format!("{name}-{call}"), "cwd": "/repo", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": format!("{command} # {call}")}});
+                let answered = hook(&["--config", &config, "--agent", &name], &[], &payload).await;
+                assert_eq!(decision(&answered.answer), expected, "{name} call {call}: {}", answered.answer);
+                fell_back += usize::from(answered.in_process);
+            }
+            fell_back
+        });
+    }
+    let mut fell_back = 0;
+    while let Some(result) = agents.join_next().await {
+        fell_back += result.unwrap();
+    }
+    assert_eq!(fell_back, 0, "the judge decided every call");
+    let audit = dongle_command(&["audit", "--config", &config, "--limit", "100000"])
+        .output()
+        .await
+        .unwrap();
+    let rows = String::from_utf8_lossy(&audit.stdout);
+    for agent in 0..AGENTS {
+        for call in 0..CALLS {
+            let marker = format!("# {call}\"");
+            let name = format!(" busy-{agent} ");
+            let count = rows.lines().filter(|row| row.contains(&name) && row.contains(&marker)).count();
+            assert_eq!(count, 1, "one audit row for busy-{agent} call {call}:\n{rows}");
+        }
+    }
+    let chain = dongle_command(&["audit", "--config", &config, "verify"]).output().await.unwrap();
+    assert!(chain.status.success(), "{}", String::from_utf8_lossy(&chain.stdout));
+}
+
+/// The processes running `safety-dongle judge` for `state` (Linux: read
+/// from /proc).
+#[cfg(target_os = "linux")]
+fn judges_of(state: &Path) -> Vec<u32> {
+    let state = state.to_string_lossy().into_owned();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            let args: Vec<String> =
+                cmdline.split(|b| *b == 0).map(|a| String::from_utf8_lossy(a).into_owned()).collect();
+            let is_judge = args.iter().any(|a| a == "judge")
+                && args.iter().any(|a| a.starts_with(&state));
+            let alive = std::fs::read_to_string(entry.path().join("stat"))
+                .is_ok_and(|stat| !stat.contains(") Z "));
+            (is_judge && alive).then_some(pid)
+        })
+        .collect()
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cold_hooks_start_one_judge_that_decides_the_next_calls_and_exits_when_idle() {
+    let dir = scratch_dir();
+    let state = dir.join("state");
+    let config = dir.join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "data_dir = \"{}\"\n[verifier]\nprogram = \"/nonexistent/verifier\"\n[judge]\nidle_secs = 2\n",
+            state.display()
+        ),
+    )
+    .unwrap();
+    let config = config.to_str().unwrap().to_owned();
+    // Two cold hooks at once: each decides in-process and starts a judge.
+    let cold: Vec<_> = (0..2)
+        .map(|i| {
+            let config = config.clone();
+            tokio::spawn(async move {
+                hook(&["--config", &config, "--agent", &format!("cold-{i}")], &[], &bash("c", "ls")).await
+            })
+        })
+        .collect();
+    for answered in cold {
+        let answered = answered.await.unwrap();
+        assert!(answered.in_process, "no judge ran yet: {}", answered.stderr);
+        assert_eq!(decision(&answered.answer), "defer");
+    }
+    wait_until("a judge listens", || !sockets(&state).is_empty()).await;
+    // The loser of the start exits on its own; one judge stays.
+    wait_until("one judge is left", || judges_of(&state).len() == 1).await;
+    let warm = hook(&["--config", &config, "--agent", "warm"], &[], &bash("w", "ls")).await;
+    assert!(!warm.in_process, "the judge decides: {}", warm.stderr);
+    assert_eq!(judges_of(&state).len(), 1);
+    wait_until("the idle judge exits", || judges_of(&state).is_empty()).await;
+    assert!(sockets(&state).is_empty(), "it removed its socket");
+}
+
+#[tokio::test]
+async fn a_changed_policy_is_never_decided_by_the_old_one() {
+    let dir = scratch_dir();
+    let config = unreachable_humans(&dir);
+    let policy = dir.join("policy.toml");
+    std::fs::write(&policy, "[defaults]\nautoApprove = [\"make*\"]\n").unwrap();
+    let policy = policy.to_str().unwrap().to_owned();
+    let state = dir.join("state");
+    let child = judged_command(&["judge", "--config", &config, "--policy", &policy], &[])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let _judge = Judge { child };
+    wait_until("the judge listens", || !sockets(&state).is_empty()).await;
+    let args = ["--config", config.as_str(), "--policy", policy.as_str(), "--agent", "maker"];
+    let before = hook(&args, &[], &bash("p", "make all")).await;
+    assert!(!before.in_process, "{}", before.stderr);
+    assert_eq!(decision(&before.answer), "defer");
+    std::fs::write(&policy, "[defaults]\ndeny = [\"make*\"]\n").unwrap();
+    let after = hook(&args, &[], &bash("p", "make all")).await;
+    assert_eq!(decision(&after.answer), "deny", "the new policy decides: {}", after.answer);
+    // Once the judge has reloaded, it decides by the new policy itself.
+    let mut judged = None;
+    for call in 0..3000 {
+        let answered = hook(
+            &["--config", &config, "--policy", &policy, "--agent", &format!("maker-{call}")],
+            &[],
+            &bash("p", "make all"),
+        )
+        .await;
+        assert_eq!(decision(&answered.answer), "deny", "{}", answered.answer);
+        if !answered.in_process {
+            judged = Some(answered);
+            break;
+        }
+    }
+    assert!(judged.is_some(), "the judge took up the new policy");
+}
