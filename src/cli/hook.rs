@@ -182,7 +182,8 @@ fn decide(
         .enable_all()
         .build()
         .map_err(HookFailure::Runtime)?;
-    let answering = HookCall { harness, agent, answer_by: None, cancelled: CancellationToken::new() };
+    let answering =
+        HookCall { harness, agent, answer_by: None, cancelled: CancellationToken::new() };
     Ok(runtime.block_on(deciding.decide(&answering, &call, &reading, attempt)))
 }
 

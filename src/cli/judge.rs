@@ -193,7 +193,11 @@ mod serving {
 
     /// Listens until the judge must exit, then lets the calls it took
     /// finish.
-    async fn listen(judge: Arc<Judge>, address: &JudgeAddress, idle: Duration) -> Result<(), String> {
+    async fn listen(
+        judge: Arc<Judge>,
+        address: &JudgeAddress,
+        idle: Duration,
+    ) -> Result<(), String> {
         // The lock is held: whatever is at the socket's path is a dead
         // judge's.
         let _ = std::fs::remove_file(&address.socket);
@@ -321,8 +325,12 @@ mod serving {
                 let harness: Harness = request.harness;
                 let adapter = harness.adapter().ok_or(NoAdapter(harness))?;
                 let (call, reading) = adapter.read(&payload)?;
-                let asking =
-                    HookCall { harness, agent: request.agent, answer_by: Some(answer_by), cancelled };
+                let asking = HookCall {
+                    harness,
+                    agent: request.agent,
+                    answer_by: Some(answer_by),
+                    cancelled,
+                };
                 Ok::<_, Undecidable>(
                     runtime.block_on(judge.deciding.decide(&asking, &call, &reading, attempt)),
                 )

@@ -128,15 +128,9 @@ fn executable_identity() -> io::Result<String> {
 /// takes from the environment, and what the verifier and its channels are
 /// started with.
 fn decision_environment() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
-    let named = [
-        "HOME",
-        LOOP_MODE_ENV,
-        ENDPOINT_MODE_ENV,
-        TOOL_PREFIX_ENV,
-        STATE_PASSWORD_ENV,
-    ]
-    .into_iter()
-    .filter_map(|name| std::env::var_os(name).map(|value| (name.into(), value)));
+    let named = ["HOME", LOOP_MODE_ENV, ENDPOINT_MODE_ENV, TOOL_PREFIX_ENV, STATE_PASSWORD_ENV]
+        .into_iter()
+        .filter_map(|name| std::env::var_os(name).map(|value| (name.into(), value)));
     let mut vars: Vec<_> = named
         .chain(verifier_protocol::environment::for_reaching_humans(std::env::vars_os()))
         .collect();

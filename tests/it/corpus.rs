@@ -6,7 +6,9 @@
 //!
 //! The whole corpus runs three ways: in process (which reports every miss
 //! with what the analysis saw), through the real binary's
-//! `record_execution_step` over stdio, and through `hook claude-code`.
+//! `record_execution_step` over stdio, and through `hook claude-code`,
+//! where a warm judge must answer every row exactly as the hook does
+//! in-process.
 //! `cargo test --test integration corpus -- --nocapture` prints the counts.
 
 use std::{collections::BTreeSet, path::PathBuf};
@@ -21,7 +23,8 @@ use safety_dongle::{
 };
 
 use super::{
-    hook::{decision, run_hook_with_env, unreachable_humans},
+    hook::{decision, unreachable_humans},
+    judge::{Judge, answered_alike},
     support::{HttpServer, call, scratch_dir},
 };
 
@@ -335,24 +338,11 @@ fn payload(index: usize, row: &str) -> Value {
     }
 }
 
-/// Every row of the command corpus as the hook payload for it, and the
-/// home folder the hook must run with.
-pub(super) fn command_payloads() -> (Vec<Value>, &'static str) {
-    let corpus = corpus();
-    let (dangerous, ordinary) = (dangerous_rows(&corpus), ordinary_rows(&corpus));
-    let rows = numbered_rows(&dangerous, &ordinary);
-    (rows.iter().map(|(index, _, _, row)| payload(*index, row)).collect(), HOME)
-}
-
 /// Whether the hook objected (deny); `{}` leaves the call to Claude Code.
+/// A warm judge must answer the row exactly as the hook does in-process.
 async fn hook_objects(config: &str, index: usize, row: &str) -> bool {
     let agent = format!("corpus-{index}");
-    let answer = run_hook_with_env(
-        &["hook", "claude-code", "--config", config, "--agent", &agent],
-        &[("HOME", HOME)],
-        &payload(index, row),
-    )
-    .await;
+    let answer = answered_alike(config, &[("HOME", HOME)], &agent, &payload(index, row)).await;
     let decided = decision(&answer);
     assert_ne!(decided, "allow", "no human can approve here: {row:?}");
     decided == "deny"
@@ -362,6 +352,7 @@ async fn hook_objects(config: &str, index: usize, row: &str) -> bool {
 async fn every_row_decides_the_same_through_the_claude_code_hook() {
     let dir = scratch_dir();
     let config = unreachable_humans(&dir);
+    let _judge = Judge::start(&config, &[("HOME", HOME)], &dir.join("state")).await;
     let corpus = corpus();
     let (dangerous, ordinary) = (dangerous_rows(&corpus), ordinary_rows(&corpus));
     run_rows("hook claude-code", &dangerous, &ordinary, |index, hint| {

@@ -1,6 +1,7 @@
 //! The judge (`safety-dongle judge`) through real processes: hooks asking
-//! a running judge decide exactly as hooks deciding in-process, over the
-//! whole command and write corpora; a judge that cannot be understood is
+//! a running judge decide exactly as hooks deciding in-process (over the
+//! whole command and write corpora: `corpus` and `writes` run every row
+//! both ways through [`answered_alike`]); a judge that cannot be understood is
 //! not asked (the hook decides in-process, the same way); a judge killed
 //! while a human is being asked leaves the call denied and the refusal
 //! audited; blocks hold across both ways of deciding; concurrent hooks
@@ -20,11 +21,9 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::{
-    corpus::command_payloads,
     hook::{bash, decision, unreachable_humans},
     humans::verifier_program,
     support::{dongle_command, scratch_dir},
-    writes::write_payloads,
 };
 
 const IN_PROCESS: &str = "deciding in-process";
@@ -97,14 +96,14 @@ async fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     panic!("still waiting, after a minute, until {what}");
 }
 
-/// A judge this test started, killed when dropped.
-struct Judge {
+/// A judge a test started, killed when dropped.
+pub(super) struct Judge {
     child: tokio::process::Child,
 }
 
 impl Judge {
     /// Starts `judge --config CONFIG` with `env` and waits until it listens.
-    async fn start(config: &str, env: &[(&str, &str)], state: &Path) -> Self {
+    pub(super) async fn start(config: &str, env: &[(&str, &str)], state: &Path) -> Self {
         let child = judged_command(&["judge", "--config", config], env)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -154,56 +153,25 @@ fn comparable(answer: &Value, agent: &str) -> String {
     without_ids(&answer.to_string().replace(agent, "<agent>"))
 }
 
-/// Runs every payload through a warm judge and in-process, four at a
-/// time, each way as its own agent; returns every payload answered
-/// differently, and how many judge calls fell back to deciding in-process.
-async fn both_ways(config: &str, env: &[(&str, &str)], payloads: Vec<Value>) -> (Vec<String>, usize) {
-    let limit = std::sync::Arc::new(tokio::sync::Semaphore::new(4));
-    let mut tasks = tokio::task::JoinSet::new();
-    for (index, payload) in payloads.into_iter().enumerate() {
-        let permit = limit.clone().acquire_owned().await.unwrap();
-        let config = config.to_owned();
-        let env: Vec<(String, String)> =
-            env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
-        tasks.spawn(async move {
-            let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-            let (judged_agent, own_agent) = (format!("j-{index}"), format!("p-{index}"));
-            let judged =
-                hook(&["--config", &config, "--agent", &judged_agent], &env, &payload).await;
-            let own = hook(
-                &["--config", &config, "--agent", &own_agent, "--no-judge"],
-                &env,
-                &payload,
-            )
-            .await;
-            drop(permit);
-            let (a, b) =
-                (comparable(&judged.answer, &judged_agent), comparable(&own.answer, &own_agent));
-            (judged.in_process, (a != b).then(|| format!("{payload}:\n  judge: {a}\n  own:   {b}")))
-        });
-    }
-    let (mut differ, mut fell_back) = (Vec::new(), 0);
-    while let Some(result) = tasks.join_next().await {
-        let (in_process, differs) = result.unwrap();
-        fell_back += usize::from(in_process);
-        differ.extend(differs);
-    }
-    (differ, fell_back)
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_command_and_write_corpora_decide_the_same_through_a_judge_and_in_process() {
-    let dir = scratch_dir();
-    let config = unreachable_humans(&dir);
-    let (commands, home) = command_payloads();
-    let env = [("HOME", home)];
-    let _judge = Judge::start(&config, &env, &dir.join("state")).await;
-    let (differ, fell_back) = both_ways(&config, &env, commands).await;
-    assert!(differ.is_empty(), "{} command rows differ:\n{}", differ.len(), differ.join("\n"));
-    assert_eq!(fell_back, 0, "every command row was decided by the judge");
-    let (differ, fell_back) = both_ways(&config, &env, write_payloads()).await;
-    assert!(differ.is_empty(), "{} write rows differ:\n{}", differ.len(), differ.join("\n"));
-    assert_eq!(fell_back, 0, "every write row was decided by the judge");
+/// The hook's answer to `payload` as `agent`, deciding in-process, after
+/// checking that a warm judge answers it the same (as an agent of its own,
+/// so neither's blocks reach the other).
+pub(super) async fn answered_alike(
+    config: &str,
+    env: &[(&str, &str)],
+    agent: &str,
+    payload: &Value,
+) -> Value {
+    let judged_agent = format!("judged-{agent}");
+    let judged = hook(&["--config", config, "--agent", &judged_agent], env, payload).await;
+    assert!(!judged.in_process, "the judge decides {payload}: {}", judged.stderr);
+    let own = hook(&["--config", config, "--agent", agent, "--no-judge"], env, payload).await;
+    assert_eq!(
+        comparable(&judged.answer, &judged_agent),
+        comparable(&own.answer, agent),
+        "the judge and the hook in-process answer {payload} alike"
+    );
+    own.answer
 }
 
 /// A listener at a dead judge's socket that answers every connection with
@@ -257,7 +225,10 @@ async fn a_judge_that_answers_garbage_another_version_or_nothing_is_not_asked() 
     let cases: [(&str, Vec<u8>); 5] = [
         ("garbage", b"HTTP/1.1 200 OK\r\n\r\n{}".to_vec()),
         ("another version", frame(br#"{"reply":"decided","version":2,"verdict":"defer"}"#)),
-        ("a verdict before taking the call", frame(br#"{"reply":"decided","version":1,"verdict":"defer"}"#)),
+        (
+            "a verdict before taking the call",
+            frame(br#"{"reply":"decided","version":1,"verdict":"defer"}"#),
+        ),
         ("an oversized frame", u32::MAX.to_be_bytes().to_vec()),
         ("nothing", Vec::new()),
     ];
@@ -302,8 +273,12 @@ async fn a_judge_killed_while_a_human_is_asked_leaves_the_call_denied_and_audite
     let asking = tokio::spawn({
         let config = config.to_owned();
         async move {
-            hook(&["--config", &config, "--agent", "pusher"], &[], &bash("k", "git push origin main"))
-                .await
+            hook(
+                &["--config", &config, "--agent", "pusher"],
+                &[],
+                &bash("k", "git push origin main"),
+            )
+            .await
         }
     });
     wait_until("the human is asked", || asked.exists()).await;
@@ -313,13 +288,13 @@ async fn a_judge_killed_while_a_human_is_asked_leaves_the_call_denied_and_audite
     assert!(!answered.in_process, "the judge had taken the call: {}", answered.stderr);
     let reason = answered.answer["hookSpecificOutput"]["permissionDecisionReason"].to_string();
     assert!(reason.contains("judge stopped"), "{reason}");
-    let audit = dongle_command(&["audit", "--config", config, "--agent", "pusher"])
-        .output()
-        .await
-        .unwrap();
+    let audit =
+        dongle_command(&["audit", "--config", config, "--agent", "pusher"]).output().await.unwrap();
     let rows = String::from_utf8_lossy(&audit.stdout);
-    let refusals: Vec<&str> =
-        rows.lines().filter(|row| row.contains("git push origin main") && row.contains("refused")).collect();
+    let refusals: Vec<&str> = rows
+        .lines()
+        .filter(|row| row.contains("git push origin main") && row.contains("refused"))
+        .collect();
     assert_eq!(refusals.len(), 1, "the refusal is audited once:\n{rows}");
 }
 
@@ -396,7 +371,8 @@ async fn eight_concurrent_agents_lose_no_decision_and_no_audit_row() {
         for call in 0..CALLS {
             let marker = format!("# {call}\"");
             let name = format!(" busy-{agent} ");
-            let count = rows.lines().filter(|row| row.contains(&name) && row.contains(&marker)).count();
+            let count =
+                rows.lines().filter(|row| row.contains(&name) && row.contains(&marker)).count();
             assert_eq!(count, 1, "one audit row for busy-{agent} call {call}:\n{rows}");
         }
     }
@@ -415,10 +391,12 @@ fn judges_of(state: &Path) -> Vec<u32> {
         .filter_map(|entry| {
             let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
             let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
-            let args: Vec<String> =
-                cmdline.split(|b| *b == 0).map(|a| String::from_utf8_lossy(a).into_owned()).collect();
-            let is_judge = args.iter().any(|a| a == "judge")
-                && args.iter().any(|a| a.starts_with(&state));
+            let args: Vec<String> = cmdline
+                .split(|b| *b == 0)
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect();
+            let is_judge =
+                args.iter().any(|a| a == "judge") && args.iter().any(|a| a.starts_with(&state));
             let alive = std::fs::read_to_string(entry.path().join("stat"))
                 .is_ok_and(|stat| !stat.contains(") Z "));
             (is_judge && alive).then_some(pid)
@@ -446,7 +424,8 @@ async fn cold_hooks_start_one_judge_that_decides_the_next_calls_and_exits_when_i
         .map(|i| {
             let config = config.clone();
             tokio::spawn(async move {
-                hook(&["--config", &config, "--agent", &format!("cold-{i}")], &[], &bash("c", "ls")).await
+                hook(&["--config", &config, "--agent", &format!("cold-{i}")], &[], &bash("c", "ls"))
+                    .await
             })
         })
         .collect();

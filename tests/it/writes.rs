@@ -29,7 +29,8 @@ use safety_dongle::{
 
 use super::{
     corpus::{default_policy, repo_path},
-    hook::{decision, run_hook_with_env, unreachable_humans},
+    hook::{decision, unreachable_humans},
+    judge::{Judge, answered_alike},
     support::{HttpServer, call, downstream_packages, scratch_dir},
 };
 
@@ -247,32 +248,17 @@ fn every_plant_is_caught_and_every_ordinary_write_continues_in_process() {
     report("the evaluator", &rows, &wrong);
 }
 
-/// The `Write` or `Edit` Claude Code would send for the row, in a project
-/// of its own where the file is as the row says it was.
-fn write_payload(index: usize, row: &Row) -> serde_json::Value {
+/// The hook's answer to a `Write` or `Edit` of the row in its own project
+/// (a warm judge's must be the same).
+async fn hook_objects(config: String, index: usize, row: Row) -> bool {
     let project = scratch_dir().join(format!("project-{index}"));
     let path = row.prepare(&project);
     let (tool, input) = match row.change() {
         Change::Whole(content) => ("Write", json!({"file_path": path, "content": content})),
         _ => ("Edit", json!({"file_path": path, "old_string": row.old, "new_string": row.new})),
     };
-    json!({"session_id": format!("writes-{index}"), "cwd": project, "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input})
-}
-
-/// Every row of the write corpus as the hook payload for it.
-pub(super) fn write_payloads() -> Vec<serde_json::Value> {
-    corpus().iter().enumerate().map(|(index, row)| write_payload(index, row)).collect()
-}
-
-/// The hook's answer to a `Write` or `Edit` of the row in its own project.
-async fn hook_objects(config: String, index: usize, row: Row) -> bool {
-    let payload = write_payload(index, &row);
-    let answer = run_hook_with_env(
-        &["hook", "claude-code", "--config", &config, "--agent", &format!("writer-{index}")],
-        &[],
-        &payload,
-    )
-    .await;
+    let payload = json!({"session_id": format!("writes-{index}"), "cwd": project, "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input});
+    let answer = answered_alike(&config, &[], &format!("writer-{index}"), &payload).await;
     decision(&answer) != "defer"
 }
 
@@ -280,6 +266,7 @@ async fn hook_objects(config: String, index: usize, row: Row) -> bool {
 async fn every_write_decides_the_same_through_the_claude_code_hook() {
     let dir = scratch_dir();
     let config = unreachable_humans(&dir);
+    let _judge = Judge::start(&config, &[], &dir.join("state")).await;
     let rows = corpus();
     let wrong = run_rows(&rows, |index, row| hook_objects(config.clone(), index, row)).await;
     report("hook claude-code", &rows, &wrong);
