@@ -170,6 +170,7 @@ pub fn assemble(config: &Config, start: Start) -> Result<Assembled, AssembleErro
 /// What reloads a judge (`cli::judge`): its policy only, through the same
 /// [`Reloader`] as `serve` (audited, recorded for `status`); a judge
 /// serves no adapters and no downstream servers.
+#[cfg(unix)]
 pub fn policy_reloader(core: Arc<LoopCore>, gate: Arc<Gate>, config: &Config) -> Arc<Reloader> {
     let index = Arc::new(OperationIndex::new(Registry::default()));
     let store = core.store.clone();

@@ -142,49 +142,97 @@ fn decide(
         config
     });
     let agent = args.agent.clone().unwrap_or_else(|| identity::default_agent(harness));
-    // How long a human may be waited for: the deadline, less the margin
-    // kept to answer, less what reading took.
-    let wait_allowed = Duration::from_secs(args.timeout.saturating_sub(MARGIN_SECS))
-        .saturating_sub(started.elapsed());
-    #[cfg(unix)]
+    let asking = Asking { harness, adapter, args, payload: &payload, agent: &agent };
     if let Ok(config) = &config
-        && let Some(setup) = judge_setup(args, config)
-        && payload.len() <= MAX_PAYLOAD_BYTES
+        && let Some(decided) = ask_judge(&asking, config, started, judge_to_start, attempt)
     {
-        use crate::judge::{address, client, wire};
-        let request = wire::Request {
-            version: wire::VERSION,
-            harness,
-            agent: agent.clone(),
-            wait_ms: u64::try_from(wait_allowed.as_millis()).unwrap_or(u64::MAX),
-            stamp: address::freshness(setup.config_file.as_deref(), &config.policies),
-        };
-        match setup.address().map(|at| client::ask(&at, &request, &payload)) {
-            Ok(client::Asked::Decided(verdict)) => return Ok(verdict),
-            Ok(client::Asked::Lost(why)) => {
-                return refuse_lost(harness, adapter, &payload, config, agent, &why, attempt);
-            }
-            Ok(client::Asked::NotAsked { start, why }) => {
-                tracing::debug!(%why, "deciding in-process");
-                if start {
-                    *judge_to_start = Some(setup);
-                }
-            }
-            Err(error) => tracing::debug!(%error, "no judge for this executable"),
-        }
+        return decided;
     }
-    let (call, reading) = adapter.read(&payload)?;
+    let (call, reading) = asking.adapter.read(asking.payload)?;
     let mut config = config.map_err(HookFailure::Config)?;
-    let wait_secs = args.timeout.saturating_sub(MARGIN_SECS);
+    let wait_secs = asking.args.timeout.saturating_sub(MARGIN_SECS);
     config.verifier.approval_timeout_secs = config.verifier.approval_timeout_secs.min(wait_secs);
     let deciding = Deciding::new(Arc::new(build_loop_core(&config)?));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(HookFailure::Runtime)?;
-    let answering =
-        HookCall { harness, agent, answer_by: None, cancelled: CancellationToken::new() };
+    let answering = HookCall {
+        harness: asking.harness,
+        agent: asking.agent.to_owned(),
+        answer_by: None,
+        cancelled: CancellationToken::new(),
+    };
     Ok(runtime.block_on(deciding.decide(&answering, &call, &reading, attempt)))
+}
+
+/// One hook call, read and about to be decided.
+struct Asking<'a> {
+    harness: Harness,
+    adapter: &'static Adapter,
+    args: &'a HookArgs,
+    payload: &'a [u8],
+    agent: &'a str,
+}
+
+/// The judge's decision, or the refusal of a call it took and did not
+/// answer; `None` when no judge decided (then `judge_to_start` is set
+/// when none listens).
+#[cfg(unix)]
+fn ask_judge(
+    asking: &Asking<'_>,
+    config: &crate::config::Config,
+    started: Instant,
+    judge_to_start: &mut Option<JudgeSetup>,
+    attempt: &mut Option<Attempt>,
+) -> Option<Result<Verdict, HookFailure>> {
+    use crate::judge::{address, client, wire};
+    let setup = judge_setup(asking.args, config)?;
+    if asking.payload.len() > MAX_PAYLOAD_BYTES {
+        return None;
+    }
+    // How long a human may be waited for: the deadline, less the margin
+    // kept to answer, less what reading took.
+    let wait_allowed = Duration::from_secs(asking.args.timeout.saturating_sub(MARGIN_SECS))
+        .saturating_sub(started.elapsed());
+    let request = wire::Request {
+        version: wire::VERSION,
+        harness: asking.harness,
+        agent: asking.agent.to_owned(),
+        wait_ms: u64::try_from(wait_allowed.as_millis()).unwrap_or(u64::MAX),
+        stamp: address::freshness(setup.config_file.as_deref(), &config.policies),
+    };
+    let address = match setup.address() {
+        Ok(address) => address,
+        Err(error) => {
+            tracing::debug!(%error, "deciding in-process: no judge for this executable");
+            return None;
+        }
+    };
+    match client::ask(&address, &request, asking.payload) {
+        client::Asked::Decided(verdict) => Some(Ok(verdict)),
+        client::Asked::Lost(why) => Some(refuse_lost(asking, config, &why, attempt)),
+        client::Asked::NotAsked { start, why } => {
+            tracing::debug!(%why, "deciding in-process");
+            if start {
+                *judge_to_start = Some(setup);
+            }
+            None
+        }
+    }
+}
+
+/// No judge on this platform (docs/ARCHITECTURE.md): every call is decided
+/// in-process.
+#[cfg(not(unix))]
+fn ask_judge(
+    _: &Asking<'_>,
+    _: &crate::config::Config,
+    _: Instant,
+    _: &mut Option<JudgeSetup>,
+    _: &mut Option<Attempt>,
+) -> Option<Result<Verdict, HookFailure>> {
+    None
 }
 
 /// The judge this hook asks, unless judges are off (`--no-judge`,
@@ -208,19 +256,16 @@ fn judge_setup(args: &HookArgs, config: &crate::config::Config) -> Option<JudgeS
 /// its decision before it stopped: the refusal is what happened).
 #[cfg(unix)]
 fn refuse_lost(
-    harness: Harness,
-    adapter: &Adapter,
-    payload: &[u8],
+    asking: &Asking<'_>,
     config: &crate::config::Config,
-    agent: String,
     why: &str,
     attempt: &mut Option<Attempt>,
 ) -> Result<Verdict, HookFailure> {
-    let (call, reading) = adapter.read(payload)?;
+    let (call, reading) = asking.adapter.read(asking.payload)?;
     let lost = Attempt {
         core: Arc::new(build_loop_core(config)?),
-        agent,
-        session: session_of(harness, &call),
+        agent: asking.agent.to_owned(),
+        session: session_of(asking.harness, &call),
         action: reading.action,
     };
     lost.audit_refusal();
