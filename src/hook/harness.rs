@@ -33,6 +33,21 @@ named_enum! {
     }
 }
 
+impl Harness {
+    /// The product's own name, for sentences.
+    pub fn product(self) -> &'static str {
+        match self {
+            Self::ClaudeCode => "Claude Code",
+            Self::Codex => "Codex",
+            Self::Copilot => "Copilot",
+            Self::Gemini => "Gemini CLI",
+            Self::Droid => "Droid",
+            Self::Cursor => "Cursor",
+            Self::Opencode => "opencode",
+        }
+    }
+}
+
 /// How the hook speaks one harness.
 #[derive(Debug, Clone, Copy)]
 pub struct Adapter {
