@@ -72,6 +72,18 @@ impl Adapter {
         let reading = reading::read(&self.vocabulary, &call)?;
         Ok((call, reading))
     }
+
+    /// The payload the real harness sent, recorded as
+    /// `tests/fixtures/hook-payloads/HARNESS/CASE.json`, read.
+    #[cfg(test)]
+    pub fn read_recorded(&self, harness: Harness, case: &str) -> (ToolCall, Reading) {
+        let path = format!(
+            "{}/tests/fixtures/hook-payloads/{harness}/{case}.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let payload = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        self.read(&payload).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
 }
 
 impl Harness {
