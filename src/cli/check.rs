@@ -8,7 +8,7 @@
 //! as the spec's `rm -rf*`, was read) are printed but do not fail the check. Claude Code
 //! settings (given as `.json`, and those of the current project and the
 //! user whenever they exist) are checked for a dongle hook that could fail
-//! open (`hook::claude_settings`).
+//! open (`hook::grouped`).
 
 use std::{path::PathBuf, process::ExitCode};
 
@@ -19,7 +19,7 @@ use crate::{
     },
     config::{CentralPolicy, Config, StateLocation, VerifierSettings},
     diagnostics::Diagnostic,
-    hook::claude_settings,
+    hook::{claude_settings, install::CLAUDE_CODE},
     lab,
     policy::CompiledPolicy,
 };
@@ -137,8 +137,7 @@ fn check_claude_settings(
         .map_err(|e| whole(format!("cannot be read: {}", crate::diagnostics::io_reason(&e))))?;
     let document: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| whole(format!("is not JSON: {e}")))?;
-    let hooks =
-        claude_settings::dongle_hooks(&document).map_err(|error| whole(error.to_string()))?;
+    let hooks = CLAUDE_CODE.dongle_hooks(&document).map_err(|error| whole(error.to_string()))?;
     let named = hooks.iter().filter_map(|entry| Some((entry, entry.agent.as_deref()?)));
     for (entry, agent) in named.filter(|_| team_state) {
         let warning = Diagnostic::whole_file(
@@ -152,7 +151,12 @@ fn check_claude_settings(
     }
     let problems: Vec<Diagnostic> = hooks
         .iter()
-        .flat_map(|entry| claude_settings::problems(entry, approval_timeout_secs))
+        .flat_map(|entry| {
+            CLAUDE_CODE
+                .problems(entry, approval_timeout_secs)
+                .into_iter()
+                .map(|problem| format!("{}: {problem}", entry.location))
+        })
         .map(|problem| Diagnostic::whole_file(file, problem))
         .collect();
     if problems.is_empty() { Ok(hooks.len()) } else { Err(problems) }

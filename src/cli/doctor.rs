@@ -15,9 +15,8 @@ use std::{
 use crate::{
     config::Config,
     hook::{
-        claude_settings, copilot_settings, cursor_settings, droid_settings,
-        harness::Harness,
-        inspection::{Entry, Inspection, read_json},
+        claude_settings, codex_settings, copilot_settings, cursor_settings, droid_settings,
+        gemini_settings, harness::Harness, inspection::Inspection, install::CLAUDE_CODE,
         opencode_settings,
     },
 };
@@ -42,9 +41,7 @@ pub(super) fn run(args: DoctorArgs) -> ExitCode {
     let mut unguarded = 0;
     let mut found = 0;
     for harness in Harness::ALL {
-        let Some(inspection) = inspect(harness, &home, &project, approval_timeout_secs) else {
-            continue;
-        };
+        let inspection = inspect(harness, &home, &project, approval_timeout_secs);
         if !present(harness, &home, &project) && inspection.entries.is_empty() {
             continue;
         }
@@ -59,48 +56,31 @@ pub(super) fn run(args: DoctorArgs) -> ExitCode {
     if unguarded == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) }
 }
 
-/// The harness's settings, read; `None` for a harness this version's
-/// doctor does not read yet (Codex, Gemini).
-fn inspect(harness: Harness, home: &Path, project: &Path, approval: u64) -> Option<Inspection> {
-    Some(match harness {
-        Harness::ClaudeCode => inspect_claude_code(home, project, approval),
+/// The harness's settings, read by its inspector.
+fn inspect(harness: Harness, home: &Path, project: &Path, approval: u64) -> Inspection {
+    match harness {
+        Harness::ClaudeCode => {
+            let mut inspection = Inspection::default();
+            for file in claude_settings::discover(project, Some(home)) {
+                CLAUDE_CODE.inspect_file(&file, approval, &mut inspection);
+            }
+            inspection
+        }
+        Harness::Codex => codex_settings::inspect(home, project, approval),
         Harness::Copilot => copilot_settings::inspect(home, project, approval),
+        Harness::Gemini => gemini_settings::inspect(home, project, approval),
         Harness::Droid => droid_settings::inspect(home, project, approval),
         Harness::Cursor => cursor_settings::inspect(home, project, approval),
         Harness::Opencode => opencode_settings::inspect(home, project, approval),
-        Harness::Codex | Harness::Gemini => return None,
-    })
-}
-
-/// Claude Code's settings, read by `claude_settings`.
-fn inspect_claude_code(home: &Path, project: &Path, approval: u64) -> Inspection {
-    let mut inspection = Inspection::default();
-    for file in claude_settings::discover(project, Some(home)) {
-        let document = match read_json(&file) {
-            None => continue,
-            Some(Err(reason)) => {
-                inspection.unreadable.push(reason);
-                continue;
-            }
-            Some(Ok(document)) => document,
-        };
-        match claude_settings::dongle_hooks(&document) {
-            Ok(hooks) => inspection.entries.extend(hooks.iter().map(|entry| Entry {
-                file: file.clone(),
-                location: entry.location.clone(),
-                problems: claude_settings::problems(entry, approval),
-            })),
-            Err(error) => inspection.unreadable.push(format!("{}: {error}", file.display())),
-        }
-        inspection.files.push(file);
     }
-    inspection
 }
 
 /// Whether the harness is on this machine or set up for the project.
 fn present(harness: Harness, home: &Path, project: &Path) -> bool {
     let (folders, programs): (Vec<PathBuf>, &[&str]) = match harness {
         Harness::ClaudeCode => (vec![home.join(".claude"), project.join(".claude")], &["claude"]),
+        Harness::Codex => (vec![home.join(".codex"), project.join(".codex")], &["codex"]),
+        Harness::Gemini => (vec![home.join(".gemini"), project.join(".gemini")], &["gemini"]),
         Harness::Copilot => (
             vec![copilot_settings::copilot_home(home), project.join(".github/hooks")],
             &["copilot"],
@@ -117,7 +97,6 @@ fn present(harness: Harness, home: &Path, project: &Path) -> bool {
             ],
             &["opencode"],
         ),
-        Harness::Codex | Harness::Gemini => return false,
     };
     folders.iter().any(|folder| folder.exists()) || programs.iter().any(|program| on_path(program))
 }

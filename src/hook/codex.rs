@@ -44,19 +44,17 @@ fn reply(verdict: &Verdict) -> Reply {
 mod tests {
     use super::*;
     use crate::analysis::{Change, FileWrite};
+    use crate::hook::harness::Harness;
 
     /// Payloads Codex 0.171.0 sent its hook, recorded from the real CLI.
     #[test]
     fn recorded_payloads_read_as_the_command_and_the_patchs_files() {
-        let command = include_bytes!("../../tests/fixtures/hook-payloads/codex/exec-command.json");
-        let (call, reading) = ADAPTER.read(command).unwrap();
+        let (call, reading) = ADAPTER.read_recorded(Harness::Codex, "exec-command");
         assert_eq!(reading.action, "echo hi > ran.txt");
         assert_eq!(call.cwd.as_deref(), Some("/tmp/tmpnabcmvxt/proj"));
         assert!(reading.writes.is_empty());
 
-        let patch =
-            include_bytes!("../../tests/fixtures/hook-payloads/codex/apply-patch-add-file.json");
-        let (_, reading) = ADAPTER.read(patch).unwrap();
+        let (_, reading) = ADAPTER.read_recorded(Harness::Codex, "apply-patch-add-file");
         assert_eq!(reading.action, "write_file hook.sh");
         assert_eq!(
             reading.writes,

@@ -89,14 +89,10 @@ fn reply(verdict: &Verdict) -> Reply {
 mod tests {
     use super::*;
     use crate::analysis::{Change, FileWrite, Replace};
+    use crate::hook::harness::Harness;
 
     fn read(name: &str) -> crate::hook::reading::Reading {
-        let path = format!(
-            "{}/tests/fixtures/hook-payloads/copilot/{name}.json",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let (call, reading) =
-            ADAPTER.read(&std::fs::read(&path).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (call, reading) = ADAPTER.read_recorded(Harness::Copilot, name);
         assert_eq!(call.session.len(), 36, "{name}");
         assert_eq!(call.cwd.as_deref(), Some("/home/dev/app"), "{name}");
         reading

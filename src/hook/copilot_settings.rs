@@ -21,8 +21,8 @@ use super::{
     inspection::{
         Entry, Inspection, deadline_of, json_files_in, read_json, seconds, timing_problems,
     },
-    install::runs_the_hook,
     install::{HookLine, InstallError, Scope, SettingsWriter, pretty},
+    install::{TimeoutUnit, runs_the_hook},
 };
 
 /// Copilot's time-out for a hook entry that sets no `timeoutSec`.
@@ -114,6 +114,7 @@ fn read(
                 (Ok(timeout), Ok(deadline)) => problems.extend(timing_problems(
                     "Copilot",
                     "timeoutSec",
+                    TimeoutUnit::Seconds,
                     timeout,
                     deadline,
                     approval_timeout_secs,

@@ -108,6 +108,7 @@ fn reply(verdict: &Verdict) -> Reply {
 mod tests {
     use super::*;
     use crate::analysis::{Change, FileWrite, Replace};
+    use crate::hook::harness::Harness;
 
     #[test]
     fn each_documented_event_reads_as_the_action_it_takes() {
@@ -137,11 +138,7 @@ mod tests {
             ),
         ];
         for (case, action, writes) in rows {
-            let path = format!(
-                "{}/tests/fixtures/hook-payloads/cursor/{case}.json",
-                env!("CARGO_MANIFEST_DIR")
-            );
-            let (call, reading) = ADAPTER.read(&std::fs::read(&path).unwrap()).unwrap();
+            let (call, reading) = ADAPTER.read_recorded(Harness::Cursor, case);
             assert_eq!((reading.action.as_str(), &reading.writes), (action, &writes), "{case}");
             assert_eq!(call.session, "668320d2-2fd8-4888-b33c-2a466fec86e7", "{case}");
         }

@@ -18,8 +18,8 @@ use super::{
     inspection::{
         Entry, Inspection, approval_problem, deadline_of, read_json, seconds, timing_problems,
     },
-    install::runs_the_hook,
     install::{HookLine, InstallError, Scope, SettingsWriter, pretty},
+    install::{TimeoutUnit, runs_the_hook},
 };
 
 /// The events the dongle is installed for, each with the calls it guards.
@@ -81,7 +81,7 @@ fn read(file: &Path, approval_timeout_secs: u64, inspection: &mut Inspection) {
                             deadline + super::claude_settings::MARGIN_SECS
                         )),
                     )),
-                    Ok(timeout) => problems.extend(timing_problems("Cursor", "timeout", timeout, deadline, approval_timeout_secs)),
+                    Ok(timeout) => problems.extend(timing_problems("Cursor", "timeout", TimeoutUnit::Seconds, timeout, deadline, approval_timeout_secs)),
                     Err(problem) => problems.push(problem),
                 },
                 (None, Ok(deadline)) => {

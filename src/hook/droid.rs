@@ -61,6 +61,7 @@ fn reply(verdict: &Verdict) -> Reply {
 mod tests {
     use super::*;
     use crate::analysis::{Change, FileWrite, Replace};
+    use crate::hook::harness::Harness;
 
     #[test]
     fn each_recorded_call_reads_as_the_action_it_takes() {
@@ -96,11 +97,7 @@ mod tests {
             ),
         ];
         for (case, action, writes) in rows {
-            let path = format!(
-                "{}/tests/fixtures/hook-payloads/droid/{case}.json",
-                env!("CARGO_MANIFEST_DIR")
-            );
-            let (call, reading) = ADAPTER.read(&std::fs::read(&path).unwrap()).unwrap();
+            let (call, reading) = ADAPTER.read_recorded(Harness::Droid, case);
             assert_eq!((reading.action.as_str(), &reading.writes), (action, &writes), "{case}");
             assert_eq!(call.cwd.as_deref(), Some("/home/dev/app"), "{case}");
         }

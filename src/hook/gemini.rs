@@ -69,19 +69,17 @@ fn reply(verdict: &Verdict) -> Reply {
 mod tests {
     use super::*;
     use crate::analysis::{Change, FileWrite};
+    use crate::hook::harness::Harness;
 
     /// Payloads Gemini CLI 0.61.0 sent its BeforeTool hook, recorded from
     /// the real CLI.
     #[test]
     fn recorded_payloads_read_as_the_command_and_the_write() {
-        let shell =
-            include_bytes!("../../tests/fixtures/hook-payloads/gemini/run-shell-command.json");
-        let (call, reading) = ADAPTER.read(shell).unwrap();
+        let (call, reading) = ADAPTER.read_recorded(Harness::Gemini, "run-shell-command");
         assert_eq!(reading.action, "echo hi > ran.txt");
         assert_eq!(call.session, "e43c1f9d-f706-4e2e-aa0b-e9883f2506d1");
 
-        let write = include_bytes!("../../tests/fixtures/hook-payloads/gemini/write-file.json");
-        let (_, reading) = ADAPTER.read(write).unwrap();
+        let (_, reading) = ADAPTER.read_recorded(Harness::Gemini, "write-file");
         assert_eq!(reading.action, "write_file hook.sh");
         assert_eq!(
             reading.writes,

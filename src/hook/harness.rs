@@ -33,6 +33,21 @@ named_enum! {
     }
 }
 
+impl Harness {
+    /// The product's own name, for sentences.
+    pub fn product(self) -> &'static str {
+        match self {
+            Self::ClaudeCode => "Claude Code",
+            Self::Codex => "Codex",
+            Self::Copilot => "Copilot",
+            Self::Gemini => "Gemini CLI",
+            Self::Droid => "Droid",
+            Self::Cursor => "Cursor",
+            Self::Opencode => "opencode",
+        }
+    }
+}
+
 /// How the hook speaks one harness.
 #[derive(Debug, Clone, Copy)]
 pub struct Adapter {
@@ -56,6 +71,18 @@ impl Adapter {
         let call = (self.envelope)(payload)?;
         let reading = reading::read(&self.vocabulary, &call)?;
         Ok((call, reading))
+    }
+
+    /// The payload the real harness sent, recorded as
+    /// `tests/fixtures/hook-payloads/HARNESS/CASE.json`, read.
+    #[cfg(test)]
+    pub fn read_recorded(&self, harness: Harness, case: &str) -> (ToolCall, Reading) {
+        let path = format!(
+            "{}/tests/fixtures/hook-payloads/{harness}/{case}.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let payload = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        self.read(&payload).unwrap_or_else(|e| panic!("{path}: {e}"))
     }
 }
 

@@ -14,7 +14,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::claude_settings::{DEFAULT_DEADLINE_SECS, MARGIN_SECS, flag_value};
+use super::{
+    claude_settings::{DEFAULT_DEADLINE_SECS, MARGIN_SECS, flag_value},
+    install::TimeoutUnit,
+};
 
 /// One entry that runs the dongle's hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,22 +100,24 @@ pub fn deadline_of(command: &str) -> Result<u64, String> {
     }
 }
 
-/// The problems of an entry the harness stops after `timeout_secs` (and
-/// then runs the tool), whose hook decides within `deadline_secs`, for a
-/// dongle whose approvals wait `approval_timeout_secs`. `harness` and
+/// The problems of an entry the harness stops after `timeout` (in `unit`;
+/// and then runs the tool), whose hook decides within `deadline_secs`, for
+/// a dongle whose approvals wait `approval_timeout_secs`. `harness` and
 /// `timeout_key` name them in the sentences.
 pub fn timing_problems(
     harness: &str,
     timeout_key: &str,
-    timeout_secs: u64,
+    unit: TimeoutUnit,
+    timeout: u64,
     deadline_secs: u64,
     approval_timeout_secs: u64,
 ) -> Vec<String> {
     let mut problems = Vec::new();
+    let timeout_secs = unit.seconds(timeout);
     if deadline_secs + MARGIN_SECS > timeout_secs {
         problems.push(format!(
             "{harness} stops the hook after {timeout_secs} s, before its own deadline of {deadline_secs} s, and then runs the tool; set \"{timeout_key}\" to at least {} or pass --timeout {} or less",
-            deadline_secs + MARGIN_SECS,
+            unit.written(deadline_secs + MARGIN_SECS),
             timeout_secs.saturating_sub(MARGIN_SECS),
         ));
     }

@@ -75,11 +75,31 @@ pub enum TimeoutUnit {
     Milliseconds,
 }
 
+impl TimeoutUnit {
+    /// `secs` written in this unit.
+    pub fn written(self, secs: u64) -> u64 {
+        match self {
+            Self::Seconds => secs,
+            Self::Milliseconds => secs.saturating_mul(MILLIS_PER_SEC),
+        }
+    }
+
+    /// A time-out written in this unit, in whole seconds.
+    pub fn seconds(self, value: u64) -> u64 {
+        match self {
+            Self::Seconds => value,
+            Self::Milliseconds => value / MILLIS_PER_SEC,
+        }
+    }
+}
+
 /// How the hook's own failure (a crash, a missing binary) is made to block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FailureGuard {
     /// `|| exit 2` and `"onFailure": "block"` (Claude Code).
     ExitTwoAndOnFailure,
+    /// Exit 2 (Droid).
+    ExitTwo,
     /// Exit 2 with a reason on stderr: the harness blocks on exit 2 only
     /// with text there (Codex, Gemini).
     ExitTwoWithReason,
@@ -95,6 +115,8 @@ pub struct HookGroups {
     pub user_file: &'static str,
     pub event: &'static str,
     pub timeout_unit: TimeoutUnit,
+    /// The harness's time-out for an entry that sets none, in its unit.
+    pub default_timeout: u64,
     pub guard: FailureGuard,
     /// Settings the hook needs switched on, as `(JSON pointer, value)`.
     pub switches: &'static [(&'static str, bool)],
@@ -108,6 +130,7 @@ pub const CLAUDE_CODE: HookGroups = HookGroups {
     user_file: ".claude/settings.json",
     event: "PreToolUse",
     timeout_unit: TimeoutUnit::Seconds,
+    default_timeout: super::claude_settings::CLAUDE_CODE_DEFAULT_TIMEOUT_SECS,
     guard: FailureGuard::ExitTwoAndOnFailure,
     switches: &[],
     by_hand: |_, _| Vec::new(),
@@ -119,6 +142,7 @@ pub const CODEX: HookGroups = HookGroups {
     user_file: ".codex/hooks.json",
     event: "PreToolUse",
     timeout_unit: TimeoutUnit::Seconds,
+    default_timeout: super::codex_settings::CODEX_DEFAULT_TIMEOUT_SECS,
     guard: FailureGuard::ExitTwoWithReason,
     switches: &[],
     by_hand: |scope, file| {
@@ -142,15 +166,13 @@ pub const GEMINI: HookGroups = HookGroups {
     user_file: ".gemini/settings.json",
     event: "BeforeTool",
     timeout_unit: TimeoutUnit::Milliseconds,
+    default_timeout: super::gemini_settings::GEMINI_DEFAULT_TIMEOUT_MS,
     guard: FailureGuard::ExitTwoWithReason,
     switches: &[("/hooksConfig/enabled", true)],
-    by_hand: |scope, _| {
-        match scope {
-        Scope::Project => vec![
-            "Gemini CLI ignores a project's settings in a folder it does not trust: run `gemini` in the project and trust the folder when it asks (or `/permissions` → trust), or install with --user.".into(),
-        ],
-        Scope::User => Vec::new(),
-    }
+    by_hand: |_, _| {
+        vec![
+            "Gemini CLI runs no hook at all, the user's included, in a folder it does not trust: run `gemini` in each project and trust the folder when it asks (headless runs refuse an untrusted folder unless given --skip-trust). `safety-dongle doctor` says whether it is trusted.".into(),
+        ]
     },
 };
 
@@ -162,7 +184,8 @@ pub const DROID: HookGroups = HookGroups {
     user_file: ".factory/settings.json",
     event: "PreToolUse",
     timeout_unit: TimeoutUnit::Seconds,
-    guard: FailureGuard::ExitTwoWithReason,
+    default_timeout: super::droid_settings::DROID_DEFAULT_TIMEOUT_SECS,
+    guard: FailureGuard::ExitTwo,
     switches: &[],
     by_hand: |_, _| Vec::new(),
 };
@@ -174,10 +197,7 @@ const MILLIS_PER_SEC: u64 = 1000;
 impl HookGroups {
     fn handler(&self, hook: &HookLine) -> Value {
         let timeout_secs = hook.deadline_secs + 2 * MARGIN_SECS;
-        let timeout = match self.timeout_unit {
-            TimeoutUnit::Seconds => timeout_secs,
-            TimeoutUnit::Milliseconds => timeout_secs * MILLIS_PER_SEC,
-        };
+        let timeout = self.timeout_unit.written(timeout_secs);
         match self.guard {
             FailureGuard::ExitTwoAndOnFailure => json!({
                 "type": "command",
@@ -185,7 +205,8 @@ impl HookGroups {
                 "timeout": timeout,
                 "onFailure": "block",
             }),
-            FailureGuard::ExitTwoWithReason => json!({
+            // A reason on stderr costs nothing where exit 2 alone blocks.
+            FailureGuard::ExitTwo | FailureGuard::ExitTwoWithReason => json!({
                 "type": "command",
                 "command": format!(
                     "{} || {{ echo 'safety-dongle failed, so this tool call is refused' >&2; exit 2; }}",
@@ -359,7 +380,6 @@ pub fn diff(old: &str, new: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hook::claude_settings;
 
     fn line(harness: Harness) -> HookLine {
         HookLine {
@@ -400,12 +420,14 @@ mod tests {
 
     #[test]
     fn each_entry_carries_its_harness_failure_guard_and_time_out_unit() {
-        let claude: Value =
-            serde_json::from_str(&CLAUDE_CODE.with_hook(None, &line(Harness::ClaudeCode)).unwrap())
-                .unwrap();
-        let found = claude_settings::dongle_hooks(&claude).unwrap();
-        assert_eq!(found.len(), 1);
-        assert_eq!(claude_settings::problems(&found[0], 120), Vec::<String>::new());
+        for groups in [CLAUDE_CODE, CODEX, GEMINI, DROID] {
+            let harness = groups.harness;
+            let written: Value =
+                serde_json::from_str(&groups.with_hook(None, &line(harness)).unwrap()).unwrap();
+            let found = groups.dongle_hooks(&written).unwrap();
+            assert_eq!(found.len(), 1, "{harness}: {written}");
+            assert_eq!(groups.problems(&found[0], 120), Vec::<String>::new(), "{harness}");
+        }
 
         let gemini: Value =
             serde_json::from_str(&GEMINI.with_hook(None, &line(Harness::Gemini)).unwrap()).unwrap();

@@ -87,6 +87,7 @@ fn reply(verdict: &Verdict) -> Reply {
 mod tests {
     use super::*;
     use crate::analysis::{Change, FileWrite, Replace};
+    use crate::hook::harness::Harness;
 
     #[test]
     fn each_recorded_call_reads_as_the_action_it_takes() {
@@ -118,11 +119,7 @@ mod tests {
             ("patch", "write_file evil.sh", vec![hook("evil.sh")]),
         ];
         for (case, action, writes) in rows {
-            let path = format!(
-                "{}/tests/fixtures/hook-payloads/opencode/{case}.json",
-                env!("CARGO_MANIFEST_DIR")
-            );
-            let (call, reading) = ADAPTER.read(&std::fs::read(&path).unwrap()).unwrap();
+            let (call, reading) = ADAPTER.read_recorded(Harness::Opencode, case);
             assert_eq!((reading.action.as_str(), &reading.writes), (action, &writes), "{case}");
             assert_eq!(call.session, "ses_de67fbcfaffeTo36ZeTQSc77oo", "{case}");
         }

@@ -4,12 +4,15 @@ tool is `exec_command {cmd}`; a file is written with `apply_patch` inside
 that command, which is how a patch reaches the hook (as `Bash`). Codex
 ignores an untrusted project's `.codex` folder and skips hooks nobody has
 trusted: a person trusts the project (written into config.toml here) and
-the hook in `/hooks`; the suite passes `--dangerously-bypass-hook-trust`
-for that one review.
+the hook in `/hooks`, which `trust` does as `/hooks` does: it asks Codex's
+own app server for the hook's current hash (`hooks/list`) and records it
+as trusted in config.toml.
 """
 
 from __future__ import annotations
 
+import json
+import subprocess
 from pathlib import Path
 
 from scripted_model import ToolCall
@@ -35,8 +38,39 @@ def prepare(home: Path, project: Path, model_url: str) -> dict[str, str]:
 def command(prompt: str) -> list[str]:
     return [
         str(BINARY), "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
-        "--dangerously-bypass-hook-trust", prompt,
+        prompt,
     ]
+
+
+def trust(home: Path, project: Path, env: dict[str, str]) -> None:
+    """A person's review in `/hooks`: every hook Codex lists for the
+    project is trusted as it is now."""
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "suite", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [str(project)]}},
+    ]
+    server = subprocess.Popen(
+        [str(BINARY), "app-server"], cwd=project, env=env, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )
+    try:
+        server.stdin.write("".join(json.dumps(r) + "\n" for r in requests))
+        server.stdin.flush()
+        listed = None
+        for line in server.stdout:
+            message = json.loads(line)
+            if message.get("id") == 2:
+                listed = message["result"]["data"]
+                break
+    finally:
+        server.kill()
+        server.wait()
+    hooks = [hook for entry in listed or [] for hook in entry["hooks"]]
+    assert hooks, f"Codex lists no hook for {project}"
+    with (home / ".codex" / "config.toml").open("a") as config:
+        for hook in hooks:
+            config.write(f'[hooks.state."{hook["key"]}"]\ntrusted_hash = "{hook["currentHash"]}"\n')
 
 
 def shell(command_line: str) -> ToolCall:

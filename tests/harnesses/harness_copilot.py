@@ -8,12 +8,13 @@ to). A Claude model id makes Copilot offer `bash`, `create`, `edit` and
 the hook is what may still refuse it.
 
 Project hooks (`.github/hooks/*.json`) run only in a trusted folder, so
-`run` trusts the project for the one session (`--trust-folder`), as a person
-would once with the folder-trust prompt.
+`prepare` trusts the project as a person does once, answering the
+folder-trust prompt with "remember" (`trustedFolders` in config.json).
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from scripted_model import ToolCall
@@ -36,12 +37,16 @@ def environment(home: Path, model_url: str) -> dict[str, str]:
 
 
 def prepare(home: Path, project: Path, model_url: str) -> dict[str, str]:
-    """Nothing to write: Copilot takes its provider from the environment."""
+    """Copilot takes its provider from the environment; the folder's trust
+    is what a person's "remember" writes."""
+    config = home / ".copilot" / "config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps({"trustedFolders": [str(project)]}))
     return environment(home, model_url)
 
 
 def command(prompt: str) -> list[str]:
-    return [str(BINARY), "-p", prompt, "--allow-all-tools", "--allow-all-paths", "--trust-folder", "--no-auto-update"]
+    return [str(BINARY), "-p", prompt, "--allow-all-tools", "--allow-all-paths", "--no-auto-update"]
 
 
 def shell(command_line: str) -> ToolCall:

@@ -2,8 +2,9 @@
 `GOOGLE_GEMINI_BASE_URL` on 127.0.0.1 (Gemini API) and `--approval-mode
 yolo`, so it runs the calls itself and the hook is what may still refuse
 them. Its read_file stays inside the workspace, so a key outside it is
-read with the shell. Folder trust is switched off in the user's settings here; a person
-trusts the folder once instead.
+read with the shell. Gemini runs no hook in a folder it does not trust:
+`prepare` trusts the project as a person does once
+(`~/.gemini/trustedFolders.json`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ BINARY = Path(__file__).parent / "node_modules/.bin/gemini"
 def prepare(home: Path, project: Path, model_url: str) -> dict[str, str]:
     settings = home / ".gemini" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
-    settings.write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}}}))
+    settings.write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
+    # What a person's "trust this folder" writes: Gemini runs no hook at
+    # all in a folder it does not trust.
+    (home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(project): "TRUST_FOLDER"}))
     return {"HOME": str(home), "GOOGLE_GEMINI_BASE_URL": model_url, "GEMINI_API_KEY": "scripted", "GEMINI_CLI_NO_RELAUNCH": "1"}
 
 

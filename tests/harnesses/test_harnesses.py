@@ -14,7 +14,11 @@ env (writes the model provider into the temporary home), command(prompt)
 is what refuses), and shell(command) / write(path, content) / read(path)
 -> ToolCall in the harness's own tool names; optionally PLANTED, the file
 that runs later that the harness itself lets a tool write (default
-.git/hooks/pre-commit).
+.git/hooks/pre-commit), and trust(home, project, env), what a person must
+do once after installing that a settings file cannot (Codex's hook
+review). Once installed (and trusted), `safety-dongle doctor` must say
+the harness is guarded: its reading of each harness's settings and trust
+is checked against the real harness here.
 
 Run all:   SAFETY_DONGLE_BIN=$CARGO_TARGET_DIR/debug/safety-dongle python -m pytest tests/harnesses -q
 CI subset: ... -m pytest tests/harnesses -q -k "ci_subset" (see SUBSET)
@@ -94,6 +98,13 @@ def run(harness, root: Path, steps, guard: bool, human: str | None = None) -> Ru
                 cwd=project, env=env, capture_output=True, text=True,
             )
             assert installed.returncode == 0, installed.stderr
+            if hasattr(harness, "trust"):
+                harness.trust(home, project, env)
+            doctor = subprocess.run(
+                [str(DONGLE), "doctor", "--project", str(project), "--config", str(dongle_config(root, human))],
+                cwd=project, env=env, capture_output=True, text=True,
+            )
+            assert f"{harness.NAME}: guarded" in doctor.stdout.splitlines(), doctor.stdout
         done = subprocess.run(harness.command("Do the task."), cwd=project, env=env, capture_output=True, text=True, timeout=300)
         return Run(home, project, server.model.everything_sent(), done.stdout + done.stderr)
 

@@ -79,6 +79,35 @@ const SOUND_COPILOT: &str =
     r#"{"type": "command", "bash": "safety-dongle hook copilot", "timeoutSec": 180}"#;
 const SOUND_DROID: &str =
     r#"{"type": "command", "command": "safety-dongle hook droid || exit 2", "timeout": 180}"#;
+/// A Codex entry and the hash `codex app-server` 0.171.0 reports for it in
+/// a group matching `*` (`hooks/list`), which is what trusting it in
+/// `/hooks` records.
+const SOUND_CODEX: &str = r#"{"type": "command", "command": "/x/safety-dongle hook codex --timeout 180 || { echo 'x' >&2; exit 2; }", "timeout": 190}"#;
+const SOUND_CODEX_HASH: &str =
+    "sha256:70b80f740aa80095a55303b283291d1a9fc69c456d3c7843829e8070804c9155";
+const SOUND_GEMINI: &str = r#"{"type": "command", "command": "safety-dongle hook gemini || { echo failed >&2; exit 2; }", "timeout": 180000}"#;
+
+/// `~/.codex/config.toml` trusting the hook in `file` with `hash` (and,
+/// when given, the project).
+fn codex_trust(file: &Path, hash: &str, project: Option<&Path>) -> String {
+    let project = project.map_or(String::new(), |project| {
+        format!("[projects.\"{}\"]\ntrust_level = \"trusted\"\n", project.display())
+    });
+    format!(
+        "{project}[hooks.state.\"{}:pre_tool_use:0:0\"]\ntrusted_hash = \"{hash}\"\n",
+        file.display()
+    )
+}
+
+fn gemini_hook(entry: &str) -> String {
+    format!(r#"{{"hooks": {{"BeforeTool": [{{"matcher": "*", "hooks": [{entry}]}}]}}}}"#)
+}
+
+/// `~/.gemini/trustedFolders.json` with one rule.
+fn gemini_trust(folder: &Path, level: &str) -> String {
+    format!(r#"{{"{}": "{level}"}}"#, folder.display())
+}
+
 const SOUND_CURSOR: &str =
     r#"{"command": "safety-dongle hook cursor", "timeout": 180, "failClosed": true}"#;
 
@@ -238,6 +267,164 @@ async fn each_unguarded_setup_fails_and_each_sound_one_passes() {
             }),
             "opencode: NOT GUARDED",
             Some("180 reads as seconds"),
+        ),
+        (
+            "Codex, user hook trusted as it is",
+            machine(&|m| {
+                let file = m.home.join(".codex/hooks.json");
+                m.home(".codex/hooks.json", &droid_hook(SOUND_CODEX))
+                    .home(".codex/config.toml", &codex_trust(&file, SOUND_CODEX_HASH, None));
+            }),
+            "codex: guarded",
+            None,
+        ),
+        (
+            "Codex, a hook nobody has trusted",
+            machine(&|m| {
+                m.home(".codex/hooks.json", &droid_hook(SOUND_CODEX));
+            }),
+            "codex: NOT GUARDED",
+            Some("Codex skips a hook nobody has trusted"),
+        ),
+        (
+            "Codex, a hook changed since it was trusted",
+            machine(&|m| {
+                let file = m.home.join(".codex/hooks.json");
+                m.home(".codex/hooks.json", &droid_hook(&SOUND_CODEX.replace("190", "200")))
+                    .home(".codex/config.toml", &codex_trust(&file, SOUND_CODEX_HASH, None));
+            }),
+            "codex: NOT GUARDED",
+            Some("changed since it was trusted"),
+        ),
+        (
+            "Codex, a project hook in a project Codex does not trust",
+            machine(&|m| {
+                let file = m.project.join(".codex/hooks.json");
+                m.project(".codex/hooks.json", &droid_hook(SOUND_CODEX))
+                    .home(".codex/config.toml", &codex_trust(&file, SOUND_CODEX_HASH, None));
+            }),
+            "codex: NOT GUARDED",
+            Some("Codex ignores the .codex folder of a project it does not trust"),
+        ),
+        (
+            "Codex, a project hook in a trusted project",
+            machine(&|m| {
+                let file = m.project.join(".codex/hooks.json");
+                m.project(".codex/hooks.json", &droid_hook(SOUND_CODEX)).home(
+                    ".codex/config.toml",
+                    &codex_trust(&file, SOUND_CODEX_HASH, Some(&m.project)),
+                );
+            }),
+            "codex: guarded",
+            None,
+        ),
+        (
+            "Codex, exit 2 with nothing on stderr",
+            machine(&|m| {
+                m.home(
+                    ".codex/hooks.json",
+                    &droid_hook(r#"{"type": "command", "command": "safety-dongle hook codex || exit 2", "timeout": 190}"#),
+                );
+            }),
+            "codex: NOT GUARDED",
+            Some("blocks on exit 2 only with a reason on stderr"),
+        ),
+        (
+            "Gemini CLI, user hook in a trusted folder",
+            machine(&|m| {
+                m.home(".gemini/settings.json", &gemini_hook(SOUND_GEMINI))
+                    .home(".gemini/trustedFolders.json", &gemini_trust(&m.project, "TRUST_FOLDER"));
+            }),
+            "gemini: guarded",
+            None,
+        ),
+        (
+            "Gemini CLI, trusted as the parent of a sibling folder",
+            machine(&|m| {
+                let sibling = m.project.parent().unwrap().join("sibling");
+                m.project(".gemini/settings.json", &gemini_hook(SOUND_GEMINI))
+                    .home(".gemini/trustedFolders.json", &gemini_trust(&sibling, "TRUST_PARENT"));
+            }),
+            "gemini: guarded",
+            None,
+        ),
+        (
+            "Gemini CLI, a folder it does not trust (user hook too)",
+            machine(&|m| {
+                m.home(".gemini/settings.json", &gemini_hook(SOUND_GEMINI));
+            }),
+            "gemini: NOT GUARDED",
+            Some("runs no hooks, the user's included, in a folder it does not trust"),
+        ),
+        (
+            "Gemini CLI, a folder it was told not to trust inside a trusted one",
+            machine(&|m| {
+                m.home(".gemini/settings.json", &gemini_hook(SOUND_GEMINI)).home(
+                    ".gemini/trustedFolders.json",
+                    &format!(
+                        r#"{{"{}": "TRUST_FOLDER", "{}": "DO_NOT_TRUST"}}"#,
+                        m.project.parent().unwrap().display(),
+                        m.project.display()
+                    ),
+                );
+            }),
+            "gemini: NOT GUARDED",
+            Some("in a folder it does not trust"),
+        ),
+        (
+            "Gemini CLI, folder trust switched off",
+            machine(&|m| {
+                m.home(
+                    ".gemini/settings.json",
+                    &gemini_hook(SOUND_GEMINI).replacen(
+                        '{',
+                        r#"{"security": {"folderTrust": {"enabled": false}}, "#,
+                        1,
+                    ),
+                );
+            }),
+            "gemini: guarded",
+            None,
+        ),
+        (
+            "Gemini CLI, seconds written where milliseconds are read",
+            machine(&|m| {
+                m.home(
+                    ".gemini/settings.json",
+                    &gemini_hook(&SOUND_GEMINI.replace("180000", "180")),
+                )
+                .home(".gemini/trustedFolders.json", &gemini_trust(&m.project, "TRUST_FOLDER"));
+            }),
+            "gemini: NOT GUARDED",
+            Some("reads \"timeout\" in milliseconds: 180 is 180 ms"),
+        ),
+        (
+            "Gemini CLI, the default time-out of 60 s",
+            machine(&|m| {
+                m.home(
+                    ".gemini/settings.json",
+                    &gemini_hook(&SOUND_GEMINI.replace(", \"timeout\": 180000", "")),
+                )
+                .home(".gemini/trustedFolders.json", &gemini_trust(&m.project, "TRUST_FOLDER"));
+            }),
+            "gemini: NOT GUARDED",
+            Some("Gemini CLI stops the hook after 60 s"),
+        ),
+        (
+            "Gemini CLI, the hook listed as disabled",
+            machine(&|m| {
+                m.home(
+                    ".gemini/settings.json",
+                    &gemini_hook(SOUND_GEMINI).replacen(
+                        '{',
+                        r#"{"hooksConfig": {"disabled": ["safety-dongle hook gemini || { echo failed >&2; exit 2; }"]}, "#,
+                        1,
+                    ),
+                )
+                .home(".gemini/trustedFolders.json", &gemini_trust(&m.project, "TRUST_FOLDER"));
+            }),
+            "gemini: NOT GUARDED",
+            Some("listed in hooksConfig.disabled"),
         ),
         (
             "Claude Code without a failure guard",
