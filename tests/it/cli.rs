@@ -249,6 +249,7 @@ async fn code_shown_by_a_copy_in(
     let mut command = tokio::process::Command::new(dongle_dir.join("safety-dongle"));
     command
         .args(["hook", "claude-code", "--config", config.to_str().unwrap(), "--agent", agent])
+        .env(safety_dongle::judge::NO_JUDGE_ENV, "1")
         .env("PATH", path);
     let output = {
         use tokio::io::AsyncWriteExt;
