@@ -284,8 +284,9 @@ fn cold(build: &Build) {
     );
 }
 
-/// 1,000 calls from 8 concurrent agents through one warm judge: every
-/// answer checked, every audit row counted.
+/// 1,000 calls from 8 concurrent hook callers (each call its own agent
+/// name) through one warm judge: every answer checked, every audit row
+/// counted.
 fn concurrent(build: &Build) {
     let data = bench_folder("hook-bench-concurrent");
     let (_judge, _) = Judge::start(build, &data);
@@ -301,7 +302,9 @@ fn concurrent(build: &Build) {
                         .map(|call| {
                             let payload =
                                 bash(&format!("cargo test # {call}"), &format!("{agent}-{call}"));
-                            let name = format!("concurrent-{agent}");
+                            // An agent a call, as in `call`: the step budget is
+                            // not what is measured.
+                            let name = format!("concurrent-{agent}-{call}");
                             call_as(build, data, &payload, Judging::Allowed, &name, "{}")
                         })
                         .collect::<Vec<_>>()
