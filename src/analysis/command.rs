@@ -190,9 +190,36 @@ impl Command {
             if searcher && matches!(word.as_str(), "-e" | "-f" | "--regexp" | "--file") {
                 pattern_given = true;
             }
-            for flag in split_short_flags(&self.program, word) {
+            let grammar = options::of(&self.program, self.subcommand());
+            let (flags, value) = match grammar {
+                Some(grammar) => {
+                    let next = words.peek().map(|w| w.as_str());
+                    let long_takes_next = word
+                        .strip_prefix("--")
+                        .is_some_and(|name| grammar.long_takes_next(name, next));
+                    read_option(grammar, word, || words.next().cloned(), long_takes_next)
+                }
+                None => (split_short_flags(&self.program, word), None),
+            };
+            for flag in flags {
                 let canonical = canonical_flag(&self.program, self.subcommand(), &flag);
                 self.flags.push(canonical);
+            }
+            match value {
+                Some(OptionValue::Glued(value)) => self.flag_values.push(normalize_path(&value)),
+                // A value in a word of its own stays among the arguments
+                // rules' globs see (`curl -H "X-Token: $TOKEN"`), except
+                // where the first argument is the subcommand (the cloud
+                // CLIs: `aws --profile dev s3 ls`), which it is not.
+                Some(OptionValue::NextWord(value))
+                    if grammar.is_some_and(|g| g.unlisted == options::Unlisted::Flag) =>
+                {
+                    self.positionals.push(normalize_path(&value))
+                }
+                Some(OptionValue::NextWord(value)) => {
+                    self.flag_values.push(normalize_path(&value))
+                }
+                None => {}
             }
         }
         if self.program == "git" && self.subcommand() == Some("push") && git_push_forces(&self.argv)

@@ -52,6 +52,7 @@ const NO_OPTIONS: Grammar = Grammar {
     long: &[],
     abbreviates: false,
     stops_at_positional: true,
+    unlisted: options::Unlisted::Flag,
 };
 const DOAS: Grammar = Grammar { short_values: "uC", ..NO_OPTIONS };
 const PKEXEC: Grammar = Grammar {
@@ -426,6 +427,7 @@ fn su_script(argv: &[String]) -> Option<String> {
         long: &SU_LONG,
         abbreviates: true,
         stops_at_positional: false,
+        unlisted: options::Unlisted::Flag,
     };
     grammar.parse(argv.get(1..).unwrap_or_default()).value("-c").map(str::to_owned)
 }
