@@ -7,7 +7,10 @@
 //! on, are set apart: everything `echo` and `printf` print, commit and tag
 //! messages, and the pattern of a search tool.
 
-use super::{options, words::normalize_path};
+use super::{
+    options,
+    words::{RUN_TIME_VALUE, normalize_path},
+};
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Command {
@@ -26,7 +29,11 @@ pub struct Command {
     pub data: Vec<String>,
     /// The program's name is not known without running something.
     pub dynamic_program: bool,
-    /// Some argument is not known without running something.
+    /// Some argument written in the action is not known without running
+    /// something (a variable, a substitution). Words a runner appends at
+    /// run time (`xargs`, `parallel`) are written [`RUN_TIME_VALUE`]
+    /// instead, so what the command itself was given stays known:
+    /// [`Command::has_unknown_arguments`] asks about both.
     pub dynamic_args: bool,
     /// The executor it was found inside (`sudo`, `bash -c`, `find -exec`…).
     pub via: Option<String>,
@@ -258,10 +265,65 @@ impl Command {
         tool.into_iter().chain(statement)
     }
 
+    /// Whether some argument is not known before it runs: written so, or
+    /// appended at run time by a runner (`ls | xargs rm`).
+    pub fn has_unknown_arguments(&self) -> bool {
+        self.dynamic_args || self.argv.iter().skip(1).any(|word| is_run_time(word))
+    }
+
     /// Every path-like argument: positionals and flag values (not data).
     pub fn arguments(&self) -> impl Iterator<Item = &str> {
         self.positionals.iter().chain(&self.flag_values).map(String::as_str)
     }
+}
+
+/// One option word as a program with a known grammar reads it: its flags
+/// (a cluster split up to the first letter that takes a value) and the
+/// value that letter or long option takes (the rest of the cluster, or
+/// the next word, which `next` hands over; `long_takes_next` says whether
+/// a long option takes it).
+fn read_option(
+    grammar: &options::Grammar,
+    word: &str,
+    next: impl FnOnce() -> Option<String>,
+    long_takes_next: bool,
+) -> (Vec<String>, Option<OptionValue>) {
+    if word.starts_with("--") {
+        let value = if long_takes_next { next().map(OptionValue::NextWord) } else { None };
+        return (vec![word.to_owned()], value);
+    }
+    let body = word.get(1..).unwrap_or_default();
+    let mut flags = Vec::new();
+    for (offset, letter) in body.char_indices() {
+        flags.push(format!("-{letter}"));
+        let rest = body.get(offset + letter.len_utf8()..).unwrap_or_default();
+        if grammar.short_values.contains(letter) {
+            let value = if rest.is_empty() {
+                next().map(OptionValue::NextWord)
+            } else {
+                Some(OptionValue::Glued(rest.to_owned()))
+            };
+            return (flags, value);
+        }
+        if grammar.short_optional.contains(letter) {
+            return (flags, (!rest.is_empty()).then(|| OptionValue::Glued(rest.to_owned())));
+        }
+    }
+    (flags, None)
+}
+
+/// Where an option's value was written.
+enum OptionValue {
+    /// In the option's word (`-XGET`).
+    Glued(String),
+    /// The word after it (`-X GET`, `--profile dev`).
+    NextWord(String),
+}
+
+/// Whether `word` holds a value only known when the action runs, as the
+/// analysis writes one ([`RUN_TIME_VALUE`]).
+pub fn is_run_time(word: &str) -> bool {
+    word.contains(RUN_TIME_VALUE)
 }
 
 /// The flags a pattern word stands for, split and mapped like a command's.

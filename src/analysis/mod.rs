@@ -696,7 +696,7 @@ fn files_written_by(command: &Command) -> Vec<String> {
         }
         // With arguments appended at run time (xargs) the destination is
         // not known.
-        "cp" | "mv" | "install" | "ln" | "rsync" | "scp" if !command.dynamic_args => {
+        "cp" | "mv" | "install" | "ln" | "rsync" | "scp" if !command.has_unknown_arguments() => {
             command.positionals.last().cloned().into_iter().collect()
         }
         "dd" => command
