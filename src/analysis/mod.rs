@@ -379,10 +379,27 @@ impl Builder {
         if !budget::work(script.len() + budget::PARSE_STEPS) {
             return Vec::new();
         }
-        let Some(tree) = parse_bash(script) else {
+        let Some(mut tree) = parse_bash(script) else {
             self.fact(Fact::Unparseable, "the shell parser gave up");
             return Vec::new();
         };
+        // The parser refuses `cat <<EOF; cmd`: read as bash runs it.
+        let rewritten = tree
+            .root_node()
+            .has_error()
+            .then(|| shell::with_rests_after_heredocs(script))
+            .flatten()
+            .filter(|text| budget::work(text.len() + budget::PARSE_STEPS))
+            .and_then(|text| Some((parse_bash(&text)?, text)))
+            .filter(|(rewritten, _)| !rewritten.root_node().has_error());
+        let script = match rewritten {
+            Some((rewritten, text)) => {
+                tree = rewritten;
+                std::borrow::Cow::Owned(text)
+            }
+            None => std::borrow::Cow::Borrowed(script),
+        };
+        let script = script.as_ref();
         if tree.root_node().has_error() && !self.lenient {
             self.fact(Fact::Unparseable, format!("not valid shell: {}", preview(script)));
         }
