@@ -290,6 +290,10 @@ pub(crate) struct Builder {
     /// How many branches that may not run (`a && b`'s `b`, a loop body)
     /// enclose the part being walked.
     conditional: usize,
+    /// Shell functions defined so far, by name: the text of their body,
+    /// walked where a command calls them (the last definition before the
+    /// call is the one that runs).
+    functions: std::collections::HashMap<String, String>,
 }
 
 /// The planted part being analysed: where, and for a shell part the
@@ -475,7 +479,14 @@ impl Builder {
                 self.analysis.reads.push(words::normalize_path(file));
             }
         }
+        let called = (!command.dynamic_program)
+            .then(|| command.argv.first().and_then(|name| self.functions.get(name)).cloned())
+            .flatten();
         self.analysis.commands.push(command);
+        if let Some(body) = called {
+            // A function calling itself nests until the depth bound.
+            self.shell(&body, Some("function"));
+        }
         if self.depth < MAX_DEPTH + 1 {
             self.depth += 1;
             executors::unwrap(self, index);
@@ -526,6 +537,17 @@ impl Builder {
     pub(crate) fn feed(&mut self, stages: Vec<Vec<usize>>) {
         if stages.len() > 1 {
             self.analysis.feeds.push(stages);
+        }
+    }
+
+    /// Defines a shell function. A function a planted file defines runs
+    /// later, when whoever reads the file calls it: its body is walked
+    /// now. One the action defines runs only where the action calls it.
+    pub(crate) fn define_function(&mut self, name: &str, body: &str, via: Option<&str>) {
+        if self.planting.is_some() {
+            self.shell(body, via);
+        } else {
+            self.functions.insert(name.to_owned(), body.to_owned());
         }
     }
 

@@ -1,6 +1,6 @@
 //! The walk over a tree-sitter-bash syntax tree: every command that will
-//! run (in lists, pipelines, subshells, substitutions, control-flow and
-//! function bodies), assignments that later words use, redirections and
+//! run (in lists, pipelines, subshells, substitutions, control flow, and
+//! function bodies where the function is called), assignments that later words use, redirections and
 //! their targets, here-documents and here-strings fed to a command, and
 //! which stages of a pipeline feed which.
 //!
@@ -104,8 +104,10 @@ fn visit(
         "redirected_statement" => redirected(builder, node, source, via, direct),
         "function_definition" => {
             fork_bomb(builder, node, source);
-            for child in named_children(node) {
-                visit(builder, child, source, via, direct);
+            if let (Some(name), Some(body)) =
+                (node.child_by_field_name("name"), node.child_by_field_name("body"))
+            {
+                builder.define_function(text(name, source), text(body, source), via);
             }
         }
         "ERROR" if text(node, source).trim_start().starts_with('{') => {
