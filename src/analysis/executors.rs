@@ -82,6 +82,42 @@ pub const DOWNLOADERS: [&str; 14] = [
     "tftp",
 ];
 
+/// Tools whose output, given these first arguments, is their own shell
+/// setup (variables, a prompt hook, completions), written to be handed
+/// to `eval` (`eval "$(direnv hook bash)"`); no arguments listed: with
+/// options only.
+const SHELL_SETUP_PRINTERS: [(&str, &[&str]); 16] = [
+    ("ssh-agent", &[]),
+    ("direnv", &["hook"]),
+    ("brew", &["shellenv"]),
+    ("pyenv", &["init", "virtualenv-init"]),
+    ("rbenv", &["init"]),
+    ("nodenv", &["init"]),
+    ("goenv", &["init"]),
+    ("jenv", &["init"]),
+    ("zoxide", &["init"]),
+    ("starship", &["init"]),
+    ("fnm", &["env"]),
+    ("mise", &["activate"]),
+    ("atuin", &["init"]),
+    ("opam", &["env"]),
+    ("dircolors", &[]),
+    ("rustup", &["completions"]),
+];
+
+/// Whether `command` prints its tool's own shell setup, for `eval`.
+pub(super) fn prints_shell_setup(command: &Command) -> bool {
+    !command.dynamic_program
+        && !command.has_unknown_arguments()
+        && SHELL_SETUP_PRINTERS.iter().any(|(program, first)| {
+            command.program == *program
+                && match first {
+                    [] => command.positionals.is_empty(),
+                    first => command.subcommand().is_some_and(|given| first.contains(&given)),
+                }
+        })
+}
+
 /// Programs that run text they are given as a script.
 const EVALUATORS: [&str; 3] = ["eval", "source", "."];
 /// Programs that decode their input.

@@ -292,6 +292,16 @@ fn command_with(
     if argv.is_empty() {
         return Vec::new();
     }
+    // `eval "$(brew shellenv)"`: what it runs is the tool's own setup.
+    if !dynamic_program
+        && argv.first().is_some_and(|program| program == "eval")
+        && argv.iter().skip(1).all(|word| word == words::RUN_TIME_VALUE)
+        && !substituted.is_empty()
+        && substituted.iter().all(|&at| executors::prints_shell_setup(builder.get(at)))
+    {
+        argv.truncate(1);
+        dynamic_args = false;
+    }
     let Some(index) =
         builder.command(Command::new(argv, dynamic_program, dynamic_args, via.map(str::to_owned)))
     else {
