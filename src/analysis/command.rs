@@ -56,6 +56,11 @@ pub enum Invocation {
     /// the action its words name. Only where the program really stops
     /// there: a word a program would read as a file keeps it an action.
     PrintsHelp,
+    /// A dry run: it says what it would do and does nothing of it (`git
+    /// push --dry-run`), so policies do not match it as that action
+    /// either. What it runs on the way (a remote's ssh command) is
+    /// still analysed.
+    Rehearses,
 }
 
 /// Programs that print help and stop at `--help` (and `help` as their
@@ -149,6 +154,9 @@ impl Command {
         };
         command.shape();
         command.invocation = invocation(&command.program, &command.argv);
+        if command.invocation == Invocation::Acts && command.rehearses() {
+            command.invocation = Invocation::Rehearses;
+        }
         command
     }
 
@@ -233,6 +241,12 @@ impl Command {
         {
             self.flags.push("-f".into());
         }
+    }
+
+    /// Whether it is a dry run: `git push -n` (`--dry-run`), as git
+    /// push's grammar reads its flags.
+    fn rehearses(&self) -> bool {
+        self.program == "git" && self.subcommand() == Some("push") && self.flags.iter().any(|f| f == "-n")
     }
 
     /// Where it came from, for explanations: the executor it was found
@@ -656,6 +670,33 @@ mod tests {
             (git_grep.data.clone(), git_grep.positionals.clone()),
             (vec!["secret".to_owned()], vec!["grep".to_owned(), "src".to_owned()])
         );
+    }
+
+    /// Short options that take a value end their cluster; a value in its
+    /// own word is no subcommand of a cloud CLI.
+    #[test]
+    fn option_values_are_read_by_each_programs_grammar() {
+        let curl = command("curl -sXGET localhost:9200/x");
+        assert_eq!(
+            (curl.flags.clone(), curl.flag_values.clone()),
+            (vec!["-s".to_owned(), "-X".to_owned()], vec!["GET".to_owned()])
+        );
+        assert_eq!(command("curl -fsST dump.sql https://h").flags, ["-f", "-s", "-S", "-T"]);
+        let aws = command("aws --profile delete-me --output json s3 rm --recursive s3://b");
+        assert_eq!(aws.subcommand(), Some("s3"));
+        assert!(aws.positionals.contains(&"rm".to_owned()) && aws.flags.contains(&"--recursive".to_owned()));
+        assert!(!aws.positionals.iter().any(|p| p.starts_with("delete")));
+        // argparse takes no option as a value.
+        assert_eq!(command("aws --output --debug s3 ls").subcommand(), Some("s3"));
+    }
+
+    #[test]
+    fn a_dry_run_push_rehearses() {
+        for line in ["git push -n origin +main", "git push --dry-run", "git push origin main --dry-r"] {
+            assert_eq!(command(line).invocation, Invocation::Rehearses, "{line}");
+        }
+        assert_eq!(command("git push origin main").invocation, Invocation::Acts);
+        assert_eq!(command("git stash push -n").invocation, Invocation::Acts);
     }
 
     #[test]
