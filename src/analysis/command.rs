@@ -231,9 +231,7 @@ impl Command {
                 {
                     self.positionals.push(normalize_path(&value))
                 }
-                Some(OptionValue::NextWord(value)) => {
-                    self.flag_values.push(normalize_path(&value))
-                }
+                Some(OptionValue::NextWord(value)) => self.flag_values.push(normalize_path(&value)),
                 None => {}
             }
         }
@@ -246,7 +244,9 @@ impl Command {
     /// Whether it is a dry run: `git push -n` (`--dry-run`), as git
     /// push's grammar reads its flags.
     fn rehearses(&self) -> bool {
-        self.program == "git" && self.subcommand() == Some("push") && self.flags.iter().any(|f| f == "-n")
+        self.program == "git"
+            && self.subcommand() == Some("push")
+            && self.flags.iter().any(|f| f == "-n")
     }
 
     /// Where it came from, for explanations: the executor it was found
@@ -684,7 +684,7 @@ mod tests {
         assert_eq!(command("curl -fsST dump.sql https://h").flags, ["-f", "-s", "-S", "-T"]);
         let aws = command("aws --profile delete-me --output json s3 rm --recursive s3://b");
         assert_eq!(aws.subcommand(), Some("s3"));
-        assert!(aws.positionals.contains(&"rm".to_owned()) && aws.flags.contains(&"--recursive".to_owned()));
+        assert!(aws.positionals.contains(&"rm".to_owned()) && aws.flags.contains(&"-r".to_owned()));
         assert!(!aws.positionals.iter().any(|p| p.starts_with("delete")));
         // argparse takes no option as a value.
         assert_eq!(command("aws --output --debug s3 ls").subcommand(), Some("s3"));
@@ -692,7 +692,9 @@ mod tests {
 
     #[test]
     fn a_dry_run_push_rehearses() {
-        for line in ["git push -n origin +main", "git push --dry-run", "git push origin main --dry-r"] {
+        for line in
+            ["git push -n origin +main", "git push --dry-run", "git push origin main --dry-r"]
+        {
             assert_eq!(command(line).invocation, Invocation::Rehearses, "{line}");
         }
         assert_eq!(command("git push origin main").invocation, Invocation::Acts);

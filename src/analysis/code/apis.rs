@@ -285,7 +285,9 @@ pub(super) fn returns(function: &str, args: &[(Option<String>, Value)]) -> Value
             let folder = args
                 .iter()
                 .enumerate()
-                .find(|(at, (name, _))| name.as_deref() == Some("dir") || name.is_none() && *at == 2)
+                .find(|(at, (name, _))| {
+                    name.as_deref() == Some("dir") || name.is_none() && *at == 2
+                })
                 .map_or_else(|| Value::text(TEMP_FOLDER), |(_, (_, dir))| dir.clone());
             Value::concat(vec![folder, Value::text(MADE_IN_TEMP)])
         }
