@@ -26,7 +26,8 @@ fn prefix_wrapper(program: &str) -> Option<(&'static Grammar, usize)> {
         "doas" => (&DOAS, 0),
         "pkexec" => (&PKEXEC, 0),
         "nice" => (&options::NICE, 0),
-        "nohup" | "builtin" | "unbuffer" | "caffeinate" | "catchsegv" | "chronic" => {
+        // `!` negates the status of what follows (`time -p -- ! f`).
+        "!" | "nohup" | "builtin" | "unbuffer" | "caffeinate" | "catchsegv" | "chronic" => {
             (&NO_OPTIONS, 0)
         }
         "setsid" => (&options::SETSID, 0),

@@ -691,6 +691,7 @@ fn functions_run_where_they_are_called() {
     let redefined = "f() { rm -rf ~; }; f() { rm -rf dist; }; f";
     assert!(has(redefined, "rm -f -r dist") && !has(redefined, "rm -f -r ~"));
     assert!(has("f() { rm -rf ~; }; bash -c f", "rm -f -r ~"));
+    assert!(has("f() { rm -rf ~; }; time -p -- ! f", "rm -f -r ~"));
     assert!(facts("f() { f; }; f").contains(&Fact::TooComplex));
 }
 
