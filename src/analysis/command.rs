@@ -56,11 +56,6 @@ pub enum Invocation {
     /// the action its words name. Only where the program really stops
     /// there: a word a program would read as a file keeps it an action.
     PrintsHelp,
-    /// A dry run: it says what it would do and does nothing of it (`git
-    /// push --dry-run`), so policies do not match it as that action
-    /// either. What it runs on the way (a remote's ssh command) is
-    /// still analysed.
-    Rehearses,
 }
 
 /// Programs that print help and stop at `--help` (and `help` as their
@@ -154,9 +149,6 @@ impl Command {
         };
         command.shape();
         command.invocation = invocation(&command.program, &command.argv);
-        if command.invocation == Invocation::Acts && command.rehearses() {
-            command.invocation = Invocation::Rehearses;
-        }
         command
     }
 
@@ -239,14 +231,6 @@ impl Command {
         {
             self.flags.push("-f".into());
         }
-    }
-
-    /// Whether it is a dry run: `git push -n` (`--dry-run`), as git
-    /// push's grammar reads its flags.
-    fn rehearses(&self) -> bool {
-        self.program == "git"
-            && self.subcommand() == Some("push")
-            && self.flags.iter().any(|f| f == "-n")
     }
 
     /// Where it came from, for explanations: the executor it was found
@@ -688,17 +672,6 @@ mod tests {
         assert!(!aws.positionals.iter().any(|p| p.starts_with("delete")));
         // argparse takes no option as a value.
         assert_eq!(command("aws --output --debug s3 ls").subcommand(), Some("s3"));
-    }
-
-    #[test]
-    fn a_dry_run_push_rehearses() {
-        for line in
-            ["git push -n origin +main", "git push --dry-run", "git push origin main --dry-r"]
-        {
-            assert_eq!(command(line).invocation, Invocation::Rehearses, "{line}");
-        }
-        assert_eq!(command("git push origin main").invocation, Invocation::Acts);
-        assert_eq!(command("git stash push -n").invocation, Invocation::Acts);
     }
 
     #[test]
