@@ -7,7 +7,10 @@
 //! on, are set apart: everything `echo` and `printf` print, commit and tag
 //! messages, and the pattern of a search tool.
 
-use super::{options, words::normalize_path};
+use super::{
+    options,
+    words::{RUN_TIME_VALUE, normalize_path},
+};
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Command {
@@ -26,7 +29,11 @@ pub struct Command {
     pub data: Vec<String>,
     /// The program's name is not known without running something.
     pub dynamic_program: bool,
-    /// Some argument is not known without running something.
+    /// Some argument written in the action is not known without running
+    /// something (a variable, a substitution). Words a runner appends at
+    /// run time (`xargs`, `parallel`) are written [`RUN_TIME_VALUE`]
+    /// instead, so what the command itself was given stays known:
+    /// [`Command::has_unknown_arguments`] asks about both.
     pub dynamic_args: bool,
     /// The executor it was found inside (`sudo`, `bash -c`, `find -exec`…).
     pub via: Option<String>,
@@ -190,9 +197,34 @@ impl Command {
             if searcher && matches!(word.as_str(), "-e" | "-f" | "--regexp" | "--file") {
                 pattern_given = true;
             }
-            for flag in split_short_flags(&self.program, word) {
+            let grammar = options::of(&self.program, self.subcommand());
+            let (flags, value) = match grammar {
+                Some(grammar) => {
+                    let next = words.peek().map(|w| w.as_str());
+                    let long_takes_next = word
+                        .strip_prefix("--")
+                        .is_some_and(|name| grammar.long_takes_next(name, next));
+                    read_option(grammar, word, || words.next().cloned(), long_takes_next)
+                }
+                None => (split_short_flags(&self.program, word), None),
+            };
+            for flag in flags {
                 let canonical = canonical_flag(&self.program, self.subcommand(), &flag);
                 self.flags.push(canonical);
+            }
+            match value {
+                Some(OptionValue::Glued(value)) => self.flag_values.push(normalize_path(&value)),
+                // A value in a word of its own stays among the arguments
+                // rules' globs see (`curl -H "X-Token: $TOKEN"`), except
+                // where the first argument is the subcommand (the cloud
+                // CLIs: `aws --profile dev s3 ls`), which it is not.
+                Some(OptionValue::NextWord(value))
+                    if grammar.is_some_and(|g| g.unlisted == options::Unlisted::Flag) =>
+                {
+                    self.positionals.push(normalize_path(&value))
+                }
+                Some(OptionValue::NextWord(value)) => self.flag_values.push(normalize_path(&value)),
+                None => {}
             }
         }
         if self.program == "git" && self.subcommand() == Some("push") && git_push_forces(&self.argv)
@@ -231,10 +263,65 @@ impl Command {
         tool.into_iter().chain(statement)
     }
 
+    /// Whether some argument is not known before it runs: written so, or
+    /// appended at run time by a runner (`ls | xargs rm`).
+    pub fn has_unknown_arguments(&self) -> bool {
+        self.dynamic_args || self.argv.iter().skip(1).any(|word| is_run_time(word))
+    }
+
     /// Every path-like argument: positionals and flag values (not data).
     pub fn arguments(&self) -> impl Iterator<Item = &str> {
         self.positionals.iter().chain(&self.flag_values).map(String::as_str)
     }
+}
+
+/// One option word as a program with a known grammar reads it: its flags
+/// (a cluster split up to the first letter that takes a value) and the
+/// value that letter or long option takes (the rest of the cluster, or
+/// the next word, which `next` hands over; `long_takes_next` says whether
+/// a long option takes it).
+fn read_option(
+    grammar: &options::Grammar,
+    word: &str,
+    next: impl FnOnce() -> Option<String>,
+    long_takes_next: bool,
+) -> (Vec<String>, Option<OptionValue>) {
+    if word.starts_with("--") {
+        let value = if long_takes_next { next().map(OptionValue::NextWord) } else { None };
+        return (vec![word.to_owned()], value);
+    }
+    let body = word.get(1..).unwrap_or_default();
+    let mut flags = Vec::new();
+    for (offset, letter) in body.char_indices() {
+        flags.push(format!("-{letter}"));
+        let rest = body.get(offset + letter.len_utf8()..).unwrap_or_default();
+        if grammar.short_values.contains(letter) {
+            let value = if rest.is_empty() {
+                next().map(OptionValue::NextWord)
+            } else {
+                Some(OptionValue::Glued(rest.to_owned()))
+            };
+            return (flags, value);
+        }
+        if grammar.short_optional.contains(letter) {
+            return (flags, (!rest.is_empty()).then(|| OptionValue::Glued(rest.to_owned())));
+        }
+    }
+    (flags, None)
+}
+
+/// Where an option's value was written.
+enum OptionValue {
+    /// In the option's word (`-XGET`).
+    Glued(String),
+    /// The word after it (`-X GET`, `--profile dev`).
+    NextWord(String),
+}
+
+/// Whether `word` holds a value only known when the action runs, as the
+/// analysis writes one ([`RUN_TIME_VALUE`]).
+pub fn is_run_time(word: &str) -> bool {
+    word.contains(RUN_TIME_VALUE)
 }
 
 /// The flags a pattern word stands for, split and mapped like a command's.
@@ -567,6 +654,24 @@ mod tests {
             (git_grep.data.clone(), git_grep.positionals.clone()),
             (vec!["secret".to_owned()], vec!["grep".to_owned(), "src".to_owned()])
         );
+    }
+
+    /// Short options that take a value end their cluster; a value in its
+    /// own word is no subcommand of a cloud CLI.
+    #[test]
+    fn option_values_are_read_by_each_programs_grammar() {
+        let curl = command("curl -sXGET localhost:9200/x");
+        assert_eq!(
+            (curl.flags.clone(), curl.flag_values.clone()),
+            (vec!["-s".to_owned(), "-X".to_owned()], vec!["GET".to_owned()])
+        );
+        assert_eq!(command("curl -fsST dump.sql https://h").flags, ["-f", "-s", "-S", "-T"]);
+        let aws = command("aws --profile delete-me --output json s3 rm --recursive s3://b");
+        assert_eq!(aws.subcommand(), Some("s3"));
+        assert!(aws.positionals.contains(&"rm".to_owned()) && aws.flags.contains(&"-r".to_owned()));
+        assert!(!aws.positionals.iter().any(|p| p.starts_with("delete")));
+        // argparse takes no option as a value.
+        assert_eq!(command("aws --output --debug s3 ls").subcommand(), Some("s3"));
     }
 
     #[test]

@@ -39,7 +39,11 @@ pub(super) fn discarded(command: &Command) -> Vec<String> {
         options::of("git", Some(name)).map(|grammar| grammar.parse(args)).unwrap_or_default()
     };
     let appended = |paths: Vec<String>| {
-        if paths.is_empty() && command.dynamic_args { vec![UNKNOWN.to_owned()] } else { paths }
+        if paths.is_empty() && command.has_unknown_arguments() {
+            vec![UNKNOWN.to_owned()]
+        } else {
+            paths
+        }
     };
     match subcommand {
         "checkout" => {

@@ -229,7 +229,7 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
     let mut each = |kind: EffectKind, targets: &[String]| {
         found.extend(targets.iter().map(|target| (kind, target.clone())));
         // Arguments appended at run time (`xargs rm`) are targets too.
-        if command.dynamic_args && targets.is_empty() {
+        if command.has_unknown_arguments() && targets.is_empty() {
             found.push((kind, RUN_TIME_VALUE.to_owned()));
         }
     };
@@ -402,7 +402,7 @@ fn sources_and_destination(command: &Command) -> (Vec<String>, Vec<String>) {
             .collect();
         return (operands, landed);
     }
-    if command.dynamic_args {
+    if command.has_unknown_arguments() {
         // `xargs mv -t DIR`'s sources or `xargs cp A`'s destination come
         // at run time.
         return (operands, vec![RUN_TIME_VALUE.to_owned()]);

@@ -11,7 +11,7 @@
 
 use super::{
     Builder, Command, Fact, budget, code,
-    command::Invocation,
+    command::{Invocation, is_run_time},
     options::{self, Grammar},
     preview, sql, windows_shell, words,
 };
@@ -26,7 +26,8 @@ fn prefix_wrapper(program: &str) -> Option<(&'static Grammar, usize)> {
         "doas" => (&DOAS, 0),
         "pkexec" => (&PKEXEC, 0),
         "nice" => (&options::NICE, 0),
-        "nohup" | "builtin" | "unbuffer" | "caffeinate" | "catchsegv" | "chronic" => {
+        // `!` negates the status of what follows (`time -p -- ! f`).
+        "!" | "nohup" | "builtin" | "unbuffer" | "caffeinate" | "catchsegv" | "chronic" => {
             (&NO_OPTIONS, 0)
         }
         "setsid" => (&options::SETSID, 0),
@@ -52,6 +53,7 @@ const NO_OPTIONS: Grammar = Grammar {
     long: &[],
     abbreviates: false,
     stops_at_positional: true,
+    unlisted: options::Unlisted::Flag,
 };
 const DOAS: Grammar = Grammar { short_values: "uC", ..NO_OPTIONS };
 const PKEXEC: Grammar = Grammar {
@@ -81,6 +83,42 @@ pub const DOWNLOADERS: [&str; 14] = [
     "tftp",
 ];
 
+/// Tools whose output, given these first arguments, is their own shell
+/// setup (variables, a prompt hook, completions), written to be handed
+/// to `eval` (`eval "$(direnv hook bash)"`); no arguments listed: with
+/// options only.
+const SHELL_SETUP_PRINTERS: [(&str, &[&str]); 16] = [
+    ("ssh-agent", &[]),
+    ("direnv", &["hook"]),
+    ("brew", &["shellenv"]),
+    ("pyenv", &["init", "virtualenv-init"]),
+    ("rbenv", &["init"]),
+    ("nodenv", &["init"]),
+    ("goenv", &["init"]),
+    ("jenv", &["init"]),
+    ("zoxide", &["init"]),
+    ("starship", &["init"]),
+    ("fnm", &["env"]),
+    ("mise", &["activate"]),
+    ("atuin", &["init"]),
+    ("opam", &["env"]),
+    ("dircolors", &[]),
+    ("rustup", &["completions"]),
+];
+
+/// Whether `command` prints its tool's own shell setup, for `eval`.
+pub(super) fn prints_shell_setup(command: &Command) -> bool {
+    !command.dynamic_program
+        && !command.has_unknown_arguments()
+        && SHELL_SETUP_PRINTERS.iter().any(|(program, first)| {
+            command.program == *program
+                && match first {
+                    [] => command.positionals.is_empty(),
+                    first => command.subcommand().is_some_and(|given| first.contains(&given)),
+                }
+        })
+}
+
 /// Programs that run text they are given as a script.
 const EVALUATORS: [&str; 3] = ["eval", "source", "."];
 /// Programs that decode their input.
@@ -100,7 +138,7 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
         return;
     }
     if let Some((dialect, script)) = windows_shell::script_of(&command) {
-        if command.dynamic_args {
+        if command.dynamic_args || is_run_time(&script) {
             builder.fact(
                 Fact::EvalOfUnknownText,
                 format!(
@@ -426,6 +464,7 @@ fn su_script(argv: &[String]) -> Option<String> {
         long: &SU_LONG,
         abbreviates: true,
         stops_at_positional: false,
+        unlisted: options::Unlisted::Flag,
     };
     grammar.parse(argv.get(1..).unwrap_or_default()).value("-c").map(str::to_owned)
 }
@@ -440,7 +479,7 @@ static SU_LONG: [options::Long; 4] = [
 /// Analyses text an executor runs: literal text as a script; text that
 /// is not known statically is a fact.
 fn run_text(builder: &mut Builder, command: &Command, script: &str, via: &str) {
-    if command.dynamic_args {
+    if command.dynamic_args || is_run_time(script) {
         builder.fact(
             Fact::EvalOfUnknownText,
             format!("`{via}` runs text that is not known before it runs: {}", preview(script)),
@@ -544,6 +583,18 @@ fn find(builder: &mut Builder, command: &Command) {
                 || word.starts_with("-newer") && word.len() == 8 =>
             {
                 at += 1
+            }
+            // A primary known only when it runs (`xargs find . -name x`
+            // appends words there) may be `-delete` or `-exec`.
+            _ if is_run_time(word) || command.dynamic_args && word.starts_with('$') => {
+                builder.fact(
+                    Fact::EvalOfUnknownText,
+                    format!(
+                        "find's expression holds `{}`, known only when it runs (it may be -delete or -exec)",
+                        preview(word)
+                    ),
+                );
+                return;
             }
             _ => {}
         }
@@ -742,7 +793,9 @@ fn tar(builder: &mut Builder, command: &Command, args: &[String]) {
 /// given) runs with the words xargs reads appended, or put where `-I R`,
 /// `-i[R]` or BSD `-J R` says. `input` is what it reads, when that is
 /// known (`echo / | xargs rm -rf` is `rm -rf /`); otherwise the arguments
-/// are not known before it runs.
+/// are not known before it runs: they stand where they go as
+/// [`words::RUN_TIME_VALUE`], and what CMD was given stays known
+/// (`xargs sh -c 'wc -l "$1"' _` runs a known script on unknown files).
 fn xargs(builder: &mut Builder, command: &Command, input: Option<&str>) {
     let argv = &command.argv;
     let parsed = options::XARGS.parse(argv.get(1..).unwrap_or_default());
@@ -750,16 +803,15 @@ fn xargs(builder: &mut Builder, command: &Command, input: Option<&str>) {
     if inner.is_empty() {
         inner.push("echo".to_owned());
     }
-    let Some(input) = input.filter(|_| !parsed.has("-a")) else {
-        inner_command(builder, inner, command, true, Some("xargs".into()));
-        return;
-    };
     let delimiter = if parsed.has("-0") { Some("\0") } else { parsed.value("-d") };
-    let items: Vec<&str> = match delimiter {
-        Some(delimiter) => {
-            input.split(&*words::decode_ansi_c(delimiter)).filter(|w| !w.is_empty()).collect()
-        }
-        None => input.split_whitespace().collect(),
+    let items: Vec<&str> = match input.filter(|_| !parsed.has("-a")) {
+        None => vec![words::RUN_TIME_VALUE],
+        Some(input) => match delimiter {
+            Some(delimiter) => {
+                input.split(&*words::decode_ansi_c(delimiter)).filter(|w| !w.is_empty()).collect()
+            }
+            None => input.split_whitespace().collect(),
+        },
     };
     let replace = parsed.options.iter().rev().find_map(|o| match o.flag.as_str() {
         "-I" | "-J" => o.value.clone(),
@@ -772,7 +824,7 @@ fn xargs(builder: &mut Builder, command: &Command, input: Option<&str>) {
         }
         None => inner.extend(items.iter().map(|&w| w.to_owned())),
     }
-    inner_command(builder, inner, command, false, Some("xargs".into()));
+    inner_command(builder, inner, command, command.dynamic_args, Some("xargs".into()));
 }
 
 /// GNU parallel: `parallel [OPTIONS] [CMD…] (::: ARGS | :::: FILES)…`.
@@ -827,7 +879,14 @@ fn parallel(builder: &mut Builder, command: &Command, input: Option<&str>) {
         builder.shell(&line.join(" "), Some("parallel"));
     }
     if unknown_lists && !template.is_empty() {
-        inner_command(builder, template.to_vec(), command, true, Some("parallel".into()));
+        // What it reads stands where it goes, known only when it runs.
+        let unknown = [words::RUN_TIME_VALUE.to_owned()];
+        let mut line: Vec<String> =
+            template.iter().map(|w| substitute(w, &replace, &unknown)).collect();
+        if !template.iter().any(|w| w.contains(&replace) || has_positional_replacement(w)) {
+            line.extend(unknown);
+        }
+        inner_command(builder, line, command, command.dynamic_args, Some("parallel".into()));
     }
 }
 
@@ -890,6 +949,14 @@ fn git(builder: &mut Builder, command: &Command) {
         }
     }
     let Some(subcommand) = subcommand else { return };
+    // `parallel git {} --hard`: which git command runs is not known.
+    if is_run_time(&subcommand) || command.dynamic_args && subcommand.starts_with('$') {
+        builder.fact(
+            Fact::EvalOfUnknownText,
+            format!("git's command `{}` is known only when it runs", preview(&subcommand)),
+        );
+        return;
+    }
     let rest = argv.get(globals.end + 1..).unwrap_or_default();
     if let Some((_, value)) = aliases.iter().find(|(name, _)| *name == subcommand) {
         if let Some(script) = value.strip_prefix('!') {
@@ -1122,7 +1189,8 @@ pub(super) fn runs_its_input(command: &Command) -> bool {
             ShellRuns::Stdin => true,
             // A script named only at run time (`bash <(curl …)`) is what
             // fed it.
-            ShellRuns::Text(_) | ShellRuns::File => command.dynamic_args,
+            ShellRuns::Text(script) => command.dynamic_args || is_run_time(&script),
+            ShellRuns::File => command.has_unknown_arguments(),
             ShellRuns::Nothing => false,
         };
     }
@@ -1132,7 +1200,7 @@ pub(super) fn runs_its_input(command: &Command) -> bool {
             .iter()
             .skip(1)
             .any(|w| matches!(w.as_str(), "-c" | "-e" | "-E" | "-m" | "-r" | "--eval" | "-p"));
-        return command.dynamic_args || !inline;
+        return command.has_unknown_arguments() || !inline;
     }
     // PowerShell's `iex` and cmd without `/c` run what they read.
     let windows = matches!(program, "iex" | "invoke-expression" | "cmd" | "cmd.exe")
@@ -1220,7 +1288,7 @@ pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>]) {
 pub(super) fn static_output(builder: &Builder, index: usize) -> Option<String> {
     let command = builder.get(index);
     match command.program.as_str() {
-        "echo" | "printf" if !command.dynamic_args => Some(printed(command)),
+        "echo" | "printf" if !command.has_unknown_arguments() => Some(printed(command)),
         "cat" if command.positionals.is_empty() => builder.here_texts.get(&index).cloned(),
         _ => None,
     }

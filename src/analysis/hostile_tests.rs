@@ -102,7 +102,9 @@ fn nesting_of_every_kind_stops_at_the_budget_not_the_stack() {
         ("{ ", "rm -rf ~", "; }"),
         ("if true; then ", "rm -rf ~", "; fi"),
         ("while true; do ", "rm -rf ~", "; done"),
-        ("f() { ", "rm -rf ~", "; }"),
+        // Each function defines the next and calls it: bodies are walked
+        // where they are called.
+        ("f() { ", "rm -rf ~", "; }; f"),
         ("echo ${x:-", "y", "}"),
         ("[[ -n $(", "rm -rf ~", ") ]]"),
     ];

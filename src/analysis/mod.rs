@@ -290,6 +290,10 @@ pub(crate) struct Builder {
     /// How many branches that may not run (`a && b`'s `b`, a loop body)
     /// enclose the part being walked.
     conditional: usize,
+    /// Shell functions defined so far, by name: the text of their body,
+    /// walked where a command calls them (the last definition before the
+    /// call is the one that runs).
+    functions: std::collections::HashMap<String, String>,
 }
 
 /// The planted part being analysed: where, and for a shell part the
@@ -379,10 +383,27 @@ impl Builder {
         if !budget::work(script.len() + budget::PARSE_STEPS) {
             return Vec::new();
         }
-        let Some(tree) = parse_bash(script) else {
+        let Some(mut tree) = parse_bash(script) else {
             self.fact(Fact::Unparseable, "the shell parser gave up");
             return Vec::new();
         };
+        // The parser refuses `cat <<EOF; cmd`: read as bash runs it.
+        let rewritten = tree
+            .root_node()
+            .has_error()
+            .then(|| shell::with_rests_after_heredocs(script))
+            .flatten()
+            .filter(|text| budget::work(text.len() + budget::PARSE_STEPS))
+            .and_then(|text| Some((parse_bash(&text)?, text)))
+            .filter(|(rewritten, _)| !rewritten.root_node().has_error());
+        let script = match rewritten {
+            Some((rewritten, text)) => {
+                tree = rewritten;
+                std::borrow::Cow::Owned(text)
+            }
+            None => std::borrow::Cow::Borrowed(script),
+        };
+        let script = script.as_ref();
         if tree.root_node().has_error() && !self.lenient {
             self.fact(Fact::Unparseable, format!("not valid shell: {}", preview(script)));
         }
@@ -458,7 +479,14 @@ impl Builder {
                 self.analysis.reads.push(words::normalize_path(file));
             }
         }
+        let called = (!command.dynamic_program)
+            .then(|| command.argv.first().and_then(|name| self.functions.get(name)).cloned())
+            .flatten();
         self.analysis.commands.push(command);
+        if let Some(body) = called {
+            // A function calling itself nests until the depth bound.
+            self.shell(&body, Some("function"));
+        }
         if self.depth < MAX_DEPTH + 1 {
             self.depth += 1;
             executors::unwrap(self, index);
@@ -509,6 +537,17 @@ impl Builder {
     pub(crate) fn feed(&mut self, stages: Vec<Vec<usize>>) {
         if stages.len() > 1 {
             self.analysis.feeds.push(stages);
+        }
+    }
+
+    /// Defines a shell function. A function a planted file defines runs
+    /// later, when whoever reads the file calls it: its body is walked
+    /// now. One the action defines runs only where the action calls it.
+    pub(crate) fn define_function(&mut self, name: &str, body: &str, via: Option<&str>) {
+        if self.planting.is_some() {
+            self.shell(body, via);
+        } else {
+            self.functions.insert(name.to_owned(), body.to_owned());
         }
     }
 
@@ -696,7 +735,7 @@ fn files_written_by(command: &Command) -> Vec<String> {
         }
         // With arguments appended at run time (xargs) the destination is
         // not known.
-        "cp" | "mv" | "install" | "ln" | "rsync" | "scp" if !command.dynamic_args => {
+        "cp" | "mv" | "install" | "ln" | "rsync" | "scp" if !command.has_unknown_arguments() => {
             command.positionals.last().cloned().into_iter().collect()
         }
         "dd" => command

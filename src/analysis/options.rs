@@ -61,6 +61,20 @@ pub struct Grammar {
     /// whose command's own options follow). Otherwise options and
     /// positionals mix (GNU permutation).
     pub stops_at_positional: bool,
+    /// How a long option missing from `long` is read.
+    pub unlisted: Unlisted,
+}
+
+/// How a program reads a long option its table does not list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unlisted {
+    /// As a flag (getopt: every option that takes a value is declared).
+    Flag,
+    /// As taking the next word, unless that word is an option or the name
+    /// starts with `no-` (Python's argparse in the cloud CLIs, `aws
+    /// --profile dev s3 ls`, whose generated parameters all take values
+    /// and whose few switches the table lists).
+    ValueUnlessOption,
 }
 
 /// Every GNU-style program knows these.
@@ -92,6 +106,21 @@ impl Grammar {
         found
     }
 
+    /// Whether the long option `name` (as given, without `--` or `=`)
+    /// takes `next`, the word after it, as its value.
+    pub fn long_takes_next(&self, name: &str, next: Option<&str>) -> bool {
+        match (self.long(name).map(|l| l.takes), self.unlisted) {
+            (Some(Takes::Value), Unlisted::Flag) => true,
+            (Some(Takes::Value), Unlisted::ValueUnlessOption) => {
+                next.is_some_and(|word| !word.starts_with('-'))
+            }
+            (None, Unlisted::ValueUnlessOption) => {
+                !name.starts_with("no-") && next.is_some_and(|word| !word.starts_with('-'))
+            }
+            _ => false,
+        }
+    }
+
     /// Parses `args` (argv without the program name).
     pub fn parse(&self, args: &[String]) -> Parsed {
         let mut parsed = Parsed { options: Vec::new(), positionals: Vec::new(), rest: args.len() };
@@ -113,14 +142,13 @@ impl Grammar {
                     None => (body, None),
                 };
                 let long = self.long(name);
-                let takes = long.map_or(Takes::Nothing, |l| l.takes);
-                let value = match (takes, glued) {
-                    (_, Some(value)) => Some(value),
-                    (Takes::Value, None) => {
+                let value = match glued {
+                    Some(value) => Some(value),
+                    None if self.long_takes_next(name, args.get(at).map(String::as_str)) => {
                         at += 1;
                         args.get(at - 1).cloned()
                     }
-                    _ => None,
+                    None => None,
                 };
                 let flag = match long {
                     Some(Long { short: Some(short), .. }) => format!("-{short}"),
@@ -202,7 +230,14 @@ const fn wrapper(
     short_optional: &'static str,
     long: &'static [Long],
 ) -> Grammar {
-    Grammar { short_values, short_optional, long, abbreviates: true, stops_at_positional: true }
+    Grammar {
+        short_values,
+        short_optional,
+        long,
+        abbreviates: true,
+        stops_at_positional: true,
+        unlisted: Unlisted::Flag,
+    }
 }
 
 /// A tool's grammar: options and positionals mix.
@@ -213,6 +248,7 @@ const fn tool(short_values: &'static str, long: &'static [Long]) -> Grammar {
         long,
         abbreviates: true,
         stops_at_positional: false,
+        unlisted: Unlisted::Flag,
     }
 }
 
@@ -1010,6 +1046,83 @@ const GIT_WORKTREE: Grammar = tool(
     ],
 );
 
+/// curl: every short option that takes a value (`-sXGET` is `-s -X
+/// GET`, `-oXDELETE` writes the file `XDELETE`). Its long options are
+/// left as written, values in place.
+const CURL: Grammar = tool("AbcCdDeEFHKmoPQrtTuUwxXyYz", &[]);
+/// wget's short options that take a value (`-qO-` is `-q -O -`).
+const WGET: Grammar = tool("OoaiBtTwPUlARDXIeQ", &[]);
+/// The switches the AWS CLI's parameters and global options include;
+/// every other long option takes a value (`--profile dev`, `--output
+/// json`, `--instance-ids i-1`).
+const AWS: Grammar = argparse(
+    "",
+    &[
+        flag("debug"),
+        flag("no-verify-ssl"),
+        flag("no-paginate"),
+        flag("no-sign-request"),
+        flag("no-cli-pager"),
+        flag("cli-auto-prompt"),
+        flag("recursive"),
+        flag("dryrun"),
+        flag("dry-run"),
+        flag("quiet"),
+        flag("force"),
+        flag("delete"),
+        flag("exact-timestamps"),
+        flag("only-show-errors"),
+        flag("follow-symlinks"),
+        flag("summarize"),
+        flag("human-readable"),
+        flag("skip-final-snapshot"),
+        flag("force-delete-without-recovery"),
+    ],
+);
+/// The Azure CLI: `-n NAME`, `-g GROUP`, `-o FORMAT`, and long options
+/// that take a value but for its switches.
+const AZ: Grammar = argparse(
+    "ngolsu",
+    &[
+        same("yes", 'y'),
+        flag("debug"),
+        flag("verbose"),
+        flag("only-show-errors"),
+        flag("no-wait"),
+        flag("force"),
+        flag("recursive"),
+        flag("all"),
+    ],
+);
+/// The Google Cloud CLI: long options that take a value but for its
+/// switches.
+const GCLOUD: Grammar = argparse(
+    "",
+    &[
+        same("quiet", 'q'),
+        flag("async"),
+        flag("recursive"),
+        flag("force"),
+        flag("all"),
+        flag("log-http"),
+        flag("user-output-enabled"),
+        flag("delete-disks"),
+        flag("keep-disks"),
+    ],
+);
+
+/// An argparse program's grammar: long options not listed take a value.
+const fn argparse(short_values: &'static str, long: &'static [Long]) -> Grammar {
+    Grammar {
+        short_values,
+        short_optional: "",
+        long,
+        abbreviates: false,
+        stops_at_positional: false,
+        unlisted: Unlisted::ValueUnlessOption,
+    }
+}
+
 /// The grammar of `program` (with its subcommand, for git), when its long
 /// options are known.
 pub fn of(program: &str, subcommand: Option<&str>) -> Option<&'static Grammar> {
@@ -1025,6 +1138,11 @@ pub fn of(program: &str, subcommand: Option<&str>) -> Option<&'static Grammar> {
         ("parallel", _) => &PARALLEL,
         ("env", _) => &ENV,
         ("fd" | "fdfind", _) => &FD,
+        ("curl", _) => &CURL,
+        ("wget", _) => &WGET,
+        ("aws", _) => &AWS,
+        ("az", _) => &AZ,
+        ("gcloud", _) => &GCLOUD,
         ("git", Some("reset")) => &GIT_RESET,
         ("git", Some("clean")) => &GIT_CLEAN,
         ("git", Some("checkout")) => &GIT_CHECKOUT,

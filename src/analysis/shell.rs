@@ -1,6 +1,6 @@
 //! The walk over a tree-sitter-bash syntax tree: every command that will
-//! run (in lists, pipelines, subshells, substitutions, control-flow and
-//! function bodies), assignments that later words use, redirections and
+//! run (in lists, pipelines, subshells, substitutions, control flow, and
+//! function bodies where the function is called), assignments that later words use, redirections and
 //! their targets, here-documents and here-strings fed to a command, and
 //! which stages of a pipeline feed which.
 //!
@@ -104,8 +104,10 @@ fn visit(
         "redirected_statement" => redirected(builder, node, source, via, direct),
         "function_definition" => {
             fork_bomb(builder, node, source);
-            for child in named_children(node) {
-                visit(builder, child, source, via, direct);
+            if let (Some(name), Some(body)) =
+                (node.child_by_field_name("name"), node.child_by_field_name("body"))
+            {
+                builder.define_function(text(name, source), text(body, source), via);
             }
         }
         "ERROR" if text(node, source).trim_start().starts_with('{') => {
@@ -289,6 +291,16 @@ fn command_with(
     }
     if argv.is_empty() {
         return Vec::new();
+    }
+    // `eval "$(brew shellenv)"`: what it runs is the tool's own setup.
+    if !dynamic_program
+        && argv.first().is_some_and(|program| program == "eval")
+        && argv.iter().skip(1).all(|word| word == words::RUN_TIME_VALUE)
+        && !substituted.is_empty()
+        && substituted.iter().all(|&at| executors::prints_shell_setup(builder.get(at)))
+    {
+        argv.truncate(1);
+        dynamic_args = false;
     }
     let Some(index) =
         builder.command(Command::new(argv, dynamic_program, dynamic_args, via.map(str::to_owned)))
@@ -536,4 +548,98 @@ fn fork_bomb(builder: &mut Builder, node: Node<'_>, source: &str) {
     if calls >= 2 || calls == 1 && (body_text.contains('&') || body_text.contains('|')) {
         builder.fact(Fact::ForkBomb, format!("function {name} starts copies of itself"));
     }
+}
+
+/// `cat <<EOF; echo done` with the here-document's body on the lines
+/// that follow: bash reads the body after the whole line, and runs what
+/// follows `;` after `cat`; tree-sitter-bash refuses the `;` there. The
+/// same script with each such rest moved to its own line after the
+/// bodies, which bash runs the same way; `None` when no line has one.
+/// Each move takes a `;` out of the text, so this ends.
+pub(super) fn with_rests_after_heredocs(script: &str) -> Option<String> {
+    let mut lines: Vec<String> = script.split('\n').map(str::to_owned).collect();
+    let mut at = 0;
+    let mut moved = false;
+    while let Some(line) = lines.get(at).cloned() {
+        at += 1;
+        let Some((head, rest)) = split_after_heredoc(&line) else { continue };
+        let delimiters = heredoc_delimiters(&head);
+        if let Some(slot) = lines.get_mut(at - 1) {
+            *slot = head;
+        }
+        for (delimiter, strips_tabs) in delimiters {
+            while let Some(body) = lines.get(at) {
+                at += 1;
+                let end = if strips_tabs { body.trim_start_matches('\t') } else { body.as_str() };
+                if end == delimiter {
+                    break;
+                }
+            }
+        }
+        lines.insert(at.min(lines.len()), rest);
+        moved = true;
+    }
+    moved.then(|| lines.join("\n"))
+}
+
+/// A line holding a here-document operator, split at the first `;` after
+/// it outside quotes: the part up to it and the rest after it.
+fn split_after_heredoc(line: &str) -> Option<(String, String)> {
+    let mut quote = None;
+    let mut escaped = false;
+    let mut heredoc_seen = false;
+    let bytes = line.as_bytes();
+    for (at, &byte) in bytes.iter().enumerate() {
+        match (quote, byte) {
+            _ if escaped => escaped = false,
+            (Some(b'\''), b'\'') => quote = None,
+            (Some(b'\''), _) => {}
+            (_, b'\\') => escaped = true,
+            (Some(open), b) if b == open => quote = None,
+            (Some(_), _) => {}
+            (None, b'\'' | b'"') => quote = Some(byte),
+            (None, b'#') if at == 0 || bytes.get(at - 1).is_some_and(u8::is_ascii_whitespace) => {
+                return None;
+            }
+            (None, b'<')
+                if bytes.get(at + 1) == Some(&b'<')
+                    && bytes.get(at + 2) != Some(&b'<')
+                    && (at == 0 || bytes.get(at - 1) != Some(&b'<')) =>
+            {
+                heredoc_seen = true;
+            }
+            (None, b';') if heredoc_seen && bytes.get(at + 1) != Some(&b';') => {
+                let rest = line.get(at + 1..)?.trim();
+                return (!rest.is_empty())
+                    .then(|| (line.get(..at).unwrap_or_default().to_owned(), rest.to_owned()));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The delimiters of the here-documents a line opens, in order, quotes
+/// removed, and whether each is `<<-` (its end line may be indented with
+/// tabs).
+fn heredoc_delimiters(line: &str) -> Vec<(String, bool)> {
+    let mut found = Vec::new();
+    let mut rest = line;
+    while let Some(at) = rest.find("<<") {
+        let after = rest.get(at + 2..).unwrap_or_default();
+        if after.starts_with('<') {
+            rest = after.trim_start_matches('<');
+            continue;
+        }
+        let (strips_tabs, after) = match after.strip_prefix('-') {
+            Some(stripped) => (true, stripped),
+            None => (false, after),
+        };
+        let after = after.trim_start();
+        let end = after.find(|c: char| c.is_whitespace() || ";|&<>()".contains(c));
+        let word = after.get(..end.unwrap_or(after.len())).unwrap_or_default();
+        found.push((word.replace(['\'', '"', '\\'], ""), strips_tabs));
+        rest = after.get(word.len()..).unwrap_or_default();
+    }
+    found
 }

@@ -261,6 +261,12 @@ pub(super) fn mode_reads(mode: &str) -> bool {
     mode.contains(['r', '+', '<'])
 }
 
+/// The temp folder, as the analysis writes the variable that names it
+/// (`effects::zone_of` places what is below it in `@temp`).
+const TEMP_FOLDER: &str = "$tmpdir";
+/// The part of a new temp folder's path made when the code runs.
+const MADE_IN_TEMP: &str = "/tmp-made-at-run-time";
+
 /// What a call that only computes a value returns: a module
 /// (`require('fs')`), the home folder (`Path.home()`), a path from its
 /// parts (`os.path.join`, `path.resolve`), constant base64 decoded, a
@@ -273,6 +279,18 @@ pub(super) fn returns(function: &str, args: &[(Option<String>, Value)]) -> Value
             _ => Value::Unknown,
         },
         "Path.home" | "os.homedir" | "Dir.home" => Value::text("~"),
+        // A new folder in the temp folder (or in `dir`, when given): the
+        // name is made when it runs, the place is known.
+        "tempfile.mkdtemp" | "tempfile.mktemp" => {
+            let folder = args
+                .iter()
+                .enumerate()
+                .find(|(at, (name, _))| {
+                    name.as_deref() == Some("dir") || name.is_none() && *at == 2
+                })
+                .map_or_else(|| Value::text(TEMP_FOLDER), |(_, (_, dir))| dir.clone());
+            Value::concat(vec![folder, Value::text(MADE_IN_TEMP)])
+        }
         "os.getenv" | "os.environ.get" | "php.getenv" | "ENV.fetch" | "Deno.env.get" => {
             match first() {
                 Value::Text { text, .. } if text == "HOME" => Value::text("~"),

@@ -116,7 +116,7 @@ pub(super) fn inline(builder: &mut Builder, command: &Command) {
         inline_code(interpreter, argv)
     };
     if let Some(code) = code {
-        if command.dynamic_args {
+        if command.dynamic_args || super::command::is_run_time(&code) {
             builder.fact(
                 Fact::EvalOfUnknownText,
                 format!("{} runs code that is not known before it runs", command.program),
