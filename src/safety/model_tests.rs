@@ -914,16 +914,19 @@ impl StateMachineTest for RealLoop {
                         if approve { "approve" } else { "deny" },
                     )
                     .unwrap();
-                    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-                    while engine.status(&id) == ChallengeStatus::Pending {
+                    // The answer is stored, then put on the board: wait
+                    // for both (bounded), however loaded the machine is.
+                    let humans = &engine.safety.core().humans;
+                    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+                    while engine.status(&id) == ChallengeStatus::Pending
+                        || humans.approval_still_waiting(&id)
+                    {
                         assert!(
                             std::time::Instant::now() < deadline,
                             "the human's answer was never recorded"
                         );
                         std::thread::sleep(Duration::from_millis(5));
                     }
-                    // The answer reaches the board right after the store.
-                    std::thread::sleep(Duration::from_millis(20));
                 }
                 Answer::Done
             }

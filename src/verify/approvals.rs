@@ -163,6 +163,13 @@ impl ApprovalBoard {
         });
     }
 
+    /// Whether the request is on the board still waiting for the human's
+    /// answer (tests wait for an answer to land instead of sleeping).
+    #[cfg(test)]
+    pub fn still_waiting(&self, approval_id: &str) -> bool {
+        self.lock().get(approval_id).is_some_and(|slot| matches!(slot.stage, Stage::Waiting))
+    }
+
     pub fn agent_of(&self, approval_id: &str) -> Option<String> {
         self.lock().get(approval_id).map(|slot| slot.agent.clone())
     }

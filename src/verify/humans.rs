@@ -104,6 +104,13 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Humans {
+    /// Whether an approval request is still waiting on the board for the
+    /// human's answer.
+    #[cfg(test)]
+    pub fn approval_still_waiting(&self, approval_id: &str) -> bool {
+        self.approvals.still_waiting(approval_id)
+    }
+
     pub fn new(store: Arc<Store>, settings: HumanSettings) -> Self {
         Self {
             store,
