@@ -23,7 +23,11 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use super::{grouped::HookEntry, inspection::Inspection, install::CODEX};
+use super::{
+    grouped::HookEntry,
+    inspection::{Inspection, read_text},
+    install::CODEX,
+};
 use crate::protocol::canonical::canonical;
 
 /// Codex's time-out for a command hook whose entry sets none.
@@ -68,27 +72,14 @@ pub fn inspect(home: &Path, project: &Path, approval_timeout_secs: u64) -> Inspe
 /// `~/.codex/config.toml` as a table (empty when it does not exist); `None`
 /// when it cannot be read, which is recorded.
 fn read_toml(file: &Path, inspection: &mut Inspection) -> Option<toml::Table> {
-    let text = match std::fs::read_to_string(file) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            return Some(toml::Table::new());
-        }
-        Err(error) => {
-            inspection.unreadable.push(format!(
-                "{}: cannot be read: {}",
-                file.display(),
-                crate::diagnostics::io_reason(&error)
-            ));
-            return None;
-        }
+    let parsed = match read_text(file) {
+        None => return Some(toml::Table::new()),
+        Some(text) => text.and_then(|text| {
+            toml::from_str(&text)
+                .map_err(|error| format!("{}: is not TOML: {error}", file.display()))
+        }),
     };
-    match toml::from_str(&text) {
-        Ok(table) => Some(table),
-        Err(error) => {
-            inspection.unreadable.push(format!("{}: is not TOML: {error}", file.display()));
-            None
-        }
-    }
+    parsed.map_err(|reason| inspection.unreadable.push(reason)).ok()
 }
 
 /// Whether the project, or the git top level above it, is trusted.

@@ -49,29 +49,31 @@ impl Inspection {
     }
 }
 
+/// The text of `path`, if it exists; `Err` says why it cannot be read.
+pub fn read_text(path: &Path) -> Option<Result<String, String>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Some(Ok(text)),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+        Err(error) => Some(Err(format!(
+            "{}: cannot be read: {}",
+            path.display(),
+            crate::diagnostics::io_reason(&error)
+        ))),
+    }
+}
+
 /// The JSON in `path`, if it exists: comments (`//` lines, as Copilot's
 /// `config.json` has) are skipped. `Err` says why it cannot be read.
 pub fn read_json(path: &Path) -> Option<Result<Value, String>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return None,
-        Err(error) => {
-            return Some(Err(format!(
-                "{}: cannot be read: {}",
-                path.display(),
-                crate::diagnostics::io_reason(&error)
-            )));
-        }
-    };
-    let json: String = text
-        .lines()
-        .filter(|line| !line.trim_start().starts_with("//"))
-        .collect::<Vec<_>>()
-        .join("\n");
-    Some(
+    Some(read_text(path)?.and_then(|text| {
+        let json: String = text
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
         serde_json::from_str(&json)
-            .map_err(|error| format!("{}: is not JSON: {error}", path.display())),
-    )
+            .map_err(|error| format!("{}: is not JSON: {error}", path.display()))
+    }))
 }
 
 /// The `.json` files in `folder`, sorted; none when it does not exist.
