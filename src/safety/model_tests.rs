@@ -779,15 +779,30 @@ impl Engine {
 
     /// The newest approval request of `agent` a human was shown and that
     /// still waits.
+    /// The newest approval request `agent` waits on, once the human has
+    /// been shown it. Its verifier may still be starting (on a loaded
+    /// machine, long after the request was stored): the human answers
+    /// what they will see, so this waits (bounded) for it to be shown
+    /// rather than answering an older request or none.
     fn waiting_request(&self, agent: &str) -> Option<String> {
-        let pending: Vec<String> = self
-            .store
-            .read(|tx| {
-                let sql = "SELECT id FROM challenges WHERE agent = ?1 AND kind = 'approval' AND status = 'pending' ORDER BY created_at DESC, rowid DESC";
-                tx.rows(sql, crate::store::sql::values![agent], |row| row.get(0))
-            })
-            .unwrap();
-        pending.into_iter().find(|id| self.dir.path().join(format!("{id}.shown")).exists())
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let newest: Option<String> = self
+                .store
+                .read(|tx| {
+                    let sql = "SELECT id FROM challenges WHERE agent = ?1 AND kind = 'approval' AND status = 'pending' ORDER BY created_at DESC, rowid DESC LIMIT 1";
+                    tx.rows(sql, crate::store::sql::values![agent], |row| row.get(0))
+                })
+                .unwrap()
+                .into_iter()
+                .next();
+            let id = newest?;
+            if self.dir.path().join(format!("{id}.shown")).exists() {
+                return Some(id);
+            }
+            assert!(std::time::Instant::now() < deadline, "request {id} was never shown");
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 
     fn status(&self, id: &str) -> ChallengeStatus {
