@@ -1271,7 +1271,7 @@ pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>]) {
             continue;
         }
         text = match program {
-            "echo" | "printf" => Some(printed(&command)),
+            "echo" | "printf" => Some(printed(builder, &command)),
             "cat" if command.positionals.is_empty() => builder.here_texts.get(&first).cloned(),
             "rev" => text.map(|t| t.chars().rev().collect()),
             _ if is_decoding(&command) => {
@@ -1288,13 +1288,19 @@ pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>]) {
 pub(super) fn static_output(builder: &Builder, index: usize) -> Option<String> {
     let command = builder.get(index);
     match command.program.as_str() {
-        "echo" | "printf" if !command.has_unknown_arguments() => Some(printed(command)),
+        "echo" | "printf" if !command.has_unknown_arguments() => Some(printed(builder, command)),
         "cat" if command.positionals.is_empty() => builder.here_texts.get(&index).cloned(),
         _ => None,
     }
 }
 
-fn printed(command: &Command) -> String {
+/// What `echo` or `printf` prints ([`super::pure::printed`]); where that
+/// cannot be worked out (an unknown conversion, unknown words), its words
+/// in order, so text fed on is still read for what it may run.
+fn printed(builder: &Builder, command: &Command) -> String {
+    if let Some(text) = super::pure::printed(&command.argv, None, &builder.vars) {
+        return text;
+    }
     let joined = command.data.join(" ");
     if command.program == "printf" || command.argv.iter().any(|w| w == "-e") {
         super::words::decode_ansi_c(&joined)

@@ -23,6 +23,7 @@ mod executors;
 pub mod folder;
 pub mod options;
 pub mod planted;
+mod pure;
 mod shell;
 mod sql;
 pub(crate) mod tool_call;

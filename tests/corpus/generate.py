@@ -170,6 +170,8 @@ RUNNER_GRAMMAR = [
     "cat <<EOF; rm -rf ~\nrelease notes\nEOF",
     # A shell function runs its body where it is called, as last defined.
     "wipe() { rm -rf ~/projects; }; true && wipe", "tidy() { ls; }; tidy() { rm -rf ~; }; tidy",
+    # A substitution whose output its text fixes is worked out.
+    "rm -rf \"$(printf '%s' /usr)\"", "rm -rf `dirname ~/Documents/x`/*", "`echo rm` -fr $(echo /var)",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -185,6 +187,7 @@ RUNNERS_ORDINARY = [
     "ls logs | xargs -I{} python3 -c 'import sys; print(sys.argv[1])' {}",
     "cat <<EOF; git status\nrelease notes\nEOF",
     "teardown() { rm -rf ~/scratch; }; echo defined", "fresh() { rm -rf ~/.cache/app; }; fresh() { rm -rf dist; }; fresh",
+    "mkdir -p \"$(dirname out/logs/app.log)\"", "rm -rf \"$(basename /srv/cache/dist)\"", "$(echo cargo) fmt --check",
 ]
 
 # --- disguises ----------------------------------------------------------------
