@@ -622,7 +622,7 @@ fn split_after_heredoc(line: &str) -> Option<(String, String)> {
 /// The delimiters of the here-documents a line opens, in order, quotes
 /// removed, and whether each is `<<-` (its end line may be indented with
 /// tabs).
-fn heredoc_delimiters(line: &str) -> Vec<(String, bool)> {
+pub(super) fn heredoc_delimiters(line: &str) -> Vec<(String, bool)> {
     let mut found = Vec::new();
     let mut rest = line;
     while let Some(at) = rest.find("<<") {

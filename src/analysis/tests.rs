@@ -81,6 +81,11 @@ fn what_cannot_be_resolved_is_a_fact() {
     assert!(facts("perl -e 'fork while fork'").contains(&Fact::ForkBomb));
     assert!(facts("if then fi ((").contains(&Fact::Unparseable));
     assert!(facts("cargo build && cargo test -- --nocapture").is_empty());
+    // Bash runs nothing of a command with an open quote, and feeds an
+    // unclosed here-document its body to the end: neither is unknown.
+    assert!(facts("echo \"it's late").is_empty());
+    assert!(facts("bash <<'SH'\nrm -rf ~").is_empty());
+    assert!(has("bash <<'SH'\nrm -rf ~", "rm -f -r ~"));
 }
 
 #[test]

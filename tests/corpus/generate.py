@@ -172,6 +172,8 @@ RUNNER_GRAMMAR = [
     "wipe() { rm -rf ~/projects; }; true && wipe", "tidy() { ls; }; tidy() { rm -rf ~; }; tidy",
     # A substitution whose output its text fixes is worked out.
     "rm -rf \"$(printf '%s' /usr)\"", "rm -rf `dirname ~/Documents/x`/*", "`echo rm` -fr $(echo /var)",
+    # Input that ends early: a here-document runs its body to the end; an open quote runs nothing, read closed.
+    "bash <<'SH'\nrm -rf ~/Documents", "sh <<EOF\ncd / && rm -rf usr", "rm -rf /usr 'oops",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -188,6 +190,7 @@ RUNNERS_ORDINARY = [
     "cat <<EOF; git status\nrelease notes\nEOF",
     "teardown() { rm -rf ~/scratch; }; echo defined", "fresh() { rm -rf ~/.cache/app; }; fresh() { rm -rf dist; }; fresh",
     "mkdir -p \"$(dirname out/logs/app.log)\"", "rm -rf \"$(basename /srv/cache/dist)\"", "$(echo cargo) fmt --check",
+    "echo \"it's done", "git log --oneline 'main", "cat <<'EOF'\nrelease notes, unfinished",
 ]
 
 # --- disguises ----------------------------------------------------------------
