@@ -978,6 +978,15 @@ fn git(builder: &mut Builder, command: &Command) {
         }
         return;
     }
+    // `git -C DIR` runs in DIR: a `cd` before it, as `env -C` is.
+    for folder in &globals.folders {
+        builder.command(Command::new(
+            vec!["cd".to_owned(), folder.clone()],
+            false,
+            command.dynamic_args,
+            Some("git -C".to_owned()),
+        ));
+    }
     if globals.end > 1 {
         let plain: Vec<String> = argv
             .first()
@@ -993,11 +1002,13 @@ fn git(builder: &mut Builder, command: &Command) {
 /// environment, `--config-env`, is not known) and where the subcommand is.
 struct GitGlobals {
     config: Vec<(String, Option<String>)>,
+    /// `-C DIR`, in order: each runs git in DIR (relative to the last).
+    folders: Vec<String>,
     end: usize,
 }
 
 fn git_globals(argv: &[String]) -> GitGlobals {
-    let mut globals = GitGlobals { config: Vec::new(), end: 1 };
+    let mut globals = GitGlobals { config: Vec::new(), folders: Vec::new(), end: 1 };
     while let Some(word) = argv.get(globals.end) {
         let next = argv.get(globals.end + 1);
         let (setting, known, width) = match word.as_str() {
@@ -1012,6 +1023,9 @@ fn git_globals(argv: &[String]) -> GitGlobals {
             _ if word.starts_with('-') => (None, true, 1),
             _ => break,
         };
+        if word == "-C" {
+            globals.folders.extend(next.cloned());
+        }
         if let Some(setting) = setting {
             let (key, value) =
                 setting.split_once('=').map_or((setting, None), |(k, v)| (k, Some(v.to_owned())));

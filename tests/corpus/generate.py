@@ -174,6 +174,8 @@ RUNNER_GRAMMAR = [
     "rm -rf \"$(printf '%s' /usr)\"", "rm -rf `dirname ~/Documents/x`/*", "`echo rm` -fr $(echo /var)",
     # Input that ends early: a here-document runs its body to the end; an open quote runs nothing, read closed.
     "bash <<'SH'\nrm -rf ~/Documents", "sh <<EOF\ncd / && rm -rf usr", "rm -rf /usr 'oops",
+    # The working folder moves: relative targets resolve there, and are unknown in an unknown folder.
+    "env --chdir=\"$TARGET\" rm -rf build", "pushd ~/Documents && rm -rf reports", "pushd \"$CACHE\"; rm -rf index; popd",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -191,6 +193,7 @@ RUNNERS_ORDINARY = [
     "teardown() { rm -rf ~/scratch; }; echo defined", "fresh() { rm -rf ~/.cache/app; }; fresh() { rm -rf dist; }; fresh",
     "mkdir -p \"$(dirname out/logs/app.log)\"", "rm -rf \"$(basename /srv/cache/dist)\"", "$(echo cargo) fmt --check",
     "echo \"it's done", "git log --oneline 'main", "cat <<'EOF'\nrelease notes, unfinished",
+    "pushd docs && rm -rf _build && popd", "env -C frontend rm -rf node_modules", "git -C vendor/lib status --short",
 ]
 
 # --- disguises ----------------------------------------------------------------
