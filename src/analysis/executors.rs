@@ -161,7 +161,9 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
                 run_text(builder, &command, &script, "su -c");
             }
         }
-        "eval" => run_text(builder, &command, &argv.get(1..).unwrap_or_default().join(" "), "eval"),
+        "eval" => {
+            run_text(builder, &command, &argv.get(1..).unwrap_or_default().join(" "), "eval");
+        }
         "env" => env(builder, &command),
         "xargs" => xargs(builder, &command, None),
         "parallel" => parallel(builder, &command, None),
@@ -217,13 +219,15 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
         },
         "kubectl" | "oc" if command.subcommand() == Some("exec") => {
             match argv.iter().position(|w| w == "--") {
-                Some(at) => inner_command(
-                    builder,
-                    argv.get(at + 1..).unwrap_or_default().to_vec(),
-                    &command,
-                    command.dynamic_args,
-                    via("kubectl exec"),
-                ),
+                Some(at) => {
+                    inner_command(
+                        builder,
+                        argv.get(at + 1..).unwrap_or_default().to_vec(),
+                        &command,
+                        command.dynamic_args,
+                        via("kubectl exec"),
+                    );
+                }
                 None => after_subcommand(
                     builder,
                     &command,
@@ -234,6 +238,7 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
             }
         }
         "git" => git(builder, &command),
+        "sed" | "gsed" => super::sed::analyze(builder, &command),
         _ if code::is_interpreter(program) => code::inline(builder, &command),
         _ if sql::is_client(program) => sql::inline(builder, &command),
         _ => {}
@@ -478,29 +483,40 @@ static SU_LONG: [options::Long; 4] = [
 
 /// Analyses text an executor runs: literal text as a script; text that
 /// is not known statically is a fact.
-fn run_text(builder: &mut Builder, command: &Command, script: &str, via: &str) {
+/// Runs `script` as shell text; returns the commands it runs directly.
+pub(super) fn run_text(
+    builder: &mut Builder,
+    command: &Command,
+    script: &str,
+    via: &str,
+) -> Vec<usize> {
     if command.dynamic_args || is_run_time(script) {
         builder.fact(
             Fact::EvalOfUnknownText,
             format!("`{via}` runs text that is not known before it runs: {}", preview(script)),
         );
     }
-    builder.shell(script, Some(via));
+    builder.shell(script, Some(via))
 }
 
+/// Records `argv` as a command `outer` runs; returns the commands recorded
+/// (it and what it runs in turn).
 fn inner_command(
     builder: &mut Builder,
     argv: Vec<String>,
     outer: &Command,
     dynamic_args: bool,
     via: Option<String>,
-) {
-    let Some(program) = argv.first() else { return };
+) -> Vec<usize> {
+    let Some(program) = argv.first() else { return Vec::new() };
     let dynamic_program = program.contains("$(")
         || program.starts_with('$')
         || program.contains(['*', '?', '['])
         || outer.dynamic_program;
-    builder.command(Command::new(argv, dynamic_program, dynamic_args, via));
+    let Some(at) = builder.command(Command::new(argv, dynamic_program, dynamic_args, via)) else {
+        return Vec::new();
+    };
+    (at..builder.analysis.commands.len()).collect()
 }
 
 /// `find [-H -L -P -D X -OLEVEL] [-E -X -d -s -x] [-f ROOT] ROOTS …
@@ -754,19 +770,23 @@ fn tar(builder: &mut Builder, command: &Command, args: &[String]) {
         && parsed.value("-f").is_some_and(|archive| {
             archive.split_once(':').is_some_and(|(host, _)| !host.contains('/'))
         });
+    // What `--to-command` and `-I` run reads the archive's data on its
+    // stdin: a shell or an interpreter there runs code nobody has seen.
     if let Some(program) =
         parsed.value("--to-command").filter(|_| parsed.has("-x") && !parsed.has("-O"))
     {
-        run_text(builder, command, program, "tar --to-command");
+        let direct = run_text(builder, command, program, "tar --to-command");
+        runs_unseen_input(builder, &direct, "tar --to-command");
     }
     if let Some(program) = parsed.value("-I") {
-        inner_command(
+        let direct = inner_command(
             builder,
-            program.split_whitespace().map(str::to_owned).collect(),
+            split_string(program),
             command,
-            command.dynamic_args,
+            command.dynamic_args || is_unknown_text(program),
             Some("tar -I".into()),
         );
+        runs_unseen_input(builder, &direct, "tar -I");
     }
     for flag in ["--rsh-command", "--rmt-command"] {
         if let Some(program) = parsed.value(flag).filter(|_| remote) {
@@ -783,9 +803,39 @@ fn tar(builder: &mut Builder, command: &Command, args: &[String]) {
         run_text(builder, command, script, "tar -F");
     }
     for option in parsed.options.iter().filter(|o| o.flag == "--checkpoint-action") {
-        if let Some(program) = option.value.as_deref().and_then(|v| v.strip_prefix("exec=")) {
+        let Some(action) = option.value.as_deref() else { continue };
+        if let Some(program) = action.strip_prefix("exec=") {
             run_text(builder, command, program, "tar --checkpoint-action");
+        } else if is_unknown_text(action) {
+            // `--checkpoint-action="$A"` may be `exec=…`.
+            builder.fact(
+                Fact::EvalOfUnknownText,
+                format!("tar's checkpoint action `{}` is known only when it runs", preview(action)),
+            );
         }
+    }
+}
+
+/// Text that holds a value known only when the action runs: an unknown
+/// variable (`$name`, as the analysis writes one) or a substitution.
+fn is_unknown_text(text: &str) -> bool {
+    text.contains('$') || is_run_time(text)
+}
+
+/// A fact when a command among `direct` runs what it reads on stdin (a
+/// shell with no script, an interpreter with no code), fed by `via` with
+/// data the action does not show.
+fn runs_unseen_input(builder: &mut Builder, direct: &[usize], via: &str) {
+    let runs = direct.iter().map(|&at| builder.get(at)).find(|command| {
+        executes_its_input(command)
+            && (!SHELLS.contains(&command.program.as_str())
+                || shell_runs(&command.argv) == ShellRuns::Stdin)
+    });
+    if let Some(program) = runs.map(|command| command.program.clone()) {
+        builder.fact(
+            Fact::EvalOfUnknownText,
+            format!("`{via}` feeds {program} data it runs, not known before it runs"),
+        );
     }
 }
 
@@ -1137,6 +1187,13 @@ pub(super) fn environment(builder: &mut Builder, env: &[(String, String)], argv:
                 if value != "/dev/null" && !value.is_empty() =>
             {
                 builder.fact(Fact::ConfigExecutes, format!("{name}= makes git read configuration not seen here, which may name a program to run"));
+                false
+            }
+            "TAR_OPTIONS" if program.as_deref() == Some("tar") && is_unknown_text(value) => {
+                builder.fact(
+                    Fact::EvalOfUnknownText,
+                    format!("{name}= gives tar options known only when it runs"),
+                );
                 false
             }
             "TAR_OPTIONS" if program.as_deref() == Some("tar") => {

@@ -25,6 +25,7 @@ mod incomplete;
 pub mod options;
 pub mod planted;
 mod pure;
+mod sed;
 mod shell;
 mod sql;
 pub(crate) mod tool_call;

@@ -176,6 +176,9 @@ RUNNER_GRAMMAR = [
     "bash <<'SH'\nrm -rf ~/Documents", "sh <<EOF\ncd / && rm -rf usr", "rm -rf /usr 'oops",
     # The working folder moves: relative targets resolve there, and are unknown in an unknown folder.
     "env --chdir=\"$TARGET\" rm -rf build", "pushd ~/Documents && rm -rf reports", "pushd \"$CACHE\"; rm -rf index; popd",
+    # Programs that run what they are given: sed's e, tar's exec-taking options with unknown or stdin-reading values.
+    "sed '1e rm -rf ~/Music' notes.txt", "sed -n 's/.*/git reset --hard/e' todo.txt", "sed '$!N;/x/e' list.txt",
+    "tar -xf bundle.tar --to-command=bash", "tar -cf out.tar --checkpoint-action=\"$HOOK\" src",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -194,6 +197,8 @@ RUNNERS_ORDINARY = [
     "mkdir -p \"$(dirname out/logs/app.log)\"", "rm -rf \"$(basename /srv/cache/dist)\"", "$(echo cargo) fmt --check",
     "echo \"it's done", "git log --oneline 'main", "cat <<'EOF'\nrelease notes, unfinished",
     "pushd docs && rm -rf _build && popd", "env -C frontend rm -rf node_modules", "git -C vendor/lib status --short",
+    "sed -n '/^## /p' CHANGELOG.md", "sed -i 's/version = .*/version = \"2.1.0\"/' Cargo.toml", "sed -e 's/e/E/g' names.txt",
+    "tar -I 'zstd -19 -T0' -cf dist.tar.zst dist", "tar -xzf data.tgz --to-command='wc -c'",
 ]
 
 # --- disguises ----------------------------------------------------------------
