@@ -1250,6 +1250,17 @@ pub(super) fn executes_its_input(command: &Command) -> bool {
         || sql::is_client(program)
 }
 
+/// A fact when text decoded in a substitution (`$(echo … | base64 -d)`)
+/// is handed to `executor`, whether or not the text could be read, as
+/// when it is piped there.
+pub(super) fn decoded_into(builder: &mut Builder, substituted: &[usize], executor: &[usize]) {
+    if let Some(&decoder) = substituted.iter().find(|&&at| is_decoding(builder.get(at))) {
+        let into = executor.first().map(|&at| builder.get(at).program.clone()).unwrap_or_default();
+        let from = builder.get(decoder).program.clone();
+        builder.fact(Fact::DecodedIntoExecutor, format!("text decoded by {from} runs in {into}"));
+    }
+}
+
 /// Whether a command runs what reaches it through a chain: a shell without
 /// a literal `-c` script, `eval`, `source`, an interpreter not given its
 /// code inline (nor `-m module`).

