@@ -994,7 +994,7 @@ fn git(builder: &mut Builder, command: &Command) {
             (Some(name), Some(value)) => aliases.push((name.to_owned(), value.clone())),
             (Some(_), None) => {}
             (None, value) => {
-                git_config(builder, key, value.as_deref(), subcommand.as_deref(), "git -c")
+                git_config(builder, key, value.as_deref(), git_reaches_network(argv), "git -c")
             }
         }
     }
@@ -1009,23 +1009,7 @@ fn git(builder: &mut Builder, command: &Command) {
     }
     let rest = argv.get(globals.end + 1..).unwrap_or_default();
     if let Some((_, value)) = aliases.iter().find(|(name, _)| *name == subcommand) {
-        if let Some(script) = value.strip_prefix('!') {
-            builder.fact(
-                Fact::ConfigExecutes,
-                format!("git alias {subcommand} runs {}", preview(script)),
-            );
-            builder.shell(&format!("{script} {}", rest.join(" ")), Some("git alias"));
-        } else {
-            let mut expanded = vec!["git".to_owned()];
-            expanded.extend(value.split_whitespace().map(str::to_owned));
-            expanded.extend(rest.iter().cloned());
-            builder.command(Command::new(
-                expanded,
-                false,
-                command.dynamic_args,
-                Some("git alias".into()),
-            ));
-        }
+        git_alias(builder, &subcommand, value, rest, command.dynamic_args);
         return;
     }
     // `git -C DIR` runs in DIR: a `cd` before it, as `env -C` is.
@@ -1045,6 +1029,20 @@ fn git(builder: &mut Builder, command: &Command) {
             .cloned()
             .collect();
         builder.command(Command::new(plain, false, command.dynamic_args, Some("git".into())));
+    }
+}
+
+/// Runs git alias `name`, defined as `value`, with the words after it
+/// (`rest`): a `!` alias is a shell command, any other more git words.
+fn git_alias(builder: &mut Builder, name: &str, value: &str, rest: &[String], dynamic: bool) {
+    if let Some(script) = value.strip_prefix('!') {
+        builder.fact(Fact::ConfigExecutes, format!("git alias {name} runs {}", preview(script)));
+        builder.shell(&format!("{script} {}", rest.join(" ")), Some("git alias"));
+    } else {
+        let mut expanded = vec!["git".to_owned()];
+        expanded.extend(value.split_whitespace().map(str::to_owned));
+        expanded.extend(rest.iter().cloned());
+        builder.command(Command::new(expanded, false, dynamic, Some("git alias".into())));
     }
 }
 
@@ -1086,21 +1084,37 @@ fn git_globals(argv: &[String]) -> GitGlobals {
     globals
 }
 
-/// Network subcommands: the only ones that run an ssh command.
-const GIT_NETWORK: [&str; 8] =
-    ["clone", "fetch", "pull", "push", "ls-remote", "remote", "submodule", "archive"];
+/// Subcommands that always reach a remote, the only ones with
+/// [`git_reaches_network`]'s exceptions that run an ssh command.
+const GIT_NETWORK: [&str; 6] = ["clone", "fetch", "pull", "push", "ls-remote", "submodule"];
+
+/// Whether git's command in `argv` may reach a remote (so run an ssh
+/// command): `git archive` only with `--remote`, `git remote` only to
+/// `update`, `prune`, `show` (without `-n`) or `add -f`; with no command
+/// known, it may.
+fn git_reaches_network(argv: &[String]) -> bool {
+    let end = git_globals(argv).end;
+    let Some(subcommand) = argv.get(end).map(|s| s.to_lowercase()) else { return true };
+    let rest = argv.get(end + 1..).unwrap_or_default();
+    let has = |flag: &str| rest.iter().any(|w| w == flag || w.starts_with(&format!("{flag}=")));
+    match subcommand.as_str() {
+        "archive" => has("--remote"),
+        "remote" => match rest.iter().find(|w| !w.starts_with('-')).map(String::as_str) {
+            Some("update" | "prune") => true,
+            Some("show") => !has("-n"),
+            Some("add") => has("-f") || has("--fetch"),
+            _ => false,
+        },
+        other => GIT_NETWORK.contains(&other),
+    }
+}
 
 /// A configuration `key` set to `value` (`None`: not known) for a git
-/// `subcommand`: a fact when it names a program that subcommand can run.
-fn git_config(
-    builder: &mut Builder,
-    key: &str,
-    value: Option<&str>,
-    subcommand: Option<&str>,
-    how: &str,
-) {
+/// command that may reach a remote or not (`network`): a fact when it
+/// names a program that command can run.
+fn git_config(builder: &mut Builder, key: &str, value: Option<&str>, network: bool, how: &str) {
     let runs_here = match key {
-        "core.sshcommand" | "ssh.variant" => subcommand.is_none_or(|s| GIT_NETWORK.contains(&s)),
+        "core.sshcommand" | "ssh.variant" => network,
         _ => executing_git_key(key),
     };
     if !runs_here {
@@ -1162,24 +1176,39 @@ pub(super) fn environment(builder: &mut Builder, env: &[(String, String)], argv:
     };
     let count: Option<usize> =
         lookup("GIT_CONFIG_COUNT").map(|count| count.trim().parse().unwrap_or(usize::MAX));
+    // A setting from the environment: an alias of the subcommand runs in
+    // its place, as one given with `git -c` does.
+    let configure = |builder: &mut Builder, key: &str, value: Option<&str>, how: &str| {
+        let alias_of_subcommand =
+            key.strip_prefix("alias.").is_some_and(|alias| subcommand.as_deref() == Some(alias));
+        match value {
+            Some(value) if alias_of_subcommand => {
+                let rest = argv.get(git_globals(argv).end + 1..).unwrap_or_default();
+                git_alias(builder, key.trim_start_matches("alias."), value, rest, false);
+            }
+            None if alias_of_subcommand => builder.fact(
+                Fact::ConfigExecutes,
+                format!("{how} makes git's command an alias not known before it runs"),
+            ),
+            _ => git_config(builder, key, value, !git || git_reaches_network(argv), how),
+        }
+    };
     for (name, value) in env {
         let upper = name.to_uppercase();
         if let Some(n) = upper.strip_prefix("GIT_CONFIG_KEY_") {
             let counted = n.parse::<usize>().is_ok_and(|n| count.is_some_and(|count| n < count));
             if counted {
                 let setting = lookup(&format!("GIT_CONFIG_VALUE_{n}"));
-                git_config(builder, &value.to_lowercase(), setting, subcommand.as_deref(), name);
+                configure(builder, &value.to_lowercase(), setting, name);
             }
             continue;
         }
         let runs = match upper.as_str() {
-            "GIT_SSH_COMMAND" | "GIT_SSH" => {
-                !git || subcommand.as_deref().is_none_or(|s| GIT_NETWORK.contains(&s))
-            }
+            "GIT_SSH_COMMAND" | "GIT_SSH" => !git || git_reaches_network(argv),
             "PAGER" | "EDITOR" | "VISUAL" => git,
             "GIT_CONFIG_PARAMETERS" => {
                 for (key, setting) in git_config_parameters(value) {
-                    git_config(builder, &key, Some(&setting), subcommand.as_deref(), name);
+                    configure(builder, &key, Some(&setting), name);
                 }
                 false
             }

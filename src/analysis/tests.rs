@@ -283,6 +283,9 @@ fn git_configuration_is_a_fact_only_when_it_names_a_program_the_subcommand_runs(
         "GIT_SSH_COMMAND='rm -rf ~' git fetch",
         "env GIT_SSH_COMMAND='rm -rf ~' git -C repo pull",
         "GIT_CONFIG_PARAMETERS=\"'core.pager'='rm -rf ~'\" git log",
+        "export GIT_SSH_COMMAND='rm -rf ~'; git pull",
+        "GIT_SSH_COMMAND=./helper git archive --remote=origin HEAD",
+        "GIT_SSH_COMMAND=./helper git remote show origin",
     ] {
         assert!(facts(hint).contains(&Fact::ConfigExecutes), "{hint}");
     }
@@ -292,6 +295,9 @@ fn git_configuration_is_a_fact_only_when_it_names_a_program_the_subcommand_runs(
         "GIT_SSH_COMMAND='ssh -i key' git status",
         "git -c core.sshCommand='ssh -i key' diff",
         "git -c user.email=a@b commit -m x",
+        "GIT_SSH_COMMAND=./helper git archive -o out.zip HEAD",
+        "GIT_SSH_COMMAND=./helper git remote -v",
+        "export GIT_AUTHOR_NAME=bot; git commit -m x",
     ] {
         assert!(!facts(hint).contains(&Fact::ConfigExecutes), "{hint}");
     }
@@ -299,6 +305,13 @@ fn git_configuration_is_a_fact_only_when_it_names_a_program_the_subcommand_runs(
         "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm -rf ~' git log",
         "rm -f -r ~"
     ));
+    // An alias from the environment runs in place of the subcommand.
+    for hint in [
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.undo GIT_CONFIG_VALUE_0=reset git undo --hard",
+        "GIT_CONFIG_PARAMETERS=\"'alias.undo=reset'\" git undo --hard",
+    ] {
+        assert!(has(hint, "git --hard reset"), "{hint}: {:?}", programs(hint));
+    }
     assert!(has("TAR_OPTIONS=--to-command=reboot tar -xf a.tar", "reboot"));
     assert!(!has("TAR_OPTIONS=--to-command=reboot make", "reboot"));
 }
