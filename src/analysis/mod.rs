@@ -490,6 +490,10 @@ impl Builder {
             {
                 self.analysis.reads.push(words::normalize_path(file));
             }
+            // `dd if=FILE` reads FILE.
+            if let Some(file) = argument.strip_prefix("if=").filter(|_| command.program == "dd") {
+                self.analysis.reads.push(words::normalize_path(file));
+            }
         }
         let called = (!command.dynamic_program)
             .then(|| command.argv.first().and_then(|name| self.functions.get(name)).cloned())

@@ -275,6 +275,33 @@ fn a_shell_reading_unknown_text_is_an_eval() {
 }
 
 #[test]
+fn a_pattern_is_data_and_a_file_of_patterns_is_read() {
+    let reads = |hint: &str| analyze(hint).unwrap().reads;
+    for hint in [
+        "find . -name .env",
+        "find src -path '*/.env' -print",
+        "git log --grep .env",
+        "git log --grep=.env --oneline",
+        "grep -e .env -r src",
+        "rg -ie .env src",
+        "grep -rn .env src",
+        "search_files .env src",
+    ] {
+        assert!(!reads(hint).contains(&".env".to_owned()), "{hint}: {:?}", reads(hint));
+    }
+    for hint in [
+        "grep -f .env README.md",
+        "grep -rf .env README.md",
+        "grep -f.env README.md",
+        "rg -if .env src",
+        "grep .env -e foo",
+        "dd if=.env of=/tmp/x",
+    ] {
+        assert!(reads(hint).contains(&".env".to_owned()), "{hint}: {:?}", reads(hint));
+    }
+}
+
+#[test]
 fn git_configuration_is_a_fact_only_when_it_names_a_program_the_subcommand_runs() {
     for hint in [
         "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm -rf ~' git log",
