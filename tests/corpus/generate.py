@@ -186,6 +186,8 @@ RUNNER_GRAMMAR = [
     "git read-tree --reset -u origin/main", "git checkout-index --all --force",
     # A file of patterns is read (grep -f in any cluster), and so is dd's if=.
     "grep -hf ~/.aws/credentials notes.txt", "dd if=/home/dev/.ssh/id_ed25519 of=/tmp/k bs=1",
+    # Formatting: a device or an image outside the workspace.
+    "mkfs.btrfs -f /dev/nvme1n1", "sgdisk --zap-all \"$DISK\"", "mkfs.xfs ~/images/data.img",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -211,6 +213,7 @@ RUNNERS_ORDINARY = [
     # A search tool's pattern is a regex, not a file it reads.
     "search_files \\.env(\\.local)? src", "find . -name .env.example -print", "git log --grep='rotate .env keys' --oneline",
     "grep -rn -e AWS_SECRET_ACCESS_KEY src",
+    "mkfs.ext4 -F build/rootfs.img", "truncate -s 64M /tmp/swap.img && mkswap /tmp/swap.img", "parted -s out/disk.img mklabel gpt",
 ]
 
 # --- disguises ----------------------------------------------------------------
