@@ -61,6 +61,8 @@ fn rm_is_seen_however_it_is_written() {
         "rm -rf $(echo ~)",
         "rm -rf \"$(printf '%s' ~)\"",
         "rm -rf $(dirname ~/x)",
+        "coproc rm -rf ~",
+        "coproc TIDY { rm -rf ~; }",
     ] {
         assert!(has(hint, "rm -f -r ~"), "{hint}: {:?}", programs(hint));
     }

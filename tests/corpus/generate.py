@@ -188,6 +188,9 @@ RUNNER_GRAMMAR = [
     "grep -hf ~/.aws/credentials notes.txt", "dd if=/home/dev/.ssh/id_ed25519 of=/tmp/k bs=1",
     # Formatting: a device or an image outside the workspace.
     "mkfs.btrfs -f /dev/nvme1n1", "sgdisk --zap-all \"$DISK\"", "mkfs.xfs ~/images/data.img",
+    # coproc runs its command; Perl's own file calls delete and truncate.
+    "coproc SYNC { rsync -a --delete empty/ ~/Pictures/; }", "perl -e 'unlink glob q(/var/log/*.log)'",
+    "perl -e 'truncate \"/etc/hosts\", 0'",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -214,6 +217,7 @@ RUNNERS_ORDINARY = [
     "search_files \\.env(\\.local)? src", "find . -name .env.example -print", "git log --grep='rotate .env keys' --oneline",
     "grep -rn -e AWS_SECRET_ACCESS_KEY src",
     "mkfs.ext4 -F build/rootfs.img", "truncate -s 64M /tmp/swap.img && mkswap /tmp/swap.img", "parted -s out/disk.img mklabel gpt",
+    "coproc tail -f logs/dev.log", "perl -ne 'print if /unlink|truncate/' src/lib.pl", "perl -e 'unlink \"build/app.o\"'",
 ]
 
 # --- disguises ----------------------------------------------------------------
