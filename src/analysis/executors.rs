@@ -238,23 +238,27 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
             }
         }
         "git" => git(builder, &command),
-        // `coproc [NAME] COMMAND`: a name only before a compound command,
-        // whose first line the grammar leaves in the same words.
-        "coproc" => {
-            let mut inner = argv.get(1..).unwrap_or_default();
-            if inner.get(1).is_some_and(|word| matches!(word.as_str(), "{" | "(")) {
-                inner = inner.get(1..).unwrap_or_default();
-            }
-            while inner.first().is_some_and(|word| matches!(word.as_str(), "{" | "(")) {
-                inner = inner.get(1..).unwrap_or_default();
-            }
-            inner_command(builder, inner.to_vec(), &command, command.dynamic_args, via("coproc"));
-        }
         "sed" | "gsed" => super::sed::analyze(builder, &command),
         _ if code::is_interpreter(program) => code::inline(builder, &command),
         _ if sql::is_client(program) => sql::inline(builder, &command),
         _ => {}
     }
+}
+
+/// bash's `coproc [NAME] COMMAND` at `index` (the reserved word, which the
+/// grammar reads as a program): COMMAND runs. A name comes only before a
+/// compound command, whose first line the grammar leaves in the same
+/// words (`coproc JOB { a; b; }` is `coproc JOB { a`, then `b`).
+pub(super) fn coproc(builder: &mut Builder, index: usize) {
+    let command = builder.get(index).clone();
+    let mut inner = command.argv.get(1..).unwrap_or_default();
+    if inner.get(1).is_some_and(|word| matches!(word.as_str(), "{" | "(")) {
+        inner = inner.get(1..).unwrap_or_default();
+    }
+    while inner.first().is_some_and(|word| matches!(word.as_str(), "{" | "(")) {
+        inner = inner.get(1..).unwrap_or_default();
+    }
+    inner_command(builder, inner.to_vec(), &command, command.dynamic_args, Some("coproc".into()));
 }
 
 /// `sudo -u root X`, `timeout -s 9 5 X`, `flock /tmp/l X` or `flock

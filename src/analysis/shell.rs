@@ -326,6 +326,14 @@ fn command_with(
     else {
         return Vec::new();
     };
+    // `coproc` is a reserved word only where written so, unquoted, in
+    // command position (`command coproc x` runs a program named coproc).
+    if named_children(node)
+        .first()
+        .is_some_and(|name| name.kind() == "command_name" && text(*name, source) == "coproc")
+    {
+        executors::coproc(builder, index);
+    }
     let group: Vec<usize> = (index..builder.analysis.commands.len()).collect();
     for &at in &group {
         let set = variables_set_by(builder.get(at));

@@ -87,6 +87,10 @@ fn what_cannot_be_resolved_is_a_fact() {
     assert!(facts("perl -e 'fork while fork'").contains(&Fact::ForkBomb));
     assert!(facts("if then fi ((").contains(&Fact::Unparseable));
     assert!(facts("cargo build && cargo test -- --nocapture").is_empty());
+    // `coproc` is a reserved word only as written in command position.
+    for hint in ["command coproc rm -rf ~", "'coproc' rm -rf ~"] {
+        assert!(!has(hint, "rm -f -r ~"), "{hint}: {:?}", programs(hint));
+    }
     // Bash runs nothing of a command with an open quote, and feeds an
     // unclosed here-document its body to the end: neither is unknown.
     assert!(facts("echo \"it's late").is_empty());

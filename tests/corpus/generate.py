@@ -217,7 +217,7 @@ RUNNERS_ORDINARY = [
     "search_files \\.env(\\.local)? src", "find . -name .env.example -print", "git log --grep='rotate .env keys' --oneline",
     "grep -rn -e AWS_SECRET_ACCESS_KEY src",
     "mkfs.ext4 -F build/rootfs.img", "truncate -s 64M /tmp/swap.img && mkswap /tmp/swap.img", "parted -s out/disk.img mklabel gpt",
-    "coproc tail -f logs/dev.log", "perl -ne 'print if /unlink|truncate/' src/lib.pl", "perl -e 'unlink \"build/app.o\"'",
+    "coproc tail -f logs/dev.log", "command coproc git reset --hard", "perl -ne 'print if /unlink|truncate/' src/lib.pl", "perl -e 'unlink \"build/app.o\"'",
 ]
 
 # --- disguises ----------------------------------------------------------------
