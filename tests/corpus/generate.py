@@ -191,6 +191,8 @@ RUNNER_GRAMMAR = [
     # coproc runs its command; Perl's own file calls delete and truncate.
     "coproc SYNC { rsync -a --delete empty/ ~/Pictures/; }", "perl -e 'unlink glob q(/var/log/*.log)'",
     "perl -e 'truncate \"/etc/hosts\", 0'",
+    # An interpreter loading a module or program named only at run time.
+    "git ls-files | parallel python3 -m {}", "find scripts -name '*.awk' | xargs awk -f",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -214,10 +216,10 @@ RUNNERS_ORDINARY = [
     "GIT_CONFIG_PARAMETERS=\"'alias.lg=log --oneline'\" git lg -5", "GIT_SSH_COMMAND='ssh -i ci_key' git remote -v",
     "git read-tree -m -u HEAD topic", "git checkout-index -a --prefix=/tmp/snapshot/",
     # A search tool's pattern is a regex, not a file it reads.
-    "search_files \\.env(\\.local)? src", "find . -name .env.example -print", "git log --grep='rotate .env keys' --oneline",
+    "search_files .env src", "find . -name .env.example -print", "git log --grep='rotate .env keys' --oneline",
     "grep -rn -e AWS_SECRET_ACCESS_KEY src",
     "mkfs.ext4 -F build/rootfs.img", "truncate -s 64M /tmp/swap.img && mkswap /tmp/swap.img", "parted -s out/disk.img mklabel gpt",
-    "coproc tail -f logs/dev.log", "command coproc git reset --hard", "perl -ne 'print if /unlink|truncate/' src/lib.pl", "perl -e 'unlink \"build/app.o\"'",
+    "node --require ./test/setup.js test/app.test.js", "coproc tail -f logs/dev.log", "command coproc git reset --hard", "perl -ne 'print if /unlink|truncate/' src/lib.pl", "perl -e 'unlink \"build/app.o\"'",
 ]
 
 # --- disguises ----------------------------------------------------------------

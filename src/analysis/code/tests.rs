@@ -280,3 +280,29 @@ fn perl_unlink_truncate_and_rmdir_are_the_commands_they_amount_to() {
         !commands("perl -ne 'print if /unlink/' notes.txt").iter().any(|c| c.starts_with("rm"))
     );
 }
+
+#[test]
+fn code_loaded_by_a_name_known_only_when_it_runs_is_unknown() {
+    let unknown = |hint: &str| analyze(hint).unwrap().has(Fact::EvalOfUnknownText);
+    for hint in [
+        "ls | parallel python3 -m {}",
+        "ls | parallel node --require {}",
+        "ls | parallel ruby -r{}",
+        "ls | parallel perl -M{} -e 1",
+        "ls | xargs awk -f",
+        "node --import=\"$LOADER\" app.js",
+        "ls | parallel node --{} x",
+        "python3 -W ignore -m \"$TOOL\"",
+    ] {
+        assert!(unknown(hint), "{hint}");
+    }
+    for hint in [
+        "python3 -m pytest -q",
+        "node --require ts-node/register src/a.ts",
+        "perl -lne 'print' notes.txt",
+        "awk -f scripts/report.awk data.csv",
+        "ruby -rjson -e 'puts 1'",
+    ] {
+        assert!(!unknown(hint), "{hint}");
+    }
+}
