@@ -5,7 +5,8 @@
 //! tool's own name, an SQL statement's `drop_table`), and its positional arguments in order (paths
 //! normalised). Arguments that are data, not something the program acts
 //! on, are set apart: everything `echo` and `printf` print, commit and tag
-//! messages, and the pattern of a search tool.
+//! messages, the pattern of a search tool, and patterns given to options
+//! (`find -name`, `git log --grep`).
 
 use super::{
     options,
@@ -107,12 +108,42 @@ fn invocation(program: &str, argv: &[String]) -> Invocation {
 
 /// Programs whose every argument is data.
 const PRINTERS: [&str; 4] = ["echo", "printf", "print", "say"];
-/// Programs whose first positional is a search pattern, not a file.
-const SEARCHERS: [&str; 8] = ["grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "git-grep"];
+/// Programs whose first positional is a search pattern, not a file
+/// (`search_files` is how a harness's own search tool is written).
+const SEARCHERS: [&str; 9] =
+    ["grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "git-grep", "search_files"];
 /// Programs whose options are words after one dash (`xclip -selection`,
 /// `find -name`), never clusters of letters.
 const ONE_DASH_WORDS: [&str; 8] =
     ["xclip", "find", "java", "ffmpeg", "xwd", "xwininfo", "import", "magick"];
+/// Options whose value is a pattern to match names or text against, not
+/// a file: `find -name .env` reads nothing, `git log --grep .env` neither.
+const PATTERN_OPTIONS: [(&str, &[&str]); 4] = [
+    (
+        "find",
+        &[
+            "-name",
+            "-iname",
+            "-path",
+            "-ipath",
+            "-wholename",
+            "-iwholename",
+            "-regex",
+            "-iregex",
+            "-lname",
+            "-ilname",
+        ],
+    ),
+    ("git", &["--grep", "--author", "--committer", "--grep-reflog", "-S", "-G"]),
+    ("grep", &["--regexp"]),
+    ("rg", &["--regexp"]),
+];
+
+/// Whether `option` of `program` takes a pattern (see [`PATTERN_OPTIONS`]).
+fn takes_pattern(program: &str, option: &str) -> bool {
+    PATTERN_OPTIONS.iter().any(|(name, options)| *name == program && options.contains(&option))
+}
+
 /// Flags whose value is a message.
 const MESSAGE_FLAGS: [&str; 8] =
     ["-m", "--message", "--body", "--title", "--description", "--notes", "--comment", "--subject"];
@@ -160,7 +191,13 @@ impl Command {
         }
         let searcher = SEARCHERS.contains(&self.program.as_str())
             || self.program == "git" && args.first().is_some_and(|a| a == "grep");
-        let mut pattern_given = false;
+        // `-e PATTERN` or `-f FILE` anywhere (`grep .env -e x`, `-rf
+        // .env`) gives the pattern: every positional is then a file.
+        let mut pattern_given = searcher
+            && options::of(&self.program, None).is_some_and(|grammar| {
+                let parsed = grammar.parse(&args);
+                parsed.has("-e") || parsed.has("-f")
+            });
         let mut options_done = false;
         let mut words = args.iter().peekable();
         while let Some(word) = words.next() {
@@ -183,11 +220,15 @@ impl Command {
             if let Some((name, value)) = word.split_once('=').filter(|_| word.starts_with("--")) {
                 self.written_flags.push(name.to_owned());
                 self.flags.push(canonical_flag(&self.program, self.subcommand(), name));
-                self.flag_values.push(normalize_path(value));
+                if takes_pattern(&self.program, name) {
+                    self.data.push(value.to_owned());
+                } else {
+                    self.flag_values.push(normalize_path(value));
+                }
                 continue;
             }
             self.written_flags.push(word.clone());
-            if MESSAGE_FLAGS.contains(&word.as_str()) {
+            if MESSAGE_FLAGS.contains(&word.as_str()) || takes_pattern(&self.program, word) {
                 self.flags.push(word.clone());
                 if let Some(message) = words.next() {
                     self.data.push(message.clone());
@@ -208,11 +249,15 @@ impl Command {
                 }
                 None => (split_short_flags(&self.program, word), None),
             };
+            let pattern_value = searcher && flags.last().is_some_and(|flag| flag == "-e");
             for flag in flags {
                 let canonical = canonical_flag(&self.program, self.subcommand(), &flag);
                 self.flags.push(canonical);
             }
             match value {
+                Some(OptionValue::Glued(value) | OptionValue::NextWord(value)) if pattern_value => {
+                    self.data.push(value)
+                }
                 Some(OptionValue::Glued(value)) => self.flag_values.push(normalize_path(&value)),
                 // A value in a word of its own stays among the arguments
                 // rules' globs see (`curl -H "X-Token: $TOKEN"`), except

@@ -5,7 +5,8 @@
 //! `git reset --hard` or `--merge`), removes files with their changes
 //! (`git rm -f`, `git clean -f`, `git worktree remove -f`), or ends a
 //! merge, rebase or cherry-pick in progress (`--abort`); stashed work is
-//! lost with `git stash drop` or `clear`.
+//! lost with `git stash drop` or `clear`. Plumbing does the same:
+//! `git read-tree -u --reset` and `git checkout-index -f`.
 //!
 //! Each yields the targets of a `discard` effect ([`super::EffectKind`]):
 //! the paths named, `.` for the whole working tree, `.git/refs/stash` for
@@ -130,6 +131,29 @@ pub(super) fn discarded(command: &Command) -> Vec<String> {
             Some("drop" | "clear") => vec![".git/refs/stash".to_owned()],
             _ => Vec::new(),
         },
+        // Plumbing that writes the working tree: `read-tree -u --reset`
+        // overwrites files with changes (`-m -u` refuses to), and
+        // `checkout-index -f` overwrites the files it names (`-a`: all).
+        "read-tree" => {
+            let has = |flag: &str| args.iter().any(|word| word == flag);
+            if has("-u") && has("--reset") { vec![WORKING_TREE.to_owned()] } else { Vec::new() }
+        }
+        "checkout-index" => {
+            let (options, paths): (Vec<&String>, Vec<&String>) =
+                args.iter().partition(|word| word.starts_with('-'));
+            let has = |short: char, long: &str| {
+                options
+                    .iter()
+                    .any(|word| *word == long || !word.starts_with("--") && word.contains(short))
+            };
+            match (has('f', "--force"), has('a', "--all")) {
+                (false, _) => Vec::new(),
+                (true, true) => vec![WORKING_TREE.to_owned()],
+                (true, false) => {
+                    appended(paths.into_iter().map(|path| normalize_path(path)).collect())
+                }
+            }
+        }
         "merge" | "rebase" | "cherry-pick" | "revert" | "am" => {
             // No grammar is kept for these: `--abort` or a prefix of it
             // from `--abo` on, as git accepts it abbreviated.
@@ -197,7 +221,11 @@ mod tests {
 
     #[test]
     fn commands_that_put_committed_files_back_discard_the_changes() {
-        let cases: [(&str, &[&str]); 15] = [
+        let cases: [(&str, &[&str]); 19] = [
+            ("git read-tree -u --reset HEAD~2", &["."]),
+            ("git checkout-index -f -a", &["."]),
+            ("git checkout-index -fu -- src/lib.rs", &["src/lib.rs"]),
+            ("git checkout-index --force README.md", &["README.md"]),
             ("git checkout -- src/main.rs", &["src/main.rs"]),
             ("git checkout HEAD -- a.txt b.txt", &["a.txt", "b.txt"]),
             ("git checkout main notes.md", &["notes.md"]),
@@ -240,6 +268,9 @@ mod tests {
     #[test]
     fn commands_that_keep_every_change_discard_nothing() {
         for line in [
+            "git read-tree -m -u HEAD origin/main",
+            "git read-tree --reset HEAD",
+            "git checkout-index -a --prefix=export/",
             "git checkout main",
             "git checkout -b feature/login",
             "git checkout -b feature/login origin/main",

@@ -1,7 +1,7 @@
 //! What an action does to files, whatever program and spelling does it:
 //! each command found ([`super::Command`]) and each redirection yields
 //! effects (delete, overwrite, change permissions, discard uncommitted
-//! work), each on a target path
+//! work, format a disk or image), each on a target path
 //! placed in a [`Zone`] (the project, a temp folder, the home folder, the
 //! system, elsewhere, or unknown). Policies match effects by zone or by
 //! path (`delete:@home`, `overwrite:/etc/**`), so `mv ~/Documents /tmp/x`,
@@ -35,6 +35,10 @@ named_enum! {
         /// committed, stashed or in progress (`git checkout -- f`,
         /// `git reset --hard`, `git stash drop`: [`super::discards`]).
         Discard => "discard",
+        /// A file system, partition table or signature written over, or a
+        /// device's blocks discarded (`mkfs`, `wipefs`, `parted`…): the
+        /// device or image file they are given.
+        Format => "format",
     }
 }
 
@@ -300,6 +304,19 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
                 ],
             ),
         ),
+        program if formats_a_disk(program) => {
+            // parted, sfdisk and the like take commands after the device.
+            let targets: Vec<String> = if matches!(program, "parted" | "sgdisk" | "sfdisk") {
+                positionals.iter().take(1).cloned().collect()
+            } else {
+                positionals
+                    .iter()
+                    .filter(|p| !p.chars().all(|c| c.is_ascii_digit()))
+                    .cloned()
+                    .collect()
+            };
+            each(EffectKind::Format, &targets)
+        }
         "git" => found.extend(
             super::discards::discarded(command)
                 .into_iter()
@@ -307,6 +324,28 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
         ),
         _ => {}
     }
+}
+
+/// Programs that write a file system, partition table or signature over
+/// what they are given, or discard its blocks (Windows' `format` too).
+fn formats_a_disk(program: &str) -> bool {
+    program.starts_with("mkfs.")
+        || matches!(
+            program,
+            "mkfs"
+                | "mke2fs"
+                | "mkswap"
+                | "mkdosfs"
+                | "mkntfs"
+                | "wipefs"
+                | "blkdiscard"
+                | "sgdisk"
+                | "sfdisk"
+                | "fdisk"
+                | "cfdisk"
+                | "parted"
+                | "format"
+        )
 }
 
 /// Whether moving `source` to `destination` keeps it where its owner

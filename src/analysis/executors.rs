@@ -161,7 +161,9 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
                 run_text(builder, &command, &script, "su -c");
             }
         }
-        "eval" => run_text(builder, &command, &argv.get(1..).unwrap_or_default().join(" "), "eval"),
+        "eval" => {
+            run_text(builder, &command, &argv.get(1..).unwrap_or_default().join(" "), "eval");
+        }
         "env" => env(builder, &command),
         "xargs" => xargs(builder, &command, None),
         "parallel" => parallel(builder, &command, None),
@@ -217,13 +219,15 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
         },
         "kubectl" | "oc" if command.subcommand() == Some("exec") => {
             match argv.iter().position(|w| w == "--") {
-                Some(at) => inner_command(
-                    builder,
-                    argv.get(at + 1..).unwrap_or_default().to_vec(),
-                    &command,
-                    command.dynamic_args,
-                    via("kubectl exec"),
-                ),
+                Some(at) => {
+                    inner_command(
+                        builder,
+                        argv.get(at + 1..).unwrap_or_default().to_vec(),
+                        &command,
+                        command.dynamic_args,
+                        via("kubectl exec"),
+                    );
+                }
                 None => after_subcommand(
                     builder,
                     &command,
@@ -234,10 +238,27 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
             }
         }
         "git" => git(builder, &command),
+        "sed" | "gsed" => super::sed::analyze(builder, &command),
         _ if code::is_interpreter(program) => code::inline(builder, &command),
         _ if sql::is_client(program) => sql::inline(builder, &command),
         _ => {}
     }
+}
+
+/// bash's `coproc [NAME] COMMAND` at `index` (the reserved word, which the
+/// grammar reads as a program): COMMAND runs. A name comes only before a
+/// compound command, whose first line the grammar leaves in the same
+/// words (`coproc JOB { a; b; }` is `coproc JOB { a`, then `b`).
+pub(super) fn coproc(builder: &mut Builder, index: usize) {
+    let command = builder.get(index).clone();
+    let mut inner = command.argv.get(1..).unwrap_or_default();
+    if inner.get(1).is_some_and(|word| matches!(word.as_str(), "{" | "(")) {
+        inner = inner.get(1..).unwrap_or_default();
+    }
+    while inner.first().is_some_and(|word| matches!(word.as_str(), "{" | "(")) {
+        inner = inner.get(1..).unwrap_or_default();
+    }
+    inner_command(builder, inner.to_vec(), &command, command.dynamic_args, Some("coproc".into()));
 }
 
 /// `sudo -u root X`, `timeout -s 9 5 X`, `flock /tmp/l X` or `flock
@@ -478,29 +499,40 @@ static SU_LONG: [options::Long; 4] = [
 
 /// Analyses text an executor runs: literal text as a script; text that
 /// is not known statically is a fact.
-fn run_text(builder: &mut Builder, command: &Command, script: &str, via: &str) {
+/// Runs `script` as shell text; returns the commands it runs directly.
+pub(super) fn run_text(
+    builder: &mut Builder,
+    command: &Command,
+    script: &str,
+    via: &str,
+) -> Vec<usize> {
     if command.dynamic_args || is_run_time(script) {
         builder.fact(
             Fact::EvalOfUnknownText,
             format!("`{via}` runs text that is not known before it runs: {}", preview(script)),
         );
     }
-    builder.shell(script, Some(via));
+    builder.shell(script, Some(via))
 }
 
+/// Records `argv` as a command `outer` runs; returns the commands recorded
+/// (it and what it runs in turn).
 fn inner_command(
     builder: &mut Builder,
     argv: Vec<String>,
     outer: &Command,
     dynamic_args: bool,
     via: Option<String>,
-) {
-    let Some(program) = argv.first() else { return };
+) -> Vec<usize> {
+    let Some(program) = argv.first() else { return Vec::new() };
     let dynamic_program = program.contains("$(")
         || program.starts_with('$')
         || program.contains(['*', '?', '['])
         || outer.dynamic_program;
-    builder.command(Command::new(argv, dynamic_program, dynamic_args, via));
+    let Some(at) = builder.command(Command::new(argv, dynamic_program, dynamic_args, via)) else {
+        return Vec::new();
+    };
+    (at..builder.analysis.commands.len()).collect()
 }
 
 /// `find [-H -L -P -D X -OLEVEL] [-E -X -d -s -x] [-f ROOT] ROOTS …
@@ -754,19 +786,23 @@ fn tar(builder: &mut Builder, command: &Command, args: &[String]) {
         && parsed.value("-f").is_some_and(|archive| {
             archive.split_once(':').is_some_and(|(host, _)| !host.contains('/'))
         });
+    // What `--to-command` and `-I` run reads the archive's data on its
+    // stdin: a shell or an interpreter there runs code nobody has seen.
     if let Some(program) =
         parsed.value("--to-command").filter(|_| parsed.has("-x") && !parsed.has("-O"))
     {
-        run_text(builder, command, program, "tar --to-command");
+        let direct = run_text(builder, command, program, "tar --to-command");
+        runs_unseen_input(builder, &direct, "tar --to-command");
     }
     if let Some(program) = parsed.value("-I") {
-        inner_command(
+        let direct = inner_command(
             builder,
-            program.split_whitespace().map(str::to_owned).collect(),
+            split_string(program),
             command,
-            command.dynamic_args,
+            command.dynamic_args || is_unknown_text(program),
             Some("tar -I".into()),
         );
+        runs_unseen_input(builder, &direct, "tar -I");
     }
     for flag in ["--rsh-command", "--rmt-command"] {
         if let Some(program) = parsed.value(flag).filter(|_| remote) {
@@ -783,9 +819,39 @@ fn tar(builder: &mut Builder, command: &Command, args: &[String]) {
         run_text(builder, command, script, "tar -F");
     }
     for option in parsed.options.iter().filter(|o| o.flag == "--checkpoint-action") {
-        if let Some(program) = option.value.as_deref().and_then(|v| v.strip_prefix("exec=")) {
+        let Some(action) = option.value.as_deref() else { continue };
+        if let Some(program) = action.strip_prefix("exec=") {
             run_text(builder, command, program, "tar --checkpoint-action");
+        } else if is_unknown_text(action) {
+            // `--checkpoint-action="$A"` may be `exec=…`.
+            builder.fact(
+                Fact::EvalOfUnknownText,
+                format!("tar's checkpoint action `{}` is known only when it runs", preview(action)),
+            );
         }
+    }
+}
+
+/// Text that holds a value known only when the action runs: an unknown
+/// variable (`$name`, as the analysis writes one) or a substitution.
+fn is_unknown_text(text: &str) -> bool {
+    text.contains('$') || is_run_time(text)
+}
+
+/// A fact when a command among `direct` runs what it reads on stdin (a
+/// shell with no script, an interpreter with no code), fed by `via` with
+/// data the action does not show.
+fn runs_unseen_input(builder: &mut Builder, direct: &[usize], via: &str) {
+    let runs = direct.iter().map(|&at| builder.get(at)).find(|command| {
+        executes_its_input(command)
+            && (!SHELLS.contains(&command.program.as_str())
+                || shell_runs(&command.argv) == ShellRuns::Stdin)
+    });
+    if let Some(program) = runs.map(|command| command.program.clone()) {
+        builder.fact(
+            Fact::EvalOfUnknownText,
+            format!("`{via}` feeds {program} data it runs, not known before it runs"),
+        );
     }
 }
 
@@ -944,7 +1010,7 @@ fn git(builder: &mut Builder, command: &Command) {
             (Some(name), Some(value)) => aliases.push((name.to_owned(), value.clone())),
             (Some(_), None) => {}
             (None, value) => {
-                git_config(builder, key, value.as_deref(), subcommand.as_deref(), "git -c")
+                git_config(builder, key, value.as_deref(), git_reaches_network(argv), "git -c")
             }
         }
     }
@@ -959,24 +1025,17 @@ fn git(builder: &mut Builder, command: &Command) {
     }
     let rest = argv.get(globals.end + 1..).unwrap_or_default();
     if let Some((_, value)) = aliases.iter().find(|(name, _)| *name == subcommand) {
-        if let Some(script) = value.strip_prefix('!') {
-            builder.fact(
-                Fact::ConfigExecutes,
-                format!("git alias {subcommand} runs {}", preview(script)),
-            );
-            builder.shell(&format!("{script} {}", rest.join(" ")), Some("git alias"));
-        } else {
-            let mut expanded = vec!["git".to_owned()];
-            expanded.extend(value.split_whitespace().map(str::to_owned));
-            expanded.extend(rest.iter().cloned());
-            builder.command(Command::new(
-                expanded,
-                false,
-                command.dynamic_args,
-                Some("git alias".into()),
-            ));
-        }
+        git_alias(builder, &subcommand, value, rest, command.dynamic_args);
         return;
+    }
+    // `git -C DIR` runs in DIR: a `cd` before it, as `env -C` is.
+    for folder in &globals.folders {
+        builder.command(Command::new(
+            vec!["cd".to_owned(), folder.clone()],
+            false,
+            command.dynamic_args,
+            Some("git -C".to_owned()),
+        ));
     }
     if globals.end > 1 {
         let plain: Vec<String> = argv
@@ -989,15 +1048,31 @@ fn git(builder: &mut Builder, command: &Command) {
     }
 }
 
+/// Runs git alias `name`, defined as `value`, with the words after it
+/// (`rest`): a `!` alias is a shell command, any other more git words.
+fn git_alias(builder: &mut Builder, name: &str, value: &str, rest: &[String], dynamic: bool) {
+    if let Some(script) = value.strip_prefix('!') {
+        builder.fact(Fact::ConfigExecutes, format!("git alias {name} runs {}", preview(script)));
+        builder.shell(&format!("{script} {}", rest.join(" ")), Some("git alias"));
+    } else {
+        let mut expanded = vec!["git".to_owned()];
+        expanded.extend(value.split_whitespace().map(str::to_owned));
+        expanded.extend(rest.iter().cloned());
+        builder.command(Command::new(expanded, false, dynamic, Some("git alias".into())));
+    }
+}
+
 /// What git's global options say: configuration (a value from the
 /// environment, `--config-env`, is not known) and where the subcommand is.
 struct GitGlobals {
     config: Vec<(String, Option<String>)>,
+    /// `-C DIR`, in order: each runs git in DIR (relative to the last).
+    folders: Vec<String>,
     end: usize,
 }
 
 fn git_globals(argv: &[String]) -> GitGlobals {
-    let mut globals = GitGlobals { config: Vec::new(), end: 1 };
+    let mut globals = GitGlobals { config: Vec::new(), folders: Vec::new(), end: 1 };
     while let Some(word) = argv.get(globals.end) {
         let next = argv.get(globals.end + 1);
         let (setting, known, width) = match word.as_str() {
@@ -1012,6 +1087,9 @@ fn git_globals(argv: &[String]) -> GitGlobals {
             _ if word.starts_with('-') => (None, true, 1),
             _ => break,
         };
+        if word == "-C" {
+            globals.folders.extend(next.cloned());
+        }
         if let Some(setting) = setting {
             let (key, value) =
                 setting.split_once('=').map_or((setting, None), |(k, v)| (k, Some(v.to_owned())));
@@ -1022,21 +1100,37 @@ fn git_globals(argv: &[String]) -> GitGlobals {
     globals
 }
 
-/// Network subcommands: the only ones that run an ssh command.
-const GIT_NETWORK: [&str; 8] =
-    ["clone", "fetch", "pull", "push", "ls-remote", "remote", "submodule", "archive"];
+/// Subcommands that always reach a remote, the only ones with
+/// [`git_reaches_network`]'s exceptions that run an ssh command.
+const GIT_NETWORK: [&str; 6] = ["clone", "fetch", "pull", "push", "ls-remote", "submodule"];
+
+/// Whether git's command in `argv` may reach a remote (so run an ssh
+/// command): `git archive` only with `--remote`, `git remote` only to
+/// `update`, `prune`, `show` (without `-n`) or `add -f`; with no command
+/// known, it may.
+fn git_reaches_network(argv: &[String]) -> bool {
+    let end = git_globals(argv).end;
+    let Some(subcommand) = argv.get(end).map(|s| s.to_lowercase()) else { return true };
+    let rest = argv.get(end + 1..).unwrap_or_default();
+    let has = |flag: &str| rest.iter().any(|w| w == flag || w.starts_with(&format!("{flag}=")));
+    match subcommand.as_str() {
+        "archive" => has("--remote"),
+        "remote" => match rest.iter().find(|w| !w.starts_with('-')).map(String::as_str) {
+            Some("update" | "prune") => true,
+            Some("show") => !has("-n"),
+            Some("add") => has("-f") || has("--fetch"),
+            _ => false,
+        },
+        other => GIT_NETWORK.contains(&other),
+    }
+}
 
 /// A configuration `key` set to `value` (`None`: not known) for a git
-/// `subcommand`: a fact when it names a program that subcommand can run.
-fn git_config(
-    builder: &mut Builder,
-    key: &str,
-    value: Option<&str>,
-    subcommand: Option<&str>,
-    how: &str,
-) {
+/// command that may reach a remote or not (`network`): a fact when it
+/// names a program that command can run.
+fn git_config(builder: &mut Builder, key: &str, value: Option<&str>, network: bool, how: &str) {
     let runs_here = match key {
-        "core.sshcommand" | "ssh.variant" => subcommand.is_none_or(|s| GIT_NETWORK.contains(&s)),
+        "core.sshcommand" | "ssh.variant" => network,
         _ => executing_git_key(key),
     };
     if !runs_here {
@@ -1098,24 +1192,39 @@ pub(super) fn environment(builder: &mut Builder, env: &[(String, String)], argv:
     };
     let count: Option<usize> =
         lookup("GIT_CONFIG_COUNT").map(|count| count.trim().parse().unwrap_or(usize::MAX));
+    // A setting from the environment: an alias of the subcommand runs in
+    // its place, as one given with `git -c` does.
+    let configure = |builder: &mut Builder, key: &str, value: Option<&str>, how: &str| {
+        let alias_of_subcommand =
+            key.strip_prefix("alias.").is_some_and(|alias| subcommand.as_deref() == Some(alias));
+        match value {
+            Some(value) if alias_of_subcommand => {
+                let rest = argv.get(git_globals(argv).end + 1..).unwrap_or_default();
+                git_alias(builder, key.trim_start_matches("alias."), value, rest, false);
+            }
+            None if alias_of_subcommand => builder.fact(
+                Fact::ConfigExecutes,
+                format!("{how} makes git's command an alias not known before it runs"),
+            ),
+            _ => git_config(builder, key, value, !git || git_reaches_network(argv), how),
+        }
+    };
     for (name, value) in env {
         let upper = name.to_uppercase();
         if let Some(n) = upper.strip_prefix("GIT_CONFIG_KEY_") {
             let counted = n.parse::<usize>().is_ok_and(|n| count.is_some_and(|count| n < count));
             if counted {
                 let setting = lookup(&format!("GIT_CONFIG_VALUE_{n}"));
-                git_config(builder, &value.to_lowercase(), setting, subcommand.as_deref(), name);
+                configure(builder, &value.to_lowercase(), setting, name);
             }
             continue;
         }
         let runs = match upper.as_str() {
-            "GIT_SSH_COMMAND" | "GIT_SSH" => {
-                !git || subcommand.as_deref().is_none_or(|s| GIT_NETWORK.contains(&s))
-            }
+            "GIT_SSH_COMMAND" | "GIT_SSH" => !git || git_reaches_network(argv),
             "PAGER" | "EDITOR" | "VISUAL" => git,
             "GIT_CONFIG_PARAMETERS" => {
                 for (key, setting) in git_config_parameters(value) {
-                    git_config(builder, &key, Some(&setting), subcommand.as_deref(), name);
+                    configure(builder, &key, Some(&setting), name);
                 }
                 false
             }
@@ -1123,6 +1232,13 @@ pub(super) fn environment(builder: &mut Builder, env: &[(String, String)], argv:
                 if value != "/dev/null" && !value.is_empty() =>
             {
                 builder.fact(Fact::ConfigExecutes, format!("{name}= makes git read configuration not seen here, which may name a program to run"));
+                false
+            }
+            "TAR_OPTIONS" if program.as_deref() == Some("tar") && is_unknown_text(value) => {
+                builder.fact(
+                    Fact::EvalOfUnknownText,
+                    format!("{name}= gives tar options known only when it runs"),
+                );
                 false
             }
             "TAR_OPTIONS" if program.as_deref() == Some("tar") => {
@@ -1177,6 +1293,17 @@ pub(super) fn executes_its_input(command: &Command) -> bool {
         || EVALUATORS.contains(&program)
         || code::is_interpreter(program)
         || sql::is_client(program)
+}
+
+/// A fact when text decoded in a substitution (`$(echo … | base64 -d)`)
+/// is handed to `executor`, whether or not the text could be read, as
+/// when it is piped there.
+pub(super) fn decoded_into(builder: &mut Builder, substituted: &[usize], executor: &[usize]) {
+    if let Some(&decoder) = substituted.iter().find(|&&at| is_decoding(builder.get(at))) {
+        let into = executor.first().map(|&at| builder.get(at).program.clone()).unwrap_or_default();
+        let from = builder.get(decoder).program.clone();
+        builder.fact(Fact::DecodedIntoExecutor, format!("text decoded by {from} runs in {into}"));
+    }
 }
 
 /// Whether a command runs what reaches it through a chain: a shell without
@@ -1271,7 +1398,7 @@ pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>]) {
             continue;
         }
         text = match program {
-            "echo" | "printf" => Some(printed(&command)),
+            "echo" | "printf" => Some(printed(builder, &command)),
             "cat" if command.positionals.is_empty() => builder.here_texts.get(&first).cloned(),
             "rev" => text.map(|t| t.chars().rev().collect()),
             _ if is_decoding(&command) => {
@@ -1288,13 +1415,19 @@ pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>]) {
 pub(super) fn static_output(builder: &Builder, index: usize) -> Option<String> {
     let command = builder.get(index);
     match command.program.as_str() {
-        "echo" | "printf" if !command.has_unknown_arguments() => Some(printed(command)),
+        "echo" | "printf" if !command.has_unknown_arguments() => Some(printed(builder, command)),
         "cat" if command.positionals.is_empty() => builder.here_texts.get(&index).cloned(),
         _ => None,
     }
 }
 
-fn printed(command: &Command) -> String {
+/// What `echo` or `printf` prints ([`super::pure::printed`]); where that
+/// cannot be worked out (an unknown conversion, unknown words), its words
+/// in order, so text fed on is still read for what it may run.
+fn printed(builder: &Builder, command: &Command) -> String {
+    if let Some(text) = super::pure::printed(&command.argv, None, &builder.vars) {
+        return text;
+    }
     let joined = command.data.join(" ");
     if command.program == "printf" || command.argv.iter().any(|w| w == "-e") {
         super::words::decode_ansi_c(&joined)

@@ -14,13 +14,19 @@
 //!   name something else, so each such command is reported a second time
 //!   with them resolved (`cd ~/.ssh && rm id_rsa` is also
 //!   `rm ~/.ssh/id_rsa`, `cd .. && rm -rf app` is also `rm -rf ../app`).
+//!   `pushd` and `popd` move the same way, and so do `env -C DIR` and
+//!   `git -C DIR` for the command they run; in a folder known only when
+//!   the action runs (`cd "$DIR"`), a relative path is unknown.
 //!   The first form stays, so a disguise can only make the verdict
 //!   stricter; and a `cd` never makes a folder the project, since the
 //!   agent writes it. A folder outside every home, system and temp folder
 //!   (`cd /repo`) is read like the project: relative paths there are not
 //!   resolved (its `*` is still everything in it).
 
-use super::{Analysis, Command, Fact, MAX_COMMANDS, preview, words::normalize_path};
+use super::{
+    Analysis, Command, Fact, MAX_COMMANDS, preview,
+    words::{RUN_TIME_VALUE, normalize_path},
+};
 
 /// Top-level folders of the system, never a project.
 pub(super) const SYSTEM_FOLDERS: [&str; 22] = [
@@ -182,10 +188,26 @@ pub(super) fn resolve_in(analysis: &mut Analysis, start: &WorkingFolder) {
         analysis.planted.extend(resolved);
     }
     let mut resolved = Vec::new();
+    let mut pushed: Vec<String> = Vec::new();
     for command in &analysis.commands {
-        if command.program == "cd" {
+        let moves = match command.program.as_str() {
+            "cd" => true,
+            "pushd" => {
+                pushed.push(folder.clone());
+                true
+            }
+            "popd" => {
+                // Below the first `pushd` of the action, the stack holds
+                // folders it does not know.
+                folder = pushed.pop().unwrap_or_else(|| RUN_TIME_VALUE.to_owned());
+                continue;
+            }
+            _ => false,
+        };
+        if moves {
             folder = match command.positionals.first().map(String::as_str) {
-                None => "~".to_owned(),
+                None if command.program == "cd" => "~".to_owned(),
+                None => RUN_TIME_VALUE.to_owned(),
                 Some(target) if target.starts_with(['/', '~']) => {
                     project.and_then(|p| p.relative(target)).unwrap_or_else(|| target.to_owned())
                 }
@@ -199,8 +221,14 @@ pub(super) fn resolve_in(analysis: &mut Analysis, start: &WorkingFolder) {
         // workspace of its own, where the project's rules apply.
         let workspace =
             folder.starts_with('/') && super::effects::zone_of(&folder) == super::Zone::Elsewhere;
+        // In a folder not known before the action runs (`cd "$DIR"`,
+        // `env -C "$DIR"`), a relative path names something unknown.
+        let unknown = super::effects::zone_of(&folder) == super::Zone::Unknown;
         let elsewhere = !workspace
-            && (folder.starts_with(['/', '~']) || folder == ".." || folder.starts_with("../"));
+            && (unknown
+                || folder.starts_with(['/', '~'])
+                || folder == ".."
+                || folder.starts_with("../"));
         if !elsewhere {
             continue;
         }
@@ -325,6 +353,33 @@ mod tests {
         let ssh = WorkingFolder::from_cwd("/home/u/.ssh", HOME);
         let analysis = super::super::analyze_in("rm id_rsa", &ssh).unwrap();
         assert!(analysis.reads.contains(&"~/.ssh/id_rsa".to_owned()), "{:?}", analysis.reads);
+    }
+
+    #[test]
+    fn a_folder_known_only_when_the_action_runs_makes_relative_paths_unknown() {
+        for hint in [
+            "cd \"$DIR\" && rm -rf build",
+            "env -C \"$DIR\" rm -rf build",
+            "env --chdir=$DIR rm -rf build",
+            "pushd $DIR && rm -rf build",
+            "pushd src; popd; popd; rm -rf build",
+        ] {
+            let found = positionals(hint, &WorkingFolder::Project);
+            assert!(
+                found.iter().flatten().any(|p| p.ends_with("/build") && p.contains('$')),
+                "{hint}: {found:?}"
+            );
+        }
+        assert_eq!(
+            positionals("pushd src && rm -rf build && popd", &WorkingFolder::Project),
+            [["build"]]
+        );
+        let analysis = super::super::analyze("git -C ~/other rm -rf docs").unwrap();
+        assert!(
+            analysis.commands.iter().any(|c| c.positionals.contains(&"~/other/docs".to_owned())),
+            "{:?}",
+            analysis.commands
+        );
     }
 
     #[test]

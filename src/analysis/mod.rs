@@ -21,8 +21,11 @@ mod discards;
 pub mod effects;
 mod executors;
 pub mod folder;
+mod incomplete;
 pub mod options;
 pub mod planted;
+mod pure;
+mod sed;
 mod shell;
 mod sql;
 pub(crate) mod tool_call;
@@ -268,6 +271,23 @@ fn after_label(text: &str) -> Option<&str> {
     (plain && !rest.trim().is_empty()).then_some(rest)
 }
 
+/// Text the parser refuses, in a form bash runs the same way that it
+/// accepts, if there is one: `cat <<EOF; cmd` with `cmd` moved after the
+/// body (`shell`), or input that ends inside a quote or a here-document
+/// completed (`incomplete`).
+fn as_bash_reads(script: &str) -> Option<(tree_sitter::Tree, String)> {
+    let moved = shell::with_rests_after_heredocs(script);
+    let completed = incomplete::completed(moved.as_deref().unwrap_or(script));
+    [moved, completed]
+        .into_iter()
+        .flatten()
+        .filter(|text| budget::work(text.len() + budget::PARSE_STEPS))
+        .find_map(|text| {
+            let tree = parse_bash(&text).filter(|tree| !tree.root_node().has_error())?;
+            Some((tree, text))
+        })
+}
+
 /// Collects what every level of an action runs.
 #[derive(Default)]
 pub(crate) struct Builder {
@@ -387,15 +407,7 @@ impl Builder {
             self.fact(Fact::Unparseable, "the shell parser gave up");
             return Vec::new();
         };
-        // The parser refuses `cat <<EOF; cmd`: read as bash runs it.
-        let rewritten = tree
-            .root_node()
-            .has_error()
-            .then(|| shell::with_rests_after_heredocs(script))
-            .flatten()
-            .filter(|text| budget::work(text.len() + budget::PARSE_STEPS))
-            .and_then(|text| Some((parse_bash(&text)?, text)))
-            .filter(|(rewritten, _)| !rewritten.root_node().has_error());
+        let rewritten = tree.root_node().has_error().then(|| as_bash_reads(script)).flatten();
         let script = match rewritten {
             Some((rewritten, text)) => {
                 tree = rewritten;
@@ -476,6 +488,10 @@ impl Builder {
             if let Some((_, file)) =
                 argument.rsplit_once('@').filter(|(_, f)| f.starts_with(['/', '~', '.']))
             {
+                self.analysis.reads.push(words::normalize_path(file));
+            }
+            // `dd if=FILE` reads FILE.
+            if let Some(file) = argument.strip_prefix("if=").filter(|_| command.program == "dd") {
                 self.analysis.reads.push(words::normalize_path(file));
             }
         }

@@ -727,6 +727,53 @@ pub const TAR: Grammar = tool(
         flag("force-local"),
     ],
 );
+/// GNU grep: `-e PATTERN` and `-f FILE` (in any cluster: `-rf .env`)
+/// give the pattern, so the first positional is then a file.
+const GREP: Grammar = tool(
+    "efmABCDd",
+    &[
+        same_value("regexp", 'e'),
+        same_value("file", 'f'),
+        same_value("max-count", 'm'),
+        same_value("after-context", 'A'),
+        same_value("before-context", 'B'),
+        same_value("context", 'C'),
+        same_value("devices", 'D'),
+        same_value("directories", 'd'),
+        value("include"),
+        value("exclude"),
+        value("exclude-dir"),
+        value("exclude-from"),
+        value("label"),
+        value("binary-files"),
+    ],
+);
+/// ripgrep, read the same way as grep.
+const RG: Grammar = tool(
+    "efgtTmABCjMErd",
+    &[
+        same_value("regexp", 'e'),
+        same_value("file", 'f'),
+        same_value("glob", 'g'),
+        same_value("type", 't'),
+        same_value("type-not", 'T'),
+        same_value("max-count", 'm'),
+        same_value("after-context", 'A'),
+        same_value("before-context", 'B'),
+        same_value("context", 'C'),
+        same_value("threads", 'j'),
+        same_value("max-columns", 'M'),
+        same_value("encoding", 'E'),
+        same_value("replace", 'r'),
+        same_value("max-depth", 'd'),
+        value("iglob"),
+        value("ignore-file"),
+        value("type-add"),
+        value("sort"),
+        value("sortr"),
+        value("color"),
+    ],
+);
 pub const RSYNC: Grammar = tool(
     "eBfTM",
     &[
@@ -1138,6 +1185,8 @@ pub fn of(program: &str, subcommand: Option<&str>) -> Option<&'static Grammar> {
         ("parallel", _) => &PARALLEL,
         ("env", _) => &ENV,
         ("fd" | "fdfind", _) => &FD,
+        ("grep" | "egrep" | "fgrep" | "zgrep", _) => &GREP,
+        ("rg", _) => &RG,
         ("curl", _) => &CURL,
         ("wget", _) => &WGET,
         ("aws", _) => &AWS,

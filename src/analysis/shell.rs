@@ -62,6 +62,17 @@ fn visit(
                     substitutions(builder, *child, source, via);
                 }
             }
+            // What an exported variable makes later commands run
+            // (`export GIT_SSH_COMMAND=…`) is judged where it is set.
+            if keyword == "export" {
+                let exported: Vec<(String, String)> = declared(&children, source, &builder.vars)
+                    .into_iter()
+                    .filter_map(|word| {
+                        word.split_once('=').map(|(n, v)| (n.to_owned(), v.to_owned()))
+                    })
+                    .collect();
+                executors::environment(builder, &exported, &[]);
+            }
             direct.extend(declaration(builder, &keyword, &children, source, via));
         }
         "pipeline" => pipeline(builder, node, source, via, direct),
@@ -190,21 +201,29 @@ fn declaration(
     source: &str,
     via: Option<&str>,
 ) -> Option<usize> {
-    let vars = builder.vars.clone();
     let mut argv = vec![keyword.to_owned()];
-    for part in parts {
-        let name = part
-            .child_by_field_name("name")
-            .map_or_else(|| text(*part, source).to_owned(), |n| text(n, source).to_owned());
-        let value =
-            part.child_by_field_name("value").map(|v| words::expand(v, source, &vars).joined());
-        argv.push(match value {
-            Some(value) => format!("{name}={value}"),
-            None if part.kind() == "variable_assignment" => format!("{name}="),
-            None => name,
-        });
-    }
+    argv.extend(declared(parts, source, &builder.vars));
     builder.command(Command::new(argv, false, false, via.map(str::to_owned)))
+}
+
+/// The words a declaration declares: `NAME=value` (the value expanded),
+/// `NAME=` or `NAME`.
+fn declared(parts: &[Node<'_>], source: &str, vars: &words::Vars) -> Vec<String> {
+    parts
+        .iter()
+        .map(|part| {
+            let name = part
+                .child_by_field_name("name")
+                .map_or_else(|| text(*part, source).to_owned(), |n| text(n, source).to_owned());
+            let value =
+                part.child_by_field_name("value").map(|v| words::expand(v, source, vars).joined());
+            match value {
+                Some(value) => format!("{name}={value}"),
+                None if part.kind() == "variable_assignment" => format!("{name}="),
+                None => name,
+            }
+        })
+        .collect()
 }
 
 fn command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) -> Vec<usize> {
@@ -307,6 +326,14 @@ fn command_with(
     else {
         return Vec::new();
     };
+    // `coproc` is a reserved word only where written so, unquoted, in
+    // command position (`command coproc x` runs a program named coproc).
+    if named_children(node)
+        .first()
+        .is_some_and(|name| name.kind() == "command_name" && text(*name, source) == "coproc")
+    {
+        executors::coproc(builder, index);
+    }
     let group: Vec<usize> = (index..builder.analysis.commands.len()).collect();
     for &at in &group {
         let set = variables_set_by(builder.get(at));
@@ -316,6 +343,7 @@ fn command_with(
     if !substituted.is_empty()
         && group.iter().any(|&i| executors::executes_its_input(builder.get(i)))
     {
+        executors::decoded_into(builder, &substituted, &group);
         builder.feed(vec![substituted, group.clone()]);
     }
     if let Some(text) = here_text {
@@ -622,7 +650,7 @@ fn split_after_heredoc(line: &str) -> Option<(String, String)> {
 /// The delimiters of the here-documents a line opens, in order, quotes
 /// removed, and whether each is `<<-` (its end line may be indented with
 /// tabs).
-fn heredoc_delimiters(line: &str) -> Vec<(String, bool)> {
+pub(super) fn heredoc_delimiters(line: &str) -> Vec<(String, bool)> {
     let mut found = Vec::new();
     let mut rest = line;
     while let Some(at) = rest.find("<<") {

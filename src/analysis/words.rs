@@ -2,10 +2,11 @@
 //! quote removal, backslash escapes, `$'…'`, variables whose value is known
 //! from earlier in the same line (`$HOME` and `${HOME}` are `~`, `$IFS` is
 //! a space that splits the word), `${X:-default}`, brace expansion
-//! (`{rm,-rf,~}` is three words), and field splitting of unquoted
-//! expansions. What cannot be known statically (an unknown variable, a
-//! command substitution) is kept as text (`$token`, `$(…)`) and marks the
-//! result dynamic. Unquoted glob characters are reported, since the shell
+//! (`{rm,-rf,~}` is three words), a command substitution whose output
+//! is fixed by its text (`$(echo ~)`: [`super::pure`]), and field
+//! splitting of unquoted expansions. What cannot be known statically (an
+//! unknown variable, any other command substitution) is kept as text
+//! (`$token`, `$(…)`) and marks the result dynamic. Unquoted glob characters are reported, since the shell
 //! would expand them against the file system.
 
 use std::{collections::HashMap, rc::Rc};
@@ -178,7 +179,21 @@ fn collect(
         "simple_expansion" | "expansion" => {
             expand_variable(node, source, vars, in_quotes, pieces, state)
         }
-        "command_substitution" | "process_substitution" => {
+        "command_substitution" => {
+            state.substituted = true;
+            match super::pure::substitution_output(node, source, vars) {
+                Some(output) => push_str(
+                    pieces,
+                    &output,
+                    if in_quotes { Quoting::Quoted } else { Quoting::Split },
+                ),
+                None => {
+                    state.dynamic = true;
+                    push_str(pieces, RUN_TIME_VALUE, quoting);
+                }
+            }
+        }
+        "process_substitution" => {
             state.dynamic = true;
             state.substituted = true;
             push_str(pieces, RUN_TIME_VALUE, quoting);

@@ -160,6 +160,12 @@ mod tests {
                 r#"github__create_issue {"repo":"r","title":"t"}"#,
             ),
             ("Grep", json!({"pattern": "TODO", "path": "src"}), "search_files TODO src"),
+            (
+                "Grep",
+                json!({"pattern": "id_rsa|.env; rm", "path": "my docs"}),
+                "search_files 'id_rsa|.env; rm' 'my docs'",
+            ),
+            ("Grep", json!({"pattern": "fn main"}), "search_files 'fn main'"),
             ("TodoWrite", json!({"todos": []}), r#"TodoWrite {"todos":[]}"#),
         ];
         for (tool, input, expected) in rows {

@@ -253,9 +253,13 @@ fn read_known(tool: &str, kind: Kind, input: &Value) -> Result<Reading, PayloadE
         Kind::Read { path } => only(format!("read_file {}", text(input, path))),
         Kind::Fetch { url } => only(text(input, url).to_owned()),
         Kind::WebSearch { query } => only(format!("web_search {}", text(input, query))),
-        Kind::Search { verb, pattern, path } => only(
-            format!("{verb} {} {}", text(input, pattern), text(input, path)).trim_end().to_owned(),
-        ),
+        // Each value one shell word: a pattern is a regex or a glob
+        // (`a|b`, `fix .env`), never more commands or more paths.
+        Kind::Search { verb, pattern, path } => {
+            let path = Some(text(input, path)).filter(|path| !path.is_empty());
+            let words = [verb, text(input, pattern)].into_iter().chain(path);
+            only(crate::analysis::words::quote_words(words))
+        }
         Kind::List { path } => only(format!("list_files {}", text(input, path))),
     }
 }

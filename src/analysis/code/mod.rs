@@ -115,6 +115,16 @@ pub(super) fn inline(builder: &mut Builder, command: &Command) {
     } else {
         inline_code(interpreter, argv)
     };
+    if let Some(option) = loads_unknown_code(interpreter, argv) {
+        builder.fact(
+            Fact::EvalOfUnknownText,
+            format!(
+                "{} loads code named only when it runs: {}",
+                command.program,
+                super::preview(&option)
+            ),
+        );
+    }
     if let Some(code) = code {
         if command.dynamic_args || super::command::is_run_time(&code) {
             builder.fact(
@@ -124,6 +134,47 @@ pub(super) fn inline(builder: &mut Builder, command: &Command) {
         }
         analyze(builder, &family, &code);
     }
+}
+
+/// Options of interpreters that load code from a module or file they
+/// name (`python -m`, `node --require`/`--import`, `ruby -r`, `perl
+/// -M`/`-m`, `awk -f`, `php -f`, `lua -l`).
+const LOADS_CODE: [&str; 8] = ["-m", "-r", "--require", "--import", "-M", "-f", "-l", "--loader"];
+
+/// The option, among those before the script, that loads code named only
+/// when the action runs (`parallel python -m {}`, `node --require
+/// "$MOD"`), or an option whose very name is known only then (`node
+/// --{}`, which may be `--eval`).
+fn loads_unknown_code(interpreter: &Interpreter, argv: &[String]) -> Option<String> {
+    let unknown = |word: &str| word.contains('$') || super::command::is_run_time(word);
+    let mut words = argv.iter().skip(1).peekable();
+    while let Some(word) = words.next() {
+        if !word.starts_with('-') || word == "-" || word == "--" {
+            return None;
+        }
+        let name = word.split_once('=').map_or(word.as_str(), |(name, _)| name);
+        let glued = LOADS_CODE.iter().any(|load| {
+            load.len() == 2 && word.len() > 2 && word.starts_with(load) && !word.starts_with("--")
+        });
+        if unknown(name) && !glued {
+            return Some(word.clone());
+        }
+        if glued || word.contains('=') && LOADS_CODE.contains(&name) {
+            if unknown(word) {
+                return Some(word.clone());
+            }
+            continue;
+        }
+        if LOADS_CODE.contains(&name) {
+            match words.next() {
+                Some(value) if unknown(value) => return Some(format!("{word} {value}")),
+                _ => {}
+            }
+        } else if interpreter.takes_value.contains(&name) && !word.contains('=') {
+            words.next();
+        }
+    }
+    None
 }
 
 /// The code an interpreter's options carry: `-c CODE`, `--eval=CODE`,

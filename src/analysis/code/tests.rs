@@ -266,3 +266,43 @@ fn hostile_code_is_bounded_and_does_not_panic() {
     let php = format!("php -r '{}'", "$a = $a . $a; ".repeat(400));
     let _ = analyze(&php);
 }
+
+#[test]
+fn perl_unlink_truncate_and_rmdir_are_the_commands_they_amount_to() {
+    assert!(runs("perl -e \"unlink '/etc/passwd'\"", "rm -f /etc/passwd"));
+    assert!(runs("perl -e 'unlink \"a.o\", \"b.o\"'", "rm -f a.o b.o"));
+    assert!(runs("perl -e 'truncate(\"/etc/motd\", 0)'", "truncate -s 0 /etc/motd"));
+    assert!(runs("perl -e 'rmdir \"/srv/www\"'", "rmdir /srv/www"));
+    let unknown = commands("perl -e 'unlink $ARGV[0]'");
+    assert!(unknown.iter().any(|c| c.starts_with("rm -f $(")), "{unknown:?}");
+    // The word in a regex or a string is no call.
+    assert!(
+        !commands("perl -ne 'print if /unlink/' notes.txt").iter().any(|c| c.starts_with("rm"))
+    );
+}
+
+#[test]
+fn code_loaded_by_a_name_known_only_when_it_runs_is_unknown() {
+    let unknown = |hint: &str| analyze(hint).unwrap().has(Fact::EvalOfUnknownText);
+    for hint in [
+        "ls | parallel python3 -m {}",
+        "ls | parallel node --require {}",
+        "ls | parallel ruby -r{}",
+        "ls | parallel perl -M{} -e 1",
+        "ls | xargs awk -f",
+        "node --import=\"$LOADER\" app.js",
+        "ls | parallel node --{} x",
+        "python3 -W ignore -m \"$TOOL\"",
+    ] {
+        assert!(unknown(hint), "{hint}");
+    }
+    for hint in [
+        "python3 -m pytest -q",
+        "node --require ts-node/register src/a.ts",
+        "perl -lne 'print' notes.txt",
+        "awk -f scripts/report.awk data.csv",
+        "ruby -rjson -e 'puts 1'",
+    ] {
+        assert!(!unknown(hint), "{hint}");
+    }
+}

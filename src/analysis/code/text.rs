@@ -9,7 +9,8 @@
 //!   are analysed as shell; a call with no literal runs text built at run
 //!   time, which is a fact;
 //! - calls that delete trees (`shutil.rmtree`, `rm_rf`, `fs.rmSync`,
-//!   `remove_tree`, `Remove-Item`): the command `rm -r -f PATH`;
+//!   `remove_tree`, `Remove-Item`): the command `rm -r -f PATH`; Perl's
+//!   `unlink`, `truncate` and `rmdir`: `rm -f`, `truncate -s 0`, `rmdir`;
 //! - every string literal that looks like a path is a file read, or
 //!   written when it is handed to a writing call.
 //!
@@ -121,6 +122,9 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
             ));
         }
     }
+    if language == "perl" {
+        perl_file_calls(builder, code, lower, &index);
+    }
     let writing: Vec<String> = WRITE_CALLS
         .iter()
         .chain(["open("].iter())
@@ -133,6 +137,38 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
     }
     for literal in index.literals.iter().map(|l| &l.text).filter(|t| looks_like_path(t)) {
         builder.read(literal);
+    }
+}
+
+/// Perl's own calls on files, as the commands they amount to: `unlink
+/// LIST` is `rm -f LIST`, `truncate(FILE, N)` is `truncate -s 0 FILE`,
+/// `rmdir DIR` is `rmdir DIR`; with no literal (a variable, `q(…)`), the
+/// target is known only when the code runs.
+fn perl_file_calls(builder: &mut Builder, code: &str, lower: &str, index: &Index) {
+    const CALLS: [(&str, &[&str]); 3] =
+        [("unlink", &["rm", "-f"]), ("truncate", &["truncate", "-s", "0"]), ("rmdir", &["rmdir"])];
+    for (call, command) in CALLS {
+        // A call, not the word in a regex or a string (`/unlink/`).
+        let called = |at: &usize| {
+            lower.get(at + call.len()..).and_then(|rest| rest.chars().next()).is_none_or(|next| {
+                next.is_whitespace() || matches!(next, '(' | '\'' | '"' | '$' | '@' | ';')
+            })
+        };
+        for at in occurrences(lower, call).into_iter().filter(called) {
+            let groups = index.groups_in(code, at + call.len());
+            let targets: Vec<String> = match (call, groups.first()) {
+                (_, None) => vec![super::UNKNOWN.to_owned()],
+                ("truncate", Some(group)) => group.split(' ').take(1).map(str::to_owned).collect(),
+                (_, Some(group)) => group.split(' ').map(str::to_owned).collect(),
+            };
+            let argv = command.iter().map(|word| (*word).to_owned()).chain(targets).collect();
+            builder.command(Command::new(
+                argv,
+                false,
+                groups.is_empty(),
+                Some(format!("perl {call}")),
+            ));
+        }
     }
 }
 
