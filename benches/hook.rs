@@ -8,14 +8,16 @@
 //! - in-process (`SAFETY_DONGLE_NO_JUDGE=1`): every call compiles the
 //!   default policy, opens the state, evaluates and audits (the hook before
 //!   the judge, and what a hook does when no judge answers);
-//! - judge warm: a running judge decides, the hook only connects;
-//! - cold: no judge runs yet, so the hook decides in-process and starts one
-//!   after answering (measured against in-process calls in alternation,
-//!   each on a state folder of its own with no judge).
+//! - judge warm: a running judge decides, the hook only connects (through
+//!   the front, `safety-dongle-hook`, and through the full binary, in turn);
+//! - cold: no judge runs yet, so the front becomes the full binary, which
+//!   decides in-process and starts one after answering (measured against
+//!   in-process calls in alternation, each on a state folder of its own
+//!   with no judge).
 //!
-//! Then 1,000 calls from 8 concurrent agents through one warm judge (p99,
-//! every answer and every audit row checked), and the judge's start-up
-//! (spawn to listening) and its resident memory once idle.
+//! Then 1,000 calls from 8 concurrent agents through the front and one
+//! warm judge (p99, every answer and every audit row checked), and the
+//! judge's start-up (spawn to listening) and its resident memory once idle.
 //!
 //! Run with `cargo bench --bench hook`; against the code before a change,
 //! `bash benches/against-before.sh REV hook` (see `support/builds.rs`: the
@@ -42,11 +44,14 @@ const COLD_RUNS: usize = 60;
 const AGENTS: usize = 8;
 const CALLS_PER_AGENT: usize = 125;
 
-/// Whether a hook may ask a judge.
+/// Whether a hook may ask a judge, and which binary the harness runs.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Judging {
     InProcess,
+    /// `safety-dongle hook`, judges allowed.
     Allowed,
+    /// The front, `safety-dongle-hook hook` (what `install` writes).
+    Front,
 }
 
 /// One hook call on `data`. Each call is a different agent: an agent's
@@ -68,14 +73,9 @@ fn call_as(
     expected: &str,
 ) -> Duration {
     let start = Instant::now();
-    let mut command = Command::new(&build.binary);
-    command.args(["hook", "claude-code", "--agent", agent, "--data-dir"]).arg(data);
-    if judging == Judging::InProcess {
-        command.env("SAFETY_DONGLE_NO_JUDGE", "1");
-    } else {
-        command.env_remove("SAFETY_DONGLE_NO_JUDGE");
-    }
-    let mut child = command
+    let mut child = hook_command(build, judging)
+        .args(["--agent", agent, "--data-dir"])
+        .arg(data)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -89,6 +89,21 @@ fn call_as(
     let answer = String::from_utf8_lossy(&output.stdout);
     assert!(answer.trim().starts_with(expected), "{agent} answered {answer}, not {expected}");
     elapsed
+}
+
+/// `hook claude-code` run as `judging` says, its options to follow.
+fn hook_command(build: &Build, judging: Judging) -> Command {
+    let mut command = match judging {
+        Judging::Front => Command::new(build.binary.with_file_name("safety-dongle-hook")),
+        Judging::InProcess | Judging::Allowed => Command::new(&build.binary),
+    };
+    command.args(["hook", "claude-code"]);
+    if judging == Judging::InProcess {
+        command.env("SAFETY_DONGLE_NO_JUDGE", "1");
+    } else {
+        command.env_remove("SAFETY_DONGLE_NO_JUDGE");
+    }
+    command
 }
 
 fn bash(command: &str, session: &str) -> String {
@@ -212,16 +227,31 @@ fn report_one(what: &str, times: &mut [Duration]) {
     );
 }
 
-/// Calls through a warm judge.
+/// Calls through a warm judge, from the front and from the full binary in
+/// turn.
 fn judge_warm(build: &Build, label: &str, payload: &str) {
     let data = bench_folder("hook-bench-judge");
     let (_judge, _) = Judge::start(build, &data);
     for _ in 0..20 {
+        call(build, &data, payload, Judging::Front);
         call(build, &data, payload, Judging::Allowed);
     }
-    let mut times: Vec<_> =
-        (0..RUNS).map(|_| call(build, &data, payload, Judging::Allowed)).collect();
-    report_one(&format!("hook claude-code, {label}, judge warm, spawn to answer"), &mut times);
+    let (mut front, mut full): (Vec<_>, Vec<_>) = (0..RUNS)
+        .map(|_| {
+            (
+                call(build, &data, payload, Judging::Front),
+                call(build, &data, payload, Judging::Allowed),
+            )
+        })
+        .unzip();
+    report_one(
+        &format!("hook claude-code, {label}, judge warm, through the front, spawn to answer"),
+        &mut front,
+    );
+    report_one(
+        &format!("hook claude-code, {label}, judge warm, through the full binary, spawn to answer"),
+        &mut full,
+    );
 }
 
 /// Cold calls (no judge yet: decided in-process, a judge started after
@@ -236,23 +266,18 @@ fn cold(build: &Build) {
     std::fs::write(&config, "[judge]\nidle_secs = 1\n").unwrap_or_else(|e| panic!("{e}"));
     let (mut cold, mut own) = (Vec::new(), Vec::new());
     for run in 0..COLD_RUNS {
-        for judging in [Judging::Allowed, Judging::InProcess] {
-            let data = root.join(format!("{run}-{}", judging == Judging::Allowed));
+        for judging in [Judging::Front, Judging::InProcess] {
+            let data = root.join(format!("{run}-{}", judging == Judging::Front));
             let with_config = |agent: &str, judging: Judging| {
-                let mut command = Command::new(&build.binary);
+                let mut command = hook_command(build, judging);
                 command
-                    .args(["hook", "claude-code", "--config"])
+                    .arg("--config")
                     .arg(&config)
                     .args(["--agent", agent, "--data-dir"])
                     .arg(&data)
                     .stdin(Stdio::piped())
                     .stdout(Stdio::piped())
                     .stderr(Stdio::null());
-                if judging == Judging::InProcess {
-                    command.env("SAFETY_DONGLE_NO_JUDGE", "1");
-                } else {
-                    command.env_remove("SAFETY_DONGLE_NO_JUDGE");
-                }
                 command
             };
             let run_one = |mut command: Command| {
@@ -268,7 +293,7 @@ fn cold(build: &Build) {
             run_one(with_config("first", Judging::InProcess));
             let time = run_one(with_config("measured", judging));
             match judging {
-                Judging::Allowed => cold.push(time),
+                Judging::Front | Judging::Allowed => cold.push(time),
                 Judging::InProcess => own.push(time),
             }
             // Let the judge just started finish its own start-up.
@@ -291,7 +316,7 @@ fn concurrent(build: &Build) {
     let data = bench_folder("hook-bench-concurrent");
     let (_judge, _) = Judge::start(build, &data);
     for _ in 0..20 {
-        call(build, &data, &bash("cargo test", "warm-up"), Judging::Allowed);
+        call(build, &data, &bash("cargo test", "warm-up"), Judging::Front);
     }
     let mut times: Vec<Duration> = std::thread::scope(|scope| {
         let agents: Vec<_> = (0..AGENTS)
@@ -305,7 +330,7 @@ fn concurrent(build: &Build) {
                             // An agent a call, as in `call`: the step budget is
                             // not what is measured.
                             let name = format!("concurrent-{agent}-{call}");
-                            call_as(build, data, &payload, Judging::Allowed, &name, "{}")
+                            call_as(build, data, &payload, Judging::Front, &name, "{}")
                         })
                         .collect::<Vec<_>>()
                 })

@@ -58,14 +58,7 @@ pub(super) fn run(harness: Harness, args: HookArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     };
-    let answer = Answer::default();
-    let watchdog = answer.clone();
-    let deadline = args.timeout;
-    std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_secs(deadline));
-        let code = watchdog.give(&(adapter.reply)(&Verdict::Deny(format!("safety-dongle did not decide within its deadline of {deadline} s, so this tool call is refused"))));
-        std::process::exit(code.into());
-    });
+    let answer = Answer::watched(adapter, args.timeout);
     let mut judge_to_start = None;
     let verdict = answer::answer_failing_closed(|attempt| {
         decide(harness, adapter, &args, started, &mut judge_to_start, attempt)
@@ -81,12 +74,25 @@ pub(super) fn run(harness: Harness, args: HookArgs) -> ExitCode {
 /// The one answer given, whichever comes first: the decision or the
 /// deadline's deny.
 #[derive(Clone, Default)]
-struct Answer(Arc<Mutex<Option<u8>>>);
+pub(super) struct Answer(Arc<Mutex<Option<u8>>>);
 
 impl Answer {
+    /// An answer that denies, in `adapter`'s format, and ends the process
+    /// once `deadline_secs` have passed without one.
+    pub fn watched(adapter: &'static Adapter, deadline_secs: u64) -> Self {
+        let answer = Self::default();
+        let watchdog = answer.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs(deadline_secs));
+            let code = watchdog.give(&(adapter.reply)(&Verdict::Deny(format!("safety-dongle did not decide within its deadline of {deadline_secs} s, so this tool call is refused"))));
+            std::process::exit(code.into());
+        });
+        answer
+    }
+
     /// Writes `reply` unless an answer was given; the exit code of the one
     /// given.
-    fn give(&self, reply: &Reply) -> u8 {
+    pub fn give(&self, reply: &Reply) -> u8 {
         let mut given = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some(code) = *given {
             return code;
@@ -143,6 +149,10 @@ fn decide(
     });
     let agent = args.agent.clone().unwrap_or_else(|| identity::default_agent(harness));
     let asking = Asking { harness, adapter, args, payload: &payload, agent: &agent };
+    if let Some(why) = &args.judge_lost {
+        let config = config.map_err(HookFailure::Config)?;
+        return refuse_lost(&asking, &config, why, attempt);
+    }
     if let Ok(config) = &config
         && let Some(decided) = ask_judge(&asking, config, started, judge_to_start, attempt)
     {
@@ -167,12 +177,12 @@ fn decide(
 }
 
 /// One hook call, read and about to be decided.
-struct Asking<'a> {
-    harness: Harness,
-    adapter: &'static Adapter,
-    args: &'a HookArgs,
-    payload: &'a [u8],
-    agent: &'a str,
+pub(super) struct Asking<'a> {
+    pub harness: Harness,
+    pub adapter: &'static Adapter,
+    pub args: &'a HookArgs,
+    pub payload: &'a [u8],
+    pub agent: &'a str,
 }
 
 /// The judge's decision, or the refusal of a call it took and did not
@@ -186,22 +196,15 @@ fn ask_judge(
     judge_to_start: &mut Option<JudgeSetup>,
     attempt: &mut Option<Attempt>,
 ) -> Option<Result<Verdict, HookFailure>> {
-    use crate::judge::{address, client, wire};
-    let setup = judge_setup(asking.args, config)?;
+    use crate::judge::client;
+    let Some(setup) = judge_setup(asking.args, config) else {
+        tracing::debug!("deciding in-process: judges are off");
+        return None;
+    };
     if asking.payload.len() > MAX_PAYLOAD_BYTES {
         return None;
     }
-    // How long a human may be waited for: the deadline, less the margin
-    // kept to answer, less what reading took.
-    let wait_allowed = Duration::from_secs(asking.args.timeout.saturating_sub(MARGIN_SECS))
-        .saturating_sub(started.elapsed());
-    let request = wire::Request {
-        version: wire::VERSION,
-        harness: asking.harness,
-        agent: asking.agent.to_owned(),
-        wait_ms: u64::try_from(wait_allowed.as_millis()).unwrap_or(u64::MAX),
-        stamp: address::freshness(setup.config_file.as_deref(), &config.policies),
-    };
+    let request = judge_request(asking, &setup, config, started);
     let address = match setup.address() {
         Ok(address) => address,
         Err(error) => {
@@ -210,7 +213,10 @@ fn ask_judge(
         }
     };
     match client::ask(&address, &request, asking.payload) {
-        client::Asked::Decided(verdict) => Some(Ok(verdict)),
+        client::Asked::Decided(verdict) => {
+            tracing::debug!("decided by the judge");
+            Some(Ok(verdict))
+        }
         client::Asked::Lost(why) => Some(refuse_lost(asking, config, &why, attempt)),
         client::Asked::NotAsked { start, why } => {
             tracing::debug!(%why, "deciding in-process");
@@ -219,6 +225,28 @@ fn ask_judge(
             }
             None
         }
+    }
+}
+
+/// What the hook asks the judge for `setup`, `started` when the hook did.
+#[cfg(unix)]
+pub(super) fn judge_request(
+    asking: &Asking<'_>,
+    setup: &JudgeSetup,
+    config: &crate::config::Config,
+    started: Instant,
+) -> crate::judge::wire::Request {
+    use crate::judge::{address, wire};
+    // How long a human may be waited for: the deadline, less the margin
+    // kept to answer, less what reading took.
+    let wait_allowed = Duration::from_secs(asking.args.timeout.saturating_sub(MARGIN_SECS))
+        .saturating_sub(started.elapsed());
+    wire::Request {
+        version: wire::VERSION,
+        harness: asking.harness,
+        agent: asking.agent.to_owned(),
+        wait_ms: u64::try_from(wait_allowed.as_millis()).unwrap_or(u64::MAX),
+        stamp: address::freshness(setup.config_file.as_deref(), &config.policies),
     }
 }
 
@@ -239,7 +267,7 @@ fn ask_judge(
 /// `SAFETY_DONGLE_NO_JUDGE`, `[judge] enabled = false`) or there is no
 /// data folder to hold its socket.
 #[cfg(unix)]
-fn judge_setup(args: &HookArgs, config: &crate::config::Config) -> Option<JudgeSetup> {
+pub(super) fn judge_setup(args: &HookArgs, config: &crate::config::Config) -> Option<JudgeSetup> {
     if args.no_judge || !config.judge.enabled {
         return None;
     }
@@ -253,8 +281,8 @@ fn judge_setup(args: &HookArgs, config: &crate::config::Config) -> Option<JudgeS
 
 /// Refuses a call the judge took and did not answer, auditing the
 /// refusal as a failure of the dongle's own (the judge may have audited
-/// its decision before it stopped: the refusal is what happened).
-#[cfg(unix)]
+/// its decision before it stopped: the refusal is what happened). The
+/// front (`cli::front`) hands such a call here with `--judge-lost`.
 fn refuse_lost(
     asking: &Asking<'_>,
     config: &crate::config::Config,

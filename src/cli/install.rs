@@ -35,10 +35,14 @@ pub(super) fn uninstall(args: InstallArgs) -> ExitCode {
     })
 }
 
-/// The command the harness runs: this binary, by its absolute path.
+/// The command the harness runs: the hook's front (`cli::front`) where it
+/// stands next to this binary on a platform with a judge, else this
+/// binary, by its absolute path.
 fn hook_line(args: &InstallArgs) -> Result<HookLine, String> {
-    let program = std::env::current_exe()
+    let this = std::env::current_exe()
         .map_err(|error| format!("cannot tell where this binary is: {error}"))?;
+    let front = this.with_file_name(super::front::FRONT_BINARY);
+    let program = if cfg!(unix) && front.is_file() { front } else { this };
     let mut words = vec![
         quote(&program.display().to_string()),
         "hook".into(),

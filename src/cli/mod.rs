@@ -11,6 +11,7 @@ mod check;
 mod demo;
 mod doctor;
 mod eval;
+mod front;
 mod hook;
 mod install;
 mod judge;
@@ -28,6 +29,8 @@ mod watch;
 use std::{net::SocketAddr, path::PathBuf, process::ExitCode};
 
 use clap::{Args, Parser, Subcommand};
+
+pub use front::run as run_front;
 
 use crate::{
     config::{Config, LoopMode},
@@ -144,7 +147,7 @@ struct HookCommand {
     args: HookArgs,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 struct HookArgs {
     #[command(flatten)]
     config: ConfigArg,
@@ -164,6 +167,45 @@ struct HookArgs {
     /// Decide in this process, without asking (or starting) a judge.
     #[arg(long, env = crate::judge::NO_JUDGE_ENV, value_parser = clap::builder::FalseyValueParser::new())]
     no_judge: bool,
+    /// Set by the hook's front (`safety-dongle-hook`) when the judge took
+    /// this call and did not decide it: refuse it and audit the refusal.
+    #[arg(long, value_name = "WHY", hide = true)]
+    judge_lost: Option<String>,
+}
+
+#[cfg(unix)]
+impl HookArgs {
+    /// These arguments as a command line `hook HARNESS ...` parses back
+    /// into them, with `deadline_secs` for the time-out.
+    fn command_line(&self, harness: Harness, deadline_secs: u64) -> Vec<std::ffi::OsString> {
+        let mut line: Vec<std::ffi::OsString> = vec!["hook".into(), harness.name().into()];
+        // `--name=VALUE`: a value that starts with `-` stays a value.
+        let mut option = |name: &str, value: &std::ffi::OsStr| {
+            let mut word = std::ffi::OsString::from(format!("--{name}="));
+            word.push(value);
+            line.push(word);
+        };
+        if let Some(file) = &self.config.config {
+            option("config", file.as_os_str());
+        }
+        if let Some(dir) = &self.config.data_dir {
+            option("data-dir", dir.as_os_str());
+        }
+        for policy in &self.policies {
+            option("policy", policy.as_os_str());
+        }
+        if let Some(agent) = &self.agent {
+            option("agent", agent.as_ref());
+        }
+        option("timeout", deadline_secs.to_string().as_ref());
+        if let Some(why) = &self.judge_lost {
+            option("judge-lost", why.as_ref());
+        }
+        if self.no_judge {
+            line.push("--no-judge".into());
+        }
+        line
+    }
 }
 
 /// What a judge decides with; a hook asks the judge started with the same.

@@ -69,11 +69,17 @@ impl JudgeSetup {
     /// this environment; an error when the executable cannot be looked at
     /// (then no judge is used).
     pub fn address(&self) -> io::Result<JudgeAddress> {
+        self.address_run_by(&std::env::current_exe()?)
+    }
+
+    /// The address of the judge for this setup run by `executable` (the
+    /// hook's front asks the judge its full binary runs).
+    pub fn address_run_by(&self, executable: &Path) -> io::Result<JudgeAddress> {
         let setup = self.canonical();
         let mut hash = Sha256::new();
         field(&mut hash, env!("CARGO_PKG_VERSION").as_bytes());
         field(&mut hash, &super::wire::VERSION.to_be_bytes());
-        field(&mut hash, executable_identity()?.as_bytes());
+        field(&mut hash, executable_identity(executable)?.as_bytes());
         field(&mut hash, setup.data_dir.as_os_str().as_encoded_bytes());
         match &setup.config_file {
             Some(file) => field(&mut hash, file.as_os_str().as_encoded_bytes()),
@@ -111,10 +117,10 @@ fn field(hash: &mut Sha256, bytes: &[u8]) {
     hash.update(bytes);
 }
 
-/// This executable as a file: its canonical path, size and modification
+/// An executable as a file: its canonical path, size and modification
 /// time.
-fn executable_identity() -> io::Result<String> {
-    let exe = std::fs::canonicalize(std::env::current_exe()?)?;
+fn executable_identity(executable: &Path) -> io::Result<String> {
+    let exe = std::fs::canonicalize(executable)?;
     let metadata = std::fs::metadata(&exe)?;
     let modified = metadata
         .modified()?

@@ -9,15 +9,13 @@
 //! the call and then fails to answer in time: [`Asked::Lost`], and the
 //! hook refuses the call and audits the refusal.
 
-use std::time::Duration;
-
-use tokio::net::UnixStream;
+use std::{io, os::unix::net::UnixStream, time::Duration};
 
 use crate::hook::answer::Verdict;
 
 use super::{
     address::JudgeAddress,
-    wire::{self, MAX_REPLY_BYTES, Reply, Request, VERSION},
+    wire::{MAX_REPLY_BYTES, Reply, Request, VERSION, blocking},
 };
 
 /// How long a judge may take to read a request and take it: far more than
@@ -45,54 +43,71 @@ pub enum Asked {
 
 /// Asks the judge at `address` to decide `request` on `payload`.
 pub fn ask(address: &JudgeAddress, request: &Request, payload: &[u8]) -> Asked {
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            return Asked::NotAsked { start: false, why: format!("no async runtime: {error}") };
-        }
-    };
-    runtime.block_on(ask_async(address, request, payload))
+    match connect(address) {
+        Ok(stream) => ask_on(stream, request, payload),
+        Err(not_asked) => not_asked,
+    }
 }
 
-async fn ask_async(address: &JudgeAddress, request: &Request, payload: &[u8]) -> Asked {
+/// A connection to the judge at `address`, which runs as this user; else
+/// what that means ([`Asked::NotAsked`]).
+pub fn connect(address: &JudgeAddress) -> Result<UnixStream, Asked> {
     let not_asked = |start: bool, why: String| Asked::NotAsked { start, why };
-    let mut stream = match UnixStream::connect(&address.socket).await {
-        Ok(stream) => stream,
-        Err(error) => {
-            let nothing_listens = matches!(
-                error.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused
-            );
-            return not_asked(nothing_listens, format!("no judge: {error}"));
+    let stream = UnixStream::connect(&address.socket).map_err(|error| {
+        let nothing_listens =
+            matches!(error.kind(), io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused);
+        not_asked(nothing_listens, format!("no judge: {error}"))
+    })?;
+    match peer_uid(&stream) {
+        Ok(uid) if uid == nix::unistd::geteuid().as_raw() => Ok(stream),
+        Ok(uid) => Err(not_asked(false, format!("the judge runs as uid {uid}"))),
+        Err(error) => Err(not_asked(false, format!("the judge's credentials: {error}"))),
+    }
+}
+
+/// Asks the judge on `stream` (from [`connect`]) to decide `request` on
+/// `payload`.
+pub fn ask_on(mut stream: UnixStream, request: &Request, payload: &[u8]) -> Asked {
+    let not_asked = |why: String| Asked::NotAsked { start: false, why };
+    let timed = stream
+        .set_write_timeout(Some(TAKE_WITHIN))
+        .and_then(|()| stream.set_read_timeout(Some(TAKE_WITHIN)));
+    if let Err(error) = timed {
+        return not_asked(format!("the connection's time-outs: {error}"));
+    }
+    let sent = blocking::send(&mut stream, request)
+        .and_then(|()| blocking::write_frame(&mut stream, payload));
+    if let Err(error) = sent {
+        return not_asked(format!("the request could not be sent: {error}"));
+    }
+    match blocking::receive(&mut stream, MAX_REPLY_BYTES) {
+        Ok(Reply::Accepted { version: VERSION }) => {}
+        Ok(Reply::Stale { version: VERSION }) => {
+            return not_asked("the judge's files are older than this call's".into());
         }
-    };
-    match stream.peer_cred() {
-        Ok(peer) if peer.uid() == nix::unistd::geteuid().as_raw() => {}
-        Ok(peer) => return not_asked(false, format!("the judge runs as uid {}", peer.uid())),
-        Err(error) => return not_asked(false, format!("the judge's credentials: {error}")),
+        Ok(other) => return not_asked(format!("the judge did not take it: {other:?}")),
+        Err(error) => return not_asked(format!("the judge did not take it in time: {error}")),
     }
-    let sent = async {
-        wire::send(&mut stream, request).await?;
-        wire::write_frame(&mut stream, payload).await
-    };
-    if let Err(error) = sent.await {
-        return not_asked(false, format!("the request could not be sent: {error}"));
+    let within = Duration::from_millis(request.wait_ms).saturating_add(VERDICT_SLACK);
+    if let Err(error) = stream.set_read_timeout(Some(within)) {
+        return Asked::Lost(format!("the connection's time-out: {error}"));
     }
-    let taken = tokio::time::timeout(TAKE_WITHIN, wire::receive(&mut stream, MAX_REPLY_BYTES));
-    match taken.await {
-        Ok(Ok(Reply::Accepted { version: VERSION })) => {}
-        Ok(Ok(Reply::Stale { version: VERSION })) => {
-            return not_asked(false, "the judge's files are older than this call's".into());
-        }
-        Ok(Ok(other)) => return not_asked(false, format!("the judge did not take it: {other:?}")),
-        Ok(Err(error)) => return not_asked(false, format!("the judge did not take it: {error}")),
-        Err(_) => return not_asked(false, "the judge did not take it in time".into()),
+    match blocking::receive(&mut stream, MAX_REPLY_BYTES) {
+        Ok(Reply::Decided { version: VERSION, verdict }) => Asked::Decided(verdict),
+        Ok(other) => Asked::Lost(format!("the judge answered {other:?}")),
+        Err(error) => Asked::Lost(format!("the judge stopped or did not decide in time: {error}")),
     }
-    let within = Duration::from_millis(request.wait_ms) + VERDICT_SLACK;
-    match tokio::time::timeout(within, wire::receive(&mut stream, MAX_REPLY_BYTES)).await {
-        Ok(Ok(Reply::Decided { version: VERSION, verdict })) => Asked::Decided(verdict),
-        Ok(Ok(other)) => Asked::Lost(format!("the judge answered {other:?}")),
-        Ok(Err(error)) => Asked::Lost(format!("the judge stopped: {error}")),
-        Err(_) => Asked::Lost("the judge did not decide in time".into()),
-    }
+}
+
+/// The user id of the process at the other end of `stream`.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn peer_uid(stream: &UnixStream) -> nix::Result<u32> {
+    use nix::sys::socket::{getsockopt, sockopt::PeerCredentials};
+    Ok(getsockopt(stream, PeerCredentials)?.uid())
+}
+
+/// The user id of the process at the other end of `stream`.
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn peer_uid(stream: &UnixStream) -> nix::Result<u32> {
+    Ok(nix::unistd::getpeereid(stream)?.0.as_raw())
 }

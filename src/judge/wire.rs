@@ -12,6 +12,8 @@
 //! asked a human or written an audit row, so the call is refused and the
 //! refusal audited (deciding again could ask a human twice).
 
+use std::io::{Read, Write};
+
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
@@ -83,14 +85,28 @@ pub enum WireError {
     Malformed(#[from] serde_json::Error),
 }
 
+/// The length prefix of a frame holding `bytes`.
+fn prefix(bytes: &[u8]) -> Result<[u8; 4], WireError> {
+    let size = u32::try_from(bytes.len())
+        .map_err(|_| WireError::TooLarge { size: bytes.len(), limit: u32::MAX as usize })?;
+    Ok(size.to_be_bytes())
+}
+
+/// The size a length prefix announces, if within `limit`.
+fn announced(prefix: [u8; 4], limit: usize) -> Result<usize, WireError> {
+    let size = u32::from_be_bytes(prefix) as usize;
+    if size > limit {
+        return Err(WireError::TooLarge { size, limit });
+    }
+    Ok(size)
+}
+
 /// Writes one frame holding `bytes`.
 pub async fn write_frame(
     out: &mut (impl AsyncWrite + Unpin),
     bytes: &[u8],
 ) -> Result<(), WireError> {
-    let size = u32::try_from(bytes.len())
-        .map_err(|_| WireError::TooLarge { size: bytes.len(), limit: u32::MAX as usize })?;
-    out.write_all(&size.to_be_bytes()).await?;
+    out.write_all(&prefix(bytes)?).await?;
     out.write_all(bytes).await?;
     Ok(())
 }
@@ -100,11 +116,9 @@ pub async fn read_frame(
     input: &mut (impl AsyncRead + Unpin),
     limit: usize,
 ) -> Result<Vec<u8>, WireError> {
-    let size = input.read_u32().await? as usize;
-    if size > limit {
-        return Err(WireError::TooLarge { size, limit });
-    }
-    let mut bytes = vec![0; size];
+    let mut size = [0; 4];
+    input.read_exact(&mut size).await?;
+    let mut bytes = vec![0; announced(size, limit)?];
     input.read_exact(&mut bytes).await?;
     Ok(bytes)
 }
@@ -125,6 +139,38 @@ pub async fn receive<T: DeserializeOwned>(
     limit: usize,
 ) -> Result<T, WireError> {
     Ok(serde_json::from_slice(&read_frame(input, limit).await?)?)
+}
+
+/// The hook's end, which needs no async runtime: the same frames over
+/// blocking I/O (time-outs are the socket's).
+pub mod blocking {
+    use super::{DeserializeOwned, Read, Serialize, WireError, Write, announced, prefix};
+
+    /// Writes one frame holding `bytes`.
+    pub fn write_frame(out: &mut impl Write, bytes: &[u8]) -> Result<(), WireError> {
+        out.write_all(&prefix(bytes)?)?;
+        out.write_all(bytes)?;
+        Ok(())
+    }
+
+    /// Writes `message` as one JSON frame, then flushes.
+    pub fn send(out: &mut impl Write, message: &impl Serialize) -> Result<(), WireError> {
+        write_frame(out, &serde_json::to_vec(message)?)?;
+        out.flush()?;
+        Ok(())
+    }
+
+    /// Reads one JSON frame of at most `limit` bytes as a `T`.
+    pub fn receive<T: DeserializeOwned>(
+        input: &mut impl Read,
+        limit: usize,
+    ) -> Result<T, WireError> {
+        let mut size = [0; 4];
+        input.read_exact(&mut size)?;
+        let mut bytes = vec![0; announced(size, limit)?];
+        input.read_exact(&mut bytes)?;
+        Ok(serde_json::from_slice(&bytes)?)
+    }
 }
 
 /// A harness travels as its name.
@@ -189,5 +235,36 @@ mod tests {
             .await
             .unwrap();
         assert!(receive::<Reply>(&mut hook, MAX_REPLY_BYTES).await.is_err(), "there is no allow");
+    }
+
+    #[tokio::test]
+    async fn the_blocking_end_speaks_the_same_frames() {
+        let request = Request {
+            version: VERSION,
+            harness: Harness::ClaudeCode,
+            agent: "a".into(),
+            wait_ms: 1,
+            stamp: "s".into(),
+        };
+        let mut sent = Vec::new();
+        blocking::send(&mut sent, &request).unwrap();
+        blocking::write_frame(&mut sent, b"payload").unwrap();
+        let mut judge = sent.as_slice();
+        assert_eq!(receive::<Request>(&mut judge, MAX_REQUEST_BYTES).await.unwrap(), request);
+        assert_eq!(read_frame(&mut judge, 7).await.unwrap(), b"payload");
+
+        let reply = Reply::Decided { version: VERSION, verdict: Verdict::Deny("no".into()) };
+        let (mut judge, mut hook) = tokio::io::duplex(1024);
+        send(&mut judge, &reply).await.unwrap();
+        write_frame(&mut judge, &[b'x'; 64]).await.unwrap();
+        drop(judge);
+        let mut received = Vec::new();
+        hook.read_to_end(&mut received).await.unwrap();
+        let mut hook = received.as_slice();
+        assert_eq!(blocking::receive::<Reply>(&mut hook, MAX_REPLY_BYTES).unwrap(), reply);
+        assert!(matches!(
+            blocking::receive::<Reply>(&mut hook, 63),
+            Err(WireError::TooLarge { size: 64, limit: 63 })
+        ));
     }
 }

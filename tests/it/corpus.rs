@@ -24,7 +24,7 @@ use safety_dongle::{
 
 use super::{
     hook::{decision, unreachable_humans},
-    judge::{Judge, answered_alike},
+    judge::{Judge, Through, answered_alike},
     support::{HttpServer, call, scratch_dir},
 };
 
@@ -342,7 +342,14 @@ fn payload(index: usize, row: &str) -> Value {
 /// A warm judge must answer the row exactly as the hook does in-process.
 async fn hook_objects(config: &str, index: usize, row: &str) -> bool {
     let agent = format!("corpus-{index}");
-    let answer = answered_alike(config, &[("HOME", HOME)], &agent, &payload(index, row)).await;
+    let answer = answered_alike(
+        config,
+        &[("HOME", HOME)],
+        &agent,
+        &payload(index, row),
+        Through::alternating(index),
+    )
+    .await;
     let decided = decision(&answer);
     assert_ne!(decided, "allow", "no human can approve here: {row:?}");
     decided == "deny"

@@ -23,7 +23,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use super::{
     hook::{bash, decision, unreachable_humans},
     humans::verifier_program,
-    support::{dongle_command, scratch_dir},
+    support::{binary, command_of, dongle_command, front_binary, scratch_dir},
 };
 
 const IN_PROCESS: &str = "deciding in-process";
@@ -33,7 +33,16 @@ const IN_PROCESS: &str = "deciding in-process";
 /// with names the judge (`judge::address`): it is the same for every
 /// command here, as a harness's is for its hooks.
 fn judged_command(args: &[&str], env: &[(&str, &str)]) -> tokio::process::Command {
-    let mut command = dongle_command(args);
+    judged_command_of(&binary(), args, env)
+}
+
+/// Like [`judged_command`] for `program` (the binary or its front).
+fn judged_command_of(
+    program: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> tokio::process::Command {
+    let mut command = command_of(program, args);
     command
         .env_remove(safety_dongle::judge::NO_JUDGE_ENV)
         .env("XDG_DATA_HOME", Path::new(env!("CARGO_TARGET_TMPDIR")).join("judge-xdg"))
@@ -42,18 +51,58 @@ fn judged_command(args: &[&str], env: &[(&str, &str)]) -> tokio::process::Comman
     command
 }
 
-/// What one hook call answered, and whether it decided in-process.
+/// What one hook call answered, whether it decided in-process, and
+/// whether the full binary ran (its hook logs every way it decides; the
+/// front logs nothing).
 struct Answered {
     answer: Value,
     in_process: bool,
+    full_binary_ran: bool,
     stderr: String,
+}
+
+/// Which binary a harness's settings run: the full binary, or its front
+/// (`safety-dongle-hook`, which `install` writes where it stands beside the
+/// full binary). Both take `hook HARNESS ...`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Through {
+    Full,
+    Front,
+}
+
+impl Through {
+    /// Every other row of a corpus through each, so that both are held to
+    /// the in-process answer over the whole of it without paying for a
+    /// third call per row.
+    pub(super) fn alternating(index: usize) -> Self {
+        if index.is_multiple_of(2) { Self::Full } else { Self::Front }
+    }
+
+    fn program(self) -> PathBuf {
+        match self {
+            Self::Full => binary(),
+            Self::Front => front_binary(),
+        }
+    }
 }
 
 /// Runs `hook claude-code` with `args` on `payload`.
 async fn hook(args: &[&str], env: &[(&str, &str)], payload: &Value) -> Answered {
+    hook_through(Through::Full, args, env, payload).await
+}
+
+/// Runs `hook claude-code` with `args` on `payload` through `through`. A
+/// front that hands the call to the full binary shows in its log as a
+/// hook deciding in-process.
+async fn hook_through(
+    through: Through,
+    args: &[&str],
+    env: &[(&str, &str)],
+    payload: &Value,
+) -> Answered {
     let mut all = vec!["hook", "claude-code"];
     all.extend_from_slice(args);
-    let mut child = judged_command(&all, env)
+    let mut child = judged_command_of(&through.program(), &all, env)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -67,7 +116,12 @@ async fn hook(args: &[&str], env: &[(&str, &str)], payload: &Value) -> Answered 
     assert!(output.status.success(), "the hook exits 0: {stderr}");
     let answer = serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)));
-    Answered { answer, in_process: stderr.contains(IN_PROCESS), stderr }
+    Answered {
+        answer,
+        in_process: stderr.contains(IN_PROCESS),
+        full_binary_ran: stderr.contains("safety_dongle::cli::hook"),
+        stderr,
+    }
 }
 
 /// The judges' folder of a state folder.
@@ -161,10 +215,18 @@ pub(super) async fn answered_alike(
     env: &[(&str, &str)],
     agent: &str,
     payload: &Value,
+    through: Through,
 ) -> Value {
     let judged_agent = format!("judged-{agent}");
-    let judged = hook(&["--config", config, "--agent", &judged_agent], env, payload).await;
-    assert!(!judged.in_process, "the judge decides {payload}: {}", judged.stderr);
+    let judged =
+        hook_through(through, &["--config", config, "--agent", &judged_agent], env, payload).await;
+    assert!(!judged.in_process, "the judge decides {payload} ({through:?}): {}", judged.stderr);
+    assert_eq!(
+        judged.full_binary_ran,
+        through == Through::Full,
+        "only the front answers on its own ({through:?}): {}",
+        judged.stderr
+    );
     let own = hook(&["--config", config, "--agent", agent, "--no-judge"], env, payload).await;
     assert_eq!(
         comparable(&judged.answer, &judged_agent),
@@ -232,24 +294,40 @@ async fn a_judge_that_answers_garbage_another_version_or_nothing_is_not_asked() 
         ("an oversized frame", u32::MAX.to_be_bytes().to_vec()),
         ("nothing", Vec::new()),
     ];
-    for (index, (what, reply)) in cases.into_iter().enumerate() {
-        let fake = impostor(&socket, reply).await;
-        let agent = format!("asker-{index}");
-        let answered = hook(&["--config", &config, "--agent", &agent], &[], &push).await;
+    for through in [Through::Full, Through::Front] {
+        for (index, (what, reply)) in cases.iter().enumerate() {
+            let fake = impostor(&socket, reply.clone()).await;
+            let agent = format!("asker-{through:?}-{index}");
+            let answered =
+                hook_through(through, &["--config", &config, "--agent", &agent], &[], &push).await;
+            fake.abort();
+            assert!(answered.in_process, "{what} ({through:?}): in-process: {}", answered.stderr);
+            assert_eq!(
+                comparable(&answered.answer, &agent),
+                expected,
+                "{what} ({through:?}): the same answer"
+            );
+        }
+        // A judge that takes the call and then answers something that is
+        // no verdict has taken it: the call is refused, not decided again.
+        let fake = impostor(&socket, accepted_then_allow.clone()).await;
+        let agent = format!("taken-{through:?}");
+        let answered =
+            hook_through(through, &["--config", &config, "--agent", &agent], &[], &bash("s", "ls"))
+                .await;
         fake.abort();
-        assert!(answered.in_process, "{what}: decided in-process: {}", answered.stderr);
-        assert_eq!(comparable(&answered.answer, &agent), expected, "{what}: the same answer");
+        assert_eq!(decision(&answered.answer), "deny", "{through:?}: {}", answered.answer);
     }
-    // A judge that takes the call and then answers something that is no
-    // verdict has taken it: the call is refused, not decided again.
-    let fake = impostor(&socket, accepted_then_allow).await;
-    let answered = hook(&["--config", &config, "--agent", "taken"], &[], &bash("s", "ls")).await;
-    fake.abort();
-    assert_eq!(decision(&answered.answer), "deny", "{}", answered.answer);
 }
 
 #[tokio::test]
 async fn a_judge_killed_while_a_human_is_asked_leaves_the_call_denied_and_audited() {
+    for through in [Through::Full, Through::Front] {
+        a_judge_killed_while_asking(through).await;
+    }
+}
+
+async fn a_judge_killed_while_asking(through: Through) {
     let dir = scratch_dir();
     let state = dir.join("state");
     let asked = dir.join("asked");
@@ -273,7 +351,8 @@ async fn a_judge_killed_while_a_human_is_asked_leaves_the_call_denied_and_audite
     let asking = tokio::spawn({
         let config = config.to_owned();
         async move {
-            hook(
+            hook_through(
+                through,
                 &["--config", &config, "--agent", "pusher"],
                 &[],
                 &bash("k", "git push origin main"),
@@ -284,10 +363,10 @@ async fn a_judge_killed_while_a_human_is_asked_leaves_the_call_denied_and_audite
     wait_until("the human is asked", || asked.exists()).await;
     judge.kill();
     let answered = asking.await.unwrap();
-    assert_eq!(decision(&answered.answer), "deny", "{}", answered.answer);
-    assert!(!answered.in_process, "the judge had taken the call: {}", answered.stderr);
+    assert_eq!(decision(&answered.answer), "deny", "{through:?}: {}", answered.answer);
+    assert!(!answered.in_process, "{through:?}: the judge had taken it: {}", answered.stderr);
     let reason = answered.answer["hookSpecificOutput"]["permissionDecisionReason"].to_string();
-    assert!(reason.contains("judge stopped"), "{reason}");
+    assert!(reason.contains("judge stopped"), "{through:?}: {reason}");
     let audit =
         dongle_command(&["audit", "--config", config, "--agent", "pusher"]).output().await.unwrap();
     let rows = String::from_utf8_lossy(&audit.stdout);
@@ -419,13 +498,15 @@ async fn cold_hooks_start_one_judge_that_decides_the_next_calls_and_exits_when_i
     )
     .unwrap();
     let config = config.to_str().unwrap().to_owned();
-    // Two cold hooks at once: each decides in-process and starts a judge.
+    // Two cold hooks at once, one of them a front (which becomes the full
+    // binary): each decides in-process and starts a judge.
     let cold: Vec<_> = (0..2)
         .map(|i| {
             let config = config.clone();
             tokio::spawn(async move {
-                hook(&["--config", &config, "--agent", &format!("cold-{i}")], &[], &bash("c", "ls"))
-                    .await
+                let agent = format!("cold-{i}");
+                let args = ["--config", config.as_str(), "--agent", agent.as_str()];
+                hook_through(Through::alternating(i), &args, &[], &bash("c", "ls")).await
             })
         })
         .collect();
@@ -437,8 +518,13 @@ async fn cold_hooks_start_one_judge_that_decides_the_next_calls_and_exits_when_i
     wait_until("a judge listens", || !sockets(&state).is_empty()).await;
     // The loser of the start exits on its own; one judge stays.
     wait_until("one judge is left", || judges_of(&state).len() == 1).await;
-    let warm = hook(&["--config", &config, "--agent", "warm"], &[], &bash("w", "ls")).await;
-    assert!(!warm.in_process, "the judge decides: {}", warm.stderr);
+    for through in [Through::Full, Through::Front] {
+        let agent = format!("warm-{through:?}");
+        let args = ["--config", config.as_str(), "--agent", agent.as_str()];
+        let warm = hook_through(through, &args, &[], &bash("w", "ls")).await;
+        assert!(!warm.in_process, "the judge decides ({through:?}): {}", warm.stderr);
+        assert_eq!(warm.full_binary_ran, through == Through::Full, "{}", warm.stderr);
+    }
     assert_eq!(judges_of(&state).len(), 1);
     wait_until("the idle judge exits", || judges_of(&state).is_empty()).await;
     assert!(sockets(&state).is_empty(), "it removed its socket");
@@ -483,4 +569,31 @@ async fn a_changed_policy_is_never_decided_by_the_old_one() {
         }
     }
     assert!(judged.is_some(), "the judge took up the new policy");
+}
+
+#[tokio::test]
+async fn the_front_is_the_full_binary_for_anything_but_a_judged_call_and_refuses_without_it() {
+    let version = command_of(&front_binary(), &["--version"]).output().await.unwrap();
+    let full = dongle_command(&["--version"]).output().await.unwrap();
+    assert!(version.status.success());
+    assert_eq!(version.stdout, full.stdout, "--version is the full binary's");
+    let refused = command_of(&front_binary(), &["hook", "vim"]).output().await.unwrap();
+    assert_eq!(refused.status.code(), Some(2), "a usage error, from the full binary");
+
+    // A front without its full binary beside it refuses every call.
+    let alone = scratch_dir().join("safety-dongle-hook");
+    std::fs::hard_link(front_binary(), &alone).unwrap();
+    let mut child = command_of(&alone, &["hook", "claude-code"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(bash("a", "ls").to_string().as_bytes()).await.unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().await.unwrap();
+    assert_eq!(output.status.code(), Some(2), "exit 2 blocks in every harness");
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("safety-dongle is missing") && said.contains("refused"), "{said}");
 }

@@ -33,6 +33,11 @@ pub fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_safety-dongle"))
 }
 
+/// The hook's front, `safety-dongle-hook`, beside [`binary`].
+pub fn front_binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_safety-dongle-hook"))
+}
+
 /// A fresh folder under the test target dir, for state that must not touch
 /// the user's data folder.
 pub fn scratch_dir() -> PathBuf {
@@ -65,7 +70,12 @@ pub fn downstream_packages() -> &'static Path {
 /// A command for the binary with the environment cleared of settings that
 /// would change its behaviour under test, and a fresh default data folder.
 pub fn dongle_command(args: &[&str]) -> Command {
-    let mut command = Command::new(binary());
+    command_of(&binary(), args)
+}
+
+/// Like [`dongle_command`] for `program` (the binary or its front).
+pub fn command_of(program: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(program);
     command
         .args(args)
         .env("XDG_DATA_HOME", scratch_dir())

@@ -30,7 +30,7 @@ use safety_dongle::{
 use super::{
     corpus::{default_policy, repo_path},
     hook::{decision, unreachable_humans},
-    judge::{Judge, answered_alike},
+    judge::{Judge, Through, answered_alike},
     support::{HttpServer, call, downstream_packages, scratch_dir},
 };
 
@@ -258,7 +258,14 @@ async fn hook_objects(config: String, index: usize, row: Row) -> bool {
         _ => ("Edit", json!({"file_path": path, "old_string": row.old, "new_string": row.new})),
     };
     let payload = json!({"session_id": format!("writes-{index}"), "cwd": project, "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input});
-    let answer = answered_alike(&config, &[], &format!("writer-{index}"), &payload).await;
+    let answer = answered_alike(
+        &config,
+        &[],
+        &format!("writer-{index}"),
+        &payload,
+        Through::alternating(index),
+    )
+    .await;
     decision(&answer) != "defer"
 }
 
