@@ -9,7 +9,8 @@ hard-denied (no human can let it through), ordinary rows flagged, and the
 median and p99 milliseconds from spawn to answer.
 
 Run with `bash benches/versus-dcg.sh` (builds both release binaries), or
-`python3 benches/versus-dcg.py --dongle BIN --dcg BIN [--dcg-config FILE]`.
+`python3 benches/versus-dcg.py --dongle BIN --dcg BIN [--dcg-config FILE]
+[--ordinary-only]`.
 """
 
 import argparse
@@ -94,6 +95,7 @@ def main():
     parser.add_argument("--dcg", required=True, help="dcg binary")
     parser.add_argument("--dcg-config", help="dcg config file (default: dcg's own defaults)")
     parser.add_argument("--misses", type=int, default=0, help="print this many rows each guard got wrong")
+    parser.add_argument("--ordinary-only", action="store_true", help="only the ordinary rows (latency of everyday work)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as scratch:
@@ -107,6 +109,8 @@ def main():
         dcg = Tally("dcg" + (f" ({pathlib.Path(args.dcg_config).name})" if args.dcg_config else " (defaults)"))
         wrong = {dongle.name: [], dcg.name: []}
         for index, (dangerous, label, row) in enumerate(rows()):
+            if args.ordinary_only and dangerous:
+                continue
             body = json.dumps(payload(index, row)).encode()
             answer = hook.ask(dongle_hook.argv(f"corpus-{index}"), env, None, body)
             dongle.add(dangerous, answer.decision, answer.decision is hook.Decision.DENY and "hard-blocked" in answer.reason, answer.milliseconds)
