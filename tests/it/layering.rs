@@ -28,6 +28,8 @@ const LAYERS: &[&[&str]] = &[
     &["judge"],
     &["server"],
     &["cli"],
+    // Binaries' `main`s beside `src/main.rs` (the hook's front).
+    &["bin"],
 ];
 
 /// Upward imports allowed by design: (module, imported path).
