@@ -116,24 +116,24 @@ const SEARCHERS: [&str; 9] =
 /// `find -name`), never clusters of letters.
 const ONE_DASH_WORDS: [&str; 8] =
     ["xclip", "find", "java", "ffmpeg", "xwd", "xwininfo", "import", "magick"];
+/// find's tests whose value is a pattern names are matched against.
+pub(super) const FIND_NAME_PATTERNS: [&str; 10] = [
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-iwholename",
+    "-regex",
+    "-iregex",
+    "-lname",
+    "-ilname",
+];
+
 /// Options whose value is a pattern to match names or text against, not
 /// a file: `find -name .env` reads nothing, `git log --grep .env` neither.
 const PATTERN_OPTIONS: [(&str, &[&str]); 4] = [
-    (
-        "find",
-        &[
-            "-name",
-            "-iname",
-            "-path",
-            "-ipath",
-            "-wholename",
-            "-iwholename",
-            "-regex",
-            "-iregex",
-            "-lname",
-            "-ilname",
-        ],
-    ),
+    ("find", &FIND_NAME_PATTERNS),
     ("git", &["--grep", "--author", "--committer", "--grep-reflog", "-S", "-G"]),
     ("grep", &["--regexp"]),
     ("rg", &["--regexp"]),

@@ -612,6 +612,7 @@ fn find(builder: &mut Builder, command: &Command) {
                 at += if word == "-fprintf" { 2 } else { 1 };
             }
             _ if FIND_VALUE_PRIMARIES.contains(&word.as_str())
+                || super::command::FIND_NAME_PATTERNS.contains(&word.as_str())
                 || word.starts_with("-newer") && word.len() == 8 =>
             {
                 at += 1
@@ -688,18 +689,9 @@ fn find_selection(roots: &[String], expression: &[String]) -> Vec<String> {
     roots.iter().map(|root| format!("{}/{below}", root.trim_end_matches('/'))).collect()
 }
 
-/// find's tests and actions that take the next word as their value.
-const FIND_VALUE_PRIMARIES: [&str; 36] = [
-    "-name",
-    "-iname",
-    "-path",
-    "-ipath",
-    "-wholename",
-    "-iwholename",
-    "-regex",
-    "-iregex",
-    "-lname",
-    "-ilname",
+/// find's tests and actions that take the next word as their value,
+/// besides the name patterns (`command::FIND_NAME_PATTERNS`).
+const FIND_VALUE_PRIMARIES: [&str; 26] = [
     "-type",
     "-xtype",
     "-user",

@@ -103,12 +103,7 @@ fn through_judge(
         return None;
     }
     let adapter = harness.adapter()?;
-    let config = args.config.load_or_diagnose().ok().map(|mut config| {
-        if !args.policies.is_empty() {
-            config.policies = args.policies.clone();
-        }
-        config
-    })?;
+    let config = args.load_config().ok()?;
     let setup = judge_setup(args, &config)?;
     let address = setup.address_run_by(full).ok()?;
     let stream = client::connect(&address).ok()?;

@@ -141,12 +141,7 @@ fn decide(
         .take(MAX_PAYLOAD_BYTES as u64 + 1)
         .read_to_end(&mut payload)
         .map_err(HookFailure::Read)?;
-    let config = args.config.load_or_diagnose().map(|mut config| {
-        if !args.policies.is_empty() {
-            config.policies = args.policies.clone();
-        }
-        config
-    });
+    let config = args.load_config();
     let agent = args.agent.clone().unwrap_or_else(|| identity::default_agent(harness));
     let asking = Asking { harness, adapter, args, payload: &payload, agent: &agent };
     if let Some(why) = &args.judge_lost {

@@ -173,10 +173,20 @@ struct HookArgs {
     judge_lost: Option<String>,
 }
 
-#[cfg(unix)]
 impl HookArgs {
+    /// The configuration with `--data-dir` and `--policy` applied, or why
+    /// not.
+    fn load_config(&self) -> Result<Config, Vec<crate::diagnostics::Diagnostic>> {
+        let mut config = self.config.load_or_diagnose()?;
+        if !self.policies.is_empty() {
+            config.policies = self.policies.clone();
+        }
+        Ok(config)
+    }
+
     /// These arguments as a command line `hook HARNESS ...` parses back
     /// into them, with `deadline_secs` for the time-out.
+    #[cfg(unix)]
     fn command_line(&self, harness: Harness, deadline_secs: u64) -> Vec<std::ffi::OsString> {
         let mut line: Vec<std::ffi::OsString> = vec!["hook".into(), harness.name().into()];
         // `--name=VALUE`: a value that starts with `-` stays a value.

@@ -102,16 +102,7 @@ async fn hook_through(
 ) -> Answered {
     let mut all = vec!["hook", "claude-code"];
     all.extend_from_slice(args);
-    let mut child = judged_command_of(&through.program(), &all, env)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(payload.to_string().as_bytes()).await.unwrap();
-    drop(stdin);
-    let output = child.wait_with_output().await.unwrap();
+    let output = given(judged_command_of(&through.program(), &all, env), payload).await;
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(output.status.success(), "the hook exits 0: {stderr}");
     let answer = serde_json::from_slice(&output.stdout)
@@ -122,6 +113,20 @@ async fn hook_through(
         full_binary_ran: stderr.contains("safety_dongle::cli::hook"),
         stderr,
     }
+}
+
+/// What `command` printed and how it ended, given `payload` on stdin.
+async fn given(mut command: tokio::process::Command, payload: &Value) -> std::process::Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(payload.to_string().as_bytes()).await.unwrap();
+    drop(stdin);
+    child.wait_with_output().await.unwrap()
 }
 
 /// The judges' folder of a state folder.
@@ -583,16 +588,7 @@ async fn the_front_is_the_full_binary_for_anything_but_a_judged_call_and_refuses
     // A front without its full binary beside it refuses every call.
     let alone = scratch_dir().join("safety-dongle-hook");
     std::fs::hard_link(front_binary(), &alone).unwrap();
-    let mut child = command_of(&alone, &["hook", "claude-code"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(bash("a", "ls").to_string().as_bytes()).await.unwrap();
-    drop(stdin);
-    let output = child.wait_with_output().await.unwrap();
+    let output = given(command_of(&alone, &["hook", "claude-code"]), &bash("a", "ls")).await;
     assert_eq!(output.status.code(), Some(2), "exit 2 blocks in every harness");
     let said = String::from_utf8_lossy(&output.stderr);
     assert!(said.contains("safety-dongle is missing") && said.contains("refused"), "{said}");
