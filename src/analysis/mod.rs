@@ -21,6 +21,7 @@ mod discards;
 pub mod effects;
 mod executors;
 pub mod folder;
+mod heredoc_operators;
 mod incomplete;
 pub mod options;
 pub mod planted;
@@ -272,11 +273,14 @@ fn after_label(text: &str) -> Option<&str> {
 }
 
 /// Text the parser refuses, in a form bash runs the same way that it
-/// accepts, if there is one: `cat <<EOF; cmd` with `cmd` moved after the
+/// accepts, if there is one: here-document operators respelled
+/// (`heredoc_operators`), `cat <<EOF; cmd` with `cmd` moved after the
 /// body (`shell`), or input that ends inside a quote or a here-document
 /// completed (`incomplete`).
 fn as_bash_reads(script: &str) -> Option<(tree_sitter::Tree, String)> {
-    let moved = shell::with_rests_after_heredocs(script);
+    let respelled = heredoc_operators::respelled(script);
+    let moved =
+        shell::with_rests_after_heredocs(respelled.as_deref().unwrap_or(script)).or(respelled);
     let completed = incomplete::completed(moved.as_deref().unwrap_or(script));
     [moved, completed]
         .into_iter()

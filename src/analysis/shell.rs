@@ -509,9 +509,14 @@ fn redirected(
             "file_redirect" => redirect_from(builder, child, source, via, &vars, &body_direct),
             "heredoc_redirect" => {
                 let body = named_children(child).into_iter().find(|c| c.kind() == "heredoc_body");
-                for nested in
-                    named_children(child).into_iter().filter(|c| c.kind() != "heredoc_body")
-                {
+                // `cat <<EOF > f` parses with `> f` inside the here-document
+                // operator: it redirects the receiver, written once the
+                // body is fed in.
+                let (redirects, nested): (Vec<Node<'_>>, Vec<Node<'_>>) = named_children(child)
+                    .into_iter()
+                    .filter(|c| c.kind() != "heredoc_body")
+                    .partition(|c| c.kind() == "file_redirect");
+                for nested in nested {
                     visit(builder, nested, source, via, &mut body_direct);
                 }
                 // An unquoted delimiter (`<<EOF`, not `<<'EOF'`) expands its
@@ -523,9 +528,16 @@ fn redirected(
                     .unwrap_or("");
                 if let Some(body) = body.filter(|_| !start.contains(['\'', '"', '\\'])) {
                     substitutions(builder, body, source, via);
+                    // The grammar leaves `` `…` `` in a body as text.
+                    for script in backquoted(text(body, source)) {
+                        builder.shell(&script, via);
+                    }
                 }
                 if let (Some(body), Some(&receiver)) = (body, body_direct.last()) {
                     executors::stdin_text(builder, receiver, text(body, source));
+                }
+                for redirect in redirects {
+                    redirect_from(builder, redirect, source, via, &vars, &body_direct);
                 }
             }
             "herestring_redirect" => {
@@ -580,10 +592,11 @@ fn fork_bomb(builder: &mut Builder, node: Node<'_>, source: &str) {
 
 /// `cat <<EOF; echo done` with the here-document's body on the lines
 /// that follow: bash reads the body after the whole line, and runs what
-/// follows `;` after `cat`; tree-sitter-bash refuses the `;` there. The
-/// same script with each such rest moved to its own line after the
-/// bodies, which bash runs the same way; `None` when no line has one.
-/// Each move takes a `;` out of the text, so this ends.
+/// follows `;` after `cat`; tree-sitter-bash refuses the `;` there, and
+/// so it does a `)` closing a subshell the operator is in (`(cat
+/// <<EOF)`). The same script with each such rest moved to its own line
+/// after the bodies, which bash runs the same way; `None` when no line
+/// has one. Each move takes a `;` or a `)` out of the line, so this ends.
 pub(super) fn with_rests_after_heredocs(script: &str) -> Option<String> {
     let mut lines: Vec<String> = script.split('\n').map(str::to_owned).collect();
     let mut at = 0;
@@ -611,11 +624,13 @@ pub(super) fn with_rests_after_heredocs(script: &str) -> Option<String> {
 }
 
 /// A line holding a here-document operator, split at the first `;` after
-/// it outside quotes: the part up to it and the rest after it.
+/// it outside quotes (the rest is what follows it), or at a `)` closing
+/// a parenthesis opened before it (the rest starts with the `)`).
 fn split_after_heredoc(line: &str) -> Option<(String, String)> {
     let mut quote = None;
     let mut escaped = false;
     let mut heredoc_seen = false;
+    let mut opened_after = 0_usize;
     let bytes = line.as_bytes();
     for (at, &byte) in bytes.iter().enumerate() {
         match (quote, byte) {
@@ -641,10 +656,39 @@ fn split_after_heredoc(line: &str) -> Option<(String, String)> {
                 return (!rest.is_empty())
                     .then(|| (line.get(..at).unwrap_or_default().to_owned(), rest.to_owned()));
             }
+            (None, b'(') if heredoc_seen => opened_after += 1,
+            (None, b')') if heredoc_seen => match opened_after.checked_sub(1) {
+                Some(still_open) => opened_after = still_open,
+                None => {
+                    let rest = line.get(at..)?.trim();
+                    return Some((line.get(..at).unwrap_or_default().to_owned(), rest.to_owned()));
+                }
+            },
             _ => {}
         }
     }
     None
+}
+
+/// The texts between unescaped backquotes, which bash runs as command
+/// substitutions in an unquoted here-document's body.
+fn backquoted(body: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut open: Option<String> = None;
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        match (c, open.as_mut()) {
+            ('\\', Some(script)) => script.extend(chars.next()),
+            ('\\', None) => {
+                chars.next();
+            }
+            ('`', Some(_)) => found.extend(open.take()),
+            ('`', None) => open = Some(String::new()),
+            (c, Some(script)) => script.push(c),
+            (_, None) => {}
+        }
+    }
+    found
 }
 
 /// The delimiters of the here-documents a line opens, in order, quotes
