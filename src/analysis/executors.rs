@@ -556,9 +556,13 @@ fn find(builder: &mut Builder, command: &Command) {
             _ => break,
         }
     }
-    while let Some(word) =
-        argv.get(at).filter(|w| !w.starts_with('-') && !matches!(w.as_str(), "(" | "!" | ")" | ","))
-    {
+    // A word appended at run time after a start point (`xargs find .`)
+    // may be a primary: it is read with the expression.
+    while let Some(word) = argv.get(at).filter(|w| {
+        !w.starts_with('-')
+            && !matches!(w.as_str(), "(" | "!" | ")" | ",")
+            && !(is_run_time(w) && !roots.is_empty())
+    }) {
         roots.push(word.clone());
         at += 1;
     }
@@ -634,9 +638,17 @@ fn find(builder: &mut Builder, command: &Command) {
     }
 }
 
-/// `find` words that select nothing: options, actions, and `-type`.
-const FIND_NON_TESTS: [&str; 20] = [
+/// `find` words that select nothing: options, actions (those that print
+/// to a file too: `find . -fprint list -delete` still deletes the whole
+/// tree), and `-type`.
+const FIND_NON_TESTS: [&str; 26] = [
     "-delete",
+    "-printf",
+    "-fprint",
+    "-fprint0",
+    "-fprintf",
+    "-fls",
+    "-ls",
     "-depth",
     "-d",
     "-maxdepth",
@@ -833,7 +845,7 @@ fn is_unknown_text(text: &str) -> bool {
 /// A fact when a command among `direct` runs what it reads on stdin (a
 /// shell with no script, an interpreter with no code), fed by `via` with
 /// data the action does not show.
-fn runs_unseen_input(builder: &mut Builder, direct: &[usize], via: &str) {
+pub(super) fn runs_unseen_input(builder: &mut Builder, direct: &[usize], via: &str) {
     let runs = direct.iter().map(|&at| builder.get(at)).find(|command| {
         executes_its_input(command)
             && (!SHELLS.contains(&command.program.as_str())
@@ -1001,6 +1013,12 @@ fn git(builder: &mut Builder, command: &Command) {
         match (key.strip_prefix("alias."), value) {
             (Some(name), Some(value)) => aliases.push((name.to_owned(), value.clone())),
             (Some(_), None) => {}
+            // `parallel git -c {} status`: a setting known only when it
+            // runs may be one that runs a program (`core.pager=…`).
+            (None, _) if is_run_time(key) || key.contains('$') => builder.fact(
+                Fact::EvalOfUnknownText,
+                format!("git's setting `{}` is known only when it runs", preview(key)),
+            ),
             (None, value) => {
                 git_config(builder, key, value.as_deref(), git_reaches_network(argv), "git -c")
             }
