@@ -98,9 +98,13 @@ pub(super) fn discarded(command: &Command) -> Vec<String> {
             appended(paths_of(&parsed.positionals))
         }
         "reset" => {
-            let (before, _) = split_at_end_of_options(args);
+            let (before, after) = split_at_end_of_options(args);
             let parsed = parse("reset", before);
-            if parsed.has("--hard") || parsed.has("--merge") {
+            // With paths git resets the index alone: it refuses `--hard`
+            // and `--merge` there.
+            if after.is_some_and(|paths| !paths.is_empty()) {
+                Vec::new()
+            } else if parsed.has("--hard") || parsed.has("--merge") {
                 vec![WORKING_TREE.to_owned()]
             } else if before.iter().any(|word| super::command::is_run_time(word)) {
                 // `parallel git reset {}`: a word known only when it runs
@@ -299,6 +303,7 @@ mod tests {
             "git checkout -",
             "git switch main",
             "git switch -q --detach v1.0",
+            "git reset $(cat mode.txt) -- src/lib.rs",
             "git restore --staged notes.md",
             "git restore --staged .",
             "git restore --no-worktree notes.md",

@@ -17,6 +17,7 @@
 pub mod budget;
 mod code;
 pub mod command;
+mod continuations;
 mod discards;
 pub mod effects;
 mod executors;
@@ -407,6 +408,8 @@ impl Builder {
         if !budget::work(script.len() + budget::PARSE_STEPS) {
             return Vec::new();
         }
+        let joined = continuations::joined(script);
+        let script = joined.as_deref().unwrap_or(script);
         let Some(mut tree) = parse_bash(script) else {
             self.fact(Fact::Unparseable, "the shell parser gave up");
             return Vec::new();
