@@ -511,11 +511,18 @@ fn redirected(
                 let body = named_children(child).into_iter().find(|c| c.kind() == "heredoc_body");
                 // `cat <<EOF > f` parses with `> f` inside the here-document
                 // operator: it redirects the receiver, written once the
-                // body is fed in.
+                // body is fed in. Into a process (`> >(bash)`), the body is
+                // what that process reads, as in a pipeline.
+                let into_file = |redirect: &Node<'_>| {
+                    redirect.kind() == "file_redirect"
+                        && redirect
+                            .child_by_field_name("destination")
+                            .is_some_and(|d| d.kind() != "process_substitution")
+                };
                 let (redirects, nested): (Vec<Node<'_>>, Vec<Node<'_>>) = named_children(child)
                     .into_iter()
                     .filter(|c| c.kind() != "heredoc_body")
-                    .partition(|c| c.kind() == "file_redirect");
+                    .partition(into_file);
                 for nested in nested {
                     visit(builder, nested, source, via, &mut body_direct);
                 }

@@ -197,7 +197,7 @@ RUNNER_GRAMMAR = [
     # a quoted part in the delimiter, several on one command, one in a subshell.
     "bash <<E'N'D\nrm -rf ~/Music\nEND", "sort <<ONE <<TWO\n$(rm -rf ~/notes)\nONE\nb\nTWO", "(bash <<'SH')\nrm -rf ~\nSH",
     # An unquoted here-document runs its backquoted commands.
-    "cat <<EOF > notes.txt\n`rm -rf ~/notes`\nEOF",
+    "cat <<EOF > notes.txt\n`rm -rf ~/notes`\nEOF", "cat <<'EOF' > >(sh)\nrm -rf ~/notes\nEOF",
     # awk's strings: escapes decoded; piped to getline or from print, they run; `>` writes.
     "awk 'BEGIN { system(\"rm\\x20-rf\\040~/Music\") }'", "awk 'BEGIN { \"git push -f origin main\" | getline out }'",
     "awk '{ print | \"sh\" }' cmds.txt", "awk '{ print > \"/etc/motd\" }' notes.txt",
