@@ -75,8 +75,7 @@ pub fn ask_on(mut stream: UnixStream, request: &Request, payload: &[u8]) -> Aske
     if let Err(error) = timed {
         return not_asked(format!("the connection's time-outs: {error}"));
     }
-    let sent = blocking::send(&mut stream, request)
-        .and_then(|()| blocking::write_frame(&mut stream, payload));
+    let sent = blocking::send_call(&mut stream, request, payload);
     if let Err(error) = sent {
         return not_asked(format!("the request could not be sent: {error}"));
     }

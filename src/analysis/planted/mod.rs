@@ -316,15 +316,17 @@ pub(super) fn plant(builder: &mut Builder, write: &FileWrite, files: &dyn Curren
             return;
         }
     };
-    let already: Vec<Part> = outcome
+    // What was there before, by language and text: an edit of a file of
+    // many parts looks each new part up once, not against every old one.
+    let before: Vec<Part> = outcome
         .before
         .as_deref()
         .and_then(|before| parts_of(kind, &path, before).ok())
         .unwrap_or_default();
+    let already: std::collections::HashSet<(Language, &str)> =
+        before.iter().map(|old| (old.language, old.text.as_str())).collect();
     for part in parts {
-        let unchanged =
-            already.iter().any(|old| old.language == part.language && old.text == part.text);
-        if unchanged {
+        if already.contains(&(part.language, part.text.as_str())) {
             continue;
         }
         let at = PlantedAt { file: path.clone(), line: part.line };
