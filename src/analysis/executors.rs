@@ -1362,7 +1362,43 @@ pub(super) fn stdin_text(builder: &mut Builder, index: usize, text: &str) {
         builder.shell(text, Some(program));
     } else if program == "cat" {
         builder.here_texts.insert(index, text.to_owned());
+    } else if program == "curl" && curl_reads_config_from_stdin(&command.argv) {
+        curl_config(builder, &command, text);
     }
+}
+
+/// `curl -K -` (`--config -`, `--config=-`, `-K/dev/stdin`): curl reads
+/// its options from standard input.
+fn curl_reads_config_from_stdin(argv: &[String]) -> bool {
+    let stdin = |value: &str| matches!(value, "-" | "/dev/stdin");
+    let args = argv.get(1..).unwrap_or_default();
+    options::CURL.parse(args).value("-K").is_some_and(stdin)
+        || args.windows(2).any(|pair| {
+            pair.first().is_some_and(|w| w == "--config") && pair.get(1).is_some_and(|v| stdin(v))
+        })
+        || args.iter().any(|word| word.strip_prefix("--config=").is_some_and(stdin))
+}
+
+/// The options of a curl config file given on stdin, as the command they
+/// make (`url = https://x` and `form = a=@~/.ssh/id_rsa` are `curl --url
+/// https://x --form a=@~/.ssh/id_rsa`): one option a line, its name with
+/// or without dashes, its value after blanks, `=` or `:`, maybe quoted;
+/// `#` starts a comment line.
+fn curl_config(builder: &mut Builder, command: &Command, text: &str) {
+    let mut argv = vec!["curl".to_owned()];
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        let end =
+            line.find(|c: char| c.is_whitespace() || c == '=' || c == ':').unwrap_or(line.len());
+        let (name, rest) = line.split_at(end);
+        argv.push(if name.starts_with('-') { name.to_owned() } else { format!("--{name}") });
+        let value = rest.trim_start_matches(|c: char| c.is_whitespace() || c == '=' || c == ':');
+        if !value.is_empty() {
+            let unquoted =
+                value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
+            argv.push(unquoted.to_owned());
+        }
+    }
+    builder.command(Command::new(argv, false, command.dynamic_args, Some("curl -K -".to_owned())));
 }
 
 /// Literal text flowing through a pipeline: `echo X | sh`, `printf … |

@@ -166,7 +166,10 @@ mod tests {
             respelled("cat <<E'N'D\n$(rm -rf ~)\nEND").as_deref(),
             Some("cat <<'END'\n$(rm -rf ~)\nEND")
         );
-        assert_eq!(respelled("cat <<-\"E\"OF\n\tx\n\tEOF").as_deref(), Some("cat <<-'EOF'\n\tx\n\tEOF"));
+        assert_eq!(
+            respelled("cat <<-\"E\"OF\n\tx\n\tEOF").as_deref(),
+            Some("cat <<-'EOF'\n\tx\n\tEOF")
+        );
     }
 
     #[test]

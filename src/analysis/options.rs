@@ -1126,7 +1126,7 @@ const GIT_WORKTREE: Grammar = tool(
 /// curl: every short option that takes a value (`-sXGET` is `-s -X
 /// GET`, `-oXDELETE` writes the file `XDELETE`). Its long options are
 /// left as written, values in place.
-const CURL: Grammar = tool("AbcCdDeEFHKmoPQrtTuUwxXyYz", &[]);
+pub const CURL: Grammar = tool("AbcCdDeEFHKmoPQrtTuUwxXyYz", &[]);
 /// wget's short options that take a value (`-qO-` is `-q -O -`).
 const WGET: Grammar = tool("OoaiBtTwPUlARDXIeQ", &[]);
 /// The switches the AWS CLI's parameters and global options include;

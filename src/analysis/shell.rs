@@ -285,6 +285,7 @@ fn command_with(
             }
             "file_redirect" => redirect(builder, child, source, via, &vars),
             "comment" => {}
+            "command_name" if is_descriptor(child, source) => {}
             _ => {
                 substituted.extend(substitutions(builder, child, source, via));
                 let expanded = words::expand(child, source, &vars);
@@ -428,7 +429,19 @@ fn brace_command(
 /// grammar lists `reset` and `--hard` as more destinations.
 fn words_after_target(redirection: Node<'_>) -> Vec<Node<'_>> {
     let mut cursor = redirection.walk();
-    redirection.children_by_field_name("destination", &mut cursor).skip(1).collect()
+    match redirection.kind() {
+        // `rm <<EOF -rf ~`: the grammar gives the here-document the words
+        // after its delimiter; bash gives them to the command.
+        "heredoc_redirect" => redirection.children_by_field_name("argument", &mut cursor).collect(),
+        _ => redirection.children_by_field_name("destination", &mut cursor).skip(1).collect(),
+    }
+}
+
+/// `0<<EOF rm -rf ~`: a number glued to a redirection operator is its file
+/// descriptor, which the grammar reads as the command's name.
+fn is_descriptor(name: Node<'_>, source: &str) -> bool {
+    name.named_child(0).is_some_and(|only| only.kind() == "number")
+        && source.as_bytes().get(name.end_byte()).is_some_and(|next| matches!(next, b'<' | b'>'))
 }
 
 fn redirect(
@@ -483,7 +496,7 @@ fn redirected(
     let mut body_direct = Vec::new();
     let trailing: Vec<Node<'_>> = named_children(node)
         .into_iter()
-        .filter(|child| child.kind() == "file_redirect")
+        .filter(|child| matches!(child.kind(), "file_redirect" | "heredoc_redirect"))
         .flat_map(words_after_target)
         .collect();
     if let Some(body) = node.child_by_field_name("body") {

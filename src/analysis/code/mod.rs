@@ -216,7 +216,8 @@ fn inline_code(interpreter: &Interpreter, argv: &[String]) -> Option<String> {
                 // `node -pe CODE` is `--print --eval CODE`: a code option
                 // followed by another one takes the next word.
                 let followed_by_code = interpreter.code.iter().any(|code| {
-                    code.strip_prefix('-').is_some_and(|name| !name.starts_with('-') && name == rest)
+                    code.strip_prefix('-')
+                        .is_some_and(|name| !name.starts_with('-') && name == rest)
                 });
                 match rest {
                     "" => pieces.extend(words.next().cloned()),

@@ -150,9 +150,8 @@ fn awk_redirections(builder: &mut Builder, code: &str, index: &Index) {
     for literal in &index.literals {
         let before = code.get(..literal.start).unwrap_or_default().trim_end();
         let after = code.get(literal.end..).unwrap_or_default().trim_start();
-        let piped_to_getline = after
-            .strip_prefix('|')
-            .is_some_and(|rest| rest.trim_start().starts_with("getline"));
+        let piped_to_getline =
+            after.strip_prefix('|').is_some_and(|rest| rest.trim_start().starts_with("getline"));
         if piped_to_getline {
             builder.shell_lenient(&literal.text, Some("awk"));
         } else if before.ends_with('|') && !before.ends_with("||") {
