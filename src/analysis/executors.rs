@@ -561,7 +561,7 @@ fn find(builder: &mut Builder, command: &Command) {
     while let Some(word) = argv.get(at).filter(|w| {
         !w.starts_with('-')
             && !matches!(w.as_str(), "(" | "!" | ")" | ",")
-            && !(is_run_time(w) && !roots.is_empty())
+            && (roots.is_empty() || !is_run_time(w))
     }) {
         roots.push(word.clone());
         at += 1;
