@@ -2,7 +2,9 @@
 //! default plus generated rules of every kind): a 200-character command
 //! and a 200-character hint with a label (p50, p99 and max over 200,000
 //! evaluations each) and an 8 KiB script (over 2,000), each parsed,
-//! analysed and matched from scratch; and the analysis alone.
+//! analysed and matched from scratch; the analysis alone; and, as the
+//! floor under both, tree-sitter-bash's parse alone of the same texts and
+//! of a 64 KiB script (with that script's whole analysis).
 //!
 //! Run with `cargo bench --bench evaluate`.
 
@@ -12,7 +14,9 @@
 use std::{fmt::Write as _, hint::black_box, time::Instant};
 
 use safety_dongle::{
-    analysis::{NoCurrentFiles, WorkingFolder, analyze_in},
+    analysis::{
+        Action, Change, FileWrite, NoCurrentFiles, WorkingFolder, analyze_action, analyze_in,
+    },
     policy::{CompiledPolicy, PolicySource},
     safety::evaluator::{StepFacts, evaluate_step},
 };
@@ -101,6 +105,21 @@ fn measure_both(policy: &CompiledPolicy, what: &str, hint: &str, runs: usize) {
     );
 }
 
+/// The floor under any analysis of `text` built on tree-sitter-bash: the
+/// grammar's parse alone, with a parser made once.
+fn measure_parse(what: &str, text: &str, runs: usize) {
+    let mut parser = tree_sitter::Parser::new();
+    parser
+        .set_language(&tree_sitter_bash::LANGUAGE.into())
+        .unwrap_or_else(|e| panic!("the bash grammar: {e}"));
+    report(
+        &format!("  the grammar alone: tree-sitter-bash parses the {what}"),
+        &measure(runs, || {
+            black_box(parser.parse(black_box(text), None));
+        }),
+    );
+}
+
 fn report(what: &str, nanos: &[u128]) {
     println!(
         "{what} ({} runs): p50 {:.2} us, p99 {:.2} us, max {:.2} us",
@@ -135,11 +154,26 @@ fn eight_kib_script() -> String {
     script
 }
 
+/// The 64 KiB build script the hook bench writes (`benches/hook.rs`): a
+/// command a line.
+fn sixty_four_kib_script() -> String {
+    let mut script = String::from("#!/bin/sh\nset -eu\n");
+    for index in 0.. {
+        let line = format!("cargo build --release -p crate_{index} --target-dir target/{index}\n");
+        if script.len() + line.len() > 64 * 1024 {
+            break;
+        }
+        script.push_str(&line);
+    }
+    script
+}
+
 fn main() {
     let policy = thousand_rule_policy();
     let command = "cd /home/dev/project && RUST_LOG=debug cargo test --workspace --all-features --locked -- --nocapture 2>&1 | tee /tmp/test-output.log; echo finished with status $? and then tell the user what happened.";
     assert_eq!(command.chars().count(), 200, "the benchmark command is 200 characters");
     measure_both(&policy, "200-char command", command, EVALUATIONS);
+    measure_parse("200-char command", command, EVALUATIONS);
     // A label (`executing shell command: `) makes the text after it be
     // analysed as well as the whole: two parses.
     let labelled = "executing shell command: cd /home/dev/project && RUST_LOG=debug cargo test --workspace -- --nocapture 2>&1 | tee /tmp/test-output.log; echo finished with status $? and then tell the user what happened";
@@ -148,4 +182,23 @@ fn main() {
     let script = eight_kib_script();
     assert_eq!(script.len(), 8 * 1024);
     measure_both(&policy, "8 KiB script", &script, 2_000);
+    measure_parse("8 KiB script", &script, 2_000);
+    let large = sixty_four_kib_script();
+    measure_parse("64 KiB script", &large, 200);
+    report(
+        "  and its analysis as a planted write (what a 64 KiB Write of it costs the judge)",
+        &measure(200, || {
+            let writes = [FileWrite {
+                path: "scripts/build-all.sh".into(),
+                change: Change::Whole(large.clone()),
+            }];
+            let action = Action {
+                text: "write_file scripts/build-all.sh",
+                writes: &writes,
+                folder: &WorkingFolder::Project,
+                files: &NoCurrentFiles,
+            };
+            let _ = black_box(analyze_action(black_box(&action)));
+        }),
+    );
 }
