@@ -192,11 +192,12 @@ impl Command {
         let searcher = SEARCHERS.contains(&self.program.as_str())
             || self.program == "git" && args.first().is_some_and(|a| a == "grep");
         // `-e PATTERN` or `-f FILE` anywhere (`grep .env -e x`, `-rf
-        // .env`) gives the pattern: every positional is then a file.
+        // .env`) gives the pattern, and `rg --files` takes none (it lists
+        // what it would search): every positional is then a file.
         let mut pattern_given = searcher
             && options::of(&self.program, None).is_some_and(|grammar| {
                 let parsed = grammar.parse(&args);
-                parsed.has("-e") || parsed.has("-f")
+                parsed.has("-e") || parsed.has("-f") || parsed.has("--files")
             });
         let mut options_done = false;
         let mut words = args.iter().peekable();

@@ -3,7 +3,8 @@
 //! puts the committed version of files back (`git checkout -- f`,
 //! `git checkout main f`, `git restore f`, `git checkout -f`,
 //! `git reset --hard` or `--merge`), removes files with their changes
-//! (`git rm -f`, `git clean -f`, `git worktree remove -f`), or ends a
+//! (`git rm -f`, `git clean -f`, `git worktree remove -f`), throws them
+//! away to switch branch (`git switch -f`, `--discard-changes`), or ends a
 //! merge, rebase or cherry-pick in progress (`--abort`); stashed work is
 //! lost with `git stash drop` or `clear`. Plumbing does the same:
 //! `git read-tree -u --reset` and `git checkout-index -f`.
@@ -73,6 +74,15 @@ pub(super) fn discarded(command: &Command) -> Vec<String> {
             }
             paths
         }
+        // A switch that throws local changes away to switch.
+        "switch" => {
+            let parsed = parse("switch", args);
+            if parsed.has("-f") || parsed.has("--discard-changes") {
+                vec![WORKING_TREE.to_owned()]
+            } else {
+                Vec::new()
+            }
+        }
         "restore" => {
             let parsed = parse("restore", args);
             // The working tree is restored unless only the index is
@@ -88,9 +98,18 @@ pub(super) fn discarded(command: &Command) -> Vec<String> {
             appended(paths_of(&parsed.positionals))
         }
         "reset" => {
-            let parsed = parse("reset", args);
-            if parsed.has("--hard") || parsed.has("--merge") {
+            let (before, after) = split_at_end_of_options(args);
+            let parsed = parse("reset", before);
+            // With paths git resets the index alone: it refuses `--hard`
+            // and `--merge` there.
+            if after.is_some_and(|paths| !paths.is_empty()) {
+                Vec::new()
+            } else if parsed.has("--hard") || parsed.has("--merge") {
                 vec![WORKING_TREE.to_owned()]
+            } else if before.iter().any(|word| super::command::is_run_time(word)) {
+                // `parallel git reset {}`: a word known only when it runs
+                // may be `--hard`.
+                vec![UNKNOWN.to_owned()]
             } else {
                 Vec::new()
             }
@@ -249,11 +268,14 @@ mod tests {
 
     #[test]
     fn commands_that_remove_or_drop_work_discard_it() {
-        let cases: [(&str, &[&str]); 9] = [
+        let cases: [(&str, &[&str]); 12] = [
             ("git rm -f notes.md", &["notes.md"]),
             ("git rm --cached --no-cached --force notes.md", &["notes.md"]),
             ("git clean -fd", &["."]),
             ("git clean -f build/", &["build"]),
+            ("git switch -qf main", &["."]),
+            ("git switch --discard-ch release", &["."]),
+            ("git reset $(cat ref.txt)", &["$(…)"]),
             ("git worktree remove --force ../wt", &["../wt"]),
             ("git stash drop stash@{0}", &[".git/refs/stash"]),
             ("git stash clear", &[".git/refs/stash"]),
@@ -280,6 +302,8 @@ mod tests {
             "git checkout --orphan gh-pages",
             "git checkout -",
             "git switch main",
+            "git switch -q --detach v1.0",
+            "git reset $(cat mode.txt) -- src/lib.rs",
             "git restore --staged notes.md",
             "git restore --staged .",
             "git restore --no-worktree notes.md",

@@ -224,6 +224,14 @@ pub(super) fn find(analysis: &mut Analysis) {
         .collect();
     effects.sort();
     effects.dedup();
+    // What is written over is written: `write:` rules (start-up files,
+    // keys, histories) see `truncate -s 0 ~/.bash_history` as they see
+    // `> ~/.bash_history`.
+    for effect in effects.iter().filter(|effect| effect.kind == EffectKind::Overwrite) {
+        if !analysis.writes.contains(&effect.target) {
+            analysis.writes.push(effect.target.clone());
+        }
+    }
     analysis.effects = effects;
 }
 

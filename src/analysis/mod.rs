@@ -17,10 +17,12 @@
 pub mod budget;
 mod code;
 pub mod command;
+mod continuations;
 mod discards;
 pub mod effects;
 mod executors;
 pub mod folder;
+mod heredoc_operators;
 mod incomplete;
 pub mod options;
 pub mod planted;
@@ -272,11 +274,14 @@ fn after_label(text: &str) -> Option<&str> {
 }
 
 /// Text the parser refuses, in a form bash runs the same way that it
-/// accepts, if there is one: `cat <<EOF; cmd` with `cmd` moved after the
+/// accepts, if there is one: here-document operators respelled
+/// (`heredoc_operators`), `cat <<EOF; cmd` with `cmd` moved after the
 /// body (`shell`), or input that ends inside a quote or a here-document
 /// completed (`incomplete`).
 fn as_bash_reads(script: &str) -> Option<(tree_sitter::Tree, String)> {
-    let moved = shell::with_rests_after_heredocs(script);
+    let respelled = heredoc_operators::respelled(script);
+    let moved =
+        shell::with_rests_after_heredocs(respelled.as_deref().unwrap_or(script)).or(respelled);
     let completed = incomplete::completed(moved.as_deref().unwrap_or(script));
     [moved, completed]
         .into_iter()
@@ -403,6 +408,8 @@ impl Builder {
         if !budget::work(script.len() + budget::PARSE_STEPS) {
             return Vec::new();
         }
+        let joined = continuations::joined(script);
+        let script = joined.as_deref().unwrap_or(script);
         let Some(mut tree) = parse_bash(script) else {
             self.fact(Fact::Unparseable, "the shell parser gave up");
             return Vec::new();

@@ -976,6 +976,36 @@ const GIT_SWITCH: Grammar = tool(
         flag("ignore-other-worktrees"),
     ],
 );
+const GIT_TAG: Grammar = tool(
+    "umF",
+    &[
+        same("annotate", 'a'),
+        same("sign", 's'),
+        flag("no-sign"),
+        same_value("local-user", 'u'),
+        same("force", 'f'),
+        same("delete", 'd'),
+        same("verify", 'v'),
+        same("list", 'l'),
+        same_value("message", 'm'),
+        same_value("file", 'F'),
+        value("trailer"),
+        same("edit", 'e'),
+        value("cleanup"),
+        flag("create-reflog"),
+        value("sort"),
+        value("format"),
+        optional("color"),
+        optional("column"),
+        same("ignore-case", 'i'),
+        flag("omit-empty"),
+        optional("contains"),
+        optional("no-contains"),
+        optional("merged"),
+        optional("no-merged"),
+        optional("points-at"),
+    ],
+);
 const GIT_RESTORE: Grammar = tool(
     "sU",
     &[
@@ -1096,7 +1126,7 @@ const GIT_WORKTREE: Grammar = tool(
 /// curl: every short option that takes a value (`-sXGET` is `-s -X
 /// GET`, `-oXDELETE` writes the file `XDELETE`). Its long options are
 /// left as written, values in place.
-const CURL: Grammar = tool("AbcCdDeEFHKmoPQrtTuUwxXyYz", &[]);
+pub const CURL: Grammar = tool("AbcCdDeEFHKmoPQrtTuUwxXyYz", &[]);
 /// wget's short options that take a value (`-qO-` is `-q -O -`).
 const WGET: Grammar = tool("OoaiBtTwPUlARDXIeQ", &[]);
 /// The switches the AWS CLI's parameters and global options include;
@@ -1200,6 +1230,7 @@ pub fn of(program: &str, subcommand: Option<&str>) -> Option<&'static Grammar> {
         ("git", Some("rm")) => &GIT_RM,
         ("git", Some("push")) => &GIT_PUSH,
         ("git", Some("branch")) => &GIT_BRANCH,
+        ("git", Some("tag")) => &GIT_TAG,
         ("git", Some("worktree")) => &GIT_WORKTREE,
         _ => return None,
     })

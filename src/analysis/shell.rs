@@ -285,6 +285,7 @@ fn command_with(
             }
             "file_redirect" => redirect(builder, child, source, via, &vars),
             "comment" => {}
+            "command_name" if is_descriptor(child, source) => {}
             _ => {
                 substituted.extend(substitutions(builder, child, source, via));
                 let expanded = words::expand(child, source, &vars);
@@ -428,7 +429,19 @@ fn brace_command(
 /// grammar lists `reset` and `--hard` as more destinations.
 fn words_after_target(redirection: Node<'_>) -> Vec<Node<'_>> {
     let mut cursor = redirection.walk();
-    redirection.children_by_field_name("destination", &mut cursor).skip(1).collect()
+    match redirection.kind() {
+        // `rm <<EOF -rf ~`: the grammar gives the here-document the words
+        // after its delimiter; bash gives them to the command.
+        "heredoc_redirect" => redirection.children_by_field_name("argument", &mut cursor).collect(),
+        _ => redirection.children_by_field_name("destination", &mut cursor).skip(1).collect(),
+    }
+}
+
+/// `0<<EOF rm -rf ~`: a number glued to a redirection operator is its file
+/// descriptor, which the grammar reads as the command's name.
+fn is_descriptor(name: Node<'_>, source: &str) -> bool {
+    name.named_child(0).is_some_and(|only| only.kind() == "number")
+        && source.as_bytes().get(name.end_byte()).is_some_and(|next| matches!(next, b'<' | b'>'))
 }
 
 fn redirect(
@@ -483,7 +496,7 @@ fn redirected(
     let mut body_direct = Vec::new();
     let trailing: Vec<Node<'_>> = named_children(node)
         .into_iter()
-        .filter(|child| child.kind() == "file_redirect")
+        .filter(|child| matches!(child.kind(), "file_redirect" | "heredoc_redirect"))
         .flat_map(words_after_target)
         .collect();
     if let Some(body) = node.child_by_field_name("body") {
@@ -509,9 +522,21 @@ fn redirected(
             "file_redirect" => redirect_from(builder, child, source, via, &vars, &body_direct),
             "heredoc_redirect" => {
                 let body = named_children(child).into_iter().find(|c| c.kind() == "heredoc_body");
-                for nested in
-                    named_children(child).into_iter().filter(|c| c.kind() != "heredoc_body")
-                {
+                // `cat <<EOF > f` parses with `> f` inside the here-document
+                // operator: it redirects the receiver, written once the
+                // body is fed in. Into a process (`> >(bash)`), the body is
+                // what that process reads, as in a pipeline.
+                let into_file = |redirect: &Node<'_>| {
+                    redirect.kind() == "file_redirect"
+                        && redirect
+                            .child_by_field_name("destination")
+                            .is_some_and(|d| d.kind() != "process_substitution")
+                };
+                let (redirects, nested): (Vec<Node<'_>>, Vec<Node<'_>>) = named_children(child)
+                    .into_iter()
+                    .filter(|c| c.kind() != "heredoc_body")
+                    .partition(into_file);
+                for nested in nested {
                     visit(builder, nested, source, via, &mut body_direct);
                 }
                 // An unquoted delimiter (`<<EOF`, not `<<'EOF'`) expands its
@@ -523,9 +548,16 @@ fn redirected(
                     .unwrap_or("");
                 if let Some(body) = body.filter(|_| !start.contains(['\'', '"', '\\'])) {
                     substitutions(builder, body, source, via);
+                    // The grammar leaves `` `…` `` in a body as text.
+                    for script in backquoted(text(body, source)) {
+                        builder.shell(&script, via);
+                    }
                 }
                 if let (Some(body), Some(&receiver)) = (body, body_direct.last()) {
                     executors::stdin_text(builder, receiver, text(body, source));
+                }
+                for redirect in redirects {
+                    redirect_from(builder, redirect, source, via, &vars, &body_direct);
                 }
             }
             "herestring_redirect" => {
@@ -580,10 +612,11 @@ fn fork_bomb(builder: &mut Builder, node: Node<'_>, source: &str) {
 
 /// `cat <<EOF; echo done` with the here-document's body on the lines
 /// that follow: bash reads the body after the whole line, and runs what
-/// follows `;` after `cat`; tree-sitter-bash refuses the `;` there. The
-/// same script with each such rest moved to its own line after the
-/// bodies, which bash runs the same way; `None` when no line has one.
-/// Each move takes a `;` out of the text, so this ends.
+/// follows `;` after `cat`; tree-sitter-bash refuses the `;` there, and
+/// so it does a `)` closing a subshell the operator is in (`(cat
+/// <<EOF)`). The same script with each such rest moved to its own line
+/// after the bodies, which bash runs the same way; `None` when no line
+/// has one. Each move takes a `;` or a `)` out of the line, so this ends.
 pub(super) fn with_rests_after_heredocs(script: &str) -> Option<String> {
     let mut lines: Vec<String> = script.split('\n').map(str::to_owned).collect();
     let mut at = 0;
@@ -611,11 +644,13 @@ pub(super) fn with_rests_after_heredocs(script: &str) -> Option<String> {
 }
 
 /// A line holding a here-document operator, split at the first `;` after
-/// it outside quotes: the part up to it and the rest after it.
+/// it outside quotes (the rest is what follows it), or at a `)` closing
+/// a parenthesis opened before it (the rest starts with the `)`).
 fn split_after_heredoc(line: &str) -> Option<(String, String)> {
     let mut quote = None;
     let mut escaped = false;
     let mut heredoc_seen = false;
+    let mut opened_after = 0_usize;
     let bytes = line.as_bytes();
     for (at, &byte) in bytes.iter().enumerate() {
         match (quote, byte) {
@@ -641,10 +676,39 @@ fn split_after_heredoc(line: &str) -> Option<(String, String)> {
                 return (!rest.is_empty())
                     .then(|| (line.get(..at).unwrap_or_default().to_owned(), rest.to_owned()));
             }
+            (None, b'(') if heredoc_seen => opened_after += 1,
+            (None, b')') if heredoc_seen => match opened_after.checked_sub(1) {
+                Some(still_open) => opened_after = still_open,
+                None => {
+                    let rest = line.get(at..)?.trim();
+                    return Some((line.get(..at).unwrap_or_default().to_owned(), rest.to_owned()));
+                }
+            },
             _ => {}
         }
     }
     None
+}
+
+/// The texts between unescaped backquotes, which bash runs as command
+/// substitutions in an unquoted here-document's body.
+fn backquoted(body: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut open: Option<String> = None;
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        match (c, open.as_mut()) {
+            ('\\', Some(script)) => script.extend(chars.next()),
+            ('\\', None) => {
+                chars.next();
+            }
+            ('`', Some(_)) => found.extend(open.take()),
+            ('`', None) => open = Some(String::new()),
+            (c, Some(script)) => script.push(c),
+            (_, None) => {}
+        }
+    }
+    found
 }
 
 /// The delimiters of the here-documents a line opens, in order, quotes

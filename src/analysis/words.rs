@@ -51,9 +51,34 @@ impl Vars {
         match name {
             "HOME" if !self.0.contains_key(name) => Some(Some("~")),
             "IFS" if !self.0.contains_key(name) => Some(Some(" ")),
-            _ => self.0.get(name).map(Option::as_deref),
+            _ => match self.0.get(name) {
+                Some(value) => Some(value.as_deref()),
+                None => tool_home(name).map(Some),
+            },
         }
     }
+}
+
+/// Variables through which developer tools find their own folder or
+/// credentials file, read as the place they default to when the action
+/// does not assign them: `cat $CODEX_HOME/auth.json` reads Codex's
+/// credentials wherever the variable points, and the default place is
+/// where the policy's credential rules name them.
+const TOOL_HOMES: [(&str, &str); 10] = [
+    ("CODEX_HOME", "~/.codex"),
+    ("CLAUDE_CONFIG_DIR", "~/.claude"),
+    ("GH_CONFIG_DIR", "~/.config/gh"),
+    ("GNUPGHOME", "~/.gnupg"),
+    ("DOCKER_CONFIG", "~/.docker"),
+    ("CARGO_HOME", "~/.cargo"),
+    ("KUBECONFIG", "~/.kube/config"),
+    ("AWS_SHARED_CREDENTIALS_FILE", "~/.aws/credentials"),
+    ("AWS_CONFIG_FILE", "~/.aws/config"),
+    ("NETRC", "~/.netrc"),
+];
+
+fn tool_home(name: &str) -> Option<&'static str> {
+    TOOL_HOMES.iter().find(|(variable, _)| *variable == name).map(|(_, place)| *place)
 }
 
 /// A word after expansion.

@@ -213,8 +213,15 @@ fn inline_code(interpreter: &Interpreter, argv: &[String]) -> Option<String> {
             let option = format!("-{letter}");
             let rest = letters.get(at + letter.len_utf8()..).unwrap_or_default();
             if interpreter.code.contains(&option.as_str()) {
+                // `node -pe CODE` is `--print --eval CODE`: a code option
+                // followed by another one takes the next word.
+                let followed_by_code = interpreter.code.iter().any(|code| {
+                    code.strip_prefix('-')
+                        .is_some_and(|name| !name.starts_with('-') && name == rest)
+                });
                 match rest {
                     "" => pieces.extend(words.next().cloned()),
+                    _ if followed_by_code => pieces.extend(words.next().cloned()),
                     glued => pieces.push(glued.to_owned()),
                 }
                 break;
@@ -237,11 +244,26 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
         Some(dialect) => {
             if !syntax::read(builder, dialect, code) {
                 text::analyze(builder, language, code);
+                shell_written_as_code(builder, language, code);
             }
         }
         None => text::analyze(builder, language, code),
     }
     whole_code_facts(builder, language, code);
+}
+
+/// Code its language's grammar refuses, which is valid shell, is also
+/// read as the shell command it is written as (`node -e "rm -rf /"`,
+/// `ruby -e 'git push -f'`): the interpreter itself would stop at a
+/// syntax error, but the agent that wrote it meant that command, and a
+/// grammar narrower than its interpreter must not let a command through
+/// as broken code. Code that is neither (`print('x'`) reads as nothing.
+fn shell_written_as_code(builder: &mut Builder, language: &str, code: &str) {
+    let valid_shell = super::budget::work(code.len() + super::budget::PARSE_STEPS)
+        && super::parse_bash(code).is_some_and(|tree| !tree.root_node().has_error());
+    if valid_shell {
+        builder.shell_lenient(code, Some(language));
+    }
 }
 
 const NETWORK: [&str; 14] = [

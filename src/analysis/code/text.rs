@@ -125,6 +125,9 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
     if language == "perl" {
         perl_file_calls(builder, code, lower, &index);
     }
+    if language.ends_with("awk") {
+        awk_redirections(builder, code, &index);
+    }
     let writing: Vec<String> = WRITE_CALLS
         .iter()
         .chain(["open("].iter())
@@ -137,6 +140,29 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
     }
     for literal in index.literals.iter().map(|l| &l.text).filter(|t| looks_like_path(t)) {
         builder.read(literal);
+    }
+}
+
+/// awk's redirections of a string: `"CMD" | getline` and `print … |
+/// "CMD"` run CMD in a shell, `print … > "F"` (and `>>`) writes F, and
+/// `getline … < "F"` reads it.
+fn awk_redirections(builder: &mut Builder, code: &str, index: &Index) {
+    for literal in &index.literals {
+        let before = code.get(..literal.start).unwrap_or_default().trim_end();
+        let after = code.get(literal.end..).unwrap_or_default().trim_start();
+        let piped_to_getline =
+            after.strip_prefix('|').is_some_and(|rest| rest.trim_start().starts_with("getline"));
+        if piped_to_getline {
+            builder.shell_lenient(&literal.text, Some("awk"));
+        } else if before.ends_with('|') && !before.ends_with("||") {
+            // What awk prints is what the command reads.
+            let direct = builder.shell_lenient(&literal.text, Some("awk"));
+            crate::analysis::executors::runs_unseen_input(builder, &direct, "awk's print |");
+        } else if before.ends_with('>') {
+            builder.write(&literal.text);
+        } else if before.ends_with('<') {
+            builder.read(&literal.text);
+        }
     }
 }
 
@@ -428,11 +454,37 @@ fn literal_at(code: &str, start: usize) -> Option<(usize, String)> {
         match c {
             '\\' => {
                 if let Some((_, escaped)) = chars.next() {
-                    text.push(match escaped {
-                        'n' => '\n',
-                        't' => '\t',
-                        other => other,
+                    // `\x20` and `\040` (awk, Perl, Python, PHP, Ruby and
+                    // JavaScript strings alike) are the characters they code.
+                    let radix = match escaped {
+                        'x' => Some((16, 2)),
+                        '0'..='7' => Some((8, 3)),
+                        _ => None,
+                    };
+                    let coded = radix.and_then(|(radix, most)| {
+                        let digits: String = std::iter::once(escaped)
+                            .filter(|_| radix == 8)
+                            .chain(chars.clone().map(|(_, d)| d))
+                            .take(most)
+                            .take_while(|d| d.is_digit(radix))
+                            .collect();
+                        let value = u32::from_str_radix(&digits, radix).ok()?;
+                        let consumed = digits.len() - usize::from(radix == 8);
+                        Some((char::from_u32(value)?, consumed))
                     });
+                    match coded {
+                        Some((character, consumed)) => {
+                            text.push(character);
+                            if let Some(last) = consumed.checked_sub(1) {
+                                chars.nth(last);
+                            }
+                        }
+                        None => text.push(match escaped {
+                            'n' => '\n',
+                            't' => '\t',
+                            other => other,
+                        }),
+                    }
                 }
             }
             c if c == quote => return Some((start + 1 + offset + 1, text)),
