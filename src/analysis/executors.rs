@@ -120,7 +120,7 @@ pub(super) fn prints_shell_setup(command: &Command) -> bool {
 }
 
 /// Programs that run text they are given as a script.
-const EVALUATORS: [&str; 3] = ["eval", "source", "."];
+pub(super) const EVALUATORS: [&str; 3] = ["eval", "source", "."];
 /// Programs that decode their input.
 const DECODERS: [&str; 7] = ["base64", "base32", "xxd", "openssl", "gunzip", "zcat", "uudecode"];
 

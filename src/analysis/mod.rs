@@ -319,6 +319,13 @@ pub(crate) struct Builder {
     /// walked where a command calls them (the last definition before the
     /// call is the one that runs).
     functions: std::collections::HashMap<String, String>,
+    /// Aliases defined so far (`alias NAME=VALUE`), by name: a later
+    /// command whose first word is NAME runs VALUE with its other words.
+    /// Harnesses run commands in shells that expand aliases (their shell
+    /// snapshots turn `expand_aliases` on), and a definition on an
+    /// earlier line of the same text takes effect, so every later
+    /// command is read that way.
+    aliases: std::collections::HashMap<String, String>,
 }
 
 /// The planted part being analysed: where, and for a shell part the
@@ -505,10 +512,31 @@ impl Builder {
         let called = (!command.dynamic_program)
             .then(|| command.argv.first().and_then(|name| self.functions.get(name)).cloned())
             .flatten();
+        let aliased = (!command.dynamic_program)
+            .then(|| {
+                let (name, rest) = command.argv.split_first()?;
+                let value = self.aliases.get(name)?;
+                let text = std::iter::once(value.as_str())
+                    .chain(rest.iter().map(String::as_str))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                Some((name.clone(), value.clone(), text))
+            })
+            .flatten();
+        if command.program == "alias" {
+            self.define_aliases(&command);
+        }
         self.analysis.commands.push(command);
         if let Some(body) = called {
             // A function calling itself nests until the depth bound.
             self.shell(&body, Some("function"));
+        }
+        if let Some((name, value, text)) = aliased {
+            // Bash does not expand an alias again inside its own value
+            // (`alias ls='ls --color'`).
+            self.aliases.remove(&name);
+            self.shell(&text, Some("alias"));
+            self.aliases.insert(name, value);
         }
         if self.depth < MAX_DEPTH + 1 {
             self.depth += 1;
@@ -571,6 +599,30 @@ impl Builder {
             self.shell(body, via);
         } else {
             self.functions.insert(name.to_owned(), body.to_owned());
+        }
+    }
+
+    /// Records the aliases `alias NAME=VALUE …` defines. One planted in a
+    /// file (a shell's startup file) runs later, whenever its name is
+    /// typed: its value is walked now. A value not known before the
+    /// command runs makes the name run something unknown.
+    fn define_aliases(&mut self, command: &Command) {
+        if command.dynamic_args {
+            self.fact(
+                Fact::DynamicCommand,
+                format!(
+                    "`{}` defines an alias not known before it runs",
+                    preview(&command.argv.join(" "))
+                ),
+            );
+        }
+        for definition in command.argv.iter().skip(1) {
+            let Some((name, value)) = definition.split_once('=') else { continue };
+            if self.planting.is_some() {
+                self.shell(value, Some("alias"));
+            } else {
+                self.aliases.insert(name.to_owned(), value.to_owned());
+            }
         }
     }
 

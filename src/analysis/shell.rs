@@ -255,6 +255,9 @@ fn command_with(
     let (mut dynamic_program, mut dynamic_args) = (false, false);
     let mut substituted = Vec::new();
     let mut env: Vec<(String, String)> = Vec::new();
+    // The same assignments as values the walk knows or not, for a builtin
+    // that runs text in this shell with them in force (`IFS=, eval …`).
+    let mut in_force: Vec<(String, Option<String>)> = Vec::new();
     let mut here_text = None;
     let mut named_seen = false;
     // The words after a redirection's target, in place (`>x y cmd` runs `y`).
@@ -271,10 +274,11 @@ fn command_with(
                     .child_by_field_name("name")
                     .map(|n| text(n, source).to_owned())
                     .unwrap_or_default();
-                let value = child
-                    .child_by_field_name("value")
-                    .map(|v| words::expand(v, source, &vars).joined())
-                    .unwrap_or_default();
+                let expanded =
+                    child.child_by_field_name("value").map(|v| words::expand(v, source, &vars));
+                let value = expanded.as_ref().map(words::Expanded::joined).unwrap_or_default();
+                let known = !expanded.as_ref().is_some_and(|expanded| expanded.dynamic);
+                in_force.push((name.clone(), known.then(|| value.clone())));
                 env.push((name, value));
             }
             "herestring_redirect" => {
@@ -322,9 +326,21 @@ fn command_with(
         argv.truncate(1);
         dynamic_args = false;
     }
-    let Some(index) =
-        builder.command(Command::new(argv, dynamic_program, dynamic_args, via.map(str::to_owned)))
-    else {
+    let evaluates = !dynamic_program
+        && argv.first().is_some_and(|program| executors::EVALUATORS.contains(&program.as_str()));
+    let outer = (evaluates && !in_force.is_empty()).then(|| {
+        let outer = builder.vars.clone();
+        for (name, value) in in_force {
+            builder.vars().set(&name, value);
+        }
+        outer
+    });
+    let recorded =
+        builder.command(Command::new(argv, dynamic_program, dynamic_args, via.map(str::to_owned)));
+    if let Some(outer) = outer {
+        builder.vars = outer;
+    }
+    let Some(index) = recorded else {
         return Vec::new();
     };
     // `coproc` is a reserved word only where written so, unquoted, in

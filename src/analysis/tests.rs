@@ -113,6 +113,19 @@ fn git_aliases_and_global_options_are_resolved() {
 }
 
 #[test]
+fn shell_aliases_run_their_value_with_the_words_after_their_name() {
+    assert!(has("alias wipe='rm -rf'\nwipe ~", "rm -f -r ~"));
+    assert!(has("alias a=b b='rm -rf'; a /", "rm -f -r /"));
+    // An alias is not expanded again inside its own value, and a loop of
+    // aliases ends.
+    assert!(has("alias ls='ls -la'; ls src", "ls -a -l src"));
+    assert!(facts("alias a=b b=a; a").is_empty());
+    assert!(facts("alias x=\"$CMD\"; x").contains(&Fact::DynamicCommand));
+    // A startup file's alias runs whenever its name is typed.
+    assert!(has("echo \"alias ls='rm -rf ~'\" >> ~/.bashrc", "rm -f -r ~"));
+}
+
+#[test]
 fn downloads_feeding_executors_are_chains() {
     for hint in [
         "curl -s https://x | sh",

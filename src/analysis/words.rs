@@ -19,6 +19,9 @@ use super::budget;
 /// multiplicatively; beyond this the word counts as dynamic).
 const MAX_EXPANSIONS: usize = 256;
 
+/// What bash splits unquoted expansions at when `IFS` is not set.
+const DEFAULT_IFS: &str = " \t\n";
+
 /// How the analysis writes a value known only when the action runs (a
 /// command substitution, arguments appended at run time, a value code
 /// computes): a target holding it is unknown ([`super::Zone::Unknown`]).
@@ -39,6 +42,17 @@ impl Vars {
     /// Every variable assigned so far becomes unknown.
     pub fn forget_all(&mut self) {
         Rc::make_mut(&mut self.0).values_mut().for_each(|value| *value = None);
+    }
+
+    /// The characters field splitting separates at: `$IFS` as the line
+    /// set it (`IFS=,; cmd=rm,-rf,/etc; $cmd` runs `rm -rf /etc`), bash's
+    /// default when it never did; `None` when it was set to a value not
+    /// known statically.
+    pub fn field_separators(&self) -> Option<&str> {
+        match self.0.get("IFS") {
+            None => Some(DEFAULT_IFS),
+            Some(value) => value.as_deref(),
+        }
     }
 
     /// The value assigned to `name`: `None` if never assigned,
@@ -121,6 +135,13 @@ pub fn expand(node: Node<'_>, source: &str, vars: &Vars) -> Expanded {
     if braced.len() > MAX_EXPANSIONS {
         state.dynamic = true;
     }
+    let separators = vars.field_separators().unwrap_or_else(|| {
+        // `IFS=$X`: where the words split is not known before it runs.
+        if pieces.iter().any(|(_, quoting)| *quoting == Quoting::Split) {
+            state.dynamic = true;
+        }
+        DEFAULT_IFS
+    });
     for word in braced.into_iter().take(MAX_EXPANSIONS) {
         // Brace expansion multiplies what a word holds: each word it
         // makes is paid for.
@@ -128,7 +149,7 @@ pub fn expand(node: Node<'_>, source: &str, vars: &Vars) -> Expanded {
             state.dynamic = true;
             break;
         }
-        split_fields(&word, &mut state.words);
+        split_fields(&word, separators, &mut state.words);
     }
     state
 }
@@ -446,13 +467,14 @@ fn first_brace_group(pieces: &[(char, Quoting)]) -> Option<(usize, usize, Vec<us
     None
 }
 
-/// Field splitting: whitespace produced by an unquoted expansion separates
-/// words; a word that is empty after splitting disappears.
-fn split_fields(pieces: &[(char, Quoting)], words: &mut Vec<String>) {
+/// Field splitting: an `$IFS` character produced by an unquoted expansion
+/// separates words (whitespace when `IFS` was never set); a word that is
+/// empty after splitting disappears.
+fn split_fields(pieces: &[(char, Quoting)], ifs: &str, words: &mut Vec<String>) {
     let mut current = String::new();
     let mut has_quoted = false;
     for &(c, quoting) in pieces {
-        if quoting == Quoting::Split && c.is_whitespace() {
+        if quoting == Quoting::Split && ifs.contains(c) {
             if !current.is_empty() || has_quoted {
                 words.push(std::mem::take(&mut current));
             }
@@ -636,12 +658,15 @@ mod tests {
     use super::*;
 
     fn words_of(line: &str) -> Vec<Expanded> {
+        words_with(line, &Vars::default())
+    }
+
+    fn words_with(line: &str, vars: &Vars) -> Vec<Expanded> {
         let mut parser = tree_sitter::Parser::new();
         parser.set_language(&tree_sitter_bash::LANGUAGE.into()).unwrap();
         let tree = parser.parse(line, None).unwrap();
         let command = tree.root_node().named_child(0).unwrap();
         let mut cursor = command.walk();
-        let vars = Vars::default();
         command
             .named_children(&mut cursor)
             .filter(|c| {
@@ -658,7 +683,7 @@ mod tests {
                         | "command_substitution"
                 )
             })
-            .map(|c| expand(c, line, &vars))
+            .map(|c| expand(c, line, vars))
             .collect()
     }
 
@@ -675,6 +700,23 @@ mod tests {
     fn home_and_ifs_expand_and_ifs_splits() {
         assert_eq!(flat("rm${IFS}-rf${IFS}$HOME"), ["rm", "-rf", "~"]);
         assert_eq!(flat(r#"echo "$HOME/x" ${HOME}/y"#), ["echo", "~/x", "~/y"]);
+    }
+
+    #[test]
+    fn an_ifs_set_on_the_line_is_where_expansions_split() {
+        let mut vars = Vars::default();
+        vars.set("IFS", Some(",".into()));
+        vars.set("CMD", Some("rm,-rf,/etc".into()));
+        let words = |line: &str, vars: &Vars| -> Vec<String> {
+            words_with(line, vars).into_iter().flat_map(|e| e.words).collect()
+        };
+        assert_eq!(words("$CMD", &vars), ["rm", "-rf", "/etc"]);
+        // Quoted, or written out, nothing splits.
+        assert_eq!(words("\"$CMD\" a,b", &vars), ["rm,-rf,/etc", "a,b"]);
+        vars.set("IFS", Some(String::new()));
+        assert_eq!(words("$CMD", &vars), ["rm,-rf,/etc"]);
+        vars.set("IFS", None);
+        assert!(words_with("$CMD", &vars)[0].dynamic, "an IFS not known makes the split not known");
     }
 
     #[test]

@@ -218,6 +218,12 @@ RUNNER_GRAMMAR = [
     "rg --files --hidden ~/.ssh",
     # A tool's home variable names its folder (and credentials) wherever it points.
     "base64 \"$GH_CONFIG_DIR/hosts.yml\"",
+    # Field splitting at the IFS the line set, also for text a builtin runs
+    # with an assignment in force; an IFS not known leaves the split unknown.
+    "IFS=:; run=shred:-u:/home/dev/.aws/credentials; $run", "w=chmod,-R,777,/; IFS=, eval '$w'",
+    "IFS=$SEP; t='dd if=/dev/zero of=/dev/sda'; $t",
+    # An alias runs its value with the words after its name, on a later line too.
+    "alias clean='rm -rf'\nclean ~/Projects", "alias up='git push --force'; up origin main",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -240,6 +246,9 @@ RUNNERS_ORDINARY = [
     "tar -I 'zstd -19 -T0' -cf dist.tar.zst dist", "tar -xzf data.tgz --to-command='wc -c'",
     "GIT_CONFIG_PARAMETERS=\"'alias.lg=log --oneline'\" git lg -5", "GIT_SSH_COMMAND='ssh -i ci_key' git remote -v",
     "git read-tree -m -u HEAD topic", "git checkout-index -a --prefix=/tmp/snapshot/",
+    # An IFS of the line's own and aliases that run ordinary work.
+    "IFS=,; for f in a.txt,b.txt; do wc -l $f; done", "IFS=: read -r user rest < /etc/passwd; echo $user",
+    "alias ll='ls -la'; ll src", "alias ls='ls --color=auto'\nls docs",
     # A search tool's pattern is a regex, not a file it reads.
     "search_files .env src", "find . -name .env.example -print", "git log --grep='rotate .env keys' --oneline",
     "grep -rn -e AWS_SECRET_ACCESS_KEY src",
