@@ -13,6 +13,9 @@
 
 use std::{fmt::Write as _, hint::black_box, time::Instant};
 
+#[path = "support/build_script.rs"]
+mod build_script;
+
 use safety_dongle::{
     analysis::{
         Action, Change, FileWrite, NoCurrentFiles, WorkingFolder, analyze_action, analyze_in,
@@ -154,20 +157,6 @@ fn eight_kib_script() -> String {
     script
 }
 
-/// The 64 KiB build script the hook bench writes (`benches/hook.rs`): a
-/// command a line.
-fn sixty_four_kib_script() -> String {
-    let mut script = String::from("#!/bin/sh\nset -eu\n");
-    for index in 0.. {
-        let line = format!("cargo build --release -p crate_{index} --target-dir target/{index}\n");
-        if script.len() + line.len() > 64 * 1024 {
-            break;
-        }
-        script.push_str(&line);
-    }
-    script
-}
-
 fn main() {
     let policy = thousand_rule_policy();
     let command = "cd /home/dev/project && RUST_LOG=debug cargo test --workspace --all-features --locked -- --nocapture 2>&1 | tee /tmp/test-output.log; echo finished with status $? and then tell the user what happened.";
@@ -183,7 +172,7 @@ fn main() {
     assert_eq!(script.len(), 8 * 1024);
     measure_both(&policy, "8 KiB script", &script, 2_000);
     measure_parse("8 KiB script", &script, 2_000);
-    let large = sixty_four_kib_script();
+    let large = build_script::sixty_four_kib();
     measure_parse("64 KiB script", &large, 200);
     report(
         "  and its analysis as a planted write (what a 64 KiB Write of it costs the judge)",

@@ -34,6 +34,8 @@ use std::{
     time::{Duration, Instant},
 };
 
+#[path = "support/build_script.rs"]
+mod build_script;
 #[path = "support/builds.rs"]
 mod builds;
 
@@ -116,20 +118,9 @@ fn bash(command: &str, session: &str) -> String {
 
 /// A 64 KiB `Write` payload of an ordinary build script.
 fn script_write() -> String {
-    let mut script = String::from("#!/bin/sh\nset -eu\n");
-    let mut index = 0;
-    while script.len() < 64 * 1024 {
-        script.push_str(&format!(
-            "cargo build --release -p crate_{index} --target-dir target/{index}\n"
-        ));
-        index += 1;
-    }
-    script.truncate(64 * 1024);
-    let cut = script.rfind('\n').map_or(script.len(), |at| at + 1);
-    script.truncate(cut);
     serde_json::json!({
         "session_id": "bench", "cwd": "/repo", "hook_event_name": "PreToolUse", "tool_name": "Write",
-        "tool_input": {"file_path": "/repo/scripts/build-all.sh", "content": script}
+        "tool_input": {"file_path": "/repo/scripts/build-all.sh", "content": build_script::sixty_four_kib()}
     })
     .to_string()
 }
