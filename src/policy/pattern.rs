@@ -1072,13 +1072,25 @@ pub(crate) fn describe_command(command: &Command) -> String {
 ///
 /// A relative argument cannot reach an absolute pattern, and the shell's
 /// `*` and `?` at the start of a segment do not match a leading `.`.
+///
+/// A pattern that floats (`**/safety-dongle/*password*`, not rooted at `/`
+/// or `~`) is met only where a character the argument spells (or a class
+/// it writes) meets one the pattern spells, other than `/`: otherwise
+/// every wildcard glob would "reach" it through names neither side wrote
+/// (`src/**/*.tsx` as `src/safety-dongle/state.db-.tsx`). Hiding a name
+/// still needs a spelled character to get anywhere (a leading `.` cannot
+/// come from `*` or `?`), and an absolute argument against a rooted
+/// pattern (`/*/*` against `/etc/shadow`) is met on the intersection alone.
 pub fn could_match(argument: &str, pattern: &str) -> bool {
     let absolute = |p: &str| p.starts_with('/') || p.starts_with('~');
     expand_braces(pattern)
         .unwrap_or_else(|| vec![pattern.to_owned()])
         .iter()
         .filter(|alternative| absolute(argument) || !absolute(alternative))
-        .any(|alternative| intersects(&tokens(argument, false), &tokens(alternative, true)))
+        .any(|alternative| {
+            let rooted = absolute(argument) && absolute(alternative);
+            intersects(&tokens(argument, false), &tokens(alternative, true), rooted)
+        })
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1136,23 +1148,24 @@ fn is_run(token: &Token) -> bool {
 
 /// Non-emptiness of the intersection of two token languages, by a search
 /// over pairs of positions (and whether the argument's current run has
-/// consumed anything yet, for the leading-dot rule).
-fn intersects(a: &[Token], b: &[Token]) -> bool {
+/// consumed anything yet, for the leading-dot rule, and whether a spelled
+/// character has met a spelled one yet: required unless `rooted`).
+fn intersects(a: &[Token], b: &[Token], rooted: bool) -> bool {
     let mut seen = HashSet::new();
-    let mut stack = vec![(0usize, 0usize, false)];
-    while let Some((i, j, started)) = stack.pop() {
-        if !seen.insert((i, j, started)) {
+    let mut stack = vec![(0usize, 0usize, false, rooted)];
+    while let Some((i, j, started, met)) = stack.pop() {
+        if !seen.insert((i, j, started, met)) {
             continue;
         }
-        if i == a.len() && j == b.len() {
+        if i == a.len() && j == b.len() && met {
             return true;
         }
         // A run may match nothing.
         if a.get(i).is_some_and(is_run) {
-            stack.push((i + 1, j, false));
+            stack.push((i + 1, j, false, met));
         }
         if b.get(j).is_some_and(is_run) {
-            stack.push((i, j + 1, started));
+            stack.push((i, j + 1, started, met));
         }
         let (Some(x), Some(y)) = (a.get(i), b.get(j)) else { continue };
         // `?` at a segment start is encoded as NUL: one character, not `.`.
@@ -1168,13 +1181,17 @@ fn intersects(a: &[Token], b: &[Token]) -> bool {
         if !agree {
             continue;
         }
+        let spelled = |t: &Token| {
+            matches!(t, Token::Class) || matches!(t, Token::Char(c) if *c != '/' && *c != '\u{0}')
+        };
+        let meets = met || (spelled(x) && spelled(y));
         match (is_run(x), is_run(y)) {
-            (false, false) => stack.push((i + 1, j + 1, false)),
-            (true, false) => stack.push((i, j + 1, true)),
-            (false, true) => stack.push((i + 1, j, false)),
+            (false, false) => stack.push((i + 1, j + 1, false, meets)),
+            (true, false) => stack.push((i, j + 1, true, met)),
+            (false, true) => stack.push((i + 1, j, false, met)),
             (true, true) => {
-                stack.push((i + 1, j, false));
-                stack.push((i, j + 1, true));
+                stack.push((i + 1, j, false, met));
+                stack.push((i, j + 1, true, met));
             }
         }
     }
@@ -1449,6 +1466,17 @@ mod tests {
         assert!(
             !could_match("**/*.rs", "/dev/{tcp,udp}/**"),
             "a relative glob cannot reach an absolute path"
+        );
+        assert!(
+            !could_match("src/**/*.tsx", "**/safety-dongle/{state.db-*,*password*}"),
+            "wildcards meeting wildcards reach nothing either side spelled"
+        );
+        assert!(could_match("~/.local/share/*/state.db", "**/safety-dongle/state.db"));
+        assert!(could_match("~/.*/*/s*y-*/*", "**/safety-dongle/*password*"));
+        assert!(could_match("*/[s]afety-dongle/*", "**/safety-dongle/*password*"));
+        assert!(
+            could_match("/*/*", "/etc/{shadow,gshadow}"),
+            "a rooted glob reaches a rooted path unspelled"
         );
     }
 }

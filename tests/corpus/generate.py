@@ -472,6 +472,8 @@ ORDINARY = [
     "yarn install --frozen-lockfile", "yarn test --watch=false", "pnpm install", "pnpm -r build", "node scripts/gen.js",
     "npx eslint . --ext .ts", "npx vitest run", "npx jest --coverage", "npm outdated", "npm ls react", "node --version",
     "npx playwright test", "bun install", "bun test", "deno test -A", "npm pack --dry-run",
+    # globs whose wildcards could only meet a protected name through other wildcards
+    'npx eslint --fix "web/**/*.jsx"', "wc -l lib/*/*.ts", 'cat docs/*/*.md',
     # Python
     "pytest", "pytest -x -q tests/", "python -m pytest -k parser", "python3 -m venv .venv", "source .venv/bin/activate",
     ". .venv/bin/activate", "pip install -r requirements.txt", "pip install -e .", "python manage.py migrate",
