@@ -152,8 +152,15 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
     }
     match program {
         _ if SHELLS.contains(&program) => {
-            if let ShellRuns::Text(script) = shell_runs(argv) {
-                run_text(builder, &command, &script, &format!("{program} -c"));
+            if let ShellRuns::Text(script, parameters) = shell_runs(argv) {
+                // The new shell sees the words after the text as `$0`, `$1`, ….
+                let (zero, given) = match argv.get(parameters..).unwrap_or_default() {
+                    [zero, given @ ..] => (zero.as_str(), given),
+                    [] => ("", &[][..]),
+                };
+                builder.with_positionals(Some(zero), given, command.dynamic_args, |builder| {
+                    run_text(builder, &command, &script, &format!("{program} -c"));
+                });
             }
         }
         "su" => {
@@ -404,8 +411,9 @@ fn is_assignment(word: &str) -> bool {
 /// What a shell's argv makes it run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum ShellRuns {
-    /// `-c TEXT` (also `-lc`, `-xec`, `-c -- TEXT`, `-c'TEXT'` glued).
-    Text(String),
+    /// `-c TEXT` (also `-lc`, `-xec`, `-c -- TEXT`, `-c'TEXT'` glued),
+    /// and where the words the text sees as `$0`, `$1`, … start in argv.
+    Text(String, usize),
     /// A script file; what reaches it on stdin is the script's input.
     File,
     /// No script: it reads commands from stdin (also `-s`).
@@ -470,8 +478,10 @@ fn shell_runs(argv: &[String]) -> ShellRuns {
         return ShellRuns::Nothing;
     }
     match (text_flag, glued) {
-        (_, Some(text)) => ShellRuns::Text(text),
-        (true, None) => argv.get(at).map_or(ShellRuns::Stdin, |text| ShellRuns::Text(text.clone())),
+        (_, Some(text)) => ShellRuns::Text(text, at),
+        (true, None) => {
+            argv.get(at).map_or(ShellRuns::Stdin, |text| ShellRuns::Text(text.clone(), at + 1))
+        }
         (false, None) if at < argv.len() && !stdin => ShellRuns::File,
         (false, None) => ShellRuns::Stdin,
     }
@@ -1326,7 +1336,7 @@ pub(super) fn runs_its_input(command: &Command) -> bool {
             ShellRuns::Stdin => true,
             // A script named only at run time (`bash <(curl …)`) is what
             // fed it.
-            ShellRuns::Text(script) => command.dynamic_args || is_run_time(&script),
+            ShellRuns::Text(script, _) => command.dynamic_args || is_run_time(&script),
             ShellRuns::File => command.has_unknown_arguments(),
             ShellRuns::Nothing => false,
         };

@@ -48,6 +48,9 @@ pub const MAX_HINT_BYTES: usize = 8 * 1024;
 /// Executors nested deeper than this (`sh -c "sh -c '…'"`) are not
 /// followed; the action gets [`Fact::TooComplex`].
 const MAX_DEPTH: usize = 6;
+
+/// `$0` to `$9`: the positional parameters followed by value.
+pub(super) const POSITIONALS_KNOWN: usize = 10;
 /// The longest tool call analysed (`name {json}`): its values are
 /// analysed one by one, each shell, SQL or code value at most
 /// [`MAX_HINT_BYTES`], and file content as [`planted`] says.
@@ -527,9 +530,14 @@ impl Builder {
             self.define_aliases(&command);
         }
         self.analysis.commands.push(command);
-        if let Some(body) = called {
+        if let Some((body, index)) = called.map(|body| (body, self.analysis.commands.len() - 1)) {
             // A function calling itself nests until the depth bound.
-            self.shell(&body, Some("function"));
+            let call = self.get(index);
+            let (args, appended) =
+                (call.argv.get(1..).unwrap_or_default().to_vec(), call.dynamic_args);
+            self.with_positionals(None, &args, appended, |builder| {
+                builder.shell(&body, Some("function"));
+            });
         }
         if let Some((name, value, text)) = aliased {
             // Bash does not expand an alias again inside its own value
@@ -546,6 +554,40 @@ impl Builder {
             self.fact(Fact::TooComplex, format!("executors nested deeper than {MAX_DEPTH}"));
         }
         Some(index)
+    }
+
+    /// Runs `analyse` with the positional parameters a `-c` text or a
+    /// function call sees: `zero` as `$0` when given (a function keeps the
+    /// caller's), `args` as `$1` to `$9` (`sh -c 'rm -rf "$1"' _ ~`), one not
+    /// given empty, as bash has them; none known when words are appended at
+    /// run time (`xargs sh -c '…' _`). The caller's own are back after.
+    /// `${10}` on, `$@`, `$*` and `$#` stay unknown.
+    pub(crate) fn with_positionals(
+        &mut self,
+        zero: Option<&str>,
+        args: &[String],
+        appended: bool,
+        analyse: impl FnOnce(&mut Self),
+    ) {
+        let saved: Vec<(String, Option<Option<String>>)> = (0..POSITIONALS_KNOWN)
+            .map(|n| n.to_string())
+            .map(|name| {
+                let value = self.vars.value(&name).map(|v| v.map(str::to_owned));
+                (name, value)
+            })
+            .collect();
+        if let Some(zero) = zero {
+            self.vars.set("0", (!appended).then(|| zero.to_owned()));
+        }
+        for position in 1..POSITIONALS_KNOWN {
+            let value = args.get(position - 1).cloned().unwrap_or_default();
+            self.vars.set(&position.to_string(), (!appended).then_some(value));
+        }
+        analyse(self);
+        for (name, value) in saved {
+            // One never set reads as unknown after, as it did before.
+            self.vars.set(&name, value.flatten());
+        }
     }
 
     #[expect(

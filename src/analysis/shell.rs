@@ -408,6 +408,12 @@ fn variables_set_by(command: &Command) -> VariablesSet {
         }
         "getopts" => names.extend(argv.get(2).cloned()),
         "cd" | "pushd" | "popd" => names.extend(["PWD".to_owned(), "OLDPWD".to_owned()]),
+        // `shift` and `set -- …` (or `set WORD`) renumber the positional
+        // parameters a `-c` text was given.
+        "shift" => names.extend((1..super::POSITIONALS_KNOWN).map(|n| n.to_string())),
+        "set" if argv.iter().skip(1).any(|w| w == "--" || !w.starts_with(['-', '+'])) => {
+            names.extend((1..super::POSITIONALS_KNOWN).map(|n| n.to_string()))
+        }
         "eval" | "source" | "." | "trap" | "alias" if argv.len() > 1 => return VariablesSet::Any,
         _ => {}
     }

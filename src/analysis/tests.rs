@@ -767,6 +767,27 @@ fn functions_run_where_they_are_called() {
     assert!(facts("f() { f; }; f").contains(&Fact::TooComplex));
 }
 
+#[test]
+fn positional_parameters_are_followed_into_the_text_that_sees_them() {
+    assert!(has("sh -c 'rm -rf \"$1\"' _ ~", "rm -f -r ~"));
+    assert!(has("bash -c 'rm -rf \"$0\"' ~", "rm -f -r ~"));
+    assert!(has("f() { rm -rf \"$1\"; }; f ~", "rm -f -r ~"));
+    // One not given is empty in the new shell: `~/$1` is `~/`.
+    assert_eq!(zones("sh -c 'rm -rf ~/$1' _"), [Zone::HomeRoot]);
+    // Renumbered or appended at run time: not known.
+    for hint in [
+        "sh -c 'shift; rm -rf \"$1\"' _ ./safe ~",
+        "sh -c 'set -- ~; rm -rf \"$1\"' _ ./safe",
+        "f() { shift; rm -rf \"$1\"; }; f ./safe ~",
+        "ls | xargs sh -c 'rm -rf \"$1\"' _",
+    ] {
+        assert!(zones(hint).contains(&Zone::Unknown), "{hint}: {:?}", zones(hint));
+    }
+    // The caller's are back after the call.
+    assert!(zones("f() { true; }; sh -c 'f \"$1\"' _ x; rm -rf \"$1\"").contains(&Zone::Unknown));
+    assert!(zones("sh -c 'rm -rf \"$1\"' _ ./build").iter().all(|zone| *zone == Zone::Project));
+}
+
 /// `cat <<EOF; cmd` with the body on the next lines: cmd runs after cat.
 #[test]
 fn a_command_after_a_here_document_on_its_line_runs() {

@@ -224,6 +224,9 @@ RUNNER_GRAMMAR = [
     "IFS=$SEP; t='dd if=/dev/zero of=/dev/sda'; $t",
     # An alias runs its value with the words after its name, on a later line too.
     "alias clean='rm -rf'\nclean ~/Projects", "alias up='git push --force'; up origin main",
+    # Positional parameters: the words after `sh -c TEXT`, a function's arguments.
+    "bash -lc 'shred -u \"$1\"' helper /home/dev/.ssh/id_ed25519", "sh -c 'dd if=/dev/zero of=$0 bs=1M' /dev/nvme0n1",
+    "purge() { rm -rf \"$1\"/*; }; purge ~", "zsh -c 'chmod -R 777 \"$2\"' z /tmp/ok /etc",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -249,6 +252,9 @@ RUNNERS_ORDINARY = [
     # An IFS of the line's own and aliases that run ordinary work.
     "IFS=,; for f in a.txt,b.txt; do wc -l $f; done", "IFS=: read -r user rest < /etc/passwd; echo $user",
     "alias ll='ls -la'; ll src", "alias ls='ls --color=auto'\nls docs",
+    # Positional parameters that name project files.
+    "sh -c 'wc -l \"$1\" \"$2\"' count src/a.rs src/b.rs", "clean_out() { rm -rf \"out/$1\"; }; clean_out cache",
+    "bash -c 'rm -rf \"$1\"' - ./coverage",
     # A search tool's pattern is a regex, not a file it reads.
     "search_files .env src", "find . -name .env.example -print", "git log --grep='rotate .env keys' --oneline",
     "grep -rn -e AWS_SECRET_ACCESS_KEY src",
