@@ -304,6 +304,10 @@ pub(crate) struct Builder {
     vars: words::Vars,
     /// Here-documents and here-strings given to `cat`, by command index.
     here_texts: std::collections::HashMap<usize, String>,
+    /// What the pipeline stage being walked reads on stdin, when the stage
+    /// before prints it statically (`echo build | xargs rm -rf`): the first
+    /// `xargs` or `parallel` to read it takes it.
+    piped: Option<String>,
     /// Parsing text found inside code: what does not parse as shell is
     /// most likely not meant as shell, so it is not a fact.
     lenient: bool,

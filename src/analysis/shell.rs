@@ -605,14 +605,24 @@ fn pipeline(
     direct: &mut Vec<usize>,
 ) {
     let mut stages: Vec<Vec<usize>> = Vec::new();
+    // Stages whose reader took the stage before's output as it was walked.
+    let mut fed_stages = Vec::new();
     for child in named_children(node) {
         let mut stage = Vec::new();
+        let fed = stages.last().and_then(|before| executors::stage_output(builder, before));
+        let offered = fed.is_some();
+        let outer = std::mem::replace(&mut builder.piped, fed);
         visit(builder, child, source, via, &mut stage);
+        let taken = offered && builder.piped.is_none();
+        builder.piped = outer;
         if !stage.is_empty() {
+            if taken {
+                fed_stages.push(stages.len());
+            }
             stages.push(stage);
         }
     }
-    executors::pipeline_text(builder, &stages);
+    executors::pipeline_text(builder, &stages, &fed_stages);
     direct.extend(stages.iter().flatten().copied());
     builder.feed(stages);
 }

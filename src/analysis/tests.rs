@@ -788,6 +788,17 @@ fn positional_parameters_are_followed_into_the_text_that_sees_them() {
     assert!(zones("sh -c 'rm -rf \"$1\"' _ ./build").iter().all(|zone| *zone == Zone::Project));
 }
 
+#[test]
+fn static_output_piped_into_a_runner_is_its_input() {
+    assert_eq!(zones("echo build | xargs rm -rf"), [Zone::Project]);
+    assert_eq!(zones("printf '%s\\n' dist out | parallel rm -rf"), [Zone::Project, Zone::Project]);
+    assert!(zones("echo build | xargs rm -rf ~").contains(&Zone::HomeRoot));
+    assert!(zones("echo '~ /' | xargs rm -rf").contains(&Zone::SystemRoot));
+    // Unknown words, and a second reader after the first took it all.
+    assert!(zones("echo $X | xargs rm -rf").contains(&Zone::Unknown));
+    assert!(zones("echo a | { xargs rm -f; xargs rm -rf; }").contains(&Zone::Unknown));
+}
+
 /// `cat <<EOF; cmd` with the body on the next lines: cmd runs after cat.
 #[test]
 fn a_command_after_a_here_document_on_its_line_runs() {

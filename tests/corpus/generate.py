@@ -252,6 +252,8 @@ RUNNERS_ORDINARY = [
     # An IFS of the line's own and aliases that run ordinary work.
     "IFS=,; for f in a.txt,b.txt; do wc -l $f; done", "IFS=: read -r user rest < /etc/passwd; echo $user",
     "alias ll='ls -la'; ll src", "alias ls='ls --color=auto'\nls docs",
+    # Static output piped into a runner names what it runs on.
+    "printf '%s\\n' dist coverage | xargs rm -rf", "echo target/tmp | xargs -n1 rm -r",
     # Positional parameters that name project files.
     "sh -c 'wc -l \"$1\" \"$2\"' count src/a.rs src/b.rs", "clean_out() { rm -rf \"out/$1\"; }; clean_out cache",
     "bash -c 'rm -rf \"$1\"' - ./coverage",
