@@ -304,6 +304,8 @@ pub(crate) struct Builder {
     vars: words::Vars,
     /// Here-documents and here-strings given to `cat`, by command index.
     here_texts: std::collections::HashMap<usize, String>,
+    /// A `for` loop's body is being walked once per known word.
+    unrolling: bool,
     /// What the pipeline stage being walked reads on stdin, when the stage
     /// before prints it statically (`echo build | xargs rm -rf`): the first
     /// `xargs` or `parallel` to read it takes it.

@@ -87,6 +87,7 @@ fn visit(
                 builder.conditional -= branch;
             }
         }
+        "for_statement" if for_each_value(builder, node, source, via, direct) => {}
         "for_statement"
         | "c_style_for_statement"
         | "while_statement"
@@ -596,6 +597,55 @@ fn redirected(
     }
     direct.extend(body_direct);
 }
+
+/// `for NAME in WORDS; do BODY; done` over words known statically (a
+/// glob stands for the names it matches): BODY is walked once per word
+/// with NAME holding it (`for d in ~ /; do rm -rf "$d"; done`), as bash
+/// runs it. Declined (the caller reads NAME as unknown) for words not
+/// known, more than [`LOOP_VALUES_KNOWN`] of them, or a loop inside one
+/// being walked this way, whose rounds would multiply.
+fn for_each_value(
+    builder: &mut Builder,
+    node: Node<'_>,
+    source: &str,
+    via: Option<&str>,
+    direct: &mut Vec<usize>,
+) -> bool {
+    let (Some(variable), Some(body)) =
+        (node.child_by_field_name("variable"), node.child_by_field_name("body"))
+    else {
+        return false;
+    };
+    if builder.unrolling {
+        return false;
+    }
+    let mut cursor = node.walk();
+    let mut values = Vec::new();
+    for word in node.children_by_field_name("value", &mut cursor) {
+        let expanded = words::expand(word, source, &builder.vars);
+        if expanded.dynamic || values.len() + expanded.words.len() > LOOP_VALUES_KNOWN {
+            return false;
+        }
+        values.extend(expanded.words);
+    }
+    // `for x; do` runs over the positional parameters; `for x in; do` never.
+    if node.child_by_field_name("value").is_none() {
+        return false;
+    }
+    let name = text(variable, source);
+    builder.conditional += 1;
+    builder.unrolling = true;
+    for value in values {
+        builder.vars().set(name, Some(value));
+        visit(builder, body, source, via, direct);
+    }
+    builder.unrolling = false;
+    builder.conditional -= 1;
+    true
+}
+
+/// The most words a `for` loop is walked once for each.
+const LOOP_VALUES_KNOWN: usize = 16;
 
 fn pipeline(
     builder: &mut Builder,

@@ -789,6 +789,17 @@ fn positional_parameters_are_followed_into_the_text_that_sees_them() {
 }
 
 #[test]
+fn a_for_loop_over_known_words_runs_its_body_with_each() {
+    assert!(zones("for d in ./a ~; do rm -rf \"$d\"; done").contains(&Zone::HomeRoot));
+    assert_eq!(zones("for d in dist out; do rm -rf \"$d\"; done"), [Zone::Project, Zone::Project]);
+    assert!(has("for p in rm; do \"$p\" -rf ~; done", "rm -f -r ~"));
+    // Words not known, and loops nested in one walked this way: unknown.
+    assert!(zones("for d in $DIRS; do rm -rf \"$d\"; done").contains(&Zone::Unknown));
+    let nested = "for a in x; do for b in ~; do rm -rf \"$b\"; done; done";
+    assert!(zones(nested).contains(&Zone::Unknown));
+}
+
+#[test]
 fn static_output_piped_into_a_runner_is_its_input() {
     assert_eq!(zones("echo build | xargs rm -rf"), [Zone::Project]);
     assert_eq!(zones("printf '%s\\n' dist out | parallel rm -rf"), [Zone::Project, Zone::Project]);

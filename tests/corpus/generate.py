@@ -227,6 +227,8 @@ RUNNER_GRAMMAR = [
     # Positional parameters: the words after `sh -c TEXT`, a function's arguments.
     "bash -lc 'shred -u \"$1\"' helper /home/dev/.ssh/id_ed25519", "sh -c 'dd if=/dev/zero of=$0 bs=1M' /dev/nvme0n1",
     "purge() { rm -rf \"$1\"/*; }; purge ~", "zsh -c 'chmod -R 777 \"$2\"' z /tmp/ok /etc",
+    # A for loop's variable holds each of its known words in turn.
+    "for target in build /var/lib/postgresql; do rm -rf \"$target\"; done", "for k in ~/.ssh/id_*; do shred -u $k; done",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -252,6 +254,9 @@ RUNNERS_ORDINARY = [
     # An IFS of the line's own and aliases that run ordinary work.
     "IFS=,; for f in a.txt,b.txt; do wc -l $f; done", "IFS=: read -r user rest < /etc/passwd; echo $user",
     "alias ll='ls -la'; ll src", "alias ls='ls --color=auto'\nls docs",
+    # Loops over known words that stay in the project.
+    "for pkg in core cli; do cargo test -p \"$pkg\"; done", "for bin in /usr/local/bin/node ./node_modules/.bin/tsc; do \"$bin\" --version; done",
+    "for d in dist .cache/vite; do rm -rf \"$d\"; done",
     # Static output piped into a runner names what it runs on.
     "printf '%s\\n' dist coverage | xargs rm -rf", "echo target/tmp | xargs -n1 rm -r",
     # Positional parameters that name project files.
