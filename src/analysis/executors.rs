@@ -10,7 +10,7 @@
 //! program reads.
 
 use super::{
-    Builder, Command, Fact, budget, code,
+    Builder, Command, Fact, Subshell, budget, code,
     command::{Invocation, is_run_time},
     options::{self, Grammar},
     preview, sql, windows_shell, words,
@@ -121,6 +121,18 @@ pub(super) fn prints_shell_setup(command: &Command) -> bool {
 
 /// Programs that run text they are given as a script.
 pub(super) const EVALUATORS: [&str; 3] = ["eval", "source", "."];
+/// Whether what `command` runs in turn runs in the shell it is written
+/// in (`eval`, `source`, `command`, `builtin`, `!`, the keyword `time`),
+/// not in another program: a `cd` or a function defined there stays.
+pub(super) fn runs_in_this_shell(command: &Command) -> bool {
+    !command.dynamic_program
+        && (EVALUATORS.contains(&command.program.as_str())
+            || matches!(
+                command.argv.first().map(String::as_str),
+                Some("!" | "builtin" | "command" | "time")
+            ))
+}
+
 /// Programs that decode their input.
 const DECODERS: [&str; 7] = ["base64", "base32", "xxd", "openssl", "gunzip", "zcat", "uudecode"];
 
@@ -1348,6 +1360,16 @@ pub(super) fn runs_its_input(command: &Command) -> bool {
 
 /// Text that reaches the command at `index` on stdin.
 pub(super) fn stdin_text(builder: &mut Builder, index: usize, text: &str) {
+    // What the text changes stays in the receiver, unless that is this
+    // shell (`source /dev/stdin <<<…`).
+    if runs_in_this_shell(builder.get(index)) {
+        stdin_text_read(builder, index, text);
+    } else {
+        builder.in_subshell(Subshell::Program, |builder| stdin_text_read(builder, index, text));
+    }
+}
+
+fn stdin_text_read(builder: &mut Builder, index: usize, text: &str) {
     let command = builder.get(index).clone();
     let program = command.program.as_str();
     if SHELLS.contains(&program) {
@@ -1414,11 +1436,13 @@ pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>]) {
         {
             if let Some(text) = text.take() {
                 let reader = builder.get(reader).clone();
-                if reader.program == "xargs" {
-                    xargs(builder, &reader, Some(&text));
-                } else {
-                    parallel(builder, &reader, Some(&text));
-                }
+                builder.in_subshell(Subshell::Program, |builder| {
+                    if reader.program == "xargs" {
+                        xargs(builder, &reader, Some(&text));
+                    } else {
+                        parallel(builder, &reader, Some(&text));
+                    }
+                });
             }
             continue;
         }

@@ -10,7 +10,7 @@
 
 use tree_sitter::Node;
 
-use super::{Builder, Command, Fact, budget, executors, words};
+use super::{Builder, Command, Fact, Subshell, budget, executors, words};
 
 /// Walks `node`; returns the commands it runs directly, in order.
 pub(super) fn walk(
@@ -76,6 +76,13 @@ fn visit(
             direct.extend(declaration(builder, &keyword, &children, source, via));
         }
         "pipeline" => pipeline(builder, node, source, via, direct),
+        // `( cd ~/.ssh ); rm id_rsa`: what the subshell changes ends
+        // with it.
+        "subshell" => builder.in_subshell(Subshell::Copy, |builder| {
+            for child in named_children(node) {
+                visit(builder, child, source, via, direct);
+            }
+        }),
         "list" => {
             // `a && b || c …` nests to the left, one level per operator:
             // walked as the flat sequence it runs, so a long chain costs
@@ -146,9 +153,11 @@ fn substitutions(
     let mut found = Vec::new();
     let Some(_level) = budget::nest().filter(|_| budget::work(1)) else { return found };
     if matches!(node.kind(), "command_substitution" | "process_substitution") {
-        for child in named_children(node) {
-            visit(builder, child, source, via, &mut found);
-        }
+        builder.in_subshell(Subshell::Copy, |builder| {
+            for child in named_children(node) {
+                visit(builder, child, source, via, &mut found);
+            }
+        });
         return found;
     }
     for child in named_children(node) {
@@ -335,6 +344,8 @@ fn command_with(
         }
         outer
     });
+    builder.time_is_a_program =
+        !env.is_empty() && argv.first().is_some_and(|program| program == "time");
     let recorded =
         builder.command(Command::new(argv, dynamic_program, dynamic_args, via.map(str::to_owned)));
     if let Some(outer) = outer {
@@ -599,9 +610,20 @@ fn pipeline(
     direct: &mut Vec<usize>,
 ) {
     let mut stages: Vec<Vec<usize>> = Vec::new();
-    for child in named_children(node) {
+    let children = named_children(node);
+    let last = children.len().saturating_sub(1);
+    for (at, child) in children.into_iter().enumerate() {
         let mut stage = Vec::new();
-        visit(builder, child, source, via, &mut stage);
+        // Bash runs every stage in a subshell; zsh (a harness may run
+        // the user's shell) runs the last in the shell itself, so what
+        // the last changes is taken as in force after it.
+        if at < last {
+            builder.in_subshell(Subshell::Copy, |builder| {
+                visit(builder, child, source, via, &mut stage)
+            });
+        } else {
+            visit(builder, child, source, via, &mut stage);
+        }
         if !stage.is_empty() {
             stages.push(stage);
         }
