@@ -224,6 +224,11 @@ RUNNER_GRAMMAR = [
     "IFS=$SEP; t='dd if=/dev/zero of=/dev/sda'; $t",
     # An alias runs its value with the words after its name, on a later line too.
     "alias clean='rm -rf'\nclean ~/Projects", "alias up='git push --force'; up origin main",
+    # A subshell's assignments end with it; an exported function is seen
+    # by another bash; a hashed name runs its path.
+    "D=~/Music; (D=/tmp/x; ls); rm -rf \"$D\"", "T=~/Pictures; echo \"$(T=/tmp/y)\"; rm -rf $T",
+    "wipe() { rm -rf ~/Videos; }; export -f wipe; bash -c wipe",
+    "hash -p /bin/rm cat; cat -rf ~/Pictures", "hash -p/usr/bin/shred less && less -u ~/.aws/credentials",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -262,6 +267,12 @@ RUNNERS_ORDINARY = [
     "cat <<'MD' > docs/notes.md\n# Notes\nMD", "sort <<'ONE' <<'TWO'\nfirst\nONE\nsecond\nTWO",
     "(cat <<'TXT')\nhello\nTXT", "cat <<E\"N\"D\n$HOME stays text\nEND", "find build -fprint0 build-files.bin -delete", "rg --files src",
     'ls "$CARGO_HOME/bin"',
+    # What a subshell, a substitution or another program changes is not in
+    # force after it; another program does not see the shell's functions.
+    "(cd /opt/app && git pull); rm -rf dist", "echo \"$(cd /etc && pwd)\"; rm -rf out",
+    "OUT=/tmp/report; (OUT=~/Documents/report; echo $OUT); rm -rf \"$OUT\"",
+    "env -C /srv/www ls; rm -rf cache", "purge() { rm -rf ~/Library; }; sh -c purge",
+    "hash -p /usr/bin/ls ll; ll -la src", "hash -p /bin/rm ls; hash -r; ls -la",
     "node --require ./test/setup.js test/app.test.js", "coproc tail -f logs/dev.log", "command coproc git reset --hard", "perl -ne 'print if /unlink|truncate/' src/lib.pl", "perl -e 'unlink \"build/app.o\"'",
 ]
 
