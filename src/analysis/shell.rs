@@ -561,7 +561,13 @@ fn redirected(
         .flat_map(words_after_target)
         .collect();
     if let Some(body) = node.child_by_field_name("body") {
-        let lost = lost_before_heredoc(node, body, source);
+        // Only a simple command takes them (a list's last command would:
+        // `cd x && python3 - <<EOF` keeps the one walk a list gets).
+        let lost = if body.kind() == "command" {
+            lost_before_heredoc(node, body, source)
+        } else {
+            Vec::new()
+        };
         match (body.kind(), trailing.is_empty() && lost.is_empty()) {
             (_, true) => visit(builder, body, source, via, &mut body_direct),
             ("command", false) => {

@@ -914,6 +914,8 @@ fn curl_config_from_stdin_and_tar_checkpoint_escapes() {
         "rm -f -r ~"
     ));
     assert!(!has("cat 0<<EOF\nx\nEOF", "cat 0"));
+    let listed = "cd /tmp/p && python3 - <<'PY'\nx = 1\nPY";
+    assert!(!facts(listed).contains(&Fact::Unparseable), "{:?}", facts(listed));
     assert!(has("sort -r <<EOF\nx\nEOF", "sort -r"));
     assert!(has("tar -cf a.tar --checkpoint-action=exec=$'\\\\x72m -rf ~' src", "rm -f -r ~"));
 }
