@@ -10,7 +10,7 @@
 //! program reads.
 
 use super::{
-    Builder, Command, Fact, budget, code,
+    Builder, Command, Fact, Subshell, budget, code,
     command::{Invocation, is_run_time},
     options::{self, Grammar},
     preview, sql, windows_shell, words,
@@ -121,6 +121,18 @@ pub(super) fn prints_shell_setup(command: &Command) -> bool {
 
 /// Programs that run text they are given as a script.
 pub(super) const EVALUATORS: [&str; 3] = ["eval", "source", "."];
+/// Whether what `command` runs in turn runs in the shell it is written
+/// in (`eval`, `source`, `command`, `builtin`, `!`, the keyword `time`),
+/// not in another program: a `cd` or a function defined there stays.
+pub(super) fn runs_in_this_shell(command: &Command) -> bool {
+    !command.dynamic_program
+        && (EVALUATORS.contains(&command.program.as_str())
+            || matches!(
+                command.argv.first().map(String::as_str),
+                Some("!" | "builtin" | "command" | "time")
+            ))
+}
+
 /// Programs that decode their input.
 const DECODERS: [&str; 7] = ["base64", "base32", "xxd", "openssl", "gunzip", "zcat", "uudecode"];
 
@@ -841,7 +853,9 @@ fn tar(builder: &mut Builder, command: &Command, args: &[String]) {
     for option in parsed.options.iter().filter(|o| o.flag == "--checkpoint-action") {
         let Some(action) = option.value.as_deref() else { continue };
         if let Some(program) = action.strip_prefix("exec=") {
-            run_text(builder, command, program, "tar --checkpoint-action");
+            // GNU tar decodes C escapes in the command (`\162m` is `rm`).
+            let decoded = words::decode_ansi_c(program);
+            run_text(builder, command, &decoded, "tar --checkpoint-action");
         } else if is_unknown_text(action) {
             // `--checkpoint-action="$A"` may be `exec=…`.
             builder.fact(
@@ -1364,6 +1378,16 @@ pub(super) fn runs_its_input(command: &Command) -> bool {
 
 /// Text that reaches the command at `index` on stdin.
 pub(super) fn stdin_text(builder: &mut Builder, index: usize, text: &str) {
+    // What the text changes stays in the receiver, unless that is this
+    // shell (`source /dev/stdin <<<…`).
+    if runs_in_this_shell(builder.get(index)) {
+        stdin_text_read(builder, index, text);
+    } else {
+        builder.in_subshell(Subshell::Program, |builder| stdin_text_read(builder, index, text));
+    }
+}
+
+fn stdin_text_read(builder: &mut Builder, index: usize, text: &str) {
     let command = builder.get(index).clone();
     let program = command.program.as_str();
     if SHELLS.contains(&program) {
@@ -1390,7 +1414,9 @@ fn curl_reads_config_from_stdin(argv: &[String]) -> bool {
     let args = argv.get(1..).unwrap_or_default();
     options::CURL.parse(args).value("-K").is_some_and(stdin)
         || args.windows(2).any(|pair| {
-            pair.first().is_some_and(|w| w == "--config") && pair.get(1).is_some_and(|v| stdin(v))
+            // The grammar reads a lone `-` after `-K` as an operand.
+            pair.first().is_some_and(|w| w == "--config" || w == "-K")
+                && pair.get(1).is_some_and(|v| stdin(v))
         })
         || args.iter().any(|word| word.strip_prefix("--config=").is_some_and(stdin))
 }
@@ -1431,11 +1457,13 @@ pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>], fed: &
         {
             if let Some(text) = text.take().filter(|_| !fed.contains(&at)) {
                 let reader = builder.get(reader).clone();
-                if reader.program == "xargs" {
-                    xargs(builder, &reader, Some(&text));
-                } else {
-                    parallel(builder, &reader, Some(&text));
-                }
+                builder.in_subshell(Subshell::Program, |builder| {
+                    if reader.program == "xargs" {
+                        xargs(builder, &reader, Some(&text));
+                    } else {
+                        parallel(builder, &reader, Some(&text));
+                    }
+                });
             }
             continue;
         }

@@ -152,7 +152,10 @@ impl WorkingFolder {
 }
 
 /// Rewrites and adds what the folder an action runs in changes.
-pub(super) fn resolve_in(analysis: &mut Analysis, start: &WorkingFolder) {
+/// `scopes` holds the subshells and programs each command runs in
+/// (`Builder::in_subshell`), by index: a `cd` moves the commands after it
+/// in the same one or inside it.
+pub(super) fn resolve_in(analysis: &mut Analysis, scopes: &[Vec<u32>], start: &WorkingFolder) {
     let project = match start {
         WorkingFolder::In(project) => Some(project),
         _ => None,
@@ -172,7 +175,7 @@ pub(super) fn resolve_in(analysis: &mut Analysis, start: &WorkingFolder) {
         analysis.planted.iter_mut().for_each(relative);
         analysis.effects.iter_mut().for_each(|effect| relative(&mut effect.target));
     }
-    let mut folder = match start {
+    let start_folder = match start {
         WorkingFolder::Project | WorkingFolder::In(_) => ".".to_owned(),
         WorkingFolder::Outside(folder) => folder.clone(),
     };
@@ -188,8 +191,22 @@ pub(super) fn resolve_in(analysis: &mut Analysis, start: &WorkingFolder) {
         analysis.planted.extend(resolved);
     }
     let mut resolved = Vec::new();
-    let mut pushed: Vec<String> = Vec::new();
-    for command in &analysis.commands {
+    // The folder (and `pushd` stack) of each subshell or program the walk
+    // is in, outermost first: one they end is left as it was before.
+    let mut folders: Vec<(&[u32], String, Vec<String>)> = vec![(&[], start_folder, Vec::new())];
+    for (at, command) in analysis.commands.iter().enumerate() {
+        let scope = scopes.get(at).map_or(&[][..], Vec::as_slice);
+        while folders.len() > 1
+            && folders.last().is_some_and(|(inner, _, _)| !scope.starts_with(inner))
+        {
+            folders.pop();
+        }
+        let Some((current, folder, pushed)) = folders.last() else { break };
+        if *current != scope {
+            let entered = (scope, folder.clone(), pushed.clone());
+            folders.push(entered);
+        }
+        let Some((_, folder, pushed)) = folders.last_mut() else { break };
         let moves = match command.program.as_str() {
             "cd" => true,
             "pushd" => {
@@ -199,13 +216,13 @@ pub(super) fn resolve_in(analysis: &mut Analysis, start: &WorkingFolder) {
             "popd" => {
                 // Below the first `pushd` of the action, the stack holds
                 // folders it does not know.
-                folder = pushed.pop().unwrap_or_else(|| RUN_TIME_VALUE.to_owned());
+                *folder = pushed.pop().unwrap_or_else(|| RUN_TIME_VALUE.to_owned());
                 continue;
             }
             _ => false,
         };
         if moves {
-            folder = match command.positionals.first().map(String::as_str) {
+            *folder = match command.positionals.first().map(String::as_str) {
                 None if command.program == "cd" => "~".to_owned(),
                 None => RUN_TIME_VALUE.to_owned(),
                 Some(target) if target.starts_with(['/', '~']) => {
@@ -215,15 +232,16 @@ pub(super) fn resolve_in(analysis: &mut Analysis, start: &WorkingFolder) {
             };
             continue;
         }
+        let folder = folder.as_str();
         // Inside the project, relative stays relative; so does a folder
         // outside every home, system and temp folder that the action
         // `cd`s into (`cd /repo && rm -rf target`): it is taken as a
         // workspace of its own, where the project's rules apply.
         let workspace =
-            folder.starts_with('/') && super::effects::zone_of(&folder) == super::Zone::Elsewhere;
+            folder.starts_with('/') && super::effects::zone_of(folder) == super::Zone::Elsewhere;
         // In a folder not known before the action runs (`cd "$DIR"`,
         // `env -C "$DIR"`), a relative path names something unknown.
-        let unknown = super::effects::zone_of(&folder) == super::Zone::Unknown;
+        let unknown = super::effects::zone_of(folder) == super::Zone::Unknown;
         let elsewhere = !workspace
             && (unknown
                 || folder.starts_with(['/', '~'])
@@ -232,7 +250,7 @@ pub(super) fn resolve_in(analysis: &mut Analysis, start: &WorkingFolder) {
         if !elsewhere {
             continue;
         }
-        if let Some(copy) = resolved_copy(command, &folder) {
+        if let Some(copy) = resolved_copy(command, folder) {
             resolved.push(copy);
         }
     }

@@ -204,7 +204,7 @@ pub fn analyze_action(action: &Action<'_>) -> Result<Analysis, HintTooLong> {
         // unknown, so a human decides.
         builder.fact(Fact::TooComplex, format!("analysis stopped: {}", exceeded.describe()));
     }
-    folder::resolve_in(&mut builder.analysis, action.folder);
+    folder::resolve_in(&mut builder.analysis, &builder.scopes, action.folder);
     builder.finish();
     effects::find(&mut builder.analysis);
     Ok(builder.analysis)
@@ -335,6 +335,36 @@ pub(crate) struct Builder {
     /// earlier line of the same text takes effect, so every later
     /// command is read that way.
     aliases: std::collections::HashMap<String, String>,
+    /// Names bound to a program's path (`hash -p PATH NAME`): a later
+    /// command NAME runs PATH; `None` when the path is not known before
+    /// it runs.
+    hashed: std::collections::HashMap<String, Option<String>>,
+    /// Functions exported to child processes (`export -f NAME`): another
+    /// bash started by the action sees them.
+    exported_functions: std::collections::HashSet<String>,
+    /// The subshells and other processes enclosing the part being walked,
+    /// outermost first (each a number of its own): what a `cd` in one
+    /// changes ends with it.
+    scope: Vec<u32>,
+    /// Scopes opened so far, to number the next.
+    scopes_opened: u32,
+    /// The scope of every command recorded, by index.
+    scopes: Vec<Vec<u32>>,
+    /// The command being recorded is `time` with an assignment before it
+    /// (`X=1 time f`): not the keyword but the program, which runs `f`
+    /// in a process of its own.
+    time_is_a_program: bool,
+}
+
+/// Where a part runs that does not change the shell it is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Subshell {
+    /// A copy of the shell (`( … )`, a pipeline's stage, `$( … )`): it
+    /// starts with the shell's functions and aliases.
+    Copy,
+    /// Another program (what `sudo`, `xargs` or `bash -c` runs): the
+    /// shell's functions (but those exported) and aliases are not there.
+    Program,
 }
 
 /// The planted part being analysed: where, and for a shell part the
@@ -482,6 +512,7 @@ impl Builder {
 
     /// Records a command and what it runs in turn; returns its index.
     pub(crate) fn command(&mut self, mut command: Command) -> Option<usize> {
+        let time_is_a_program = std::mem::take(&mut self.time_is_a_program);
         if let Some(planting) = &self.planting {
             command.planted = Some(planting.at.clone());
         }
@@ -535,8 +566,28 @@ impl Builder {
         if command.program == "alias" {
             self.define_aliases(&command);
         }
+        if command.program == "export" {
+            self.export_functions(&command);
+        }
+        // Bash looks a hashed name up only when no function or alias has
+        // it.
+        // The path a name is bound to is run as it is, not looked up again.
+        let hashed = (!command.dynamic_program
+            && called.is_none()
+            && aliased.is_none()
+            && command.via.as_deref() != Some("hash"))
+        .then(|| {
+            let (name, rest) = command.argv.split_first()?;
+            let path = self.hashed.get(name)?.clone();
+            Some((path, rest.to_vec(), command.dynamic_args))
+        })
+        .flatten();
+        if command.program == "hash" {
+            self.hash(&command);
+        }
         self.analysis.commands.push(command);
-        if let Some((body, index)) = called.map(|body| (body, self.analysis.commands.len() - 1)) {
+        self.scopes.push(self.scope.clone());
+        if let Some(body) = called {
             // A function calling itself nests until the depth bound.
             let call = self.get(index);
             let (args, appended) =
@@ -552,9 +603,20 @@ impl Builder {
             self.shell(&text, Some("alias"));
             self.aliases.insert(name, value);
         }
+        if let Some((path, rest, dynamic_args)) = hashed {
+            let known = path.is_some();
+            let argv = std::iter::once(path.unwrap_or_else(|| words::RUN_TIME_VALUE.to_owned()))
+                .chain(rest)
+                .collect();
+            self.command(Command::new(argv, !known, dynamic_args, Some("hash".to_owned())));
+        }
         if self.depth < MAX_DEPTH + 1 {
             self.depth += 1;
-            executors::unwrap(self, index);
+            if executors::runs_in_this_shell(self.get(index)) && !time_is_a_program {
+                executors::unwrap(self, index);
+            } else {
+                self.in_subshell(Subshell::Program, |builder| executors::unwrap(builder, index));
+            }
             self.depth -= 1;
         } else {
             self.fact(Fact::TooComplex, format!("executors nested deeper than {MAX_DEPTH}"));
@@ -671,6 +733,95 @@ impl Builder {
             } else {
                 self.aliases.insert(name.to_owned(), value.to_owned());
             }
+        }
+    }
+
+    /// Walks a part that runs in a subshell or another program with
+    /// `walk`: what it assigns, defines, aliases, hashes or `cd`s into is
+    /// not in force after it (`( cd ~/.ssh ); rm id_rsa` removes the
+    /// project's `id_rsa`).
+    pub(crate) fn in_subshell<T>(
+        &mut self,
+        kind: Subshell,
+        walk: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        let vars = self.vars.clone();
+        let functions = self.functions.clone();
+        let aliases = self.aliases.clone();
+        let hashed = self.hashed.clone();
+        let exported = self.exported_functions.clone();
+        if kind == Subshell::Program {
+            self.functions.retain(|name, _| exported.contains(name));
+            self.aliases.clear();
+            self.hashed.clear();
+        }
+        self.scopes_opened = self.scopes_opened.saturating_add(1);
+        self.scope.push(self.scopes_opened);
+        let walked = walk(self);
+        self.scope.pop();
+        self.vars = vars;
+        self.functions = functions;
+        self.aliases = aliases;
+        self.hashed = hashed;
+        self.exported_functions = exported;
+        walked
+    }
+
+    /// Records what `hash` binds: `-p PATH NAME…` binds the names to PATH
+    /// (unknown when its words are), `-d NAME…` unbinds them, `-r`
+    /// forgets every binding.
+    fn hash(&mut self, command: &Command) {
+        let mut path: Option<Option<String>> = None;
+        let mut deletes = false;
+        let mut words = command.argv.iter().skip(1);
+        let mut names = Vec::new();
+        while let Some(word) = words.next() {
+            if !names.is_empty() || word == "-" || !word.starts_with('-') {
+                names.push(word.clone());
+                continue;
+            }
+            if word == "--" {
+                names.extend(words.by_ref().cloned());
+                break;
+            }
+            let cluster = word.get(1..).unwrap_or_default();
+            for (at, option) in cluster.char_indices() {
+                match option {
+                    'r' => self.hashed.clear(),
+                    'd' => deletes = true,
+                    'p' => {
+                        let glued = cluster.get(at + 1..).unwrap_or_default();
+                        let value = if glued.is_empty() {
+                            words.next().cloned()
+                        } else {
+                            Some(glued.to_owned())
+                        };
+                        path = Some(value.filter(|_| !command.dynamic_args));
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for name in names {
+            match &path {
+                Some(path) if !deletes => {
+                    self.hashed.insert(name, path.clone());
+                }
+                _ if deletes => {
+                    self.hashed.remove(&name);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Marks the functions `export -f NAME …` exports to child processes.
+    fn export_functions(&mut self, command: &Command) {
+        let (options, names): (Vec<&String>, Vec<&String>) =
+            command.argv.iter().skip(1).partition(|word| word.starts_with('-'));
+        if options.iter().any(|option| option.contains('f') && !option.starts_with("--")) {
+            self.exported_functions.extend(names.into_iter().cloned());
         }
     }
 

@@ -10,7 +10,7 @@
 
 use tree_sitter::Node;
 
-use super::{Builder, Command, Fact, budget, executors, words};
+use super::{Builder, Command, Fact, Subshell, budget, executors, words};
 
 /// Walks `node`; returns the commands it runs directly, in order.
 pub(super) fn walk(
@@ -76,6 +76,13 @@ fn visit(
             direct.extend(declaration(builder, &keyword, &children, source, via));
         }
         "pipeline" => pipeline(builder, node, source, via, direct),
+        // `( cd ~/.ssh ); rm id_rsa`: what the subshell changes ends
+        // with it.
+        "subshell" => builder.in_subshell(Subshell::Copy, |builder| {
+            for child in named_children(node) {
+                visit(builder, child, source, via, direct);
+            }
+        }),
         "list" => {
             // `a && b || c …` nests to the left, one level per operator:
             // walked as the flat sequence it runs, so a long chain costs
@@ -147,9 +154,11 @@ fn substitutions(
     let mut found = Vec::new();
     let Some(_level) = budget::nest().filter(|_| budget::work(1)) else { return found };
     if matches!(node.kind(), "command_substitution" | "process_substitution") {
-        for child in named_children(node) {
-            visit(builder, child, source, via, &mut found);
-        }
+        builder.in_subshell(Subshell::Copy, |builder| {
+            for child in named_children(node) {
+                visit(builder, child, source, via, &mut found);
+            }
+        });
         return found;
     }
     for child in named_children(node) {
@@ -228,15 +237,17 @@ fn declared(parts: &[Node<'_>], source: &str, vars: &words::Vars) -> Vec<String>
 }
 
 fn command(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) -> Vec<usize> {
-    command_with(builder, node, &[], source, via)
+    command_with(builder, node, &[], &[], source, via)
 }
 
 /// A command whose words include `trailing`: arguments written after a
-/// redirection, which the grammar reads as more of its targets.
+/// redirection, which the grammar reads as more of its targets; and
+/// `lost`, words the grammar left out before a here-document operator.
 fn command_with(
     builder: &mut Builder,
     node: Node<'_>,
     trailing: &[Node<'_>],
+    lost: &[String],
     source: &str,
     via: Option<&str>,
 ) -> Vec<usize> {
@@ -305,6 +316,9 @@ fn command_with(
             }
         }
     }
+    if !argv.is_empty() {
+        argv.extend(lost.iter().cloned());
+    }
     executors::environment(builder, &env, &argv);
     for (name, value) in &env {
         builder.command(Command::new(
@@ -336,6 +350,8 @@ fn command_with(
         }
         outer
     });
+    builder.time_is_a_program =
+        !env.is_empty() && argv.first().is_some_and(|program| program == "time");
     let recorded =
         builder.command(Command::new(argv, dynamic_program, dynamic_args, via.map(str::to_owned)));
     if let Some(outer) = outer {
@@ -460,6 +476,35 @@ fn words_after_target(redirection: Node<'_>) -> Vec<Node<'_>> {
     }
 }
 
+/// Plain words between a command and its here-document operator that
+/// tree-sitter-bash leaves out of the tree: a lone `-` (`curl -K -
+/// <<EOF`, `curl -K -<<EOF`), which bash gives the command.
+fn lost_before_heredoc(statement: Node<'_>, body: Node<'_>, source: &str) -> Vec<String> {
+    let Some(heredoc) =
+        named_children(statement).into_iter().find(|c| c.kind() == "heredoc_redirect")
+    else {
+        return Vec::new();
+    };
+    let gap = source.get(body.end_byte()..heredoc.start_byte()).unwrap_or_default();
+    let operator = text(heredoc, source);
+    let glued = operator.find("<<").and_then(|at| operator.get(..at)).unwrap_or_default();
+    let before = format!("{gap}{glued}");
+    let mut words: Vec<String> = before.split_whitespace().map(str::to_owned).collect();
+    // A number glued to the operator is its file descriptor (`cat 0<<EOF`).
+    if !before.ends_with(char::is_whitespace)
+        && words.last().is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()))
+    {
+        words.pop();
+    }
+    // Only words that need no expansion are taken as written.
+    if words.iter().all(|w| w.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=@:+,".contains(c)))
+    {
+        words
+    } else {
+        Vec::new()
+    }
+}
+
 /// `0<<EOF rm -rf ~`: a number glued to a redirection operator is its file
 /// descriptor, which the grammar reads as the command's name.
 fn is_descriptor(name: Node<'_>, source: &str) -> bool {
@@ -523,10 +568,17 @@ fn redirected(
         .flat_map(words_after_target)
         .collect();
     if let Some(body) = node.child_by_field_name("body") {
-        match (body.kind(), trailing.is_empty()) {
+        // Only a simple command takes them (a list's last command would:
+        // `cd x && python3 - <<EOF` keeps the one walk a list gets).
+        let lost = if body.kind() == "command" {
+            lost_before_heredoc(node, body, source)
+        } else {
+            Vec::new()
+        };
+        match (body.kind(), trailing.is_empty() && lost.is_empty()) {
             (_, true) => visit(builder, body, source, via, &mut body_direct),
             ("command", false) => {
-                body_direct.extend(command_with(builder, body, &trailing, source, via))
+                body_direct.extend(command_with(builder, body, &trailing, &lost, source, via))
             }
             // Bash refuses words after a compound command's redirection.
             (_, false) => {
@@ -657,12 +709,23 @@ fn pipeline(
     let mut stages: Vec<Vec<usize>> = Vec::new();
     // Stages whose reader took the stage before's output as it was walked.
     let mut fed_stages = Vec::new();
-    for child in named_children(node) {
+    let children = named_children(node);
+    let last = children.len().saturating_sub(1);
+    for (at, child) in children.into_iter().enumerate() {
         let mut stage = Vec::new();
         let fed = stages.last().and_then(|before| executors::stage_output(builder, before));
         let offered = fed.is_some();
         let outer = std::mem::replace(&mut builder.piped, fed);
-        visit(builder, child, source, via, &mut stage);
+        // Bash runs every stage in a subshell; zsh (a harness may run
+        // the user's shell) runs the last in the shell itself, so what
+        // the last changes is taken as in force after it.
+        if at < last {
+            builder.in_subshell(Subshell::Copy, |builder| {
+                visit(builder, child, source, via, &mut stage)
+            });
+        } else {
+            visit(builder, child, source, via, &mut stage);
+        }
         let taken = offered && builder.piped.is_none();
         builder.piped = outer;
         if !stage.is_empty() {

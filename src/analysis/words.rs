@@ -61,9 +61,24 @@ impl Vars {
         self.get(name)
     }
 
+    /// Whether the text assigned `name` (or a walk made it unknown).
+    fn assigned(&self, name: &str) -> bool {
+        self.0.contains_key(name)
+    }
+
     fn get(&self, name: &str) -> Option<Option<&str>> {
         match name {
             "HOME" if !self.0.contains_key(name) => Some(Some("~")),
+            // The hook runs with the environment of the agent's shell (in
+            // every harness it supports): a temp folder variable not set
+            // there expands to nothing (`rm -rf $TMPDIR/build` is `rm -rf
+            // /build`). One that is set stays written as the variable,
+            // which is in the temp zone (`effects`).
+            "TMPDIR" | "TEMP" | "TMP"
+                if !self.0.contains_key(name) && std::env::var_os(name).is_none() =>
+            {
+                Some(Some(""))
+            }
             "IFS" if !self.0.contains_key(name) => Some(Some(" ")),
             _ => match self.0.get(name) {
                 Some(value) => Some(value.as_deref()),
@@ -298,6 +313,16 @@ fn expand_variable(
         {
             state.dynamic = true;
             push_str(pieces, "$too_complex", Quoting::Quoted);
+        }
+        // `${TMPDIR:-/tmp}` with TMPDIR empty, or not set (`-`).
+        (Some(name), Some(Some("")))
+            if default.is_some()
+                && (raw.contains(":-") || raw.contains(":=") || !vars.assigned(name))
+                && is_default_operator(raw) =>
+        {
+            if let Some(default) = default {
+                collect(*default, source, vars, in_quotes, pieces, state);
+            }
         }
         (Some(_), Some(Some(value))) if simple || default.is_some() => {
             push_str(pieces, value, quoting)
