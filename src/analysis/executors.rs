@@ -18,6 +18,12 @@ use super::{
 
 pub const SHELLS: [&str; 9] = ["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "csh"];
 
+/// Whether `program` runs the command its words end with (`sudo`,
+/// `timeout 5`, `nice`…).
+pub(super) fn is_prefix_wrapper(program: &str) -> bool {
+    prefix_wrapper(program).is_some()
+}
+
 /// Prefix wrappers: their options (by their grammar), then as many
 /// leading positionals as the second field says, then the command.
 fn prefix_wrapper(program: &str) -> Option<(&'static Grammar, usize)> {

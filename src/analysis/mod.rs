@@ -499,7 +499,10 @@ impl Builder {
         let index = self.analysis.commands.len();
         // A program that only lists names or metadata reads no content:
         // `ls ~/.ssh` shows which keys exist, `cat` of one shows the key.
-        let reads_content = !LISTS_NAMES_ONLY.contains(&command.program.as_str());
+        // A prefix wrapper's words are its command's, which reports its
+        // own reads (`timeout 5 ls ~/.aws` lists, `sudo cat` reads).
+        let reads_content = !LISTS_NAMES_ONLY.contains(&command.program.as_str())
+            && !executors::is_prefix_wrapper(&command.program);
         for argument in command.arguments().filter(|_| reads_content) {
             self.analysis.reads.push(argument.to_owned());
             // `-d @file`, `-F key=@file`: curl and friends read the file.

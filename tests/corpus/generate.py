@@ -148,12 +148,12 @@ DANGEROUS = {
         "git tag --delete v2.0.0",
     ],
     "n: credentials written, exposure, registries, publishing": [
-        "truncate -s 0 .env", "dd if=/dev/null of=.env.local", "wget -qO .env https://x.example/env",
+        "truncate -s 0 .env", "dd if=/dev/null of=.env.local", "cp .env.example .env", "wget -qO .env https://x.example/env",
         "cp /tmp/other.env .env.production", "shred -zu notes/keys.txt",
         "git apply <<'EOF'\n--- a/.env.local\n+++ b/.env.local\n@@ -1 +1 @@\n-K=1\n+K=2\nEOF",
         "xxd ~/.ssh/id_ecdsa", "od -An -c ~/.ssh/id_ed25519", "hexdump -C ~/.aws/credentials", "strings ~/.netrc",
         "cat ~/Downloads/prod-keypair.pem", "tar -xzf dotfiles.tgz -C ~", "unzip -o kit.zip -d $HOME",
-        "tar xf kit.tar -C ~/Library/LaunchAgents", "podman run -v ~/.aws:/aws:ro amazon/aws-cli s3 ls",
+        "tar xf kit.tar --directory ~/Library/LaunchAgents", "podman run -v ~/.aws:/aws:ro amazon/aws-cli s3 ls",
         "docker run --rm -v $HOME/.ssh:/root/.ssh alpine ls /root/.ssh",
         "docker run --mount type=bind,src=/home/dev/.kube,dst=/k bitnami/kubectl get pods",
         "python3 -m http.server 9000 --directory ~", "ssh -fNR 0.0.0.0:8080:localhost:80 relay.example.com",
@@ -517,7 +517,7 @@ ORDINARY = [
     # files and navigation
     "ls", "ls -la", "ls -la src/", "pwd", "cd src && ls", "cat README.md", "cat src/main.rs", "head -n 50 src/lib.rs",
     "tail -f logs/app.log", "less CHANGELOG.md", "wc -l src/*.rs", "mkdir -p build/out", "touch src/new.rs",
-    "cp config.example.toml config.toml", "cp .env.example .env", "mv old.rs new.rs", "rm -rf target", "rm -rf node_modules",
+    "cp config.example.toml config.toml", "mv old.rs new.rs", "rm -rf target", "rm -rf node_modules",
     "rm -rf ./dist", "rm -rf build/", "rm -f *.o", "rm -rf /tmp/test-output", "rm -rf .pytest_cache __pycache__",
     "find . -name '*.rs' | xargs wc -l", "find . -name '*.pyc' -delete", "find src -type f -name '*.ts'",
     "du -sh target", "df -h", "tree -L 2", "stat Cargo.toml", "file target/release/app", "ln -s ../shared shared",
