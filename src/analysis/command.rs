@@ -91,9 +91,14 @@ const HELP_BEFORE_OPERANDS: [&str; 26] = [
 fn invocation(program: &str, argv: &[String]) -> Invocation {
     let before_end: Vec<&str> =
         argv.iter().skip(1).map(String::as_str).take_while(|w| *w != "--").collect();
+    // cargo's subcommands take `--version VERSION` (`cargo yank
+    // --version 1.0.0`, `cargo install --version`): after the
+    // subcommand it names a version to act on.
+    let subcommand_at = before_end.iter().position(|w| !w.starts_with('-'));
     let anywhere = HELP_ANYWHERE.contains(&program)
-        && (before_end.iter().any(|w| {
-            matches!(*w, "--help" | "--version")
+        && (before_end.iter().enumerate().any(|(at, w)| {
+            *w == "--help"
+                || *w == "--version" && (program != "cargo" || subcommand_at.is_none_or(|s| at < s))
                 || *w == "-h" && SHORT_HELP.contains(&program)
                 || *w == "-help" && matches!(program, "terraform" | "tofu")
         }) || before_end.iter().find(|w| !w.starts_with('-')) == Some(&"help")

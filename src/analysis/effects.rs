@@ -285,14 +285,49 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
                 .collect();
             each(EffectKind::Overwrite, &targets);
         }
-        "chmod" | "chown" | "chgrp" | "chattr" => {
+        "chmod" | "chown" | "chgrp" => {
             let by_reference = command.flags.iter().any(|f| f.starts_with("--reference"));
-            let targets = if by_reference {
+            // `chmod -w f`: a mode that looks like an option is read as
+            // one, so the first operand is already a target.
+            let mode_given_as_flag = command.program == "chmod"
+                && command.argv.iter().skip(1).any(|w| is_symbolic_mode(w));
+            let targets = if by_reference || mode_given_as_flag {
                 positionals.clone()
             } else {
                 positionals.iter().skip(1).cloned().collect()
             };
             each(EffectKind::Permissions, &targets);
+        }
+        // `chattr +i f`, `chattr -i f`, `chattr =ai f`: every operand but
+        // the attribute changes is a target.
+        "chattr" => {
+            let targets: Vec<String> = operands(command, &["-v", "-p"])
+                .into_iter()
+                .filter(|word| !word.starts_with(['+', '=']))
+                .collect();
+            each(EffectKind::Permissions, &targets);
+        }
+        // Extracting an archive writes its entries into the folder it is
+        // given, over what is there (`tar xf a.tar -C ~` can replace
+        // `~/.bashrc`); without one, into the working folder.
+        "tar" | "bsdtar" | "gtar" => {
+            let parsed = super::options::tar(command.argv.get(1..).unwrap_or_default());
+            if let Some(folder) = parsed.value("-C").filter(|_| parsed.has("-x")) {
+                each(EffectKind::Overwrite, &extracted_into(folder));
+            }
+        }
+        "unzip" => {
+            let folder = command.argv.windows(2).find_map(|w| match w {
+                [flag, folder] if flag == "-d" => Some(folder.as_str()),
+                _ => None,
+            });
+            let lists_only = command
+                .flags
+                .iter()
+                .any(|f| matches!(f.as_str(), "-l" | "-v" | "-t" | "-Z" | "-p" | "-z"));
+            if let Some(folder) = folder.filter(|_| !lists_only) {
+                each(EffectKind::Overwrite, &extracted_into(folder));
+            }
         }
         "setfacl" => each(
             EffectKind::Permissions,
@@ -332,6 +367,21 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
         ),
         _ => {}
     }
+}
+
+/// What an archive extracted into `folder` writes: every entry below it
+/// (`~/*` is everything in the home). An archive extracted into the
+/// working folder stays in the project, and is no effect here.
+fn extracted_into(folder: &str) -> Vec<String> {
+    vec![normalize_path(&format!("{folder}/*"))]
+}
+
+/// A symbolic mode that starts with `-` (`-w`, `-x`, `-rwx`, `-s`), which
+/// chmod reads as a mode although it looks like an option.
+fn is_symbolic_mode(word: &str) -> bool {
+    word.strip_prefix('-').is_some_and(|rest| {
+        !rest.is_empty() && rest.chars().all(|c| matches!(c, 'r' | 'w' | 'x' | 'X' | 's' | 't'))
+    })
 }
 
 /// Programs that write a file system, partition table or signature over
@@ -583,5 +633,23 @@ mod tests {
         assert!(
             effects("truncate -s 0 logs/dev.log").iter().all(|(_, _, zone)| *zone == Zone::Project)
         );
+    }
+
+    #[test]
+    fn extracting_writes_into_the_folder_and_attributes_are_permissions() {
+        assert!(has("tar xf x.tar -C ~", EffectKind::Overwrite, Zone::HomeRoot));
+        assert!(has(
+            "tar --extract -f x.tar --directory=/",
+            EffectKind::Overwrite,
+            Zone::SystemRoot
+        ));
+        assert!(has("unzip x.zip -d ~", EffectKind::Overwrite, Zone::HomeRoot));
+        assert!(effects("tar xf x.tar").is_empty());
+        assert!(effects("tar cf x.tar -C ~ notes").is_empty());
+        assert!(effects("unzip -l x.zip -d ~").is_empty());
+        assert!(has("chattr -i /etc/passwd", EffectKind::Permissions, Zone::System));
+        assert!(has("chattr +i /etc/passwd", EffectKind::Permissions, Zone::System));
+        assert!(has("chmod -w ~", EffectKind::Permissions, Zone::HomeRoot));
+        assert!(!has("chmod 755 ~/bin/tool", EffectKind::Permissions, Zone::HomeRoot));
     }
 }

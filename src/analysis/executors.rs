@@ -13,10 +13,16 @@ use super::{
     Builder, Command, Fact, Subshell, budget, code,
     command::{Invocation, is_run_time},
     options::{self, Grammar},
-    preview, sql, windows_shell, words,
+    patches, preview, sql, windows_shell, words,
 };
 
 pub const SHELLS: [&str; 9] = ["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "csh"];
+
+/// Whether `program` runs the command its words end with (`sudo`,
+/// `timeout 5`, `nice`…).
+pub(super) fn is_prefix_wrapper(program: &str) -> bool {
+    prefix_wrapper(program).is_some()
+}
 
 /// Prefix wrappers: their options (by their grammar), then as many
 /// leading positionals as the second field says, then the command.
@@ -238,8 +244,10 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
                 after_subcommand(builder, &command, "exec", &options::DOCKER_EXEC, "docker exec")
             }
             Some("run") => {
+                mounted_from_host(builder, &command, "run");
                 after_subcommand(builder, &command, "run", &options::DOCKER_RUN, "docker run")
             }
+            Some("create") => mounted_from_host(builder, &command, "create"),
             _ => {}
         },
         "kubectl" | "oc" if command.subcommand() == Some("exec") => {
@@ -337,6 +345,36 @@ fn after_subcommand(
         inner
     };
     inner_command(builder, inner.to_vec(), command, command.dynamic_args, Some(via.to_owned()));
+}
+
+/// The host folders and files a container is given (`-v SRC:DST`,
+/// `--volume`, `--mount type=bind,source=SRC`): whatever runs inside reads
+/// them, so they are read, as `cp -r ~/.ssh` reads them. A named volume
+/// (`-v pgdata:/var/lib/postgresql`) is no host path.
+fn mounted_from_host(builder: &mut Builder, command: &Command, subcommand: &str) {
+    let argv = &command.argv;
+    let Some(at) = argv.iter().position(|w| w == subcommand) else { return };
+    let parsed = options::DOCKER_RUN.parse(argv.get(at + 1..).unwrap_or_default());
+    let host_path = |path: &str| path.starts_with(['/', '~', '.', '$']);
+    let mut sources = Vec::new();
+    for option in &parsed.options {
+        let Some(value) = option.value.as_deref() else { continue };
+        match option.flag.as_str() {
+            "-v" => sources.extend(value.split(':').next().filter(|p| host_path(p))),
+            "--mount" => sources.extend(
+                value
+                    .split(',')
+                    .filter_map(|field| field.split_once('='))
+                    .filter(|(key, _)| matches!(*key, "source" | "src"))
+                    .map(|(_, path)| path)
+                    .filter(|p| host_path(p)),
+            ),
+            _ => {}
+        }
+    }
+    for source in sources {
+        builder.read(source);
+    }
 }
 
 /// `env [OPTIONS] [NAME=VALUE]… [CMD…]`. `-S STRING` splits its string
@@ -806,14 +844,7 @@ fn fd(builder: &mut Builder, command: &Command) {
 /// (`tar xf a.tar`) are read as a cluster. `args` is argv without the
 /// program (`TAR_OPTIONS` is read with it).
 fn tar(builder: &mut Builder, command: &Command, args: &[String]) {
-    let mut args = args.to_vec();
-    if let Some(first) = args
-        .first_mut()
-        .filter(|w| !w.starts_with('-') && w.chars().all(|c| c.is_ascii_alphabetic()))
-    {
-        first.insert(0, '-');
-    }
-    let parsed = options::TAR.parse(&args);
+    let parsed = options::tar(args);
     let remote = !parsed.has("--force-local")
         && parsed.value("-f").is_some_and(|archive| {
             archive.split_once(':').is_some_and(|(host, _)| !host.contains('/'))
@@ -1404,6 +1435,8 @@ fn stdin_text_read(builder: &mut Builder, index: usize, text: &str) {
         builder.here_texts.insert(index, text.to_owned());
     } else if program == "curl" && curl_reads_config_from_stdin(&command.argv) {
         curl_config(builder, &command, text);
+    } else if patches::applies_stdin(&command) {
+        patches::apply(builder, text);
     }
 }
 

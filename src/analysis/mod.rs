@@ -25,6 +25,7 @@ pub mod folder;
 mod heredoc_operators;
 mod incomplete;
 pub mod options;
+mod patches;
 pub mod planted;
 mod pure;
 mod sed;
@@ -536,7 +537,13 @@ impl Builder {
             );
         }
         let index = self.analysis.commands.len();
-        for argument in command.arguments() {
+        // A program that only lists names or metadata reads no content:
+        // `ls ~/.ssh` shows which keys exist, `cat` of one shows the key.
+        // A prefix wrapper's words are its command's, which reports its
+        // own reads (`timeout 5 ls ~/.aws` lists, `sudo cat` reads).
+        let reads_content = !LISTS_NAMES_ONLY.contains(&command.program.as_str())
+            && !executors::is_prefix_wrapper(&command.program);
+        for argument in command.arguments().filter(|_| reads_content) {
             self.analysis.reads.push(argument.to_owned());
             // `-d @file`, `-F key=@file`: curl and friends read the file.
             if let Some((_, file)) =
@@ -989,6 +996,14 @@ fn is_downloader(command: &Command) -> bool {
     executors::DOWNLOADERS.contains(&command.program.as_str())
 }
 
+/// Programs whose operands are only listed or described (their names,
+/// sizes, dates, kinds), never read for content: their arguments are no
+/// `read:` of a secret. `file` reads a few leading bytes to name a
+/// format, which shows nothing of a key. Whatever else they do (a write
+/// through a redirection, an effect) is found as for any program.
+const LISTS_NAMES_ONLY: [&str; 10] =
+    ["ls", "dir", "stat", "du", "tree", "test", "[", "file", "realpath", "readlink"];
+
 /// Files a command writes, by its well-known options and positions.
 fn files_written_by(command: &Command) -> Vec<String> {
     let argv = &command.argv;
@@ -1010,7 +1025,7 @@ fn files_written_by(command: &Command) -> Vec<String> {
         // With arguments appended at run time (xargs) the destination is
         // not known.
         "cp" | "mv" | "install" | "ln" | "rsync" | "scp" if !command.has_unknown_arguments() => {
-            command.positionals.last().cloned().into_iter().collect()
+            copied_to(&command.positionals)
         }
         "dd" => command
             .positionals
@@ -1032,6 +1047,21 @@ fn files_written_by(command: &Command) -> Vec<String> {
         }
         _ => Vec::new(),
     }
+}
+
+/// What a copy, move or link to the last of `operands` writes: that
+/// path, and, as it may be a folder (`cp a.plist ~/Library/LaunchAgents/`),
+/// each source under its own name in it.
+fn copied_to(operands: &[String]) -> Vec<String> {
+    let Some((destination, sources)) = operands.split_last() else { return Vec::new() };
+    let mut written = vec![destination.clone()];
+    let folder = words::normalize_path(destination);
+    written.extend(sources.iter().filter_map(|source| {
+        let name = words::normalize_path(source).rsplit('/').next()?.to_owned();
+        (!name.is_empty() && name != "." && name != "..")
+            .then(|| words::normalize_path(&format!("{folder}/{name}")))
+    }));
+    written
 }
 
 /// At most 80 characters of `text`, for explanations: white space folded,

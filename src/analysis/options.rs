@@ -671,6 +671,19 @@ pub const FD: Grammar = tool(
         same_value("exec-batch", 'X'),
     ],
 );
+/// tar's options as tar reads them: a first word of letters without a
+/// dash is a cluster of options (`tar xzf a.tgz` is `tar -xzf a.tgz`).
+pub fn tar(args: &[String]) -> Parsed {
+    let mut args = args.to_vec();
+    if let Some(first) = args
+        .first_mut()
+        .filter(|w| !w.starts_with('-') && w.chars().all(|c| c.is_ascii_alphabetic()))
+    {
+        first.insert(0, '-');
+    }
+    TAR.parse(&args)
+}
+
 pub const TAR: Grammar = tool(
     "fCTXIFbLKNVgH",
     &[

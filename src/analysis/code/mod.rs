@@ -125,6 +125,9 @@ pub(super) fn inline(builder: &mut Builder, command: &Command) {
             ),
         );
     }
+    if family == "python" {
+        run_module(builder, command);
+    }
     if let Some(code) = code {
         if command.dynamic_args || super::command::is_run_time(&code) {
             builder.fact(
@@ -133,6 +136,35 @@ pub(super) fn inline(builder: &mut Builder, command: &Command) {
             );
         }
         analyze(builder, &family, &code);
+    }
+}
+
+/// `python -m MODULE ARGS…` runs the module as a program with ARGS, so it
+/// is that command too (`python3 -m pip install …` is `pip install …`,
+/// `python3 -m http.server -d ~` is `http.server -d ~`).
+fn run_module(builder: &mut Builder, command: &Command) {
+    let mut words = command.argv.iter().skip(1);
+    while let Some(word) = words.next() {
+        let module = match word.as_str() {
+            "-m" => words.next().cloned(),
+            "-W" | "-X" => {
+                words.next();
+                continue;
+            }
+            _ if word.starts_with("-m") => word.get(2..).map(str::to_owned),
+            _ if word.starts_with('-') => continue,
+            // The script: what follows is its own.
+            _ => return,
+        };
+        let Some(module) = module else { return };
+        let argv = std::iter::once(module).chain(words.cloned()).collect();
+        builder.command(Command::new(
+            argv,
+            false,
+            command.dynamic_args,
+            Some(format!("{} -m", command.program)),
+        ));
+        return;
     }
 }
 
