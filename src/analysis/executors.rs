@@ -190,14 +190,8 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
             run_text(builder, &command, &argv.get(1..).unwrap_or_default().join(" "), "eval");
         }
         "env" => env(builder, &command),
-        "xargs" => {
-            let input = builder.piped.take();
-            xargs(builder, &command, input.as_deref());
-        }
-        "parallel" => {
-            let input = builder.piped.take();
-            parallel(builder, &command, input.as_deref());
-        }
+        "xargs" => xargs(builder, &command, None),
+        "parallel" => parallel(builder, &command, None),
         "busybox" | "toybox" if argv.get(1).is_some_and(|applet| !applet.starts_with('-')) => {
             inner_command(
                 builder,
@@ -1479,16 +1473,15 @@ fn curl_config(builder: &mut Builder, command: &Command, text: &str) {
 /// Literal text flowing through a pipeline: `echo X | sh`, `printf … |
 /// python`, `cat <<EOF | sh`, and decoded on the way (`base64 -d`, `xxd
 /// -r -p`, `rev`). Decoding into an executor is a fact whether or not the
-/// text could be read. An `xargs` or `parallel` stage in `fed` already
-/// read its input as it was walked.
-pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>], fed: &[usize]) {
+/// text could be read.
+pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>]) {
     let mut text: Option<String> = None;
     let mut decoded = false;
     for (at, stage) in stages.iter().enumerate() {
         if let Some(&reader) =
             stage.iter().find(|&&i| matches!(builder.get(i).program.as_str(), "xargs" | "parallel"))
         {
-            if let Some(text) = text.take().filter(|_| !fed.contains(&at)) {
+            if let Some(text) = text.take() {
                 let reader = builder.get(reader).clone();
                 builder.in_subshell(Subshell::Program, |builder| {
                     if reader.program == "xargs" {
@@ -1532,12 +1525,6 @@ pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>], fed: &
             _ => None,
         };
     }
-}
-
-/// What a pipeline stage prints, when it is known without running
-/// anything: the output of its last command ([`static_output`]).
-pub(super) fn stage_output(builder: &Builder, stage: &[usize]) -> Option<String> {
-    stage.last().and_then(|&index| static_output(builder, index))
 }
 
 /// What the command at `index` prints, when it is known without running

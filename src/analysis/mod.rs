@@ -307,10 +307,6 @@ pub(crate) struct Builder {
     here_texts: std::collections::HashMap<usize, String>,
     /// A `for` loop's body is being walked once per known word.
     unrolling: bool,
-    /// What the pipeline stage being walked reads on stdin, when the stage
-    /// before prints it statically (`echo build | xargs rm -rf`): the first
-    /// `xargs` or `parallel` to read it takes it.
-    piped: Option<String>,
     /// Parsing text found inside code: what does not parse as shell is
     /// most likely not meant as shell, so it is not a fact.
     lenient: bool,

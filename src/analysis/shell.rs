@@ -707,15 +707,10 @@ fn pipeline(
     direct: &mut Vec<usize>,
 ) {
     let mut stages: Vec<Vec<usize>> = Vec::new();
-    // Stages whose reader took the stage before's output as it was walked.
-    let mut fed_stages = Vec::new();
     let children = named_children(node);
     let last = children.len().saturating_sub(1);
     for (at, child) in children.into_iter().enumerate() {
         let mut stage = Vec::new();
-        let fed = stages.last().and_then(|before| executors::stage_output(builder, before));
-        let offered = fed.is_some();
-        let outer = std::mem::replace(&mut builder.piped, fed);
         // Bash runs every stage in a subshell; zsh (a harness may run
         // the user's shell) runs the last in the shell itself, so what
         // the last changes is taken as in force after it.
@@ -726,16 +721,11 @@ fn pipeline(
         } else {
             visit(builder, child, source, via, &mut stage);
         }
-        let taken = offered && builder.piped.is_none();
-        builder.piped = outer;
         if !stage.is_empty() {
-            if taken {
-                fed_stages.push(stages.len());
-            }
             stages.push(stage);
         }
     }
-    executors::pipeline_text(builder, &stages, &fed_stages);
+    executors::pipeline_text(builder, &stages);
     direct.extend(stages.iter().flatten().copied());
     builder.feed(stages);
 }

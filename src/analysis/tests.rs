@@ -856,17 +856,6 @@ fn a_for_loop_over_known_words_runs_its_body_with_each() {
     assert!(zones(nested).contains(&Zone::Unknown));
 }
 
-#[test]
-fn static_output_piped_into_a_runner_is_its_input() {
-    assert_eq!(zones("echo build | xargs rm -rf"), [Zone::Project]);
-    assert_eq!(zones("printf '%s\\n' dist out | parallel rm -rf"), [Zone::Project, Zone::Project]);
-    assert!(zones("echo build | xargs rm -rf ~").contains(&Zone::HomeRoot));
-    assert!(zones("echo '~ /' | xargs rm -rf").contains(&Zone::SystemRoot));
-    // Unknown words, and a second reader after the first took it all.
-    assert!(zones("echo $X | xargs rm -rf").contains(&Zone::Unknown));
-    assert!(zones("echo a | { xargs rm -f; xargs rm -rf; }").contains(&Zone::Unknown));
-}
-
 /// `cat <<EOF; cmd` with the body on the next lines: cmd runs after cat.
 #[test]
 fn a_command_after_a_here_document_on_its_line_runs() {

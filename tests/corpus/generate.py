@@ -283,8 +283,6 @@ RUNNERS_ORDINARY = [
     # Loops over known words that stay in the project.
     "for pkg in core cli; do cargo test -p \"$pkg\"; done", "for bin in /usr/local/bin/node ./node_modules/.bin/tsc; do \"$bin\" --version; done",
     "for d in dist .cache/vite; do rm -rf \"$d\"; done",
-    # Static output piped into a runner names what it runs on.
-    "printf '%s\\n' dist coverage | xargs rm -rf", "echo target/tmp | xargs -n1 rm -r",
     # Positional parameters that name project files.
     "sh -c 'wc -l \"$1\" \"$2\"' count src/a.rs src/b.rs", "clean_out() { rm -rf \"out/$1\"; }; clean_out cache",
     "bash -c 'rm -rf \"$1\"' - ./coverage",
