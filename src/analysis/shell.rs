@@ -427,8 +427,10 @@ fn variables_set_by(command: &Command) -> VariablesSet {
         "cd" | "pushd" | "popd" => names.extend(["PWD".to_owned(), "OLDPWD".to_owned()]),
         // `shift` and `set -- …` (or `set WORD`) renumber the positional
         // parameters a `-c` text was given.
-        "shift" => names.extend((1..super::POSITIONALS_KNOWN).map(|n| n.to_string())),
-        "set" if argv.iter().skip(1).any(|w| w == "--" || !w.starts_with(['-', '+'])) => {
+        "shift" | "set"
+            if command.program == "shift"
+                || argv.iter().skip(1).any(|w| w == "--" || !w.starts_with(['-', '+'])) =>
+        {
             names.extend((1..super::POSITIONALS_KNOWN).map(|n| n.to_string()))
         }
         "eval" | "source" | "." | "trap" | "alias" if argv.len() > 1 => return VariablesSet::Any,
@@ -671,6 +673,10 @@ fn for_each_value(
     if builder.unrolling {
         return false;
     }
+    // `for x; do` runs over the positional parameters; `for x in; do` never.
+    if node.child_by_field_name("value").is_none() {
+        return false;
+    }
     let mut cursor = node.walk();
     let mut values = Vec::new();
     for word in node.children_by_field_name("value", &mut cursor) {
@@ -679,10 +685,6 @@ fn for_each_value(
             return false;
         }
         values.extend(expanded.words);
-    }
-    // `for x; do` runs over the positional parameters; `for x in; do` never.
-    if node.child_by_field_name("value").is_none() {
-        return false;
     }
     let name = text(variable, source);
     builder.conditional += 1;
