@@ -268,7 +268,7 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
         "sed" | "gsed" => super::sed::analyze(builder, &command),
         _ if code::is_interpreter(program) => code::inline(builder, &command),
         _ if sql::is_client(program) => sql::inline(builder, &command),
-        _ => {}
+        _ => super::possible::note(builder, &command),
     }
 }
 
@@ -378,14 +378,33 @@ fn mounted_from_host(builder: &mut Builder, command: &Command, subcommand: &str)
 fn env(builder: &mut Builder, command: &Command) {
     let mut args = command.argv.get(1..).unwrap_or_default().to_vec();
     let mut parsed = options::ENV.parse(&args);
-    // Each round takes one `-S` away, and its words are fewer than its text.
-    while let Some(split) = parsed.value("-S").map(split_string) {
+    // GNU env acts on the first `-S` as it reads it: the words of its
+    // string take its place and the words after its value follow, so in
+    // `env -S sh -c 'rm -rf ~'` the `-c` is the shell's, never env's. Each
+    // round takes one `-S` away, and its words are fewer than its text.
+    while let Some(split) = parsed.options.iter().find(|o| o.flag == "-S") {
+        let words = split.words.clone();
+        let split = split_string(split.value.as_deref().unwrap_or_default());
         if !budget::work(split.len() + 1) {
             return;
         }
-        args = split
-            .into_iter()
-            .chain(args.get(parsed.rest..).unwrap_or_default().iter().cloned())
+        // Flags clustered before it (`-iS STRING`) were read already.
+        let cluster_before = args
+            .get(words.start)
+            .and_then(|word| word.strip_prefix('-'))
+            .filter(|letters| !letters.starts_with('-'))
+            .and_then(|letters| letters.split_once('S'))
+            .map(|(before, _)| before)
+            .filter(|before| !before.is_empty())
+            .map(|before| format!("-{before}"));
+        args = args
+            .get(..words.start)
+            .unwrap_or_default()
+            .iter()
+            .cloned()
+            .chain(cluster_before)
+            .chain(split)
+            .chain(args.get(words.end..).unwrap_or_default().iter().cloned())
             .collect();
         parsed = options::ENV.parse(&args);
     }

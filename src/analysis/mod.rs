@@ -27,6 +27,7 @@ mod incomplete;
 pub mod options;
 mod patches;
 pub mod planted;
+mod possible;
 mod pure;
 mod sed;
 mod shell;
@@ -138,6 +139,9 @@ pub struct Analysis {
     pub planted: Vec<String>,
     /// What the action does to files, by zone (`effects`).
     pub effects: Vec<Effect>,
+    /// What programs the analysis has no model of may run, judged apart
+    /// (`possible`): a policy may ask a human about it, never stop for it.
+    pub possible: Option<Box<Analysis>>,
 }
 
 impl Analysis {
@@ -198,17 +202,32 @@ pub fn analyze_action(action: &Action<'_>) -> Result<Analysis, HintTooLong> {
     if hint.len() > MAX_TOOL_CALL_BYTES {
         return Err(HintTooLong { bytes: hint.len() });
     }
-    let (analysed, exceeded) = budget::scope(|| walk_action(action));
-    let mut builder = analysed?;
+    let (analysed, exceeded) = budget::scope(|| {
+        walk_action(action).map(|mut builder| {
+            let candidates = std::mem::take(&mut builder.possible);
+            let possibly = (!candidates.is_empty()).then(|| possible::walk(candidates));
+            (builder, possibly)
+        })
+    });
+    let (mut builder, possibly) = analysed?;
     if let Some(exceeded) = exceeded {
         // What was found before the budget ran out stands; the rest is
         // unknown, so a human decides.
         builder.fact(Fact::TooComplex, format!("analysis stopped: {}", exceeded.describe()));
     }
-    folder::resolve_in(&mut builder.analysis, &builder.scopes, action.folder);
+    let mut analysis = settle(builder, action.folder);
+    if let Some(apart) = possibly {
+        analysis.possible = Some(Box::new(settle(apart, action.folder)));
+    }
+    Ok(analysis)
+}
+
+/// What a walked builder found, with its paths placed and its effects read.
+fn settle(mut builder: Builder, start: &WorkingFolder) -> Analysis {
+    folder::resolve_in(&mut builder.analysis, &builder.scopes, start);
     builder.finish();
     effects::find(&mut builder.analysis);
-    Ok(builder.analysis)
+    builder.analysis
 }
 
 /// Walks everything `action` runs and writes, within the caller's budget.
@@ -310,6 +329,8 @@ pub(crate) struct Builder {
     /// Parsing text found inside code: what does not parse as shell is
     /// most likely not meant as shell, so it is not a fact.
     lenient: bool,
+    /// What programs with no model may run, to walk apart (`possible`).
+    possible: Vec<possible::Candidate>,
     /// Redirection targets written, with the commands whose output goes
     /// there.
     written_by: Vec<(Vec<usize>, String)>,

@@ -127,6 +127,7 @@ impl Grammar {
         let mut at = 0;
         while let Some(word) = args.get(at) {
             let word = word.as_str();
+            let start = at;
             at += 1;
             if word == "--" {
                 if self.stops_at_positional {
@@ -155,7 +156,7 @@ impl Grammar {
                     Some(long) => format!("--{}", long.name),
                     None => format!("--{name}"),
                 };
-                parsed.options.push(Opt { flag, value });
+                parsed.options.push(Opt { flag, value, words: start..at });
                 continue;
             }
             if word.len() > 1 && word.starts_with('-') {
@@ -169,17 +170,26 @@ impl Grammar {
                         } else {
                             Some(rest.to_owned())
                         };
-                        parsed.options.push(Opt { flag: format!("-{letter}"), value });
+                        parsed.options.push(Opt {
+                            flag: format!("-{letter}"),
+                            value,
+                            words: start..at,
+                        });
                         break;
                     }
                     if self.short_optional.contains(letter) {
                         parsed.options.push(Opt {
                             flag: format!("-{letter}"),
                             value: (!rest.is_empty()).then(|| rest.to_owned()),
+                            words: start..at,
                         });
                         break;
                     }
-                    parsed.options.push(Opt { flag: format!("-{letter}"), value: None });
+                    parsed.options.push(Opt {
+                        flag: format!("-{letter}"),
+                        value: None,
+                        words: start..at,
+                    });
                 }
                 continue;
             }
@@ -199,6 +209,9 @@ impl Grammar {
 pub struct Opt {
     pub flag: String,
     pub value: Option<String>,
+    /// The words of `args` it was read from: its own word (a cluster of
+    /// short options is one word) through its value.
+    pub words: std::ops::Range<usize>,
 }
 
 /// What a program's argv holds.

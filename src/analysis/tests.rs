@@ -267,6 +267,10 @@ fn runners_are_read_by_their_own_option_grammar() {
         ("env -S'rm -rf' ~", "rm -f -r ~"),
         ("env --split-string='A=1 rm -rf ~'", "rm -f -r ~"),
         ("timeout 5 nice env -iS'-u X /bin/bash -c' 'rm -rf ~'", "rm -f -r ~"),
+        // -S acts where it stands: the words after its value are the command's, not env's.
+        ("env -S sh -c 'rm -rf ~'", "rm -f -r ~"),
+        ("env -vS 'bash -x' -c 'rm -rf ~'", "rm -f -r ~"),
+        ("env -S '-u X' -S sh -c 'rm -rf ~'", "rm -f -r ~"),
         // xargs: GNU and BSD options with values; static input becomes the arguments.
         ("echo ~ | xargs -0 -P4 --max-args=1 rm -rf", "rm -f -r ~"),
         ("echo ~ | xargs -I % rm -rf %", "rm -f -r ~"),

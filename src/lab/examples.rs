@@ -140,6 +140,7 @@ fn matched(set: &RuleExamples, evaluation: &Evaluation) -> Option<String> {
         .iter()
         .chain(&matches.requires_approval)
         .chain(&matches.risk)
+        .chain(&matches.may_run)
         .chain(matches.auto_approve.iter().flatten());
     let rule = listed.copied().find(|&rule| set.covers(rule))?;
     Some(matches.subjects.get(&rule).map(|subject| format!(" on {subject}")).unwrap_or_default())

@@ -250,6 +250,7 @@ impl Explanation {
                 .iter()
                 .chain(&found.requires_approval)
                 .chain(&found.risk)
+                .chain(&found.may_run)
                 .chain(found.auto_approve.iter().flatten())
                 .copied()
                 .collect();

@@ -215,6 +215,10 @@ pub struct Matches {
     /// every command is covered and nothing about the action needs a human.
     pub auto_approve: Option<Vec<RuleId>>,
     pub risk: Vec<RuleId>,
+    /// Rules (deny, requiresApproval, risk) matched only by what a program
+    /// with no model may run (`Analysis::possible`): at most a question
+    /// for a human, never a stop.
+    pub may_run: Vec<RuleId>,
     /// What each matching rule matched (a command, a path, a fact), by rule.
     pub subjects: std::collections::BTreeMap<RuleId, String>,
     /// Facts that make the action need a human whatever the rules say.
@@ -234,6 +238,7 @@ impl Matches {
             requires_approval: shift(self.requires_approval),
             auto_approve: self.auto_approve.map(shift),
             risk: shift(self.risk),
+            may_run: shift(self.may_run),
             subjects: self
                 .subjects
                 .into_iter()
@@ -547,6 +552,18 @@ impl CompiledPolicy {
                 RuleAction::AutoApprove => continue,
             }
             matches.subjects.insert(id, subject);
+        }
+        if let Some(possible) = &analysis.possible {
+            let hits = self.patterns.prepare(possible).matches();
+            for (index, (rule, hit)) in self.rules.iter().zip(hits).enumerate() {
+                let id = RuleId(index);
+                let Some(subject) = hit.filter(|_| self.applies(rule, settings)) else { continue };
+                if rule.action == RuleAction::AutoApprove || matches.subjects.contains_key(&id) {
+                    continue;
+                }
+                matches.may_run.push(id);
+                matches.subjects.insert(id, subject);
+            }
         }
         matches.needs_a_human =
             analysis.facts.iter().filter(|(fact, _)| fact.needs_a_human()).cloned().collect();

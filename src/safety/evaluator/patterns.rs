@@ -1,12 +1,17 @@
 //! Stage 3: deny > requiresApproval > autoApprove. A deny match stops the
-//! agent; a requiresApproval match pauses it, and so does anything the
+//! agent; a requiresApproval match pauses it, so does a rule needing a human
+//! met by what a program with no model may run, and so does anything the
 //! analysis could not resolve (a command named at run time, decoded text
 //! run in a shell…: `Fact::needs_a_human`) whatever the rules say; an
 //! autoApprove cover of every command lets it continue without scoring,
 //! unless the agent itself rated the action above the advisory tier. A hint
 //! too long to analyse is refused here.
 
-use crate::{analysis::MAX_HINT_BYTES, policy::RuleId, safety::directive::SafetyTier};
+use crate::{
+    analysis::MAX_HINT_BYTES,
+    policy::{RuleAction, RuleId},
+    safety::directive::SafetyTier,
+};
 
 use super::{Decided, Factor, PauseKind, Stage, StageInput, StageReport, Verdict};
 
@@ -50,6 +55,38 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
             format!("Action requires human approval: {}", policy.rule(first).pattern),
             first,
             describe(&matches.requires_approval),
+        );
+    }
+    // What a program with no model may run is a question, never a stop:
+    // the rules it meets that would need a human pause the agent.
+    let may_run: Vec<RuleId> = matches
+        .may_run
+        .iter()
+        .copied()
+        .filter(|&rule| match &policy.rule(rule).action {
+            RuleAction::Deny | RuleAction::RequiresApproval => true,
+            RuleAction::Risk { score, .. } => SafetyTier::from_score(*score) > SafetyTier::Advisory,
+            RuleAction::AutoApprove => false,
+        })
+        .collect();
+    if let Some(&first) = may_run.first() {
+        return decided(
+            format!("{} rule(s) matched what a program may run", may_run.len()),
+            Verdict::Pause(PauseKind::Approval),
+            format!(
+                "Action requires human approval: a program this guard has no model of is given words it may run, and they meet {}",
+                policy.rule(first).pattern
+            ),
+            first,
+            may_run
+                .iter()
+                .map(|&rule| {
+                    Factor::of(
+                        Stage::Patterns,
+                        format!("may run: {}", matches.describe(policy, rule)),
+                    )
+                })
+                .collect(),
         );
     }
     if let Some((fact, detail)) = matches.needs_a_human.first() {

@@ -93,6 +93,18 @@ fn stages_decide_in_order_at_their_boundaries() {
         row("git push --dry-run origin", Verdict::Pause(Approval), Stage::Patterns),
         row("ls -la", Verdict::Continue, Stage::Patterns),
         row("ls -la; score86 now", Verdict::Stop, Stage::SafetyTier),
+        // What a program with no model may run is asked about, never
+        // stopped for: a deny becomes a question, an advisory score is
+        // nothing; known programs and other words stay as they are.
+        row("tool rm -rf /", Verdict::Pause(Approval), Stage::Patterns),
+        row("uv run -- rm -rf /", Verdict::Pause(Approval), Stage::Patterns),
+        row("some-cli explain 'rm -rf /'", Verdict::Pause(Approval), Stage::Patterns),
+        row("tool run sh -c 'git push origin main'", Verdict::Pause(Approval), Stage::Patterns),
+        row("tool sh -c 'score61 x'", Verdict::Pause(Approval), Stage::Patterns),
+        row("tool sh -c 'score30 x'", Verdict::Continue, Stage::RiskTolerance),
+        row("tool rm -rf /; rm -rf /", Verdict::Stop, Stage::Patterns),
+        row("man rm -rf /", Verdict::Continue, Stage::RiskTolerance),
+        row("tool --title 'see <a>/ for rm -rf /'", Verdict::Continue, Stage::RiskTolerance),
         // Stage 4: the tier table's edges.
         row("score30 x", Verdict::Continue, Stage::RiskTolerance),
         row("score31 x", Verdict::Pause(Approval), Stage::SafetyTier),

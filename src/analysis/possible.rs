@@ -1,0 +1,118 @@
+//! What a program the analysis has no model of may run. `tool rm -rf /`,
+//! `uv run rm -rf ~` and `some-cli explain 'cat ~/.ssh/id_rsa'` hand a
+//! program nobody here describes words that read as a command: whether it
+//! runs them is its own business, so they are neither ignored (a runner
+//! not in the tables would walk around every rule) nor judged as surely
+//! run (a tool that only prints them would be stopped). They are walked
+//! apart into [`super::Analysis::possible`], which the policy may ask a
+//! human about and never stops for (`policy::Matches::may_run`).
+//!
+//! A command is read at three places: from the first or second word
+//! after the program (`tool CMD…`, `tool run CMD…`), and after the first
+//! `--` (`op run --env-file x -- CMD…`), each when its first word names a
+//! program that acts and at least one word follows (`man sudo` runs
+//! nothing); and an argument holding white space whose first word names
+//! one is read as a command line (`'see <digest>/ for layout'` is prose).
+
+use super::{Builder, Command, code, executors, options, sql, words};
+
+/// Candidates kept at most for one action: each is walked again.
+const MAX_CANDIDATES: usize = 32;
+
+/// Programs whose arguments are never a command they run, with a model
+/// elsewhere in the analysis (their effects, their data, their listing)
+/// or none needed (they only describe what they are given), and shell
+/// words that are no program (`then git reset --hard` fails).
+const NEVER_RUN_ARGUMENTS: [&str; 54] = [
+    "echo", "printf", "print", "say", "cat", "head", "tail", "less", "more", "wc", "sort", "uniq",
+    "cut", "tr", "diff", "cmp", "jq", "yq", "man", "info", "help", "tldr", "apropos", "whatis",
+    "which", "whereis", "type", "ls", "stat", "file", "touch", "mkdir", "ln", "basename",
+    "dirname", "realpath", "readlink", "cd", "test", "[", "gh", "bsdtar", "gtar", "unzip",
+    "coproc", "alias", "then", "else", "elif", "fi", "do", "done", "esac", "function",
+];
+
+/// Programs whose name, where a command could start, reads as that
+/// command, besides those with an option grammar, shells, wrappers,
+/// interpreters and database clients: what deletes, overwrites, reads,
+/// runs or sends. Other words there are most likely a tool's own
+/// subcommands (`terraform init`, `pyenv init -`), not the programs they
+/// share a name with.
+const NAMES_A_COMMAND: [&str; 20] = [
+    "git", "find", "dd", "truncate", "shred", "unlink", "rmdir", "cat", "tee", "chattr", "setfacl",
+    "ssh", "scp", "kill", "pkill", "killall", "docker", "kubectl", "eval", "source",
+];
+
+/// What a candidate is: words already expanded, or one argument to parse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Candidate {
+    Words(Vec<String>),
+    Text(String),
+}
+
+/// Notes what `command`, a program the executors have no model of, may
+/// run. An argument read as a command line is not also a path it reads:
+/// `'cat ~/.ssh/id_rsa'` is judged as the read it names, apart.
+pub(super) fn note(builder: &mut Builder, command: &Command) {
+    let program = command.program.as_str();
+    if command.dynamic_program
+        || NEVER_RUN_ARGUMENTS.contains(&program)
+        || options::of(program, None).is_some()
+        || executors::DOWNLOADERS.contains(&program)
+    {
+        return;
+    }
+    let argv = &command.argv;
+    let after_dashes = argv.iter().position(|word| word == "--").map(|at| at + 1);
+    for start in [Some(1), Some(2), after_dashes].into_iter().flatten() {
+        let words = argv.get(start..).unwrap_or_default();
+        if words.first().is_some_and(|first| names_a_command(first)) && words.len() >= 2 {
+            push(builder, Candidate::Words(words.to_vec()));
+        }
+    }
+    let command_line = |word: &&String| {
+        let mut words = word.split_whitespace().skip_while(|w| w.contains('='));
+        word.trim().contains(char::is_whitespace) && words.next().is_some_and(names_a_command)
+    };
+    for argument in argv.iter().skip(1).filter(command_line) {
+        let read = words::normalize_path(argument);
+        builder.analysis.reads.retain(|path| *path != read);
+        push(builder, Candidate::Text(argument.clone()));
+    }
+}
+
+/// Whether `word`, where a command could start, names one (its base name,
+/// as `Command` reads a program's).
+fn names_a_command(word: &str) -> bool {
+    let name = word.rsplit('/').next().unwrap_or(word);
+    NAMES_A_COMMAND.contains(&name)
+        || options::of(name, None).is_some()
+        || executors::SHELLS.contains(&name)
+        || executors::is_prefix_wrapper(name)
+        || code::is_interpreter(name)
+        || sql::is_client(name)
+        || executors::DOWNLOADERS.contains(&name)
+}
+
+fn push(builder: &mut Builder, candidate: Candidate) {
+    if builder.possible.len() < MAX_CANDIDATES && !builder.possible.contains(&candidate) {
+        builder.possible.push(candidate);
+    }
+}
+
+/// Walks the candidates in a builder of their own: what they would do,
+/// with nothing they name possibly run again.
+pub(super) fn walk(candidates: Vec<Candidate>) -> Builder {
+    let mut apart = Builder::default();
+    for candidate in candidates {
+        match candidate {
+            Candidate::Words(argv) => {
+                apart.command(Command::new(argv, false, false, Some("possibly".to_owned())));
+            }
+            Candidate::Text(text) => {
+                apart.shell_lenient(&text, Some("possibly"));
+            }
+        }
+    }
+    apart.possible.clear();
+    apart
+}
