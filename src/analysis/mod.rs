@@ -331,6 +331,9 @@ pub(crate) struct Builder {
     lenient: bool,
     /// What programs with no model may run, to walk apart (`possible`).
     possible: Vec<possible::Candidate>,
+    /// An MCP tool call is being recorded: its keys say which values run
+    /// (`tool_call`), so the others are not read as commands it may run.
+    recording_tool_call: bool,
     /// Redirection targets written, with the commands whose output goes
     /// there.
     written_by: Vec<(Vec<usize>, String)>,

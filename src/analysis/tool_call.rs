@@ -34,7 +34,10 @@ pub(super) fn analyze(builder: &mut Builder, text: &str) -> bool {
     argv.extend(
         values.iter().map(|(_, v)| v.clone()).filter(|v| !v.contains('\n') && v.len() <= 4096),
     );
-    let Some(index) = builder.command(Command::new(argv, false, false, None)) else { return true };
+    builder.recording_tool_call = true;
+    let recorded = builder.command(Command::new(argv, false, false, None));
+    builder.recording_tool_call = false;
+    let Some(index) = recorded else { return true };
     let writes = code::is_file_writing_tool(&builder.get(index).program);
     if writes && let Some(write) = planted::from_tool_call(&arguments) {
         builder.pending_writes.push(write);

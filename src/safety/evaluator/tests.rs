@@ -105,6 +105,9 @@ fn stages_decide_in_order_at_their_boundaries() {
         row("tool rm -rf /; rm -rf /", Verdict::Stop, Stage::Patterns),
         row("man rm -rf /", Verdict::Continue, Stage::RiskTolerance),
         row("tool --title 'see <a>/ for rm -rf /'", Verdict::Continue, Stage::RiskTolerance),
+        // An MCP tool call's values run only under the keys that say so.
+        row(r#"create_issue {"title": "rm -rf / again"}"#, Verdict::Continue, Stage::RiskTolerance),
+        row(r#"run_task {"command": "rm -rf /"}"#, Verdict::Stop, Stage::Patterns),
         // Stage 4: the tier table's edges.
         row("score30 x", Verdict::Continue, Stage::RiskTolerance),
         row("score31 x", Verdict::Pause(Approval), Stage::SafetyTier),
