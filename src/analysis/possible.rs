@@ -50,7 +50,8 @@ pub(super) enum Candidate {
 }
 
 /// Notes what `command`, a program the executors have no model of, may
-/// run (an MCP tool call's values run only under the keys that say so). An argument read as a command line is not also a path it reads:
+/// run (an MCP tool call's values run only under the keys that say so).
+/// An argument read as a command line is not also a path it reads:
 /// `'cat ~/.ssh/id_rsa'` is judged as the read it names, apart.
 pub(super) fn note(builder: &mut Builder, command: &Command) {
     let program = command.program.as_str();
