@@ -540,11 +540,8 @@ impl CompiledPolicy {
     /// The rules that match an action's analysis for an agent.
     pub fn matches(&self, analysis: &Analysis, settings: &AgentSettings) -> Matches {
         let prepared = self.patterns.prepare(analysis);
-        let hits = prepared.matches();
         let mut matches = Matches::default();
-        for (index, (rule, hit)) in self.rules.iter().zip(hits).enumerate() {
-            let Some(subject) = hit.filter(|_| self.applies(rule, settings)) else { continue };
-            let id = RuleId(index);
+        for (id, rule, subject) in self.hits(&prepared, settings) {
             match rule.action {
                 RuleAction::Deny => matches.deny.push(id),
                 RuleAction::RequiresApproval => matches.requires_approval.push(id),
@@ -554,10 +551,7 @@ impl CompiledPolicy {
             matches.subjects.insert(id, subject);
         }
         if let Some(possible) = &analysis.possible {
-            let hits = self.patterns.prepare(possible).matches();
-            for (index, (rule, hit)) in self.rules.iter().zip(hits).enumerate() {
-                let id = RuleId(index);
-                let Some(subject) = hit.filter(|_| self.applies(rule, settings)) else { continue };
+            for (id, rule, subject) in self.hits(&self.patterns.prepare(possible), settings) {
                 if rule.action == RuleAction::AutoApprove || matches.subjects.contains_key(&id) {
                     continue;
                 }
@@ -569,6 +563,18 @@ impl CompiledPolicy {
             analysis.facts.iter().filter(|(fact, _)| fact.needs_a_human()).cloned().collect();
         matches.auto_approve = self.auto_approval(&prepared, analysis, settings);
         matches
+    }
+
+    /// Each rule that applies to the agent and matched, with what it matched.
+    fn hits<'p>(
+        &'p self,
+        prepared: &pattern::Prepared<'_>,
+        settings: &'p AgentSettings,
+    ) -> impl Iterator<Item = (RuleId, &'p Rule, String)> + 'p {
+        self.rules.iter().zip(prepared.matches()).enumerate().filter_map(|(index, (rule, hit))| {
+            let subject = hit.filter(|_| self.applies(rule, settings))?;
+            Some((RuleId(index), rule, subject))
+        })
     }
 
     /// Every command covered by an autoApprove rule, and no fact at all.
