@@ -14,7 +14,7 @@
 //! nothing); and an argument holding white space whose first word names
 //! one is read as a command line (`'see <digest>/ for layout'` is prose).
 
-use super::{Builder, Command, code, executors, options, sql, words};
+use super::{Builder, Command, code, command::base_name, executors, options, sql, words};
 
 /// Candidates kept at most for one action: each is walked again.
 const MAX_CANDIDATES: usize = 32;
@@ -83,9 +83,10 @@ pub(super) fn note(builder: &mut Builder, command: &Command) {
 }
 
 /// Whether `word`, where a command could start, names one (its base name,
-/// as `Command` reads a program's).
+/// as `Command` reads a program's: `/bin/rm`, `RM.EXE`).
 fn names_a_command(word: &str) -> bool {
-    let name = word.rsplit('/').next().unwrap_or(word);
+    let name = base_name(word);
+    let name = name.as_str();
     NAMES_A_COMMAND.contains(&name)
         || options::of(name, None).is_some()
         || executors::SHELLS.contains(&name)

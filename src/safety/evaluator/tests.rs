@@ -98,6 +98,8 @@ fn stages_decide_in_order_at_their_boundaries() {
         // nothing; known programs and other words stay as they are.
         row("tool rm -rf /", Verdict::Pause(Approval), Stage::Patterns),
         row("uv run -- rm -rf /", Verdict::Pause(Approval), Stage::Patterns),
+        row("tool RM.EXE -rf /", Verdict::Pause(Approval), Stage::Patterns),
+        row("tool C:\\\\Windows\\\\rm.exe -rf /", Verdict::Pause(Approval), Stage::Patterns),
         row("some-cli explain 'rm -rf /'", Verdict::Pause(Approval), Stage::Patterns),
         row("tool run sh -c 'git push origin main'", Verdict::Pause(Approval), Stage::Patterns),
         row("tool sh -c 'score61 x'", Verdict::Pause(Approval), Stage::Patterns),
