@@ -20,6 +20,7 @@ pub mod command;
 mod continuations;
 mod discards;
 pub mod effects;
+pub mod envelope;
 mod executors;
 pub mod folder;
 mod heredoc_operators;

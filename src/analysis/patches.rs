@@ -37,10 +37,35 @@ pub(super) fn apply(builder: &mut Builder, text: &str) {
     }
 }
 
-/// The files a unified diff changes, as the applying program reads them.
+/// The files a unified diff changes, as the applying program reads them:
+/// the lines a hunk's header counts (`@@ -1,3 +1,4 @@`) are its content,
+/// whatever they look like (`--- .env` there is a line removed); a
+/// header that does not read counts none, so every line after it that
+/// looks like a file header is taken as one.
 fn targets(text: &str) -> Vec<String> {
     let mut found = Vec::new();
+    let (mut old_left, mut new_left) = (0_usize, 0_usize);
     for line in text.lines() {
+        if old_left > 0 || new_left > 0 {
+            match line.as_bytes().first() {
+                Some(b'-') => old_left = old_left.saturating_sub(1),
+                Some(b'+') => new_left = new_left.saturating_sub(1),
+                Some(b' ') | None => {
+                    old_left = old_left.saturating_sub(1);
+                    new_left = new_left.saturating_sub(1);
+                }
+                Some(b'\\') => {}
+                // Not hunk content: the hunk was shorter than it said.
+                _ => (old_left, new_left) = (0, 0),
+            }
+            if old_left > 0 || new_left > 0 || line.starts_with(['-', '+', ' ', '\\']) {
+                continue;
+            }
+        }
+        if let Some(counts) = line.strip_prefix("@@ ").and_then(hunk_counts) {
+            (old_left, new_left) = counts;
+            continue;
+        }
         let named = line
             .strip_prefix("+++ ")
             .or_else(|| line.strip_prefix("--- "))
@@ -54,6 +79,20 @@ fn targets(text: &str) -> Vec<String> {
         }
     }
     found
+}
+
+/// The old and new line counts of a hunk header's ranges (`-1,3 +1,4
+/// @@`; a count left out is 1).
+fn hunk_counts(ranges: &str) -> Option<(usize, usize)> {
+    let mut parts = ranges.split_whitespace();
+    let count = |range: Option<&str>, sign: char| -> Option<usize> {
+        let range = range?.strip_prefix(sign)?;
+        match range.split_once(',') {
+            Some((start, count)) => start.parse::<usize>().ok().and(count.parse().ok()),
+            None => range.parse::<usize>().ok().map(|_| 1),
+        }
+    };
+    Some((count(parts.next(), '-')?, count(parts.next(), '+')?))
 }
 
 /// `b/src/x.rs` as `src/x.rs`: the path after a header, up to a tab (a
@@ -85,8 +124,14 @@ mod tests {
         for (diff, expected) in cases {
             assert_eq!(targets(diff), expected, "{diff}");
         }
-        // A line of content that looks like a header inside a hunk is
-        // read as one too: more files written can only be stricter.
         assert!(targets("just text\n").is_empty());
+        // A hunk's counted lines are content, whatever they look like;
+        // the next file's headers follow them.
+        let content = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n--- .env\n+++ .env\n--- a/y\n+++ b/y\n";
+        assert_eq!(targets(content), ["x", "y"]);
+        let context = "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n keep\n-+++ b/.env\n++++ b/.npmrc\n";
+        assert_eq!(targets(context), ["x"]);
+        // A header that does not read counts nothing: what follows may name files.
+        assert_eq!(targets("--- a/x\n+++ b/x\n@@ bad @@\n--- a/.env\n+++ b/.env\n"), ["x", ".env"]);
     }
 }

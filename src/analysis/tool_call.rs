@@ -4,17 +4,22 @@
 //! `select 1;\ndrop table users` is two statements). Values under keys that
 //! carry commands (`command`, `cmd`, `script`, `shell`) are analysed as
 //! shell, those under `sql`, `query` or `statement` as SQL when they read
-//! as SQL, and `code` as inline code. Path-like values are files read, or
-//! written when the tool's name says it writes.
+//! as SQL, and `code` as inline code. A patch is applied whatever the
+//! tool's name: a value that is a patch envelope (`*** Begin Patch`,
+//! [`envelope`]), or a unified diff under `patch` or `diff`
+//! ([`patches`]), writes, moves and deletes the files it names, as the
+//! same patch does through a harness's own tool. Path-like values are
+//! files read, or written when the tool's name says it writes.
 
 use serde_json::Value;
 
-use super::{Builder, Command, Fact, MAX_HINT_BYTES, code, planted, sql};
+use super::{Builder, Command, Fact, MAX_HINT_BYTES, code, envelope, patches, planted, sql};
 
 pub(crate) const SHELL_KEYS: [&str; 7] =
     ["command", "cmd", "script", "shell", "bash", "sh", "commands"];
 const SQL_KEYS: [&str; 5] = ["sql", "query", "statement", "statements", "queries"];
 const CODE_KEYS: [&str; 3] = ["code", "source", "program"];
+const DIFF_KEYS: [&str; 3] = ["patch", "diff", "unified_diff"];
 
 /// Analyses `text` as a tool call if it is one; says whether it was.
 pub(super) fn analyze(builder: &mut Builder, text: &str) -> bool {
@@ -52,6 +57,10 @@ pub(super) fn analyze(builder: &mut Builder, text: &str) -> bool {
                 Fact::TooComplex,
                 format!("the {key} of {name} is longer than the {MAX_HINT_BYTES} bytes analysed"),
             );
+        } else if value.trim_start().starts_with(envelope::BEGIN) {
+            apply_envelope(builder, name, value);
+        } else if DIFF_KEYS.contains(&key.as_str()) {
+            patches::apply(builder, value);
         } else if SHELL_KEYS.contains(&key.as_str()) {
             builder.shell(value, Some(name));
         } else if SQL_KEYS.contains(&key.as_str()) && sql::looks_like_sql(value) {
@@ -69,6 +78,21 @@ pub(super) fn analyze(builder: &mut Builder, text: &str) -> bool {
         }
     }
     true
+}
+
+/// The files a patch envelope given to the tool `name` adds, changes, moves
+/// and deletes, judged as the commands that do the same, and what it
+/// writes judged for what it plants. An envelope that does not read may
+/// still be applied some way: what it changes is not known.
+fn apply_envelope(builder: &mut Builder, name: &str, text: &str) {
+    match envelope::parse(text) {
+        Ok(patch) => {
+            builder.shell(&patch.action_text(), Some(name));
+            builder.pending_writes.extend(patch.writes());
+        }
+        Err(reason) => builder
+            .fact(Fact::Unparseable, format!("the patch given to {name} does not read: {reason}")),
+    }
 }
 
 /// Every string value with the key it sits under (array items under their

@@ -5,7 +5,7 @@
 //! called it), `apply_patch` and MCP tools (`mcp__<server>__<tool>`). A
 //! patch arrives as a command holding the `*** Begin Patch` envelope,
 //! under `Bash` or `apply_patch`: both are read as the files it adds,
-//! changes, moves and deletes (`hook::patch`), never as a command line.
+//! changes, moves and deletes (`analysis::envelope`), never as a command line.
 //! Codex reads a deny in `hookSpecificOutput` on standard output with
 //! exit 0; to defer, the hook prints nothing.
 

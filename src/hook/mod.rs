@@ -1,7 +1,7 @@
 //! Enforcement hooks for the coding agents that offer them: the harness
 //! asks before each tool call, so enforcement does not depend on the agent
 //! reporting its actions. One mechanism reads every harness's call
-//! (`reading`, `patch`) and decides (`answer`); each harness has an
+//! (`reading`, with `analysis::envelope` for patch envelopes) and decides (`answer`); each harness has an
 //! adapter (`harness`) naming its payload, tools and answer format.
 
 pub mod answer;
@@ -24,5 +24,4 @@ pub mod inspection;
 pub mod install;
 pub mod opencode;
 pub mod opencode_settings;
-pub mod patch;
 pub mod reading;

@@ -23,8 +23,7 @@
 use serde_json::Value;
 
 use crate::{
-    analysis::{Change, FileWrite, Replace, tool_call::SHELL_KEYS},
-    hook::patch,
+    analysis::{Change, FileWrite, Replace, envelope, tool_call::SHELL_KEYS},
     protocol::canonical::canonical,
     redact::redact_arguments,
 };
@@ -78,7 +77,7 @@ pub enum PayloadError {
     WriteWithoutPath { tool: String },
     /// A patch envelope that does not parse could write anything.
     #[error("the {tool} call's patch cannot be read, so what it writes cannot be judged: {reason}")]
-    Patch { tool: String, reason: patch::PatchError },
+    Patch { tool: String, reason: envelope::PatchError },
     /// A tool nobody listed that carries a command.
     #[error(
         "{tool} is not a tool this hook knows, and its '{key}' argument reads as a command it cannot judge"
@@ -219,7 +218,7 @@ fn read_known(tool: &str, kind: Kind, input: &Value) -> Result<Reading, PayloadE
     match kind {
         Kind::Shell { command } => {
             let command = text(input, command);
-            match patch::envelope_in(command) {
+            match envelope::envelope_in(command) {
                 Some(envelope) => read_patch(tool, envelope),
                 None => only(command.to_owned()),
             }
@@ -265,7 +264,7 @@ fn read_known(tool: &str, kind: Kind, input: &Value) -> Result<Reading, PayloadE
 }
 
 fn read_patch(tool: &str, envelope: &str) -> Result<Reading, PayloadError> {
-    let parsed = patch::parse(envelope)
+    let parsed = envelope::parse(envelope)
         .map_err(|reason| PayloadError::Patch { tool: tool.to_owned(), reason })?;
     Ok(Reading { action: parsed.action_text(), writes: parsed.writes() })
 }

@@ -18,9 +18,10 @@
 //! [`FileWrite`]s, judged by what they plant; the action text names each
 //! file as a command would (`write_file`, `mv`, `rm`), so the policy sees
 //! a deletion or a move as one. An envelope that does not parse is an
-//! error: the harness might still apply it some way.
+//! error: the harness might still apply it some way. The hook reads the
+//! envelopes harnesses send; `tool_call` those an MCP tool is given.
 
-use crate::analysis::{Change, FileWrite, Replace};
+use super::{Change, FileWrite, Replace};
 
 /// Why a patch envelope was not read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -51,7 +52,7 @@ pub struct Patch {
     pub files: Vec<FileChange>,
 }
 
-const BEGIN: &str = "*** Begin Patch";
+pub(crate) const BEGIN: &str = "*** Begin Patch";
 const END: &str = "*** End Patch";
 
 /// The envelope in a shell command that applies one: the command itself
