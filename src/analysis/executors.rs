@@ -151,6 +151,12 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
     let program = command.program.as_str();
     let argv = &command.argv;
     let via = |what: &str| Some(what.to_owned());
+    if let Some(word) = unknown_action_word(&command) {
+        builder.fact(
+            Fact::EvalOfUnknownText,
+            format!("{program}'s command `{}` is known only when it runs", preview(word)),
+        );
+    }
     if let Some((grammar, skip)) = prefix_wrapper(program) {
         prefix(builder, &command, grammar, skip);
         return;
@@ -270,6 +276,57 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
         _ if sql::is_client(program) => sql::inline(builder, &command),
         _ => super::possible::note(builder, &command),
     }
+}
+
+/// Command-line tools whose first words name what they do (`kubectl
+/// delete`, `aws s3 rb`, `gcloud compute instances delete`), with how
+/// many words do. git has its own reading (`git`).
+const ACTION_WORDS: [(&str, usize); 18] = [
+    ("kubectl", 1),
+    ("oc", 1),
+    ("helm", 1),
+    ("terraform", 1),
+    ("tofu", 1),
+    ("pulumi", 1),
+    ("docker", 1),
+    ("podman", 1),
+    ("gh", 2),
+    ("aws", 2),
+    ("az", 2),
+    ("gcloud", 2),
+    ("heroku", 1),
+    ("flyctl", 1),
+    ("fly", 1),
+    ("vercel", 1),
+    ("npm", 1),
+    ("cargo", 1),
+];
+
+/// A word naming what a tool of [`ACTION_WORDS`] does that is known only
+/// when it runs (`kubectl $verb pod x`, `terraform "$action"
+/// -auto-approve`): it may be the tool's most destructive command. With
+/// the tool's option grammar its positionals are exact; without it, a
+/// word after an option may be the option's value (`kubectl -n prod
+/// $verb`), so each such option lets one more word be read.
+fn unknown_action_word(command: &Command) -> Option<&str> {
+    let &(_, depth) = ACTION_WORDS.iter().find(|(tool, _)| *tool == command.program)?;
+    let unknown = |word: &str| is_run_time(word) || command.dynamic_args && word.contains('$');
+    if options::of(&command.program, None).is_some() {
+        return command.positionals.iter().take(depth).map(String::as_str).find(|w| unknown(w));
+    }
+    let mut left = depth;
+    for word in command.argv.iter().skip(1) {
+        match word.as_str() {
+            "--" => return None,
+            flag if flag.starts_with('-') => left += usize::from(!flag.contains('=')),
+            word if unknown(word) => return Some(word),
+            _ => left -= 1,
+        }
+        if left == 0 {
+            return None;
+        }
+    }
+    None
 }
 
 /// bash's `coproc [NAME] COMMAND` at `index` (the reserved word, which the
@@ -948,27 +1005,42 @@ fn xargs(builder: &mut Builder, command: &Command, input: Option<&str>) {
         inner.push("echo".to_owned());
     }
     let delimiter = if parsed.has("-0") { Some("\0") } else { parsed.value("-d") };
+    // `--replace=` given no string replaces `{}`, as `-i` alone does.
+    let replace = parsed.options.iter().rev().find_map(|o| match o.flag.as_str() {
+        "-I" | "-J" | "-i" => {
+            Some(o.value.clone().filter(|v| !v.is_empty()).unwrap_or_else(|| "{}".to_owned()))
+        }
+        _ => None,
+    });
     let items: Vec<&str> = match input.filter(|_| !parsed.has("-a")) {
         None => vec![words::RUN_TIME_VALUE],
         Some(input) => match delimiter {
             Some(delimiter) => {
                 input.split(&*words::decode_ansi_c(delimiter)).filter(|w| !w.is_empty()).collect()
             }
+            // With a replacement string an item is a line.
+            None if replace.is_some() => {
+                input.lines().map(str::trim_start).filter(|w| !w.is_empty()).collect()
+            }
             None => input.split_whitespace().collect(),
         },
     };
-    let replace = parsed.options.iter().rev().find_map(|o| match o.flag.as_str() {
-        "-I" | "-J" => o.value.clone(),
-        "-i" => Some(o.value.clone().unwrap_or_else(|| "{}".to_owned())),
-        _ => None,
-    });
-    match replace {
-        Some(token) => {
-            inner = inner.into_iter().map(|w| w.replace(&token, &items.join(" "))).collect()
-        }
-        None => inner.extend(items.iter().map(|&w| w.to_owned())),
+    let Some(token) = replace else {
+        inner.extend(items.iter().map(|&w| w.to_owned()));
+        inner_command(builder, inner, command, command.dynamic_args, Some("xargs".into()));
+        return;
+    };
+    // One run per item, the item where the replacement string stands.
+    if items.len() > MAX_PARALLEL_RUNS {
+        builder.fact(
+            Fact::TooComplex,
+            format!("xargs runs its command for more than {MAX_PARALLEL_RUNS} items"),
+        );
     }
-    inner_command(builder, inner, command, command.dynamic_args, Some("xargs".into()));
+    for item in items.iter().take(MAX_PARALLEL_RUNS) {
+        let run = inner.iter().map(|w| w.replace(&token, item)).collect();
+        inner_command(builder, run, command, command.dynamic_args, Some("xargs".into()));
+    }
 }
 
 /// GNU parallel: `parallel [OPTIONS] [CMD…] (::: ARGS | :::: FILES)…`.
@@ -1034,7 +1106,8 @@ fn parallel(builder: &mut Builder, command: &Command, input: Option<&str>) {
     }
 }
 
-/// Runs of `parallel` analysed at most; more is too complex.
+/// Runs of `parallel` and `xargs -I` analysed at most; more is too
+/// complex for `xargs`.
 const MAX_PARALLEL_RUNS: usize = 16;
 
 /// Every choice of one value from each list, at most `limit` of them.
@@ -1489,10 +1562,47 @@ fn curl_config(builder: &mut Builder, command: &Command, text: &str) {
     builder.command(Command::new(argv, false, command.dynamic_args, Some("curl -K -".to_owned())));
 }
 
+/// Whether `command` is an `xargs` that, reading a pipe, waits for the
+/// text ([`pipeline_text`]) before it is read with its input unknown.
+pub(super) fn reads_its_input_as_arguments(command: &Command) -> bool {
+    command.program == "xargs" && command.invocation != Invocation::PrintsHelp
+}
+
+/// Programs whose arguments are only names and words: handed words by
+/// `xargs`, they run nothing more.
+const TAKES_WORDS_ONLY: [&str; 22] = [
+    "rm", "rmdir", "unlink", "shred", "cp", "mv", "ln", "chmod", "chown", "chgrp", "touch",
+    "mkdir", "truncate", "cat", "head", "tail", "wc", "ls", "stat", "du", "echo", "kill",
+];
+
+/// Whether `xargs` given `text` is read exactly by [`xargs`]: the items
+/// split as xargs splits them (a delimiter given, or no quote or
+/// backslash for its own quoting to take out) and handed to a program
+/// that only takes words (`echo a.o b.o | xargs rm`). Otherwise its
+/// input is also read as unknown, so what a shell or an interpreter
+/// makes of it is never taken on trust.
+fn xargs_reads_exactly(command: &Command, text: &str) -> bool {
+    let argv = command.argv.get(1..).unwrap_or_default();
+    let parsed = options::XARGS.parse(argv);
+    let delimited = parsed.has("-0") || parsed.has("-d");
+    let mut inner = argv.get(parsed.rest..).unwrap_or_default().iter().map(String::as_str);
+    let program = match inner.next().map(super::command::base_name) {
+        Some(wrapper) if matches!(wrapper.as_str(), "busybox" | "toybox") => {
+            inner.next().map(super::command::base_name)
+        }
+        program => program,
+    };
+    !parsed.has("-a")
+        && (delimited || !text.contains(['\'', '"', '\\']))
+        && program.is_none_or(|program| TAKES_WORDS_ONLY.contains(&program.as_str()))
+}
+
 /// Literal text flowing through a pipeline: `echo X | sh`, `printf … |
 /// python`, `cat <<EOF | sh`, and decoded on the way (`base64 -d`, `xxd
 /// -r -p`, `rev`). Decoding into an executor is a fact whether or not the
-/// text could be read.
+/// text could be read. `xargs` and `parallel` run with that text; an
+/// `xargs` waiting for its input is read with it unknown too unless
+/// the text makes its reading exact ([`xargs_reads_exactly`]).
 pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>]) {
     let mut text: Option<String> = None;
     let mut decoded = false;
@@ -1501,6 +1611,11 @@ pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>]) {
             stage.iter().find(|&&i| matches!(builder.get(i).program.as_str(), "xargs" | "parallel"))
         {
             if let Some(text) = text.take() {
+                let exact = builder.get(reader).program == "xargs"
+                    && xargs_reads_exactly(builder.get(reader), &text);
+                if exact {
+                    builder.awaiting_input.retain(|&waiting| waiting != reader);
+                }
                 let reader = builder.get(reader).clone();
                 builder.in_subshell(Subshell::Program, |builder| {
                     if reader.program == "xargs" {
@@ -1544,6 +1659,7 @@ pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>]) {
             _ => None,
         };
     }
+    builder.unwrap_awaiting_input();
 }
 
 /// What the command at `index` prints, when it is known without running

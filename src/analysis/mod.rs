@@ -376,6 +376,13 @@ pub(crate) struct Builder {
     /// (`X=1 time f`): not the keyword but the program, which runs `f`
     /// in a process of its own.
     time_is_a_program: bool,
+    /// The next command recorded reads a pipe from an earlier stage
+    /// (`shell::pipeline` sets it for each later stage).
+    stdin_piped: bool,
+    /// `xargs` and `parallel` reading a pipe, by index: what they run is
+    /// worked out once the stages before them are walked, with the text
+    /// those print when it is known (`executors::pipeline_text`).
+    awaiting_input: Vec<usize>,
 }
 
 /// Where a part runs that does not change the shell it is written in.
@@ -535,6 +542,7 @@ impl Builder {
     /// Records a command and what it runs in turn; returns its index.
     pub(crate) fn command(&mut self, mut command: Command) -> Option<usize> {
         let time_is_a_program = std::mem::take(&mut self.time_is_a_program);
+        let stdin_piped = std::mem::take(&mut self.stdin_piped);
         if let Some(planting) = &self.planting {
             command.planted = Some(planting.at.clone());
         }
@@ -638,6 +646,17 @@ impl Builder {
                 .collect();
             self.command(Command::new(argv, !known, dynamic_args, Some("hash".to_owned())));
         }
+        if stdin_piped && executors::reads_its_input_as_arguments(self.get(index)) {
+            self.awaiting_input.push(index);
+        } else {
+            self.unwrap(index, time_is_a_program);
+        }
+        Some(index)
+    }
+
+    /// Walks what the command at `index` runs in turn (`executors`), in
+    /// the shell itself or in a process of its own, as it runs.
+    fn unwrap(&mut self, index: usize, time_is_a_program: bool) {
         if self.depth < MAX_DEPTH + 1 {
             self.depth += 1;
             if executors::runs_in_this_shell(self.get(index)) && !time_is_a_program {
@@ -649,7 +668,14 @@ impl Builder {
         } else {
             self.fact(Fact::TooComplex, format!("executors nested deeper than {MAX_DEPTH}"));
         }
-        Some(index)
+    }
+
+    /// Walks what each `xargs` or `parallel` still waiting for its input
+    /// runs, that input not known.
+    pub(crate) fn unwrap_awaiting_input(&mut self) {
+        for index in std::mem::take(&mut self.awaiting_input) {
+            self.unwrap(index, false);
+        }
     }
 
     /// Runs `analyse` with the positional parameters a `-c` text or a
@@ -1020,10 +1046,12 @@ fn is_downloader(command: &Command) -> bool {
 /// Programs whose operands are only listed or described (their names,
 /// sizes, dates, kinds), never read for content: their arguments are no
 /// `read:` of a secret. `file` reads a few leading bytes to name a
-/// format, which shows nothing of a key. Whatever else they do (a write
-/// through a redirection, an effect) is found as for any program.
-const LISTS_NAMES_ONLY: [&str; 10] =
-    ["ls", "dir", "stat", "du", "tree", "test", "[", "file", "realpath", "readlink"];
+/// format, which shows nothing of a key. `ssh-keygen` shows of a private
+/// key only its public half or fingerprint, and writes the keys it makes
+/// (`files_written_by`). Whatever else they do (a write through a
+/// redirection, an effect) is found as for any program.
+const LISTS_NAMES_ONLY: [&str; 11] =
+    ["ls", "dir", "stat", "du", "tree", "test", "[", "file", "realpath", "readlink", "ssh-keygen"];
 
 /// Files a command writes, by its well-known options and positions.
 fn files_written_by(command: &Command) -> Vec<String> {
@@ -1055,6 +1083,19 @@ fn files_written_by(command: &Command) -> Vec<String> {
             .map(words::normalize_path)
             .collect(),
         "chmod" => Vec::new(),
+        // A key made, converted or given a new passphrase is written at
+        // `-f`, its public half beside it; `-l`, `-y`, `-e`, `-B` and
+        // `-Y` only read the key to print or sign.
+        "ssh-keygen"
+            if !command.flags.iter().any(|flag| {
+                !flag.starts_with("--")
+                    && flag
+                        .strip_prefix('-')
+                        .is_some_and(|letters| letters.contains(['l', 'y', 'e', 'B', 'Y']))
+            }) =>
+        {
+            after(&["-f"]).into_iter().flat_map(|key| [format!("{key}.pub"), key]).collect()
+        }
         // A tool's only argument is the file it writes, whatever its name
         // (`write_file Makefile`); among several, the path-like ones.
         program if code::is_file_writing_tool(program) => {

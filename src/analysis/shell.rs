@@ -716,6 +716,9 @@ fn pipeline(
         // Bash runs every stage in a subshell; zsh (a harness may run
         // the user's shell) runs the last in the shell itself, so what
         // the last changes is taken as in force after it.
+        // The first command a later stage records may be the one that
+        // reads the pipe (`… | xargs rm`): `xargs` waits for the text.
+        builder.stdin_piped = at > 0;
         if at < last {
             builder.in_subshell(Subshell::Copy, |builder| {
                 visit(builder, child, source, via, &mut stage)
@@ -723,6 +726,7 @@ fn pipeline(
         } else {
             visit(builder, child, source, via, &mut stage);
         }
+        builder.stdin_piped = false;
         if !stage.is_empty() {
             stages.push(stage);
         }

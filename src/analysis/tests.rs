@@ -334,6 +334,70 @@ fn runners_are_read_by_their_own_option_grammar() {
 }
 
 #[test]
+fn xargs_fed_known_text_runs_with_exactly_that_text() {
+    let runs = |hint: &str| {
+        let analysis = analyze(hint).unwrap();
+        let mut rm: Vec<String> = analysis
+            .commands
+            .iter()
+            .filter(|c| c.program == "rm")
+            .map(|c| c.positionals.join(" "))
+            .collect();
+        rm.sort();
+        rm
+    };
+    // The words the pipe carries, and nothing unknown besides.
+    assert_eq!(runs("echo a.o b.o | xargs rm -f"), ["a.o b.o"]);
+    assert_eq!(runs("echo ok | xargs busybox rm -f /tmp/t"), ["/tmp/t ok"]);
+    // With -I, one run per line, the line where the string stands.
+    assert_eq!(runs("printf '%s\\n' ~/a /etc | xargs -I{} rm -rf {}"), ["/etc", "~/a"]);
+    // Text not known (a file, a command's output) stays unknown.
+    assert_eq!(runs("cat list | xargs rm"), ["$(…)"]);
+    assert_eq!(runs("echo x | tr x y | xargs rm"), ["$(…)"]);
+    // One that is not its stage's own command still runs what it is given.
+    let nested = "echo ok | rm $(xargs shred -u)";
+    assert!(programs(nested).iter().any(|c| c.starts_with("shred")), "{:?}", programs(nested));
+    assert!(facts("seq 1 40 | sed 's/^/f/' | xargs -I{} rm {}").is_empty());
+    let many = format!("printf '%s\\n' {} | xargs -I{{}} rm {{}}", vec!["f"; 17].join(" "));
+    assert!(facts(&many).contains(&Fact::TooComplex), "{:?}", facts(&many));
+}
+
+#[test]
+fn a_tools_command_known_only_when_it_runs_needs_a_human() {
+    for hint in [
+        "kubectl $verb pod api",
+        "kubectl -n prod \"$verb\" pod api",
+        "terraform $action -auto-approve",
+        "aws s3 $op s3://prod --recursive",
+        "aws --region us-east-1 s3 $(cat op) s3://prod",
+        "docker $cmd -af",
+    ] {
+        assert!(facts(hint).contains(&Fact::EvalOfUnknownText), "{hint}: {:?}", facts(hint));
+    }
+    // Values after the command stay values.
+    for hint in [
+        "kubectl get pods -n $ns",
+        "aws --region $REGION s3 ls",
+        "terraform plan -var env=$ENV",
+        "docker run --rm $IMAGE",
+        "gh pr view $PR",
+    ] {
+        assert!(facts(hint).is_empty(), "{hint}: {:?}", facts(hint));
+    }
+}
+
+#[test]
+fn ssh_keygen_shows_no_private_key_and_writes_what_it_makes() {
+    let analysis = analyze("ssh-keygen -t ed25519 -N '' -f ~/.ssh/id_ed25519").unwrap();
+    assert!(analysis.reads.is_empty(), "{:?}", analysis.reads);
+    assert_eq!(analysis.writes, ["~/.ssh/id_ed25519", "~/.ssh/id_ed25519.pub"]);
+    for hint in ["ssh-keygen -lf ~/.ssh/id_rsa", "ssh-keygen -y -f ~/.ssh/id_rsa"] {
+        let analysis = analyze(hint).unwrap();
+        assert!(analysis.reads.is_empty() && analysis.writes.is_empty(), "{hint}: {analysis:?}");
+    }
+}
+
+#[test]
 fn wrappers_that_run_nothing_are_not_read_as_running() {
     // A syntax check, a script file with piped input, `command -v`.
     for hint in [
