@@ -566,11 +566,12 @@ impl Builder {
             );
         }
         let index = self.analysis.commands.len();
-        // A program that only lists names or metadata reads no content:
-        // `ls ~/.ssh` shows which keys exist, `cat` of one shows the key.
+        // A program that only lists names or changes metadata reads no
+        // content: `ls ~/.ssh` shows which keys exist and `chmod 600` of
+        // one guards it, `cat` of one shows the key.
         // A prefix wrapper's words are its command's, which reports its
         // own reads (`timeout 5 ls ~/.aws` lists, `sudo cat` reads).
-        let reads_content = !LISTS_NAMES_ONLY.contains(&command.program.as_str())
+        let reads_content = !READS_NO_CONTENT.contains(&command.program.as_str())
             && !executors::is_prefix_wrapper(&command.program);
         for argument in command.arguments().filter(|_| reads_content) {
             self.analysis.reads.push(argument.to_owned());
@@ -1043,15 +1044,36 @@ fn is_downloader(command: &Command) -> bool {
     executors::DOWNLOADERS.contains(&command.program.as_str())
 }
 
-/// Programs whose operands are only listed or described (their names,
-/// sizes, dates, kinds), never read for content: their arguments are no
-/// `read:` of a secret. `file` reads a few leading bytes to name a
-/// format, which shows nothing of a key. `ssh-keygen` shows of a private
-/// key only its public half or fingerprint, and writes the keys it makes
-/// (`files_written_by`). Whatever else they do (a write through a
+/// Programs whose operands are listed or described (their names, sizes,
+/// dates, kinds), made, entered or given other permissions, never read
+/// for content: their arguments are no `read:` of a secret (`chmod 600
+/// ~/.ssh/id_rsa` guards the key; `cd ~/.ssh` shows nothing). `file`
+/// reads a few leading bytes to name a format, which shows nothing of a
+/// key. `ssh-keygen` shows of a private key only its public half or
+/// fingerprint, and writes the keys it makes (`files_written_by`).
+/// Whatever else they do (a permissions change, a write through a
 /// redirection, an effect) is found as for any program.
-const LISTS_NAMES_ONLY: [&str; 11] =
-    ["ls", "dir", "stat", "du", "tree", "test", "[", "file", "realpath", "readlink", "ssh-keygen"];
+const READS_NO_CONTENT: [&str; 19] = [
+    "ls",
+    "dir",
+    "stat",
+    "du",
+    "tree",
+    "test",
+    "[",
+    "file",
+    "realpath",
+    "readlink",
+    "ssh-keygen",
+    "chmod",
+    "chown",
+    "chgrp",
+    "touch",
+    "mkdir",
+    "rmdir",
+    "cd",
+    "pushd",
+];
 
 /// Files a command writes, by its well-known options and positions.
 fn files_written_by(command: &Command) -> Vec<String> {

@@ -229,6 +229,12 @@ fn listing_names_reads_no_content_and_a_container_reads_what_it_mounts() {
     let reads = |hint: &str| analyze(hint).unwrap().reads;
     assert!(reads("ls -la ~/.ssh").is_empty());
     assert!(reads("test -f ~/.ssh/id_ed25519").is_empty());
+    // Guarding a key, making its folder or entering it shows nothing of it.
+    for hint in
+        ["chmod 600 ~/.ssh/id_rsa", "chown me ~/.ssh/id_ed25519", "mkdir -p ~/.ssh", "cd ~/.aws"]
+    {
+        assert!(reads(hint).is_empty(), "{hint}: {:?}", reads(hint));
+    }
     assert_eq!(reads("strings ~/.ssh/id_rsa"), ["~/.ssh/id_rsa"]);
     assert!(reads("docker run -v ~/.ssh:/k alpine sh").contains(&"~/.ssh".to_owned()));
     assert!(
