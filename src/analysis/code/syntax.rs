@@ -279,8 +279,14 @@ pub(super) fn read(builder: &mut Builder, dialect: Dialect, code: &str) -> bool 
     let Some(tree) = parse(dialect, code) else {
         return false;
     };
-    let mut reader =
-        Reader { builder, dialect, code, names: HashMap::new(), everything_of: Vec::new() };
+    let mut reader = Reader {
+        builder,
+        dialect,
+        code,
+        names: HashMap::new(),
+        everything_of: Vec::new(),
+        straight_line: !defines_code_that_runs_later(tree.root_node()),
+    };
     reader.walk(tree.root_node());
     !tree.root_node().has_error()
 }
@@ -292,6 +298,67 @@ fn parse(dialect: Dialect, code: &str) -> Option<tree_sitter::Tree> {
     parser.parse(code, None)
 }
 
+/// Syntax whose body runs later, when it is called: a function, a
+/// lambda, a method, a class, a Ruby block.
+const RUNS_LATER: [&str; 14] = [
+    "function_definition",
+    "lambda",
+    "class_definition",
+    "function_declaration",
+    "function_expression",
+    "arrow_function",
+    "method_definition",
+    "class_declaration",
+    "method",
+    "singleton_method",
+    "block",
+    "do_block",
+    "method_declaration",
+    "anonymous_function",
+];
+
+/// Whether the program holds code that runs later than it is written
+/// ([`RUNS_LATER`]): a call there may see a name bound after it.
+fn defines_code_that_runs_later(root: Node<'_>) -> bool {
+    let mut cursor = root.walk();
+    loop {
+        if RUNS_LATER.contains(&cursor.node().kind()) {
+            return true;
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return false;
+            }
+        }
+    }
+}
+
+/// Whether the statement `node` is at the top of the program, where
+/// statements run once each, in the order written: in a program with no
+/// code that runs later, a name it binds holds the new value from there
+/// on (`wipe = print` after `from shutil import rmtree as wipe`).
+/// Anywhere else (a branch, a loop) it may not run, so a name may hold
+/// either value.
+fn runs_once_in_order(node: Node<'_>) -> bool {
+    let mut parent = node.parent();
+    while let Some(enclosing) = parent {
+        if enclosing.parent().is_none() {
+            return true;
+        }
+        if !matches!(
+            enclosing.kind(),
+            "expression_statement" | "lexical_declaration" | "variable_declaration"
+        ) {
+            return false;
+        }
+        parent = enclosing.parent();
+    }
+    true
+}
+
 struct Reader<'b, 'c> {
     builder: &'b mut Builder,
     dialect: Dialect,
@@ -299,6 +366,9 @@ struct Reader<'b, 'c> {
     names: HashMap<String, Value>,
     /// Modules whose every name is bound (`from os import *`).
     everything_of: Vec<String>,
+    /// The program holds no code that runs later than it is written, so
+    /// a name bound at its top holds that value from there on.
+    straight_line: bool,
 }
 
 impl Reader<'_, '_> {
@@ -315,12 +385,17 @@ impl Reader<'_, '_> {
             }
             Shape::Bind { names, value } => {
                 let value = self.eval(value);
+                let replaces = self.straight_line && runs_once_in_order(node);
                 for (key, name) in names {
                     let bound = match key {
                         Some(key) => self.member(value.clone(), &key),
                         None => value.clone(),
                     };
-                    self.bind(name, bound);
+                    if replaces {
+                        self.names.insert(name, bound);
+                    } else {
+                        self.bind(name, bound);
+                    }
                 }
             }
             Shape::Import(pairs) => {

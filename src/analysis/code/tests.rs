@@ -38,6 +38,28 @@ fn python_deletions_resolve_imports_aliases_and_constants() {
 }
 
 #[test]
+fn a_name_bound_again_at_the_top_holds_its_new_value_unless_code_runs_later() {
+    // Straight-line code: the name is print from there on.
+    let rebound = "python3 -c 'from shutil import rmtree as wipe; wipe = print; wipe(\"/home/u\")'";
+    assert!(!runs(rebound, "rm -r -f /home/u"), "{:?}", commands(rebound));
+    let bound_to_delete =
+        "python3 -c 'from shutil import rmtree; wipe = print; wipe = rmtree; wipe(\"/home/u\")'";
+    assert!(runs(bound_to_delete, "rm -r -f /home/u"), "{:?}", commands(bound_to_delete));
+    // A branch may not run, and a function runs when called: the name may
+    // hold either value.
+    for hint in [
+        "python3 -c 'from shutil import rmtree as wipe\nif x:\n    wipe = print\nwipe(\"/home/u\")'",
+        "python3 -c 'from shutil import rmtree as wipe\ndef f():\n    wipe(\"/home/u\")\nwipe = print\nwipe(\"/home/v\")\nf()'",
+    ] {
+        assert!(
+            commands(hint).iter().any(|c| c.contains("/home/u") && c.starts_with("rm")),
+            "{hint}: {:?}",
+            commands(hint)
+        );
+    }
+}
+
+#[test]
 fn a_target_that_cannot_be_folded_is_unknown_not_silent() {
     let analysis = analyze("python3 -c 'import shutil, sys; shutil.rmtree(sys.argv[1])'").unwrap();
     let rm =
