@@ -325,6 +325,8 @@ RUNNERS_ORDINARY = [
     "fs__apply_patch {\"patch\":\"*** Begin Patch\\n*** Update File: src/app.py\\n@@\\n-x = 1\\n+x = 2\\n*** End Patch\"}",
     "github__create_issue {\"title\":\"env diff\",\"body\":\"--- a/.env\\n+++ b/.env\"}",
     "echo build/a.o build/b.o | xargs rm -f", "printf '%s\\n' dist coverage | xargs -I{} rm -rf {}",
+    # Guarding a key, making or entering its folder reads nothing of it.
+    "chmod 600 ~/.ssh/id_ed25519", "mkdir -p ~/.ssh && chmod 700 ~/.ssh", "cd ~/.aws && ls",
     # ssh-keygen shows a private key's public half only; a key made in a temp folder.
     "ssh-keygen -lf ~/.ssh/id_ed25519", "ssh-keygen -y -f ~/.ssh/id_rsa > /tmp/id_rsa.pub",
     "ssh-keygen -t ed25519 -N '' -f /tmp/test-keys/id_ed25519", "cat fixtures/id_rsa.pub",
