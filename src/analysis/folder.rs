@@ -24,7 +24,7 @@
 //!   resolved (its `*` is still everything in it).
 
 use super::{
-    Analysis, Command, Fact, MAX_COMMANDS, preview,
+    Analysis, Command, Effect, EffectKind, Fact, MAX_COMMANDS, preview,
     words::{RUN_TIME_VALUE, normalize_path},
 };
 
@@ -154,8 +154,16 @@ impl WorkingFolder {
 /// Rewrites and adds what the folder an action runs in changes.
 /// `scopes` holds the subshells and programs each command runs in
 /// (`Builder::in_subshell`), by index: a `cd` moves the commands after it
-/// in the same one or inside it.
-pub(super) fn resolve_in(analysis: &mut Analysis, scopes: &[Vec<u32>], start: &WorkingFolder) {
+/// in the same one or inside it. `redirections` are the files written
+/// through `>` and `>>`, each with the commands whose output goes there:
+/// one written after a `cd` is also written where it resolves (`cd /etc
+/// && echo x > hosts` writes `/etc/hosts`).
+pub(super) fn resolve_in(
+    analysis: &mut Analysis,
+    scopes: &[Vec<u32>],
+    redirections: &[(Vec<usize>, String)],
+    start: &WorkingFolder,
+) {
     let project = match start {
         WorkingFolder::In(project) => Some(project),
         _ => None,
@@ -191,6 +199,9 @@ pub(super) fn resolve_in(analysis: &mut Analysis, scopes: &[Vec<u32>], start: &W
         analysis.planted.extend(resolved);
     }
     let mut resolved = Vec::new();
+    // The folder each command runs in, where relative paths name
+    // something other than the project's.
+    let mut elsewhere_at: Vec<Option<String>> = vec![None; analysis.commands.len()];
     // The folder (and `pushd` stack) of each subshell or program the walk
     // is in, outermost first: one they end is left as it was before.
     let mut folders: Vec<(&[u32], String, Vec<String>)> = vec![(&[], start_folder, Vec::new())];
@@ -250,9 +261,35 @@ pub(super) fn resolve_in(analysis: &mut Analysis, scopes: &[Vec<u32>], start: &W
         if !elsewhere {
             continue;
         }
+        if let Some(slot) = elsewhere_at.get_mut(at) {
+            *slot = Some(folder.to_owned());
+        }
         if let Some(copy) = resolved_copy(command, folder) {
             resolved.push(copy);
         }
+    }
+    for (commands, path) in redirections {
+        // The folder of the last command whose output goes there.
+        let Some(folder) =
+            commands.iter().max().and_then(|&at| elsewhere_at.get(at)).cloned().flatten()
+        else {
+            continue;
+        };
+        if !is_relative(path) {
+            continue;
+        }
+        let there = normalize_path(&format!("{folder}/{path}"));
+        let overwritten: Vec<Effect> = analysis
+            .effects
+            .iter()
+            .filter(|effect| effect.kind == EffectKind::Overwrite && effect.target == *path)
+            .map(|effect| Effect { target: there.clone(), ..effect.clone() })
+            .collect();
+        analysis.effects.extend(overwritten);
+        if analysis.planted.contains(path) {
+            analysis.planted.push(there.clone());
+        }
+        analysis.writes.push(there);
     }
     for command in resolved {
         if analysis.commands.len() >= MAX_COMMANDS {
@@ -275,15 +312,17 @@ pub(super) fn resolve_in(analysis: &mut Analysis, scopes: &[Vec<u32>], start: &W
     }
 }
 
+/// Whether `word` is a path relative to the folder it is used in.
+fn is_relative(word: &str) -> bool {
+    !word.is_empty()
+        && !word.starts_with(['/', '~', '$', '-', '+'])
+        && !word.contains("://")
+        && !word.contains('=')
+}
+
 /// The command with its relative arguments resolved in `folder`, if any
 /// of them is relative.
 fn resolved_copy(command: &Command, folder: &str) -> Option<Command> {
-    let is_relative = |word: &str| {
-        !word.is_empty()
-            && !word.starts_with(['/', '~', '$', '-', '+'])
-            && !word.contains("://")
-            && !word.contains('=')
-    };
     if !command.positionals.iter().any(|p| is_relative(p)) {
         return None;
     }

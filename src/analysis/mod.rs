@@ -225,7 +225,7 @@ pub fn analyze_action(action: &Action<'_>) -> Result<Analysis, HintTooLong> {
 
 /// What a walked builder found, with its paths placed and its effects read.
 fn settle(mut builder: Builder, start: &WorkingFolder) -> Analysis {
-    folder::resolve_in(&mut builder.analysis, &builder.scopes, start);
+    folder::resolve_in(&mut builder.analysis, &builder.scopes, &builder.written_by, start);
     builder.finish();
     effects::find(&mut builder.analysis);
     builder.analysis

@@ -340,6 +340,23 @@ fn runners_are_read_by_their_own_option_grammar() {
 }
 
 #[test]
+fn a_redirection_after_cd_writes_where_it_resolves() {
+    let writes = |hint: &str| analyze(hint).unwrap().writes;
+    assert!(writes("cd /etc && echo x > hosts").contains(&"/etc/hosts".to_owned()));
+    assert!(
+        writes("cd ~/.ssh; echo k >> authorized_keys")
+            .contains(&"~/.ssh/authorized_keys".to_owned())
+    );
+    let overwritten = analyze("cd /etc && echo x > hosts").unwrap().effects;
+    assert!(
+        overwritten.iter().any(|e| e.kind == EffectKind::Overwrite && e.target == "/etc/hosts")
+    );
+    // In the project, and in a subshell that ended, it stays where it is.
+    assert_eq!(writes("cd src && echo x > out.txt"), ["out.txt"]);
+    assert_eq!(writes("(cd /etc); echo x > hosts"), ["hosts"]);
+}
+
+#[test]
 fn xargs_fed_known_text_runs_with_exactly_that_text() {
     let runs = |hint: &str| {
         let analysis = analyze(hint).unwrap();
