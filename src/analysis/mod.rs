@@ -379,9 +379,9 @@ pub(crate) struct Builder {
     /// The next command recorded reads a pipe from an earlier stage
     /// (`shell::pipeline` sets it for each later stage).
     stdin_piped: bool,
-    /// `xargs` and `parallel` reading a pipe, by index: what they run is
-    /// worked out once the stages before them are walked, with the text
-    /// those print when it is known (`executors::pipeline_text`).
+    /// `xargs` reading a pipe, by index: what it runs is worked out once
+    /// the stages before it are walked, with the text those print when it
+    /// is known (`executors::pipeline_text`).
     awaiting_input: Vec<usize>,
 }
 
@@ -671,8 +671,8 @@ impl Builder {
         }
     }
 
-    /// Walks what each `xargs` or `parallel` still waiting for its input
-    /// runs, that input not known.
+    /// Walks what each `xargs` still waiting for its input runs, that
+    /// input not known.
     pub(crate) fn unwrap_awaiting_input(&mut self) {
         for index in std::mem::take(&mut self.awaiting_input) {
             self.unwrap(index, false);
