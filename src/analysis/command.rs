@@ -13,6 +13,30 @@ use super::{
     words::{RUN_TIME_VALUE, normalize_path},
 };
 
+/// Command-line tools whose first words name what they do (`kubectl
+/// delete`, `aws s3 rb`, `gcloud compute instances delete`), with how
+/// many words do. git has its own reading (`executors::git`).
+const ACTION_WORDS: [(&str, usize); 18] = [
+    ("kubectl", 1),
+    ("oc", 1),
+    ("helm", 1),
+    ("terraform", 1),
+    ("tofu", 1),
+    ("pulumi", 1),
+    ("docker", 1),
+    ("podman", 1),
+    ("gh", 2),
+    ("aws", 2),
+    ("az", 2),
+    ("gcloud", 2),
+    ("heroku", 1),
+    ("flyctl", 1),
+    ("fly", 1),
+    ("vercel", 1),
+    ("npm", 1),
+    ("cargo", 1),
+];
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Command {
     /// The words as the program receives them.
@@ -296,6 +320,42 @@ impl Command {
     /// The first positional, for programs with subcommands.
     pub fn subcommand(&self) -> Option<&str> {
         self.positionals.first().map(String::as_str)
+    }
+
+    /// How many words name what a tool of [`ACTION_WORDS`] does.
+    pub fn action_depth(&self) -> Option<usize> {
+        ACTION_WORDS.iter().find(|(tool, _)| *tool == self.program).map(|&(_, depth)| depth)
+    }
+
+    /// The leading positionals that may name what a tool of
+    /// [`ACTION_WORDS`] does: as many as it has action words where its
+    /// option grammar is known; without it, a word after an option may be
+    /// the option's value (`kubectl -n prod delete`, `gh release -R o/r
+    /// delete`), so each option without `=` lets one more word be read.
+    /// Every positional after an early `--`, which leaves no way to tell.
+    pub fn action_words(&self) -> Option<&[String]> {
+        let depth = self.action_depth()?;
+        let mut count = depth;
+        if options::of(&self.program, None).is_none() {
+            let (mut left, mut seen) = (depth, 0);
+            for word in self.argv.iter().skip(1) {
+                if left == 0 {
+                    break;
+                }
+                match word.as_str() {
+                    "--" => {
+                        seen = self.positionals.len();
+                        break;
+                    }
+                    flag if flag.starts_with('-') && flag != "-" => {
+                        left += usize::from(!flag.contains('='));
+                    }
+                    _ => (seen, left) = (seen + 1, left - 1),
+                }
+            }
+            count = seen;
+        }
+        Some(self.positionals.get(..count).unwrap_or(&self.positionals))
     }
 
     /// The operations it is besides its program, as a policy names

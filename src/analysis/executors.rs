@@ -278,55 +278,12 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
     }
 }
 
-/// Command-line tools whose first words name what they do (`kubectl
-/// delete`, `aws s3 rb`, `gcloud compute instances delete`), with how
-/// many words do. git has its own reading (`git`).
-const ACTION_WORDS: [(&str, usize); 18] = [
-    ("kubectl", 1),
-    ("oc", 1),
-    ("helm", 1),
-    ("terraform", 1),
-    ("tofu", 1),
-    ("pulumi", 1),
-    ("docker", 1),
-    ("podman", 1),
-    ("gh", 2),
-    ("aws", 2),
-    ("az", 2),
-    ("gcloud", 2),
-    ("heroku", 1),
-    ("flyctl", 1),
-    ("fly", 1),
-    ("vercel", 1),
-    ("npm", 1),
-    ("cargo", 1),
-];
-
-/// A word naming what a tool of [`ACTION_WORDS`] does that is known only
-/// when it runs (`kubectl $verb pod x`, `terraform "$action"
-/// -auto-approve`): it may be the tool's most destructive command. With
-/// the tool's option grammar its positionals are exact; without it, a
-/// word after an option may be the option's value (`kubectl -n prod
-/// $verb`), so each such option lets one more word be read.
+/// A word naming what a tool does that is known only when it runs
+/// (`kubectl $verb pod x`, `terraform "$action" -auto-approve`): it may be
+/// the tool's most destructive command. git has its own reading (`git`).
 fn unknown_action_word(command: &Command) -> Option<&str> {
-    let &(_, depth) = ACTION_WORDS.iter().find(|(tool, _)| *tool == command.program)?;
     let unknown = |word: &str| is_run_time(word) || command.dynamic_args && word.contains('$');
-    if options::of(&command.program, None).is_some() {
-        return command.positionals.iter().take(depth).map(String::as_str).find(|w| unknown(w));
-    }
-    let mut left = depth;
-    for word in command.argv.iter().skip(1) {
-        match word.as_str() {
-            "--" => return None,
-            flag if flag.starts_with('-') => left += usize::from(!flag.contains('=')),
-            word if unknown(word) => return Some(word),
-            _ => left -= 1,
-        }
-        if left == 0 {
-            return None;
-        }
-    }
-    None
+    command.action_words()?.iter().map(String::as_str).find(|word| unknown(word))
 }
 
 /// bash's `coproc [NAME] COMMAND` at `index` (the reserved word, which the

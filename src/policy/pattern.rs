@@ -8,7 +8,9 @@
 //!   their short forms where the program means the same); the other words
 //!   are globs that the command's positional arguments must match in order,
 //!   others may come between and after (for git, the first is its
-//!   subcommand: `git push` does not match `git stash push`). In a
+//!   subcommand: `git push` does not match `git stash push`; for a tool
+//!   whose first words name what it does, the first is one of those:
+//!   `gh release delete` does not match `gh search prs release delete`). In a
 //!   positional glob that contains `/`, `*` stays within one path segment
 //!   and `**` crosses them; elsewhere `*` matches anything. The program
 //!   glob also sees the command's operation names (an MCP tool's own
@@ -82,6 +84,10 @@ struct CommandPattern {
     flag_prefixes: Vec<FlagPrefix>,
     /// Indices in the set's word `GlobSet`, in the order written.
     positionals: Vec<usize>,
+    /// How many positionals come before a bare `*` or `**`: those name a
+    /// tool's own command (`az devops * remove`: `devops`; `gcloud *
+    /// print-access-token`: none).
+    positionals_before_gap: usize,
 }
 
 /// A flag word with a `*` glued on (`-rf*`, the spec's `rm -rf*`): read as
@@ -509,6 +515,7 @@ fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern
         flag_globs: Vec::new(),
         flag_prefixes: Vec::new(),
         positionals: Vec::new(),
+        positionals_before_gap: usize::MAX,
     };
     let mut subcommand: Option<String> = None;
     let flags_of = |word: &str, subcommand: &Option<String>| {
@@ -516,6 +523,8 @@ fn command_pattern(source: &str, scratch: &mut Scratch) -> Result<CommandPattern
     };
     for word in words.get(1..).unwrap_or_default() {
         if *word == "*" || *word == "**" {
+            pattern.positionals_before_gap =
+                pattern.positionals_before_gap.min(pattern.positionals.len());
             continue;
         }
         refuse_shell_word(word)?;
@@ -734,10 +743,16 @@ impl PatternSet {
                 }
                 candidates.sort_unstable();
                 candidates.dedup();
+                let action_words = if command.program == "git" {
+                    Some((1, 1))
+                } else {
+                    command.action_depth().zip(command.action_words().map(<[String]>::len))
+                };
                 CommandWords {
                     programs,
                     candidates,
                     positionals,
+                    action_words,
                     positional_any,
                     flag_any,
                     value_any,
@@ -801,6 +816,12 @@ struct CommandWords {
     candidates: Vec<usize>,
     /// Each positional's entry in the word table.
     positionals: Vec<usize>,
+    /// For a program whose first words name what it does (git's
+    /// subcommand, a tool's action words, [`Command::action_words`]): how
+    /// many such words there are, and how many leading positionals may
+    /// be them. A pattern's first positionals, up to that many, must be
+    /// among those, in order.
+    action_words: Option<(usize, usize)>,
     /// Word globs some positional matches.
     positional_any: Bits,
     /// Word globs some flag matches ([`flag_words`]).
@@ -984,18 +1005,16 @@ impl Prepared<'_> {
         let matches =
             |argument: &usize, glob: usize| self.word_hits[*argument].binary_search(&glob).is_ok();
         let mut arguments = words.positionals.iter();
-        if command.program == "git"
-            && let Some(&first) = pattern.positionals.first()
-        {
-            if !arguments.next().is_some_and(|subcommand| matches(subcommand, first)) {
+        // `git push` is not `git stash push`, and `gh release delete` is
+        // not a search for those words (`gh search prs release delete`).
+        if let Some((depth, window)) = words.action_words {
+            let named = depth.min(pattern.positionals_before_gap).min(pattern.positionals.len());
+            let (leading, rest) = pattern.positionals.split_at(named);
+            let mut leading_words = arguments.by_ref().take(window);
+            if !leading.iter().all(|&wanted| leading_words.any(|a| matches(a, wanted))) {
                 return false;
             }
-            return pattern
-                .positionals
-                .get(1..)
-                .unwrap_or_default()
-                .iter()
-                .all(|&wanted| arguments.any(|a| matches(a, wanted)));
+            return rest.iter().all(|&wanted| arguments.any(|a| matches(a, wanted)));
         }
         pattern.positionals.iter().all(|&wanted| arguments.any(|a| matches(a, wanted)))
     }
@@ -1344,6 +1363,51 @@ mod tests {
                 "*mkfs*",
                 &["mkfs /dev/sda", "mkfs.ext4 /dev/sda1", "sudo mkfs.xfs -f /dev/sdb"],
                 &["lsblk", "echo mkfs"],
+            ),
+        ];
+        for (pattern, matching, other) in rows {
+            for hint in matching {
+                assert!(hit(pattern, hint), "'{pattern}' must match {hint}");
+            }
+            for hint in other {
+                assert!(!hit(pattern, hint), "'{pattern}' must not match {hint}");
+            }
+        }
+    }
+
+    /// A tool's first words name what it does: a pattern's first
+    /// positional is one of them, wherever options put them, unless a
+    /// bare `*` comes first.
+    #[test]
+    fn the_first_positional_is_the_tools_own_command() {
+        let rows: [(&str, &[&str], &[&str]); 5] = [
+            (
+                "gh release delete",
+                &["gh release delete v1", "gh release -R owner/app delete v1 --yes"],
+                &["gh search prs release delete --state open", "gh issue list --search release"],
+            ),
+            (
+                "kubectl delete",
+                &[
+                    "kubectl delete pod x",
+                    "kubectl -n prod delete pod x",
+                    "kubectl --context=prod delete ns x",
+                ],
+                &["kubectl get pods -o name delete", "kubectl logs delete"],
+            ),
+            (
+                "gcloud * print-access-token",
+                &[
+                    "gcloud auth print-access-token",
+                    "gcloud auth application-default print-access-token",
+                ],
+                &["gcloud config list print-access-token-is-a-word"],
+            ),
+            ("aws s3 rb", &["aws --profile dev s3 rb s3://x"], &["aws s3 ls rb"]),
+            (
+                "az devops * remove",
+                &["az devops user remove --user u", "az devops security group membership remove"],
+                &["az repos list devops remove"],
             ),
         ];
         for (pattern, matching, other) in rows {
