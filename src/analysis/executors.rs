@@ -864,8 +864,9 @@ fn fd(builder: &mut Builder, command: &Command) {
 /// tar's options that run a program, where tar would run it (the last of
 /// each given): `--to-command=CMD` through a shell when extracting to
 /// files; `-I PROG ARGS` (`--use-compress-program`) split into words, no
-/// shell; `--rsh-command` and `--rmt-command`, a program path, for a
-/// remote archive (`host:file`, not `--force-local`); the shell scripts
+/// shell; for a remote archive (`host:file`, not `--force-local`)
+/// `--rsh-command`, a program path, and `--rmt-command`, which the remote
+/// host's shell runs; the shell scripts
 /// of `-F` (`--info-script`, `--new-volume-script`) and every
 /// `--checkpoint-action=exec=CMD`. Old-style options without a dash
 /// (`tar xf a.tar`) are read as a cluster. `args` is argv without the
@@ -894,16 +895,20 @@ fn tar(builder: &mut Builder, command: &Command, args: &[String]) {
         );
         runs_unseen_input(builder, &direct, "tar -I");
     }
-    for flag in ["--rsh-command", "--rmt-command"] {
-        if let Some(program) = parsed.value(flag).filter(|_| remote) {
-            inner_command(
-                builder,
-                vec![program.to_owned()],
-                command,
-                command.dynamic_args,
-                Some(format!("tar {flag}")),
-            );
-        }
+    if let Some(program) = parsed.value("--rsh-command").filter(|_| remote) {
+        let program = vec![program.to_owned()];
+        inner_command(
+            builder,
+            program,
+            command,
+            command.dynamic_args,
+            Some("tar --rsh-command".into()),
+        );
+    }
+    // The remote shell the rsh program reaches parses it, as `ssh HOST
+    // CMD`'s command is read.
+    if let Some(text) = parsed.value("--rmt-command").filter(|_| remote) {
+        run_text(builder, command, text, "tar --rmt-command");
     }
     if let Some(script) = parsed.value("-F") {
         run_text(builder, command, script, "tar -F");

@@ -329,6 +329,7 @@ fn runners_are_read_by_their_own_option_grammar() {
         ("tar cf - . --checkpoint-action=exec='rm -rf ~'", "rm -f -r ~"),
         ("tar -I 'rm -rf ~' -cf a.tar .", "rm -f -r ~"),
         ("tar -cf backup:a.tar --rsh-command=/tmp/x .", "x"),
+        ("tar -cf backup:a.tar --rmt-command='rm -rf ~' .", "rm -f -r ~"),
         ("rsync -e 'rm -rf ~' a host:b", "rm -f -r ~"),
         ("docker run --rm -v /:/h -w /h alpine rm -rf ~", "rm -f -r ~"),
         ("kubectl exec -n prod -c app api -- rm -rf ~", "rm -f -r ~"),
@@ -444,6 +445,8 @@ fn wrappers_that_run_nothing_are_not_read_as_running() {
         "tar -tf a.tar --to-command='rm -rf ~'",
         "tar -xOf a.tar --to-command='rm -rf ~'",
         "tar -cf a.tar --rsh-command=/tmp/x .",
+        "tar -cf a.tar --rmt-command='rm -rf ~' .",
+        "tar --force-local -cf c:a.tar --rmt-command='rm -rf ~' .",
         "tar -cf a -F 'rm -rf ~' -F 'echo' .",
     ] {
         assert!(
