@@ -269,6 +269,11 @@ RUNNER_GRAMMAR = [
     # A private key by its ssh-keygen name, read wherever it lies; a key made over one in ~/.ssh.
     "od -c backup/id_ecdsa", "find /srv -name id_ed25519 -exec cat {} +", "base64 -w0 /opt/deploy/id_rsa",
     "ssh-keygen -q -t rsa -N '' -f ~/.ssh/id_rsa <<< y",
+    # A TLS or signing key by its usual names, in the project too; a tool's command past its options.
+    "openssl pkey -in deploy/tls/server.key -text", "python3 -c \"print(open('certs/privkey.pem').read())\"",
+    "xxd release/android.keystore", "gh release --repo acme/app delete v2.0.0 --yes",
+    # A remote archive's rmt command is run by the remote host's shell.
+    "tar -cf backup:src.tar --rmt-command='rm -rf ~' src",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -332,6 +337,8 @@ RUNNERS_ORDINARY = [
     # ssh-keygen shows a private key's public half only; a key made in a temp folder.
     "ssh-keygen -lf ~/.ssh/id_ed25519", "ssh-keygen -y -f ~/.ssh/id_rsa > /tmp/id_rsa.pub",
     "ssh-keygen -t ed25519 -N '' -f /tmp/test-keys/id_ed25519", "cat fixtures/id_rsa.pub",
+    # A certificate is no key; words searched for are not the tool's command.
+    "openssl x509 -in certs/ca.pem -noout -dates", "cat /tmp/report-*", "gh search issues release delete --repo acme/app",
     "node --require ./test/setup.js test/app.test.js", "coproc tail -f logs/dev.log", "command coproc git reset --hard", "perl -ne 'print if /unlink|truncate/' src/lib.pl", "perl -e 'unlink \"build/app.o\"'",
 ]
 
