@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::syntax::{Arg, Callee, Piece, Shape, fragments, text_of, unescape};
+use super::syntax::{Arg, Callee, Piece, Shape, fragments, parameter_names, text_of, unescape};
 
 pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
     let field = |name: &str| node.child_by_field_name(name);
@@ -27,6 +27,20 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
                 }
             }
             Shape::Call { callee: Callee::Expr(function), args }
+        }
+        "function_definition" | "method_declaration" | "anonymous_function" | "arrow_function" => {
+            let parameters = field("parameters");
+            let names = parameters
+                .map(|list| {
+                    parameter_names(
+                        list,
+                        code,
+                        &["variable_name"],
+                        &["default_value", "type", "attributes"],
+                    )
+                })
+                .unwrap_or_default();
+            Shape::Scope { parameters, names }
         }
         "assignment_expression" => match (field("left"), field("right")) {
             (Some(left), Some(value)) if left.kind() == "variable_name" => {

@@ -151,7 +151,46 @@ pub(super) enum Shape<'t> {
     Items(Vec<Node<'t>>),
     /// The same value as the one node it wraps (parentheses, `await`).
     Same(Node<'t>),
+    /// A function, lambda, method or block: inside it, `names` are its
+    /// parameters, whose values come from its caller. `parameters` (the
+    /// node declaring them, with their defaults) belongs to the enclosing
+    /// scope: defaults are computed there.
+    Scope {
+        parameters: Option<Node<'t>>,
+        names: Vec<String>,
+    },
     Other,
+}
+
+/// The names a parameter list binds: every node of a kind in `binding`
+/// (`identifier`, `variable_name`…) within `parameters`, except under a
+/// field in `not_bound` (a default value, a type, a destructured key).
+/// The walk is iterative and pays [`budget::work`] per node.
+pub(super) fn parameter_names(
+    parameters: Node<'_>,
+    code: &str,
+    binding: &[&str],
+    not_bound: &[&str],
+) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut pending = vec![parameters];
+    while let Some(node) = pending.pop() {
+        if !budget::work(1) {
+            break;
+        }
+        if binding.contains(&node.kind()) {
+            names.push(text_of(node, code).to_owned());
+            continue;
+        }
+        let mut cursor = node.walk();
+        for (at, child) in node.named_children(&mut cursor).enumerate() {
+            let field = u32::try_from(at).ok().and_then(|at| node.field_name_for_named_child(at));
+            if !field.is_some_and(|field| not_bound.contains(&field)) {
+                pending.push(child);
+            }
+        }
+    }
+    names
 }
 
 pub(super) enum Callee<'t> {
@@ -284,6 +323,7 @@ pub(super) fn read(builder: &mut Builder, dialect: Dialect, code: &str) -> bool 
         dialect,
         code,
         names: HashMap::new(),
+        scopes: Vec::new(),
         everything_of: Vec::new(),
         straight_line: !defines_code_that_runs_later(tree.root_node()),
     };
@@ -364,6 +404,10 @@ struct Reader<'b, 'c> {
     dialect: Dialect,
     code: &'c str,
     names: HashMap<String, Value>,
+    /// The functions the walk is inside, innermost last: the names each
+    /// binds (its parameters, then what its body assigns), which hide the
+    /// same names outside it.
+    scopes: Vec<HashMap<String, Value>>,
     /// Modules whose every name is bound (`from os import *`).
     everything_of: Vec<String>,
     /// The program holds no code that runs later than it is written, so
@@ -378,6 +422,10 @@ impl Reader<'_, '_> {
             return;
         }
         match self.dialect.shape(node, self.code) {
+            Shape::Scope { parameters, names } => {
+                self.scope(node, parameters, names);
+                return;
+            }
             Shape::Call { callee, args } => self.call(callee, &args),
             Shape::Shell(pieces) => {
                 let command = self.pieces(&pieces);
@@ -391,7 +439,7 @@ impl Reader<'_, '_> {
                         Some(key) => self.member(value.clone(), &key),
                         None => value.clone(),
                     };
-                    if replaces {
+                    if replaces && self.scopes.is_empty() {
                         self.names.insert(name, bound);
                     } else {
                         self.bind(name, bound);
@@ -419,7 +467,38 @@ impl Reader<'_, '_> {
         }
     }
 
+    /// The body of a function: its parameters hold values only its
+    /// callers know ([`Value::Unknown`]: calling one is no call of an
+    /// API, a path from one is known only when it runs), then its own
+    /// bindings. Its parameter list, defaults included, is read where
+    /// the function is defined.
+    fn scope(&mut self, node: Node<'_>, parameters: Option<Node<'_>>, names: Vec<String>) {
+        if let Some(parameters) = parameters {
+            self.walk(parameters);
+        }
+        self.scopes.push(names.into_iter().map(|name| (name, Value::Unknown)).collect());
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            if Some(child) != parameters {
+                self.walk(child);
+            }
+        }
+        self.scopes.pop();
+    }
+
+    /// A name bound where the walk is: in the innermost function, where
+    /// it hides the name outside from there on. It is also bound, as a
+    /// value the name may hold, at the top: a function may bind a global
+    /// (`global`, an undeclared JavaScript name) for the code that calls
+    /// it, and whatever may be the dangerous function must stay so.
     fn bind(&mut self, name: String, value: Value) {
+        if let Some(scope) = self.scopes.last_mut() {
+            let merged = match scope.remove(&name) {
+                Some(before) => before.merge(value.clone()),
+                None => value.clone(),
+            };
+            scope.insert(name.clone(), merged);
+        }
         let merged = match self.names.remove(&name) {
             Some(before) => before.merge(value),
             None => value,
@@ -486,6 +565,9 @@ impl Reader<'_, '_> {
     /// A name as bound here, or a global (a builtin, a class, a name a
     /// star import brought).
     fn lookup(&self, name: &str) -> Value {
+        if let Some(value) = self.scopes.iter().rev().find_map(|scope| scope.get(name)) {
+            return value.clone();
+        }
         if let Some(value) = self.names.get(name) {
             return value.clone();
         }

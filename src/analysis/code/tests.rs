@@ -328,3 +328,52 @@ fn code_loaded_by_a_name_known_only_when_it_runs_is_unknown() {
         assert!(!unknown(hint), "{hint}");
     }
 }
+
+/// Whether the hint deletes anything (`rm` or `rmdir`) under `path`.
+fn deletes(hint: &str, path: &str) -> bool {
+    commands(hint).iter().any(|c| c.starts_with("rm") && c.ends_with(path))
+}
+
+#[test]
+fn parameters_hide_the_names_outside_their_function() {
+    // Each hint calls a parameter (or a name its function binds) that
+    // shares its name with a deleting API outside: the caller decides
+    // what it is, so it is no deletion.
+    for hint in [
+        "python3 - <<'PY'\nfrom shutil import rmtree as wipe\ndef report(wipe):\n    wipe('/srv/a')\nreport(print)\nPY",
+        "python3 -c 'from shutil import rmtree as z\ndef f(x, *, z=None):\n    z(\"/srv/a\")'",
+        "python3 -c 'from shutil import rmtree as z\ndef f(*z):\n    z(\"/srv/a\")'",
+        "python3 -c 'from shutil import rmtree as z\nf = lambda z: z(\"/srv/a\")'",
+        "python3 -c 'import shutil as sh\ndef f(sh: object = None):\n    sh.rmtree(\"/srv/a\")'",
+        "python3 -c 'from shutil import rmtree as z\ndef f():\n    z = print\n    z(\"/srv/a\")'",
+        "node -e 'const {rmSync} = require(\"fs\"); function f(rmSync) { rmSync(\"/srv/a\") }'",
+        "node -e 'const fs = require(\"fs\"); const f = ({fs}) => fs.rmSync(\"/srv/a\")'",
+        "node -e 'const fs = require(\"fs\"); [1].map(fs => fs.rmSync(\"/srv/a\"))'",
+        "node -e 'const {rmSync: r} = require(\"fs\"); function f([r] = []) { r(\"/srv/a\") }'",
+        "ruby -e 'fu = FileUtils; def f(fu) fu.rm_rf(\"/srv/a\") end'",
+        "ruby -e 'fu = FileUtils; [1].each { |fu| fu.rm_rf(\"/srv/a\") }'",
+        "ruby -e 'fu = FileUtils; [1].each do |x, fu:| fu.rm_rf(\"/srv/a\") end'",
+        "php -r '$cmd = \"rm -rf /srv/a\"; function f($cmd) { system($cmd); }'",
+        "php -r '$cmd = \"rm -rf /srv/a\"; $f = fn($x, ...$cmd) => system($cmd);'",
+    ] {
+        assert!(!deletes(hint, "/srv/a"), "{hint}: {:?}", commands(hint));
+    }
+    // The alias outside the function, or in a function that does not
+    // bind the name, is still the API; so is a default computed outside.
+    for hint in [
+        "python3 -c 'from shutil import rmtree as wipe\ndef f(x):\n    wipe(\"/srv/a\")'",
+        "python3 -c 'from shutil import rmtree as wipe\ndef f(wipe):\n    pass\nwipe(\"/srv/a\")'",
+        "python3 -c 'from shutil import rmtree as wipe\ndef f(w=wipe(\"/srv/a\")):\n    pass'",
+        "python3 -c 'import shutil\ndef f(wipe):\n    if x:\n        wipe = shutil.rmtree\n    wipe(\"/srv/a\")'",
+        "python3 -c 'import shutil\ndef f():\n    global w\n    w = shutil.rmtree\nf()\nw(\"/srv/a\")'",
+        "node -e 'const {rmSync} = require(\"fs\"); function f(x) { rmSync(\"/srv/a\") }'",
+        "node -e 'const fs = require(\"fs\"); [1].map(x => fs.rmSync(\"/srv/a\"))'",
+        "ruby -e '[1].each { |x| FileUtils.rm_rf(\"/srv/a\") }'",
+        "php -r '$cmd = \"rm -rf /srv/a\"; $f = function($x) use ($cmd) { system($cmd); };'",
+    ] {
+        assert!(deletes(hint, "/srv/a"), "{hint}: {:?}", commands(hint));
+    }
+    // A parameter handed to a shell is text known only when it runs.
+    let unknown = analyze("python3 -c 'import os\ncmd = \"ls\"\ndef f(cmd):\n    os.system(cmd)'");
+    assert!(unknown.unwrap().has(Fact::EvalOfUnknownText));
+}
