@@ -21,6 +21,7 @@
 
 mod apis;
 mod javascript;
+mod perl;
 mod php;
 mod python;
 mod ruby;

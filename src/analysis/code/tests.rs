@@ -377,3 +377,41 @@ fn parameters_hide_the_names_outside_their_function() {
     let unknown = analyze("python3 -c 'import os\ncmd = \"ls\"\ndef f(cmd):\n    os.system(cmd)'");
     assert!(unknown.unwrap().has(Fact::EvalOfUnknownText));
 }
+
+#[test]
+fn perl_here_documents_pod_and_end_data_are_no_code() {
+    for hint in [
+        "perl <<'PERL'\nprint <<'DATA';\nopen(FH, '>', '/etc/shadow');\nDATA\nPERL",
+        "perl -e 'print <<\"X\", <<~Y;\nunlink \"/etc/passwd\";\nX\n  system(\"rm -rf /srv/a\");\n  Y\n'",
+        "perl -e 'my $t = <<END . \"x\";\n`rm -rf /srv/a`\nEND\n'",
+        "perl -e 'print 1;\n=pod\n\nunlink \"/etc/passwd\";\n\n=cut\nprint 2;\n'",
+        "perl -e 'print 1;\n__END__\nunlink \"/etc/passwd\";\n'",
+        "perl -e 'print 1;\n__DATA__\nsystem(\"rm -rf /srv/a\");\n'",
+    ] {
+        let analysis = analyze(hint).unwrap();
+        assert!(
+            !analysis.commands.iter().any(|c| c.program == "rm"),
+            "{hint}: {:?}",
+            commands(hint)
+        );
+        assert!(
+            !analysis.reads.iter().any(|r| r.starts_with("/etc/")),
+            "{hint}: {:?}",
+            analysis.reads
+        );
+        assert!(!analysis.writes.iter().any(|w| w.starts_with("/etc/")), "{hint}");
+    }
+    // Code after a terminator, POD's `=cut` or a here-document never
+    // ended is code; a string holding `__END__` ends nothing.
+    for hint in [
+        "perl -e 'print <<X;\nhi\nX\nunlink \"/etc/passwd\";\n'",
+        "perl -e 'print <<~X;\n  hi\n  X\nunlink \"/etc/passwd\";\n'",
+        "perl -e 'print 1;\n=head1 A\n=cut\nunlink \"/etc/passwd\";\n'",
+        "perl -e 'print <<X;\nunlink \"/etc/passwd\";\n'",
+        "perl -e 'my $s = q{\n__END__\n};\nunlink \"/etc/passwd\";\n'",
+        "perl -e 'my $x = 1\n=cut;\nunlink \"/etc/passwd\";\n'",
+        "perl -e 'print \"<<X\";\nunlink \"/etc/passwd\";\nX\n'",
+    ] {
+        assert!(runs(hint, "rm -f /etc/passwd"), "{hint}: {:?}", commands(hint));
+    }
+}

@@ -83,6 +83,16 @@ const HOME_IDIOMS: [&str; 10] = [
 /// What a piece of code in `language` does.
 pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
     let (code, lower) = with_home_read_as_tilde(code);
+    // Perl's here-documents, POD and `__END__` data are no code: calls
+    // are looked for in `lower`, where that data is blanked.
+    let (code, lower) = match language {
+        "perl" => {
+            let apart = super::perl::set_apart(&code);
+            let lower = blanked(&apart.code, &apart.data).to_ascii_lowercase();
+            (apart.code, lower)
+        }
+        _ => (code, lower),
+    };
     let code = code.as_str();
     let lower = lower.as_str();
     let index = Index::new(code);
@@ -105,7 +115,7 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
     }
     command_builders(builder, language, code, lower, &index);
     if code.contains('`') && matches!(language, "perl" | "ruby" | "php") {
-        for quoted in code.split('`').skip(1).step_by(2) {
+        for quoted in backticked(code, lower) {
             builder.shell_lenient(quoted, Some(language));
         }
     }
@@ -196,6 +206,33 @@ fn perl_file_calls(builder: &mut Builder, code: &str, lower: &str, index: &Index
             ));
         }
     }
+}
+
+/// The code with the bytes in `data` replaced by spaces: same offsets,
+/// nothing to find there.
+fn blanked(code: &str, data: &[std::ops::Range<usize>]) -> String {
+    let mut bytes = code.as_bytes().to_vec();
+    for range in data {
+        for byte in bytes.get_mut(range.clone()).unwrap_or_default() {
+            *byte = b' ';
+        }
+    }
+    // Data ranges lie between ASCII quotes, so whole characters are
+    // replaced; were one not, the code is read unblanked.
+    String::from_utf8(bytes).unwrap_or_else(|_| code.to_owned())
+}
+
+/// The text between each pair of backticks `lower` shows (data is
+/// blanked there), as `code` writes it.
+fn backticked<'c>(code: &'c str, lower: &str) -> Vec<&'c str> {
+    let ticks: Vec<usize> = lower.match_indices('`').map(|(at, _)| at).collect();
+    ticks
+        .chunks_exact(2)
+        .filter_map(|pair| match pair {
+            [open, close] => code.get(open + 1..*close),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The code with every home-directory idiom replaced by `"~"`, and its
