@@ -20,6 +20,7 @@
 //! where a network API is used is [`Fact::CodeSendsSecret`].
 
 mod apis;
+mod home;
 mod javascript;
 mod perl;
 mod php;

@@ -85,8 +85,13 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
             Shape::Name(text_of(node, code).trim_start_matches('\\').to_owned())
         }
         "subscript_expression" => match (node.named_child(0), node.named_child(1)) {
-            (Some(object), Some(key)) if key.kind() == "string" => {
-                Shape::Member(object, fragments(key, code, "string_content"))
+            // `$_SERVER['HOME']` and `$_SERVER["HOME"]` alike.
+            (Some(object), Some(key)) if matches!(key.kind(), "string" | "encapsed_string") => {
+                let mut name = fragments(key, code, "string_content");
+                if name.is_empty() {
+                    name = fragments(key, code, "string_value");
+                }
+                Shape::Member(object, name)
             }
             _ => Shape::Other,
         },

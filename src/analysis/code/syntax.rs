@@ -23,7 +23,7 @@ use std::collections::HashMap;
 
 use tree_sitter::Node;
 
-use super::{UNKNOWN, apis, text::looks_like_path};
+use super::{UNKNOWN, apis, home, text::looks_like_path};
 
 /// The text of a node.
 pub(super) fn text_of<'c>(node: Node<'_>, code: &'c str) -> &'c str {
@@ -266,7 +266,8 @@ impl Value {
         Self::Text { text: text.into(), known: true }
     }
 
-    /// The value as text, with whether it is known.
+    /// The value as text, with whether it is known; a `~` an expander
+    /// made is still [`home::EXPANDED`] (see [`Value::as_path`]).
     pub(super) fn as_text(&self) -> (String, bool) {
         match self {
             Self::Text { text, known } => (text.clone(), *known),
@@ -277,9 +278,22 @@ impl Value {
                     parts.iter().all(|(_, k)| *k),
                 )
             }
-            Self::Api(name) if apis::is_home(name) => ("~".into(), true),
+            Self::Api(name) if apis::is_home(name) => (home::EXPANDED.into(), true),
             Self::Api(_) | Self::Unknown => (UNKNOWN.into(), false),
         }
+    }
+
+    /// The value as a path a file API is given ([`home::for_file_api`]).
+    fn as_path(&self) -> (String, bool) {
+        let (text, known) = self.as_text();
+        (home::for_file_api(&text), known)
+    }
+
+    /// The value as text a shell or a program is given
+    /// ([`home::for_shell`]).
+    fn as_shell_text(&self) -> (String, bool) {
+        let (text, known) = self.as_text();
+        (home::for_shell(&text), known)
     }
 
     pub(super) fn concat(values: impl IntoIterator<Item = Value>) -> Value {
@@ -453,10 +467,11 @@ impl Reader<'_, '_> {
             }
             Shape::ImportAll(module) => self.everything_of.push(apis::canonical(&module)),
             Shape::Text(pieces) => {
+                // A literal alone may yet reach a shell: its `~` is home.
                 if let Value::Text { text, .. } = self.pieces(&pieces)
-                    && looks_like_path(&text)
+                    && looks_like_path(&home::for_shell(&text))
                 {
-                    self.builder.read(&text);
+                    self.builder.read(&home::for_shell(&text));
                 }
             }
             _ => {}
@@ -663,7 +678,7 @@ impl Reader<'_, '_> {
                     targets.extend(flatten(more));
                 }
                 for target in targets {
-                    let (target, known) = target.as_text();
+                    let (target, known) = target.as_path();
                     let mut argv: Vec<String> = program.split(' ').map(str::to_owned).collect();
                     argv.push(target);
                     self.builder.command(Command::new(argv, false, !known, Some(via.clone())));
@@ -703,9 +718,9 @@ impl Reader<'_, '_> {
             apis::Effect::Truncate { length_at } => {
                 let length = match positional.get(length_at) {
                     None => "0".to_owned(),
-                    Some(value) => value.as_text().0,
+                    Some(value) => value.as_shell_text().0,
                 };
-                let (target, known) = path.as_text();
+                let (target, known) = path.as_path();
                 self.write(&path);
                 self.builder.command(Command::new(
                     vec!["truncate".into(), "-s".into(), length, target],
@@ -755,7 +770,7 @@ impl Reader<'_, '_> {
             }
             apis::Effect::Eval => match path {
                 Value::Text { text, known: true } => {
-                    super::analyze(self.builder, self.dialect.name(), &text)
+                    super::analyze(self.builder, self.dialect.name(), &home::for_shell(&text))
                 }
                 _ => self.builder.fact(
                     Fact::EvalOfUnknownText,
@@ -767,7 +782,7 @@ impl Reader<'_, '_> {
 
     fn write(&mut self, path: &Value) {
         for target in flatten(path) {
-            self.builder.write(&target.as_text().0);
+            self.builder.write(&target.as_path().0);
         }
     }
 
@@ -776,7 +791,7 @@ impl Reader<'_, '_> {
     /// changes nothing.
     fn read(&mut self, path: &Value) {
         for source in flatten(path) {
-            let (text, _) = source.as_text();
+            let (text, _) = source.as_path();
             if !text.split(UNKNOWN).all(str::is_empty) {
                 self.builder.read(&text);
             }
@@ -790,7 +805,7 @@ impl Reader<'_, '_> {
             Value::Text { text, .. } if !text.trim().is_empty() && text != UNKNOWN => {
                 // The shell reads an unknown part as a value it cannot
                 // know, never as a program named `…`.
-                let script = text.replace(UNKNOWN, "$CODE_VALUE");
+                let script = home::for_shell(&text).replace(UNKNOWN, "$CODE_VALUE");
                 self.builder.shell_lenient(&script, Some(self.dialect.name()));
             }
             Value::List(items) => self.run_argv(&items, function),
@@ -803,7 +818,7 @@ impl Reader<'_, '_> {
 
     fn run_argv(&mut self, argv: &[Value], via: &str) {
         let words: Vec<(String, bool)> =
-            argv.iter().flat_map(flatten).map(|value| value.as_text()).collect();
+            argv.iter().flat_map(flatten).map(|value| value.as_shell_text()).collect();
         let Some((_, program_known)) = words.first() else {
             self.builder
                 .fact(Fact::EvalOfUnknownText, format!("{via} starts a program named at run time"));

@@ -80,7 +80,7 @@ fn writes_appends_and_truncation_are_reported() {
     );
     assert!(
         writes("python3 -c 'from pathlib import Path; Path(\"~/.bashrc\").write_text(\"x\")'")
-            .contains(&"~/.bashrc".to_owned())
+            .contains(&"./~/.bashrc".to_owned())
     );
     assert!(runs(
         "python3 -c 'import os; os.truncate(\"/var/log/syslog\", 0)'",
@@ -413,5 +413,83 @@ fn perl_here_documents_pod_and_end_data_are_no_code() {
         "perl -e 'print \"<<X\";\nunlink \"/etc/passwd\";\nX\n'",
     ] {
         assert!(runs(hint, "rm -f /etc/passwd"), "{hint}: {:?}", commands(hint));
+    }
+}
+
+#[test]
+fn a_tilde_written_in_code_is_home_only_where_it_is_expanded() {
+    // File APIs open `~` as a folder of that name in the working folder.
+    for (hint, file) in [
+        ("php -r \"file_put_contents('~/.bashrc', 'x');\"", "./~/.bashrc"),
+        ("python3 -c 'open(\"~/.profile\", \"a\").write(\"x\")'", "./~/.profile"),
+        ("node -e 'require(\"fs\").writeFileSync(\"~/.zshrc\", \"x\")'", "./~/.zshrc"),
+        ("ruby -e 'File.write(\"~\" + \"/.bashrc\", \"x\")'", "./~/.bashrc"),
+        ("python3 -c 'import os; open(os.path.abspath(\"~/.bashrc\"), \"w\")'", "./~/.bashrc"),
+    ] {
+        let written = writes(hint);
+        assert!(written.contains(&file.to_owned()), "{hint}: {written:?}");
+        assert!(!written.iter().any(|w| w.starts_with('~')), "{hint}: {written:?}");
+    }
+    assert!(runs("python3 -c 'import shutil; shutil.rmtree(\"~/x\")'", "rm -r -f ./~/x"));
+    // Expanders and home idioms reach home.
+    for hint in [
+        "python3 -c 'import os; open(os.path.expanduser(\"~/.bashrc\"), \"w\")'",
+        "python3 -c 'from pathlib import Path; Path(\"~/.bashrc\").expanduser().write_text(\"x\")'",
+        "python3 -c 'from pathlib import Path; (Path.home() / \".bashrc\").write_text(\"x\")'",
+        "python3 -c 'import os; open(os.environ[\"HOME\"] + \"/.bashrc\", \"w\")'",
+        "ruby -e 'File.write(File.expand_path(\"~/.bashrc\"), \"x\")'",
+        "ruby -e 'File.write(Dir.home + \"/.bashrc\", \"x\")'",
+        "node -e 'require(\"fs\").writeFileSync(require(\"os\").homedir() + \"/.bashrc\", \"x\")'",
+        "php -r 'file_put_contents(getenv(\"HOME\") . \"/.bashrc\", \"x\");'",
+        "php -r 'file_put_contents($_SERVER[\"HOME\"] . \"/.bashrc\", \"x\");'",
+    ] {
+        assert!(writes(hint).contains(&"~/.bashrc".to_owned()), "{hint}: {:?}", writes(hint));
+    }
+    // A shell expands it.
+    for hint in [
+        "python3 -c 'import os; os.system(\"rm -rf ~/x\")'",
+        "php -r 'system(\"rm -rf ~/x\");'",
+        "ruby -e '`rm -rf ~/x`'",
+        "node -e 'require(\"child_process\").execSync(\"rm -rf ~/x\")'",
+    ] {
+        assert!(runs(hint, "rm -rf ~/x"), "{hint}: {:?}", commands(hint));
+    }
+}
+
+#[test]
+fn constant_base64_is_decoded_as_each_language_decodes_it() {
+    // `c2VjcmV0cy9wcm9kLmtleQ` is `secrets/prod.key` without padding,
+    // which Ruby's decode64, PHP, Node and atob take.
+    for hint in [
+        "ruby -e \"require 'base64'; path = Base64.decode64('c2VjcmV0cy9wcm9kLmtleQ'); puts File.read(path)\"",
+        "php -r 'echo file_get_contents(base64_decode(\"c2VjcmV0cy9wcm9kLmtleQ\"));'",
+        "node -e 'require(\"fs\").readFileSync(Buffer.from(\"c2VjcmV0cy9wcm9kLmtleQ\", \"base64\").toString())'",
+        "node -e 'require(\"fs\").readFileSync(atob(\"c2VjcmV0cy9wcm9kLmtleQ==\"))'",
+        "python3 -c 'import base64; open(base64.b64decode(\"c2VjcmV0cy9wcm9kLmtleQ==\").decode())'",
+    ] {
+        assert!(reads(hint).contains(&"secrets/prod.key".to_owned()), "{hint}: {:?}", reads(hint));
+    }
+    // `cm0gLXJmIH4=` is `rm -rf ~`.
+    for hint in [
+        "python3 -c \"import base64,os; os.system(base64.b64decode('cm0gLXJmIH4=').decode())\"",
+        "ruby -e 'require \"base64\"; system(Base64.strict_decode64(\"cm0gLXJmIH4=\"))'",
+        "node -e 'require(\"child_process\").execSync(Buffer.from(\"cm0gLXJmIH4=\", \"base64\").toString())'",
+        "php -r 'shell_exec(base64_decode(\"cm0gLXJmIH4=\"));'",
+    ] {
+        assert!(runs(hint, "rm -rf ~"), "{hint}: {:?}", commands(hint));
+    }
+    // What the decoder refuses is unknown, never empty text: Python and
+    // strict_decode64 want padding; no decoder takes a stray character or
+    // a length of 4n+1.
+    for hint in [
+        "python3 -c \"import base64,os; os.system(base64.b64decode('cm0gLXJmIH4').decode())\"",
+        "ruby -e 'require \"base64\"; system(Base64.strict_decode64(\"cm0gLXJmIH4\"))'",
+        "php -r 'shell_exec(base64_decode(\"cm0g*LXJmIH4=\"));'",
+        "node -e 'require(\"child_process\").execSync(atob(\"cm0gL\"))'",
+        "php -r 'shell_exec(base64_decode(\"====\"));'",
+    ] {
+        let analysis = analyze(hint).unwrap();
+        assert!(analysis.has(Fact::EvalOfUnknownText), "{hint}: {:?}", commands(hint));
+        assert!(!runs(hint, "rm -rf ~"), "{hint}");
     }
 }
