@@ -41,6 +41,22 @@ pub(super) enum Effect {
     Eval,
 }
 
+impl Effect {
+    /// Whether the call opens, writes or deletes the files it is given
+    /// (rather than handing text to a shell, a program or `eval`).
+    pub(super) fn opens_files(self) -> bool {
+        matches!(
+            self,
+            Self::Delete(_)
+                | Self::Write
+                | Self::Read
+                | Self::Copy
+                | Self::Open { .. }
+                | Self::Truncate { .. }
+        )
+    }
+}
+
 const RM_RF: &str = "rm -r -f";
 const RM: &str = "rm -f";
 const RMDIR: &str = "rmdir";

@@ -10,6 +10,7 @@
 
 use std::ops::Range;
 
+use super::home;
 use crate::analysis::budget;
 
 /// Perl code with its here-documents as literals, POD and the data
@@ -18,6 +19,50 @@ use crate::analysis::budget;
 pub(super) struct SetApart {
     pub(super) code: String,
     pub(super) data: Vec<Range<usize>>,
+}
+
+/// Perl's globs of home as the literal of home they give:
+/// `glob('~/x')` and `glob("~/x")` hold [`home::EXPANDED`], and `<~/x>`
+/// is that literal.
+pub(super) fn home_globs(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut rest = code;
+    while let Some(at) = rest.find(['g', '<']) {
+        let (before, from) = rest.split_at(at);
+        out.push_str(before);
+        let glob = ["glob('~", "glob(\"~", "glob ('~", "glob (\"~"]
+            .iter()
+            .find(|glob| from.starts_with(**glob));
+        if let Some(glob) = glob {
+            out.push_str(glob.get(..glob.len() - 1).unwrap_or_default());
+            out.push_str(home::EXPANDED);
+            rest = from.get(glob.len()..).unwrap_or_default();
+            continue;
+        }
+        // `<~/x>`: a file glob, no whitespace inside.
+        let angle = from
+            .strip_prefix("<~")
+            .and_then(|inside| inside.find('>').map(|close| (inside, close)))
+            .filter(|(inside, close)| {
+                inside.get(..*close).is_some_and(|path| !path.contains(char::is_whitespace))
+            });
+        match angle {
+            Some((inside, close)) => {
+                out.push('"');
+                out.push_str(home::EXPANDED);
+                out.push_str(inside.get(..close).unwrap_or_default());
+                out.push('"');
+                rest = inside.get(close + 1..).unwrap_or_default();
+            }
+            None => {
+                let next = from.chars().next().map_or(1, char::len_utf8);
+                out.push_str(from.get(..next).unwrap_or_default());
+                rest = from.get(next..).unwrap_or_default();
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A here-document waiting for its body: the terminator and whether it

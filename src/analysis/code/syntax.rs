@@ -19,7 +19,7 @@
 //! [`budget::work`] per node, and folding pays [`budget::produce`] for
 //! the text it builds.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use tree_sitter::Node;
 
@@ -338,6 +338,8 @@ pub(super) fn read(builder: &mut Builder, dialect: Dialect, code: &str) -> bool 
         code,
         names: HashMap::new(),
         scopes: Vec::new(),
+        file_arguments: HashSet::new(),
+        inside_file_argument: 0,
         everything_of: Vec::new(),
         straight_line: !defines_code_that_runs_later(tree.root_node()),
     };
@@ -422,6 +424,11 @@ struct Reader<'b, 'c> {
     /// binds (its parameters, then what its body assigns), which hide the
     /// same names outside it.
     scopes: Vec<HashMap<String, Value>>,
+    /// The argument nodes of calls that open files (by node id): a
+    /// literal there is the path as the call reads it, not a bare one.
+    file_arguments: HashSet<usize>,
+    /// How many such arguments the walk is inside.
+    inside_file_argument: usize,
     /// Modules whose every name is bound (`from os import *`).
     everything_of: Vec<String>,
     /// The program holds no code that runs later than it is written, so
@@ -431,6 +438,13 @@ struct Reader<'b, 'c> {
 
 impl Reader<'_, '_> {
     fn walk(&mut self, node: Node<'_>) {
+        let file_argument = self.file_arguments.contains(&node.id());
+        self.inside_file_argument += usize::from(file_argument);
+        self.walk_node(node);
+        self.inside_file_argument -= usize::from(file_argument);
+    }
+
+    fn walk_node(&mut self, node: Node<'_>) {
         let Some(_level) = budget::nest() else { return };
         if !budget::work(1) {
             return;
@@ -468,7 +482,9 @@ impl Reader<'_, '_> {
             Shape::ImportAll(module) => self.everything_of.push(apis::canonical(&module)),
             Shape::Text(pieces) => {
                 // A literal alone may yet reach a shell: its `~` is home.
+                // One a file API is given was read as that API reads it.
                 if let Value::Text { text, .. } = self.pieces(&pieces)
+                    && self.inside_file_argument == 0
                     && looks_like_path(&home::for_shell(&text))
                 {
                     self.builder.read(&home::for_shell(&text));
@@ -637,8 +653,8 @@ impl Reader<'_, '_> {
         }
     }
 
-    fn call(&mut self, callee: Callee<'_>, args: &[Arg<'_>]) {
-        let mut args = self.args(args);
+    fn call(&mut self, callee: Callee<'_>, nodes: &[Arg<'_>]) {
+        let mut args = self.args(nodes);
         let function = match self.callee(&callee) {
             Some(function) => function,
             None => {
@@ -652,6 +668,9 @@ impl Reader<'_, '_> {
         let Some(effect) = apis::effect(&function) else {
             return;
         };
+        if effect.opens_files() {
+            self.file_arguments.extend(nodes.iter().map(|arg| arg.value.id()));
+        }
         self.report(&function, effect, &args);
     }
 

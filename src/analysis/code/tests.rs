@@ -431,6 +431,19 @@ fn a_tilde_written_in_code_is_home_only_where_it_is_expanded() {
         assert!(!written.iter().any(|w| w.starts_with('~')), "{hint}: {written:?}");
     }
     assert!(runs("python3 -c 'import shutil; shutil.rmtree(\"~/x\")'", "rm -r -f ./~/x"));
+    // Read where it is, not in home; a literal no API is given may yet
+    // reach a shell, so it is home's.
+    for (hint, file) in [
+        ("php -r \"echo file_get_contents('~/.ssh/id_rsa');\"", "./~/.ssh/id_rsa"),
+        ("python3 -c 'print(open(\"~/.ssh/id_rsa\").read())'", "./~/.ssh/id_rsa"),
+        ("python3 -c 'p = \"~/.ssh/id_rsa\"'", "~/.ssh/id_rsa"),
+    ] {
+        // The shell reads the code argument as a word, which may hold no
+        // space; the code reads its one file.
+        let read: Vec<String> =
+            files_read(hint).into_iter().filter(|read| !read.contains('(')).collect();
+        assert_eq!(read, vec![file.to_owned()], "{hint}");
+    }
     // Expanders and home idioms reach home.
     for hint in [
         "python3 -c 'import os; open(os.path.expanduser(\"~/.bashrc\"), \"w\")'",
@@ -492,4 +505,38 @@ fn constant_base64_is_decoded_as_each_language_decodes_it() {
         assert!(analysis.has(Fact::EvalOfUnknownText), "{hint}: {:?}", commands(hint));
         assert!(!runs(hint, "rm -rf ~"), "{hint}");
     }
+}
+
+#[test]
+fn perl_opens_a_written_tilde_as_a_folder_and_an_expanded_one_as_home() {
+    for (hint, file) in [
+        ("perl -e \"open(my \\$fh, '>', '~/.bashrc')\"", "./~/.bashrc"),
+        ("perl -e \"open(FH, '>>~/.profile')\"", "./~/.profile"),
+        ("perl -e \"open(FH, '>', glob('~/.bashrc'))\"", "~/.bashrc"),
+        ("perl -e \"open FH, '>', \\$ENV{HOME} . '/.bashrc'\"", "~/.bashrc"),
+        ("perl -e 'open(FH, \">\", <~/.bashrc>)'", "~/.bashrc"),
+        ("perl -e \"open(FH, '+<', '/etc/motd')\"", "/etc/motd"),
+    ] {
+        assert!(writes(hint).contains(&file.to_owned()), "{hint}: {:?}", writes(hint));
+        assert!(
+            !writes(hint)
+                .iter()
+                .chain(&reads(hint))
+                .any(|p| p.starts_with('~') && file.starts_with('.')),
+            "{hint}: {:?} {:?}",
+            writes(hint),
+            reads(hint)
+        );
+    }
+    assert!(runs("perl -e \"unlink '~/.bashrc'\"", "rm -f ./~/.bashrc"));
+    assert!(
+        reads("perl -e \"open(FH, '<', '~/.ssh/id_rsa')\"").contains(&"./~/.ssh/id_rsa".to_owned())
+    );
+    // A shell expands it; so do PowerShell's providers.
+    assert!(runs("perl -e \"system('rm -rf ~/x')\"", "rm -rf ~/x"));
+    assert!(runs("perl -e 'print `rm -rf ~/x`'", "rm -rf ~/x"));
+    assert!(
+        runs("pwsh -c 'Remove-Item -Recurse ~/x'", "rm -r -f ~/x")
+            || commands("pwsh -c 'Remove-Item -Recurse ~/x'").iter().any(|c| c.ends_with(" ~/x"))
+    );
 }
