@@ -7,9 +7,16 @@
 //! Names are resolved as the code binds them: imports and their aliases
 //! (`from shutil import rmtree as wipe`, `const {rmSync: r} =
 //! require('node:fs')`), star imports, and assignments of a function or
-//! module to a name. Strings are folded where they are constant: literal
-//! concatenation, f-strings and template literals over known names,
-//! names assigned a constant, path joins, home-directory idioms (`~`). A
+//! module to a name. Inside a function, lambda, method or block its
+//! parameters (defaults, rest and keyword parameters, destructured
+//! names) and what its body binds hide the same names outside
+//! ([`Shape::Scope`]): a parameter's value is its caller's, unknown
+//! here, and calling it calls no API; what the body binds is also a
+//! value the name may hold outside (a function may bind a global).
+//! Strings are folded where they are constant: literal concatenation,
+//! f-strings and template literals over known names, names assigned a
+//! constant, path joins, base64 decoded by the language's decoders,
+//! home-directory idioms (`~`, as `home` tells where it is home). A
 //! name bound twice keeps whatever may be a function (it may be the
 //! dangerous one), and two different strings become unknown. What cannot
 //! be folded is [`super::UNKNOWN`], so a dangerous call on it needs a

@@ -15,7 +15,12 @@
 //!   written when it is handed to a writing call.
 //!
 //! Home-directory idioms (`expanduser("~")`, `Path.home()`, `os.homedir()`,
-//! `$ENV{HOME}`, `process.env.HOME`…) read as `~`.
+//! `$ENV{HOME}`, `process.env.HOME`, Perl's `glob('~…')` and `<~…>`) read
+//! as home; a `~` written in a literal is home where a shell gets it and a
+//! folder of that name where a file call opens it (`home`), except in
+//! PowerShell, R and Tcl, whose file calls expand it. Perl's `open` is
+//! read by its mode, and its here-documents, POD and `__END__` data are
+//! set apart as data first (`perl`).
 
 use super::home;
 use crate::analysis::{Builder, Command, Fact, budget, preview, words::quote_words};
