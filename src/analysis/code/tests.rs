@@ -287,6 +287,17 @@ fn hostile_code_is_bounded_and_does_not_panic() {
     let _ = analyze(odd);
     let php = format!("php -r '{}'", "$a = $a . $a; ".repeat(400));
     let _ = analyze(&php);
+    let lambdas = format!("python3 -c 'f = {}0'", "lambda x: ".repeat(3_000));
+    let _ = analyze(&lambdas);
+    for perl in [
+        "perl -e 'print <<\"\n'",
+        "perl -e 'print <<~\u{e9}\u{e9};\n\u{1F600}\n \u{e9}\u{e9}\n=\n<~\n'",
+        "perl -e 'print << <<A <<\"B\" <<~C;\nA\nB\n'",
+    ] {
+        let _ = analyze(perl);
+    }
+    let heredocs = format!("perl -e '{}'", "print <<X;\nx\n".repeat(2_000));
+    let _ = analyze(&heredocs);
 }
 
 #[test]
