@@ -517,8 +517,9 @@ fn split_fields(pieces: &[(char, Quoting)], ifs: &str, words: &mut Vec<String>) 
 /// A path as the policy compares it: `$HOME`/`${HOME}` already `~`, a
 /// Windows form in POSIX form (`windows_form`: `C:\Users\x` is
 /// `/Users/x`, `%USERPROFILE%\.ssh` is `~/.ssh`), repeated and trailing
-/// slashes dropped, `.` segments removed and `..` resolved where it does
-/// not climb above the start.
+/// slashes dropped, `.` segments removed (but the one before a `~` that
+/// is no home, `./~/x`) and `..` resolved where it does not climb above
+/// the start.
 pub fn normalize_path(path: &str) -> String {
     let windows = windows_form(path);
     let path = windows.as_deref().unwrap_or(path);
@@ -551,6 +552,10 @@ pub fn normalize_path(path: &str) -> String {
     match (absolute, joined.is_empty()) {
         (true, _) => format!("/{joined}"),
         (false, true) => ".".to_owned(),
+        // Only a leading `~` is home: `./~/x` is a folder named `~`.
+        (false, false) if joined.starts_with('~') && !path.starts_with('~') => {
+            format!("./{joined}")
+        }
         (false, false) => joined,
     }
 }

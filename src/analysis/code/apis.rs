@@ -6,7 +6,7 @@
 //! a name means the same wherever it is found, and a language's builtins
 //! do not collide with another's modules.
 
-use super::syntax::Value;
+use super::{home, syntax::Value};
 
 /// What a call does, with the argument it does it to first (or named
 /// `path`, `file`…).
@@ -39,6 +39,22 @@ pub(super) enum Effect {
     Exec,
     /// Evaluates its argument as code of the same language.
     Eval,
+}
+
+impl Effect {
+    /// Whether the call opens, writes or deletes the files it is given
+    /// (rather than handing text to a shell, a program or `eval`).
+    pub(super) fn opens_files(self) -> bool {
+        matches!(
+            self,
+            Self::Delete(_)
+                | Self::Write
+                | Self::Read
+                | Self::Copy
+                | Self::Open { .. }
+                | Self::Truncate { .. }
+        )
+    }
 }
 
 const RM_RF: &str = "rm -r -f";
@@ -278,7 +294,7 @@ pub(super) fn returns(function: &str, args: &[(Option<String>, Value)]) -> Value
             Value::Text { text, known: true } => Value::Api(canonical(&text)),
             _ => Value::Unknown,
         },
-        "Path.home" | "os.homedir" | "Dir.home" => Value::text("~"),
+        "Path.home" | "os.homedir" | "Dir.home" => Value::text(home::EXPANDED),
         // A new folder in the temp folder (or in `dir`, when given): the
         // name is made when it runs, the place is known.
         "tempfile.mkdtemp" | "tempfile.mktemp" => {
@@ -293,19 +309,25 @@ pub(super) fn returns(function: &str, args: &[(Option<String>, Value)]) -> Value
         }
         "os.getenv" | "os.environ.get" | "php.getenv" | "ENV.fetch" | "Deno.env.get" => {
             match first() {
-                Value::Text { text, .. } if text == "HOME" => Value::text("~"),
+                Value::Text { text, .. } if text == "HOME" => Value::text(home::EXPANDED),
                 _ => Value::Unknown,
             }
         }
-        "Path" | "os.path.expanduser" | "os.path.abspath" | "os.path.realpath"
-        | "os.path.normpath" | "str" | "File.expand_path" | "Pathname.new" | "path.normalize"
-        | "php.realpath" => first(),
-        "Path.expanduser" | "Path.resolve" | "Path.absolute" => first(),
+        // The expanders: a leading `~` is home (see `home`).
+        "os.path.expanduser" | "File.expand_path" | "Path.expanduser" | "text.expanduser" => {
+            match first() {
+                Value::Text { text, known } => Value::Text { text: home::expanded(&text), known },
+                other => other,
+            }
+        }
+        "Path" | "os.path.abspath" | "os.path.realpath" | "os.path.normpath" | "str"
+        | "Pathname.new" | "path.normalize" | "php.realpath" => first(),
+        "Path.resolve" | "Path.absolute" => first(),
         // Methods of text (`text.NAME`, the text first) that give the
         // text again (bytes decoded or encoded, a path made absolute),
         // trimmed, or joined.
         "text.decode" | "text.encode" | "text.toString" | "text.to_s" | "text.to_str"
-        | "text.expanduser" | "text.resolve" | "text.absolute" => first(),
+        | "text.resolve" | "text.absolute" => first(),
         "text.strip" | "text.rstrip" | "text.lstrip" | "text.trim" | "text.trimEnd"
         | "text.trimStart" | "text.chomp" => match first() {
             Value::Text { text, known } => Value::Text { text: text.trim().to_owned(), known },
@@ -329,16 +351,15 @@ pub(super) fn returns(function: &str, args: &[(Option<String>, Value)]) -> Value
         | "base64.standard_b64decode"
         | "base64.urlsafe_b64decode"
         | "base64.decodebytes"
-        | "Base64.decode64"
-        | "Base64.strict_decode64"
-        | "Base64.urlsafe_decode64"
-        | "php.base64_decode"
-        | "atob" => base64_decoded(first()),
+        | "Base64.strict_decode64" => base64_decoded(first(), Padding::Required),
+        "Base64.decode64" | "Base64.urlsafe_decode64" | "php.base64_decode" | "atob" => {
+            base64_decoded(first(), Padding::Optional)
+        }
         // `Buffer.from(text)` is the text; with `'base64'`, its decoding.
         "Buffer.from" => match args.get(1) {
             None => first(),
             Some((_, Value::Text { text, .. })) if text.starts_with("base64") => {
-                base64_decoded(first())
+                base64_decoded(first(), Padding::Optional)
             }
             Some(_) => Value::Unknown,
         },
@@ -357,12 +378,31 @@ pub(super) fn returns(function: &str, args: &[(Option<String>, Value)]) -> Value
     }
 }
 
-/// Constant base64 text decoded; anything else is unknown.
-fn base64_decoded(encoded: Value) -> Value {
+/// Whether a base64 decoder refuses text whose length is no multiple
+/// of four (Python's `b64decode`, Ruby's `strict_decode64`) or decodes
+/// it as if padded (Ruby's `decode64`, PHP, Node, `atob`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Padding {
+    Required,
+    Optional,
+}
+
+/// Constant base64 text decoded, as the language's decoder would: text
+/// it refuses (a character outside base64, a length it cannot have, a
+/// decoding that is no UTF-8 or nothing at all from something) is
+/// unknown, never empty, and the decoding pays [`budget::produce`].
+fn base64_decoded(encoded: Value, padding: Padding) -> Value {
     let Value::Text { text, known: true } = encoded else {
         return Value::Unknown;
     };
+    let length = text.bytes().filter(|byte| !byte.is_ascii_whitespace()).count();
+    let data = text.bytes().filter(|byte| !byte.is_ascii_whitespace() && *byte != b'=').count();
+    let refused = data % 4 == 1 || padding == Padding::Required && length % 4 != 0;
+    if refused || !crate::analysis::budget::produce(text.len()) {
+        return Value::Unknown;
+    }
     crate::analysis::words::base64_bytes(&text)
+        .filter(|bytes| !bytes.is_empty() || text.is_empty())
         .and_then(|bytes| String::from_utf8(bytes).ok())
         .map_or(Value::Unknown, Value::text)
 }

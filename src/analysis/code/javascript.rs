@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::syntax::{Arg, Callee, Piece, Shape, fragments, text_of, unescape};
+use super::syntax::{Arg, Callee, Piece, Shape, fragments, parameter_names, text_of, unescape};
 
 pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
     let field = |name: &str| node.child_by_field_name(name);
@@ -22,6 +22,26 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
                 );
             }
             Shape::Call { callee: Callee::Expr(function), args }
+        }
+        "function_declaration"
+        | "function_expression"
+        | "generator_function_declaration"
+        | "generator_function"
+        | "arrow_function"
+        | "method_definition" => {
+            // An arrow's one bare parameter is its `parameter`.
+            let parameters = field("parameters").or_else(|| field("parameter"));
+            let names = parameters
+                .map(|list| {
+                    parameter_names(
+                        list,
+                        code,
+                        &["identifier", "shorthand_property_identifier_pattern"],
+                        &["right", "key"],
+                    )
+                })
+                .unwrap_or_default();
+            Shape::Scope { parameters, names }
         }
         "variable_declarator" | "assignment_expression" => {
             let (Some(name), Some(value)) = (

@@ -13,14 +13,18 @@
 //! strings resolved (`syntax`). Perl and every other language are read
 //! lexically for well-known call names (`text`): tree-sitter-perl 1.1.2
 //! loses arguments of ordinary calls (`system 'rm', '-rf', $x` keeps two),
-//! so it would read less than the lexical reader. Code a grammar cannot
-//! parse cleanly is read both ways.
+//! so it would read less than the lexical reader; its here-documents, POD
+//! and `__END__` data are set apart first (`perl`). Code a grammar cannot
+//! parse cleanly is read both ways. Where `~` is home follows how each
+//! language opens files (`home`).
 //!
 //! For every language: `fork` in a loop is a fork bomb, and secrets read
 //! where a network API is used is [`Fact::CodeSendsSecret`].
 
 mod apis;
+mod home;
 mod javascript;
+mod perl;
 mod php;
 mod python;
 mod ruby;

@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::syntax::{Arg, Callee, Piece, Shape, fragments, text_of, unescape};
+use super::syntax::{Arg, Callee, Piece, Shape, fragments, parameter_names, text_of, unescape};
 
 pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
     let field = |name: &str| node.child_by_field_name(name);
@@ -27,6 +27,20 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
                 }
             }
             Shape::Call { callee: Callee::Expr(function), args }
+        }
+        "function_definition" | "method_declaration" | "anonymous_function" | "arrow_function" => {
+            let parameters = field("parameters");
+            let names = parameters
+                .map(|list| {
+                    parameter_names(
+                        list,
+                        code,
+                        &["variable_name"],
+                        &["default_value", "type", "attributes"],
+                    )
+                })
+                .unwrap_or_default();
+            Shape::Scope { parameters, names }
         }
         "assignment_expression" => match (field("left"), field("right")) {
             (Some(left), Some(value)) if left.kind() == "variable_name" => {
@@ -71,8 +85,13 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
             Shape::Name(text_of(node, code).trim_start_matches('\\').to_owned())
         }
         "subscript_expression" => match (node.named_child(0), node.named_child(1)) {
-            (Some(object), Some(key)) if key.kind() == "string" => {
-                Shape::Member(object, fragments(key, code, "string_content"))
+            // `$_SERVER['HOME']` and `$_SERVER["HOME"]` alike.
+            (Some(object), Some(key)) if matches!(key.kind(), "string" | "encapsed_string") => {
+                let mut name = fragments(key, code, "string_content");
+                if name.is_empty() {
+                    name = fragments(key, code, "string_value");
+                }
+                Shape::Member(object, name)
             }
             _ => Shape::Other,
         },

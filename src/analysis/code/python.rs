@@ -3,7 +3,7 @@
 use tree_sitter::Node;
 
 use super::syntax::{
-    Callee, KeywordArgument, Piece, Shape, arguments, fragments, text_of, unescape,
+    Callee, KeywordArgument, Piece, Shape, arguments, fragments, parameter_names, text_of, unescape,
 };
 
 pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
@@ -21,6 +21,13 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
                 })
                 .unwrap_or_default();
             Shape::Call { callee: Callee::Expr(function), args }
+        }
+        "function_definition" | "lambda" => {
+            let parameters = field("parameters");
+            let names = parameters
+                .map(|list| parameter_names(list, code, &["identifier"], &["value", "type"]))
+                .unwrap_or_default();
+            Shape::Scope { parameters, names }
         }
         "assignment" => match (field("left"), field("right")) {
             (Some(left), Some(value)) if left.kind() == "identifier" => {

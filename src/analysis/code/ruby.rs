@@ -4,7 +4,7 @@
 use tree_sitter::Node;
 
 use super::syntax::{
-    Callee, KeywordArgument, Piece, Shape, arguments, fragments, text_of, unescape,
+    Callee, KeywordArgument, Piece, Shape, arguments, fragments, parameter_names, text_of, unescape,
 };
 
 pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
@@ -30,6 +30,13 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
                 None => Callee::Expr(method),
             };
             Shape::Call { callee, args }
+        }
+        "method" | "singleton_method" | "block" | "do_block" | "lambda" => {
+            let parameters = field("parameters");
+            let names = parameters
+                .map(|list| parameter_names(list, code, &["identifier"], &["value"]))
+                .unwrap_or_default();
+            Shape::Scope { parameters, names }
         }
         "assignment" => match (field("left"), field("right")) {
             (Some(left), Some(value)) if matches!(left.kind(), "identifier" | "constant") => {

@@ -7,9 +7,16 @@
 //! Names are resolved as the code binds them: imports and their aliases
 //! (`from shutil import rmtree as wipe`, `const {rmSync: r} =
 //! require('node:fs')`), star imports, and assignments of a function or
-//! module to a name. Strings are folded where they are constant: literal
-//! concatenation, f-strings and template literals over known names,
-//! names assigned a constant, path joins, home-directory idioms (`~`). A
+//! module to a name. Inside a function, lambda, method or block its
+//! parameters (defaults, rest and keyword parameters, destructured
+//! names) and what its body binds hide the same names outside
+//! ([`Shape::Scope`]): a parameter's value is its caller's, unknown
+//! here, and calling it calls no API; what the body binds is also a
+//! value the name may hold outside (a function may bind a global).
+//! Strings are folded where they are constant: literal concatenation,
+//! f-strings and template literals over known names, names assigned a
+//! constant, path joins, base64 decoded by the language's decoders,
+//! home-directory idioms (`~`, as `home` tells where it is home). A
 //! name bound twice keeps whatever may be a function (it may be the
 //! dangerous one), and two different strings become unknown. What cannot
 //! be folded is [`super::UNKNOWN`], so a dangerous call on it needs a
@@ -19,11 +26,11 @@
 //! [`budget::work`] per node, and folding pays [`budget::produce`] for
 //! the text it builds.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use tree_sitter::Node;
 
-use super::{UNKNOWN, apis, text::looks_like_path};
+use super::{UNKNOWN, apis, home, text::looks_like_path};
 
 /// The text of a node.
 pub(super) fn text_of<'c>(node: Node<'_>, code: &'c str) -> &'c str {
@@ -151,7 +158,46 @@ pub(super) enum Shape<'t> {
     Items(Vec<Node<'t>>),
     /// The same value as the one node it wraps (parentheses, `await`).
     Same(Node<'t>),
+    /// A function, lambda, method or block: inside it, `names` are its
+    /// parameters, whose values come from its caller. `parameters` (the
+    /// node declaring them, with their defaults) belongs to the enclosing
+    /// scope: defaults are computed there.
+    Scope {
+        parameters: Option<Node<'t>>,
+        names: Vec<String>,
+    },
     Other,
+}
+
+/// The names a parameter list binds: every node of a kind in `binding`
+/// (`identifier`, `variable_name`…) within `parameters`, except under a
+/// field in `not_bound` (a default value, a type, a destructured key).
+/// The walk is iterative and pays [`budget::work`] per node.
+pub(super) fn parameter_names(
+    parameters: Node<'_>,
+    code: &str,
+    binding: &[&str],
+    not_bound: &[&str],
+) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut pending = vec![parameters];
+    while let Some(node) = pending.pop() {
+        if !budget::work(1) {
+            break;
+        }
+        if binding.contains(&node.kind()) {
+            names.push(text_of(node, code).to_owned());
+            continue;
+        }
+        let mut cursor = node.walk();
+        for (at, child) in node.named_children(&mut cursor).enumerate() {
+            let field = u32::try_from(at).ok().and_then(|at| node.field_name_for_named_child(at));
+            if !field.is_some_and(|field| not_bound.contains(&field)) {
+                pending.push(child);
+            }
+        }
+    }
+    names
 }
 
 pub(super) enum Callee<'t> {
@@ -227,7 +273,8 @@ impl Value {
         Self::Text { text: text.into(), known: true }
     }
 
-    /// The value as text, with whether it is known.
+    /// The value as text, with whether it is known; a `~` an expander
+    /// made is still [`home::EXPANDED`] (see [`Value::as_path`]).
     pub(super) fn as_text(&self) -> (String, bool) {
         match self {
             Self::Text { text, known } => (text.clone(), *known),
@@ -238,9 +285,22 @@ impl Value {
                     parts.iter().all(|(_, k)| *k),
                 )
             }
-            Self::Api(name) if apis::is_home(name) => ("~".into(), true),
+            Self::Api(name) if apis::is_home(name) => (home::EXPANDED.into(), true),
             Self::Api(_) | Self::Unknown => (UNKNOWN.into(), false),
         }
+    }
+
+    /// The value as a path a file API is given ([`home::for_file_api`]).
+    fn as_path(&self) -> (String, bool) {
+        let (text, known) = self.as_text();
+        (home::for_file_api(&text), known)
+    }
+
+    /// The value as text a shell or a program is given
+    /// ([`home::for_shell`]).
+    fn as_shell_text(&self) -> (String, bool) {
+        let (text, known) = self.as_text();
+        (home::for_shell(&text), known)
     }
 
     pub(super) fn concat(values: impl IntoIterator<Item = Value>) -> Value {
@@ -284,6 +344,9 @@ pub(super) fn read(builder: &mut Builder, dialect: Dialect, code: &str) -> bool 
         dialect,
         code,
         names: HashMap::new(),
+        scopes: Vec::new(),
+        file_arguments: HashSet::new(),
+        inside_file_argument: 0,
         everything_of: Vec::new(),
         straight_line: !defines_code_that_runs_later(tree.root_node()),
     };
@@ -364,6 +427,15 @@ struct Reader<'b, 'c> {
     dialect: Dialect,
     code: &'c str,
     names: HashMap<String, Value>,
+    /// The functions the walk is inside, innermost last: the names each
+    /// binds (its parameters, then what its body assigns), which hide the
+    /// same names outside it.
+    scopes: Vec<HashMap<String, Value>>,
+    /// The argument nodes of calls that open files (by node id): a
+    /// literal there is the path as the call reads it, not a bare one.
+    file_arguments: HashSet<usize>,
+    /// How many such arguments the walk is inside.
+    inside_file_argument: usize,
     /// Modules whose every name is bound (`from os import *`).
     everything_of: Vec<String>,
     /// The program holds no code that runs later than it is written, so
@@ -373,11 +445,22 @@ struct Reader<'b, 'c> {
 
 impl Reader<'_, '_> {
     fn walk(&mut self, node: Node<'_>) {
+        let file_argument = self.file_arguments.contains(&node.id());
+        self.inside_file_argument += usize::from(file_argument);
+        self.walk_node(node);
+        self.inside_file_argument -= usize::from(file_argument);
+    }
+
+    fn walk_node(&mut self, node: Node<'_>) {
         let Some(_level) = budget::nest() else { return };
         if !budget::work(1) {
             return;
         }
         match self.dialect.shape(node, self.code) {
+            Shape::Scope { parameters, names } => {
+                self.scope(node, parameters, names);
+                return;
+            }
             Shape::Call { callee, args } => self.call(callee, &args),
             Shape::Shell(pieces) => {
                 let command = self.pieces(&pieces);
@@ -391,7 +474,7 @@ impl Reader<'_, '_> {
                         Some(key) => self.member(value.clone(), &key),
                         None => value.clone(),
                     };
-                    if replaces {
+                    if replaces && self.scopes.is_empty() {
                         self.names.insert(name, bound);
                     } else {
                         self.bind(name, bound);
@@ -405,10 +488,13 @@ impl Reader<'_, '_> {
             }
             Shape::ImportAll(module) => self.everything_of.push(apis::canonical(&module)),
             Shape::Text(pieces) => {
+                // A literal alone may yet reach a shell: its `~` is home.
+                // One a file API is given was read as that API reads it.
                 if let Value::Text { text, .. } = self.pieces(&pieces)
-                    && looks_like_path(&text)
+                    && self.inside_file_argument == 0
+                    && looks_like_path(&home::for_shell(&text))
                 {
-                    self.builder.read(&text);
+                    self.builder.read(&home::for_shell(&text));
                 }
             }
             _ => {}
@@ -419,7 +505,38 @@ impl Reader<'_, '_> {
         }
     }
 
+    /// The body of a function: its parameters hold values only its
+    /// callers know ([`Value::Unknown`]: calling one is no call of an
+    /// API, a path from one is known only when it runs), then its own
+    /// bindings. Its parameter list, defaults included, is read where
+    /// the function is defined.
+    fn scope(&mut self, node: Node<'_>, parameters: Option<Node<'_>>, names: Vec<String>) {
+        if let Some(parameters) = parameters {
+            self.walk(parameters);
+        }
+        self.scopes.push(names.into_iter().map(|name| (name, Value::Unknown)).collect());
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            if Some(child) != parameters {
+                self.walk(child);
+            }
+        }
+        self.scopes.pop();
+    }
+
+    /// A name bound where the walk is: in the innermost function, where
+    /// it hides the name outside from there on. It is also bound, as a
+    /// value the name may hold, at the top: a function may bind a global
+    /// (`global`, an undeclared JavaScript name) for the code that calls
+    /// it, and whatever may be the dangerous function must stay so.
     fn bind(&mut self, name: String, value: Value) {
+        if let Some(scope) = self.scopes.last_mut() {
+            let merged = match scope.remove(&name) {
+                Some(before) => before.merge(value.clone()),
+                None => value.clone(),
+            };
+            scope.insert(name.clone(), merged);
+        }
         let merged = match self.names.remove(&name) {
             Some(before) => before.merge(value),
             None => value,
@@ -486,6 +603,9 @@ impl Reader<'_, '_> {
     /// A name as bound here, or a global (a builtin, a class, a name a
     /// star import brought).
     fn lookup(&self, name: &str) -> Value {
+        if let Some(value) = self.scopes.iter().rev().find_map(|scope| scope.get(name)) {
+            return value.clone();
+        }
         if let Some(value) = self.names.get(name) {
             return value.clone();
         }
@@ -540,8 +660,8 @@ impl Reader<'_, '_> {
         }
     }
 
-    fn call(&mut self, callee: Callee<'_>, args: &[Arg<'_>]) {
-        let mut args = self.args(args);
+    fn call(&mut self, callee: Callee<'_>, nodes: &[Arg<'_>]) {
+        let mut args = self.args(nodes);
         let function = match self.callee(&callee) {
             Some(function) => function,
             None => {
@@ -555,6 +675,9 @@ impl Reader<'_, '_> {
         let Some(effect) = apis::effect(&function) else {
             return;
         };
+        if effect.opens_files() {
+            self.file_arguments.extend(nodes.iter().map(|arg| arg.value.id()));
+        }
         self.report(&function, effect, &args);
     }
 
@@ -581,7 +704,7 @@ impl Reader<'_, '_> {
                     targets.extend(flatten(more));
                 }
                 for target in targets {
-                    let (target, known) = target.as_text();
+                    let (target, known) = target.as_path();
                     let mut argv: Vec<String> = program.split(' ').map(str::to_owned).collect();
                     argv.push(target);
                     self.builder.command(Command::new(argv, false, !known, Some(via.clone())));
@@ -621,9 +744,9 @@ impl Reader<'_, '_> {
             apis::Effect::Truncate { length_at } => {
                 let length = match positional.get(length_at) {
                     None => "0".to_owned(),
-                    Some(value) => value.as_text().0,
+                    Some(value) => value.as_shell_text().0,
                 };
-                let (target, known) = path.as_text();
+                let (target, known) = path.as_path();
                 self.write(&path);
                 self.builder.command(Command::new(
                     vec!["truncate".into(), "-s".into(), length, target],
@@ -673,7 +796,7 @@ impl Reader<'_, '_> {
             }
             apis::Effect::Eval => match path {
                 Value::Text { text, known: true } => {
-                    super::analyze(self.builder, self.dialect.name(), &text)
+                    super::analyze(self.builder, self.dialect.name(), &home::for_shell(&text))
                 }
                 _ => self.builder.fact(
                     Fact::EvalOfUnknownText,
@@ -685,7 +808,7 @@ impl Reader<'_, '_> {
 
     fn write(&mut self, path: &Value) {
         for target in flatten(path) {
-            self.builder.write(&target.as_text().0);
+            self.builder.write(&target.as_path().0);
         }
     }
 
@@ -694,7 +817,7 @@ impl Reader<'_, '_> {
     /// changes nothing.
     fn read(&mut self, path: &Value) {
         for source in flatten(path) {
-            let (text, _) = source.as_text();
+            let (text, _) = source.as_path();
             if !text.split(UNKNOWN).all(str::is_empty) {
                 self.builder.read(&text);
             }
@@ -708,7 +831,7 @@ impl Reader<'_, '_> {
             Value::Text { text, .. } if !text.trim().is_empty() && text != UNKNOWN => {
                 // The shell reads an unknown part as a value it cannot
                 // know, never as a program named `…`.
-                let script = text.replace(UNKNOWN, "$CODE_VALUE");
+                let script = home::for_shell(&text).replace(UNKNOWN, "$CODE_VALUE");
                 self.builder.shell_lenient(&script, Some(self.dialect.name()));
             }
             Value::List(items) => self.run_argv(&items, function),
@@ -721,7 +844,7 @@ impl Reader<'_, '_> {
 
     fn run_argv(&mut self, argv: &[Value], via: &str) {
         let words: Vec<(String, bool)> =
-            argv.iter().flat_map(flatten).map(|value| value.as_text()).collect();
+            argv.iter().flat_map(flatten).map(|value| value.as_shell_text()).collect();
         let Some((_, program_known)) = words.first() else {
             self.builder
                 .fact(Fact::EvalOfUnknownText, format!("{via} starts a program named at run time"));

@@ -80,7 +80,7 @@ fn writes_appends_and_truncation_are_reported() {
     );
     assert!(
         writes("python3 -c 'from pathlib import Path; Path(\"~/.bashrc\").write_text(\"x\")'")
-            .contains(&"~/.bashrc".to_owned())
+            .contains(&"./~/.bashrc".to_owned())
     );
     assert!(runs(
         "python3 -c 'import os; os.truncate(\"/var/log/syslog\", 0)'",
@@ -287,6 +287,17 @@ fn hostile_code_is_bounded_and_does_not_panic() {
     let _ = analyze(odd);
     let php = format!("php -r '{}'", "$a = $a . $a; ".repeat(400));
     let _ = analyze(&php);
+    let lambdas = format!("python3 -c 'f = {}0'", "lambda x: ".repeat(3_000));
+    let _ = analyze(&lambdas);
+    for perl in [
+        "perl -e 'print <<\"\n'",
+        "perl -e 'print <<~\u{e9}\u{e9};\n\u{1F600}\n \u{e9}\u{e9}\n=\n<~\n'",
+        "perl -e 'print << <<A <<\"B\" <<~C;\nA\nB\n'",
+    ] {
+        let _ = analyze(perl);
+    }
+    let heredocs = format!("perl -e '{}'", "print <<X;\nx\n".repeat(2_000));
+    let _ = analyze(&heredocs);
 }
 
 #[test]
@@ -327,4 +338,216 @@ fn code_loaded_by_a_name_known_only_when_it_runs_is_unknown() {
     ] {
         assert!(!unknown(hint), "{hint}");
     }
+}
+
+/// Whether the hint deletes anything (`rm` or `rmdir`) under `path`.
+fn deletes(hint: &str, path: &str) -> bool {
+    commands(hint).iter().any(|c| c.starts_with("rm") && c.ends_with(path))
+}
+
+#[test]
+fn parameters_hide_the_names_outside_their_function() {
+    // Each hint calls a parameter (or a name its function binds) that
+    // shares its name with a deleting API outside: the caller decides
+    // what it is, so it is no deletion.
+    for hint in [
+        "python3 - <<'PY'\nfrom shutil import rmtree as wipe\ndef report(wipe):\n    wipe('/srv/a')\nreport(print)\nPY",
+        "python3 -c 'from shutil import rmtree as z\ndef f(x, *, z=None):\n    z(\"/srv/a\")'",
+        "python3 -c 'from shutil import rmtree as z\ndef f(*z):\n    z(\"/srv/a\")'",
+        "python3 -c 'from shutil import rmtree as z\nf = lambda z: z(\"/srv/a\")'",
+        "python3 -c 'import shutil as sh\ndef f(sh: object = None):\n    sh.rmtree(\"/srv/a\")'",
+        "python3 -c 'from shutil import rmtree as z\ndef f():\n    z = print\n    z(\"/srv/a\")'",
+        "node -e 'const {rmSync} = require(\"fs\"); function f(rmSync) { rmSync(\"/srv/a\") }'",
+        "node -e 'const fs = require(\"fs\"); const f = ({fs}) => fs.rmSync(\"/srv/a\")'",
+        "node -e 'const fs = require(\"fs\"); [1].map(fs => fs.rmSync(\"/srv/a\"))'",
+        "node -e 'const {rmSync: r} = require(\"fs\"); function f([r] = []) { r(\"/srv/a\") }'",
+        "ruby -e 'fu = FileUtils; def f(fu) fu.rm_rf(\"/srv/a\") end'",
+        "ruby -e 'fu = FileUtils; [1].each { |fu| fu.rm_rf(\"/srv/a\") }'",
+        "ruby -e 'fu = FileUtils; [1].each do |x, fu:| fu.rm_rf(\"/srv/a\") end'",
+        "php -r '$cmd = \"rm -rf /srv/a\"; function f($cmd) { system($cmd); }'",
+        "php -r '$cmd = \"rm -rf /srv/a\"; $f = fn($x, ...$cmd) => system($cmd);'",
+    ] {
+        assert!(!deletes(hint, "/srv/a"), "{hint}: {:?}", commands(hint));
+    }
+    // The alias outside the function, or in a function that does not
+    // bind the name, is still the API; so is a default computed outside.
+    for hint in [
+        "python3 -c 'from shutil import rmtree as wipe\ndef f(x):\n    wipe(\"/srv/a\")'",
+        "python3 -c 'from shutil import rmtree as wipe\ndef f(wipe):\n    pass\nwipe(\"/srv/a\")'",
+        "python3 -c 'from shutil import rmtree as wipe\ndef f(w=wipe(\"/srv/a\")):\n    pass'",
+        "python3 -c 'import shutil\ndef f(wipe):\n    if x:\n        wipe = shutil.rmtree\n    wipe(\"/srv/a\")'",
+        "python3 -c 'import shutil\ndef f():\n    global w\n    w = shutil.rmtree\nf()\nw(\"/srv/a\")'",
+        "node -e 'const {rmSync} = require(\"fs\"); function f(x) { rmSync(\"/srv/a\") }'",
+        "node -e 'const fs = require(\"fs\"); [1].map(x => fs.rmSync(\"/srv/a\"))'",
+        "ruby -e '[1].each { |x| FileUtils.rm_rf(\"/srv/a\") }'",
+        "php -r '$cmd = \"rm -rf /srv/a\"; $f = function($x) use ($cmd) { system($cmd); };'",
+    ] {
+        assert!(deletes(hint, "/srv/a"), "{hint}: {:?}", commands(hint));
+    }
+    // A parameter handed to a shell is text known only when it runs.
+    let unknown = analyze("python3 -c 'import os\ncmd = \"ls\"\ndef f(cmd):\n    os.system(cmd)'");
+    assert!(unknown.unwrap().has(Fact::EvalOfUnknownText));
+}
+
+#[test]
+fn perl_here_documents_pod_and_end_data_are_no_code() {
+    for hint in [
+        "perl <<'PERL'\nprint <<'DATA';\nopen(FH, '>', '/etc/shadow');\nDATA\nPERL",
+        "perl -e 'print <<\"X\", <<~Y;\nunlink \"/etc/passwd\";\nX\n  system(\"rm -rf /srv/a\");\n  Y\n'",
+        "perl -e 'my $t = <<END . \"x\";\n`rm -rf /srv/a`\nEND\n'",
+        "perl -e 'print 1;\n=pod\n\nunlink \"/etc/passwd\";\n\n=cut\nprint 2;\n'",
+        "perl -e 'print 1;\n__END__\nunlink \"/etc/passwd\";\n'",
+        "perl -e 'print 1;\n__DATA__\nsystem(\"rm -rf /srv/a\");\n'",
+    ] {
+        let analysis = analyze(hint).unwrap();
+        assert!(
+            !analysis.commands.iter().any(|c| c.program == "rm"),
+            "{hint}: {:?}",
+            commands(hint)
+        );
+        assert!(
+            !analysis.reads.iter().any(|r| r.starts_with("/etc/")),
+            "{hint}: {:?}",
+            analysis.reads
+        );
+        assert!(!analysis.writes.iter().any(|w| w.starts_with("/etc/")), "{hint}");
+    }
+    // Code after a terminator, POD's `=cut` or a here-document never
+    // ended is code; a string holding `__END__` ends nothing.
+    for hint in [
+        "perl -e 'print <<X;\nhi\nX\nunlink \"/etc/passwd\";\n'",
+        "perl -e 'print <<~X;\n  hi\n  X\nunlink \"/etc/passwd\";\n'",
+        "perl -e 'print 1;\n=head1 A\n=cut\nunlink \"/etc/passwd\";\n'",
+        "perl -e 'print <<X;\nunlink \"/etc/passwd\";\n'",
+        "perl -e 'my $s = q{\n__END__\n};\nunlink \"/etc/passwd\";\n'",
+        "perl -e 'my $x = 1\n=cut;\nunlink \"/etc/passwd\";\n'",
+        "perl -e 'print \"<<X\";\nunlink \"/etc/passwd\";\nX\n'",
+    ] {
+        assert!(runs(hint, "rm -f /etc/passwd"), "{hint}: {:?}", commands(hint));
+    }
+}
+
+#[test]
+fn a_tilde_written_in_code_is_home_only_where_it_is_expanded() {
+    // File APIs open `~` as a folder of that name in the working folder.
+    for (hint, file) in [
+        ("php -r \"file_put_contents('~/.bashrc', 'x');\"", "./~/.bashrc"),
+        ("python3 -c 'open(\"~/.profile\", \"a\").write(\"x\")'", "./~/.profile"),
+        ("node -e 'require(\"fs\").writeFileSync(\"~/.zshrc\", \"x\")'", "./~/.zshrc"),
+        ("ruby -e 'File.write(\"~\" + \"/.bashrc\", \"x\")'", "./~/.bashrc"),
+        ("python3 -c 'import os; open(os.path.abspath(\"~/.bashrc\"), \"w\")'", "./~/.bashrc"),
+    ] {
+        let written = writes(hint);
+        assert!(written.contains(&file.to_owned()), "{hint}: {written:?}");
+        assert!(!written.iter().any(|w| w.starts_with('~')), "{hint}: {written:?}");
+    }
+    assert!(runs("python3 -c 'import shutil; shutil.rmtree(\"~/x\")'", "rm -r -f ./~/x"));
+    // Read where it is, not in home; a literal no API is given may yet
+    // reach a shell, so it is home's.
+    for (hint, file) in [
+        ("php -r \"echo file_get_contents('~/.ssh/id_rsa');\"", "./~/.ssh/id_rsa"),
+        ("python3 -c 'print(open(\"~/.ssh/id_rsa\").read())'", "./~/.ssh/id_rsa"),
+        ("python3 -c 'p = \"~/.ssh/id_rsa\"'", "~/.ssh/id_rsa"),
+    ] {
+        // The shell reads the code argument as a word, which may hold no
+        // space; the code reads its one file.
+        let read: Vec<String> =
+            files_read(hint).into_iter().filter(|read| !read.contains('(')).collect();
+        assert_eq!(read, vec![file.to_owned()], "{hint}");
+    }
+    // Expanders and home idioms reach home.
+    for hint in [
+        "python3 -c 'import os; open(os.path.expanduser(\"~/.bashrc\"), \"w\")'",
+        "python3 -c 'from pathlib import Path; Path(\"~/.bashrc\").expanduser().write_text(\"x\")'",
+        "python3 -c 'from pathlib import Path; (Path.home() / \".bashrc\").write_text(\"x\")'",
+        "python3 -c 'import os; open(os.environ[\"HOME\"] + \"/.bashrc\", \"w\")'",
+        "ruby -e 'File.write(File.expand_path(\"~/.bashrc\"), \"x\")'",
+        "ruby -e 'File.write(Dir.home + \"/.bashrc\", \"x\")'",
+        "node -e 'require(\"fs\").writeFileSync(require(\"os\").homedir() + \"/.bashrc\", \"x\")'",
+        "php -r 'file_put_contents(getenv(\"HOME\") . \"/.bashrc\", \"x\");'",
+        "php -r 'file_put_contents($_SERVER[\"HOME\"] . \"/.bashrc\", \"x\");'",
+    ] {
+        assert!(writes(hint).contains(&"~/.bashrc".to_owned()), "{hint}: {:?}", writes(hint));
+    }
+    // A shell expands it.
+    for hint in [
+        "python3 -c 'import os; os.system(\"rm -rf ~/x\")'",
+        "php -r 'system(\"rm -rf ~/x\");'",
+        "ruby -e '`rm -rf ~/x`'",
+        "node -e 'require(\"child_process\").execSync(\"rm -rf ~/x\")'",
+    ] {
+        assert!(runs(hint, "rm -rf ~/x"), "{hint}: {:?}", commands(hint));
+    }
+}
+
+#[test]
+fn constant_base64_is_decoded_as_each_language_decodes_it() {
+    // `c2VjcmV0cy9wcm9kLmtleQ` is `secrets/prod.key` without padding,
+    // which Ruby's decode64, PHP, Node and atob take.
+    for hint in [
+        "ruby -e \"require 'base64'; path = Base64.decode64('c2VjcmV0cy9wcm9kLmtleQ'); puts File.read(path)\"",
+        "php -r 'echo file_get_contents(base64_decode(\"c2VjcmV0cy9wcm9kLmtleQ\"));'",
+        "node -e 'require(\"fs\").readFileSync(Buffer.from(\"c2VjcmV0cy9wcm9kLmtleQ\", \"base64\").toString())'",
+        "node -e 'require(\"fs\").readFileSync(atob(\"c2VjcmV0cy9wcm9kLmtleQ==\"))'",
+        "python3 -c 'import base64; open(base64.b64decode(\"c2VjcmV0cy9wcm9kLmtleQ==\").decode())'",
+    ] {
+        assert!(reads(hint).contains(&"secrets/prod.key".to_owned()), "{hint}: {:?}", reads(hint));
+    }
+    // `cm0gLXJmIH4=` is `rm -rf ~`.
+    for hint in [
+        "python3 -c \"import base64,os; os.system(base64.b64decode('cm0gLXJmIH4=').decode())\"",
+        "ruby -e 'require \"base64\"; system(Base64.strict_decode64(\"cm0gLXJmIH4=\"))'",
+        "node -e 'require(\"child_process\").execSync(Buffer.from(\"cm0gLXJmIH4=\", \"base64\").toString())'",
+        "php -r 'shell_exec(base64_decode(\"cm0gLXJmIH4=\"));'",
+    ] {
+        assert!(runs(hint, "rm -rf ~"), "{hint}: {:?}", commands(hint));
+    }
+    // What the decoder refuses is unknown, never empty text: Python and
+    // strict_decode64 want padding; no decoder takes a stray character or
+    // a length of 4n+1.
+    for hint in [
+        "python3 -c \"import base64,os; os.system(base64.b64decode('cm0gLXJmIH4').decode())\"",
+        "ruby -e 'require \"base64\"; system(Base64.strict_decode64(\"cm0gLXJmIH4\"))'",
+        "php -r 'shell_exec(base64_decode(\"cm0g*LXJmIH4=\"));'",
+        "node -e 'require(\"child_process\").execSync(atob(\"cm0gL\"))'",
+        "php -r 'shell_exec(base64_decode(\"====\"));'",
+    ] {
+        let analysis = analyze(hint).unwrap();
+        assert!(analysis.has(Fact::EvalOfUnknownText), "{hint}: {:?}", commands(hint));
+        assert!(!runs(hint, "rm -rf ~"), "{hint}");
+    }
+}
+
+#[test]
+fn perl_opens_a_written_tilde_as_a_folder_and_an_expanded_one_as_home() {
+    for (hint, file) in [
+        ("perl -e \"open(my \\$fh, '>', '~/.bashrc')\"", "./~/.bashrc"),
+        ("perl -e \"open(FH, '>>~/.profile')\"", "./~/.profile"),
+        ("perl -e \"open(FH, '>', glob('~/.bashrc'))\"", "~/.bashrc"),
+        ("perl -e \"open FH, '>', \\$ENV{HOME} . '/.bashrc'\"", "~/.bashrc"),
+        ("perl -e 'open(FH, \">\", <~/.bashrc>)'", "~/.bashrc"),
+        ("perl -e \"open(FH, '+<', '/etc/motd')\"", "/etc/motd"),
+    ] {
+        assert!(writes(hint).contains(&file.to_owned()), "{hint}: {:?}", writes(hint));
+        assert!(
+            !writes(hint)
+                .iter()
+                .chain(&reads(hint))
+                .any(|p| p.starts_with('~') && file.starts_with('.')),
+            "{hint}: {:?} {:?}",
+            writes(hint),
+            reads(hint)
+        );
+    }
+    assert!(runs("perl -e \"unlink '~/.bashrc'\"", "rm -f ./~/.bashrc"));
+    assert!(
+        reads("perl -e \"open(FH, '<', '~/.ssh/id_rsa')\"").contains(&"./~/.ssh/id_rsa".to_owned())
+    );
+    // A shell expands it; so do PowerShell's providers.
+    assert!(runs("perl -e \"system('rm -rf ~/x')\"", "rm -rf ~/x"));
+    assert!(runs("perl -e 'print `rm -rf ~/x`'", "rm -rf ~/x"));
+    assert!(
+        runs("pwsh -c 'Remove-Item -Recurse ~/x'", "rm -r -f ~/x")
+            || commands("pwsh -c 'Remove-Item -Recurse ~/x'").iter().any(|c| c.ends_with(" ~/x"))
+    );
 }

@@ -15,8 +15,14 @@
 //!   written when it is handed to a writing call.
 //!
 //! Home-directory idioms (`expanduser("~")`, `Path.home()`, `os.homedir()`,
-//! `$ENV{HOME}`, `process.env.HOME`…) read as `~`.
+//! `$ENV{HOME}`, `process.env.HOME`, Perl's `glob('~…')` and `<~…>`) read
+//! as home; a `~` written in a literal is home where a shell gets it and a
+//! folder of that name where a file call opens it (`home`), except in
+//! PowerShell, R and Tcl, whose file calls expand it. Perl's `open` is
+//! read by its mode, and its here-documents, POD and `__END__` data are
+//! set apart as data first (`perl`).
 
+use super::home;
 use crate::analysis::{Builder, Command, Fact, budget, preview, words::quote_words};
 
 const SPAWN_CALLS: [&str; 24] = [
@@ -82,7 +88,25 @@ const HOME_IDIOMS: [&str; 10] = [
 
 /// What a piece of code in `language` does.
 pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
+    let globbed;
+    let code = match language {
+        "perl" => {
+            globbed = super::perl::home_globs(code);
+            globbed.as_str()
+        }
+        _ => code,
+    };
     let (code, lower) = with_home_read_as_tilde(code);
+    // Perl's here-documents, POD and `__END__` data are no code: calls
+    // are looked for in `lower`, where that data is blanked.
+    let (code, lower) = match language {
+        "perl" => {
+            let apart = super::perl::set_apart(&code);
+            let lower = blanked(&apart.code, &apart.data).to_ascii_lowercase();
+            (apart.code, lower)
+        }
+        _ => (code, lower),
+    };
     let code = code.as_str();
     let lower = lower.as_str();
     let index = Index::new(code);
@@ -99,21 +123,24 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
                 );
             }
             for group in groups {
-                builder.shell_lenient(&group, Some(language));
+                builder.shell_lenient(&home::for_shell(&group), Some(language));
             }
         }
     }
     command_builders(builder, language, code, lower, &index);
     if code.contains('`') && matches!(language, "perl" | "ruby" | "php") {
-        for quoted in code.split('`').skip(1).step_by(2) {
-            builder.shell_lenient(quoted, Some(language));
+        for quoted in backticked(code, lower) {
+            builder.shell_lenient(&home::for_shell(quoted), Some(language));
         }
     }
     for call in DELETE_CALLS {
         for at in occurrences(lower, call) {
             let groups = index.groups_in(code, at + call.len());
             let dynamic = groups.is_empty();
-            let target = groups.into_iter().next().unwrap_or_else(|| super::UNKNOWN.into());
+            let target = groups
+                .into_iter()
+                .next()
+                .map_or_else(|| super::UNKNOWN.into(), |target| file_path(language, &target));
             builder.command(Command::new(
                 vec!["rm".into(), "-r".into(), "-f".into(), target],
                 false,
@@ -122,8 +149,10 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
             ));
         }
     }
+    let mut opened = Vec::new();
     if language == "perl" {
         perl_file_calls(builder, code, lower, &index);
+        opened = perl_open_calls(builder, code, lower, &index);
     }
     if language.ends_with("awk") {
         awk_redirections(builder, code, &index);
@@ -136,10 +165,15 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
         .flat_map(|(call, at)| index.groups_in(code, at + call.len()).into_iter().take(1))
         .collect();
     for path in &writing {
-        builder.write(path);
+        builder.write(&file_path(language, path));
     }
-    for literal in index.literals.iter().map(|l| &l.text).filter(|t| looks_like_path(t)) {
-        builder.read(literal);
+    // A literal alone may yet reach a shell: its `~` is home. One a
+    // file API opens was read or written as that API reads it.
+    for literal in index.literals.iter().filter(|literal| !opened.contains(&literal.start)) {
+        let text = home::for_shell(&literal.text);
+        if looks_like_path(&text) {
+            builder.read(&text);
+        }
     }
 }
 
@@ -153,15 +187,15 @@ fn awk_redirections(builder: &mut Builder, code: &str, index: &Index) {
         let piped_to_getline =
             after.strip_prefix('|').is_some_and(|rest| rest.trim_start().starts_with("getline"));
         if piped_to_getline {
-            builder.shell_lenient(&literal.text, Some("awk"));
+            builder.shell_lenient(&home::for_shell(&literal.text), Some("awk"));
         } else if before.ends_with('|') && !before.ends_with("||") {
             // What awk prints is what the command reads.
-            let direct = builder.shell_lenient(&literal.text, Some("awk"));
+            let direct = builder.shell_lenient(&home::for_shell(&literal.text), Some("awk"));
             crate::analysis::executors::runs_unseen_input(builder, &direct, "awk's print |");
         } else if before.ends_with('>') {
-            builder.write(&literal.text);
+            builder.write(&home::for_file_api(&literal.text));
         } else if before.ends_with('<') {
-            builder.read(&literal.text);
+            builder.read(&home::for_file_api(&literal.text));
         }
     }
 }
@@ -184,8 +218,10 @@ fn perl_file_calls(builder: &mut Builder, code: &str, lower: &str, index: &Index
             let groups = index.groups_in(code, at + call.len());
             let targets: Vec<String> = match (call, groups.first()) {
                 (_, None) => vec![super::UNKNOWN.to_owned()],
-                ("truncate", Some(group)) => group.split(' ').take(1).map(str::to_owned).collect(),
-                (_, Some(group)) => group.split(' ').map(str::to_owned).collect(),
+                ("truncate", Some(group)) => {
+                    group.split(' ').take(1).map(home::for_file_api).collect()
+                }
+                (_, Some(group)) => group.split(' ').map(home::for_file_api).collect(),
             };
             let argv = command.iter().map(|word| (*word).to_owned()).chain(targets).collect();
             builder.command(Command::new(
@@ -198,7 +234,119 @@ fn perl_file_calls(builder: &mut Builder, code: &str, lower: &str, index: &Index
     }
 }
 
-/// The code with every home-directory idiom replaced by `"~"`, and its
+/// A path a file API of `language` opens: PowerShell's providers, R's
+/// connections and Tcl expand a leading `~`; the others do not (see
+/// `home`).
+fn file_path(language: &str, path: &str) -> String {
+    match language {
+        "pwsh" | "powershell" | "rscript" | "tclsh" => home::for_shell(path),
+        _ => home::for_file_api(path),
+    }
+}
+
+/// Perl's `open`: `open(FH, MODE, PATH)` with a mode literal (`'>'`,
+/// `'>>'`, `'+<'`, `'<:encoding(UTF-8)'`) before the path literal, or
+/// `open(FH, '>PATH')` with the mode glued; a pipe opens no file. The
+/// path is read or written as the mode says, with `~` as Perl opens it
+/// (a folder, see `home`). Gives where each literal so opened starts.
+fn perl_open_calls(builder: &mut Builder, code: &str, lower: &str, index: &Index) -> Vec<usize> {
+    let mut opened = Vec::new();
+    for at in occurrences(lower, "open") {
+        let after = at + "open".len();
+        let rest = code.get(after..).unwrap_or_default();
+        let trimmed = rest.trim_start();
+        let called = trimmed.starts_with('(') || rest.starts_with(char::is_whitespace);
+        if !called {
+            continue;
+        }
+        let end = if trimmed.starts_with('(') {
+            index.close_of(after + (rest.len() - trimmed.len())).unwrap_or(code.len())
+        } else {
+            index.statement_end(after)
+        };
+        let literals = index.between(after, end);
+        let (mode, path) = match literals {
+            [mode, path, ..] if perl_mode(&mode.text).is_some() => {
+                (perl_mode(&mode.text), Some((path, path.text.as_str())))
+            }
+            [glued, ..] => {
+                let text = glued.text.trim();
+                let path = text.trim_start_matches(['+', '<', '>']).trim_start();
+                let mode = text.get(..text.len() - path.len()).unwrap_or_default();
+                let pipe = text.starts_with('|') || text.ends_with('|');
+                match (pipe, perl_mode(mode)) {
+                    (true, _) => (None, None),
+                    (false, Some(mode)) => (Some(mode), Some((glued, path))),
+                    (false, None) => (Some((false, true)), Some((glued, path))),
+                }
+            }
+            [] => (None, None),
+        };
+        let (Some((writes, reads)), Some((literal, path))) = (mode, path) else {
+            continue;
+        };
+        // The path goes on through literals joined with `.`.
+        let mut path = path.to_owned();
+        let mut previous = literal;
+        for next in literals.iter().skip_while(|other| other.start <= literal.start) {
+            if code.get(previous.end..next.start).map(str::trim) != Some(".")
+                || !budget::produce(next.text.len())
+            {
+                break;
+            }
+            path.push_str(&next.text);
+            opened.push(next.start);
+            previous = next;
+        }
+        let path = home::for_file_api(&path);
+        if writes {
+            builder.write(&path);
+        }
+        if reads {
+            builder.read(&path);
+        }
+        opened.push(literal.start);
+    }
+    opened
+}
+
+/// A Perl `open` mode (`<`, `>`, `>>`, `+<`, `+>`, with `:layers`):
+/// whether it writes and whether it reads.
+fn perl_mode(mode: &str) -> Option<(bool, bool)> {
+    let mode = mode.split(':').next().unwrap_or_default().trim();
+    let is_mode = !mode.is_empty() && mode.chars().all(|c| matches!(c, '+' | '<' | '>'));
+    is_mode.then(|| (mode.contains(['>', '+']), mode.contains(['<', '+'])))
+}
+
+/// The code with the bytes in `data` replaced by spaces: same offsets,
+/// nothing to find there.
+fn blanked(code: &str, data: &[std::ops::Range<usize>]) -> String {
+    let mut bytes = code.as_bytes().to_vec();
+    for range in data {
+        for byte in bytes.get_mut(range.clone()).unwrap_or_default() {
+            *byte = b' ';
+        }
+    }
+    // Data ranges lie between ASCII quotes, so whole characters are
+    // replaced; were one not, the code is read unblanked.
+    String::from_utf8(bytes).unwrap_or_else(|_| code.to_owned())
+}
+
+/// The text between each pair of backticks `lower` shows (data is
+/// blanked there), as `code` writes it.
+fn backticked<'c>(code: &'c str, lower: &str) -> Vec<&'c str> {
+    let ticks: Vec<usize> = lower.match_indices('`').map(|(at, _)| at).collect();
+    ticks
+        .chunks_exact(2)
+        .filter_map(|pair| match pair {
+            [open, close] => code.get(open + 1..*close),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The code with every home-directory idiom replaced by a literal of
+/// home ([`home::EXPANDED`]), and its
 /// ASCII-lower-cased copy (same byte offsets, where API names are found;
 /// literals are read from the code as written). One pass per idiom.
 fn with_home_read_as_tilde(code: &str) -> (String, String) {
@@ -214,8 +362,9 @@ fn with_home_read_as_tilde(code: &str) -> (String, String) {
         for (at, _) in lower.match_indices(idiom) {
             new_code.push_str(code.get(from..at).unwrap_or_default());
             new_lower.push_str(lower.get(from..at).unwrap_or_default());
-            new_code.push_str("\"~\"");
-            new_lower.push_str("\"~\"");
+            let expanded = format!("\"{}\"", home::EXPANDED);
+            new_code.push_str(&expanded);
+            new_lower.push_str(&expanded);
             from = at + idiom.len();
         }
         new_code.push_str(code.get(from..).unwrap_or_default());
@@ -255,7 +404,8 @@ fn command_builders(builder: &mut Builder, language: &str, code: &str, lower: &s
                 ),
             );
         } else {
-            builder.shell_lenient(&quote_words(argv), Some(language));
+            let argv: Vec<String> = argv.into_iter().map(home::for_shell).collect();
+            builder.shell_lenient(&quote_words(argv.iter().map(String::as_str)), Some(language));
         }
     }
 }
