@@ -101,8 +101,12 @@ pub(super) fn set_apart(code: &str) -> SetApart {
             continue;
         }
         let start = out.len();
-        let (pending, still_sure) = if sure { read_line(bare) } else { (Vec::new(), false) };
+        let (mut pending, still_sure) = if sure { read_line(bare) } else { (Vec::new(), false) };
         sure = still_sure;
+        if runs_its_here_documents(bare, &pending, lines.clone()) {
+            // Read as code, bodies and all, as before they were set apart.
+            pending.clear();
+        }
         if pending.is_empty() {
             out.push_str(line);
         } else {
@@ -155,6 +159,29 @@ pub(super) fn set_apart(code: &str) -> SetApart {
         }
     }
     SetApart { code: out, data }
+}
+
+/// Whether the here-documents `pending` opens on `line` may be code:
+/// given to `eval` on that line (`eval <<'CODE'`), or interpolating
+/// (`<<"X"`, `<<X`) a body that holds a code block (`${\ do {…}}`,
+/// `@{[ … ]}`), which Perl runs as it builds the string.
+fn runs_its_here_documents<'a>(
+    line: &str,
+    pending: &[(Range<usize>, String, bool)],
+    mut lines: impl Iterator<Item = &'a str> + Clone,
+) -> bool {
+    if pending.is_empty() {
+        return false;
+    }
+    let evaluates =
+        line.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|word| word == "eval");
+    evaluates
+        || pending.iter().any(|(operator, tag, indented)| {
+            let interpolates = !line.get(operator.clone()).is_some_and(|text| text.contains('\''));
+            let hole = Pending { tag: tag.clone(), indented: *indented, at: 0 };
+            let text = body(&mut lines, &hole);
+            interpolates && text.is_some_and(|text| text.contains("${") || text.contains("@{"))
+        })
 }
 
 /// `=pod`, `=head1`, `=begin`…: a line opening POD.
@@ -281,6 +308,22 @@ mod tests {
     fn here_documents_are_literals_and_code_after_them_stays() {
         let apart = set_apart("print <<'DATA';\nopen(FH, '>', '/x');\nDATA\nunlink 'a';\n");
         assert_eq!(apart.code, "print \"open(FH, '>', '/x');\n\";\nunlink 'a';\n");
+        assert_eq!(apart.data.len(), 1);
+    }
+
+    #[test]
+    fn here_documents_that_may_run_stay_code() {
+        for code in [
+            "eval <<'CODE';\nunlink '/x';\nCODE\n",
+            "print eval <<CODE;\nunlink '/x';\nCODE\n",
+            "print <<\"X\";\n${\\ do { unlink '/x'; '' }}\nX\n",
+            "print <<X;\n@{[ unlink '/x' ]}\nX\n",
+        ] {
+            let apart = set_apart(code);
+            assert!(apart.data.is_empty() && apart.code.contains("unlink '/x'"), "{code}");
+        }
+        // Single-quoted, the same braces are text.
+        let apart = set_apart("print <<'X';\n${\\ do { unlink '/x'; '' }}\nX\n");
         assert_eq!(apart.data.len(), 1);
     }
 
