@@ -274,6 +274,11 @@ RUNNER_GRAMMAR = [
     "xxd release/android.keystore", "gh release --repo acme/app delete v2.0.0 --yes",
     # A remote archive's rmt command is run by the remote host's shell.
     "tar -cf backup:src.tar --rmt-command='rm -rf ~' src",
+    # Interpreter code: a parameter handed to a shell, a here-document Perl evaluates, home expanded, base64 decoded.
+    "python3 - <<'PY'\nimport subprocess\ndef run(cmd):\n    subprocess.call(cmd, shell=True)\nrun(open('tasks.txt').read())\nPY",
+    "perl <<'PL'\neval <<'CODE';\nunlink '/etc/hosts';\nCODE\nPL",
+    "python3 -c \"import os, shutil; shutil.rmtree(os.path.expanduser('~/.config'))\"",
+    "ruby -e \"require 'base64'; system(Base64.strict_decode64('cm0gLXJmIH4vLmNvbmZpZw=='))\"",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -339,6 +344,10 @@ RUNNERS_ORDINARY = [
     "ssh-keygen -t ed25519 -N '' -f /tmp/test-keys/id_ed25519", "cat fixtures/id_rsa.pub",
     # A certificate is no key; words searched for are not the tool's command.
     "openssl x509 -in certs/ca.pem -noout -dates", "cat /tmp/report-*", "gh search issues release delete --repo acme/app",
+    # A usage text in a Perl here-document; a parameter named like an import; ~ that no call expands.
+    "perl <<'PL'\nprint <<'USAGE';\nusage: unlink('/etc/hosts') is what the tool never does\nUSAGE\nPL",
+    "python3 - <<'PY'\nfrom shutil import rmtree as clean\ndef report(clean):\n    clean('/')\nreport(print)\nPY",
+    "php -r \"file_put_contents('~/notes.txt', 'draft');\"",
     "node --require ./test/setup.js test/app.test.js", "coproc tail -f logs/dev.log", "command coproc git reset --hard", "perl -ne 'print if /unlink|truncate/' src/lib.pl", "perl -e 'unlink \"build/app.o\"'",
 ]
 
