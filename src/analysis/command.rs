@@ -322,19 +322,15 @@ impl Command {
         self.positionals.first().map(String::as_str)
     }
 
-    /// How many words name what a tool of [`ACTION_WORDS`] does.
-    pub fn action_depth(&self) -> Option<usize> {
-        ACTION_WORDS.iter().find(|(tool, _)| *tool == self.program).map(|&(_, depth)| depth)
-    }
-
-    /// The leading positionals that may name what a tool of
-    /// [`ACTION_WORDS`] does: as many as it has action words where its
-    /// option grammar is known; without it, a word after an option may be
-    /// the option's value (`kubectl -n prod delete`, `gh release -R o/r
-    /// delete`), so each option without `=` lets one more word be read.
-    /// Every positional after an early `--`, which leaves no way to tell.
-    pub fn action_words(&self) -> Option<&[String]> {
-        let depth = self.action_depth()?;
+    /// For a tool of [`ACTION_WORDS`]: how many words name what it does,
+    /// and the leading positionals that may be them. As many as it has
+    /// action words where its option grammar is known; without it, a word
+    /// after an option may be the option's value (`kubectl -n prod
+    /// delete`, `gh release -R o/r delete`), so each option without `=`
+    /// lets one more word be read. Every positional after an early `--`,
+    /// which leaves no way to tell.
+    pub fn action_words(&self) -> Option<(usize, &[String])> {
+        let &(_, depth) = ACTION_WORDS.iter().find(|(tool, _)| *tool == self.program)?;
         let mut count = depth;
         if options::of(&self.program, None).is_none() {
             let (mut left, mut seen) = (depth, 0);
@@ -355,7 +351,7 @@ impl Command {
             }
             count = seen;
         }
-        Some(self.positionals.get(..count).unwrap_or(&self.positionals))
+        Some((depth, self.positionals.get(..count).unwrap_or(&self.positionals)))
     }
 
     /// The operations it is besides its program, as a policy names

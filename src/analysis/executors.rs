@@ -283,7 +283,8 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
 /// the tool's most destructive command. git has its own reading (`git`).
 fn unknown_action_word(command: &Command) -> Option<&str> {
     let unknown = |word: &str| is_run_time(word) || command.dynamic_args && word.contains('$');
-    command.action_words()?.iter().map(String::as_str).find(|word| unknown(word))
+    let (_, words) = command.action_words()?;
+    words.iter().map(String::as_str).find(|word| unknown(word))
 }
 
 /// bash's `coproc [NAME] COMMAND` at `index` (the reserved word, which the

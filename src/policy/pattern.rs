@@ -746,7 +746,7 @@ impl PatternSet {
                 let action_words = if command.program == "git" {
                     Some((1, 1))
                 } else {
-                    command.action_depth().zip(command.action_words().map(<[String]>::len))
+                    command.action_words().map(|(depth, words)| (depth, words.len()))
                 };
                 CommandWords {
                     programs,

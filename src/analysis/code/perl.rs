@@ -101,45 +101,45 @@ pub(super) fn set_apart(code: &str) -> SetApart {
             continue;
         }
         let start = out.len();
-        let (mut pending, still_sure) = if sure { read_line(bare) } else { (Vec::new(), false) };
+        let (pending, still_sure) = if sure { read_line(bare) } else { (Vec::new(), false) };
         sure = still_sure;
-        if runs_its_here_documents(bare, &pending, lines.clone()) {
-            // Read as code, bodies and all, as before they were set apart.
-            pending.clear();
+        // Bodies follow the line, in the order of their operators.
+        let mut after = lines.clone();
+        let mut holes = Vec::new();
+        let mut bodies = Vec::new();
+        for (operator, tag, indented) in &pending {
+            let hole = Pending { tag: tag.clone(), indented: *indented, at: 0 };
+            let mut attempt = after.clone();
+            let text = body(&mut attempt, &hole);
+            if text.is_some() {
+                after = attempt;
+            }
+            holes.push((operator.clone(), hole));
+            bodies.push(text);
         }
-        if pending.is_empty() {
+        if holes.is_empty() || runs_its_here_documents(bare, &holes, &bodies) {
+            // Read as code, bodies and all, as before they were set apart.
             out.push_str(line);
         } else {
+            lines = after;
             // Each operator becomes `""`, filled with its body below.
             let mut from = 0;
-            let mut holes = Vec::new();
-            for (operator, tag, indented) in pending {
+            for (operator, hole) in &mut holes {
                 out.push_str(line.get(from..operator.start).unwrap_or_default());
                 out.push('"');
-                holes.push(Pending { tag, indented, at: out.len() - start });
+                hole.at = out.len() - start;
                 out.push('"');
                 from = operator.end;
             }
             out.push_str(line.get(from..).unwrap_or_default());
             let mut line_out = out.split_off(start);
-            // Bodies follow the line, in the order of their operators;
-            // filled last to first so earlier offsets hold.
-            let mut bodies = Vec::new();
-            for hole in &holes {
-                let mut after = lines.clone();
-                match body(&mut after, hole) {
-                    Some(text) => {
-                        lines = after;
-                        bodies.push(text);
-                    }
-                    None => {
-                        // Never ends: Perl would not run it; read it all.
-                        sure = false;
-                        bodies.push(String::new());
-                    }
-                }
-            }
-            for (hole, text) in holes.iter().zip(bodies).rev() {
+            // Filled last to first so earlier offsets hold.
+            for ((_, hole), text) in holes.iter().zip(bodies).rev() {
+                // Never ends: Perl would not run it; read it all.
+                let text = text.unwrap_or_else(|| {
+                    sure = false;
+                    String::new()
+                });
                 let literal = escaped(&text);
                 let shift = literal.len();
                 line_out.insert_str(hole.at, &literal);
@@ -161,26 +161,22 @@ pub(super) fn set_apart(code: &str) -> SetApart {
     SetApart { code: out, data }
 }
 
-/// Whether the here-documents `pending` opens on `line` may be code:
-/// given to `eval` on that line (`eval <<'CODE'`), or interpolating
-/// (`<<"X"`, `<<X`) a body that holds a code block (`${\ do {…}}`,
-/// `@{[ … ]}`), which Perl runs as it builds the string.
-fn runs_its_here_documents<'a>(
+/// Whether the here-documents opened on `line`, with their `bodies`, may
+/// be code: given to `eval` on that line (`eval <<'CODE'`), or
+/// interpolating (`<<"X"`, `<<X`) a body that holds a code block (`${\
+/// do {…}}`, `@{[ … ]}`), which Perl runs as it builds the string.
+fn runs_its_here_documents(
     line: &str,
-    pending: &[(Range<usize>, String, bool)],
-    mut lines: impl Iterator<Item = &'a str> + Clone,
+    holes: &[(Range<usize>, Pending)],
+    bodies: &[Option<String>],
 ) -> bool {
-    if pending.is_empty() {
-        return false;
-    }
     let evaluates =
         line.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|word| word == "eval");
     evaluates
-        || pending.iter().any(|(operator, tag, indented)| {
+        || holes.iter().zip(bodies).any(|((operator, _), text)| {
             let interpolates = !line.get(operator.clone()).is_some_and(|text| text.contains('\''));
-            let hole = Pending { tag: tag.clone(), indented: *indented, at: 0 };
-            let text = body(&mut lines, &hole);
-            interpolates && text.is_some_and(|text| text.contains("${") || text.contains("@{"))
+            interpolates
+                && text.as_ref().is_some_and(|text| text.contains("${") || text.contains("@{"))
         })
 }
 

@@ -422,6 +422,16 @@ fn runs_once_in_order(node: Node<'_>) -> bool {
     true
 }
 
+/// Binds `name` in `names` to `value`, merged with what it held: a name
+/// bound twice may hold either.
+fn bind_merged(names: &mut HashMap<String, Value>, name: String, value: Value) {
+    let merged = match names.remove(&name) {
+        Some(before) => before.merge(value),
+        None => value,
+    };
+    names.insert(name, merged);
+}
+
 struct Reader<'b, 'c> {
     builder: &'b mut Builder,
     dialect: Dialect,
@@ -531,17 +541,9 @@ impl Reader<'_, '_> {
     /// it, and whatever may be the dangerous function must stay so.
     fn bind(&mut self, name: String, value: Value) {
         if let Some(scope) = self.scopes.last_mut() {
-            let merged = match scope.remove(&name) {
-                Some(before) => before.merge(value.clone()),
-                None => value.clone(),
-            };
-            scope.insert(name.clone(), merged);
+            bind_merged(scope, name.clone(), value.clone());
         }
-        let merged = match self.names.remove(&name) {
-            Some(before) => before.merge(value),
-            None => value,
-        };
-        self.names.insert(name, merged);
+        bind_merged(&mut self.names, name, value);
     }
 
     /// The value of an expression, folded as far as constants go.
