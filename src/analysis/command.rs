@@ -69,6 +69,26 @@ pub struct Command {
     pub planted: Option<super::PlantedAt>,
     /// Whether it does what its words name or only prints its help.
     pub invocation: Invocation,
+    /// Where an unquoted value not known in advance stands among its
+    /// words, which the shell may split into any words, options among
+    /// them. Only the commands of [`super::Analysis::possible`] have it:
+    /// the policy matches them as though any options and arguments stood
+    /// there.
+    pub open: Option<OpenWords>,
+}
+
+/// Where the words of an unquoted value not known in advance stand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OpenWords {
+    /// Its index in `argv`.
+    pub at: usize,
+    /// How many positionals come before it.
+    pub after_positionals: usize,
+    /// It is an option's value (`git -C $dir log`): the words it becomes
+    /// may be options, but the tool's action is the one written after it.
+    pub a_value: bool,
+    /// They come before the end of options (`--`): they may be options.
+    pub options: bool,
 }
 
 /// What running a command does, for matching.
@@ -206,10 +226,32 @@ impl Command {
             shouted,
             planted: None,
             invocation: Invocation::Acts,
+            open: None,
         };
         command.shape();
         command.invocation = invocation(&command.program, &command.argv);
         command
+    }
+
+    /// The same command with the words from `argv[at]` on an unquoted
+    /// value not known in advance ([`Command::open`]).
+    #[must_use]
+    pub fn open_from(mut self, at: usize) -> Self {
+        // The positionals of the words up to it, read alone.
+        let positionals = |end: usize| {
+            self.argv.get(..end).filter(|words| !words.is_empty()).map(|words| {
+                Self::new(words.to_vec(), self.dynamic_program, false, None).positionals.len()
+            })
+        };
+        if let (Some(before), Some(with)) = (positionals(at), positionals(at + 1)) {
+            // Without a grammar, a word after an option may be its value
+            // (`kubectl -n $ns get pods`) where a positional follows.
+            let a_value =
+                with == before || self.may_be_a_value(at) && self.positionals.len() > with;
+            let options = !self.argv.get(1..at).unwrap_or_default().iter().any(|w| w == "--");
+            self.open = Some(OpenWords { at, after_positionals: before, a_value, options });
+        }
+        self
     }
 
     fn shape(&mut self) {
@@ -320,6 +362,16 @@ impl Command {
     /// The first positional, for programs with subcommands.
     pub fn subcommand(&self) -> Option<&str> {
         self.positionals.first().map(String::as_str)
+    }
+
+    /// Whether `argv[at]` may be the value of the option before it, as
+    /// read without the program's grammar: that option is written without
+    /// `=` (`kubectl -n prod get`, `gh -R o/r release view`).
+    pub fn may_be_a_value(&self, at: usize) -> bool {
+        options::of(&self.program, None).is_none()
+            && at.checked_sub(1).and_then(|option| self.argv.get(option)).is_some_and(|word| {
+                word.starts_with('-') && word.len() > 1 && word != "--" && !word.contains('=')
+            })
     }
 
     /// For a tool of [`ACTION_WORDS`]: how many words name what it does,

@@ -281,10 +281,18 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
 /// A word naming what a tool does that is known only when it runs
 /// (`kubectl $verb pod x`, `terraform "$action" -auto-approve`): it may be
 /// the tool's most destructive command. git has its own reading (`git`).
+/// An unknown word that may be an option's value is not one where as many
+/// words as the tool's action words follow it (`kubectl -n $ns get pods`).
 fn unknown_action_word(command: &Command) -> Option<&str> {
     let unknown = |word: &str| is_run_time(word) || command.dynamic_args && word.contains('$');
-    let (_, words) = command.action_words()?;
-    words.iter().map(String::as_str).find(|word| unknown(word))
+    let (depth, words) = command.action_words()?;
+    words.iter().enumerate().map(|(index, word)| (index, word.as_str())).find_map(
+        |(index, word)| {
+            let at = command.argv.iter().position(|w| w == word)?;
+            let a_value = command.may_be_a_value(at) && words.len() - index > depth;
+            (unknown(word) && !a_value).then_some(word)
+        },
+    )
 }
 
 /// bash's `coproc [NAME] COMMAND` at `index` (the reserved word, which the
@@ -623,7 +631,17 @@ fn inner_command(
         || program.starts_with('$')
         || program.contains(['*', '?', '['])
         || outer.dynamic_program;
-    let Some(at) = builder.command(Command::new(argv, dynamic_program, dynamic_args, via)) else {
+    // Words of an unquoted value the outer command was given among those
+    // it runs stay open there (`timeout 5 git branch $name`).
+    let open = outer.open.and_then(|open| {
+        let skipped = outer.argv.len().checked_sub(argv.len())?;
+        outer.argv.ends_with(&argv).then(|| open.at.checked_sub(skipped)).flatten()
+    });
+    let mut command = Command::new(argv, dynamic_program, dynamic_args, via);
+    if let Some(at) = open.filter(|&at| at > 0) {
+        command = command.open_from(at);
+    }
+    let Some(at) = builder.command(command) else {
         return Vec::new();
     };
     (at..builder.analysis.commands.len()).collect()

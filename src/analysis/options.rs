@@ -1131,6 +1131,41 @@ const GIT_BRANCH: Grammar = tool(
         flag("recurse-submodules"),
     ],
 );
+/// git's own options, before its command (`git -C DIR -c KEY=VALUE log`):
+/// git takes them by their exact names. An option it does not know makes
+/// it refuse to run, so one not listed here is read as taking a value.
+const GIT_GLOBAL: Grammar = Grammar {
+    short_values: "Cc",
+    short_optional: "",
+    long: &[
+        value("git-dir"),
+        value("work-tree"),
+        value("namespace"),
+        value("config-env"),
+        value("super-prefix"),
+        value("list-cmds"),
+        optional("exec-path"),
+        same("paginate", 'p'),
+        same("no-pager", 'P'),
+        flag("bare"),
+        flag("no-replace-objects"),
+        flag("no-lazy-fetch"),
+        flag("literal-pathspecs"),
+        flag("glob-pathspecs"),
+        flag("noglob-pathspecs"),
+        flag("icase-pathspecs"),
+        flag("no-optional-locks"),
+        flag("no-advice"),
+        flag("html-path"),
+        flag("man-path"),
+        flag("info-path"),
+        same("version", 'v'),
+        same("help", 'h'),
+    ],
+    abbreviates: false,
+    stops_at_positional: true,
+    unlisted: Unlisted::ValueUnlessOption,
+};
 const GIT_WORKTREE: Grammar = tool(
     "b",
     &[
@@ -1248,6 +1283,7 @@ pub fn of(program: &str, subcommand: Option<&str>) -> Option<&'static Grammar> {
         ("aws", _) => &AWS,
         ("az", _) => &AZ,
         ("gcloud", _) => &GCLOUD,
+        ("git", None) => &GIT_GLOBAL,
         ("git", Some("reset")) => &GIT_RESET,
         ("git", Some("clean")) => &GIT_CLEAN,
         ("git", Some("checkout")) => &GIT_CHECKOUT,

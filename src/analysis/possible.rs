@@ -13,6 +13,11 @@
 //! program that acts and at least one word follows (`man sudo` runs
 //! nothing); and an argument holding white space whose first word names
 //! one is read as a command line (`'see <digest>/ for layout'` is prose).
+//!
+//! A command any program runs is also a candidate when an unquoted value
+//! not known in advance stands among its arguments: the shell splits it
+//! into any number of words, options among them, so the policy matches it
+//! as though any options and arguments stood there ([`Command::open`]).
 
 use super::{Builder, Command, code, command::base_name, executors, options, sql, words};
 
@@ -42,12 +47,19 @@ const NAMES_A_COMMAND: [&str; 20] = [
     "ssh", "scp", "kill", "pkill", "killall", "docker", "kubectl", "eval", "source",
 ];
 
-/// What a candidate is: words already expanded, or one argument to parse.
+/// What a candidate is: words already expanded, or one argument to parse;
+/// or a command whose words from `at` on (an index in `argv`) include an
+/// unquoted value not known in advance, which may become any words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Candidate {
     Words(Vec<String>),
     Text(String),
+    Open { argv: Vec<String>, at: usize },
 }
+
+/// How a candidate's commands are named in explanations (`via …`).
+const GIVEN_TO_AN_UNKNOWN_PROGRAM: &str = "a program with no model of it";
+const SPLIT_UNQUOTED: &str = "an unquoted value split into any words";
 
 /// Notes what `command`, a program the executors have no model of, may
 /// run (an MCP tool call's values run only under the keys that say so).
@@ -96,6 +108,17 @@ fn names_a_command(word: &str) -> bool {
         || executors::DOWNLOADERS.contains(&name)
 }
 
+/// Notes `argv`, a command the action runs, as it may be when the
+/// unquoted value not known in advance at `at` splits into other words,
+/// options among them: `git branch $name` may delete a branch
+/// (`name='-D main'`) and `find . $tests` may delete what it finds.
+pub(super) fn note_open(builder: &mut Builder, argv: &[String], at: usize) {
+    if builder.recording_tool_call {
+        return;
+    }
+    push(builder, Candidate::Open { argv: argv.to_vec(), at });
+}
+
 fn push(builder: &mut Builder, candidate: Candidate) {
     if builder.possible.len() < MAX_CANDIDATES && !builder.possible.contains(&candidate) {
         builder.possible.push(candidate);
@@ -109,10 +132,15 @@ pub(super) fn walk(candidates: Vec<Candidate>) -> Builder {
     for candidate in candidates {
         match candidate {
             Candidate::Words(argv) => {
-                apart.command(Command::new(argv, false, false, Some("possibly".to_owned())));
+                let via = Some(GIVEN_TO_AN_UNKNOWN_PROGRAM.to_owned());
+                apart.command(Command::new(argv, false, false, via));
             }
             Candidate::Text(text) => {
-                apart.shell_lenient(&text, Some("possibly"));
+                apart.shell_lenient(&text, Some(GIVEN_TO_AN_UNKNOWN_PROGRAM));
+            }
+            Candidate::Open { argv, at } => {
+                let via = Some(SPLIT_UNQUOTED.to_owned());
+                apart.command(Command::new(argv, false, true, via).open_from(at));
             }
         }
     }

@@ -11,7 +11,8 @@
 //! are analysed as such by the walk; this only says what they print.
 //!
 //! The same evaluation gives what `echo` and `printf` write when their
-//! output is redirected or piped ([`printed`]).
+//! output is redirected or piped ([`printed`]). And where the output is
+//! not known, whether it may hold an option ([`prints_no_options`]).
 
 use tree_sitter::Node;
 
@@ -41,6 +42,41 @@ pub(super) fn substitution_output(node: Node<'_>, source: &str, vars: &Vars) -> 
         input = Some(printed(&argv, input.as_deref(), vars)?);
     }
     input.map(|output| output.trim_end_matches('\n').to_owned())
+}
+
+/// git commands that print object names or ref names, which never start
+/// with `-` (git refuses such a ref), and options that make them print
+/// other text.
+const GIT_PRINTS_NAMES: [&str; 8] = [
+    "rev-parse",
+    "merge-base",
+    "hash-object",
+    "write-tree",
+    "commit-tree",
+    "rev-list",
+    "symbolic-ref",
+    "describe",
+];
+const GIT_PRINTS_TEXT: [&str; 3] = ["--sq-quote", "--parseopt", "--format"];
+
+/// Whether the substitution `node`, whose output is not known, prints
+/// only words that are never options: the names git prints
+/// (`$(git merge-base HEAD main)`), a user's name or id, a count.
+pub(super) fn prints_no_options(node: Node<'_>, source: &str, vars: &Vars) -> bool {
+    let mut cursor = node.walk();
+    let statements: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+    let [statement] = statements.as_slice() else { return false };
+    let Some(argv) = known_words(*statement, source, vars) else { return false };
+    let Some((program, args)) = argv.split_first() else { return false };
+    match super::command::base_name(program).as_str() {
+        "git" => {
+            args.first().is_some_and(|command| GIT_PRINTS_NAMES.contains(&command.as_str()))
+                && !args.iter().any(|arg| GIT_PRINTS_TEXT.iter().any(|text| arg.starts_with(text)))
+        }
+        "nproc" | "whoami" => true,
+        "id" => args.iter().all(|arg| matches!(arg.as_str(), "-u" | "-g" | "-un" | "-gn")),
+        _ => false,
+    }
 }
 
 /// The words of a plain command (no assignment, redirection or unknown
@@ -121,11 +157,13 @@ fn echo(args: &[&str]) -> String {
 
 /// `printf FORMAT ARGS…` for the conversions that copy an argument
 /// (`%s`, `%q`, `%b`, `%d`…, any width ignored) and `%%`; `-v` (which prints
-/// nothing) and unknown conversions are `None`.
+/// nothing) and unknown conversions are `None`. The shells' builtin takes
+/// no other option: it refuses one and prints nothing (`printf --hard`).
 fn printf(args: &[&str]) -> Option<String> {
     let args = match args.first() {
         Some(&"--") => args.get(1..)?,
-        Some(first) if first.starts_with('-') && *first != "-" => return None,
+        Some(first) if first.starts_with("-v") => return None,
+        Some(first) if first.starts_with('-') && *first != "-" => return Some(String::new()),
         _ => args,
     };
     let (format, mut rest) = args.split_first()?;
@@ -211,7 +249,8 @@ fn basename(args: &[&str]) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn output(line: &str) -> Option<String> {
+    /// `read` of the first command substitution in `line`.
+    fn substitution<T>(line: &str, read: impl Fn(Node<'_>, &str, &Vars) -> T) -> T {
         let tree = super::super::parse_bash(line).unwrap();
         let mut found = None;
         let mut stack = vec![tree.root_node()];
@@ -223,7 +262,26 @@ mod tests {
             let mut cursor = node.walk();
             stack.extend(node.named_children(&mut cursor));
         }
-        substitution_output(found.unwrap(), line, &Vars::default())
+        read(found.unwrap(), line, &Vars::default())
+    }
+
+    fn output(line: &str) -> Option<String> {
+        substitution(line, substitution_output)
+    }
+
+    #[test]
+    fn names_git_prints_are_never_options() {
+        for (line, never) in [
+            ("x $(git merge-base HEAD main)", true),
+            ("x $(git rev-parse --abbrev-ref HEAD)", true),
+            ("x $(id -u)", true),
+            ("x $(git rev-parse --sq-quote -rf)", false),
+            ("x $(git log -1 --format=%s)", false),
+            ("x $(git rev-parse $REF)", false),
+            ("x $(cat args.txt)", false),
+        ] {
+            assert_eq!(substitution(line, prints_no_options), never, "{line}");
+        }
     }
 
     #[test]
@@ -239,6 +297,7 @@ mod tests {
             ("x $(pwd)", "."),
             ("x $(echo a b | cat)", "a b"),
             ("x $(printf '%s ' one two)", "one two "),
+            ("x $(printf --hard)", ""),
         ] {
             assert_eq!(output(line).as_deref(), Some(printed), "{line}");
         }

@@ -265,6 +265,7 @@ fn command_with(
     let vars = builder.vars.clone();
     let mut argv: Vec<String> = Vec::new();
     let (mut dynamic_program, mut dynamic_args) = (false, false);
+    let mut open_at = None;
     let mut substituted = Vec::new();
     let mut env: Vec<(String, String)> = Vec::new();
     // The same assignments as values the walk knows or not, for a builtin
@@ -311,6 +312,11 @@ fn command_with(
                     named_seen = true;
                 } else {
                     dynamic_args |= expanded.dynamic;
+                    // Where an unquoted unknown value may split into
+                    // other words.
+                    if expanded.open && open_at.is_none() {
+                        open_at = Some(argv.len());
+                    }
                 }
                 argv.extend(expanded.words);
             }
@@ -352,6 +358,9 @@ fn command_with(
     });
     builder.time_is_a_program =
         !env.is_empty() && argv.first().is_some_and(|program| program == "time");
+    if let Some(at) = open_at.filter(|_| !dynamic_program) {
+        super::possible::note_open(builder, &argv, at);
+    }
     let recorded =
         builder.command(Command::new(argv, dynamic_program, dynamic_args, via.map(str::to_owned)));
     if let Some(outer) = outer {

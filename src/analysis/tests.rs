@@ -395,11 +395,17 @@ fn a_tools_command_known_only_when_it_runs_needs_a_human() {
         "aws s3 $op s3://prod --recursive",
         "aws --region us-east-1 s3 $(cat op) s3://prod",
         "docker $cmd -af",
+        // Too few action words follow for the unknown one to be a value.
+        "kubectl -n $ns",
+        "gh -R $repo release",
     ] {
         assert!(facts(hint).contains(&Fact::EvalOfUnknownText), "{hint}: {:?}", facts(hint));
     }
-    // Values after the command stay values.
+    // Values after the command stay values; so do an option's value
+    // before it, where the tool's action words follow.
     for hint in [
+        "kubectl -n $ns get pods",
+        "gh -R $repo release view v1",
         "kubectl get pods -n $ns",
         "aws --region $REGION s3 ls",
         "terraform plan -var env=$ENV",

@@ -120,6 +120,10 @@ pub struct Expanded {
     pub globbed: bool,
     /// A command or process substitution is part of the word.
     pub substituted: bool,
+    /// Part of the word is an unquoted value not known before it runs
+    /// (`$name`, `$(cmd)`): the shell splits it into any number of words,
+    /// options among them (`git branch $name` may be `git branch -D x`).
+    pub open: bool,
 }
 
 impl Expanded {
@@ -250,6 +254,7 @@ fn collect(
                 ),
                 None => {
                     state.dynamic = true;
+                    state.open |= !in_quotes && !super::pure::prints_no_options(node, source, vars);
                     push_str(pieces, RUN_TIME_VALUE, quoting);
                 }
             }
@@ -329,12 +334,15 @@ fn expand_variable(
         }
         (Some(_), Some(None) | None) if default.is_some() && is_default_operator(raw) => {
             state.dynamic = true;
+            state.open |= !in_quotes;
             if let Some(default) = default {
                 collect(*default, source, vars, in_quotes, pieces, state);
             }
         }
         (name, _) => {
             state.dynamic = true;
+            // `${#x}` is a count, never an option.
+            state.open |= !in_quotes && !raw.starts_with("${#");
             let shown = name.map_or_else(|| raw.to_owned(), |n| format!("${n}"));
             push_str(pieces, &shown.to_lowercase(), Quoting::Quoted);
         }

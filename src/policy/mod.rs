@@ -215,9 +215,10 @@ pub struct Matches {
     /// every command is covered and nothing about the action needs a human.
     pub auto_approve: Option<Vec<RuleId>>,
     pub risk: Vec<RuleId>,
-    /// Rules (deny, requiresApproval, risk) matched only by what a program
-    /// with no model may run (`Analysis::possible`): at most a question
-    /// for a human, never a stop.
+    /// Rules (deny, requiresApproval, risk) matched only by what the action
+    /// may run (`Analysis::possible`: words given to a program with no
+    /// model, a command as an unquoted value may turn it): at most a
+    /// question for a human, never a stop.
     pub may_run: Vec<RuleId>,
     /// What each matching rule matched (a command, a path, a fact), by rule.
     pub subjects: std::collections::BTreeMap<RuleId, String>,

@@ -752,6 +752,9 @@ impl PatternSet {
                     programs,
                     candidates,
                     positionals,
+                    open_after: command.open.map(|open| open.after_positionals),
+                    open_value: command.open.is_some_and(|open| open.a_value),
+                    open_options: command.open.is_some_and(|open| open.options),
                     action_words,
                     positional_any,
                     flag_any,
@@ -816,6 +819,14 @@ struct CommandWords {
     candidates: Vec<usize>,
     /// Each positional's entry in the word table.
     positionals: Vec<usize>,
+    /// Where any words may stand, after how many positionals
+    /// ([`Command::open`]): every option and any arguments there.
+    open_after: Option<usize>,
+    /// Those words are an option's value: what they become does not name
+    /// what the tool does where an action word is written after them.
+    open_value: bool,
+    /// Those words come before the end of options: they may be options.
+    open_options: bool,
     /// For a program whose first words name what it does (git's
     /// subcommand, a tool's action words, [`Command::action_words`]): how
     /// many such words there are, and how many leading positionals may
@@ -985,38 +996,89 @@ impl Prepared<'_> {
                 .iter()
                 .any(|f| f == wanted || command.shouted && f.eq_ignore_ascii_case(wanted))
         };
-        if !pattern.flags.iter().all(has)
-            || !pattern.flag_globs.iter().all(|&g| words.flag_any.has(g))
-        {
+        // Words that may be anything may be every option of the program a
+        // pattern names (`* --no-preserve-root` names none), before `--`.
+        let open = words.open_after.is_some();
+        if open && !pattern.literal_program {
             return false;
         }
-        if !pattern
-            .flag_prefixes
-            .iter()
-            .all(|prefix| prefix.flags.iter().all(has) || words.flag_any.has(prefix.glob))
-        {
+        let flags_written = || {
+            pattern.flags.iter().all(has)
+                && pattern.flag_globs.iter().all(|&g| words.flag_any.has(g))
+                && pattern
+                    .flag_prefixes
+                    .iter()
+                    .all(|prefix| prefix.flags.iter().all(has) || words.flag_any.has(prefix.glob))
+        };
+        if !(open && words.open_options || flags_written()) {
             return false;
         }
         // Cheap refusal first: every positional glob must match some
         // argument before their order is looked at.
-        if !pattern.positionals.iter().all(|&g| words.positional_any.has(g)) {
+        if !open && !pattern.positionals.iter().all(|&g| words.positional_any.has(g)) {
             return false;
         }
-        let matches =
-            |argument: &usize, glob: usize| self.word_hits[*argument].binary_search(&glob).is_ok();
-        let mut arguments = words.positionals.iter();
         // `git push` is not `git stash push`, and `gh release delete` is
         // not a search for those words (`gh search prs release delete`).
-        if let Some((depth, window)) = words.action_words {
-            let named = depth.min(pattern.positionals_before_gap).min(pattern.positionals.len());
-            let (leading, rest) = pattern.positionals.split_at(named);
-            let mut leading_words = arguments.by_ref().take(window);
-            if !leading.iter().all(|&wanted| leading_words.any(|a| matches(a, wanted))) {
-                return false;
+        let all = words.positionals.len();
+        let (leading, rest, window, open_window) = match words.action_words {
+            Some((depth, window)) => {
+                let named =
+                    depth.min(pattern.positionals_before_gap).min(pattern.positionals.len());
+                let (leading, rest) = pattern.positionals.split_at(named);
+                // Words added after the last positional name what the tool
+                // does while fewer than its action words are written; an
+                // option's value before a written action word does not.
+                let open_window = if words.open_value && words.open_after < Some(all) {
+                    0
+                } else {
+                    window + usize::from(window == all && window < depth)
+                };
+                (leading, rest, window, open_window)
             }
-            return rest.iter().all(|&wanted| arguments.any(|a| matches(a, wanted)));
+            None => (&[][..], &pattern.positionals[..], 0, 0),
+        };
+        match self.in_order(words, leading, 0, window, open_window) {
+            InOrder::Open => true,
+            InOrder::Missing => false,
+            InOrder::Next(from) => {
+                self.in_order(words, rest, from, all, all + 1) != InOrder::Missing
+            }
         }
-        pattern.positionals.iter().all(|&wanted| arguments.any(|a| matches(a, wanted)))
+    }
+
+    /// Whether the positionals of `words` from `from` (below `end`) match
+    /// `wanted` in order: where the next would be looked at, or whether
+    /// words that may be anything ([`CommandWords::open_after`]) stand
+    /// before it (below `open_end`), which may be every glob left.
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "positionals are word-table entries, which index word_hits"
+    )]
+    fn in_order(
+        &self,
+        words: &CommandWords,
+        wanted: &[usize],
+        from: usize,
+        end: usize,
+        open_end: usize,
+    ) -> InOrder {
+        let mut at = from;
+        for &glob in wanted {
+            loop {
+                if words.open_after == Some(at) && at < open_end {
+                    return InOrder::Open;
+                }
+                let Some(&argument) = words.positionals.get(at).filter(|_| at < end) else {
+                    return InOrder::Missing;
+                };
+                at += 1;
+                if self.word_hits[argument].binary_search(&glob).is_ok() {
+                    break;
+                }
+            }
+        }
+        InOrder::Next(at)
     }
 
     /// Whether a [`Compiled::Text`] glob matches the command at `index`:
@@ -1039,6 +1101,16 @@ impl Prepared<'_> {
             stage.any(|commands| commands.iter().any(|&i| self.command_matches(part, i)))
         })
     }
+}
+
+/// How far a pattern's positionals were met in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InOrder {
+    /// All of them; the next is looked for from this positional.
+    Next(usize),
+    /// Words that may be anything stand where the rest are looked for.
+    Open,
+    Missing,
 }
 
 /// How a path the analysis reports is touched.

@@ -279,6 +279,9 @@ RUNNER_GRAMMAR = [
     "perl <<'PL'\neval <<'CODE';\nunlink '/etc/hosts';\nCODE\nPL",
     "python3 -c \"import os, shutil; shutil.rmtree(os.path.expanduser('~/.config'))\"",
     "ruby -e \"require 'base64'; system(Base64.strict_decode64('cm0gLXJmIH4vLmNvbmZpZw=='))\"",
+    # An unquoted value not known in advance splits into any words, options among them.
+    "git branch $old", "cd repo && git reset $mode HEAD~3", "chmod $mode /usr/local/bin/tool",
+    "timeout 60 git -C ../site branch $stale", "bash -c 'git tag $(cat tags.txt)'",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -323,6 +326,9 @@ RUNNERS_ORDINARY = [
     "cargo build \\\n  --release", "sort <<'IN' -r\nb\na\nIN",
     "curl --config=- <<'CFG'\nsilent\nurl = https://api.example.com/health\nCFG", "git reset $(git merge-base HEAD main) -- docs/",
     "cat <<'MD' > docs/notes.md\n# Notes\nMD", "sort <<'ONE' <<'TWO'\nfirst\nONE\nsecond\nTWO",
+    # Unknown values that stay one word, an option's value before the tool's command, names git prints.
+    "git branch \"$name\"", "git -C $repo log --oneline -5", "kubectl -n $ns get pods",
+    "git diff --stat $(git merge-base HEAD main)", "gh -R $REPO pr view 12",
     "(cat <<'TXT')\nhello\nTXT", "cat <<E\"N\"D\n$HOME stays text\nEND", "find build -fprint0 build-files.bin -delete", "rg --files src",
     'ls "$CARGO_HOME/bin"',
     # What a subshell, a substitution or another program changes is not in

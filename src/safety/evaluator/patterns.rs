@@ -1,6 +1,7 @@
 //! Stage 3: deny > requiresApproval > autoApprove. A deny match stops the
 //! agent; a requiresApproval match pauses it, so does a rule needing a human
-//! met by what a program with no model may run, and so does anything the
+//! met by what the action may run (words given to a program with no model,
+//! a command an unquoted value may turn into another), and so does anything the
 //! analysis could not resolve (a command named at run time, decoded text
 //! run in a shell…: `Fact::needs_a_human`) whatever the rules say; an
 //! autoApprove cover of every command lets it continue without scoring,
@@ -71,11 +72,12 @@ pub fn run(input: &StageInput<'_>) -> StageReport {
         .collect();
     if let Some(&first) = may_run.first() {
         return decided(
-            format!("{} rule(s) matched what a program may run", may_run.len()),
+            format!("{} rule(s) matched what the action may run", may_run.len()),
             Verdict::Pause(PauseKind::Approval),
             format!(
-                "Action requires human approval: a program this guard has no model of is given words it may run, and they meet {}",
-                policy.rule(first).pattern
+                "Action requires human approval: what it may run meets {}{}",
+                policy.rule(first).pattern,
+                matches.subjects.get(&first).map(|on| format!(" on {on}")).unwrap_or_default(),
             ),
             first,
             may_run

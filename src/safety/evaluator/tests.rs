@@ -107,6 +107,19 @@ fn stages_decide_in_order_at_their_boundaries() {
         row("tool rm -rf /; rm -rf /", Verdict::Stop, Stage::Patterns),
         row("man rm -rf /", Verdict::Continue, Stage::RiskTolerance),
         row("tool --title 'see <a>/ for rm -rf /'", Verdict::Continue, Stage::RiskTolerance),
+        // An unquoted value not known in advance may split into any words,
+        // options among them (before `--`): what the command may then be
+        // is asked about, never stopped for. Quoted, it is one word; a
+        // tool's action written after an option's value stays that action.
+        row("git $cmd origin main", Verdict::Pause(Approval), Stage::Patterns),
+        row("rm -rf $dir", Verdict::Pause(Approval), Stage::Patterns),
+        row("timeout 5 rm $opts /", Verdict::Pause(Approval), Stage::Patterns),
+        row("bash -c 'git $(next-step) origin'", Verdict::Pause(Approval), Stage::Patterns),
+        row("rm -rf \"$dir\"", Verdict::Continue, Stage::RiskTolerance),
+        row("git -C $repo log", Verdict::Continue, Stage::RiskTolerance),
+        row("git status $path", Verdict::Continue, Stage::RiskTolerance),
+        row("rm -rf -- $dir", Verdict::Pause(Approval), Stage::Patterns),
+        row("rm -- $names /", Verdict::Continue, Stage::RiskTolerance),
         // An MCP tool call's values run only under the keys that say so.
         row(r#"create_issue {"title": "rm -rf / again"}"#, Verdict::Continue, Stage::RiskTolerance),
         row(r#"run_task {"command": "rm -rf /"}"#, Verdict::Stop, Stage::Patterns),
