@@ -20,10 +20,11 @@ review). Once installed (and trusted), `safety-dongle doctor` must say
 the harness is guarded: its reading of each harness's settings and trust
 is checked against the real harness here.
 
-Run all:   SAFETY_DONGLE_BIN=$CARGO_TARGET_DIR/debug/safety-dongle python -m pytest tests/harnesses -q
-CI subset: ... -m pytest tests/harnesses -q -k "ci_subset" (see SUBSET)
+Run all:   SAFETY_DONGLE_BIN=$CARGO_TARGET_DIR/debug/safety-dongle python -m pytest tests/harnesses -q -n auto
+One part:  ... -m pytest tests/harnesses -q -k "codex and guarded"
 after `bash tests/harnesses/install.sh`; the verifier binary is taken
-from beside SAFETY_DONGLE_BIN.
+from beside SAFETY_DONGLE_BIN. Each case has its own folders and model
+server, so cases run side by side (pytest-xdist's -n).
 """
 
 from __future__ import annotations
