@@ -282,6 +282,8 @@ RUNNER_GRAMMAR = [
     # An unquoted value not known in advance splits into any words, options among them.
     "git branch $old", "cd repo && git reset $mode HEAD~3", "chmod $mode /usr/local/bin/tool",
     "timeout 60 git -C ../site branch $stale", "bash -c 'git tag $(cat tags.txt)'",
+    # Another user's start-up file, by ~user.
+    "echo 'source /tmp/x' >> ~bob/.bashrc",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -329,6 +331,8 @@ RUNNERS_ORDINARY = [
     # Unknown values that stay one word, an option's value before the tool's command, names git prints.
     "git branch \"$name\"", "git -C $repo log --oneline -5", "kubectl -n $ns get pods",
     "git diff --stat $(git merge-base HEAD main)", "gh -R $REPO pr view 12",
+    # A start-up file kept in the project runs nothing until copied home.
+    "printf 'alias ll=\"ls -l\"\\n' > dotfiles/.bashrc",
     "(cat <<'TXT')\nhello\nTXT", "cat <<E\"N\"D\n$HOME stays text\nEND", "find build -fprint0 build-files.bin -delete", "rg --files src",
     'ls "$CARGO_HOME/bin"',
     # What a subshell, a substitution or another program changes is not in
