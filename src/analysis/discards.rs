@@ -27,11 +27,26 @@ use super::{
 };
 /// The whole working tree.
 const WORKING_TREE: &str = ".";
+/// The stash.
+const STASH: &str = ".git/refs/stash";
 
 /// What `command` (a `git` command, global options already unwrapped)
 /// throws away, as `discard` targets.
 pub(super) fn discarded(command: &Command) -> Vec<String> {
     let Some(subcommand) = command.subcommand() else { return Vec::new() };
+    // Words an unquoted value becomes may be any options (`git clean
+    // $opts` may be `-fdx`), or the stash's own command: the worst case
+    // (judged apart: [`Command::open`]).
+    if command.open.is_some_and(|open| open.options) {
+        match subcommand {
+            "checkout" | "switch" | "reset" | "clean" | "rm" | "restore" | "worktree" | "merge"
+            | "rebase" | "cherry-pick" | "revert" | "am" | "read-tree" | "checkout-index" => {
+                return vec![WORKING_TREE.to_owned()];
+            }
+            "stash" => return vec![STASH.to_owned()],
+            _ => {}
+        }
+    }
     let Some(at) = command.argv.iter().position(|word| word.eq_ignore_ascii_case(subcommand))
     else {
         return Vec::new();
@@ -147,7 +162,7 @@ pub(super) fn discarded(command: &Command) -> Vec<String> {
             }
         }
         "stash" => match args.iter().find(|word| !word.starts_with('-')).map(String::as_str) {
-            Some("drop" | "clear") => vec![".git/refs/stash".to_owned()],
+            Some("drop" | "clear") => vec![STASH.to_owned()],
             _ => Vec::new(),
         },
         // Plumbing that writes the working tree: `read-tree -u --reset`
@@ -229,13 +244,33 @@ mod tests {
     use crate::analysis::{EffectKind, WorkingFolder, analyze_in};
 
     fn discarded(line: &str) -> Vec<String> {
-        let analysis = analyze_in(line, &WorkingFolder::Project).unwrap();
+        discards_of(analyze_in(line, &WorkingFolder::Project).unwrap())
+    }
+
+    fn discards_of(analysis: crate::analysis::Analysis) -> Vec<String> {
         analysis
             .effects
             .into_iter()
             .filter(|effect| effect.kind == EffectKind::Discard)
             .map(|effect| effect.target)
             .collect()
+    }
+
+    #[test]
+    fn an_unquoted_value_may_be_the_options_that_discard() {
+        let possibly = |line: &str| {
+            let analysis = analyze_in(line, &WorkingFolder::Project).unwrap();
+            (discards_of(analysis.clone()), analysis.possible.map(|p| discards_of(*p)))
+        };
+        let none = Vec::<String>::new();
+        assert_eq!(possibly("git clean $opts"), (none.clone(), Some(vec![".".to_owned()])));
+        assert_eq!(
+            possibly("git stash $action"),
+            (none.clone(), Some(vec![".git/refs/stash".to_owned()]))
+        );
+        assert_eq!(possibly("git log $range"), (none.clone(), Some(none.clone())));
+        assert_eq!(possibly("git clean -- $path"), (none.clone(), Some(none.clone())));
+        assert_eq!(possibly("git clean \"$opts\""), (none, None));
     }
 
     #[test]

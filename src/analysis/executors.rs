@@ -710,17 +710,7 @@ fn find(builder: &mut Builder, command: &Command) {
                 );
                 at = end + 1;
             }
-            "-delete" => {
-                let mut inner = vec!["rm".to_owned(), "-r".to_owned(), "-f".to_owned()];
-                inner.extend(selected.iter().cloned());
-                inner_command(
-                    builder,
-                    inner,
-                    command,
-                    command.dynamic_args,
-                    Some("find -delete".into()),
-                );
-            }
+            "-delete" => find_deletes(builder, command, &selected),
             "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {
                 if let Some(file) = argv.get(at) {
                     builder.write(file);
@@ -748,6 +738,18 @@ fn find(builder: &mut Builder, command: &Command) {
             _ => {}
         }
     }
+    // Words an unquoted value becomes may be any primary, `-delete` too
+    // (judged apart: [`Command::open`]).
+    if command.open.is_some() {
+        find_deletes(builder, command, &selected);
+    }
+}
+
+/// `find -delete`: `rm -r -f` of what it selects.
+fn find_deletes(builder: &mut Builder, command: &Command, selected: &[String]) {
+    let mut inner = vec!["rm".to_owned(), "-r".to_owned(), "-f".to_owned()];
+    inner.extend(selected.iter().cloned());
+    inner_command(builder, inner, command, command.dynamic_args, Some("find -delete".into()));
 }
 
 /// `find` words that select nothing: options, actions (those that print

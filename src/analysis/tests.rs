@@ -417,6 +417,20 @@ fn a_tools_command_known_only_when_it_runs_needs_a_human() {
 }
 
 #[test]
+fn an_unquoted_value_may_turn_find_into_a_deletion() {
+    let deletes = |analysis: &Analysis| {
+        analysis.effects.iter().any(|effect| effect.kind == EffectKind::Delete)
+    };
+    for hint in ["find . $tests", "timeout 9 find . $x", "find $dirs -name '*.o'"] {
+        let analysis = analyze(hint).unwrap();
+        assert!(!deletes(&analysis), "{hint}: {analysis:?}");
+        assert!(analysis.possible.as_deref().is_some_and(deletes), "{hint}: {analysis:?}");
+    }
+    let quoted = analyze("find . -name \"$pattern\"").unwrap();
+    assert!(quoted.possible.is_none(), "{quoted:?}");
+}
+
+#[test]
 fn ssh_keygen_shows_no_private_key_and_writes_what_it_makes() {
     let analysis = analyze("ssh-keygen -t ed25519 -N '' -f ~/.ssh/id_ed25519").unwrap();
     assert!(analysis.reads.is_empty(), "{:?}", analysis.reads);

@@ -282,6 +282,7 @@ RUNNER_GRAMMAR = [
     # An unquoted value not known in advance splits into any words, options among them.
     "git branch $old", "cd repo && git reset $mode HEAD~3", "chmod $mode /usr/local/bin/tool",
     "timeout 60 git -C ../site branch $stale", "bash -c 'git tag $(cat tags.txt)'",
+    "git stash $action", "git clean $opts src/", "find ~/Documents $filters",
     # Another user's start-up file, by ~user.
     "echo 'source /tmp/x' >> ~bob/.bashrc",
 ]
