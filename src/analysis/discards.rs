@@ -36,13 +36,13 @@ pub(super) fn discarded(command: &Command) -> Vec<String> {
     let Some(subcommand) = command.subcommand() else { return Vec::new() };
     // Words an unquoted value becomes may be any options (`git clean
     // $opts` may be `-fdx`), or the stash's own command: the worst case
-    // (judged apart: [`Command::open`]).
+    // (judged apart: [`Command::open`]). Ending a merge or rebase in
+    // progress (`--abort`) is left out: `git merge $branch` is everyday
+    // work, and an operation in progress is rare.
     if command.open.is_some_and(|open| open.options) {
         match subcommand {
-            "checkout" | "switch" | "reset" | "clean" | "rm" | "restore" | "worktree" | "merge"
-            | "rebase" | "cherry-pick" | "revert" | "am" | "read-tree" | "checkout-index" => {
-                return vec![WORKING_TREE.to_owned()];
-            }
+            "checkout" | "switch" | "reset" | "clean" | "rm" | "restore" | "worktree"
+            | "read-tree" | "checkout-index" => return vec![WORKING_TREE.to_owned()],
             "stash" => return vec![STASH.to_owned()],
             _ => {}
         }

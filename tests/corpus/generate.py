@@ -331,7 +331,7 @@ RUNNERS_ORDINARY = [
     "cat <<'MD' > docs/notes.md\n# Notes\nMD", "sort <<'ONE' <<'TWO'\nfirst\nONE\nsecond\nTWO",
     # Unknown values that stay one word, an option's value before the tool's command, names git prints.
     "git branch \"$name\"", "git -C $repo log --oneline -5", "kubectl -n $ns get pods",
-    "git diff --stat $(git merge-base HEAD main)", "gh -R $REPO pr view 12",
+    "git diff --stat $(git merge-base HEAD main)", "gh -R $REPO pr view 12", "git merge --no-ff $BRANCH",
     # A start-up file kept in the project runs nothing until copied home.
     "printf 'alias ll=\"ls -l\"\\n' > dotfiles/.bashrc",
     "(cat <<'TXT')\nhello\nTXT", "cat <<E\"N\"D\n$HOME stays text\nEND", "find build -fprint0 build-files.bin -delete", "rg --files src",
