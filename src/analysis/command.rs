@@ -197,6 +197,12 @@ fn takes_pattern(program: &str, option: &str) -> bool {
 const MESSAGE_FLAGS: [&str; 8] =
     ["-m", "--message", "--body", "--title", "--description", "--notes", "--comment", "--subject"];
 
+/// Whether `word` is an option that may take the next word as its value,
+/// read without the program's grammar: one written without `=`.
+fn may_take_the_next_word(word: &str) -> bool {
+    word.starts_with('-') && word.len() > 1 && word != "--" && !word.contains('=')
+}
+
 impl Command {
     /// A command written all in capitals (`RM -RF ~`) is read in lower
     /// case, and its flags are compared without case (`-P` may have been
@@ -369,9 +375,10 @@ impl Command {
     /// `=` (`kubectl -n prod get`, `gh -R o/r release view`).
     pub fn may_be_a_value(&self, at: usize) -> bool {
         options::of(&self.program, None).is_none()
-            && at.checked_sub(1).and_then(|option| self.argv.get(option)).is_some_and(|word| {
-                word.starts_with('-') && word.len() > 1 && word != "--" && !word.contains('=')
-            })
+            && at
+                .checked_sub(1)
+                .and_then(|option| self.argv.get(option))
+                .is_some_and(|word| may_take_the_next_word(word))
     }
 
     /// For a tool of [`ACTION_WORDS`]: how many words name what it does,
@@ -396,7 +403,7 @@ impl Command {
                         break;
                     }
                     flag if flag.starts_with('-') && flag != "-" => {
-                        left += usize::from(!flag.contains('='));
+                        left += usize::from(may_take_the_next_word(flag));
                     }
                     _ => (seen, left) = (seen + 1, left - 1),
                 }

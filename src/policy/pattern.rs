@@ -50,7 +50,7 @@ use globset::{Candidate, Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder
 
 use crate::analysis::{
     Analysis, Command, EffectKind, Fact, Zone,
-    command::{Invocation, long_forms, pattern_flags},
+    command::{Invocation, OpenWords, long_forms, pattern_flags},
 };
 
 /// How a pattern was written.
@@ -752,9 +752,7 @@ impl PatternSet {
                     programs,
                     candidates,
                     positionals,
-                    open_after: command.open.map(|open| open.after_positionals),
-                    open_value: command.open.is_some_and(|open| open.a_value),
-                    open_options: command.open.is_some_and(|open| open.options),
+                    open: command.open,
                     action_words,
                     positional_any,
                     flag_any,
@@ -819,14 +817,9 @@ struct CommandWords {
     candidates: Vec<usize>,
     /// Each positional's entry in the word table.
     positionals: Vec<usize>,
-    /// Where any words may stand, after how many positionals
-    /// ([`Command::open`]): every option and any arguments there.
-    open_after: Option<usize>,
-    /// Those words are an option's value: what they become does not name
-    /// what the tool does where an action word is written after them.
-    open_value: bool,
-    /// Those words come before the end of options: they may be options.
-    open_options: bool,
+    /// Where any words may stand ([`Command::open`]): every option (before
+    /// `--`) and any arguments there.
+    open: Option<OpenWords>,
     /// For a program whose first words name what it does (git's
     /// subcommand, a tool's action words, [`Command::action_words`]): how
     /// many such words there are, and how many leading positionals may
@@ -998,7 +991,7 @@ impl Prepared<'_> {
         };
         // Words that may be anything may be every option of the program a
         // pattern names (`* --no-preserve-root` names none), before `--`.
-        let open = words.open_after.is_some();
+        let open = words.open.is_some();
         if open && !pattern.literal_program {
             return false;
         }
@@ -1010,7 +1003,7 @@ impl Prepared<'_> {
                     .iter()
                     .all(|prefix| prefix.flags.iter().all(has) || words.flag_any.has(prefix.glob))
         };
-        if !(open && words.open_options || flags_written()) {
+        if !(words.open.is_some_and(|open| open.options) || flags_written()) {
             return false;
         }
         // Cheap refusal first: every positional glob must match some
@@ -1029,7 +1022,10 @@ impl Prepared<'_> {
                 // Words added after the last positional name what the tool
                 // does while fewer than its action words are written; an
                 // option's value before a written action word does not.
-                let open_window = if words.open_value && words.open_after < Some(all) {
+                let open_window = if words
+                    .open
+                    .is_some_and(|open| open.a_value && open.after_positionals < all)
+                {
                     0
                 } else {
                     window + usize::from(window == all && window < depth)
@@ -1049,7 +1045,7 @@ impl Prepared<'_> {
 
     /// Whether the positionals of `words` from `from` (below `end`) match
     /// `wanted` in order: where the next would be looked at, or whether
-    /// words that may be anything ([`CommandWords::open_after`]) stand
+    /// words that may be anything ([`CommandWords::open`]) stand
     /// before it (below `open_end`), which may be every glob left.
     #[expect(
         clippy::indexing_slicing,
@@ -1066,7 +1062,7 @@ impl Prepared<'_> {
         let mut at = from;
         for &glob in wanted {
             loop {
-                if words.open_after == Some(at) && at < open_end {
+                if words.open.is_some_and(|open| open.after_positionals == at) && at < open_end {
                     return InOrder::Open;
                 }
                 let Some(&argument) = words.positionals.get(at).filter(|_| at < end) else {
