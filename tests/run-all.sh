@@ -23,15 +23,17 @@ if [ ! -x "$venv/bin/python" ] || ! cmp -s tests/python/requirements.txt "$venv/
     "$venv/bin/pip" install --quiet --disable-pip-version-check -r tests/python/requirements.txt
     cp tests/python/requirements.txt "$venv/.requirements"
 fi
-SAFETY_DONGLE_BIN="$PWD/target/debug/safety-dongle" "$venv/bin/python" -m pytest tests/python -q
+SAFETY_DONGLE_BIN="$PWD/target/debug/safety-dongle" "$venv/bin/python" -m pytest tests/python -q -o tmp_path_retention_policy=failed
 # The coding agents themselves (issue 34): each pinned harness from npm, driven
 # by a scripted model on 127.0.0.1, guarded by `safety-dongle install`, checked
 # on disk. The whole matrix runs: six harnesses, 66 cases, each in its own
 # folders with its own model server, side by side (pytest-xdist, one worker
 # per core, at most 4): 4.6 minutes on 2 cores, 8 one after another;
 # `-k "codex and guarded"` and the like select a part.
+# A passing case's temporary folders are removed as it ends, a failing
+# one's kept to read (Copilot unpacks 235 MB into each home it is given).
 bash tests/harnesses/install.sh
-SAFETY_DONGLE_BIN="$PWD/target/debug/safety-dongle" "$venv/bin/python" -m pytest tests/harnesses/test_harnesses.py -q \
+SAFETY_DONGLE_BIN="$PWD/target/debug/safety-dongle" "$venv/bin/python" -m pytest tests/harnesses/test_harnesses.py -q -o tmp_path_retention_policy=failed \
     --numprocesses=auto --maxprocesses=4
 SAFETY_DONGLE_BIN="$PWD/target/debug/safety-dongle" bash tests/typescript/run.sh
 bash tests/conformance/run.sh
