@@ -252,8 +252,17 @@ impl Command {
         if let (Some(before), Some(with)) = (positionals(at), positionals(at + 1)) {
             // Without a grammar, a word after an option may be its value
             // (`kubectl -n $ns get pods`) where a positional follows.
-            let a_value =
-                with == before || self.may_be_a_value(at) && self.positionals.len() > with;
+            // Unless what is written after it would make the program refuse
+            // to run (`git -C $r -D main`): then the value's own words
+            // are what end its options and name its command.
+            let refused = before == 0
+                && options::of(&self.program, None).is_some_and(|grammar| {
+                    let after = self.argv.get(at + 1..).unwrap_or_default();
+                    let options = after.get(..grammar.parse(after).rest).unwrap_or_default();
+                    options.iter().any(|word| grammar.refuses(word))
+                });
+            let a_value = !refused
+                && (with == before || self.may_be_a_value(at) && self.positionals.len() > with);
             let options = !self.argv.get(1..at).unwrap_or_default().iter().any(|w| w == "--");
             self.open = Some(OpenWords { at, after_positionals: before, a_value, options });
         }

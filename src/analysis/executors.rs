@@ -60,6 +60,7 @@ const NO_OPTIONS: Grammar = Grammar {
     abbreviates: false,
     stops_at_positional: true,
     unlisted: options::Unlisted::Flag,
+    refuses_unlisted: false,
 };
 const DOAS: Grammar = Grammar { short_values: "uC", ..NO_OPTIONS };
 const PKEXEC: Grammar = Grammar {
@@ -588,6 +589,7 @@ fn su_script(argv: &[String]) -> Option<String> {
         abbreviates: true,
         stops_at_positional: false,
         unlisted: options::Unlisted::Flag,
+        refuses_unlisted: false,
     };
     grammar.parse(argv.get(1..).unwrap_or_default()).value("-c").map(str::to_owned)
 }

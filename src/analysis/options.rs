@@ -63,6 +63,9 @@ pub struct Grammar {
     pub stops_at_positional: bool,
     /// How a long option missing from `long` is read.
     pub unlisted: Unlisted,
+    /// Every option is listed, by its exact spelling: the program refuses
+    /// to run at one it does not know (git's own options).
+    pub refuses_unlisted: bool,
 }
 
 /// How a program reads a long option its table does not list.
@@ -119,6 +122,25 @@ impl Grammar {
             }
             _ => false,
         }
+    }
+
+    /// Whether the program refuses to run at `word`, an option it does not
+    /// know ([`Grammar::refuses_unlisted`]).
+    pub fn refuses(&self, word: &str) -> bool {
+        let known = if let Some(body) = word.strip_prefix("--") {
+            body.is_empty()
+                || self.long(body.split_once('=').map_or(body, |(name, _)| name)).is_some()
+        } else {
+            match word.strip_prefix('-').and_then(|body| body.chars().next()) {
+                Some(letter) => {
+                    self.short_values.contains(letter)
+                        || self.short_optional.contains(letter)
+                        || self.long.iter().any(|long| long.short == Some(letter))
+                }
+                None => true,
+            }
+        };
+        self.refuses_unlisted && !known
     }
 
     /// Parses `args` (argv without the program name).
@@ -250,6 +272,7 @@ const fn wrapper(
         abbreviates: true,
         stops_at_positional: true,
         unlisted: Unlisted::Flag,
+        refuses_unlisted: false,
     }
 }
 
@@ -262,6 +285,7 @@ const fn tool(short_values: &'static str, long: &'static [Long]) -> Grammar {
         abbreviates: true,
         stops_at_positional: false,
         unlisted: Unlisted::Flag,
+        refuses_unlisted: false,
     }
 }
 
@@ -1165,6 +1189,7 @@ const GIT_GLOBAL: Grammar = Grammar {
     abbreviates: false,
     stops_at_positional: true,
     unlisted: Unlisted::ValueUnlessOption,
+    refuses_unlisted: true,
 };
 const GIT_WORKTREE: Grammar = tool(
     "b",
@@ -1258,6 +1283,7 @@ const fn argparse(short_values: &'static str, long: &'static [Long]) -> Grammar 
         abbreviates: false,
         stops_at_positional: false,
         unlisted: Unlisted::ValueUnlessOption,
+        refuses_unlisted: false,
     }
 }
 

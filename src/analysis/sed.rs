@@ -28,6 +28,7 @@ static SED: options::Grammar = options::Grammar {
     abbreviates: true,
     stops_at_positional: false,
     unlisted: options::Unlisted::Flag,
+    refuses_unlisted: false,
 };
 
 /// What one script does besides editing text.

@@ -117,6 +117,10 @@ fn stages_decide_in_order_at_their_boundaries() {
         row("bash -c 'git $(next-step) origin'", Verdict::Pause(Approval), Stage::Patterns),
         row("rm -rf \"$dir\"", Verdict::Continue, Stage::RiskTolerance),
         row("git -C $repo log", Verdict::Continue, Stage::RiskTolerance),
+        // Unless what follows it is an option git refuses: then the value's
+        // words are what name git's command.
+        row("git -C $repo -f origin main", Verdict::Pause(Approval), Stage::Patterns),
+        row("git -C $repo --no-pager log -f", Verdict::Continue, Stage::RiskTolerance),
         row("git status $path", Verdict::Continue, Stage::RiskTolerance),
         row("rm -rf -- $dir", Verdict::Pause(Approval), Stage::Patterns),
         row("rm -- $names /", Verdict::Continue, Stage::RiskTolerance),
