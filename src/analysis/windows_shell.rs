@@ -34,6 +34,7 @@ const MEANINGS: &[(&[&str], &str)] = &[
     (&["set-content", "add-content", "ac", "out-file"], "tee"),
     (&["get-childitem", "gci", "dir", "ls"], "ls"),
     (&["stop-process", "spps", "taskkill"], "kill"),
+    (&["format-volume", "clear-disk", "initialize-disk", "remove-partition"], "format"),
 ];
 
 /// Switches and what they mean for the POSIX program (`/s` and
@@ -163,7 +164,9 @@ pub(super) fn analyze(
             Token::Redirect { append } => redirect = Some(append),
             Token::Pipe | Token::Separator => {
                 let ended_pipeline = token == Token::Separator;
-                if let Some(index) = statement(builder, dialect, std::mem::take(&mut words), via) {
+                let upstream = stages.last().and_then(|stage| stage.first()).copied();
+                let words = std::mem::take(&mut words);
+                if let Some(index) = statement(builder, dialect, words, via, upstream) {
                     for (path, append) in targets.drain(..) {
                         builder.write_from(&[index], &path, append);
                     }
@@ -181,12 +184,14 @@ pub(super) fn analyze(
     direct
 }
 
-/// One command of a statement, recorded; its index.
+/// One command of a statement, recorded; its index. `upstream` is the
+/// pipeline stage before it, whose output it is given.
 fn statement(
     builder: &mut Builder,
     dialect: Dialect,
     mut words: Vec<String>,
     via: Option<&str>,
+    upstream: Option<usize>,
 ) -> Option<usize> {
     // PowerShell's call operators run the command that follows.
     while dialect == Dialect::PowerShell && words.first().is_some_and(|w| w == "&" || w == ".") {
@@ -213,6 +218,10 @@ fn statement(
         };
         if let Some(flag) = meaning.and_then(|posix| switch(posix, &parameter)) {
             argv.push(flag.to_owned());
+        } else if meaning == Some("format") && DISK_PARAMETERS.contains(&parameter.as_str()) {
+            argv.extend(rest.next().map(|value| disk_named(&parameter, &value)));
+        } else if meaning == Some("format") && FORMAT_SETTINGS.contains(&parameter.as_str()) {
+            rest.next();
         } else if dialect == Dialect::PowerShell
             && VALUE_PARAMETERS.contains(&parameter.as_str())
             && !word.contains(':')
@@ -227,7 +236,67 @@ fn statement(
     if program == "ls" && argv.iter().skip(1).any(|a| a.eq_ignore_ascii_case("env:")) {
         argv = vec!["printenv".to_owned()];
     }
-    builder.command(Command::new(argv, dynamic_program, false, via.map(str::to_owned)))
+    // A cmdlet given no path acts on what the stage before it outputs
+    // (`Get-ChildItem ~/.ssh | Remove-Item`, `Get-Disk 1 | Clear-Disk`).
+    let mut dynamic_args = false;
+    let written = argv.iter().skip(1).filter(|word| !word.starts_with('-')).count();
+    let takes_paths = match program.as_str() {
+        "rm" | "cat" | "kill" | "format" => 0,
+        "cp" | "mv" => 1,
+        _ => usize::MAX,
+    };
+    if dialect == Dialect::PowerShell && written <= takes_paths {
+        match upstream.map(|index| piped_items(builder, index)) {
+            Some(Some(items)) => argv.extend(items),
+            Some(None) => dynamic_args = true,
+            None => {}
+        }
+    }
+    builder.command(Command::new(argv, dynamic_program, dynamic_args, via.map(str::to_owned)))
+}
+
+/// The items a pipeline stage outputs, where its words say which: a
+/// listing's entries (`Get-ChildItem DIR` gives `DIR/*`); `None` when
+/// they are known only as it runs.
+fn piped_items(builder: &Builder, index: usize) -> Option<Vec<String>> {
+    let listing = builder.analysis.commands.get(index).filter(|command| {
+        command.program == "ls" && !command.dynamic_args && !command.dynamic_program
+    })?;
+    let folders = if listing.positionals.is_empty() {
+        vec![".".to_owned()]
+    } else {
+        listing.positionals.clone()
+    };
+    Some(folders.iter().map(|folder| format!("{}/*", folder.trim_end_matches('/'))).collect())
+}
+
+/// Parameters of the disk cmdlets that name the disk or volume.
+const DISK_PARAMETERS: [&str; 10] = [
+    "driveletter",
+    "number",
+    "disknumber",
+    "partitionnumber",
+    "uniqueid",
+    "friendlyname",
+    "serialnumber",
+    "path",
+    "objectid",
+    "filesystemlabel",
+];
+
+/// Parameters of the disk cmdlets whose value is a setting, not a disk.
+const FORMAT_SETTINGS: [&str; 6] =
+    ["filesystem", "newfilesystemlabel", "allocationunitsize", "partitionstyle", "size", "offset"];
+
+/// The disk a disk cmdlet's parameter names: a drive letter as `D:`,
+/// anything else (a disk number, a partition, an id) as a disk known
+/// only when it runs.
+fn disk_named(parameter: &str, value: &str) -> String {
+    if parameter == "driveletter" {
+        format!("{}:", value.trim_end_matches(':'))
+    } else {
+        format!("$disk-{value}")
+    }
 }
 
 /// `iex 'TEXT'` runs TEXT as PowerShell; without a literal (`iex $x`, or
@@ -247,10 +316,28 @@ fn evaluate(builder: &mut Builder, words: &[String], via: Option<&str>) -> Optio
             Fact::EvalOfUnknownText,
             format!("{name} runs text that is not known before it runs"),
         );
+        if downloads(&text.join(" ")) {
+            builder.fact(Fact::RunsDownloadedCode, format!("{name} runs what is downloaded"));
+        }
     } else if !text.is_empty() {
         analyze(builder, Dialect::PowerShell, &text.join(" "), Some(&name));
     }
     Some(index)
+}
+
+/// Whether PowerShell text given to `iex` downloads what it evaluates: a
+/// downloader starts a sub-expression or a pipeline (`iex (iwr URL)`,
+/// `iex (irm URL | Out-String)`), or a web client's string is fetched
+/// (`(New-Object Net.WebClient).DownloadString(URL)`).
+fn downloads(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    lower.contains(".downloadstring(")
+        || lower.contains(".downloaddata(")
+        || lower.split(['(', '|', ';']).any(|part| {
+            part.split_whitespace()
+                .next()
+                .is_some_and(|first| super::executors::DOWNLOADERS.contains(&first))
+        })
 }
 
 /// `Start-Process PROGRAM -ArgumentList ARGS`: PROGRAM with ARGS.
@@ -282,7 +369,7 @@ fn start_process(
         via.map(str::to_owned),
     ))?;
     if !inner.is_empty() {
-        statement(builder, dialect, inner, Some("start-process"));
+        statement(builder, dialect, inner, Some("start-process"), None);
     }
     Some(index)
 }

