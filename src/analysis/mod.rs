@@ -569,10 +569,7 @@ impl Builder {
         // A program that only lists names or changes metadata reads no
         // content: `ls ~/.ssh` shows which keys exist and `chmod 600` of
         // one guards it, `cat` of one shows the key.
-        // A prefix wrapper's words are its command's, which reports its
-        // own reads (`timeout 5 ls ~/.aws` lists, `sudo cat` reads).
-        let reads_content = !READS_NO_CONTENT.contains(&command.program.as_str())
-            && !executors::is_prefix_wrapper(&command.program);
+        let reads_content = reads_content(&command);
         for argument in command.arguments().filter(|_| reads_content) {
             self.analysis.reads.push(argument.to_owned());
             // `-d @file`, `-F key=@file`: curl and friends read the file.
@@ -583,6 +580,13 @@ impl Builder {
             }
             // `dd if=FILE` reads FILE.
             if let Some(file) = argument.strip_prefix("if=").filter(|_| command.program == "dd") {
+                self.analysis.reads.push(words::normalize_path(file));
+            }
+            // `git show HEAD:.env` prints the file as committed.
+            if let Some((_, file)) = argument
+                .split_once(':')
+                .filter(|(_, file)| !file.is_empty() && command.program == "git")
+            {
                 self.analysis.reads.push(words::normalize_path(file));
             }
         }
@@ -1051,9 +1055,11 @@ fn is_downloader(command: &Command) -> bool {
 /// reads a few leading bytes to name a format, which shows nothing of a
 /// key. `ssh-keygen` shows of a private key only its public half or
 /// fingerprint, and writes the keys it makes (`files_written_by`).
+/// Deleting or shredding a file shows nothing of it either: `rm id_rsa`
+/// is judged by the delete rules, where it stands (a key in home asks).
 /// Whatever else they do (a permissions change, a write through a
 /// redirection, an effect) is found as for any program.
-const READS_NO_CONTENT: [&str; 19] = [
+const READS_NO_CONTENT: [&str; 26] = [
     "ls",
     "dir",
     "stat",
@@ -1071,9 +1077,47 @@ const READS_NO_CONTENT: [&str; 19] = [
     "touch",
     "mkdir",
     "rmdir",
+    "rm",
+    "unlink",
+    "shred",
+    "srm",
+    "wipe",
+    "trash",
+    "trash-put",
     "cd",
     "pushd",
 ];
+
+/// Whether `command` reads the content of the files it names, for `read:`
+/// rules. A prefix wrapper's words are its command's, which reports its
+/// own reads (`timeout 5 ls ~/.aws` lists, `sudo cat` reads).
+fn reads_content(command: &Command) -> bool {
+    if READS_NO_CONTENT.contains(&command.program.as_str())
+        || executors::is_prefix_wrapper(&command.program)
+    {
+        return false;
+    }
+    if command.program != "git" {
+        return true;
+    }
+    // git commands that name, stage out or move paths without showing
+    // what is in them (`git rm --cached .env` untracks a secret, `git
+    // check-ignore .env` says whether it is ignored); `git log` shows
+    // content only as a patch. `git add` stores the content in the
+    // repository, and `diff`, `show`, `blame` print it: those read.
+    match command.subcommand() {
+        Some(
+            "status" | "ls-files" | "check-ignore" | "check-attr" | "rm" | "mv" | "update-index",
+        ) => false,
+        Some("log" | "shortlog" | "whatchanged") => command.flags.iter().any(|flag| {
+            matches!(flag.as_str(), "-p" | "-u" | "--patch" | "-L" | "-c" | "--cc" | "-W")
+                || flag.starts_with("--patch-with")
+                || flag.starts_with("--word-diff")
+                || flag.starts_with("--function-context")
+        }),
+        _ => true,
+    }
+}
 
 /// Files a command writes, by its well-known options and positions.
 fn files_written_by(command: &Command) -> Vec<String> {

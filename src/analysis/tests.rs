@@ -442,6 +442,21 @@ fn ssh_keygen_shows_no_private_key_and_writes_what_it_makes() {
 }
 
 #[test]
+fn deleting_a_file_shows_nothing_of_it() {
+    for hint in ["rm -f ~/.ssh/id_rsa", "unlink ~/.aws/credentials", "shred -u keys/id_ed25519"] {
+        let analysis = analyze(hint).unwrap();
+        assert!(analysis.reads.is_empty(), "{hint}: {:?}", analysis.reads);
+        assert!(
+            analysis.effects.iter().any(|effect| effect.kind == EffectKind::Delete),
+            "{hint}: {:?}",
+            analysis.effects
+        );
+    }
+    // The control: copying one reads it.
+    assert_eq!(analyze("cp ~/.ssh/id_rsa /tmp/k").unwrap().reads, ["~/.ssh/id_rsa"]);
+}
+
+#[test]
 fn wrappers_that_run_nothing_are_not_read_as_running() {
     // A syntax check, a script file with piped input, `command -v`.
     for hint in [

@@ -24,7 +24,8 @@
 //! - **Chain** (`curl * | sh`): command patterns that stages of one chain
 //!   (a pipeline, a substitution handed to an executor, text fed to a
 //!   shell) match in order.
-//! - **Path** (`path:**/.ssh/id_*`): any file the action reads or writes.
+//! - **Path** (`path:**/.ssh/id_*`): any file the action reads or writes,
+//!   or is an effect's target (deleted, moved away, given permissions).
 //!   An argument the shell would expand (`~/.ssh/id_rs?`) matches when it
 //!   could expand to a matching path.
 //! - **Read** (`read:**/.env`): a file the action reads (or touches
@@ -930,10 +931,7 @@ impl Prepared<'_> {
             for glob in direct.into_iter().chain(expanded) {
                 for &owner in &set.path_owners[glob] {
                     let applies = match (&set.compiled[owner], role) {
-                        (
-                            Compiled::File { access: Access::Any, .. },
-                            PathRole::Written | PathRole::Read,
-                        ) => true,
+                        (Compiled::File { access: Access::Any, .. }, _) => true,
                         (Compiled::File { access: Access::Read, .. }, PathRole::Read) => true,
                         (Compiled::File { access: Access::Write, .. }, PathRole::Written) => true,
                         (Compiled::Effect { kind, .. }, PathRole::Target(effect)) => {
