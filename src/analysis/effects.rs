@@ -1,8 +1,8 @@
 //! What an action does to files, whatever program and spelling does it:
 //! each command found ([`super::Command`]) and each redirection yields
-//! effects (delete, overwrite, change permissions, discard uncommitted
-//! work, format a disk or image), each on a target path
-//! placed in a [`Zone`] (the project, a temp folder, the home folder, the
+//! effects (delete, overwrite, change permissions or open a file to other
+//! users, discard uncommitted work, format a disk or image), each on a
+//! target path placed in a [`Zone`] (the project, a temp folder, the home folder, the
 //! system, elsewhere, or unknown). Policies match effects by zone or by
 //! path (`delete:@home`, `overwrite:/etc/**`), so `mv ~/Documents /tmp/x`,
 //! `find ~ -delete` and `rm -rf ~/Documents` are the same deletion.
@@ -31,6 +31,13 @@ named_enum! {
         Overwrite => "overwrite",
         /// Permissions, ownership or ACLs changed.
         Permissions => "permissions",
+        /// Opened to other users, besides the permissions change: a mode
+        /// that gives the group or others any access (`chmod 644`, `o+r`,
+        /// `+r`, a mode not known in advance or copied by `--reference`),
+        /// or an ACL entry that grants someone else access (`setfacl -m
+        /// u:bob:r`). `chmod 600` and `go-rwx` open nothing. A recursive
+        /// change opens what the folder holds (`DIR/*`).
+        Expose => "expose",
         /// Work that exists nowhere else thrown away: changes not yet
         /// committed, stashed or in progress (`git checkout -- f`,
         /// `git reset --hard`, `git stash drop`: [`super::discards`]).
@@ -297,6 +304,17 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
                 positionals.iter().skip(1).cloned().collect()
             };
             each(EffectKind::Permissions, &targets);
+            let mode = if by_reference {
+                None
+            } else if mode_given_as_flag {
+                // `-w`, `-rx`: a removal, which opens nothing.
+                Some("-")
+            } else {
+                positionals.first().map(String::as_str)
+            };
+            if command.program == "chmod" && mode.is_none_or(opens_to_others) {
+                each(EffectKind::Expose, &opened(command, &targets));
+            }
         }
         // `chattr +i f`, `chattr -i f`, `chattr =ai f`: every operand but
         // the attribute changes is a target.
@@ -329,9 +347,8 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
                 each(EffectKind::Overwrite, &extracted_into(folder));
             }
         }
-        "setfacl" => each(
-            EffectKind::Permissions,
-            &operands(
+        "setfacl" => {
+            let targets = operands(
                 command,
                 &[
                     "-m",
@@ -345,8 +362,12 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
                     "--set",
                     "--set-file",
                 ],
-            ),
-        ),
+            );
+            each(EffectKind::Permissions, &targets);
+            if acl_grants(command) {
+                each(EffectKind::Expose, &opened(command, &targets));
+            }
+        }
         program if formats_a_disk(program) => {
             // parted, sfdisk and the like take commands after the device.
             let targets: Vec<String> = if matches!(program, "parted" | "sgdisk" | "sfdisk") {
@@ -382,6 +403,90 @@ fn is_symbolic_mode(word: &str) -> bool {
     word.strip_prefix('-').is_some_and(|rest| {
         !rest.is_empty() && rest.chars().all(|c| matches!(c, 'r' | 'w' | 'x' | 'X' | 's' | 't'))
     })
+}
+
+/// Whether a chmod mode gives the group or others any access: an octal
+/// mode with a group or other digit (`644`, `7` is `0007`), a symbolic
+/// clause that adds or sets permissions for them (`o+r`, `g=u`, `+x`,
+/// which is everyone's), or a mode not known in advance.
+fn opens_to_others(mode: &str) -> bool {
+    if is_unknown(mode) {
+        return true;
+    }
+    if !mode.is_empty() && mode.chars().all(|c| c.is_ascii_digit()) {
+        let group_and_other = mode.chars().rev().take(2);
+        return group_and_other.into_iter().any(|digit| digit != '0');
+    }
+    mode.split(',').any(|clause| {
+        let who: String = clause.chars().take_while(|c| "ugoa".contains(*c)).collect();
+        let others = who.is_empty() || who.contains(['g', 'o', 'a']);
+        let actions = clause.get(who.len()..).unwrap_or_default();
+        // `+r-w`, `=rx`: each operator with the permissions after it.
+        let mut granting = false;
+        let mut grants = false;
+        for c in actions.chars() {
+            match c {
+                '+' | '=' => granting = true,
+                '-' => granting = false,
+                _ => grants |= granting,
+            }
+        }
+        others && grants
+    })
+}
+
+/// Whether `setfacl` grants someone other than the owner access: an entry
+/// of `-m`/`--modify`/`--set` for a named user, a group or others with
+/// any permission (`u:bob:r`, `g::rx`, `o::r`); entries from a file
+/// (`-M`, `--set-file`) are not known in advance.
+fn acl_grants(command: &Command) -> bool {
+    let mut words = command.argv.iter().skip(1);
+    let mut specs = Vec::new();
+    while let Some(word) = words.next() {
+        match word.as_str() {
+            "-m" | "--modify" | "--set" => specs.extend(words.next().cloned()),
+            "-M" | "--modify-file" | "--set-file" => return true,
+            _ => {
+                if let Some(spec) = word
+                    .strip_prefix("--modify=")
+                    .or_else(|| word.strip_prefix("--set="))
+                    .or_else(|| word.strip_prefix("-m").filter(|spec| !spec.is_empty()))
+                {
+                    specs.push(spec.to_owned());
+                } else if word.starts_with("--modify-file=") || word.starts_with("--set-file=") {
+                    return true;
+                }
+            }
+        }
+    }
+    specs.iter().flat_map(|spec| spec.split(',')).any(|entry| {
+        let entry =
+            entry.strip_prefix("default:").or_else(|| entry.strip_prefix("d:")).unwrap_or(entry);
+        let parts: Vec<&str> = entry.split(':').collect();
+        let (kind, qualifier, permissions) = match parts.as_slice() {
+            [kind, qualifier, permissions] => (*kind, *qualifier, *permissions),
+            [kind, permissions] => (*kind, "", *permissions),
+            _ => return is_unknown(entry),
+        };
+        let someone_else = match kind {
+            "u" | "user" => !qualifier.is_empty(),
+            "g" | "group" | "o" | "other" => true,
+            _ => false,
+        };
+        someone_else
+            && (is_unknown(permissions) || permissions.chars().any(|c| c != '-' && c != '0'))
+    })
+}
+
+/// What a permissions change opens: its targets, and with `-R` what the
+/// folders hold.
+fn opened(command: &Command, targets: &[String]) -> Vec<String> {
+    let recursive = command.flags.iter().any(|flag| flag == "-R" || flag == "--recursive");
+    let inside = targets
+        .iter()
+        .filter(|_| recursive)
+        .map(|target| format!("{}/*", target.trim_end_matches('/')));
+    targets.iter().cloned().chain(inside).collect()
 }
 
 /// Programs that write a file system, partition table or signature over

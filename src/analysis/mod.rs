@@ -1059,7 +1059,7 @@ fn is_downloader(command: &Command) -> bool {
 /// is judged by the delete rules, where it stands (a key in home asks).
 /// Whatever else they do (a permissions change, a write through a
 /// redirection, an effect) is found as for any program.
-const READS_NO_CONTENT: [&str; 26] = [
+const READS_NO_CONTENT: [&str; 28] = [
     "ls",
     "dir",
     "stat",
@@ -1074,6 +1074,8 @@ const READS_NO_CONTENT: [&str; 26] = [
     "chmod",
     "chown",
     "chgrp",
+    "setfacl",
+    "getfacl",
     "touch",
     "mkdir",
     "rmdir",

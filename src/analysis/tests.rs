@@ -442,6 +442,50 @@ fn ssh_keygen_shows_no_private_key_and_writes_what_it_makes() {
 }
 
 #[test]
+fn a_permissions_change_that_opens_a_file_to_others_is_an_exposure() {
+    let exposes = |hint: &str| {
+        let analysis = analyze(hint).unwrap();
+        analysis.effects.iter().any(|effect| effect.kind == EffectKind::Expose)
+    };
+    for hint in [
+        "chmod 644 key",
+        "chmod 7 key",
+        "chmod 0604 key",
+        "chmod o+r key",
+        "chmod u=rw,g=r key",
+        "chmod +r key",
+        "chmod a+x key",
+        "chmod $mode key",
+        "chmod --reference=README.md key",
+        "setfacl -m u:bob:r key",
+        "setfacl --modify=g::rx key",
+        "setfacl -M acl.txt key",
+    ] {
+        assert!(exposes(hint), "{hint}");
+    }
+    for hint in [
+        "chmod 600 key",
+        "chmod 0700 dir",
+        "chmod go-rwx key",
+        "chmod u+x key",
+        "chmod o= key",
+        "chmod -w key",
+        "setfacl -m u::rw key",
+        "setfacl -x u:bob key",
+        "chown alice key",
+    ] {
+        assert!(!exposes(hint), "{hint}");
+    }
+    // A recursive change opens what the folder holds.
+    let analysis = analyze("chmod -R go+r ~/.aws").unwrap();
+    assert!(
+        analysis.effects.iter().any(|e| e.kind == EffectKind::Expose && e.target == "~/.aws/*"),
+        "{:?}",
+        analysis.effects
+    );
+}
+
+#[test]
 fn deleting_a_file_shows_nothing_of_it() {
     for hint in ["rm -f ~/.ssh/id_rsa", "unlink ~/.aws/credentials", "shred -u keys/id_ed25519"] {
         let analysis = analyze(hint).unwrap();
