@@ -331,7 +331,7 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
         "tar" | "bsdtar" | "gtar" => {
             let parsed = super::options::tar(command.argv.get(1..).unwrap_or_default());
             if let Some(folder) = parsed.value("-C").filter(|_| parsed.has("-x")) {
-                each(EffectKind::Overwrite, &extracted_into(folder));
+                each(EffectKind::Overwrite, &[entries_of(folder)]);
             }
         }
         "unzip" => {
@@ -344,7 +344,7 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
                 .iter()
                 .any(|f| matches!(f.as_str(), "-l" | "-v" | "-t" | "-Z" | "-p" | "-z"));
             if let Some(folder) = folder.filter(|_| !lists_only) {
-                each(EffectKind::Overwrite, &extracted_into(folder));
+                each(EffectKind::Overwrite, &[entries_of(folder)]);
             }
         }
         "setfacl" => {
@@ -390,11 +390,11 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
     }
 }
 
-/// What an archive extracted into `folder` writes: every entry below it
-/// (`~/*` is everything in the home). An archive extracted into the
-/// working folder stays in the project, and is no effect here.
-fn extracted_into(folder: &str) -> Vec<String> {
-    vec![normalize_path(&format!("{folder}/*"))]
+/// Every entry of `folder`, as a target (`~/*` is everything in the
+/// home): what an archive extracted into it writes, what a recursive
+/// permissions change opens, what a listing of it pipes on.
+pub(super) fn entries_of(folder: &str) -> String {
+    normalize_path(&format!("{folder}/*"))
 }
 
 /// A symbolic mode that starts with `-` (`-w`, `-x`, `-rwx`, `-s`), which
@@ -482,10 +482,7 @@ fn acl_grants(command: &Command) -> bool {
 /// folders hold.
 fn opened(command: &Command, targets: &[String]) -> Vec<String> {
     let recursive = command.flags.iter().any(|flag| flag == "-R" || flag == "--recursive");
-    let inside = targets
-        .iter()
-        .filter(|_| recursive)
-        .map(|target| format!("{}/*", target.trim_end_matches('/')));
+    let inside = targets.iter().filter(|_| recursive).map(|target| entries_of(target));
     targets.iter().cloned().chain(inside).collect()
 }
 

@@ -267,7 +267,7 @@ fn piped_items(builder: &Builder, index: usize) -> Option<Vec<String>> {
     } else {
         listing.positionals.clone()
     };
-    Some(folders.iter().map(|folder| format!("{}/*", folder.trim_end_matches('/'))).collect())
+    Some(folders.iter().map(|folder| super::effects::entries_of(folder)).collect())
 }
 
 /// Parameters of the disk cmdlets that name the disk or volume.
