@@ -507,12 +507,22 @@ enum ShellRuns {
     /// `-c TEXT` (also `-lc`, `-xec`, `-c -- TEXT`, `-c'TEXT'` glued),
     /// and where the words the text sees as `$0`, `$1`, … start in argv.
     Text(String, usize),
-    /// A script file; what reaches it on stdin is the script's input.
-    File,
+    /// A script file, at this index of argv; what reaches it on stdin is
+    /// the script's input.
+    File(usize),
     /// No script: it reads commands from stdin (also `-s`).
     Stdin,
     /// `-n` (syntax check only), `--help`, `--version`.
     Nothing,
+}
+
+/// The script file a shell's argv runs (`bash -x deploy.sh`), if it
+/// runs one rather than `-c` text or its stdin.
+pub(super) fn shell_script_file(argv: &[String]) -> Option<&String> {
+    match shell_runs(argv) {
+        ShellRuns::File(at) => argv.get(at),
+        _ => None,
+    }
 }
 
 /// Reads a shell's options as bash, dash and zsh do: clusters of letters
@@ -575,7 +585,7 @@ fn shell_runs(argv: &[String]) -> ShellRuns {
         (true, None) => {
             argv.get(at).map_or(ShellRuns::Stdin, |text| ShellRuns::Text(text.clone(), at + 1))
         }
-        (false, None) if at < argv.len() && !stdin => ShellRuns::File,
+        (false, None) if at < argv.len() && !stdin => ShellRuns::File(at),
         (false, None) => ShellRuns::Stdin,
     }
 }
@@ -1319,8 +1329,8 @@ fn executing_git_key(key: &str) -> bool {
 /// something: git's configuration from the environment
 /// (`GIT_CONFIG_COUNT` with `GIT_CONFIG_KEY_n`/`VALUE_n`,
 /// `GIT_CONFIG_PARAMETERS`, a config file), `GIT_SSH_COMMAND` for a
-/// network subcommand, pagers and editors, `LD_PRELOAD`, `BASH_ENV`,
-/// `TAR_OPTIONS` for tar.
+/// network subcommand, pagers and editors, `LD_PRELOAD`, `BASH_ENV` and
+/// `ENV` (start-up files), `TAR_OPTIONS` for tar.
 pub(super) fn environment(builder: &mut Builder, env: &[(String, String)], argv: &[String]) {
     let program = argv.first().map(|p| super::command::base_name(p));
     let git = program.as_deref() == Some("git");
@@ -1393,6 +1403,18 @@ pub(super) fn environment(builder: &mut Builder, env: &[(String, String)], argv:
                 tar(builder, &Command::new(argv.to_vec(), false, false, None), &options);
                 false
             }
+            // A start-up file bash (`BASH_ENV`, not interactive) or sh
+            // (`ENV`, interactive) sources, its name expanded first: a
+            // plain name is a script run, judged as `source` of it is (by
+            // its content where the action writes it); one known only
+            // when the shell starts runs something unknown.
+            "BASH_ENV" | "ENV" if !value.contains(['$', '`']) => {
+                if !value.is_empty() {
+                    builder
+                        .shell(&super::words::quote_words(["source", value.as_str()]), Some(name));
+                }
+                false
+            }
             "GIT_EXTERNAL_DIFF"
             | "GIT_PAGER"
             | "GIT_EDITOR"
@@ -1459,7 +1481,7 @@ pub(super) fn runs_its_input(command: &Command) -> bool {
             // A script named only at run time (`bash <(curl …)`) is what
             // fed it.
             ShellRuns::Text(script, _) => command.dynamic_args || is_run_time(&script),
-            ShellRuns::File => command.has_unknown_arguments(),
+            ShellRuns::File(_) => command.has_unknown_arguments(),
             ShellRuns::Nothing => false,
         };
     }

@@ -289,6 +289,9 @@ pub(super) fn resolve_in(
         if analysis.planted.contains(path) {
             analysis.planted.push(there.clone());
         }
+        if analysis.unjudged_writes.contains(path) {
+            analysis.unjudged_writes.push(there.clone());
+        }
         analysis.writes.push(there);
     }
     for command in resolved {

@@ -43,6 +43,7 @@ use std::cell::RefCell;
 pub use command::Command;
 pub use effects::{Effect, EffectKind, Zone};
 pub use folder::{ProjectFolder, WorkingFolder};
+use planted::table::Format;
 pub use planted::{Change, CurrentFiles, FileWrite, NoCurrentFiles, OnDisk, PlantedAt, Replace};
 
 /// The longest action analysed. Longer ones are refused, not truncated: a
@@ -138,6 +139,10 @@ pub struct Analysis {
     pub facts: Vec<(Fact, String)>,
     /// Files that run later whose written content was judged.
     pub planted: Vec<String>,
+    /// Files written, at least once, with content that was not judged
+    /// (copied there, downloaded, the output of a program): a file among
+    /// them that runs later is unseen, whatever else wrote it.
+    pub unjudged_writes: Vec<String>,
     /// What the action does to files, by zone (`effects`).
     pub effects: Vec<Effect>,
     /// What programs the analysis has no model of may run, judged apart
@@ -263,7 +268,8 @@ fn walk_action(action: &Action<'_>) -> Result<Builder, HintTooLong> {
             );
             break;
         }
-        planted::plant(&mut builder, &write, action.files);
+        let run_as = builder.runs_as(&write.path);
+        planted::plant(&mut builder, &write, run_as, action.files);
     }
     planted::removed_guards(&mut builder, action.files);
     Ok(builder)
@@ -726,7 +732,14 @@ impl Builder {
         &self.analysis.commands[index]
     }
 
+    /// A file written with content that is not judged.
     pub(crate) fn write(&mut self, path: &str) {
+        self.write_judged(path);
+        self.analysis.unjudged_writes.push(words::normalize_path(path));
+    }
+
+    /// A file written with content judged as a pending write.
+    pub(crate) fn write_judged(&mut self, path: &str) {
         self.analysis.writes.push(words::normalize_path(path));
     }
 
@@ -734,7 +747,12 @@ impl Builder {
     /// (appended with `>>`); what they print, when it is known, is judged
     /// as the file's content.
     pub(crate) fn write_from(&mut self, commands: &[usize], path: &str, append: bool) {
-        self.write(path);
+        let text = commands.last().and_then(|&last| executors::static_output(self, last));
+        if text.is_some() {
+            self.write_judged(path);
+        } else {
+            self.write(path);
+        }
         if !append {
             // Placed in its zone once the action's paths are resolved.
             self.analysis.effects.push(Effect {
@@ -744,7 +762,7 @@ impl Builder {
             });
         }
         self.written_by.push((commands.to_vec(), words::normalize_path(path)));
-        if let Some(text) = commands.last().and_then(|&last| executors::static_output(self, last)) {
+        if let Some(text) = text {
             let change = if append { Change::Append(text) } else { Change::Whole(text) };
             self.pending_writes.push(FileWrite { path: path.to_owned(), change });
         }
@@ -905,15 +923,21 @@ impl Builder {
     fn finish(&mut self) {
         self.downloads_run();
         self.merge_repeated_commands();
-        let writes: Vec<String> =
-            self.analysis.commands.iter().flat_map(files_written_by).collect();
-        self.analysis.writes.extend(writes);
-        let executed = self
-            .analysis
-            .commands
-            .iter()
-            .filter_map(executed_file)
-            .find(|file| self.analysis.writes.iter().any(|w| same_file(w, file)));
+        for command in &self.analysis.commands {
+            let written = files_written_by(command);
+            // A file-writing tool's content is the hook's pending write.
+            if !code::is_file_writing_tool(&command.program) {
+                self.analysis.unjudged_writes.extend(written.iter().cloned());
+            }
+            self.analysis.writes.extend(written);
+        }
+        // A script whose every write was judged was judged as it runs.
+        let executed =
+            self.analysis.commands.iter().filter_map(executed_script).map(|(file, _)| file).find(
+                |file| {
+                    self.analysis.writes.iter().any(|w| same_file(w, file)) && self.is_unseen(file)
+                },
+            );
         if let Some(file) = executed {
             self.fact(Fact::WrittenThenExecuted, format!("{file} is written and then run"));
         }
@@ -931,16 +955,35 @@ impl Builder {
 impl Builder {
     /// Files that run later written without their content being judged.
     fn unseen_plants(&mut self) {
-        let planted = &self.analysis.planted;
         let unseen = self
             .analysis
             .writes
             .iter()
-            .filter(|w| !planted.iter().any(|p| same_file(p, w)))
+            .filter(|w| self.is_unseen(w))
             .find_map(|w| planted::why_it_runs(w).map(|why| (w.clone(), why)));
         if let Some((path, why)) = unseen {
             self.fact(Fact::PlantsUnseenCode, planted::describe_unseen(&path, why));
         }
+    }
+
+    /// How a command of the action reads the file at `path` when it runs
+    /// it (`bash x.sh`, `python3 x.py`, `./x`), if one does.
+    fn runs_as(&self, path: &str) -> Option<Format> {
+        let path = words::normalize_path(path);
+        self.analysis
+            .commands
+            .iter()
+            .filter_map(executed_script)
+            .find_map(|(file, format)| format.filter(|_| same_file(&file, &path)))
+    }
+
+    /// Whether what `path` holds after the action was not all judged:
+    /// something wrote it without its content judged, or nothing judged
+    /// any write of it.
+    fn is_unseen(&self, path: &str) -> bool {
+        let analysis = &self.analysis;
+        analysis.unjudged_writes.iter().any(|w| same_file(w, path))
+            || !analysis.planted.iter().any(|p| same_file(p, path))
     }
 
     /// Keeps one copy of each command found more than once (the text after
@@ -1015,7 +1058,8 @@ impl Builder {
         );
         let saved_run = commands
             .iter()
-            .filter_map(executed_file)
+            .filter_map(executed_script)
+            .map(|(file, _)| file)
             .find(|file| saved.iter().any(|s| same_file(s, file)));
         if piped.is_some() {
             self.fact(
@@ -1032,16 +1076,29 @@ fn same_file(a: &str, b: &str) -> bool {
     a.trim_start_matches("./") == b.trim_start_matches("./")
 }
 
-/// The file a command runs, if it runs one: `./x`, `sh x`, `source x`.
-fn executed_file(command: &Command) -> Option<String> {
+/// The file a command runs, if it runs one (`./x`, `sh x`, `source x`,
+/// `python3 x.py`), with the format its content is read in: `None` where
+/// the file is named but how the command reads it is not worked out.
+fn executed_script(command: &Command) -> Option<(String, Option<Format>)> {
     let first = command.argv.first()?;
     if first.contains('/') {
-        return Some(words::normalize_path(first));
+        // Run directly: a shebang names its interpreter (the table reads
+        // it); bash runs a file without one as a script of its own.
+        return Some((words::normalize_path(first), Some(Format::Shell)));
     }
-    let runs_a_file = executors::SHELLS.contains(&command.program.as_str())
-        || code::is_interpreter(&command.program)
-        || matches!(command.program.as_str(), "source" | ".");
-    runs_a_file.then(|| command.positionals.first().cloned()).flatten()
+    let program = command.program.as_str();
+    let read = if matches!(program, "source" | ".") {
+        command.positionals.first().map(|file| (file.as_str(), Format::Shell))
+    } else if executors::SHELLS.contains(&program) {
+        executors::shell_script_file(&command.argv).map(|file| (file.as_str(), Format::Shell))
+    } else {
+        code::script_file(command).map(|(language, file)| (file, Format::Code(language)))
+    };
+    if let Some((file, format)) = read {
+        return Some((words::normalize_path(file), Some(format)));
+    }
+    let runs_a_file = executors::SHELLS.contains(&program) || code::is_interpreter(program);
+    runs_a_file.then(|| command.positionals.first().map(|file| (file.clone(), None))).flatten()
 }
 
 fn is_downloader(command: &Command) -> bool {

@@ -44,9 +44,9 @@ pub(super) fn analyze(builder: &mut Builder, text: &str) -> bool {
     builder.recording_tool_call = false;
     let Some(index) = recorded else { return true };
     let writes = code::is_file_writing_tool(&builder.get(index).program);
-    if writes && let Some(write) = planted::from_tool_call(&arguments) {
-        builder.pending_writes.push(write);
-    }
+    let judged = writes.then(|| planted::from_tool_call(&arguments)).flatten();
+    let judged_path = judged.as_ref().map(|write| write.path.clone());
+    builder.pending_writes.extend(judged);
     for (key, value) in &values {
         let key = key.to_lowercase();
         let analysed = SHELL_KEYS.contains(&key.as_str())
@@ -74,7 +74,11 @@ pub(super) fn analyze(builder: &mut Builder, text: &str) -> bool {
                 || value.starts_with('~')
                 || value.starts_with('.'))
         {
-            builder.write(value);
+            if judged_path.as_deref() == Some(value.as_str()) {
+                builder.write_judged(value);
+            } else {
+                builder.write(value);
+            }
         }
     }
     true

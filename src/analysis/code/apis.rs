@@ -15,8 +15,13 @@ pub(super) enum Effect {
     /// Deletes its path arguments, as the command with these words does
     /// (`rm -r -f`, `rm -f`, `rmdir`).
     Delete(&'static str),
-    /// Writes its path (whole or appended).
+    /// Writes its path (whole or appended), with content not known.
     Write,
+    /// Writes the text given after its path (`Path.write_text`,
+    /// `fs.writeFileSync`, `File.write`, `file_put_contents`): the whole
+    /// file, or added at its end when `appends` (or when the call's flags
+    /// or `mode` say append). Known text is judged as the file's content.
+    WriteText { appends: bool },
     /// Reads its path.
     Read,
     /// Reads its path and writes the path after it (a copy).
@@ -49,6 +54,7 @@ impl Effect {
             self,
             Self::Delete(_)
                 | Self::Write
+                | Self::WriteText { .. }
                 | Self::Read
                 | Self::Copy
                 | Self::Open { .. }
@@ -71,8 +77,8 @@ const EFFECTS: &[(&str, Effect)] = &[
     ("shutil.rmtree", Effect::Delete(RM_RF)),
     ("path.unlink", Effect::Delete(RM)),
     ("path.rmdir", Effect::Delete(RMDIR)),
-    ("path.write_text", Effect::Write),
-    ("path.write_bytes", Effect::Write),
+    ("path.write_text", Effect::WriteText { appends: false }),
+    ("path.write_bytes", Effect::WriteText { appends: false }),
     ("path.open", Effect::Open { mode_at: 1, default_writes: false }),
     ("path.touch", Effect::Write),
     ("path.read_text", Effect::Read),
@@ -125,10 +131,10 @@ const EFFECTS: &[(&str, Effect)] = &[
     ("fs.rmdirSync", Effect::Delete(RMDIR)),
     ("fs.unlink", Effect::Delete(RM)),
     ("fs.unlinkSync", Effect::Delete(RM)),
-    ("fs.writeFile", Effect::Write),
-    ("fs.writeFileSync", Effect::Write),
-    ("fs.appendFile", Effect::Write),
-    ("fs.appendFileSync", Effect::Write),
+    ("fs.writeFile", Effect::WriteText { appends: false }),
+    ("fs.writeFileSync", Effect::WriteText { appends: false }),
+    ("fs.appendFile", Effect::WriteText { appends: true }),
+    ("fs.appendFileSync", Effect::WriteText { appends: true }),
     ("fs.createWriteStream", Effect::Write),
     ("fs.readFile", Effect::Read),
     ("fs.readFileSync", Effect::Read),
@@ -173,9 +179,9 @@ const EFFECTS: &[(&str, Effect)] = &[
     ("Dir.rmdir", Effect::Delete(RMDIR)),
     ("Dir.delete", Effect::Delete(RMDIR)),
     ("Dir.unlink", Effect::Delete(RMDIR)),
-    ("File.write", Effect::Write),
-    ("IO.write", Effect::Write),
-    ("File.binwrite", Effect::Write),
+    ("File.write", Effect::WriteText { appends: false }),
+    ("IO.write", Effect::WriteText { appends: false }),
+    ("File.binwrite", Effect::WriteText { appends: false }),
     ("FileUtils.touch", Effect::Write),
     ("File.read", Effect::Read),
     ("File.binread", Effect::Read),
@@ -213,7 +219,7 @@ const EFFECTS: &[(&str, Effect)] = &[
     // PHP (its functions are `php.NAME`)
     ("php.unlink", Effect::Delete(RM)),
     ("php.rmdir", Effect::Delete(RMDIR)),
-    ("php.file_put_contents", Effect::Write),
+    ("php.file_put_contents", Effect::WriteText { appends: false }),
     ("php.fopen", Effect::Open { mode_at: 1, default_writes: false }),
     ("php.ftruncate", Effect::Truncate { length_at: 1 }),
     ("php.file_get_contents", Effect::Read),

@@ -143,6 +143,42 @@ pub(super) fn inline(builder: &mut Builder, command: &Command) {
     }
 }
 
+/// The script file an interpreter command runs, with the language it is
+/// read in: the first word after the interpreter's options (and their
+/// values), unless the code is given inline (`python3 -c`, `node -e`),
+/// read from stdin (`-`) or run as a module (`python3 -m`); `awk -f FILE`
+/// runs FILE, `deno run FILE` and `bun run FILE` run FILE.
+pub(super) fn script_file(command: &Command) -> Option<(&'static str, &str)> {
+    let family = family(&command.program);
+    let interpreter = INTERPRETERS.iter().find(|interpreter| interpreter.family == family)?;
+    let language = interpreter.family;
+    let mut words = command.argv.iter().skip(1);
+    if family.ends_with("awk") {
+        return words.skip_while(|word| *word != "-f").nth(1).map(|file| (language, file.as_str()));
+    }
+    let inline = |word: &str| {
+        interpreter.code.iter().any(|code| {
+            word == *code || code.len() == 2 && !word.starts_with("--") && word.starts_with(code)
+        }) || matches!(language, "python" | "pypy") && word.starts_with("-m")
+    };
+    while let Some(word) = words.next() {
+        match word.as_str() {
+            "--" => return words.next().map(|file| (language, file.as_str())),
+            "-" => return None,
+            _ if inline(word) => return None,
+            _ if interpreter.takes_value.contains(&word.as_str()) => {
+                words.next();
+            }
+            _ if word.starts_with('-') => {}
+            // `deno run x.ts`, `bun run x.ts`.
+            "run" if matches!(language, "deno" | "bun") => {}
+            _ if language == "deno" => return None,
+            _ => return Some((language, word.as_str())),
+        }
+    }
+    None
+}
+
 /// `python -m MODULE ARGS…` runs the module as a program with ARGS, so it
 /// is that command too (`python3 -m pip install …` is `pip install …`,
 /// `python3 -m http.server -d ~` is `http.server -d ~`).

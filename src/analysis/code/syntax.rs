@@ -65,7 +65,7 @@ pub(super) fn unescape(text: &str) -> String {
     out
 }
 
-use crate::analysis::{Builder, Command, Fact, budget};
+use crate::analysis::{Builder, Change, Command, Fact, FileWrite, budget};
 
 /// A language read on its grammar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -713,6 +713,18 @@ impl Reader<'_, '_> {
                 }
             }
             apis::Effect::Write => self.write(&path),
+            apis::Effect::WriteText { appends } => {
+                let appends = appends
+                    || positional.iter().skip(2).any(|value| value.as_text().0.contains("APPEND"))
+                    || args.iter().any(|(keyword, value)| {
+                        keyword.as_deref() == Some("mode") && value.as_text().0.contains('a')
+                    });
+                let content = match positional.get(1) {
+                    Some(Value::Text { text, known: true }) => Some(text.clone()),
+                    _ => None,
+                };
+                self.write_text(&path, content, appends);
+            }
             apis::Effect::Open { mode_at, default_writes } => {
                 let mode = args
                     .iter()
@@ -811,6 +823,21 @@ impl Reader<'_, '_> {
     fn write(&mut self, path: &Value) {
         for target in flatten(path) {
             self.builder.write(&target.as_path().0);
+        }
+    }
+
+    /// A write of `content` to `path`, judged as the file's content when
+    /// both are known (a file that runs later is then read for what it
+    /// plants), a write not judged otherwise.
+    fn write_text(&mut self, path: &Value, content: Option<String>, appends: bool) {
+        match (path, content) {
+            (Value::Text { known: true, .. }, Some(content)) => {
+                let (target, _) = path.as_path();
+                self.builder.write_judged(&target);
+                let change = if appends { Change::Append(content) } else { Change::Whole(content) };
+                self.builder.pending_writes.push(FileWrite { path: target, change });
+            }
+            _ => self.write(path),
         }
     }
 

@@ -95,6 +95,35 @@ fn writes_appends_and_truncation_are_reported() {
     assert!(writes("php -r '$f = fopen(\"/etc/motd\", \"w\");'").contains(&"/etc/motd".to_owned()));
 }
 
+#[test]
+fn text_code_writes_into_a_file_that_runs_is_judged_as_its_content() {
+    let planted = |hint: &str| {
+        let analysis = analyze(hint).unwrap();
+        let commands: Vec<String> = analysis
+            .commands
+            .iter()
+            .filter(|c| c.planted.is_some())
+            .map(|c| c.argv.join(" "))
+            .collect();
+        (commands, analysis.has(Fact::PlantsUnseenCode))
+    };
+    for hint in [
+        "python3 -c 'from pathlib import Path; Path(\".envrc\").write_text(\"git push -f\")'",
+        "node -e 'require(\"fs\").writeFileSync(\".envrc\", \"git push -f\")'",
+        "node -e 'require(\"fs\").appendFileSync(\".envrc\", \"git push -f\")'",
+        "ruby -e 'File.write(\".envrc\", \"git push -f\")'",
+        "php -r 'file_put_contents(\".envrc\", \"git push -f\", FILE_APPEND);'",
+    ] {
+        let (commands, unseen) = planted(hint);
+        assert_eq!(commands, ["git push -f"], "{hint}");
+        assert!(!unseen, "{hint}");
+    }
+    // Text computed at run time is not judged: the file is unseen.
+    let (commands, unseen) =
+        planted("node -e 'require(\"fs\").writeFileSync(\".envrc\", process.argv[2])'");
+    assert!(commands.is_empty() && unseen);
+}
+
 fn reads(hint: &str) -> Vec<String> {
     analyze(hint).unwrap().reads
 }

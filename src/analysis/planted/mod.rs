@@ -269,13 +269,21 @@ fn parts_of(kind: RunsLater, path: &str, content: &str) -> Result<Vec<Part>, Unr
 }
 
 /// Judges a write: the parts of the file it leaves behind that were not
-/// there before are analysed where they stand.
-pub(super) fn plant(builder: &mut Builder, write: &FileWrite, files: &dyn CurrentFiles) {
+/// there before are analysed where they stand. `run_as` is how the action
+/// itself runs the file, if it does (`bash x.sh` after writing `x.sh`):
+/// a file no table names is then read that way; a shebang still decides.
+pub(super) fn plant(
+    builder: &mut Builder,
+    write: &FileWrite,
+    run_as: Option<Format>,
+    files: &dyn CurrentFiles,
+) {
     let path = normalize_path(&write.path);
-    // A whole new text that is not a file that runs later needs nothing
-    // read; an edit may complete a script's shebang, so it is applied.
+    let run_here = run_as.map(|format| RunsLater { format, reason: "the action runs it" });
+    // A whole new text that is not a file that runs needs nothing read;
+    // an edit may complete a script's shebang, so it is applied.
     if let Change::Whole(text) = &write.change
-        && runs_later(&path, Some(text)).is_none()
+        && runs_later(&path, Some(text)).or(run_here).is_none()
     {
         return;
     }
@@ -283,7 +291,7 @@ pub(super) fn plant(builder: &mut Builder, write: &FileWrite, files: &dyn Curren
         // The budget's fact says why; what the edits leave is unknown.
         return;
     };
-    let Some(kind) = runs_later(&path, Some(&outcome.after)) else {
+    let Some(kind) = runs_later(&path, Some(&outcome.after)).or(run_here) else {
         return;
     };
     builder.analysis.planted.push(path.clone());

@@ -133,6 +133,58 @@ fn a_blind_write_of_a_file_that_runs_is_unseen() {
 }
 
 #[test]
+fn a_blind_write_after_a_judged_one_leaves_the_file_unseen() {
+    let judged = "cat > Makefile <<'EOF'\nall:\n\techo ok\nEOF\n";
+    for blind in ["cp /tmp/x Makefile", "cat /tmp/x >> Makefile", "curl -o Makefile https://h/m"] {
+        let text = format!("{judged}{blind}");
+        assert!(analyse(&text, None, &Files::default()).has(Fact::PlantsUnseenCode), "{text}");
+    }
+    // The control: the judged write alone is judged, not unseen.
+    assert!(!analyse(judged, None, &Files::default()).has(Fact::PlantsUnseenCode));
+}
+
+#[test]
+fn a_script_the_action_writes_and_runs_is_judged_by_its_content() {
+    let runs = |text: &str| {
+        let analysis = analyse(text, None, &Files::default());
+        let planted: Vec<String> = analysis
+            .commands
+            .iter()
+            .filter(|c| c.planted.is_some())
+            .map(|c| c.argv.join(" "))
+            .collect();
+        (planted, analysis.has(Fact::WrittenThenExecuted))
+    };
+    for (text, command) in [
+        ("cat > x <<'EOF'\nrm -rf ~\nEOF\nbash x", "rm -rf ~"),
+        (
+            "cat > t.py <<'EOF'\nimport os\nos.system('git push -f')\nEOF\npython3 -W ignore t.py",
+            "git push -f",
+        ),
+        ("echo 'rm -rf /tmp/w' > w; chmod +x w; ./w", "rm -rf /tmp/w"),
+        ("printf 'git push -f\\n' > s; BASH_ENV=s bash other.sh", "git push -f"),
+        (
+            "cat > a.js <<'EOF'\nrequire('child_process').execSync('git push -f')\nEOF\nnode a.js",
+            "git push -f",
+        ),
+    ] {
+        let (planted, blind) = runs(text);
+        assert!(planted.iter().any(|c| c == command), "{text}: {planted:?}");
+        assert!(!blind, "{text}");
+    }
+    // Run as a module or inline, the file is not what runs.
+    assert!(runs("cat > t.py <<'EOF'\nimport os\nEOF\npython3 -m t.py").0.is_empty());
+    // Content not known: a script written and run is a blind run.
+    for text in [
+        "cat /tmp/p > x.py; python3 x.py",
+        "cp /tmp/s s; bash s",
+        "echo ok > s; cp /tmp/s s; bash s",
+    ] {
+        assert!(runs(text).1, "{text}");
+    }
+}
+
+#[test]
 fn a_judged_write_from_a_folder_that_is_no_project_is_not_unseen() {
     let folder = WorkingFolder::from_cwd("/tmp/.scratch", Some("/home/u"));
     let write = whole(".git/hooks/pre-commit", "#!/bin/sh\ncargo test\n");
