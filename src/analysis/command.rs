@@ -96,11 +96,12 @@ pub struct OpenWords {
 pub enum Invocation {
     #[default]
     Acts,
-    /// It prints its help or version and stops (`git push --help`,
-    /// `terraform destroy -help`, `ssh -V`): policies do not match it as
-    /// the action its words name. Only where the program really stops
-    /// there: a word a program would read as a file keeps it an action.
-    PrintsHelp,
+    /// It prints its help, its version or what it holds, and stops (`git
+    /// push --help`, `terraform destroy -help`, `ssh -V`, `crontab -l`):
+    /// policies do not match it as the action its words name. Only where
+    /// the program really stops there: a word a program would read as a
+    /// file keeps it an action.
+    OnlyPrints,
 }
 
 /// Programs that print help and stop at `--help` (and `help` as their
@@ -152,7 +153,38 @@ fn invocation(program: &str, argv: &[String]) -> Invocation {
             .iter()
             .take_while(|w| w.starts_with('-'))
             .any(|w| matches!(*w, "--help" | "--version") || *w == "-V" && program == "ssh");
-    if anywhere || before_operands { Invocation::PrintsHelp } else { Invocation::Acts }
+    let words: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
+    if anywhere || before_operands || only_lists(program, &words) {
+        Invocation::OnlyPrints
+    } else {
+        Invocation::Acts
+    }
+}
+
+/// Programs that change what runs later, and the option with which they
+/// only print it: `crontab -l` (`-u USER` names whose crontab), `at -l`.
+/// Only that option, alone: with any other word (`crontab -l -r`, a
+/// file to install) the program acts.
+const LISTING_OPTIONS: [(&str, &str); 2] = [("crontab", "-l"), ("at", "-l")];
+
+fn only_lists(program: &str, words: &[&str]) -> bool {
+    let Some(&(_, listing)) = LISTING_OPTIONS.iter().find(|(name, _)| *name == program) else {
+        return false;
+    };
+    let mut listed = false;
+    let mut words = words.iter();
+    while let Some(word) = words.next() {
+        match *word {
+            "-u" if program == "crontab" => {
+                if words.next().is_none() {
+                    return false;
+                }
+            }
+            word if word == listing => listed = true,
+            _ => return false,
+        }
+    }
+    listed
 }
 
 /// Programs whose every argument is data.
@@ -782,7 +814,7 @@ mod tests {
             "aws s3 rb s3://x help",
             "gh release delete v1 --help",
         ] {
-            assert_eq!(command(line).invocation, Invocation::PrintsHelp, "{line}");
+            assert_eq!(command(line).invocation, Invocation::OnlyPrints, "{line}");
         }
         // BSD rm removes `/` and then fails on `--help`; `--` ends the options; `-h` is not help everywhere.
         for line in [
@@ -792,6 +824,24 @@ mod tests {
             "ssh host -V",
             "chmod 777 / --version",
             "git push",
+        ] {
+            assert_eq!(command(line).invocation, Invocation::Acts, "{line}");
+        }
+    }
+
+    #[test]
+    fn listing_what_runs_later_is_only_printing_it() {
+        for line in ["crontab -l", "crontab -u deploy -l", "at -l"] {
+            assert_eq!(command(line).invocation, Invocation::OnlyPrints, "{line}");
+        }
+        // Anything else it is given makes it act: installing, removing, editing.
+        for line in [
+            "crontab -l -r",
+            "crontab -l jobs.txt",
+            "crontab -r",
+            "crontab -e",
+            "crontab -u -l",
+            "crontab",
         ] {
             assert_eq!(command(line).invocation, Invocation::Acts, "{line}");
         }

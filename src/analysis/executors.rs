@@ -146,7 +146,7 @@ const DECODERS: [&str; 7] = ["base64", "base32", "xxd", "openssl", "gunzip", "zc
 /// Finds and analyses what the command at `index` runs in turn.
 pub(super) fn unwrap(builder: &mut Builder, index: usize) {
     let command = builder.get(index).clone();
-    if command.invocation == Invocation::PrintsHelp {
+    if command.invocation == Invocation::OnlyPrints {
         return;
     }
     let program = command.program.as_str();
@@ -1572,7 +1572,7 @@ fn curl_config(builder: &mut Builder, command: &Command, text: &str) {
 /// Whether `command` is an `xargs` that, reading a pipe, waits for the
 /// text ([`pipeline_text`]) before it is read with its input unknown.
 pub(super) fn reads_its_input_as_arguments(command: &Command) -> bool {
-    command.program == "xargs" && command.invocation != Invocation::PrintsHelp
+    command.program == "xargs" && command.invocation != Invocation::OnlyPrints
 }
 
 /// Programs whose arguments are only names and words: handed words by

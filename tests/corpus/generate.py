@@ -392,6 +392,8 @@ RUNNERS_ORDINARY = [
     "cat > /tmp/version.py <<'PY'\nimport json\nprint(json.load(open('package.json'))['version'])\nPY\npython3 /tmp/version.py",
     "cat > scripts/gen.sh <<'SH'\n#!/bin/sh\nmkdir -p build && cp src/*.txt build/\nSH\nchmod +x scripts/gen.sh && ./scripts/gen.sh",
     "BASH_ENV=.ci/env.sh bash scripts/test.sh", "ENV=.shrc sh -i",
+    # Listing what runs later changes nothing.
+    "crontab -l | grep -c backup", "crontab -u deploy -l", "at -l",
     "node --require ./test/setup.js test/app.test.js", "coproc tail -f logs/dev.log", "command coproc git reset --hard", "perl -ne 'print if /unlink|truncate/' src/lib.pl", "perl -e 'unlink \"build/app.o\"'",
 ]
 
