@@ -802,49 +802,59 @@ mod tests {
         assert_eq!(pattern_flags("git", Some("reset"), "--hard"), ["--hard"]);
     }
 
-    #[test]
-    fn help_and_version_are_not_the_action_where_the_program_stops_there() {
-        for line in [
-            "git push --help",
-            "git help push",
-            "kubectl delete ns prod -h",
-            "terraform destroy -help",
-            "ssh -V",
-            "rm --help -rf /",
-            "aws s3 rb s3://x help",
-            "gh release delete v1 --help",
-        ] {
-            assert_eq!(command(line).invocation, Invocation::OnlyPrints, "{line}");
-        }
-        // BSD rm removes `/` and then fails on `--help`; `--` ends the options; `-h` is not help everywhere.
-        for line in [
-            "rm -rf / --help",
-            "git push origin main -- --help",
-            "docker run -h host alpine",
-            "ssh host -V",
-            "chmod 777 / --version",
-            "git push",
-        ] {
-            assert_eq!(command(line).invocation, Invocation::Acts, "{line}");
+    fn assert_invocations(lines: &[&str], expected: Invocation) {
+        for line in lines {
+            assert_eq!(command(line).invocation, expected, "{line}");
         }
     }
 
     #[test]
+    fn help_and_version_are_not_the_action_where_the_program_stops_there() {
+        assert_invocations(
+            &[
+                "git push --help",
+                "git help push",
+                "kubectl delete ns prod -h",
+                "terraform destroy -help",
+                "ssh -V",
+                "rm --help -rf /",
+                "aws s3 rb s3://x help",
+                "gh release delete v1 --help",
+            ],
+            Invocation::OnlyPrints,
+        );
+        // BSD rm removes `/` and then fails on `--help`; `--` ends the options; `-h` is not help everywhere.
+        assert_invocations(
+            &[
+                "rm -rf / --help",
+                "git push origin main -- --help",
+                "docker run -h host alpine",
+                "ssh host -V",
+                "chmod 777 / --version",
+                "git push",
+            ],
+            Invocation::Acts,
+        );
+    }
+
+    #[test]
     fn listing_what_runs_later_is_only_printing_it() {
-        for line in ["crontab -l", "crontab -u deploy -l", "at -l"] {
-            assert_eq!(command(line).invocation, Invocation::OnlyPrints, "{line}");
-        }
+        assert_invocations(
+            &["crontab -l", "crontab -u deploy -l", "at -l"],
+            Invocation::OnlyPrints,
+        );
         // Anything else it is given makes it act: installing, removing, editing.
-        for line in [
-            "crontab -l -r",
-            "crontab -l jobs.txt",
-            "crontab -r",
-            "crontab -e",
-            "crontab -u -l",
-            "crontab",
-        ] {
-            assert_eq!(command(line).invocation, Invocation::Acts, "{line}");
-        }
+        assert_invocations(
+            &[
+                "crontab -l -r",
+                "crontab -l jobs.txt",
+                "crontab -r",
+                "crontab -e",
+                "crontab -u -l",
+                "crontab",
+            ],
+            Invocation::Acts,
+        );
     }
 
     #[test]
