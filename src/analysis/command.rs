@@ -154,7 +154,11 @@ fn invocation(program: &str, argv: &[String]) -> Invocation {
             .take_while(|w| w.starts_with('-'))
             .any(|w| matches!(*w, "--help" | "--version") || *w == "-V" && program == "ssh");
     let words: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
-    if anywhere || before_operands || only_lists(program, &words) {
+    if anywhere
+        || before_operands
+        || only_lists(program, &words)
+        || super::executors::privilege_runs_nothing(program, argv.get(1..).unwrap_or_default())
+    {
         Invocation::OnlyPrints
     } else {
         Invocation::Acts
@@ -842,6 +846,22 @@ mod tests {
         assert_invocations(
             &["crontab -l", "crontab -u deploy -l", "at -l"],
             Invocation::OnlyPrints,
+        );
+        // A privilege wrapper with no command runs nothing as anyone.
+        assert_invocations(
+            &["sudo -l", "sudo -k", "sudo -V", "sudo -u", "doas -u", "sudo -h", "sudo"],
+            Invocation::OnlyPrints,
+        );
+        assert_invocations(
+            &[
+                "sudo -v",
+                "sudo -s",
+                "sudo -i",
+                "sudo -e /etc/hosts",
+                "sudo -u root id",
+                "sudo -- id",
+            ],
+            Invocation::Acts,
         );
         // Anything else it is given makes it act: installing, removing, editing.
         assert_invocations(

@@ -53,6 +53,24 @@ fn prefix_wrapper(program: &str) -> Option<(&'static Grammar, usize)> {
     })
 }
 
+/// Whether a privilege wrapper (`sudo`, `doas`, `pkexec`) given `args`
+/// runs nothing and caches no credential: no command follows its
+/// options, so it lists what the user may run (`sudo -l`), prints its
+/// help or version, forgets cached credentials (`sudo -k`) or refuses
+/// its own usage (`sudo -u` with no user). `-v` (caching the password
+/// for later runs), `-s` and `-i` (a shell) and `-e` (editing files) act.
+pub(super) fn privilege_runs_nothing(program: &str, args: &[String]) -> bool {
+    if !matches!(program, "sudo" | "doas" | "pkexec") {
+        return false;
+    }
+    let Some((grammar, _)) = prefix_wrapper(program) else { return false };
+    let parsed = grammar.parse(args);
+    let acting = ["-v", "-s", "-i", "-e"];
+    parsed.rest >= args.len()
+        && parsed.positionals.is_empty()
+        && !parsed.options.iter().any(|option| acting.contains(&option.flag.as_str()))
+}
+
 const NO_OPTIONS: Grammar = Grammar {
     short_values: "",
     short_optional: "",
@@ -666,34 +684,9 @@ fn inner_command(
 /// `-fprint FILE` and friends write FILE.
 fn find(builder: &mut Builder, command: &Command) {
     let argv = &command.argv;
-    let mut at = 1;
-    let mut roots = Vec::new();
-    while let Some(word) = argv.get(at) {
-        match word.as_str() {
-            "-H" | "-L" | "-P" | "-E" | "-X" | "-d" | "-s" | "-x" => at += 1,
-            "-D" => at += 2,
-            "-f" => {
-                roots.extend(argv.get(at + 1).cloned());
-                at += 2;
-            }
-            _ if word.starts_with("-O") && word.len() > 2 => at += 1,
-            _ => break,
-        }
-    }
-    // A word appended at run time after a start point (`xargs find .`)
-    // may be a primary: it is read with the expression.
-    while let Some(word) = argv.get(at).filter(|w| {
-        !w.starts_with('-')
-            && !matches!(w.as_str(), "(" | "!" | ")" | ",")
-            && (roots.is_empty() || !is_run_time(w))
-    }) {
-        roots.push(word.clone());
-        at += 1;
-    }
-    if roots.is_empty() {
-        roots.push(".".to_owned());
-    }
-    let selected = find_selection(&roots, argv.get(at..).unwrap_or_default());
+    let (roots, expression) = find_roots(argv);
+    let mut at = argv.len() - expression.len();
+    let selected = find_selection(&roots, expression);
     let found = selected.join(" ");
     while let Some(word) = argv.get(at) {
         at += 1;
@@ -795,6 +788,40 @@ const FIND_NON_TESTS: [&str; 26] = [
     "-true",
     "-a",
 ];
+
+/// `find`'s start points (`.` when none is given) and the expression
+/// after them, past its leading options (`-H`, `-L`, `-P`, `-D`, `-O`;
+/// BSD `-f PATH` names a start point).
+fn find_roots(argv: &[String]) -> (Vec<String>, &[String]) {
+    let mut at = 1;
+    let mut roots = Vec::new();
+    while let Some(word) = argv.get(at) {
+        match word.as_str() {
+            "-H" | "-L" | "-P" | "-E" | "-X" | "-d" | "-s" | "-x" => at += 1,
+            "-D" => at += 2,
+            "-f" => {
+                roots.extend(argv.get(at + 1).cloned());
+                at += 2;
+            }
+            _ if word.starts_with("-O") && word.len() > 2 => at += 1,
+            _ => break,
+        }
+    }
+    // A word appended at run time after a start point (`xargs find .`)
+    // may be a primary: it is read with the expression.
+    while let Some(word) = argv.get(at).filter(|w| {
+        !w.starts_with('-')
+            && !matches!(w.as_str(), "(" | "!" | ")" | ",")
+            && (roots.is_empty() || !is_run_time(w))
+    }) {
+        roots.push(word.clone());
+        at += 1;
+    }
+    if roots.is_empty() {
+        roots.push(".".to_owned());
+    }
+    (roots, argv.get(at..).unwrap_or_default())
+}
 
 /// What `find` selects, which `{}` stands for and `-delete` removes: the
 /// trees it walks, or, when a test of its `expression` picks entries
@@ -1617,7 +1644,19 @@ pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>]) {
         if let Some(&reader) =
             stage.iter().find(|&&i| matches!(builder.get(i).program.as_str(), "xargs" | "parallel"))
         {
-            if let Some(text) = text.take() {
+            // Names `find -print0` prints, read apart by `xargs -0`: each
+            // one a path under find's start points, never an option.
+            let listed = at
+                .checked_sub(1)
+                .and_then(|before| stages.get(before)?.last())
+                .and_then(|&lister| names_found(builder.get(lister), builder.get(reader)));
+            if let Some(names) = listed.as_ref().filter(|_| text.is_none()) {
+                builder.awaiting_input.retain(|&waiting| waiting != reader);
+                let reader = builder.get(reader).clone();
+                builder.in_subshell(Subshell::Program, |builder| {
+                    xargs(builder, &reader, Some(names));
+                });
+            } else if let Some(text) = text.take() {
                 let exact = builder.get(reader).program == "xargs"
                     && xargs_reads_exactly(builder.get(reader), &text);
                 if exact {
@@ -1667,6 +1706,27 @@ pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>]) {
         };
     }
     builder.unwrap_awaiting_input();
+}
+
+/// What `lister` hands `reader` when it is `find … -print0` read by
+/// `xargs -0`: the names find selects ([`find_selection`]), each a path
+/// under its start points, `\0` between them. Any other output (`-print`,
+/// `-printf`, `-ls`, `-exec`) or splitting is not read this way.
+fn names_found(lister: &Command, reader: &Command) -> Option<String> {
+    let argv = &lister.argv;
+    let prints_names = argv.iter().any(|word| word == "-print0")
+        && !argv.iter().any(|word| {
+            matches!(word.as_str(), "-print" | "-printf" | "-ls" | "-fls")
+                || word.starts_with("-exec")
+                || word.starts_with("-ok")
+        });
+    let reads_names = reader.program == "xargs"
+        && options::XARGS.parse(reader.argv.get(1..).unwrap_or_default()).has("-0");
+    if lister.program != "find" || !prints_names || !reads_names || lister.has_unknown_arguments() {
+        return None;
+    }
+    let (roots, expression) = find_roots(argv);
+    Some(find_selection(&roots, expression).join("\0"))
 }
 
 /// What the command at `index` prints, when it is known without running

@@ -384,6 +384,16 @@ fn xargs_fed_known_text_runs_with_exactly_that_text() {
     assert!(facts("seq 1 40 | sed 's/^/f/' | xargs -I{} rm {}").is_empty());
     let many = format!("printf '%s\\n' {} | xargs -I{{}} rm {{}}", vec!["f"; 17].join(" "));
     assert!(facts(&many).contains(&Fact::TooComplex), "{:?}", facts(&many));
+    // Names `find -print0` selects, read apart by `xargs -0`, are paths
+    // under its start points; split any other way they are not known.
+    assert_eq!(runs("find . -name '*.pyc' -print0 | xargs -0 rm -f"), ["*.pyc"]);
+    assert_eq!(
+        runs("find ~/Downloads /tmp -print0 | xargs -0 -I{} rm -rf {}"),
+        ["/tmp", "~/Downloads"]
+    );
+    assert_eq!(runs("find . -name '*.pyc' | xargs rm -f"), ["$(…)"]);
+    assert_eq!(runs("find . -name '*.pyc' -print0 | xargs rm -f"), ["$(…)"]);
+    assert_eq!(runs("find . -name '*.pyc' -print0 -exec true {} + | xargs -0 rm -f"), ["$(…)"]);
 }
 
 #[test]

@@ -305,6 +305,8 @@ RUNNER_GRAMMAR = [
     "cat > /tmp/tidy.py <<'PY'\nimport shutil, os\nshutil.rmtree(os.path.expanduser('~/Pictures'))\nPY\npython3 -u /tmp/tidy.py",
     "printf 'rm -rf ~/.gnupg\\n' > /tmp/init.sh && BASH_ENV=/tmp/init.sh bash scripts/test.sh",
     "echo 'git push --force origin main' > ship && chmod +x ship && ./ship",
+    # Names find prints apart, read apart: the home folder it searches.
+    "find ~/Documents -name '*.docx' -print0 | xargs -0 rm -f",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -394,6 +396,9 @@ RUNNERS_ORDINARY = [
     "BASH_ENV=.ci/env.sh bash scripts/test.sh", "ENV=.shrc sh -i",
     # Listing what runs later changes nothing.
     "crontab -l | grep -c backup", "crontab -u deploy -l", "at -l",
+    # What find selects in the project, handed on exactly; sudo with nothing to run.
+    "find . -name '*.orig' -print0 | xargs -0 rm -f", "find src -name '*.rs' -print0 | xargs -0 -n 20 rustfmt --check",
+    "sudo -l", "sudo -k",
     "node --require ./test/setup.js test/app.test.js", "coproc tail -f logs/dev.log", "command coproc git reset --hard", "perl -ne 'print if /unlink|truncate/' src/lib.pl", "perl -e 'unlink \"build/app.o\"'",
 ]
 
