@@ -291,7 +291,16 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
         }
         "git" => git(builder, &command),
         "sed" | "gsed" => super::sed::analyze(builder, &command),
-        _ if code::is_interpreter(program) => code::inline(builder, &command),
+        _ if code::is_interpreter(program) => {
+            code::inline(builder, &command);
+            // A script's own arguments are its business, as an unknown
+            // program's are (`node cli.js explain 'cat ~/.ssh/id_rsa'`).
+            if let Some((_, at)) = code::script_file(&command) {
+                let script_argv = argv.get(at..).unwrap_or_default().to_vec();
+                let script_command = Command::new(script_argv, false, command.dynamic_args, None);
+                super::possible::note(builder, &script_command);
+            }
+        }
         _ if sql::is_client(program) => sql::inline(builder, &command),
         _ => super::possible::note(builder, &command),
     }

@@ -1092,7 +1092,9 @@ fn executed_script(command: &Command) -> Option<(String, Option<Format>)> {
     } else if executors::SHELLS.contains(&program) {
         executors::shell_script_file(&command.argv).map(|file| (file.as_str(), Format::Shell))
     } else {
-        code::script_file(command).map(|(language, file)| (file, Format::Code(language)))
+        code::script_file(command).and_then(|(language, at)| {
+            Some((command.argv.get(at)?.as_str(), Format::Code(language)))
+        })
     };
     if let Some((file, format)) = read {
         return Some((words::normalize_path(file), Some(format)));

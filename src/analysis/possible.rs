@@ -13,6 +13,8 @@
 //! program that acts and at least one word follows (`man sudo` runs
 //! nothing); and an argument holding white space whose first word names
 //! one is read as a command line (`'see <digest>/ for layout'` is prose).
+//! A script an interpreter runs (`node cli.js …`, `python3 tool.py …`) is
+//! such a program: its arguments are read the same way.
 //!
 //! A command any program runs is also a candidate when an unquoted value
 //! not known in advance stands among its arguments: the shell splits it

@@ -441,6 +441,21 @@ fn an_unquoted_value_may_turn_find_into_a_deletion() {
 }
 
 #[test]
+fn a_scripts_arguments_that_read_as_a_command_are_what_it_may_run() {
+    let analysis = analyze("node dist/cli.js explain 'cat ~/.ssh/id_rsa'").unwrap();
+    assert!(!analysis.reads.iter().any(|read| read.contains(".ssh")), "{:?}", analysis.reads);
+    let possible = analysis.possible.as_deref().map(|p| p.reads.clone()).unwrap_or_default();
+    assert!(possible.contains(&"~/.ssh/id_rsa".to_owned()), "{possible:?}");
+    // A path it is given is still a file it reads.
+    assert!(
+        analyze("python3 tool.py ~/.ssh/id_rsa")
+            .unwrap()
+            .reads
+            .contains(&"~/.ssh/id_rsa".to_owned())
+    );
+}
+
+#[test]
 fn ssh_keygen_shows_no_private_key_and_writes_what_it_makes() {
     let analysis = analyze("ssh-keygen -t ed25519 -N '' -f ~/.ssh/id_ed25519").unwrap();
     assert!(analysis.reads.is_empty(), "{:?}", analysis.reads);

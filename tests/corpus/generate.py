@@ -307,6 +307,8 @@ RUNNER_GRAMMAR = [
     "echo 'git push --force origin main' > ship && chmod +x ship && ./ship",
     # Names find prints apart, read apart: the home folder it searches.
     "find ~/Documents -name '*.docx' -print0 | xargs -0 rm -f",
+    # A script handed a command line: whether it runs it is its own business.
+    "python3 scripts/task.py exec 'rm -rf ~/Library'",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -398,7 +400,7 @@ RUNNERS_ORDINARY = [
     "crontab -l | grep -c backup", "crontab -u deploy -l", "at -l",
     # What find selects in the project, handed on exactly; sudo with nothing to run.
     "find . -name '*.orig' -print0 | xargs -0 rm -f", "find src -name '*.rs' -print0 | xargs -0 -n 20 rustfmt --check",
-    "sudo -l", "sudo -k",
+    "sudo -l", "sudo -k", "node scripts/release-notes.js --from v1.2.0 --to HEAD", "python3 manage.py test accounts",
     "node --require ./test/setup.js test/app.test.js", "coproc tail -f logs/dev.log", "command coproc git reset --hard", "perl -ne 'print if /unlink|truncate/' src/lib.pl", "perl -e 'unlink \"build/app.o\"'",
 ]
 

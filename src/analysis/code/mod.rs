@@ -143,27 +143,28 @@ pub(super) fn inline(builder: &mut Builder, command: &Command) {
     }
 }
 
-/// The script file an interpreter command runs, with the language it is
-/// read in: the first word after the interpreter's options (and their
-/// values), unless the code is given inline (`python3 -c`, `node -e`),
-/// read from stdin (`-`) or run as a module (`python3 -m`); `awk -f FILE`
-/// runs FILE, `deno run FILE` and `bun run FILE` run FILE.
-pub(super) fn script_file(command: &Command) -> Option<(&'static str, &str)> {
+/// Where in its argv an interpreter command names the script file it
+/// runs, with the language it is read in: the first word after the
+/// interpreter's options (and their values), unless the code is given
+/// inline (`python3 -c`, `node -e`), read from stdin (`-`) or run as a
+/// module (`python3 -m`); `awk -f FILE` runs FILE, `deno run FILE` and
+/// `bun run FILE` run FILE.
+pub(super) fn script_file(command: &Command) -> Option<(&'static str, usize)> {
     let family = family(&command.program);
     let interpreter = INTERPRETERS.iter().find(|interpreter| interpreter.family == family)?;
     let language = interpreter.family;
-    let mut words = command.argv.iter().skip(1);
+    let mut words = command.argv.iter().enumerate().skip(1);
     if family.ends_with("awk") {
-        return words.skip_while(|word| *word != "-f").nth(1).map(|file| (language, file.as_str()));
+        return words.skip_while(|(_, word)| *word != "-f").nth(1).map(|(at, _)| (language, at));
     }
     let inline = |word: &str| {
         interpreter.code.iter().any(|code| {
             word == *code || code.len() == 2 && !word.starts_with("--") && word.starts_with(code)
         }) || matches!(language, "python" | "pypy") && word.starts_with("-m")
     };
-    while let Some(word) = words.next() {
+    while let Some((at, word)) = words.next() {
         match word.as_str() {
-            "--" => return words.next().map(|file| (language, file.as_str())),
+            "--" => return words.next().map(|(at, _)| (language, at)),
             "-" => return None,
             _ if inline(word) => return None,
             _ if interpreter.takes_value.contains(&word.as_str()) => {
@@ -173,7 +174,7 @@ pub(super) fn script_file(command: &Command) -> Option<(&'static str, &str)> {
             // `deno run x.ts`, `bun run x.ts`.
             "run" if matches!(language, "deno" | "bun") => {}
             _ if language == "deno" => return None,
-            _ => return Some((language, word.as_str())),
+            _ => return Some((language, at)),
         }
     }
     None
