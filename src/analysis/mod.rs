@@ -1091,6 +1091,8 @@ fn executed_script(command: &Command) -> Option<(String, Option<Format>)> {
         command.positionals.first().map(|file| (file.as_str(), Format::Shell))
     } else if executors::SHELLS.contains(&program) {
         executors::shell_script_file(&command.argv).map(|file| (file.as_str(), Format::Shell))
+    } else if let Some(file) = typescript_script(&command.argv) {
+        Some((file, Format::Code("node")))
     } else {
         code::script_file(command).and_then(|(language, at)| {
             Some((command.argv.get(at)?.as_str(), Format::Code(language)))
@@ -1101,6 +1103,34 @@ fn executed_script(command: &Command) -> Option<(String, Option<Format>)> {
     }
     let runs_a_file = executors::SHELLS.contains(&program) || code::is_interpreter(program);
     runs_a_file.then(|| command.positionals.first().map(|file| (file.clone(), None))).flatten()
+}
+
+/// Runners of TypeScript and modern JavaScript files, read as node code.
+const SCRIPT_RUNNERS: [&str; 5] = ["tsx", "ts-node", "ts-node-esm", "esno", "vite-node"];
+
+/// The file `tsx FILE` runs, also through a package runner (`npx tsx
+/// FILE`, `pnpm exec ts-node FILE`, `bunx tsx FILE`): the first word
+/// after the runner's options.
+fn typescript_script(argv: &[String]) -> Option<&str> {
+    let words: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let after_options = |from: usize| {
+        let mut at = from;
+        while let Some(word) = words.get(at).filter(|word| word.starts_with('-')) {
+            at += if matches!(*word, "-p" | "--package") { 2 } else { 1 };
+        }
+        at
+    };
+    let program = command::base_name(words.first()?);
+    let runner_at = match program.as_str() {
+        "npx" | "pnpx" | "bunx" => after_options(1),
+        "pnpm" | "yarn" if words.get(1) == Some(&"exec") => after_options(2),
+        _ => 0,
+    };
+    let runner = command::base_name(words.get(runner_at)?);
+    if !SCRIPT_RUNNERS.contains(&runner.as_str()) {
+        return None;
+    }
+    words.get(after_options(runner_at + 1)).copied()
 }
 
 fn is_downloader(command: &Command) -> bool {

@@ -167,6 +167,10 @@ fn a_script_the_action_writes_and_runs_is_judged_by_its_content() {
             "cat > a.js <<'EOF'\nrequire('child_process').execSync('git push -f')\nEOF\nnode a.js",
             "git push -f",
         ),
+        (
+            "cat > a.ts <<'EOF'\nrequire('child_process').execSync('git push -f')\nEOF\nnpx -y tsx a.ts",
+            "git push -f",
+        ),
     ] {
         let (planted, blind) = runs(text);
         assert!(planted.iter().any(|c| c == command), "{text}: {planted:?}");
