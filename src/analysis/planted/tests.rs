@@ -178,6 +178,13 @@ fn a_script_the_action_writes_and_runs_is_judged_by_its_content() {
     }
     // Run as a module or inline, the file is not what runs.
     assert!(runs("cat > t.py <<'EOF'\nimport os\nEOF\npython3 -m t.py").0.is_empty());
+    // A start-up file named only when the shell starts runs something unknown.
+    let named_later = analyse("BASH_ENV='$(cat /tmp/n)' bash a.sh", None, &Files::default());
+    assert!(named_later.has(Fact::ConfigExecutes), "{:?}", named_later.facts);
+    assert!(
+        !analyse("BASH_ENV=.ci/env.sh bash a.sh", None, &Files::default())
+            .has(Fact::ConfigExecutes)
+    );
     // Content not known: a script written and run is a blind run.
     for text in [
         "cat /tmp/p > x.py; python3 x.py",
