@@ -258,6 +258,9 @@ fn walk_action(action: &Action<'_>) -> Result<Builder, HintTooLong> {
         }
     }
     builder.pending_writes.extend(action.writes.iter().cloned());
+    // The scripts the action's own commands run, found once: a file only
+    // a planted script runs is judged as written and run, unseen.
+    let scripts = builder.scripts_run();
     let mut judged = 0;
     while let Some(write) = builder.pending_writes.pop() {
         judged += 1;
@@ -268,7 +271,8 @@ fn walk_action(action: &Action<'_>) -> Result<Builder, HintTooLong> {
             );
             break;
         }
-        let run_as = builder.runs_as(&write.path);
+        let path = words::normalize_path(&write.path);
+        let run_as = scripts.iter().find(|(file, _)| same_file(file, &path)).map(|(_, f)| *f);
         planted::plant(&mut builder, &write, run_as, action.files);
     }
     planted::removed_guards(&mut builder, action.files);
@@ -966,15 +970,19 @@ impl Builder {
         }
     }
 
-    /// How a command of the action reads the file at `path` when it runs
-    /// it (`bash x.sh`, `python3 x.py`, `./x`), if one does.
-    fn runs_as(&self, path: &str) -> Option<Format> {
-        let path = words::normalize_path(path);
-        self.analysis
-            .commands
-            .iter()
-            .filter_map(executed_script)
-            .find_map(|(file, format)| format.filter(|_| same_file(&file, &path)))
+    /// The files the action's commands run (`bash x.sh`, `python3 x.py`,
+    /// `./x`), each with how the first command to run it reads it.
+    fn scripts_run(&self) -> Vec<(String, Format)> {
+        let mut seen = std::collections::HashSet::new();
+        let mut scripts: Vec<(String, Format)> = Vec::new();
+        for (file, format) in self.analysis.commands.iter().filter_map(executed_script) {
+            if let Some(format) = format
+                && seen.insert(file.trim_start_matches("./").to_owned())
+            {
+                scripts.push((file, format));
+            }
+        }
+        scripts
     }
 
     /// Whether what `path` holds after the action was not all judged:
