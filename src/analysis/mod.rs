@@ -272,8 +272,12 @@ fn walk_action(action: &Action<'_>) -> Result<Builder, HintTooLong> {
             break;
         }
         let path = words::normalize_path(&write.path);
-        let run_as = scripts.iter().find(|(file, _)| same_file(file, &path)).map(|(_, f)| *f);
-        planted::plant(&mut builder, &write, run_as, action.files);
+        let run_as: Vec<Format> = scripts
+            .iter()
+            .filter(|(file, _)| same_file(file, &path))
+            .map(|(_, format)| *format)
+            .collect();
+        planted::plant(&mut builder, &write, &run_as, action.files);
     }
     planted::removed_guards(&mut builder, action.files);
     Ok(builder)
@@ -971,13 +975,13 @@ impl Builder {
     }
 
     /// The files the action's commands run (`bash x.sh`, `python3 x.py`,
-    /// `./x`), each with how the first command to run it reads it.
+    /// `./x`), once for each way a command reads one.
     fn scripts_run(&self) -> Vec<(String, Format)> {
         let mut seen = std::collections::HashSet::new();
         let mut scripts: Vec<(String, Format)> = Vec::new();
         for (file, format) in self.analysis.commands.iter().filter_map(executed_script) {
             if let Some(format) = format
-                && seen.insert(file.trim_start_matches("./").to_owned())
+                && seen.insert((file.trim_start_matches("./").to_owned(), format))
             {
                 scripts.push((file, format));
             }

@@ -39,7 +39,7 @@ use super::{
     Builder, Fact, WorkingFolder, budget, code, preview,
     words::{normalize_path, quote_words},
 };
-use table::{Format, RunsLater, runs_later};
+use table::{Format, RunsLater, by_shebang, runs_later};
 
 /// The largest content judged; a larger file that runs later is unseen.
 pub const MAX_PLANTED_BYTES: usize = 1024 * 1024;
@@ -270,20 +270,35 @@ fn parts_of(kind: RunsLater, path: &str, content: &str) -> Result<Vec<Part>, Unr
 
 /// Judges a write: the parts of the file it leaves behind that were not
 /// there before are analysed where they stand. `run_as` is how the action
-/// itself runs the file, if it does (`bash x.sh` after writing `x.sh`):
-/// a file no table names is then read that way; a shebang still decides.
+/// itself runs the file (`bash x.sh`, `python3 x.sh` after writing
+/// `x.sh`): the content is judged in each of those formats as well as in
+/// the one the table gives for what runs it later, so a runner that reads
+/// it another way than its name suggests is never missed.
 pub(super) fn plant(
     builder: &mut Builder,
     write: &FileWrite,
-    run_as: Option<Format>,
+    run_as: &[Format],
     files: &dyn CurrentFiles,
 ) {
     let path = normalize_path(&write.path);
-    let run_here = run_as.map(|format| RunsLater { format, reason: "the action runs it" });
+    // A shebang names what reads the file when it is run directly, even
+    // one named after another language (`x.sh` starting `#!…python3`).
+    let kinds = |content: &str| {
+        let mut kinds: Vec<RunsLater> = Vec::new();
+        let ran = run_as.iter().map(|&format| RunsLater { format, reason: "the action runs it" });
+        for kind in
+            runs_later(&path, Some(content)).into_iter().chain(by_shebang(content)).chain(ran)
+        {
+            if !kinds.iter().any(|known| known.format == kind.format) {
+                kinds.push(kind);
+            }
+        }
+        kinds
+    };
     // A whole new text that is not a file that runs needs nothing read;
     // an edit may complete a script's shebang, so it is applied.
     if let Change::Whole(text) = &write.change
-        && runs_later(&path, Some(text)).or(run_here).is_none()
+        && kinds(text).is_empty()
     {
         return;
     }
@@ -291,7 +306,8 @@ pub(super) fn plant(
         // The budget's fact says why; what the edits leave is unknown.
         return;
     };
-    let Some(kind) = runs_later(&path, Some(&outcome.after)).or(run_here) else {
+    let kinds = kinds(&outcome.after);
+    let Some(first) = kinds.first() else {
         return;
     };
     builder.analysis.planted.push(path.clone());
@@ -300,18 +316,25 @@ pub(super) fn plant(
             Fact::PlantsUnseenCode,
             format!(
                 "{path} runs later ({}) and is larger than the {MAX_PLANTED_BYTES} bytes judged",
-                kind.reason
+                first.reason
             ),
         );
         return;
     }
+    for kind in kinds {
+        judge_as(builder, kind, &path, &outcome);
+    }
+}
+
+/// Judges what `outcome` leaves in `path`, read as `kind`.
+fn judge_as(builder: &mut Builder, kind: RunsLater, path: &str, outcome: &Outcome) {
     if kind.format.is_harness_config()
         && let Some(why) =
             harness::switches_off_guard(kind.format, outcome.before.as_deref(), &outcome.after)
     {
         builder.fact(Fact::SwitchesOffGuard, format!("{path}: {why}"));
     }
-    let parts = match parts_of(kind, &path, &outcome.after) {
+    let parts = match parts_of(kind, path, &outcome.after) {
         Ok(parts) => parts,
         Err(Unreadable(why)) => {
             builder.fact(
@@ -329,7 +352,7 @@ pub(super) fn plant(
     let before: Vec<Part> = outcome
         .before
         .as_deref()
-        .and_then(|before| parts_of(kind, &path, before).ok())
+        .and_then(|before| parts_of(kind, path, before).ok())
         .unwrap_or_default();
     let already: std::collections::HashSet<(Language, &str)> =
         before.iter().map(|old| (old.language, old.text.as_str())).collect();
@@ -337,7 +360,7 @@ pub(super) fn plant(
         if already.contains(&(part.language, part.text.as_str())) {
             continue;
         }
-        let at = PlantedAt { file: path.clone(), line: part.line };
+        let at = PlantedAt { file: path.to_owned(), line: part.line };
         builder.planting(at, part.language == Language::Shell, |builder| match part.language {
             Language::Shell => {
                 builder.shell(&part.text, None);

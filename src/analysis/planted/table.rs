@@ -5,7 +5,7 @@
 //! writing it is judged by its content.
 
 /// How a file's content is read for the commands it plants.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
     /// The whole file is a shell script.
     Shell,
@@ -291,8 +291,9 @@ fn harness_config(name: &str, parent: &str, under: &dyn Fn(&str) -> bool) -> Opt
     }
 }
 
-/// A file starting with `#!` is a script of the interpreter it names.
-fn by_shebang(content: &str) -> Option<RunsLater> {
+/// A file starting with `#!` is a script of the interpreter it names:
+/// run directly, that interpreter reads it, whatever its name says.
+pub fn by_shebang(content: &str) -> Option<RunsLater> {
     let line = content.strip_prefix("#!")?.lines().next()?;
     let mut words = line.split_whitespace();
     let mut program = words.next()?.rsplit('/').next()?;

@@ -176,6 +176,16 @@ fn a_script_the_action_writes_and_runs_is_judged_by_its_content() {
         assert!(planted.iter().any(|c| c == command), "{text}: {planted:?}");
         assert!(!blind, "{text}");
     }
+    // Read as every runner reads it, whatever its name or the first runner says.
+    let rmtree = "import shutil; shutil.rmtree(\"/srv/data\")";
+    for text in [
+        format!("cat > x.sh <<'EOF'\n{rmtree}\nEOF\npython3 x.sh"),
+        format!("cat > x.py <<'EOF'\n{rmtree}\nEOF\nbash x.py; python3 x.py"),
+        format!("printf '#!/usr/bin/env python3\\n{rmtree}\\n' > x.sh; chmod +x x.sh; ./x.sh"),
+    ] {
+        let planted = runs(&text).0;
+        assert!(planted.iter().any(|c| c == "rm -r -f /srv/data"), "{text}: {planted:?}");
+    }
     // Run as a module or inline, the file is not what runs.
     assert!(runs("cat > t.py <<'EOF'\nimport os\nEOF\npython3 -m t.py").0.is_empty());
     // A start-up file named only when the shell starts runs something unknown.
