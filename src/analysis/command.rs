@@ -855,9 +855,13 @@ mod tests {
         assert_invocations(
             &[
                 "sudo -v",
+                "sudo --validate",
+                "sudo -nv",
                 "sudo -s",
+                "sudo --login",
                 "sudo -i",
                 "sudo -e /etc/hosts",
+                "sudo -E",
                 "sudo -u root id",
                 "sudo -- id",
             ],

@@ -53,22 +53,48 @@ fn prefix_wrapper(program: &str) -> Option<(&'static Grammar, usize)> {
     })
 }
 
+/// Options of a privilege wrapper that, with no command after them, run
+/// nothing and cache no credential: listing what the user may run
+/// (`sudo -l`, `-U`), forgetting cached credentials (`-k`, `-K`, doas
+/// `-L`), help and version, checking a rule (doas `-C`), and the user,
+/// group, prompt and `-n` that only shape a command not given. Any other
+/// (`-v` caches the password for the runs after it, `-s` and `-i` start a
+/// shell, `-e` edits files, one not known here) acts.
+const INERT_PRIVILEGE_OPTIONS: [&str; 17] = [
+    "-l",
+    "--list",
+    "-U",
+    "-k",
+    "--reset-timestamp",
+    "-K",
+    "--remove-timestamp",
+    "-L",
+    "-V",
+    "--version",
+    "-h",
+    "--help",
+    "-C",
+    "-u",
+    "--user",
+    "-g",
+    "-n",
+];
+
 /// Whether a privilege wrapper (`sudo`, `doas`, `pkexec`) given `args`
-/// runs nothing and caches no credential: no command follows its
-/// options, so it lists what the user may run (`sudo -l`), prints its
-/// help or version, forgets cached credentials (`sudo -k`) or refuses
-/// its own usage (`sudo -u` with no user). `-v` (caching the password
-/// for later runs), `-s` and `-i` (a shell) and `-e` (editing files) act.
+/// runs nothing and caches no credential: no command follows its options
+/// and each of them is inert ([`INERT_PRIVILEGE_OPTIONS`], and `-p`): it
+/// lists, forgets, prints its help or version, or refuses its own usage
+/// (`sudo -u` with no user).
 pub(super) fn privilege_runs_nothing(program: &str, args: &[String]) -> bool {
     if !matches!(program, "sudo" | "doas" | "pkexec") {
         return false;
     }
     let Some((grammar, _)) = prefix_wrapper(program) else { return false };
     let parsed = grammar.parse(args);
-    let acting = ["-v", "-s", "-i", "-e"];
+    let inert = |flag: &str| INERT_PRIVILEGE_OPTIONS.contains(&flag) || flag == "-p";
     parsed.rest >= args.len()
         && parsed.positionals.is_empty()
-        && !parsed.options.iter().any(|option| acting.contains(&option.flag.as_str()))
+        && parsed.options.iter().all(|option| inert(&option.flag))
 }
 
 const NO_OPTIONS: Grammar = Grammar {
