@@ -153,11 +153,11 @@ fn invocation(program: &str, argv: &[String]) -> Invocation {
             .iter()
             .take_while(|w| w.starts_with('-'))
             .any(|w| matches!(*w, "--help" | "--version") || *w == "-V" && program == "ssh");
-    let words: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
+    let args = argv.get(1..).unwrap_or_default();
     if anywhere
         || before_operands
-        || only_lists(program, &words)
-        || super::executors::privilege_runs_nothing(program, argv.get(1..).unwrap_or_default())
+        || only_lists(program, args)
+        || super::executors::privilege_runs_nothing(program, args)
     {
         Invocation::OnlyPrints
     } else {
@@ -171,14 +171,14 @@ fn invocation(program: &str, argv: &[String]) -> Invocation {
 /// file to install) the program acts.
 const LISTING_OPTIONS: [(&str, &str); 2] = [("crontab", "-l"), ("at", "-l")];
 
-fn only_lists(program: &str, words: &[&str]) -> bool {
+fn only_lists(program: &str, args: &[String]) -> bool {
     let Some(&(_, listing)) = LISTING_OPTIONS.iter().find(|(name, _)| *name == program) else {
         return false;
     };
     let mut listed = false;
-    let mut words = words.iter();
+    let mut words = args.iter().map(String::as_str);
     while let Some(word) = words.next() {
-        match *word {
+        match word {
             "-u" if program == "crontab" => {
                 if words.next().is_none() {
                     return false;

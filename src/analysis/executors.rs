@@ -60,7 +60,7 @@ fn prefix_wrapper(program: &str) -> Option<(&'static Grammar, usize)> {
 /// group, prompt and `-n` that only shape a command not given. Any other
 /// (`-v` caches the password for the runs after it, `-s` and `-i` start a
 /// shell, `-e` edits files, one not known here) acts.
-const INERT_PRIVILEGE_OPTIONS: [&str; 17] = [
+const INERT_PRIVILEGE_OPTIONS: [&str; 18] = [
     "-l",
     "--list",
     "-U",
@@ -77,12 +77,13 @@ const INERT_PRIVILEGE_OPTIONS: [&str; 17] = [
     "-u",
     "--user",
     "-g",
+    "-p",
     "-n",
 ];
 
 /// Whether a privilege wrapper (`sudo`, `doas`, `pkexec`) given `args`
 /// runs nothing and caches no credential: no command follows its options
-/// and each of them is inert ([`INERT_PRIVILEGE_OPTIONS`], and `-p`): it
+/// and each of them is inert ([`INERT_PRIVILEGE_OPTIONS`]): it
 /// lists, forgets, prints its help or version, or refuses its own usage
 /// (`sudo -u` with no user).
 pub(super) fn privilege_runs_nothing(program: &str, args: &[String]) -> bool {
@@ -91,10 +92,12 @@ pub(super) fn privilege_runs_nothing(program: &str, args: &[String]) -> bool {
     }
     let Some((grammar, _)) = prefix_wrapper(program) else { return false };
     let parsed = grammar.parse(args);
-    let inert = |flag: &str| INERT_PRIVILEGE_OPTIONS.contains(&flag) || flag == "-p";
     parsed.rest >= args.len()
         && parsed.positionals.is_empty()
-        && parsed.options.iter().all(|option| inert(&option.flag))
+        && parsed
+            .options
+            .iter()
+            .all(|option| INERT_PRIVILEGE_OPTIONS.contains(&option.flag.as_str()))
 }
 
 const NO_OPTIONS: Grammar = Grammar {
@@ -1679,21 +1682,22 @@ pub(super) fn pipeline_text(builder: &mut Builder, stages: &[Vec<usize>]) {
         if let Some(&reader) =
             stage.iter().find(|&&i| matches!(builder.get(i).program.as_str(), "xargs" | "parallel"))
         {
-            // Names `find -print0` prints, read apart by `xargs -0`: each
-            // one a path under find's start points, never an option.
-            let listed = at
-                .checked_sub(1)
-                .and_then(|before| stages.get(before)?.last())
-                .and_then(|&lister| names_found(builder.get(lister), builder.get(reader)));
-            if let Some(names) = listed.as_ref().filter(|_| text.is_none()) {
-                builder.awaiting_input.retain(|&waiting| waiting != reader);
-                let reader = builder.get(reader).clone();
-                builder.in_subshell(Subshell::Program, |builder| {
-                    xargs(builder, &reader, Some(names));
-                });
-            } else if let Some(text) = text.take() {
-                let exact = builder.get(reader).program == "xargs"
-                    && xargs_reads_exactly(builder.get(reader), &text);
+            // Known text, exact where xargs's own reading is; or names
+            // `find -print0` prints, read apart by `xargs -0`: each one a
+            // path under find's start points, never an option.
+            let fed = match text.take() {
+                Some(text) => {
+                    let exact = builder.get(reader).program == "xargs"
+                        && xargs_reads_exactly(builder.get(reader), &text);
+                    Some((text, exact))
+                }
+                None => at
+                    .checked_sub(1)
+                    .and_then(|before| stages.get(before)?.last())
+                    .and_then(|&lister| names_found(builder.get(lister), builder.get(reader)))
+                    .map(|names| (names, true)),
+            };
+            if let Some((text, exact)) = fed {
                 if exact {
                     builder.awaiting_input.retain(|&waiting| waiting != reader);
                 }

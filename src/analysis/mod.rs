@@ -1103,7 +1103,7 @@ fn executed_script(command: &Command) -> Option<(String, Option<Format>)> {
         command.positionals.first().map(|file| (file.as_str(), Format::Shell))
     } else if executors::SHELLS.contains(&program) {
         executors::shell_script_file(&command.argv).map(|file| (file.as_str(), Format::Shell))
-    } else if let Some(file) = typescript_script(&command.argv) {
+    } else if let Some(file) = typescript_script(command) {
         Some((file, Format::Code("node")))
     } else {
         code::script_file(command).and_then(|(language, at)| {
@@ -1123,26 +1123,26 @@ const SCRIPT_RUNNERS: [&str; 5] = ["tsx", "ts-node", "ts-node-esm", "esno", "vit
 /// The file `tsx FILE` runs, also through a package runner (`npx tsx
 /// FILE`, `pnpm exec ts-node FILE`, `bunx tsx FILE`): the first word
 /// after the runner's options.
-fn typescript_script(argv: &[String]) -> Option<&str> {
-    let words: Vec<&str> = argv.iter().map(String::as_str).collect();
+fn typescript_script(command: &Command) -> Option<&str> {
+    let argv = &command.argv;
     let after_options = |from: usize| {
         let mut at = from;
-        while let Some(word) = words.get(at).filter(|word| word.starts_with('-')) {
-            at += if matches!(*word, "-p" | "--package") { 2 } else { 1 };
+        while let Some(word) = argv.get(at).filter(|word| word.starts_with('-')) {
+            at += if matches!(word.as_str(), "-p" | "--package") { 2 } else { 1 };
         }
         at
     };
-    let program = command::base_name(words.first()?);
-    let runner_at = match program.as_str() {
+    let runner_at = match command.program.as_str() {
         "npx" | "pnpx" | "bunx" => after_options(1),
-        "pnpm" | "yarn" if words.get(1) == Some(&"exec") => after_options(2),
-        _ => 0,
+        "pnpm" | "yarn" if argv.get(1).is_some_and(|word| word == "exec") => after_options(2),
+        program if SCRIPT_RUNNERS.contains(&program) => 0,
+        _ => return None,
     };
-    let runner = command::base_name(words.get(runner_at)?);
-    if !SCRIPT_RUNNERS.contains(&runner.as_str()) {
-        return None;
-    }
-    words.get(after_options(runner_at + 1)).copied()
+    let runner = command::base_name(argv.get(runner_at)?);
+    SCRIPT_RUNNERS
+        .contains(&runner.as_str())
+        .then(|| argv.get(after_options(runner_at + 1)).map(String::as_str))
+        .flatten()
 }
 
 fn is_downloader(command: &Command) -> bool {

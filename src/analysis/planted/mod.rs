@@ -39,7 +39,7 @@ use super::{
     Builder, Fact, WorkingFolder, budget, code, preview,
     words::{normalize_path, quote_words},
 };
-use table::{Format, RunsLater, by_shebang, runs_later};
+use table::{Format, RunsLater, by_path, by_shebang, runs_later};
 
 /// The largest content judged; a larger file that runs later is unseen.
 pub const MAX_PLANTED_BYTES: usize = 1024 * 1024;
@@ -286,9 +286,7 @@ pub(super) fn plant(
     let kinds = |content: &str| {
         let mut kinds: Vec<RunsLater> = Vec::new();
         let ran = run_as.iter().map(|&format| RunsLater { format, reason: "the action runs it" });
-        for kind in
-            runs_later(&path, Some(content)).into_iter().chain(by_shebang(content)).chain(ran)
-        {
+        for kind in by_path(&path).into_iter().chain(by_shebang(content)).chain(ran) {
             if !kinds.iter().any(|known| known.format == kind.format) {
                 kinds.push(kind);
             }

@@ -151,7 +151,8 @@ pub fn runs_later(path: &str, content: Option<&str>) -> Option<RunsLater> {
     by_path(path).or_else(|| content.and_then(by_shebang))
 }
 
-fn by_path(path: &str) -> Option<RunsLater> {
+/// The kind of file `path` (normalised) is by its name and folders.
+pub fn by_path(path: &str) -> Option<RunsLater> {
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty() && *s != ".").collect();
     let name = *segments.last()?;
     let parent = segments.len().checked_sub(2).and_then(|i| segments.get(i)).copied().unwrap_or("");
