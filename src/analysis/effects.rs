@@ -265,12 +265,15 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
             each(EffectKind::Delete, &moved_away);
             each(EffectKind::Overwrite, &destination);
         }
-        "cp" | "install" => {
+        // A link replaces what had its name (`ln -sf /tmp/x ~/bin/git`),
+        // as a copy does; a remote copy lands like a local one.
+        "cp" | "install" | "ln" | "scp" => {
             let (_, destination) = sources_and_destination(command);
             each(EffectKind::Overwrite, &destination);
         }
         "rsync" => {
             let (sources, destination) = sources_and_destination(command);
+            each(EffectKind::Overwrite, &destination);
             if command.flags.iter().any(|f| f.starts_with("--del")) {
                 each(EffectKind::Delete, &destination);
             }
@@ -735,6 +738,22 @@ mod tests {
         assert!(
             effects("truncate -s 0 logs/dev.log").iter().all(|(_, _, zone)| *zone == Zone::Project)
         );
+    }
+
+    #[test]
+    fn a_sync_a_link_and_a_remote_copy_overwrite_where_they_land() {
+        assert!(has("rsync -a x/ /usr/local/bin/", EffectKind::Overwrite, Zone::System));
+        assert!(has("rsync -a x/ ~/", EffectKind::Overwrite, Zone::HomeRoot));
+        assert!(has("rsync -a dist/ deploy@web:/srv/app/", EffectKind::Overwrite, Zone::Elsewhere));
+        assert!(has("ln -sf /tmp/x /usr/local/bin/git", EffectKind::Overwrite, Zone::System));
+        assert!(has("ln -s -t /etc/nginx/sites-enabled site", EffectKind::Overwrite, Zone::System));
+        assert!(has("scp host:x /usr/local/bin/y", EffectKind::Overwrite, Zone::System));
+        // Inside the project each lands where it may.
+        for line in ["rsync -a src/ backup/", "ln -s ../shared shared", "scp host:x out/"] {
+            let found = effects(line);
+            assert!(found.iter().all(|(_, _, zone)| *zone == Zone::Project), "{line}: {found:?}");
+            assert!(!found.is_empty(), "{line}");
+        }
     }
 
     #[test]
