@@ -1245,6 +1245,21 @@ fn git(builder: &mut Builder, command: &Command) {
         git_alias(builder, &subcommand, value, rest, command.dynamic_args);
         return;
     }
+    for (option, program) in git_transport_programs(&subcommand, rest) {
+        match program {
+            Some(program) => {
+                builder.fact(
+                    Fact::ConfigExecutes,
+                    format!("git {subcommand} {option} runs {}", preview(&program)),
+                );
+                builder.shell(&program, Some("git transport"));
+            }
+            None => builder.fact(
+                Fact::ConfigExecutes,
+                format!("git {subcommand} {option} runs a program not known before it runs"),
+            ),
+        }
+    }
     // `git -C DIR` runs in DIR: a `cd` before it, as `env -C` is.
     for folder in &globals.folders {
         builder.command(Command::new(
@@ -1277,6 +1292,63 @@ fn git_alias(builder: &mut Builder, name: &str, value: &str, rest: &[String], dy
         expanded.extend(rest.iter().cloned());
         builder.command(Command::new(expanded, false, dynamic, Some("git alias".into())));
     }
+}
+
+/// The programs git's command `subcommand` is told to run at the other
+/// end of its connection, with the option that names each: through a
+/// shell, on this machine for a remote that is a path (`git fetch
+/// --upload-pack='…' ../repo`), over ssh otherwise. `--upload-pack`
+/// (clone's `-u`), `--receive-pack` and `--exec`, each also by a prefix
+/// git accepts; `None` when the program is missing.
+pub(super) fn git_transport_programs(
+    subcommand: &str,
+    args: &[String],
+) -> Vec<(String, Option<String>)> {
+    let options: &[&str] = match subcommand {
+        "clone" | "fetch" | "pull" | "ls-remote" | "fetch-pack" => &["upload-pack", "exec"],
+        "push" | "send-pack" => &["receive-pack", "exec"],
+        "archive" => &["exec"],
+        _ => return Vec::new(),
+    };
+    let names_one =
+        |name: &str| name.len() >= 3 && options.iter().any(|option| option.starts_with(name));
+    let mut found = Vec::new();
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        if word == "--" {
+            break;
+        }
+        if let Some(glued) = (subcommand == "clone").then(|| clone_upload_pack(word)).flatten() {
+            let program = if glued.is_empty() { words.next().cloned() } else { Some(glued.into()) };
+            found.push(("-u".to_owned(), program));
+        } else if let Some(body) = word.strip_prefix("--") {
+            let (name, glued) = match body.split_once('=') {
+                Some((name, value)) => (name, Some(value.to_owned())),
+                None => (body, None),
+            };
+            if names_one(name) {
+                let program = glued.or_else(|| words.next().cloned());
+                found.push((format!("--{name}"), program));
+            }
+        }
+    }
+    found
+}
+
+/// In a cluster of `git clone`'s short options (`-u PROG`, `-quPROG`),
+/// what follows `-u`: its glued value, or empty when the next word is.
+/// A letter that takes a value before it (`-bu`: the branch `u`) ends
+/// the cluster first.
+fn clone_upload_pack(word: &str) -> Option<&str> {
+    let letters = word.strip_prefix('-').filter(|rest| !rest.starts_with('-'))?;
+    for (at, letter) in letters.char_indices() {
+        match letter {
+            'u' => return letters.get(at + 1..),
+            'o' | 'b' | 'c' | 'j' => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// What git's global options say: configuration (a value from the

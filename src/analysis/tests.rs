@@ -637,6 +637,36 @@ fn git_configuration_is_a_fact_only_when_it_names_a_program_the_subcommand_runs(
     assert!(!has("TAR_OPTIONS=--to-command=reboot make", "reboot"));
 }
 
+#[test]
+fn the_program_git_runs_at_the_other_end_of_a_connection_is_run() {
+    for hint in [
+        "git fetch --upload-pack='reboot' ../mirror",
+        "git fetch --upload-pack reboot ../mirror",
+        "git clone -u reboot ../mirror copy",
+        "git clone -ureboot ../mirror copy",
+        "git clone -qu reboot ../mirror copy",
+        "git pull --upl=reboot ../mirror main",
+        "git ls-remote --exec=reboot ../mirror",
+        "git push --receive-pack=reboot ../mirror main",
+        "git push -n --exec=reboot ../mirror main",
+        "git -C repo fetch --upload-pack=reboot ../mirror",
+        "git archive --remote=../mirror --exec=reboot HEAD",
+    ] {
+        assert!(has(hint, "reboot"), "{hint}: {:?}", programs(hint));
+        assert!(facts(hint).contains(&Fact::ConfigExecutes), "{hint}");
+    }
+    // `-u` of fetch is another option; a value after `--` is a path.
+    for hint in [
+        "git fetch -u reboot main",
+        "git clone -bu ../mirror copy",
+        "git clone -- --upload-pack=reboot",
+        "git log --exec",
+    ] {
+        assert!(!facts(hint).contains(&Fact::ConfigExecutes), "{hint}");
+    }
+    assert!(facts("git fetch --upload-pack").contains(&Fact::ConfigExecutes));
+}
+
 mod arbitrary_input {
     //! Whatever the bytes, the analysis answers, stays bounded, and what
     //! it cannot read is never auto-approved.
