@@ -157,7 +157,6 @@ fn invocation(program: &str, argv: &[String]) -> Invocation {
     if anywhere
         || before_operands
         || only_lists(program, args)
-        || git_push_dry_run(program, args)
         || super::executors::privilege_runs_nothing(program, args)
     {
         Invocation::OnlyPrints
@@ -190,31 +189,6 @@ fn only_lists(program: &str, args: &[String]) -> bool {
         }
     }
     listed
-}
-
-/// `git push -n` (`--dry-run`) reports what it would push and pushes
-/// nothing. Of `-n` and `--no-dry-run` (or a prefix of it, which git
-/// accepts) the last given holds, and a word known only when it runs (or
-/// a variable's) may be either. A push told which program to run at the
-/// other end runs it, dry or not.
-fn git_push_dry_run(program: &str, args: &[String]) -> bool {
-    let Some((push, rest)) = args.split_first() else { return false };
-    // What it connects through runs all the same.
-    if program != "git"
-        || push != "push"
-        || rest.iter().any(|word| is_run_time(word) || word.contains('$'))
-        || !super::executors::git_transport_programs("push", rest).is_empty()
-    {
-        return false;
-    }
-    let negates = |flag: &str| flag.len() > "--no-".len() && "--no-dry-run".starts_with(flag);
-    let parsed = options::of("git", Some("push")).map(|git| git.parse(rest)).unwrap_or_default();
-    parsed
-        .options
-        .iter()
-        .rev()
-        .find(|option| option.flag == "-n" || negates(&option.flag))
-        .is_some_and(|option| option.flag == "-n")
 }
 
 /// Programs whose every argument is data.
@@ -902,35 +876,6 @@ mod tests {
                 "crontab -e",
                 "crontab -u -l",
                 "crontab",
-            ],
-            Invocation::Acts,
-        );
-    }
-
-    #[test]
-    fn a_dry_run_push_pushes_nothing_unless_its_last_word_says_otherwise() {
-        assert_invocations(
-            &[
-                "git push -n origin +main",
-                "git push origin +main --dry-run",
-                "git push --dry origin main",
-                "git push -nf origin main",
-                "git push --no-dry-run -n origin main",
-            ],
-            Invocation::OnlyPrints,
-        );
-        // Negated after, a variable that may negate it, a value of `-o`,
-        // after `--`, a program run at the other end, another git command.
-        assert_invocations(
-            &[
-                "git push -n --no-dry-run origin main",
-                "git push -n --no-dry origin main",
-                "git push -n $opts origin main",
-                "git push -o -n origin main",
-                "git push origin main -- -n",
-                "git push -n --receive-pack=./pwn ../repo main",
-                "git push -n --exec ./pwn ../repo main",
-                "git fetch -n origin",
             ],
             Invocation::Acts,
         );

@@ -326,7 +326,6 @@ RUNNERS_ORDINARY = [
     "xargs --help", "fd -e rs -x rustfmt --check", "parallel gzip {} ::: logs/a.log logs/b.log",
     "find . -name '*.pyc' -fprint pyc.txt", "command -v cargo",
     "rsync -a --exclude node_modules ./ /tmp/app-copy/", "ln -sfn ../README.md docs/README.md",
-    "git push --dry-run -u origin feature/login", "git push -n --force-with-lease origin HEAD",
     "curl -sXGET localhost:9200/_cat/indices", "curl -fsSoXDELETE.json https://api.example.com/v1/items",
     "aws --profile delete-me-later --output json sts get-caller-identity",
     "git ls-files '*.md' | xargs -n1 sh -c 'wc -w \"$1\"' _",
