@@ -15,8 +15,9 @@
 //! never the project: a deletion there needs a human.
 
 use super::{
-    Analysis, Command,
+    Analysis, Command, code,
     command::Invocation,
+    outputs,
     words::{RUN_TIME_VALUE, normalize_path},
 };
 use crate::names::named_enum;
@@ -391,6 +392,13 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
         ),
         _ => {}
     }
+    // What a program writes by its own options and operands (`sort -o`,
+    // `wget -O`, `gzip FILE`) is written over, unless it appends. A
+    // harness's file-writing tool is judged as the write it reports.
+    if !outputs::appends(command) && !code::is_file_writing_tool(&command.program) {
+        let written = outputs::files_written_by(command);
+        found.extend(written.into_iter().map(|target| (EffectKind::Overwrite, target)));
+    }
 }
 
 /// Every entry of `folder`, as a target (`~/*` is everything in the
@@ -741,6 +749,48 @@ mod tests {
     }
 
     #[test]
+    fn what_a_program_writes_by_its_own_options_is_written_over() {
+        for (line, zone) in [
+            ("sort -uo /etc/hosts data.txt", Zone::System),
+            ("uniq -c data.txt /etc/hosts", Zone::System),
+            ("wget -qO /usr/local/bin/tool https://x.example/t", Zone::System),
+            ("wget -P /usr/local/bin https://x.example/t", Zone::System),
+            ("curl -sSLo /usr/local/bin/tool https://x.example/t", Zone::System),
+            ("curl --output-dir=/usr/local/bin -O https://x.example/t", Zone::System),
+            ("openssl enc -d -in x.enc -out /etc/app.conf", Zone::System),
+            ("iconv -f latin1 -t utf-8 -o /etc/motd notes.txt", Zone::System),
+            ("yq e -i '.a = 1' /etc/app.yml", Zone::System),
+            ("patch /etc/hosts fix.diff", Zone::System),
+            ("gzip -r /etc", Zone::SystemRoot),
+            ("zstd --rm /var/lib/app.db", Zone::System),
+            ("dos2unix /etc/hosts", Zone::System),
+            ("sponge /etc/hosts", Zone::System),
+            ("tar -czf /srv/backup.tgz src", Zone::System),
+            ("7z x a.7z -o/opt/app", Zone::System),
+            ("gcc -o /usr/local/bin/tool tool.c", Zone::System),
+            ("sort -o \"$OUT\" data.txt", Zone::Unknown),
+        ] {
+            assert!(has(line, EffectKind::Overwrite, zone), "{line}: {:?}", effects(line));
+        }
+        // To stdout, keeping the original, appending, or in the project:
+        // nothing is lost outside it.
+        for line in [
+            "wget -qO- https://x.example/t",
+            "gzip -k /var/log/app.log",
+            "gzip -dc /var/log/app.log.gz",
+            "zstd /var/lib/app.db",
+            "sponge -a /var/log/app.log",
+            "sort -o sorted.txt data.txt",
+            "gcc -O2 -o build/tool tool.c",
+            "patch -p1 -i fix.diff",
+            "curl -o out.json https://x.example/t",
+        ] {
+            let found = effects(line);
+            assert!(found.iter().all(|(_, _, zone)| *zone == Zone::Project), "{line}: {found:?}");
+        }
+    }
+
+    #[test]
     fn a_sync_a_link_and_a_remote_copy_overwrite_where_they_land() {
         assert!(has("rsync -a x/ /usr/local/bin/", EffectKind::Overwrite, Zone::System));
         assert!(has("rsync -a x/ ~/", EffectKind::Overwrite, Zone::HomeRoot));
@@ -766,7 +816,11 @@ mod tests {
         ));
         assert!(has("unzip x.zip -d ~", EffectKind::Overwrite, Zone::HomeRoot));
         assert!(effects("tar xf x.tar").is_empty());
-        assert!(effects("tar cf x.tar -C ~ notes").is_empty());
+        // Creating an archive writes the archive, where tar was started.
+        assert_eq!(
+            effects("tar cf x.tar -C ~ notes"),
+            [(EffectKind::Overwrite, "x.tar".to_owned(), Zone::Project)]
+        );
         assert!(effects("unzip -l x.zip -d ~").is_empty());
         assert!(has("chattr -i /etc/passwd", EffectKind::Permissions, Zone::System));
         assert!(has("chattr +i /etc/passwd", EffectKind::Permissions, Zone::System));

@@ -26,6 +26,7 @@ pub mod folder;
 mod heredoc_operators;
 mod incomplete;
 pub mod options;
+mod outputs;
 mod patches;
 pub mod planted;
 mod possible;
@@ -932,7 +933,7 @@ impl Builder {
         self.downloads_run();
         self.merge_repeated_commands();
         for command in &self.analysis.commands {
-            let written = files_written_by(command);
+            let written = outputs::files_written_by(command);
             // A file-writing tool's content is the hook's pending write.
             if !code::is_file_writing_tool(&command.program) {
                 self.analysis.unjudged_writes.extend(written.iter().cloned());
@@ -1060,8 +1061,11 @@ impl Builder {
             })
             .map(|at| format!(" ({at})"))
             .unwrap_or_default();
-        let mut saved: Vec<String> =
-            commands.iter().filter(|c| is_downloader(c)).flat_map(files_written_by).collect();
+        let mut saved: Vec<String> = commands
+            .iter()
+            .filter(|c| is_downloader(c))
+            .flat_map(outputs::files_written_by)
+            .collect();
         saved.extend(
             self.written_by
                 .iter()
@@ -1220,79 +1224,6 @@ fn reads_content(command: &Command) -> bool {
         }),
         _ => true,
     }
-}
-
-/// Files a command writes, by its well-known options and positions.
-fn files_written_by(command: &Command) -> Vec<String> {
-    let argv = &command.argv;
-    let after = |flags: &[&str]| -> Vec<String> {
-        argv.windows(2)
-            .filter_map(|w| match w {
-                [flag, file] if flags.contains(&flag.as_str()) => Some(words::normalize_path(file)),
-                _ => None,
-            })
-            .collect()
-    };
-    match command.program.as_str() {
-        "curl" => after(&["-o", "--output"]),
-        "wget" => after(&["-O", "--output-document"]),
-        "tee" => command.positionals.clone(),
-        "sed" | "perl" if command.flags.iter().any(|f| f.starts_with("-i")) => {
-            command.positionals.iter().skip(1).cloned().collect()
-        }
-        // With arguments appended at run time (xargs) the destination is
-        // not known.
-        "cp" | "mv" | "install" | "ln" | "rsync" | "scp" if !command.has_unknown_arguments() => {
-            copied_to(&command.positionals)
-        }
-        "dd" => command
-            .positionals
-            .iter()
-            .filter_map(|p| p.strip_prefix("of="))
-            .map(words::normalize_path)
-            .collect(),
-        "chmod" => Vec::new(),
-        // A key made, converted or given a new passphrase is written at
-        // `-f`, its public half beside it; `-l`, `-y`, `-e`, `-B` and
-        // `-Y` only read the key to print or sign.
-        "ssh-keygen"
-            if !command.flags.iter().any(|flag| {
-                !flag.starts_with("--")
-                    && flag
-                        .strip_prefix('-')
-                        .is_some_and(|letters| letters.contains(['l', 'y', 'e', 'B', 'Y']))
-            }) =>
-        {
-            after(&["-f"]).into_iter().flat_map(|key| [format!("{key}.pub"), key]).collect()
-        }
-        // A tool's only argument is the file it writes, whatever its name
-        // (`write_file Makefile`); among several, the path-like ones.
-        program if code::is_file_writing_tool(program) => {
-            let only = command.positionals.len() == 1;
-            command
-                .positionals
-                .iter()
-                .filter(|p| only || p.contains('/') || p.contains('.'))
-                .cloned()
-                .collect()
-        }
-        _ => Vec::new(),
-    }
-}
-
-/// What a copy, move or link to the last of `operands` writes: that
-/// path, and, as it may be a folder (`cp a.plist ~/Library/LaunchAgents/`),
-/// each source under its own name in it.
-fn copied_to(operands: &[String]) -> Vec<String> {
-    let Some((destination, sources)) = operands.split_last() else { return Vec::new() };
-    let mut written = vec![destination.clone()];
-    let folder = words::normalize_path(destination);
-    written.extend(sources.iter().filter_map(|source| {
-        let name = words::normalize_path(source).rsplit('/').next()?.to_owned();
-        (!name.is_empty() && name != "." && name != "..")
-            .then(|| words::normalize_path(&format!("{folder}/{name}")))
-    }));
-    written
 }
 
 /// At most 80 characters of `text`, for explanations: white space folded,

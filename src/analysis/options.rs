@@ -277,7 +277,7 @@ const fn wrapper(
 }
 
 /// A tool's grammar: options and positionals mix.
-const fn tool(short_values: &'static str, long: &'static [Long]) -> Grammar {
+pub(super) const fn tool(short_values: &'static str, long: &'static [Long]) -> Grammar {
     Grammar {
         short_values,
         short_optional: "",
@@ -1214,7 +1214,7 @@ const GIT_WORKTREE: Grammar = tool(
 /// left as written, values in place.
 pub const CURL: Grammar = tool("AbcCdDeEFHKmoPQrtTuUwxXyYz", &[]);
 /// wget's short options that take a value (`-qO-` is `-q -O -`).
-const WGET: Grammar = tool("OoaiBtTwPUlARDXIeQ", &[]);
+pub(super) const WGET: Grammar = tool("OoaiBtTwPUlARDXIeQ", &[]);
 /// The switches the AWS CLI's parameters and global options include;
 /// every other long option takes a value (`--profile dev`, `--output
 /// json`, `--instance-ids i-1`).
