@@ -319,6 +319,9 @@ RUNNER_GRAMMAR = [
     # What a program writes by its own options lands over what is there.
     "gzip -r /var/lib/mysql", "yq -i '.spec.replicas = 0' /srv/app/deploy.yml",
     "sort -u -o /usr/share/dict/words /tmp/w", "perl -pi.orig -e 's/on/off/' /opt/app/conf/app.ini",
+    # The GitHub CLI acting in the user's name: approving, running workflows, POST by fields.
+    "gh pr review 42 --approve --body 'ship it'", "gh workflow run release.yml --ref main",
+    "gh api repos/acme/app/actions/workflows/prod.yml/dispatches -f ref=main -f 'inputs[env]=prod'",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -331,6 +334,7 @@ RUNNERS_ORDINARY = [
     "rsync -a --exclude node_modules ./ /tmp/app-copy/", "ln -sfn ../README.md docs/README.md",
     "sort -u -o words.txt words.txt", "gzip -k logs/app.log", "tar -czf dist/site.tgz public",
     "perl -pi -e 's/0\\.1\\.0/0.2.0/' Cargo.toml",
+    "gh run view 9912 --log-failed", "gh pr review 42 --comment -b 'nit: rename'",
     "curl -sXGET localhost:9200/_cat/indices", "curl -fsSoXDELETE.json https://api.example.com/v1/items",
     "aws --profile delete-me-later --output json sts get-caller-identity",
     "git ls-files '*.md' | xargs -n1 sh -c 'wc -w \"$1\"' _",
