@@ -1245,21 +1245,6 @@ fn git(builder: &mut Builder, command: &Command) {
         git_alias(builder, &subcommand, value, rest, command.dynamic_args);
         return;
     }
-    for (option, program) in git_transport_programs(&subcommand, rest) {
-        match program {
-            Some(program) => {
-                builder.fact(
-                    Fact::ConfigExecutes,
-                    format!("git {subcommand} {option} runs {}", preview(&program)),
-                );
-                builder.shell(&program, Some("git transport"));
-            }
-            None => builder.fact(
-                Fact::ConfigExecutes,
-                format!("git {subcommand} {option} runs a program not known before it runs"),
-            ),
-        }
-    }
     // `git -C DIR` runs in DIR: a `cd` before it, as `env -C` is.
     for folder in &globals.folders {
         builder.command(Command::new(
@@ -1276,7 +1261,25 @@ fn git(builder: &mut Builder, command: &Command) {
             .chain(argv.get(globals.end..).unwrap_or_default())
             .cloned()
             .collect();
+        // What the command itself runs is found when that is walked.
         builder.command(Command::new(plain, false, command.dynamic_args, Some("git".into())));
+        return;
+    }
+    git_runs_commands(builder, command, &subcommand, rest);
+    for (option, program) in git_transport_programs(&subcommand, rest) {
+        match program {
+            Some(program) => {
+                builder.fact(
+                    Fact::ConfigExecutes,
+                    format!("git {subcommand} {option} runs {}", preview(&program)),
+                );
+                builder.shell(&program, Some("git transport"));
+            }
+            None => builder.fact(
+                Fact::ConfigExecutes,
+                format!("git {subcommand} {option} runs a program not known before it runs"),
+            ),
+        }
     }
 }
 
@@ -1291,6 +1294,74 @@ fn git_alias(builder: &mut Builder, name: &str, value: &str, rest: &[String], dy
         expanded.extend(value.split_whitespace().map(str::to_owned));
         expanded.extend(rest.iter().cloned());
         builder.command(Command::new(expanded, false, dynamic, Some("git alias".into())));
+    }
+}
+
+/// What git's command `subcommand` runs as it works, given in `args`:
+/// `bisect run CMD ARGS…` runs its words at each step, `submodule
+/// foreach CMD` its text in each submodule through a shell, and `rebase
+/// -x`/`--exec`, `difftool -x`/`--extcmd` and `filter-branch`'s
+/// `--*-filter` shell text of their own.
+fn git_runs_commands(builder: &mut Builder, command: &Command, subcommand: &str, args: &[String]) {
+    let via = format!("git {subcommand}");
+    match subcommand {
+        "bisect" => {
+            if let Some(("run", words)) = args.split_first().map(|(w, rest)| (w.as_str(), rest)) {
+                inner_command(builder, words.to_vec(), command, command.dynamic_args, Some(via));
+            }
+        }
+        "submodule" => {
+            let Some(at) = args.iter().position(|word| word == "foreach") else { return };
+            let text: Vec<&str> = args
+                .get(at + 1..)
+                .unwrap_or_default()
+                .iter()
+                .map(String::as_str)
+                .skip_while(|word| matches!(*word, "--recursive" | "-q" | "--quiet" | "--"))
+                .collect();
+            if !text.is_empty() {
+                run_text(builder, command, &text.join(" "), &via);
+            }
+        }
+        _ => {
+            let options: &[&str] = match subcommand {
+                "rebase" => &["-x", "--exec"],
+                "difftool" => &["-x", "--extcmd"],
+                "filter-branch" => &[
+                    "--env-filter",
+                    "--tree-filter",
+                    "--index-filter",
+                    "--parent-filter",
+                    "--msg-filter",
+                    "--commit-filter",
+                    "--tag-name-filter",
+                ],
+                _ => return,
+            };
+            let mut words = args.iter();
+            while let Some(word) = words.next() {
+                if word == "--" {
+                    break;
+                }
+                let glued = word
+                    .split_once('=')
+                    .filter(|(name, _)| name.starts_with("--") && options.contains(name))
+                    .map(|(_, text)| text.to_owned())
+                    .or_else(|| {
+                        word.strip_prefix("-x")
+                            .filter(|text| !text.is_empty() && options.contains(&"-x"))
+                            .map(str::to_owned)
+                    });
+                let text = match glued {
+                    Some(text) => Some(text),
+                    None if options.contains(&word.as_str()) => words.next().cloned(),
+                    None => None,
+                };
+                if let Some(text) = text {
+                    run_text(builder, command, &text, &via);
+                }
+            }
+        }
     }
 }
 
@@ -1594,6 +1665,20 @@ pub(super) fn executes_its_input(command: &Command) -> bool {
         || EVALUATORS.contains(&program)
         || code::is_interpreter(program)
         || sql::is_client(program)
+        || schedules_its_input(command)
+}
+
+/// `at TIME` and `batch` read the commands they run later from stdin,
+/// unless given a file (`-f FILE`); listing, removing and printing jobs
+/// (`at -l`, `-r`, `-d`, `-c`) run nothing.
+fn schedules_its_input(command: &Command) -> bool {
+    matches!(command.program.as_str(), "at" | "batch")
+        && command.invocation == Invocation::Acts
+        && !command.argv.iter().skip(1).any(|word| {
+            word.strip_prefix('-').is_some_and(|letters| {
+                !letters.starts_with('-') && letters.contains(['f', 'l', 'r', 'd', 'c'])
+            })
+        })
 }
 
 /// A fact when text decoded in a substitution (`$(echo … | base64 -d)`)
@@ -1634,7 +1719,7 @@ pub(super) fn runs_its_input(command: &Command) -> bool {
     let windows = matches!(program, "iex" | "invoke-expression" | "cmd" | "cmd.exe")
         && windows_shell::script_of(command).is_none()
         && command.argv.len() <= 2;
-    EVALUATORS.contains(&program) || windows
+    EVALUATORS.contains(&program) || windows || schedules_its_input(command)
 }
 
 /// Text that reaches the command at `index` on stdin.
@@ -1659,7 +1744,7 @@ fn stdin_text_read(builder: &mut Builder, index: usize, text: &str) {
         code::analyze(builder, program, text);
     } else if sql::is_client(program) {
         sql::statements(builder, text, program);
-    } else if EVALUATORS.contains(&program) {
+    } else if EVALUATORS.contains(&program) || schedules_its_input(&command) {
         builder.shell(text, Some(program));
     } else if program == "cat" {
         builder.here_texts.insert(index, text.to_owned());

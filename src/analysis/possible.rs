@@ -7,12 +7,13 @@
 //! apart into [`super::Analysis::possible`], which the policy may ask a
 //! human about and never stops for (`policy::Matches::may_run`).
 //!
-//! A command is read at three places: from the first or second word
-//! after the program (`tool CMD…`, `tool run CMD…`), and after the first
-//! `--` (`op run --env-file x -- CMD…`), each when its first word names a
-//! program that acts and at least one word follows (`man sudo` runs
-//! nothing); and an argument holding white space whose first word names
-//! one is read as a command line (`'see <digest>/ for layout'` is prose).
+//! A command is read from any word after the program (`tool CMD…`, `tool
+//! run CMD…`, `chrt -f 1 CMD…`, `op run --env-file x -- CMD…`: which of
+//! its words are options and their values only its own grammar says)
+//! that names a program that acts, when at least one word follows (`man
+//! sudo` runs nothing); and an argument holding white space whose first
+//! word names one is read as a command line (`'see <digest>/ for
+//! layout'` is prose).
 //! A script an interpreter runs (`node cli.js …`, `python3 tool.py …`) is
 //! such a program: its arguments are read the same way.
 //!
@@ -78,10 +79,12 @@ pub(super) fn note(builder: &mut Builder, command: &Command) {
         return;
     }
     let argv = &command.argv;
-    let after_dashes = argv.iter().position(|word| word == "--").map(|at| at + 1);
-    for start in [Some(1), Some(2), after_dashes].into_iter().flatten() {
+    for start in 1..argv.len().saturating_sub(1) {
+        if builder.possible.len() >= MAX_CANDIDATES {
+            break;
+        }
         let words = argv.get(start..).unwrap_or_default();
-        if words.first().is_some_and(|first| names_a_command(first)) && words.len() >= 2 {
+        if words.first().is_some_and(|first| names_a_command(first)) {
             push(builder, Candidate::Words(words.to_vec()));
         }
     }

