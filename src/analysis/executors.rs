@@ -280,10 +280,13 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
                 run_text(builder, &command, remote_shell, "rsync -e");
             }
         }
-        "ssh" => {
+        "ssh" | "scp" | "sftp" => {
             let parsed = options::SSH.parse(argv.get(1..).unwrap_or_default());
+            for text in ssh_local_commands(&parsed) {
+                run_text(builder, &command, &text, &format!("{program} -o"));
+            }
             let remote = argv.get(2 + parsed.rest..).unwrap_or_default();
-            if !remote.is_empty() {
+            if program == "ssh" && !remote.is_empty() {
                 run_text(builder, &command, &remote.join(" "), "ssh");
             }
         }
@@ -1295,6 +1298,29 @@ fn git_alias(builder: &mut Builder, name: &str, value: &str, rest: &[String], dy
         expanded.extend(rest.iter().cloned());
         builder.command(Command::new(expanded, false, dynamic, Some("git alias".into())));
     }
+}
+
+/// The commands ssh (and scp and sftp, which start it) runs on this
+/// machine by its `-o` settings: `ProxyCommand` to reach the host,
+/// `LocalCommand` once connected, `KnownHostsCommand` for host keys
+/// (`Key=Value` or `Key Value`, the key in any case; `none` runs nothing).
+fn ssh_local_commands(parsed: &options::Parsed) -> Vec<String> {
+    const RUN_HERE: [&str; 3] = ["proxycommand", "localcommand", "knownhostscommand"];
+    parsed
+        .options
+        .iter()
+        .filter(|option| option.flag == "-o")
+        .filter_map(|option| option.value.as_deref())
+        .filter_map(|setting| {
+            let setting = setting.trim_start();
+            let at = setting.find(|c: char| c == '=' || c.is_whitespace())?;
+            let (key, value) = setting.split_at(at);
+            let value = value.trim_start_matches(|c: char| c == '=' || c.is_whitespace());
+            (RUN_HERE.contains(&key.to_ascii_lowercase().as_str())
+                && !value.eq_ignore_ascii_case("none"))
+            .then(|| value.to_owned())
+        })
+        .collect()
 }
 
 /// What git's command `subcommand` runs as it works, given in `args`:

@@ -511,6 +511,30 @@ fn git_runs_the_commands_its_subcommands_are_given() {
 }
 
 #[test]
+fn ssh_runs_the_commands_its_settings_name_here() {
+    for hint in [
+        "ssh -o ProxyCommand=reboot host uptime",
+        "ssh -o 'ProxyCommand reboot' host",
+        "ssh -oproxycommand=reboot host",
+        "ssh -vo ProxyCommand=reboot host",
+        "ssh -o PermitLocalCommand=yes -o LocalCommand=reboot host",
+        "ssh -o KnownHostsCommand=reboot host",
+        "scp -o ProxyCommand=reboot a.txt host:b.txt",
+        "sftp -o ProxyCommand=reboot host",
+    ] {
+        assert!(runs(hint, "reboot"), "{hint}: {:?}", programs(hint));
+    }
+    for hint in [
+        "ssh -o ProxyCommand=none host true",
+        "ssh -o StrictHostKeyChecking=no host true",
+        "ssh -o SendEnv=reboot host true",
+        "scp -o Port=2222 reboot host:b",
+    ] {
+        assert!(!runs(hint, "reboot"), "{hint}: {:?}", programs(hint));
+    }
+}
+
+#[test]
 fn at_and_batch_run_what_they_read_later() {
     for hint in ["at now <<< 'reboot'", "echo reboot | at now + 1 minute", "batch <<< reboot"] {
         assert!(runs(hint, "reboot"), "{hint}: {:?}", programs(hint));
