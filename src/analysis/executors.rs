@@ -1350,39 +1350,7 @@ fn git_runs_commands(builder: &mut Builder, command: &Command, subcommand: &str,
             }
         }
         _ => {
-            let options: &[&str] = match subcommand {
-                "rebase" => &["-x", "--exec"],
-                "difftool" => &["-x", "--extcmd"],
-                "filter-branch" => &[
-                    "--env-filter",
-                    "--tree-filter",
-                    "--index-filter",
-                    "--parent-filter",
-                    "--msg-filter",
-                    "--commit-filter",
-                    "--tag-name-filter",
-                ],
-                _ => return,
-            };
-            let mut words = args.iter();
-            while let Some(word) = words.next() {
-                if word == "--" {
-                    break;
-                }
-                let glued = word
-                    .split_once('=')
-                    .filter(|(name, _)| name.starts_with("--") && options.contains(name))
-                    .map(|(_, text)| text.to_owned())
-                    .or_else(|| {
-                        word.strip_prefix("-x")
-                            .filter(|text| !text.is_empty() && options.contains(&"-x"))
-                            .map(str::to_owned)
-                    });
-                let text = match glued {
-                    Some(text) => Some(text),
-                    None if options.contains(&word.as_str()) => words.next().cloned(),
-                    None => None,
-                };
+            for (_, text) in named_options(options::git_command_options(subcommand), args) {
                 if let Some(text) = text {
                     run_text(builder, command, &text, &via);
                 }
@@ -1401,51 +1369,24 @@ pub(super) fn git_transport_programs(
     subcommand: &str,
     args: &[String],
 ) -> Vec<(String, Option<String>)> {
-    let options: &[&str] = match subcommand {
-        "clone" | "fetch" | "pull" | "ls-remote" | "fetch-pack" => &["upload-pack", "exec"],
-        "push" | "send-pack" => &["receive-pack", "exec"],
-        "archive" => &["exec"],
-        _ => return Vec::new(),
-    };
-    let names_one =
-        |name: &str| name.len() >= 3 && options.iter().any(|option| option.starts_with(name));
-    let mut found = Vec::new();
-    let mut words = args.iter();
-    while let Some(word) = words.next() {
-        if word == "--" {
-            break;
-        }
-        if let Some(glued) = (subcommand == "clone").then(|| clone_upload_pack(word)).flatten() {
-            let program = if glued.is_empty() { words.next().cloned() } else { Some(glued.into()) };
-            found.push(("-u".to_owned(), program));
-        } else if let Some(body) = word.strip_prefix("--") {
-            let (name, glued) = match body.split_once('=') {
-                Some((name, value)) => (name, Some(value.to_owned())),
-                None => (body, None),
-            };
-            if names_one(name) {
-                let program = glued.or_else(|| words.next().cloned());
-                found.push((format!("--{name}"), program));
-            }
-        }
-    }
-    found
+    named_options(options::git_transport_options(subcommand), args)
 }
 
-/// In a cluster of `git clone`'s short options (`-u PROG`, `-quPROG`),
-/// what follows `-u`: its glued value, or empty when the next word is.
-/// A letter that takes a value before it (`-bu`: the branch `u`) ends
-/// the cluster first.
-fn clone_upload_pack(word: &str) -> Option<&str> {
-    let letters = word.strip_prefix('-').filter(|rest| !rest.starts_with('-'))?;
-    for (at, letter) in letters.char_indices() {
-        match letter {
-            'u' => return letters.get(at + 1..),
-            'o' | 'b' | 'c' | 'j' => return None,
-            _ => {}
-        }
-    }
-    None
+/// The values of the options `wanted` names, read with `grammar` from
+/// `args` (abbreviations, clusters and `=` as the program reads them),
+/// each with its option; `None` for one given no value.
+fn named_options(
+    grammar: Option<(&Grammar, &[&str])>,
+    args: &[String],
+) -> Vec<(String, Option<String>)> {
+    let Some((grammar, wanted)) = grammar else { return Vec::new() };
+    grammar
+        .parse(args)
+        .options
+        .into_iter()
+        .filter(|option| wanted.contains(&option.flag.as_str()))
+        .map(|option| (option.flag, option.value))
+        .collect()
 }
 
 /// What git's global options say: configuration (a value from the

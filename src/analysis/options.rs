@@ -1092,6 +1092,64 @@ const GIT_RM: Grammar = tool(
         flag("pathspec-file-nul"),
     ],
 );
+/// The options of git's commands that name a program or shell text git
+/// runs, with the grammar that reads each command's options (its short
+/// options that take a value included, so a cluster ends where git ends
+/// it: `git clone -bu x` names the branch `u`). Transport programs (the
+/// other end of a connection) and commands run as git works are apart:
+/// the first are settings of the connection, the second the work.
+pub(super) fn git_transport_options(
+    subcommand: &str,
+) -> Option<(&'static Grammar, &'static [&'static str])> {
+    const FETCH: Grammar = tool("o", &[value("upload-pack"), value("exec")]);
+    const CLONE: Grammar = tool("bcjou", &[same_value("upload-pack", 'u'), value("exec")]);
+    const PUSH: Grammar = tool("o", &[value("receive-pack"), value("exec")]);
+    const ARCHIVE: Grammar = tool("o", &[value("exec"), value("remote")]);
+    Some(match subcommand {
+        "clone" => (&CLONE, &["-u", "--exec"]),
+        "fetch" | "pull" | "ls-remote" | "fetch-pack" => (&FETCH, &["--upload-pack", "--exec"]),
+        "push" | "send-pack" => (&PUSH, &["--receive-pack", "--exec"]),
+        "archive" => (&ARCHIVE, &["--exec"]),
+        _ => return None,
+    })
+}
+
+/// See [`git_transport_options`]: `rebase -x`/`--exec`, `difftool
+/// -x`/`--extcmd` and `filter-branch`'s `--*-filter`.
+pub(super) fn git_command_options(
+    subcommand: &str,
+) -> Option<(&'static Grammar, &'static [&'static str])> {
+    const REBASE: Grammar = tool("sXCx", &[same_value("exec", 'x')]);
+    const DIFFTOOL: Grammar = tool("tx", &[same_value("extcmd", 'x')]);
+    const FILTERS: [&str; 7] = [
+        "--env-filter",
+        "--tree-filter",
+        "--index-filter",
+        "--parent-filter",
+        "--msg-filter",
+        "--commit-filter",
+        "--tag-name-filter",
+    ];
+    const FILTER_BRANCH: Grammar = tool(
+        "d",
+        &[
+            value("env-filter"),
+            value("tree-filter"),
+            value("index-filter"),
+            value("parent-filter"),
+            value("msg-filter"),
+            value("commit-filter"),
+            value("tag-name-filter"),
+        ],
+    );
+    Some(match subcommand {
+        "rebase" => (&REBASE, &["-x"]),
+        "difftool" => (&DIFFTOOL, &["-x"]),
+        "filter-branch" => (&FILTER_BRANCH, &FILTERS),
+        _ => return None,
+    })
+}
+
 const GIT_PUSH: Grammar = tool(
     "o",
     &[
