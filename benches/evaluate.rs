@@ -6,7 +6,9 @@
 //! floor under both, tree-sitter-bash's parse alone of the same texts and
 //! of a 64 KiB script (with that script's whole analysis).
 //!
-//! Run with `cargo bench --bench evaluate`.
+//! Run with `cargo bench --bench evaluate`; `cargo bench --bench evaluate
+//! -- WORDS` runs only the measurements whose name contains WORDS (to
+//! profile one of them).
 
 // A bench is a harness: it stops on what it did not expect, like a test.
 #![allow(clippy::panic, clippy::indexing_slicing, clippy::string_slice, clippy::unreachable)]
@@ -66,6 +68,11 @@ fn percentile(sorted: &[u128], p: f64) -> u128 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
+/// Whether the measurement named `what` was asked for.
+fn wanted(what: &str) -> bool {
+    std::env::args().skip(1).filter(|arg| !arg.starts_with("--")).all(|only| what.contains(&only))
+}
+
 /// Runs `work` `runs` times after a warm-up; returns sorted nanoseconds.
 fn measure(runs: usize, mut work: impl FnMut()) -> Vec<u128> {
     for _ in 0..runs / 40 {
@@ -94,18 +101,12 @@ fn measure_both(policy: &CompiledPolicy, what: &str, hint: &str, runs: usize) {
         writes: &[],
         files: &NoCurrentFiles,
     };
-    report(
-        &format!("evaluate {what}, 1,000-rule policy"),
-        &measure(runs, || {
-            black_box(evaluate_step(policy, black_box(&facts)));
-        }),
-    );
-    report(
-        &format!("  of which analysis of the {what}"),
-        &measure(runs, || {
-            let _ = black_box(analyze_in(black_box(hint), &WorkingFolder::Project));
-        }),
-    );
+    timed(&format!("evaluate {what}, 1,000-rule policy"), runs, || {
+        black_box(evaluate_step(policy, black_box(&facts)));
+    });
+    timed(&format!("  of which analysis of the {what}"), runs, || {
+        let _ = black_box(analyze_in(black_box(hint), &WorkingFolder::Project));
+    });
 }
 
 /// The floor under any analysis of `text` built on tree-sitter-bash: the
@@ -115,20 +116,22 @@ fn measure_parse(what: &str, text: &str, runs: usize) {
     parser
         .set_language(&tree_sitter_bash::LANGUAGE.into())
         .unwrap_or_else(|e| panic!("the bash grammar: {e}"));
-    report(
-        &format!("  the grammar alone: tree-sitter-bash parses the {what}"),
-        &measure(runs, || {
-            black_box(parser.parse(black_box(text), None));
-        }),
-    );
+    timed(&format!("  the grammar alone: tree-sitter-bash parses the {what}"), runs, || {
+        black_box(parser.parse(black_box(text), None));
+    });
 }
 
-fn report(what: &str, nanos: &[u128]) {
+/// Measures and reports `work` if it was asked for.
+fn timed(what: &str, runs: usize, work: impl FnMut()) {
+    if !wanted(what) {
+        return;
+    }
+    let nanos = measure(runs, work);
     println!(
         "{what} ({} runs): p50 {:.2} us, p99 {:.2} us, max {:.2} us",
         nanos.len(),
-        percentile(nanos, 0.5) as f64 / 1e3,
-        percentile(nanos, 0.99) as f64 / 1e3,
+        percentile(&nanos, 0.5) as f64 / 1e3,
+        percentile(&nanos, 0.99) as f64 / 1e3,
         *nanos.last().unwrap_or(&0) as f64 / 1e3,
     );
 }
@@ -174,9 +177,10 @@ fn main() {
     measure_parse("8 KiB script", &script, 2_000);
     let large = build_script::sixty_four_kib();
     measure_parse("64 KiB script", &large, 200);
-    report(
+    timed(
         "  and its analysis as a planted write (what a 64 KiB Write of it costs the judge)",
-        &measure(200, || {
+        200,
+        || {
             let writes = [FileWrite {
                 path: "scripts/build-all.sh".into(),
                 change: Change::Whole(large.clone()),
@@ -188,6 +192,6 @@ fn main() {
                 files: &NoCurrentFiles,
             };
             let _ = black_box(analyze_action(black_box(&action)));
-        }),
+        },
     );
 }
