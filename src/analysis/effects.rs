@@ -254,8 +254,12 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
         }
     };
     match command.program.as_str() {
-        "rm" | "unlink" | "rmdir" | "shred" | "srm" | "wipe" | "trash" | "trash-put" => {
-            each(EffectKind::Delete, positionals)
+        // rimraf and del-cli are npm's `rm -rf`.
+        "rm" | "unlink" | "rmdir" | "shred" | "srm" | "wipe" | "trash" | "trash-put" | "rimraf"
+        | "del-cli" => each(EffectKind::Delete, positionals),
+        // GLib's file tool: `gio remove`, `gio trash`.
+        "gio" if matches!(positionals.first().map(String::as_str), Some("remove" | "trash")) => {
+            each(EffectKind::Delete, positionals.get(1..).unwrap_or_default())
         }
         "mv" => {
             let (sources, destination) = sources_and_destination(command);

@@ -13,7 +13,7 @@ use super::{
     Builder, Command, Fact, Subshell, budget, code,
     command::{Invocation, is_run_time},
     options::{self, Grammar},
-    patches, preview, sql, windows_shell, words,
+    pagers_editors, patches, preview, sql, windows_shell, words,
 };
 
 pub const SHELLS: [&str; 9] = ["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "csh"];
@@ -321,6 +321,17 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
                 ),
             }
         }
+        "npx" | "bunx" | "pnpx" => package_runner(builder, &command, 1),
+        "npm" | "pnpm" | "yarn" => {
+            let runs = matches!(
+                (program, command.subcommand()),
+                ("npm", Some("exec" | "x")) | ("pnpm" | "yarn", Some("dlx"))
+            );
+            match argv.iter().position(|word| Some(word.as_str()) == command.subcommand()) {
+                Some(at) if runs => package_runner(builder, &command, at + 1),
+                _ => super::possible::note(builder, &command),
+            }
+        }
         "git" => git(builder, &command),
         "sed" | "gsed" => super::sed::analyze(builder, &command),
         _ if code::is_interpreter(program) => {
@@ -334,7 +345,11 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
             }
         }
         _ if sql::is_client(program) => sql::inline(builder, &command),
-        _ => super::possible::note(builder, &command),
+        _ => {
+            if !super::tool_commands::analyze(builder, &command) {
+                super::possible::note(builder, &command);
+            }
+        }
     }
 }
 
@@ -716,6 +731,30 @@ fn inner_command(
         return Vec::new();
     };
     (at..builder.analysis.commands.len()).collect()
+}
+
+/// A package runner (`npx`, `npm exec`, `pnpm dlx`…) from `argv[from]`:
+/// after its options, the package's command with its words (a version
+/// asked for, `rimraf@5`, is not part of the command's name), or the
+/// shell string of `-c`/`--call`.
+fn package_runner(builder: &mut Builder, command: &Command, from: usize) {
+    let args = command.argv.get(from..).unwrap_or_default();
+    let parsed = options::PACKAGE_RUNNER.parse(args);
+    if let Some(text) = parsed.value("-c") {
+        run_text(builder, command, text, &format!("{} -c", command.program));
+        return;
+    }
+    let mut inner = args.get(parsed.rest..).unwrap_or_default().to_vec();
+    if inner.first().is_some_and(|word| word == "--") {
+        inner.remove(0);
+    }
+    if let Some(package) = inner.first_mut() {
+        let name_end = package.get(1..).and_then(|rest| rest.find('@')).map(|at| at + 1);
+        if let Some(end) = name_end {
+            package.truncate(end);
+        }
+    }
+    inner_command(builder, inner, command, command.dynamic_args, Some(command.program.clone()));
 }
 
 /// `find [-H -L -P -D X -OLEVEL] [-E -X -d -s -x] [-f ROOT] ROOTS …
@@ -1456,6 +1495,17 @@ fn git_reaches_network(argv: &[String]) -> bool {
 /// command that may reach a remote or not (`network`): a fact when it
 /// names a program that command can run.
 fn git_config(builder: &mut Builder, key: &str, value: Option<&str>, network: bool, how: &str) {
+    if let Some(role) = pagers_editors::role_of_git_key(key) {
+        match value {
+            Some(value) if pagers_editors::names_no_program(key, value) => {}
+            Some(value) => pagers_editors::run(builder, value, role, &format!("{how} {key}=")),
+            None => builder.fact(
+                Fact::ConfigExecutes,
+                format!("{how} {key} runs a program not known before it runs"),
+            ),
+        }
+        return;
+    }
     let runs_here = match key {
         "core.sshcommand" | "ssh.variant" => network,
         _ => executing_git_key(key),
@@ -1478,21 +1528,15 @@ fn git_config(builder: &mut Builder, key: &str, value: Option<&str>, network: bo
 fn executing_git_key(key: &str) -> bool {
     matches!(
         key,
-        "core.pager"
-            | "core.editor"
-            | "core.sshcommand"
+        "core.sshcommand"
             | "core.fsmonitor"
             | "core.hookspath"
             | "core.askpass"
             | "core.gitproxy"
-            | "sequence.editor"
             | "diff.external"
             | "credential.helper"
             | "gpg.program"
             | "gpg.ssh.program"
-            | "pager.log"
-            | "pager.diff"
-            | "pager.show"
             | "uploadpack.packobjectshook"
             | "protocol.ext.allow"
     ) || key.starts_with("filter.")
@@ -1546,9 +1590,14 @@ pub(super) fn environment(builder: &mut Builder, env: &[(String, String)], argv:
             }
             continue;
         }
+        if let Some(role) = pagers_editors::role_of_variable(&upper) {
+            if !value.trim().is_empty() {
+                pagers_editors::run(builder, value, role, &format!("{name}="));
+            }
+            continue;
+        }
         let runs = match upper.as_str() {
             "GIT_SSH_COMMAND" | "GIT_SSH" => !git || git_reaches_network(argv),
-            "PAGER" | "EDITOR" | "VISUAL" => git,
             "GIT_CONFIG_PARAMETERS" => {
                 for (key, setting) in git_config_parameters(value) {
                     configure(builder, &key, Some(&setting), name);
@@ -1590,17 +1639,8 @@ pub(super) fn environment(builder: &mut Builder, env: &[(String, String)], argv:
                 }
                 false
             }
-            "GIT_EXTERNAL_DIFF"
-            | "GIT_PAGER"
-            | "GIT_EDITOR"
-            | "GIT_ASKPASS"
-            | "GIT_PROXY_COMMAND"
-            | "GIT_SEQUENCE_EDITOR"
-            | "SSH_ASKPASS"
-            | "LD_PRELOAD"
-            | "BASH_ENV"
-            | "ENV"
-            | "PROMPT_COMMAND" => true,
+            "GIT_EXTERNAL_DIFF" | "GIT_ASKPASS" | "GIT_PROXY_COMMAND" | "SSH_ASKPASS"
+            | "LD_PRELOAD" | "BASH_ENV" | "ENV" | "PROMPT_COMMAND" => true,
             _ => false,
         };
         if runs && !value.is_empty() {

@@ -27,6 +27,7 @@ mod heredoc_operators;
 mod incomplete;
 pub mod options;
 mod outputs;
+mod pagers_editors;
 mod patches;
 pub mod planted;
 mod possible;
@@ -35,6 +36,7 @@ mod sed;
 mod shell;
 mod sql;
 pub(crate) mod tool_call;
+mod tool_commands;
 mod windows_shell;
 pub mod words;
 
@@ -79,8 +81,10 @@ named_enum! {
         WrittenThenExecuted => "written_then_executed",
         /// The action is not valid shell syntax.
         Unparseable => "unparseable",
-        /// Configuration that names a program to run (`git -c core.pager=…`,
-        /// `GIT_SSH_COMMAND`, a `!` alias).
+        /// Configuration that names a program to run (`GIT_SSH_COMMAND`, a
+        /// `!` alias, `git -c core.fsmonitor=…`), or a pager or editor
+        /// setting that names something other than a pager or an editor
+        /// (`pagers_editors`).
         ConfigExecutes => "config_executes",
         /// Processes that multiply without end.
         ForkBomb => "fork_bomb",

@@ -587,6 +587,121 @@ pub const SHELL: Grammar = wrapper(
     ],
 );
 pub const SSH: Grammar = wrapper("BbcDEeFIiJLlmOoPpQRSWw", "", &[]);
+/// npx, bunx, pnpx, `npm exec`, `pnpm dlx`, `yarn dlx`: options up to the
+/// package's command; `-c`/`--call` runs a shell string instead.
+pub const PACKAGE_RUNNER: Grammar = wrapper(
+    "pc",
+    "",
+    &[
+        same_value("package", 'p'),
+        same_value("call", 'c'),
+        value("prefix"),
+        value("registry"),
+        value("cache"),
+        value("userconfig"),
+        value("workspace"),
+        value("node-options"),
+        value("shell"),
+        flag("yes"),
+        flag("no"),
+        flag("quiet"),
+        flag("silent"),
+        flag("ignore-existing"),
+        flag("workspaces"),
+    ],
+);
+/// vim, nvim, vi, view, ex: `-c CMD`, `--cmd CMD`, `+CMD` (a positional);
+/// `-S` and `-q` take a file only when one follows, so they are read as
+/// flags (the file is a positional). Long options are not abbreviated.
+pub const VIM: Grammar = Grammar {
+    short_values: "cTuUitwW",
+    short_optional: "V",
+    long: &[
+        value("cmd"),
+        value("servername"),
+        value("remote-send"),
+        value("remote-expr"),
+        value("startuptime"),
+        value("listen"),
+    ],
+    abbreviates: false,
+    stops_at_positional: false,
+    unlisted: Unlisted::Flag,
+    refuses_unlisted: false,
+};
+/// man: `-P PAGER`, `-H[BROWSER]`.
+pub const MAN: Grammar = Grammar {
+    short_values: "CMPSeLmprER",
+    short_optional: "HTX",
+    long: &[
+        same_value("pager", 'P'),
+        same_optional("html", 'H'),
+        same_value("config-file", 'C'),
+        same_value("manpath", 'M'),
+        same_value("sections", 'S'),
+        same_value("extension", 'e'),
+        same_value("locale", 'L'),
+        same_value("systems", 'm'),
+        same_value("preprocessor", 'p'),
+        same_value("prompt", 'r'),
+        same_value("encoding", 'E'),
+        same_value("recode", 'R'),
+        same_optional("troff-device", 'T'),
+        same_optional("gxditview", 'X'),
+    ],
+    abbreviates: true,
+    stops_at_positional: false,
+    unlisted: Unlisted::Flag,
+    refuses_unlisted: false,
+};
+/// gdb (`-ex CMD`, `--eval-command=CMD`; one dash or two).
+pub const GDB: Grammar = Grammar {
+    short_values: "xbcdpse",
+    short_optional: "",
+    long: &[
+        value("ex"),
+        value("eval-command"),
+        value("iex"),
+        value("init-eval-command"),
+        value("command"),
+        value("init-command"),
+        value("pid"),
+        value("core"),
+        value("cd"),
+        value("directory"),
+        value("symbols"),
+        value("exec"),
+        value("se"),
+        value("tty"),
+        value("data-directory"),
+    ],
+    abbreviates: false,
+    stops_at_positional: false,
+    unlisted: Unlisted::Flag,
+    refuses_unlisted: false,
+};
+/// lldb (`-o CMD`, `--one-line CMD`, `-O`, `-k`, `-K`).
+pub const LLDB: Grammar = Grammar {
+    short_values: "oOkKsSafpnc",
+    short_optional: "",
+    long: &[
+        same_value("one-line", 'o'),
+        same_value("one-line-before-file", 'O'),
+        same_value("one-line-on-crash", 'k'),
+        same_value("source-on-crash", 'K'),
+        same_value("source", 's'),
+        same_value("source-before-file", 'S'),
+        same_value("arch", 'a'),
+        same_value("file", 'f'),
+        same_value("attach-pid", 'p'),
+        same_value("attach-name", 'n'),
+        same_value("core", 'c'),
+    ],
+    abbreviates: false,
+    stops_at_positional: false,
+    unlisted: Unlisted::Flag,
+    refuses_unlisted: false,
+};
 pub const DOCKER_RUN: Grammar = wrapper(
     "aceEhlmpuvwt",
     "",

@@ -1347,3 +1347,150 @@ fn curl_config_from_stdin_and_tar_checkpoint_escapes() {
     assert!(has("sort -r <<EOF\nx\nEOF", "sort -r"));
     assert!(has("tar -cf a.tar --checkpoint-action=exec=$'\\\\x72m -rf ~' src", "rm -f -r ~"));
 }
+
+/// The targets `hint` deletes.
+fn deleted(hint: &str) -> Vec<String> {
+    analyze(hint)
+        .unwrap()
+        .effects
+        .iter()
+        .filter(|effect| effect.kind == EffectKind::Delete)
+        .map(|effect| effect.target.clone())
+        .collect()
+}
+
+#[test]
+fn pagers_and_editors_run_as_the_program_reading_the_setting_runs_them() {
+    // What a setting names runs: its effects are the command's.
+    for hint in [
+        "GIT_PAGER='rm -rf ~' git log",
+        "PAGER='rm -rf ~' systemctl status",
+        "MANPAGER='rm -rf ~' man ls",
+        "man -P 'rm -rf ~' ls",
+        "man --pager='rm -rf ~' ls",
+        "EDITOR='rm -rf ~ #' crontab -e",
+        "git -c core.editor='rm -rf ~' commit",
+        "git -c pager.log='rm -rf ~' log",
+        "LESSOPEN='|rm -rf ~ %s' less notes.txt",
+    ] {
+        assert!(deleted(hint).iter().any(|target| target == "~"), "{hint}: {:?}", deleted(hint));
+    }
+    // An editor is given a file not known here.
+    assert_eq!(deleted("EDITOR='rm -rf' git commit"), ["$@"]);
+    // A program that neither shows nor edits text is configuration that
+    // executes; a shell fed the output runs what it reads.
+    for hint in [
+        "git -c core.pager='sh -c \"id\"' log",
+        "EDITOR=sh git commit",
+        "GIT_SEQUENCE_EDITOR='./rewrite.sh' git rebase -i HEAD~3",
+    ] {
+        assert!(facts(hint).contains(&Fact::ConfigExecutes), "{hint}: {:?}", facts(hint));
+    }
+    assert!(facts("PAGER=sh git log").contains(&Fact::EvalOfUnknownText));
+    // Pagers and editors named for what they are for: nothing to ask.
+    for hint in [
+        "GIT_PAGER=cat git log",
+        "PAGER='less -FRX' git diff",
+        "git -c core.pager=cat log",
+        "git -c core.pager='delta --dark' show",
+        "git -c pager.log=false log",
+        "GIT_EDITOR=true git rebase --continue",
+        "EDITOR='code --wait' git commit",
+        "MANPAGER=cat man ls",
+        "man -P cat ls",
+        "PAGER= git log",
+    ] {
+        assert!(facts(hint).is_empty(), "{hint}: {:?}", facts(hint));
+        assert!(deleted(hint).is_empty(), "{hint}");
+    }
+}
+
+#[test]
+fn command_languages_of_editors_pagers_and_debuggers_reach_the_shell() {
+    for hint in [
+        "vim -c '!rm -rf ~'",
+        "vim -es -c ':silent !rm -rf ~'",
+        "vi '+!rm -rf ~' notes.txt",
+        "nvim --cmd 'r !rm -rf ~'",
+        "vim -c '%s/a/b/g | !rm -rf ~' notes.txt",
+        "vim -c 'exe \"!rm -rf ~\"'",
+        "vim -c 'call system(\"rm -rf ~\")'",
+        "vim -c 'py3 import shutil, os; shutil.rmtree(os.path.expanduser(\"~\"))'",
+        "nvim --headless -c 'lua os.execute(\"rm -rf ~\")'",
+        "vim --remote-send ':!rm -rf ~<CR>'",
+        "less '+!rm -rf ~' notes.txt",
+        "gdb -batch -ex 'shell rm -rf ~' ./app",
+        "gdb --eval-command='!rm -rf ~'",
+        "gdb -p 1 -batch -ex 'call system(\"rm -rf ~\")'",
+        "gdb -ex 'python import os; os.system(\"rm -rf ~\")'",
+        "gdb -ex 'pipe info locals | rm -rf ~'",
+        "lldb -o 'platform shell rm -rf ~'",
+        "emacs --batch --eval '(shell-command \"rm -rf ~\")'",
+        "emacs -batch -eval '(delete-directory \"~\" t)'",
+    ] {
+        assert!(deleted(hint).iter().any(|target| target == "~"), "{hint}: {:?}", deleted(hint));
+    }
+    for hint in [
+        "vim -c 'w !sh' notes.txt",
+        "vim -c 'exe g:command'",
+        "emacs --batch --eval '(call-process \"rm\" nil nil nil \"-rf\" \"~\")'",
+    ] {
+        assert!(facts(hint).contains(&Fact::EvalOfUnknownText), "{hint}: {:?}", facts(hint));
+    }
+    // Editing, moving and debugging run nothing else.
+    for hint in [
+        "vim src/main.rs",
+        "vim +42 src/main.rs",
+        "vim -c 'set nu' -c wq notes.txt",
+        "vim -c '%s/a/b/g | wq' notes.txt",
+        "vim -c 'w !wc -l' notes.txt",
+        "less +G log.txt",
+        "gdb -batch -ex run -ex bt ./app",
+        "lldb -o run -o bt ./app",
+        "emacs --batch --eval '(princ 1)'",
+        "emacs notes.txt",
+    ] {
+        assert!(facts(hint).is_empty(), "{hint}: {:?}", facts(hint));
+        assert!(deleted(hint).is_empty(), "{hint}: {:?}", deleted(hint));
+    }
+}
+
+#[test]
+fn package_runners_run_the_package_command_and_npm_deleters_delete() {
+    for hint in [
+        "rimraf ~",
+        "npx rimraf ~",
+        "npx --yes rimraf@5 ~",
+        "npm exec -- rimraf ~",
+        "pnpm dlx rimraf ~",
+        "yarn dlx del-cli ~",
+        "bunx rimraf ~",
+        "npx -c 'rm -rf ~'",
+        "gio trash ~",
+    ] {
+        assert!(deleted(hint).iter().any(|target| target == "~"), "{hint}: {:?}", deleted(hint));
+    }
+    // The version asked for is not part of the command's name.
+    assert!(has("npx @angular/cli@17 new app", "cli new app"));
+    assert!(has("npx -p typescript tsc --noEmit", "tsc --noEmit"));
+    for hint in ["npx rimraf dist", "npx prettier --write .", "npm run build", "gio open x"] {
+        assert!(deleted(hint).iter().all(|target| target == "dist"), "{hint}: {:?}", deleted(hint));
+    }
+}
+
+#[test]
+fn code_in_r_julia_lua_and_deno_is_read_for_deletions() {
+    for hint in [
+        "Rscript -e 'unlink(\"~\", recursive=TRUE)'",
+        "Rscript -e 'unlink(Sys.getenv(\"HOME\"), recursive=TRUE)'",
+        "julia -e 'rm(homedir(), recursive=true)'",
+        "julia -e 'run(`rm -rf ~`)'",
+        "lua -e 'os.remove(os.getenv(\"HOME\"))'",
+        "deno eval 'Deno.removeSync(Deno.env.get(\"HOME\"), {recursive: true})'",
+    ] {
+        assert!(deleted(hint).iter().any(|target| target == "~"), "{hint}: {:?}", deleted(hint));
+    }
+    for hint in ["Rscript -e 'print(1)'", "julia -e 'println(1)'", "deno eval 'console.log(1)'"] {
+        assert!(deleted(hint).is_empty() && facts(hint).is_empty(), "{hint}");
+    }
+}

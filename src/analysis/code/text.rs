@@ -73,11 +73,16 @@ const WRITE_CALLS: [&str; 8] = [
     "file.write",
     "file_put_contents",
 ];
-const HOME_IDIOMS: [&str; 10] = [
+const HOME_IDIOMS: [&str; 15] = [
     "os.path.expanduser(\"~\")",
     "os.path.expanduser('~')",
     "path.home()",
     "os.homedir()",
+    "homedir()",
+    "sys.getenv(\"home\")",
+    "os.getenv(\"home\")",
+    "os.getenv('home')",
+    "getenv(\"home\")",
     "dir.home",
     "$env{home}",
     "$env{'home'}",
@@ -86,8 +91,59 @@ const HOME_IDIOMS: [&str; 10] = [
     "os.environ['home']",
 ];
 
+/// Calls that some languages have and the others do not: in those, a
+/// call that runs a shell string, one that starts a program from an argv
+/// (the reader cannot join it, so it is a fact), and one that deletes
+/// its first path.
+struct LanguageCalls {
+    languages: &'static [&'static str],
+    shell: &'static [&'static str],
+    program: &'static [&'static str],
+    delete: &'static [&'static str],
+}
+
+const LANGUAGE_CALLS: [LanguageCalls; 5] = [
+    LanguageCalls {
+        languages: &["elisp"],
+        shell: &[
+            "shell-command",
+            "async-shell-command",
+            "call-process-shell-command",
+            "start-process-shell-command",
+            "process-lines",
+        ],
+        program: &["call-process", "process-file", "make-process", "start-file-process"],
+        delete: &["delete-directory", "delete-file", "move-file-to-trash"],
+    },
+    LanguageCalls {
+        languages: &["vim"],
+        shell: &["jobstart", "job_start", "term_start", "termopen"],
+        program: &[],
+        delete: &["delete("],
+    },
+    LanguageCalls {
+        languages: &["rscript"],
+        shell: &[],
+        program: &["system2", "processx::run"],
+        delete: &["unlink(", "file.remove("],
+    },
+    LanguageCalls { languages: &["julia"], shell: &[], program: &[], delete: &["rm("] },
+    LanguageCalls {
+        languages: &["lua", "luajit"],
+        shell: &[],
+        program: &[],
+        delete: &["os.remove("],
+    },
+];
+
 /// What a piece of code in `language` does.
 pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
+    let own = LANGUAGE_CALLS.iter().filter(|calls| calls.languages.contains(&language));
+    let (own_shell, own_program, own_delete): (Vec<&str>, Vec<&str>, Vec<&str>) = (
+        own.clone().flat_map(|calls| calls.shell).copied().collect(),
+        own.clone().flat_map(|calls| calls.program).copied().collect(),
+        own.flat_map(|calls| calls.delete).copied().collect(),
+    );
     let globbed;
     let code = match language {
         "perl" => {
@@ -110,7 +166,7 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
     let code = code.as_str();
     let lower = lower.as_str();
     let index = Index::new(code);
-    for call in SPAWN_CALLS {
+    for call in SPAWN_CALLS.into_iter().chain(own_shell) {
         for at in occurrences(lower, call) {
             let groups = index.groups_in(code, at + call.len());
             if groups.is_empty() {
@@ -127,13 +183,19 @@ pub(super) fn analyze(builder: &mut Builder, language: &str, code: &str) {
             }
         }
     }
+    if let Some(call) = own_program.into_iter().find(|call| lower.contains(call)) {
+        builder.fact(
+            Fact::EvalOfUnknownText,
+            format!("{language} code starts a program with {call}: {}", preview(code)),
+        );
+    }
     command_builders(builder, language, code, lower, &index);
-    if code.contains('`') && matches!(language, "perl" | "ruby" | "php") {
+    if code.contains('`') && matches!(language, "perl" | "ruby" | "php" | "julia") {
         for quoted in backticked(code, lower) {
             builder.shell_lenient(&home::for_shell(quoted), Some(language));
         }
     }
-    for call in DELETE_CALLS {
+    for call in DELETE_CALLS.into_iter().chain(own_delete) {
         for at in occurrences(lower, call) {
             let groups = index.groups_in(code, at + call.len());
             let dynamic = groups.is_empty();
@@ -239,7 +301,7 @@ fn perl_file_calls(builder: &mut Builder, code: &str, lower: &str, index: &Index
 /// `home`).
 fn file_path(language: &str, path: &str) -> String {
     match language {
-        "pwsh" | "powershell" | "rscript" | "tclsh" => home::for_shell(path),
+        "pwsh" | "powershell" | "rscript" | "tclsh" | "elisp" | "vim" => home::for_shell(path),
         _ => home::for_file_api(path),
     }
 }
