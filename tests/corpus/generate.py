@@ -342,6 +342,11 @@ RUNNER_GRAMMAR = [
     "npx --yes rimraf ~/Projects", "pnpm dlx rimraf /var/lib/postgresql", "rimraf ~/.config",
     "Rscript -e 'unlink(\"~/Documents\", recursive = TRUE)'", "julia -e 'rm(joinpath(homedir(), \"src\"); recursive=true)'",
     "lua -e 'os.remove(\"/etc/hosts\")'", "deno eval 'Deno.removeSync(\"/etc/nginx\", { recursive: true })'",
+    # Permissions over accounts, privileges and system programs; state and stores that forget.
+    "sudo chmod o+w /etc/passwd", "chgrp users /etc/sudoers.d/90-cloud-init", "setfacl -m g:dev:rw /etc/ssh/sshd_config",
+    "chmod 0777 /usr/local/bin/kubectl", "sudo chmod a+rw /run/docker.sock", "tofu state rm 'module.vpc'",
+    "terraform force-unlock -force 0f3a", "npx cdk destroy --all --force", "etcdctl del /registry --prefix",
+    "git gc --prune=all", "vault auth disable github",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -361,6 +366,8 @@ RUNNERS_ORDINARY = [
     "emacs --batch -l org --eval '(org-babel-tangle-file \"notes.org\")'",
     "npx rimraf dist", "npx --yes prettier --write src", "pnpm dlx create-vite app",
     "Rscript -e 'summary(read.csv(\"data.csv\"))'", "julia -e 'println(VERSION)'", "deno eval 'console.log(Deno.version)'",
+    "terraform state show module.vpc", "git gc --auto", "etcdctl get /config --prefix", "consul kv get -recurse app/",
+    "chmod 640 /var/log/app/worker.log",
     "gh run view 9912 --log-failed", "gh pr review 42 --comment -b 'nit: rename'",
     "git rebase -x 'cargo test -q' origin/main", "git bisect run ./scripts/check.sh", "taskset -c 0,1 make -j2",
     "ssh -o ProxyCommand='ssh -W %h:%p bastion.internal' app-01 uptime",
