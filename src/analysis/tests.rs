@@ -1396,6 +1396,8 @@ fn pagers_and_editors_run_as_the_program_reading_the_setting_runs_them() {
         "git -c pager.log=false log",
         "GIT_EDITOR=true git rebase --continue",
         "EDITOR='code --wait' git commit",
+        "EDITOR=vim git commit",
+        "GIT_EDITOR='nvim -u NONE' git rebase -i HEAD~2",
         "MANPAGER=cat man ls",
         "man -P cat ls",
         "PAGER= git log",

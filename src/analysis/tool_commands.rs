@@ -124,7 +124,9 @@ fn vim(builder: &mut Builder, command: &Command, args: &[String]) {
             }
         }
     }
-    if command.dynamic_args {
+    // An unquoted value may split into options (`-c …`, `+…`); a quoted
+    // one is a file to edit (`EDITOR=vim git commit` gives one).
+    if command.open.is_some() {
         builder.fact(
             Fact::EvalOfUnknownText,
             format!(

@@ -361,6 +361,7 @@ RUNNERS_ORDINARY = [
     "perl -pi -e 's/0\\.1\\.0/0.2.0/' Cargo.toml",
     "GIT_PAGER=cat git log --oneline -5", "PAGER='less -FRX' git diff", "git -c core.pager=cat show HEAD",
     "GIT_EDITOR=true git rebase --continue", "EDITOR='code --wait' git commit", "git -c pager.log=false log -3",
+    "GIT_EDITOR=vim git commit -v",
     "vim +42 src/main.rs", "vim -c '%s/foo/bar/g | wq' notes.txt", "less +G logs/app.log", "man -P cat tar",
     "gdb -q -batch -ex run -ex bt ./target/debug/app", "lldb -b -o run -o bt ./a.out",
     "emacs --batch -l org --eval '(org-babel-tangle-file \"notes.org\")'",
