@@ -703,7 +703,7 @@ pub const LLDB: Grammar = Grammar {
     refuses_unlisted: false,
 };
 pub const DOCKER_RUN: Grammar = wrapper(
-    "aceEhlmpuvwt",
+    "aceEhlmpuvw",
     "",
     &[
         value("add-host"),

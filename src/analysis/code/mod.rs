@@ -370,6 +370,13 @@ const SECRETS: [&str; 12] = [
     "password",
 ];
 
+/// Shells code may start, as its strings name them.
+const SHELL_NAMES: [&str; 8] =
+    ["/bin/sh", "/bin/bash", "/bin/zsh", "'sh'", "\"sh\"", "'bash'", "\"bash\"", "cmd.exe"];
+/// Ways code hands a process's input and output to a descriptor (a
+/// socket's, in a reverse shell).
+const DESCRIPTOR_HANDOFF: [&str; 6] = ["dup2", "fileno()", "pty.spawn", ">&", "<&", ".pipe("];
+
 /// Facts about the code as a whole, whichever reader read it.
 fn whole_code_facts(builder: &mut Builder, language: &str, code: &str) {
     if !super::budget::work(code.len()) {
@@ -380,7 +387,17 @@ fn whole_code_facts(builder: &mut Builder, language: &str, code: &str) {
     if lower.contains("fork") && loops {
         builder.fact(Fact::ForkBomb, format!("{language} code forks in a loop"));
     }
-    if NETWORK.iter().any(|n| lower.contains(n)) && SECRETS.iter().any(|s| lower.contains(s)) {
+    let network = NETWORK.iter().any(|n| lower.contains(n));
+    if network
+        && SHELL_NAMES.iter().any(|shell| lower.contains(shell))
+        && DESCRIPTOR_HANDOFF.iter().any(|handoff| lower.contains(handoff))
+    {
+        builder.fact(
+            Fact::EvalOfUnknownText,
+            format!("{language} code connects a shell to the network: it runs what arrives there"),
+        );
+    }
+    if network && SECRETS.iter().any(|s| lower.contains(s)) {
         builder.fact(
             Fact::CodeSendsSecret,
             format!("{language} code reads secrets and uses the network"),

