@@ -13,7 +13,7 @@ use super::{
     Builder, Command, Fact, Subshell, budget, code,
     command::{Invocation, is_run_time},
     options::{self, Grammar},
-    pagers_editors, patches, preview, sql, windows_shell, words,
+    pagers_editors, patches, preview, sql, tool_commands, windows_shell, words,
 };
 
 pub const SHELLS: [&str; 9] = ["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "csh"];
@@ -346,7 +346,7 @@ pub(super) fn unwrap(builder: &mut Builder, index: usize) {
         }
         _ if sql::is_client(program) => sql::inline(builder, &command),
         _ => {
-            if !super::tool_commands::analyze(builder, &command) {
+            if !tool_commands::analyze(builder, &command) {
                 super::possible::note(builder, &command);
             }
         }
@@ -1673,6 +1673,7 @@ pub(super) fn executes_its_input(command: &Command) -> bool {
         || code::is_interpreter(program)
         || sql::is_client(program)
         || schedules_its_input(command)
+        || tool_commands::stdin_commands(command).is_some()
 }
 
 /// `at TIME` and `batch` read the commands they run later from stdin,
@@ -1726,7 +1727,10 @@ pub(super) fn runs_its_input(command: &Command) -> bool {
     let windows = matches!(program, "iex" | "invoke-expression" | "cmd" | "cmd.exe")
         && windows_shell::script_of(command).is_none()
         && command.argv.len() <= 2;
-    EVALUATORS.contains(&program) || windows || schedules_its_input(command)
+    EVALUATORS.contains(&program)
+        || windows
+        || schedules_its_input(command)
+        || tool_commands::stdin_commands(command).is_some()
 }
 
 /// Text that reaches the command at `index` on stdin.
@@ -1759,6 +1763,8 @@ fn stdin_text_read(builder: &mut Builder, index: usize, text: &str) {
         curl_config(builder, &command, text);
     } else if patches::applies_stdin(&command) {
         patches::apply(builder, text);
+    } else if let Some(reader) = tool_commands::stdin_commands(&command) {
+        tool_commands::read_stdin_commands(builder, reader, text);
     }
 }
 

@@ -610,6 +610,29 @@ pub const PACKAGE_RUNNER: Grammar = wrapper(
         flag("workspaces"),
     ],
 );
+/// make (GNU): `-f FILE` (`-` is standard input), `-C DIR`, `-jN`.
+pub const MAKE: Grammar = Grammar {
+    short_values: "CfIoW",
+    short_optional: "jl",
+    long: &[
+        same_value("directory", 'C'),
+        same_value("file", 'f'),
+        same_value("makefile", 'f'),
+        same_value("include-dir", 'I'),
+        same_value("old-file", 'o'),
+        same_value("assume-old", 'o'),
+        same_value("what-if", 'W'),
+        same_value("new-file", 'W'),
+        same_value("assume-new", 'W'),
+        value("eval"),
+        same_optional("jobs", 'j'),
+        same_optional("load-average", 'l'),
+    ],
+    abbreviates: true,
+    stops_at_positional: false,
+    unlisted: Unlisted::Flag,
+    refuses_unlisted: false,
+};
 /// vim, nvim, vi, view, ex: `-c CMD`, `--cmd CMD`, `+CMD` (a positional);
 /// `-S` and `-q` take a file only when one follows, so they are read as
 /// flags (the file is a positional). Long options are not abbreviated.

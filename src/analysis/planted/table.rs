@@ -203,6 +203,10 @@ pub fn by_path(path: &str) -> Option<RunsLater> {
             )
         }
         ".envrc" => row(Format::Shell, "direnv runs it when a shell enters the folder"),
+        _ if in_home_bin(&segments) => row(
+            Format::Shell,
+            "it is on the user's PATH: it runs in place of any program of its name",
+        ),
         "tasks.json" | "launch.json" if parent == ".vscode" => row(
             Format::ToolJson,
             "the editor runs its tasks and launch commands, some on opening the folder",
@@ -309,6 +313,16 @@ pub fn by_shebang(content: &str) -> Option<RunsLater> {
     Some(row(format, "a script with a shebang: whatever runs it runs this"))
 }
 
+/// Whether a file's segments put it in a home's own program folder
+/// (`~/bin`, `~/.local/bin`), which login shells put on `PATH`.
+fn in_home_bin(segments: &[&str]) -> bool {
+    let Some((_, folder)) = segments.split_last() else { return false };
+    let Some(home) = folder.strip_suffix(&["bin"]) else { return false };
+    let home = home.strip_suffix(&[".local"]).unwrap_or(home);
+    matches!(home, [tilde] if tilde.starts_with('~'))
+        || matches!(home, ["home" | "Users", _] | ["root"])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -338,6 +352,11 @@ mod tests {
             ("~/Library/LaunchAgents/x.plist", Some(Format::LaunchdPlist)),
             ("~/.zshrc", Some(Format::Shell)),
             ("scripts/release.sh", Some(Format::Shell)),
+            ("~/.local/bin/git", Some(Format::Shell)),
+            ("~/bin/ls", Some(Format::Shell)),
+            ("/home/u/.local/bin/python3", Some(Format::Shell)),
+            ("bin/run", None),
+            ("~/src/app/bin/run", None),
             ("build.rs", Some(Format::Code("rust"))),
             (".cargo/config.toml", Some(Format::TomlCommands)),
             ("src/main.rs", None),
