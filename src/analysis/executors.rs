@@ -1346,10 +1346,7 @@ fn git_alias(builder: &mut Builder, name: &str, value: &str, rest: &[String], dy
 fn ssh_local_commands(parsed: &options::Parsed) -> Vec<String> {
     const RUN_HERE: [&str; 3] = ["proxycommand", "localcommand", "knownhostscommand"];
     parsed
-        .options
-        .iter()
-        .filter(|option| option.flag == "-o")
-        .filter_map(|option| option.value.as_deref())
+        .values(&["-o"])
         .filter_map(|setting| {
             let setting = setting.trim_start();
             let at = setting.find(|c: char| c == '=' || c.is_whitespace())?;
@@ -1421,10 +1418,8 @@ fn named_options(
     let Some((grammar, wanted)) = grammar else { return Vec::new() };
     grammar
         .parse(args)
-        .options
-        .into_iter()
-        .filter(|option| wanted.contains(&option.flag.as_str()))
-        .map(|option| (option.flag, option.value))
+        .named(wanted)
+        .map(|option| (option.flag.clone(), option.value.clone()))
         .collect()
 }
 

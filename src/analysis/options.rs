@@ -257,6 +257,17 @@ impl Parsed {
     pub fn value(&self, flag: &str) -> Option<&str> {
         self.options.iter().rev().find(|o| o.flag == flag).and_then(|o| o.value.as_deref())
     }
+
+    /// Every option among `flags`, in the order given.
+    pub fn named<'a>(&'a self, flags: &'a [&'a str]) -> impl Iterator<Item = &'a Opt> + 'a {
+        self.options.iter().filter(|option| flags.contains(&option.flag.as_str()))
+    }
+
+    /// The values of every option among `flags` (a repeated one adds up:
+    /// `sed -e A -e B`), in the order given.
+    pub fn values<'a>(&'a self, flags: &'a [&'a str]) -> impl Iterator<Item = &'a str> + 'a {
+        self.named(flags).filter_map(|option| option.value.as_deref())
+    }
 }
 
 /// A wrapper's grammar: options stop at its command.

@@ -140,13 +140,7 @@ const BASE64: options::Grammar = options::tool("iow", &[]);
 
 /// The values given to the short options `flags`, normalised.
 fn short_values(parsed: &options::Parsed, flags: &[&str]) -> Vec<String> {
-    parsed
-        .options
-        .iter()
-        .filter(|option| flags.contains(&option.flag.as_str()))
-        .filter_map(|option| option.value.as_deref())
-        .map(normalize_path)
-        .collect()
+    parsed.values(flags).map(normalize_path).collect()
 }
 
 /// Whether `command` only adds to the end of what it writes (`tee -a`,

@@ -46,12 +46,7 @@ struct Effects {
 /// they and `-i` write.
 pub(super) fn analyze(builder: &mut Builder, command: &Command) {
     let parsed = SED.parse(command.argv.get(1..).unwrap_or_default());
-    let mut scripts: Vec<&str> = parsed
-        .options
-        .iter()
-        .filter(|o| o.flag == "-e")
-        .filter_map(|o| o.value.as_deref())
-        .collect();
+    let mut scripts: Vec<&str> = parsed.values(&["-e"]).collect();
     // BSD's `sed -i '' …`: the empty word is `-i`'s suffix.
     let bsd_suffix = parsed.has("-i")
         && parsed.value("-i").is_none()

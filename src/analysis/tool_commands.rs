@@ -10,8 +10,7 @@
 //! search or show are nothing.
 
 use super::{
-    Builder, Command, Fact, budget, code,
-    options::{self, Grammar},
+    Builder, Command, Fact, budget, code, options,
     pagers_editors::{self, Role},
     preview,
 };
@@ -47,17 +46,14 @@ pub(super) fn analyze(builder: &mut Builder, command: &Command) -> bool {
                     _ => word.clone(),
                 })
                 .collect();
-            for text in values(
-                &options::GDB,
-                &args,
-                &["--ex", "--eval-command", "--iex", "--init-eval-command"],
-            ) {
-                debugger_command(builder, "gdb", &text);
+            let parsed = options::GDB.parse(&args);
+            for text in parsed.values(&["--ex", "--eval-command", "--iex", "--init-eval-command"]) {
+                debugger_command(builder, "gdb", text);
             }
         }
         "lldb" => {
-            for text in values(&options::LLDB, args, &["-o", "-O", "-k"]) {
-                debugger_command(builder, "lldb", &text);
+            for text in options::LLDB.parse(args).values(&["-o", "-O", "-k"]) {
+                debugger_command(builder, "lldb", text);
             }
         }
         "emacs" | "emacs-nox" | "xemacs" => {
@@ -97,22 +93,20 @@ pub(super) enum StdinCommands {
 /// Whether, and how, `command` reads commands on standard input.
 pub(super) fn stdin_commands(command: &Command) -> Option<StdinCommands> {
     let args = command.argv.get(1..).unwrap_or_default();
-    let has = |grammar: &Grammar, wanted: &dyn Fn(&options::Opt) -> bool| {
-        grammar.parse(args).options.iter().any(wanted)
-    };
     match command.program.as_str() {
         "ex" => Some(StdinCommands::Ex),
         "vim" | "vi" | "nvim" | "gvim"
-            if has(&options::VIM, &|o| matches!(o.flag.as_str(), "-e" | "-E")) =>
+            if options::VIM.parse(args).named(&["-e", "-E"]).next().is_some() =>
         {
             Some(StdinCommands::Ex)
         }
         "gdb" | "gdb-multiarch" => Some(StdinCommands::Debugger("gdb")),
         "lldb" => Some(StdinCommands::Debugger("lldb")),
         "make" | "gmake"
-            if has(&options::MAKE, &|o| {
-                o.flag == "-f" && matches!(o.value.as_deref(), Some("-" | "/dev/stdin"))
-            }) =>
+            if options::MAKE
+                .parse(args)
+                .values(&["-f"])
+                .any(|file| matches!(file, "-" | "/dev/stdin")) =>
         {
             Some(StdinCommands::Makefile)
         }
@@ -132,32 +126,18 @@ pub(super) fn read_stdin_commands(builder: &mut Builder, reader: StdinCommands, 
     }
 }
 
-/// The values of `flags` in `args` read by `grammar`, in order.
-fn values(grammar: &Grammar, args: &[String], flags: &[&str]) -> Vec<String> {
-    grammar
-        .parse(args)
-        .options
-        .into_iter()
-        .filter(|option| flags.contains(&option.flag.as_str()))
-        .filter_map(|option| option.value)
-        .collect()
-}
-
 fn vim(builder: &mut Builder, command: &Command, args: &[String]) {
     let parsed = options::VIM.parse(args);
-    let commands = parsed
-        .options
-        .iter()
-        .filter(|option| matches!(option.flag.as_str(), "-c" | "--cmd"))
-        .filter_map(|option| option.value.clone())
-        .chain(parsed.positionals.iter().filter_map(|word| {
+    let commands = parsed.values(&["-c", "--cmd"]).map(str::to_owned).chain(
+        parsed.positionals.iter().filter_map(|word| {
             // `+N` goes to a line and `+/pattern` searches.
             let rest = word.strip_prefix('+')?;
             let moves = rest.is_empty()
                 || rest.starts_with('/')
                 || rest.chars().all(|c| c.is_ascii_digit());
             (!moves).then(|| rest.to_owned())
-        }));
+        }),
+    );
     for text in commands.collect::<Vec<_>>() {
         ex_command(builder, &text);
     }
@@ -266,24 +246,20 @@ fn ex_command(builder: &mut Builder, line: &str) {
                 );
             }
         }
-        _ if prefix_of("execute", 3)
-            || prefix_of("call", 3)
+        // A constant string is the Ex command it holds.
+        _ if prefix_of("execute", 3) && argument.starts_with(['"', '\'']) => {
+            ex_command(builder, argument.trim_matches(['"', '\'']));
+        }
+        _ if prefix_of("execute", 3) => builder.fact(
+            Fact::EvalOfUnknownText,
+            format!("vim :execute runs text built when it runs: {}", preview(argument)),
+        ),
+        _ if prefix_of("call", 3)
             || prefix_of("echo", 2)
             || prefix_of("let", 3)
             || name == "eval" =>
         {
-            if prefix_of("execute", 3) && !argument.starts_with(['"', '\'']) {
-                builder.fact(
-                    Fact::EvalOfUnknownText,
-                    format!("vim :execute runs text built when it runs: {}", preview(argument)),
-                );
-            } else if prefix_of("execute", 3) {
-                // A constant string is the Ex command it holds.
-                let inner = argument.trim_matches(['"', '\'']);
-                ex_command(builder, inner);
-            } else {
-                code::analyze(builder, "vim", argument);
-            }
+            code::analyze(builder, "vim", argument);
         }
         _ if prefix_of("source", 2) || prefix_of("runtime", 2) => {}
         _ => {
@@ -327,12 +303,8 @@ fn debugger_command(builder: &mut Builder, debugger: &str, text: &str) {
             let shell = shell.strip_prefix("--").unwrap_or(shell);
             builder.shell(shell, Some(&via));
         }
-        "pipe" | "|" => {
-            if let Some((_, shell)) = argument.rsplit_once('|') {
-                builder.shell(shell, Some(&via));
-            }
-        }
-        _ if text.starts_with('|') => {
+        // `pipe CMD | SHELL` and `| CMD | SHELL`.
+        _ if name == "pipe" || text.starts_with('|') => {
             if let Some((_, shell)) = text.rsplit_once('|') {
                 builder.shell(shell, Some(&via));
             }
