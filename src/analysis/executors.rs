@@ -137,6 +137,20 @@ pub const DOWNLOADERS: [&str; 14] = [
     "tftp",
 ];
 
+/// Programs that send what they are given to another host, besides the
+/// downloaders: raw connections, remote shells and copies, and lookups
+/// (a name looked up is sent to the resolver: `dig $(…).example.com`).
+const SENDERS: [&str; 15] = [
+    "nc", "ncat", "netcat", "socat", "telnet", "openssl", "ssh", "scp", "sftp", "dig",
+    "nslookup", "host", "drill", "ping", "ping6",
+];
+
+/// Whether `command` sends its words or input to another host.
+pub fn sends_to_a_host(command: &Command) -> bool {
+    let program = command.program.as_str();
+    DOWNLOADERS.contains(&program) || SENDERS.contains(&program)
+}
+
 /// Tools whose output, given these first arguments, is their own shell
 /// setup (variables, a prompt hook, completions), written to be handed
 /// to `eval` (`eval "$(direnv hook bash)"`); no arguments listed: with

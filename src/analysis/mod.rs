@@ -922,6 +922,14 @@ impl Builder {
     /// Assigns a variable; inside a branch that may not run, a value
     /// other than the one it had makes it unknown (`S=/etc; false &&
     /// S=/tmp/d; … "$S"` may be either).
+    /// `name` is assigned the output of `commands` (none: no output), in
+    /// place of what it held, or besides it where the assignment may not
+    /// run.
+    pub(crate) fn hold_output_of(&mut self, name: &str, commands: &[usize]) {
+        let surely = self.conditional == 0;
+        self.vars.hold_output_of(name, commands, surely);
+    }
+
     pub(crate) fn assign(&mut self, name: &str, value: Option<String>) {
         let value = if self.conditional > 0 && self.vars.value(name) != Some(value.as_deref()) {
             None

@@ -101,8 +101,18 @@ fn visit(
         | "if_statement"
         | "case_statement" => {
             builder.conditional += 1;
+            // The loop's words are expanded once, before it runs: its
+            // variable holds what their substitutions print.
+            let mut cursor = node.walk();
+            let values: Vec<Node<'_>> = node.children_by_field_name("value", &mut cursor).collect();
             if let Some(variable) = node.child_by_field_name("variable") {
+                let mut printed = Vec::new();
+                for value in &values {
+                    printed.extend(substitutions(builder, *value, source, via));
+                    printed.extend(builder.vars.outputs_expanded_in(*value, source));
+                }
                 builder.vars().set(text(variable, source), None);
+                builder.hold_output_of(text(variable, source), &printed);
             }
             // A loop's second round sees what its first assigned.
             let rounds = if node.kind() != "if_statement"
@@ -114,7 +124,7 @@ fn visit(
                 1
             };
             for _ in 0..rounds {
-                for child in named_children(node) {
+                for child in named_children(node).into_iter().filter(|c| !values.contains(c)) {
                     visit(builder, child, source, via, direct);
                 }
             }
@@ -187,10 +197,13 @@ fn list_members(node: Node<'_>) -> Vec<Node<'_>> {
 fn assign(builder: &mut Builder, node: Node<'_>, source: &str, via: Option<&str>) {
     let name = node.child_by_field_name("name").map(|n| text(n, source).to_owned());
     let value = node.child_by_field_name("value");
+    let mut printed = Vec::new();
     if let Some(value) = value {
-        substitutions(builder, value, source, via);
+        printed = substitutions(builder, value, source, via);
+        printed.extend(builder.vars.outputs_expanded_in(value, source));
     }
     let Some(name) = name else { return };
+    builder.hold_output_of(&name, &printed);
     let expanded = value.map(|v| words::expand(v, source, &builder.vars));
     let known = match expanded {
         None => Some(String::new()),
@@ -267,6 +280,9 @@ fn command_with(
     let (mut dynamic_program, mut dynamic_args) = (false, false);
     let mut open_at = None;
     let mut substituted = Vec::new();
+    // What the assignments before the program print: in its environment,
+    // not among its words.
+    let mut in_environment = Vec::new();
     let mut env: Vec<(String, String)> = Vec::new();
     // The same assignments as values the walk knows or not, for a builtin
     // that runs text in this shell with them in force (`IFS=, eval …`).
@@ -282,7 +298,7 @@ fn command_with(
     for child in in_order.chain(trailing.iter().copied()) {
         match child.kind() {
             "variable_assignment" if !named_seen => {
-                substituted.extend(substitutions(builder, child, source, via));
+                in_environment.extend(substitutions(builder, child, source, via));
                 let name = child
                     .child_by_field_name("name")
                     .map(|n| text(n, source).to_owned())
@@ -296,6 +312,7 @@ fn command_with(
             }
             "herestring_redirect" => {
                 substituted.extend(substitutions(builder, child, source, via));
+                substituted.extend(vars.outputs_expanded_in(child, source));
                 here_text = named_children(child)
                     .first()
                     .map(|body| words::expand(*body, source, &vars).joined());
@@ -305,6 +322,7 @@ fn command_with(
             "command_name" if is_descriptor(child, source) => {}
             _ => {
                 substituted.extend(substitutions(builder, child, source, via));
+                substituted.extend(vars.outputs_expanded_in(child, source));
                 let expanded = words::expand(child, source, &vars);
                 if !named_seen || argv.is_empty() {
                     dynamic_program |=
@@ -383,10 +401,19 @@ fn command_with(
         set.apply(builder);
     }
     let innermost = *group.last().unwrap_or(&index);
-    if !substituted.is_empty()
-        && group.iter().any(|&i| executors::executes_its_input(builder.get(i)))
-    {
+    // What substitutions print becomes the command's words or
+    // environment: run, if it executes them (text it runs may read the
+    // environment); its words sent, if it sends them to another host.
+    let executes = !(substituted.is_empty() && in_environment.is_empty())
+        && group.iter().any(|&i| executors::executes_its_input(builder.get(i)));
+    if executes {
+        substituted.extend(in_environment);
         executors::decoded_into(builder, &substituted, &group);
+    }
+    if executes
+        || !substituted.is_empty()
+            && group.iter().any(|&i| executors::sends_to_a_host(builder.get(i)))
+    {
         builder.feed(vec![substituted, group.clone()]);
     }
     if let Some(text) = here_text {

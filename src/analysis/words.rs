@@ -32,16 +32,68 @@ pub const RUN_TIME_VALUE: &str = "$(…)";
 /// keeps a copy per command and per nested shell): the table is shared
 /// until one copy changes it, and values are shared always.
 #[derive(Debug, Clone, Default)]
-pub struct Vars(Rc<HashMap<String, Option<Rc<str>>>>);
+pub struct Vars {
+    values: Rc<HashMap<String, Option<Rc<str>>>>,
+    /// Variables that hold what commands printed (`X=$(env)`): the
+    /// indices of those commands in the analysis, so that a command given
+    /// the variable is given their output.
+    outputs: Rc<HashMap<String, Rc<[usize]>>>,
+}
 
 impl Vars {
     pub fn set(&mut self, name: &str, value: Option<String>) {
-        Rc::make_mut(&mut self.0).insert(name.to_owned(), value.map(Rc::from));
+        Rc::make_mut(&mut self.values).insert(name.to_owned(), value.map(Rc::from));
+    }
+
+    /// `name` holds the output of `commands`: instead of what it held of
+    /// other commands' output when `replace` (an assignment that surely
+    /// runs), else besides it (one in a branch that may not run).
+    pub fn hold_output_of(&mut self, name: &str, commands: &[usize], replace: bool) {
+        let held = self.outputs.get(name).filter(|_| !replace);
+        if commands.is_empty() && (held.is_some() || !self.outputs.contains_key(name)) {
+            return;
+        }
+        let mut holds = held.map(|held| held.to_vec()).unwrap_or_default();
+        holds.extend_from_slice(commands);
+        let outputs = Rc::make_mut(&mut self.outputs);
+        if holds.is_empty() {
+            outputs.remove(name);
+        } else {
+            outputs.insert(name.to_owned(), holds.into());
+        }
+    }
+
+    /// The commands whose output the variables expanded in `node` hold
+    /// (`"$X"`, `${X:-y}`, `$X` inside a longer word). Empty, at no cost,
+    /// when no variable holds any.
+    pub fn outputs_expanded_in(&self, node: Node<'_>, source: &str) -> Vec<usize> {
+        let mut found = Vec::new();
+        if self.outputs.is_empty() {
+            return found;
+        }
+        let mut cursor = node.walk();
+        'walk: loop {
+            let at = cursor.node();
+            if at.kind() == "variable_name" {
+                if let Some(held) = source.get(at.byte_range()).and_then(|name| self.outputs.get(name)) {
+                    found.extend_from_slice(held);
+                }
+            }
+            if cursor.goto_first_child() {
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    break 'walk;
+                }
+            }
+        }
+        found
     }
 
     /// Every variable assigned so far becomes unknown.
     pub fn forget_all(&mut self) {
-        Rc::make_mut(&mut self.0).values_mut().for_each(|value| *value = None);
+        Rc::make_mut(&mut self.values).values_mut().for_each(|value| *value = None);
     }
 
     /// The characters field splitting separates at: `$IFS` as the line
@@ -49,7 +101,7 @@ impl Vars {
     /// default when it never did; `None` when it was set to a value not
     /// known statically.
     pub fn field_separators(&self) -> Option<&str> {
-        match self.0.get("IFS") {
+        match self.values.get("IFS") {
             None => Some(DEFAULT_IFS),
             Some(value) => value.as_deref(),
         }
@@ -63,24 +115,24 @@ impl Vars {
 
     /// Whether the text assigned `name` (or a walk made it unknown).
     fn assigned(&self, name: &str) -> bool {
-        self.0.contains_key(name)
+        self.values.contains_key(name)
     }
 
     fn get(&self, name: &str) -> Option<Option<&str>> {
         match name {
-            "HOME" if !self.0.contains_key(name) => Some(Some("~")),
+            "HOME" if !self.values.contains_key(name) => Some(Some("~")),
             // The hook runs with the environment of the agent's shell (in
             // every harness it supports): a temp folder variable not set
             // there expands to nothing (`rm -rf $TMPDIR/build` is `rm -rf
             // /build`). One that is set stays written as the variable,
             // which is in the temp zone (`effects`).
             "TMPDIR" | "TEMP" | "TMP"
-                if !self.0.contains_key(name) && std::env::var_os(name).is_none() =>
+                if !self.values.contains_key(name) && std::env::var_os(name).is_none() =>
             {
                 Some(Some(""))
             }
-            "IFS" if !self.0.contains_key(name) => Some(Some(" ")),
-            _ => match self.0.get(name) {
+            "IFS" if !self.values.contains_key(name) => Some(Some(" ")),
+            _ => match self.values.get(name) {
                 Some(value) => Some(value.as_deref()),
                 None => tool_home(name).map(Some),
             },
