@@ -141,8 +141,8 @@ pub const DOWNLOADERS: [&str; 14] = [
 /// downloaders: raw connections, remote shells and copies, and lookups
 /// (a name looked up is sent to the resolver: `dig $(…).example.com`).
 const SENDERS: [&str; 15] = [
-    "nc", "ncat", "netcat", "socat", "telnet", "openssl", "ssh", "scp", "sftp", "dig",
-    "nslookup", "host", "drill", "ping", "ping6",
+    "nc", "ncat", "netcat", "socat", "telnet", "openssl", "ssh", "scp", "sftp", "dig", "nslookup",
+    "host", "drill", "ping", "ping6",
 ];
 
 /// Whether `command` sends its words or input to another host.

@@ -74,10 +74,9 @@ impl Vars {
         let mut cursor = node.walk();
         'walk: loop {
             let at = cursor.node();
-            if at.kind() == "variable_name" {
-                if let Some(held) = source.get(at.byte_range()).and_then(|name| self.outputs.get(name)) {
-                    found.extend_from_slice(held);
-                }
+            let name = (at.kind() == "variable_name").then(|| source.get(at.byte_range()));
+            if let Some(held) = name.flatten().and_then(|name| self.outputs.get(name)) {
+                found.extend_from_slice(held);
             }
             if cursor.goto_first_child() {
                 continue;
