@@ -34,6 +34,7 @@ mod possible;
 mod pure;
 mod sed;
 mod shell;
+mod signals;
 mod sql;
 pub(crate) mod tool_call;
 mod tool_commands;
@@ -88,6 +89,9 @@ named_enum! {
         ConfigExecutes => "config_executes",
         /// Processes that multiply without end.
         ForkBomb => "fork_bomb",
+        /// A signal sent to every process of the session or of a user
+        /// (`kill -- -1`, `kill 1`, `killall5`, `pkill -u root`: `signals`).
+        SignalsEveryProcess => "signals_every_process",
         /// `DELETE` or `UPDATE` without `WHERE`.
         UnboundedSqlWrite => "unbounded_sql_write",
         /// Inline code that reads secrets and uses the network.
@@ -119,6 +123,7 @@ impl Fact {
         !matches!(
             self,
             Self::ForkBomb
+                | Self::SignalsEveryProcess
                 | Self::UnboundedSqlWrite
                 | Self::CodeSendsSecret
                 | Self::PlantsUnseenCode
@@ -644,6 +649,10 @@ impl Builder {
         .flatten();
         if command.program == "hash" {
             self.hash(&command);
+        }
+        if let Some(why) = signals::every_process(&command) {
+            let shown = preview(&command.argv.join(" "));
+            self.fact(Fact::SignalsEveryProcess, format!("`{shown}`: {why}"));
         }
         self.analysis.commands.push(command);
         self.scopes.push(self.scope.clone());
