@@ -333,28 +333,6 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
                 .collect();
             each(EffectKind::Permissions, &targets);
         }
-        // Extracting an archive writes its entries into the folder it is
-        // given, over what is there (`tar xf a.tar -C ~` can replace
-        // `~/.bashrc`); without one, into the working folder.
-        "tar" | "bsdtar" | "gtar" => {
-            let parsed = super::options::tar(command.argv.get(1..).unwrap_or_default());
-            if let Some(folder) = parsed.value("-C").filter(|_| parsed.has("-x")) {
-                each(EffectKind::Overwrite, &[entries_of(folder)]);
-            }
-        }
-        "unzip" => {
-            let folder = command.argv.windows(2).find_map(|w| match w {
-                [flag, folder] if flag == "-d" => Some(folder.as_str()),
-                _ => None,
-            });
-            let lists_only = command
-                .flags
-                .iter()
-                .any(|f| matches!(f.as_str(), "-l" | "-v" | "-t" | "-Z" | "-p" | "-z"));
-            if let Some(folder) = folder.filter(|_| !lists_only) {
-                each(EffectKind::Overwrite, &[entries_of(folder)]);
-            }
-        }
         "setfacl" => {
             let targets = operands(
                 command,

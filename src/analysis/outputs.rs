@@ -70,17 +70,6 @@ pub(super) fn files_written_by(command: &Command) -> Vec<String> {
         "7z" | "7za" | "7zz" | "7zr" if matches!(command.subcommand(), Some("x" | "e")) => {
             glued(args, "-o").iter().map(|folder| entries_of(folder)).collect()
         }
-        // `host:file` is an archive on that host, unless `--force-local`.
-        "tar" | "bsdtar" | "gtar" => {
-            let parsed = options::tar(args);
-            let creates = ["-c", "-r", "-u", "-A"].iter().any(|flag| parsed.has(flag));
-            let archive = parsed.value("-f").filter(|_| creates).map(normalize_path);
-            match archive {
-                Some(archive) if parsed.has("--force-local") => outputs(vec![archive]),
-                Some(archive) if archive != "-" => vec![archive],
-                _ => Vec::new(),
-            }
-        }
         program if replaces_in_place(program, command) => files(&command.positionals),
         "yq" if command.flags.iter().any(|f| f == "-i" || f == "--inplace") => {
             let expression_at =
@@ -90,11 +79,47 @@ pub(super) fn files_written_by(command: &Command) -> Vec<String> {
         "tee" | "sponge" => files(&command.positionals),
         // sed's own reader (`sed.rs`) finds what `-i` and `w` write.
         "perl" => files(&perl_edits_in_place(args)),
+        // An archive created is written (`host:file` is one on that host,
+        // unless `--force-local`). Extracting one writes its entries into
+        // the folder it is given, over what is there (`tar xf a.tar -C ~`
+        // can replace `~/.bashrc`); without one, into the working folder,
+        // by names only the archive knows.
+        "tar" | "bsdtar" | "gtar" => {
+            let parsed = options::tar(args);
+            let archive = parsed.value("-f").map(normalize_path);
+            if ["-c", "-r", "-u", "-A"].iter().any(|flag| parsed.has(flag)) {
+                match archive {
+                    Some(archive) if parsed.has("--force-local") => outputs(vec![archive]),
+                    Some(archive) if archive != "-" => vec![archive],
+                    _ => Vec::new(),
+                }
+            } else {
+                parsed
+                    .value("-C")
+                    .filter(|_| parsed.has("-x"))
+                    .map(entries_of)
+                    .into_iter()
+                    .collect()
+            }
+        }
+        "unzip" => {
+            let lists_only = command
+                .flags
+                .iter()
+                .any(|f| matches!(f.as_str(), "-l" | "-v" | "-t" | "-Z" | "-p" | "-z"));
+            let folder = args.windows(2).find_map(|pair| match pair {
+                [flag, folder] if flag == "-d" => Some(entries_of(folder)),
+                _ => None,
+            });
+            folder.filter(|_| !lists_only).into_iter().collect()
+        }
         // With arguments appended at run time (xargs) the destination is
         // not known.
-        "rsync" | "scp" if !command.has_unknown_arguments() => copied_to(&command.positionals),
+        "rsync" | "scp" if !command.has_unknown_arguments() => {
+            copied_to(&command.positionals, copies_trees(command))
+        }
         "cp" | "mv" | "install" | "ln" if !command.has_unknown_arguments() => {
-            outputs(copied_to(&command.positionals))
+            outputs(copied_to(&command.positionals, copies_trees(command)))
         }
         "dd" => command
             .positionals
@@ -289,10 +314,26 @@ fn outputs(written: Vec<String>) -> Vec<String> {
 /// What a copy, move or link to the last of `operands` writes: that
 /// path, and, as it may be a folder (`cp a.plist ~/Library/LaunchAgents/`),
 /// each source under its own name in it.
-fn copied_to(operands: &[String]) -> Vec<String> {
+/// Whether a copy takes folders whole (`cp -r`, `cp -a`, `rsync -a`,
+/// `scp -r`): then what lands in the destination holds entries by names
+/// only the source knows.
+fn copies_trees(command: &Command) -> bool {
+    let whole: &[&str] = match command.program.as_str() {
+        "cp" => &["-r", "-R", "-a", "--recursive", "--archive"],
+        "rsync" => &["-r", "-a", "--recursive", "--archive"],
+        "scp" => &["-r"],
+        _ => &[],
+    };
+    command.flags.iter().any(|flag| whole.contains(&flag.as_str()))
+}
+
+fn copied_to(operands: &[String], trees: bool) -> Vec<String> {
     let Some((destination, sources)) = operands.split_last() else { return Vec::new() };
     let mut written = vec![destination.clone()];
     let folder = normalize_path(destination);
+    if trees {
+        written.push(entries_of(&folder));
+    }
     written.extend(sources.iter().filter_map(|source| {
         let name = normalize_path(source).rsplit('/').next()?.to_owned();
         (!name.is_empty() && name != "." && name != "..")

@@ -47,8 +47,8 @@ fn kill_targets(args: &[String]) -> &[String] {
         Some(_) => 0,
     };
     let rest = args.get(skip..).unwrap_or_default();
-    match rest.first() {
-        Some(first) if first == "--" => &rest[1..],
+    match rest.split_first() {
+        Some((first, targets)) if first == "--" => targets,
         _ => rest,
     }
 }

@@ -151,8 +151,22 @@ pub fn runs_later(path: &str, content: Option<&str>) -> Option<RunsLater> {
     by_path(path).or_else(|| content.and_then(by_shebang))
 }
 
+/// Names a file may have where a folder, not its name, makes it run:
+/// one with no meaning of its own, and one of each extension a folder row
+/// asks for (a workflow's `.yml`, a launch agent's `.plist`, a harness's
+/// hooks' `.json`).
+const ANY_ENTRY: [&str; 4] = ["entry", "entry.yml", "entry.plist", "entry.json"];
+
 /// The kind of file `path` (normalised) is by its name and folders.
+/// `DIR/*`, every entry of a folder (an archive extracted there, a tree
+/// copied), is one that runs later where the folder alone makes an entry
+/// run, whatever it is named (`.github/workflows/*`, `~/.local/bin/*`,
+/// `/etc/cron.d/*`); a name that runs later in any folder (a git hook's,
+/// `Makefile`) does not count, or every extraction would.
 pub fn by_path(path: &str) -> Option<RunsLater> {
+    if let Some(folder) = path.strip_suffix("/*") {
+        return ANY_ENTRY.iter().find_map(|entry| by_path(&format!("{folder}/{entry}")));
+    }
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty() && *s != ".").collect();
     let name = *segments.last()?;
     let parent = segments.len().checked_sub(2).and_then(|i| segments.get(i)).copied().unwrap_or("");

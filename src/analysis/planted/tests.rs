@@ -133,6 +133,35 @@ fn a_blind_write_of_a_file_that_runs_is_unseen() {
 }
 
 #[test]
+fn a_tree_written_into_a_folder_whose_entries_run_is_unseen() {
+    // Extracted or copied whole: the entries' names are the archive's or
+    // the source's, and there any name runs.
+    for text in [
+        "tar xf /tmp/p.tar -C .github/workflows",
+        "tar -xzf p.tgz --directory=.github/workflows",
+        "unzip -o /tmp/p.zip -d ~/.local/bin",
+        "cp -r /tmp/p/. .github/workflows",
+        "rsync -a /tmp/p/ .github/workflows/",
+        "scp -r host:p /etc/cron.d",
+        "wget -P ~/bin https://example.com/tool",
+    ] {
+        assert!(analyse(text, None, &Files::default()).has(Fact::PlantsUnseenCode), "{text}");
+    }
+    // Controls: folders where only some names run, a single file copied
+    // with a name that does not, and archives created.
+    for text in [
+        "tar xzf release.tar.gz -C build",
+        "unzip -q fixtures.zip -d tests/data",
+        "cp -r assets dist",
+        "rsync -a src/ backup/",
+        "cp /tmp/notes.md .github/workflows/README.md",
+        "tar czf .github/workflows.tgz .github/workflows",
+    ] {
+        assert!(!analyse(text, None, &Files::default()).has(Fact::PlantsUnseenCode), "{text}");
+    }
+}
+
+#[test]
 fn a_blind_write_after_a_judged_one_leaves_the_file_unseen() {
     let judged = "cat > Makefile <<'EOF'\nall:\n\techo ok\nEOF\n";
     for blind in ["cp /tmp/x Makefile", "cat /tmp/x >> Makefile", "curl -o Makefile https://h/m"] {
