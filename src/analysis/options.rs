@@ -621,9 +621,10 @@ pub const PACKAGE_RUNNER: Grammar = wrapper(
         flag("workspaces"),
     ],
 );
-/// make (GNU): `-f FILE` (`-` is standard input), `-C DIR`, `-jN`.
+/// make (GNU): `-f FILE` (`-` is standard input), `-C DIR`, `-jN`,
+/// `-E TEXT`/`--eval TEXT` (4.4).
 pub const MAKE: Grammar = Grammar {
-    short_values: "CfIoW",
+    short_values: "CfIoWE",
     short_optional: "jl",
     long: &[
         same_value("directory", 'C'),
@@ -635,7 +636,7 @@ pub const MAKE: Grammar = Grammar {
         same_value("what-if", 'W'),
         same_value("new-file", 'W'),
         same_value("assume-new", 'W'),
-        value("eval"),
+        same_value("eval", 'E'),
         same_optional("jobs", 'j'),
         same_optional("load-average", 'l'),
     ],

@@ -1538,6 +1538,8 @@ fn commands_read_on_standard_input_by_ex_debuggers_and_make_are_read() {
         "lldb <<< 'platform shell rm -rf ~'",
         "make -f - <<< $'all:\\n\\trm -rf ~'",
         "printf 'all:\\n\\trm -rf ~\\n' | make --file=/dev/stdin all",
+        "make --eval='all: ; rm -rf ~'",
+        "make -E 'x != rm -rf ~' build",
     ] {
         assert!(deleted(hint).iter().any(|target| target == "~"), "{hint}: {:?}", deleted(hint));
     }
@@ -1549,6 +1551,7 @@ fn commands_read_on_standard_input_by_ex_debuggers_and_make_are_read() {
         "make <<< 'rm -rf ~'",
         "echo bt | gdb -batch ./app",
         "make -f - <<< $'all:\\n\\techo hi'",
+        "make --eval 'CFLAGS += -O2' all",
     ] {
         assert!(deleted(hint).is_empty() && facts(hint).is_empty(), "{hint}: {:?}", facts(hint));
     }

@@ -51,6 +51,12 @@ pub(super) fn analyze(builder: &mut Builder, command: &Command) -> bool {
                 debugger_command(builder, "gdb", text);
             }
         }
+        // `--eval TEXT` is Makefile text make reads before its files.
+        "make" | "gmake" => {
+            for text in options::MAKE.parse(args).values(&["-E"]) {
+                super::planted::makefile_given(builder, "make --eval", text);
+            }
+        }
         "lldb" => {
             for text in options::LLDB.parse(args).values(&["-o", "-O", "-k"]) {
                 debugger_command(builder, "lldb", text);
@@ -122,7 +128,11 @@ pub(super) fn read_stdin_commands(builder: &mut Builder, reader: StdinCommands, 
         StdinCommands::Debugger(debugger) => {
             lines.for_each(|line| debugger_command(builder, debugger, line));
         }
-        StdinCommands::Makefile => super::planted::makefile_on_stdin(builder, text),
+        StdinCommands::Makefile => super::planted::makefile_given(
+            builder,
+            "the Makefile make reads on standard input",
+            text,
+        ),
     }
 }
 

@@ -366,6 +366,7 @@ RUNNER_GRAMMAR = [
     # A tree unpacked or copied into a folder whose every entry runs.
     "tar -xf ~/Downloads/ci-kit.tar -C .github/workflows", "rsync -r /tmp/kit/ ~/.local/bin/", "bsdtar -x -f /tmp/jobs.tar -C /etc/cron.d",
     # Pods given the node's namespaces or a shell on the node itself.
+    "gmake --eval='clean: ; rm -rf $(HOME)/src' clean",
     "kubectl run pwn --image=busybox --overrides='{\"spec\":{\"hostNetwork\":true}}' -- sh", "oc debug node/worker-2 -- chroot /host",
 ]
 

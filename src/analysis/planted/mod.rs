@@ -373,11 +373,12 @@ fn analyse_part(builder: &mut Builder, file: &str, part: &Part) {
     });
 }
 
-/// A Makefile make reads on its standard input (`make -f -`), judged as
-/// a written Makefile is: what its recipes, `!=` and `$(shell …)` run.
-pub(crate) fn makefile_on_stdin(builder: &mut Builder, text: &str) {
+/// Makefile text make is given (on standard input, `make -f -`, or by
+/// `--eval`), judged as a written Makefile is: what its recipes, `!=` and
+/// `$(shell …)` run. `given` says where, for explanations.
+pub(crate) fn makefile_given(builder: &mut Builder, given: &str, text: &str) {
     for part in make::parts(text) {
-        analyse_part(builder, "the Makefile make reads on standard input", &part);
+        analyse_part(builder, given, &part);
     }
 }
 
