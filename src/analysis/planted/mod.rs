@@ -373,12 +373,16 @@ fn analyse_part(builder: &mut Builder, file: &str, part: &Part) {
     });
 }
 
-/// Makefile text make is given (on standard input, `make -f -`, or by
-/// `--eval`), judged as a written Makefile is: what its recipes, `!=` and
-/// `$(shell …)` run. `given` says where, for explanations.
-pub(crate) fn makefile_given(builder: &mut Builder, given: &str, text: &str) {
-    for part in make::parts(text) {
-        analyse_part(builder, given, &part);
+/// Text a program is given to run, now or later, in a file's `format`
+/// (a Makefile on `make -f -` or by `--eval`, a crontab on `crontab -`),
+/// judged as a written file of that format is. `given` says where, for
+/// explanations; text not readable in the format is unseen.
+pub(crate) fn text_given(builder: &mut Builder, format: Format, given: &'static str, text: &str) {
+    match parts_of(RunsLater { format, reason: given }, "", text) {
+        Ok(parts) => parts.iter().for_each(|part| analyse_part(builder, given, part)),
+        Err(Unreadable(why)) => {
+            builder.fact(Fact::PlantsUnseenCode, format!("{given} is not readable: {why}"));
+        }
     }
 }
 
