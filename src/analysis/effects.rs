@@ -268,17 +268,12 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
                 .filter(|source| !stays_in_place(source, &destination))
                 .collect();
             each(EffectKind::Delete, &moved_away);
-            each(EffectKind::Overwrite, &destination);
         }
-        // A link replaces what had its name (`ln -sf /tmp/x ~/bin/git`),
-        // as a copy does; a remote copy lands like a local one.
-        "cp" | "install" | "ln" | "scp" => {
-            let (_, destination) = sources_and_destination(command);
-            each(EffectKind::Overwrite, &destination);
-        }
+        // What a copy, move or link lands on is written over (`outputs`,
+        // below): a link replaces what had its name (`ln -sf /tmp/x
+        // ~/bin/git`); a remote copy lands like a local one.
         "rsync" => {
             let (sources, destination) = sources_and_destination(command);
-            each(EffectKind::Overwrite, &destination);
             if command.flags.iter().any(|f| f.starts_with("--del")) {
                 each(EffectKind::Delete, &destination);
             }
@@ -552,40 +547,17 @@ fn operands(command: &Command, taking_value: &[&str]) -> Vec<String> {
     operands
 }
 
-/// A copy's or a move's sources and destination: `-t DIR` (or
-/// `--target-directory=DIR`) names the destination, otherwise it is the
-/// last operand. A destination appended at run time is unknown.
-fn sources_and_destination(command: &Command) -> (Vec<String>, Vec<String>) {
-    let mut operands = operands(
-        command,
-        &[
-            "-t",
-            "--target-directory",
-            "-S",
-            "--suffix",
-            "-e",
-            "--rsh",
-            "--exclude",
-            "--include",
-            "-m",
-            "-o",
-            "-g",
-            "--mode",
-            "--owner",
-            "--group",
-        ],
-    );
-    let target = command.argv.windows(2).find_map(|w| match w {
-        [flag, folder] if flag == "-t" || flag == "--target-directory" => {
-            Some(normalize_path(folder))
-        }
-        _ => None,
-    });
-    let target = target.or_else(|| {
-        command.argv.iter().find_map(|w| w.strip_prefix("--target-directory=")).map(normalize_path)
-    });
-    if let Some(folder) = target {
-        // Each source lands in the folder under its own name.
+/// A copy's, a move's or a link's sources and destination, by its
+/// program's grammar: `-t DIR` (`--target-directory`) names a folder each
+/// source lands in under its own name, otherwise the last operand is the
+/// destination. A destination appended at run time is unknown.
+pub(super) fn sources_and_destination(command: &Command) -> (Vec<String>, Vec<String>) {
+    let Some(grammar) = super::options::of(&command.program, None) else {
+        return (Vec::new(), Vec::new());
+    };
+    let parsed = grammar.parse(command.argv.get(1..).unwrap_or_default());
+    let mut operands: Vec<String> = parsed.positionals.iter().map(|p| normalize_path(p)).collect();
+    if let Some(folder) = parsed.value("-t").map(normalize_path) {
         let landed = operands
             .iter()
             .map(|source| {

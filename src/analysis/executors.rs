@@ -714,6 +714,7 @@ pub(super) fn run_text(
             format!("`{via}` runs text that is not known before it runs: {}", preview(script)),
         );
     }
+    builder.take_back_read(command, script);
     builder.shell(script, Some(via))
 }
 
@@ -1283,6 +1284,11 @@ fn git(builder: &mut Builder, command: &Command) {
                 format!("git's setting `{}` is known only when it runs", preview(key)),
             ),
             (None, value) => {
+                // A setting that names a program holds a command line; one
+                // that names a file (`commit.template`) is read.
+                if let Some(value) = value.as_deref().filter(|_| git_key_names_a_program(key)) {
+                    builder.take_back_read(command, value);
+                }
                 git_config(builder, key, value.as_deref(), git_reaches_network(argv), "git -c")
             }
         }
@@ -1532,6 +1538,14 @@ fn git_config(builder: &mut Builder, key: &str, value: Option<&str>, network: bo
             format!("{how} {key} runs a program not known before it runs"),
         ),
     }
+}
+
+/// Whether git's setting `key` names a program: a pager, an editor, the
+/// ssh command, or one of [`executing_git_key`].
+fn git_key_names_a_program(key: &str) -> bool {
+    pagers_editors::role_of_git_key(key).is_some()
+        || matches!(key, "core.sshcommand" | "ssh.variant")
+        || executing_git_key(key)
 }
 
 fn executing_git_key(key: &str) -> bool {

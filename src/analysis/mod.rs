@@ -594,7 +594,12 @@ impl Builder {
         // content: `ls ~/.ssh` shows which keys exist and `chmod 600` of
         // one guards it, `cat` of one shows the key.
         let reads_content = reads_content(&command);
+        let mut keys = keys_authenticated_with(&command);
         for argument in command.arguments().filter(|_| reads_content) {
+            if let Some(at) = keys.iter().position(|key| key == argument) {
+                keys.swap_remove(at);
+                continue;
+            }
             self.analysis.reads.push(argument.to_owned());
             // `-d @file`, `-F key=@file`: curl and friends read the file.
             if let Some((_, file)) =
@@ -787,6 +792,24 @@ impl Builder {
         if let Some(text) = text {
             let change = if append { Change::Append(text) } else { Change::Whole(text) };
             self.pending_writes.push(FileWrite { path: path.to_owned(), change });
+        }
+    }
+
+    /// The word of `command` that holds `value`, a command line it runs or
+    /// a setting it is given (`-c TEXT`, `-e TEXT`, `NAME=TEXT`, `git -c
+    /// core.sshCommand=TEXT`), names no file it reads: the read `command`
+    /// reported for it is taken back, and what the text reads is found
+    /// where it runs (`bash -c 'ls ~/.ssh'` lists, `bash -c 'cat
+    /// ~/.ssh/id_rsa'` reads). Only `command`'s own read goes: one
+    /// another command reported for the same words stays.
+    pub(crate) fn take_back_read(&mut self, command: &Command, value: &str) {
+        let value = words::normalize_path(value);
+        let holds = |word: &str| {
+            word == value || word.split_once('=').is_some_and(|(_, held)| held == value)
+        };
+        let own = reads_content(command) && command.arguments().any(holds);
+        if let Some(at) = self.analysis.reads.iter().rposition(|read| own && holds(read)) {
+            self.analysis.reads.remove(at);
         }
     }
 
@@ -1180,12 +1203,15 @@ fn is_downloader(command: &Command) -> bool {
 /// ~/.ssh/id_rsa` guards the key; `cd ~/.ssh` shows nothing). `file`
 /// reads a few leading bytes to name a format, which shows nothing of a
 /// key. `ssh-keygen` shows of a private key only its public half or
-/// fingerprint, and writes the keys it makes (`files_written_by`).
+/// fingerprint, and writes the keys it makes (`files_written_by`);
+/// `ssh-add` hands a key to the agent, which shows it to nobody.
+/// Assignments (`export KEY=~/.ssh/id_rsa`, a variable set before a
+/// command) name a value and read nothing.
 /// Deleting or shredding a file shows nothing of it either: `rm id_rsa`
 /// is judged by the delete rules, where it stands (a key in home asks).
 /// Whatever else they do (a permissions change, a write through a
 /// redirection, an effect) is found as for any program.
-const READS_NO_CONTENT: [&str; 28] = [
+const READS_NO_CONTENT: [&str; 34] = [
     "ls",
     "dir",
     "stat",
@@ -1197,6 +1223,7 @@ const READS_NO_CONTENT: [&str; 28] = [
     "realpath",
     "readlink",
     "ssh-keygen",
+    "ssh-add",
     "chmod",
     "chown",
     "chgrp",
@@ -1214,7 +1241,24 @@ const READS_NO_CONTENT: [&str; 28] = [
     "trash-put",
     "cd",
     "pushd",
+    "export",
+    "declare",
+    "typeset",
+    "local",
+    "readonly",
 ];
+
+/// The keys an ssh client is given to authenticate with (`ssh -i KEY`,
+/// `scp -i`, `sftp -i`): the client proves it holds the key and shows
+/// nobody its content, not even the host it connects to, so the key is
+/// used, not read. The same file named again (`scp -i K K host:`) is read.
+fn keys_authenticated_with(command: &Command) -> Vec<String> {
+    if !matches!(command.program.as_str(), "ssh" | "scp" | "sftp") {
+        return Vec::new();
+    }
+    let parsed = options::SSH.parse(command.argv.get(1..).unwrap_or_default());
+    parsed.values(&["-i"]).map(words::normalize_path).collect()
+}
 
 /// Whether `command` reads the content of the files it names, for `read:`
 /// rules. A prefix wrapper's words are its command's, which reports its

@@ -1087,6 +1087,47 @@ const CP: Grammar = tool(
         flag("copy-contents"),
     ],
 );
+const INSTALL: Grammar = tool(
+    "gmoSt",
+    &[
+        optional("backup"),
+        same("compare", 'C'),
+        same("directory", 'd'),
+        same_value("group", 'g'),
+        same_value("mode", 'm'),
+        same_value("owner", 'o'),
+        same("preserve-timestamps", 'p'),
+        same("strip", 's'),
+        value("strip-program"),
+        same_value("suffix", 'S'),
+        same_value("target-directory", 't'),
+        same("no-target-directory", 'T'),
+        same("verbose", 'v'),
+        flag("preserve-context"),
+        optional("context"),
+    ],
+);
+const LN: Grammar = tool(
+    "St",
+    &[
+        optional("backup"),
+        same("directory", 'd'),
+        same("force", 'f'),
+        same("interactive", 'i'),
+        same("logical", 'L'),
+        same("no-dereference", 'n'),
+        same("physical", 'P'),
+        same("relative", 'r'),
+        same("symbolic", 's'),
+        same_value("suffix", 'S'),
+        same_value("target-directory", 't'),
+        same("no-target-directory", 'T'),
+        same("verbose", 'v'),
+    ],
+);
+/// scp (OpenSSH): short options only; `-S` names the program it connects
+/// through, `-o` an ssh option.
+const SCP: Grammar = tool("cDFiJloPSX", &[]);
 const MV: Grammar = tool(
     "tS",
     &[
@@ -1504,6 +1545,9 @@ pub fn of(program: &str, subcommand: Option<&str>) -> Option<&'static Grammar> {
         ("chown" | "chgrp", _) => &CHOWN,
         ("cp", _) => &CP,
         ("mv", _) => &MV,
+        ("install", _) => &INSTALL,
+        ("ln", _) => &LN,
+        ("scp", _) => &SCP,
         ("tar", _) => &TAR,
         ("rsync", _) => &RSYNC,
         ("xargs", _) => &XARGS,

@@ -12,7 +12,12 @@
 //! --output-dir DIR`, `7z x -oDIR`) is written as all its entries
 //! (`DIR/*`), as an extracted archive is.
 
-use super::{Command, code, effects::entries_of, options, words::normalize_path};
+use super::{
+    Command, code,
+    effects::{entries_of, sources_and_destination},
+    options,
+    words::{RUN_TIME_VALUE, normalize_path},
+};
 
 /// Files `command` writes, by its well-known options and positions.
 pub(super) fn files_written_by(command: &Command) -> Vec<String> {
@@ -113,14 +118,9 @@ pub(super) fn files_written_by(command: &Command) -> Vec<String> {
             });
             folder.filter(|_| !lists_only).into_iter().collect()
         }
-        // With arguments appended at run time (xargs) the destination is
-        // not known.
-        "rsync" | "scp" if !command.has_unknown_arguments() => {
-            copied_to(&command.positionals, copies_trees(command))
-        }
-        "cp" | "mv" | "install" | "ln" if !command.has_unknown_arguments() => {
-            outputs(copied_to(&command.positionals, copies_trees(command)))
-        }
+        // A remote path (`host:file`) is another machine's.
+        "rsync" | "scp" => copied_to(command),
+        "cp" | "mv" | "install" | "ln" => outputs(copied_to(command)),
         "dd" => command
             .positionals
             .iter()
@@ -311,9 +311,6 @@ fn outputs(written: Vec<String>) -> Vec<String> {
         .collect()
 }
 
-/// What a copy, move or link to the last of `operands` writes: that
-/// path, and, as it may be a folder (`cp a.plist ~/Library/LaunchAgents/`),
-/// each source under its own name in it.
 /// Whether a copy takes folders whole (`cp -r`, `cp -a`, `rsync -a`,
 /// `scp -r`): then what lands in the destination holds entries by names
 /// only the source knows.
@@ -327,15 +324,23 @@ fn copies_trees(command: &Command) -> bool {
     command.flags.iter().any(|flag| whole.contains(&flag.as_str()))
 }
 
-fn copied_to(operands: &[String], trees: bool) -> Vec<String> {
-    let Some((destination, sources)) = operands.split_last() else { return Vec::new() };
-    let mut written = vec![destination.clone()];
-    let folder = normalize_path(destination);
-    if trees {
+/// What a copy, move or link writes: its destination (`effects::
+/// sources_and_destination`: `-t DIR` or the last operand; one appended
+/// at run time is not known) and, as that may be a folder (`cp a.plist
+/// ~/Library/LaunchAgents/`), each source under its own name in it; for
+/// a copy of whole folders, every entry of the destination.
+fn copied_to(command: &Command) -> Vec<String> {
+    let (sources, mut written) = sources_and_destination(command);
+    let [destination] = written.as_slice() else { return written };
+    if destination == RUN_TIME_VALUE {
+        return written;
+    }
+    let folder = destination.clone();
+    if copies_trees(command) {
         written.push(entries_of(&folder));
     }
     written.extend(sources.iter().filter_map(|source| {
-        let name = normalize_path(source).rsplit('/').next()?.to_owned();
+        let name = source.rsplit('/').next()?;
         (!name.is_empty() && name != "." && name != "..")
             .then(|| normalize_path(&format!("{folder}/{name}")))
     }));

@@ -280,6 +280,50 @@ fn listing_names_reads_no_content_and_a_container_reads_what_it_mounts() {
 }
 
 #[test]
+fn a_key_authenticated_with_and_a_command_line_are_not_read() {
+    let reads = |hint: &str| analyze(hint).unwrap().reads;
+    let key = "~/.ssh/deploy.pem".to_owned();
+    // ssh uses the key and shows it to nobody; the text a shell, rsync or
+    // git runs is found where it runs; an assignment names a value.
+    for hint in [
+        "ssh -i ~/.ssh/deploy.pem ec2-user@host uptime",
+        "scp -P 2222 -i ~/.ssh/deploy.pem build.tgz host:/srv",
+        "ssh-add ~/.ssh/deploy.pem",
+        "bash -c 'ls -l ~/.ssh/deploy.pem'",
+        "rsync -e 'ssh -i ~/.ssh/deploy.pem' -a dist/ host:/srv/",
+        "git -c core.sshCommand='ssh -i ~/.ssh/deploy.pem' fetch",
+        "export KEY_FILE=~/.ssh/deploy.pem",
+    ] {
+        assert!(!reads(hint).iter().any(|read| read.contains(".ssh")), "{hint}: {:?}", reads(hint));
+    }
+    // Controls: the key sent, printed where the text runs, named again by
+    // the same command, or read by another command with the same words.
+    for hint in [
+        "scp -i ~/.ssh/deploy.pem ~/.ssh/deploy.pem host:",
+        "bash -c 'cat ~/.ssh/deploy.pem'",
+        "git -c core.sshCommand='cat ~/.ssh/deploy.pem' fetch",
+        "cat ~/.ssh/deploy.pem; bash -c ~/.ssh/deploy.pem",
+    ] {
+        assert!(reads(hint).contains(&key), "{hint}: {:?}", reads(hint));
+    }
+}
+
+#[test]
+fn a_target_folder_receives_each_source_under_its_name() {
+    let writes = |hint: &str| analyze(hint).unwrap().writes;
+    assert!(writes("cp -t /etc/cron.d /tmp/job").contains(&"/etc/cron.d/job".to_owned()));
+    assert!(
+        writes("install -m 0755 -t ~/.local/bin out/tool")
+            .contains(&"~/.local/bin/tool".to_owned())
+    );
+    assert!(writes("ln -s -t ~/bin /opt/x/bin/git").contains(&"~/bin/git".to_owned()));
+    // A value is no operand: `-m 644` names no file written.
+    assert!(!writes("install -m 644 a.conf /etc/app/").iter().any(|w| w.contains("644")));
+    // Appended at run time, the destination is not known.
+    assert!(writes("ls | xargs cp a").contains(&words::RUN_TIME_VALUE.to_owned()));
+}
+
+#[test]
 fn a_patch_on_stdin_writes_the_files_it_names() {
     let writes = |hint: &str| analyze(hint).unwrap().writes;
     assert!(

@@ -749,7 +749,7 @@ ORDINARY = [
     "ssh-add -l", "gpg --list-keys", "brew install ripgrep", "apt-get install -y jq", "apt-cache policy jq",
     # processes and system
     "ps aux | grep node", "top -b -n 1 | head", "htop", "lsof -i :8080", "kill 12345", "pkill -f 'npm run dev'", "uptime",
-    "free -h", "uname -a", "env | grep PATH", "tar -xzf fixtures.tgz -C tests/fixtures", "cp -a templates/. out/site", "kubectl debug -it web-7d9 --image=busybox --target=web", "pkill -f 'next dev'", "kill -0 $(cat tmp/server.pid)", "docker exec web kill -HUP 1", "BUILD=$(git rev-parse --short HEAD); curl -fsS \"https://status.example.com/builds/$BUILD\"", "OUT=$(env); OUT=$(date -u +%F); curl -d \"$OUT\" http://localhost:8080/ping", "echo $PATH", "which python3", "printenv HOME", "date", "whoami", "id",
+    "free -h", "uname -a", "env | grep PATH", "ssh -i ~/.ssh/staging.pem ubuntu@10.0.3.7 'systemctl status app'", "ssh -i ~/.ssh/deploy_ed25519 -T git@github.com", "bash -lc 'ls -la ~/.ssh'", "tar -xzf fixtures.tgz -C tests/fixtures", "cp -a templates/. out/site", "kubectl debug -it web-7d9 --image=busybox --target=web", "pkill -f 'next dev'", "kill -0 $(cat tmp/server.pid)", "docker exec web kill -HUP 1", "BUILD=$(git rev-parse --short HEAD); curl -fsS \"https://status.example.com/builds/$BUILD\"", "OUT=$(env); OUT=$(date -u +%F); curl -d \"$OUT\" http://localhost:8080/ping", "echo $PATH", "which python3", "printenv HOME", "date", "whoami", "id",
     "systemctl status nginx", "journalctl -u nginx --since today", "time cargo build", "nproc", "lscpu",
     # databases (reading, local dev)
     "psql -c 'select count(*) from users'", "psql -d app -c \"SELECT * FROM orders WHERE id = 1\"",
