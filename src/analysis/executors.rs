@@ -714,7 +714,7 @@ pub(super) fn run_text(
             format!("`{via}` runs text that is not known before it runs: {}", preview(script)),
         );
     }
-    builder.take_back_read(command, script);
+    builder.take_back_reads(command, [script]);
     builder.shell(script, Some(via))
 }
 
@@ -738,6 +738,10 @@ fn inner_command(
         let skipped = outer.argv.len().checked_sub(argv.len())?;
         outer.argv.ends_with(&argv).then(|| open.at.checked_sub(skipped)).flatten()
     });
+    // The words are the inner command's: what of them it reads, it
+    // reports (`env CI=1 ssh -i KEY host` authenticates with the key,
+    // `xargs cat KEY` reads it).
+    builder.take_back_reads(outer, argv.iter().map(String::as_str));
     let mut command = Command::new(argv, dynamic_program, dynamic_args, via);
     if let Some(at) = open.filter(|&at| at > 0) {
         command = command.open_from(at);
@@ -1287,7 +1291,7 @@ fn git(builder: &mut Builder, command: &Command) {
                 // A setting that names a program holds a command line; one
                 // that names a file (`commit.template`) is read.
                 if let Some(value) = value.as_deref().filter(|_| git_key_names_a_program(key)) {
-                    builder.take_back_read(command, value);
+                    builder.take_back_reads(command, [value]);
                 }
                 git_config(builder, key, value.as_deref(), git_reaches_network(argv), "git -c")
             }

@@ -795,21 +795,34 @@ impl Builder {
         }
     }
 
-    /// The word of `command` that holds `value`, a command line it runs or
-    /// a setting it is given (`-c TEXT`, `-e TEXT`, `NAME=TEXT`, `git -c
-    /// core.sshCommand=TEXT`), names no file it reads: the read `command`
-    /// reported for it is taken back, and what the text reads is found
-    /// where it runs (`bash -c 'ls ~/.ssh'` lists, `bash -c 'cat
-    /// ~/.ssh/id_rsa'` reads). Only `command`'s own read goes: one
-    /// another command reported for the same words stays.
-    pub(crate) fn take_back_read(&mut self, command: &Command, value: &str) {
-        let value = words::normalize_path(value);
-        let holds = |word: &str| {
-            word == value || word.split_once('=').is_some_and(|(_, held)| held == value)
-        };
-        let own = reads_content(command) && command.arguments().any(holds);
-        if let Some(at) = self.analysis.reads.iter().rposition(|read| own && holds(read)) {
-            self.analysis.reads.remove(at);
+    /// The words of `command` that hold `values`, command lines it runs,
+    /// settings it is given or the words of the command it runs (`-c
+    /// TEXT`, `-e TEXT`, `NAME=TEXT`, `git -c core.sshCommand=TEXT`, `env
+    /// CI=1 ssh -i KEY host`), name no file it reads itself: the reads
+    /// `command` reported for them are taken back, and what the text or
+    /// the inner command reads is found where it runs (`bash -c 'ls
+    /// ~/.ssh'` lists, `bash -c 'cat ~/.ssh/id_rsa'` reads). At most as
+    /// many reads of a value go as `command` has words holding it, the
+    /// last reported: one another command reported earlier stays.
+    pub(crate) fn take_back_reads<'v>(
+        &mut self,
+        command: &Command,
+        values: impl IntoIterator<Item = &'v str>,
+    ) {
+        if !reads_content(command) {
+            return;
+        }
+        let mut owned: Vec<&str> = command.arguments().collect();
+        for value in values {
+            let value = words::normalize_path(value);
+            let holds = |word: &str| {
+                word == value || word.split_once('=').is_some_and(|(_, held)| held == value)
+            };
+            let Some(at) = owned.iter().position(|word| holds(word)) else { continue };
+            owned.swap_remove(at);
+            if let Some(at) = self.analysis.reads.iter().rposition(|read| holds(read)) {
+                self.analysis.reads.remove(at);
+            }
         }
     }
 

@@ -293,6 +293,8 @@ fn a_key_authenticated_with_and_a_command_line_are_not_read() {
         "rsync -e 'ssh -i ~/.ssh/deploy.pem' -a dist/ host:/srv/",
         "git -c core.sshCommand='ssh -i ~/.ssh/deploy.pem' fetch",
         "export KEY_FILE=~/.ssh/deploy.pem",
+        "env CI=1 ssh -i ~/.ssh/deploy.pem host",
+        "env CI=1 bash -lc 'ls ~/.ssh/deploy.pem'",
     ] {
         assert!(!reads(hint).iter().any(|read| read.contains(".ssh")), "{hint}: {:?}", reads(hint));
     }
@@ -303,6 +305,8 @@ fn a_key_authenticated_with_and_a_command_line_are_not_read() {
         "bash -c 'cat ~/.ssh/deploy.pem'",
         "git -c core.sshCommand='cat ~/.ssh/deploy.pem' fetch",
         "cat ~/.ssh/deploy.pem; bash -c ~/.ssh/deploy.pem",
+        "cat ~/.ssh/deploy.pem; find ~/.ssh/deploy.pem -exec ls {} {} \\;",
+        "env CI=1 cat ~/.ssh/deploy.pem",
     ] {
         assert!(reads(hint).contains(&key), "{hint}: {:?}", reads(hint));
     }

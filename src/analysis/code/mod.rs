@@ -377,6 +377,13 @@ const SHELL_NAMES: [&str; 8] =
 /// socket's, in a reverse shell).
 const DESCRIPTOR_HANDOFF: [&str; 6] = ["dup2", "fileno()", "pty.spawn", ">&", "<&", ".pipe("];
 
+/// Whether `code` names a way to reach the network (a client library,
+/// a socket, `fetch(`), in any letter case.
+fn uses_network(code: &str) -> bool {
+    let lower = code.to_ascii_lowercase();
+    NETWORK.iter().any(|n| lower.contains(n))
+}
+
 /// Facts about the code as a whole, whichever reader read it.
 fn whole_code_facts(builder: &mut Builder, language: &str, code: &str) {
     if !super::budget::work(code.len()) {
@@ -387,7 +394,7 @@ fn whole_code_facts(builder: &mut Builder, language: &str, code: &str) {
     if lower.contains("fork") && loops {
         builder.fact(Fact::ForkBomb, format!("{language} code forks in a loop"));
     }
-    let network = NETWORK.iter().any(|n| lower.contains(n));
+    let network = uses_network(code);
     if network
         && SHELL_NAMES.iter().any(|shell| lower.contains(shell))
         && DESCRIPTOR_HANDOFF.iter().any(|handoff| lower.contains(handoff))

@@ -664,6 +664,16 @@ impl Reader<'_, '_> {
 
     fn call(&mut self, callee: Callee<'_>, nodes: &[Arg<'_>]) {
         let mut args = self.args(nodes);
+        // An API handed over as a value (`.then(eval)`, `map(os.remove,
+        // paths)`, `forEach(fs.unlinkSync)`) is called later, with values
+        // not known here.
+        for (_, value) in &args {
+            if let Value::Api(name) = value
+                && let Some(effect) = apis::effect(name)
+            {
+                self.report(name, effect, &[(None, Value::Unknown)]);
+            }
+        }
         let function = match self.callee(&callee) {
             Some(function) => function,
             None => {
@@ -812,6 +822,12 @@ impl Reader<'_, '_> {
                 Value::Text { text, known: true } => {
                     super::analyze(self.builder, self.dialect.name(), &home::for_shell(&text))
                 }
+                // Code that fetches from the network and evaluates text
+                // it builds runs what it downloads.
+                _ if super::uses_network(self.code) => self.builder.fact(
+                    Fact::RunsDownloadedCode,
+                    format!("{via} evaluates code built at run time, in code that downloads"),
+                ),
                 _ => self.builder.fact(
                     Fact::EvalOfUnknownText,
                     format!("{via} evaluates code built at run time"),

