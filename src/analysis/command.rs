@@ -157,6 +157,7 @@ fn invocation(program: &str, argv: &[String]) -> Invocation {
     if anywhere
         || before_operands
         || only_lists(program, args)
+        || program == "git" && super::executors::git_config_only_reads(argv)
         || super::executors::privilege_runs_nothing(program, args)
     {
         Invocation::OnlyPrints

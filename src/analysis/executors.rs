@@ -1456,6 +1456,44 @@ struct GitGlobals {
     end: usize,
 }
 
+/// Whether `git … config …` only prints settings: `--get`, `--get-all`,
+/// `--get-regexp`, `--list`, `get`, `list`, or one key alone, with the
+/// options that choose which file or how to print. A value after the
+/// key, or any option that changes a file (`--add`, `--unset`, `-e`,
+/// `set`…), sets.
+pub(super) fn git_config_only_reads(argv: &[String]) -> bool {
+    let end = git_globals(argv).end;
+    if argv.get(end).map(String::as_str) != Some("config") {
+        return false;
+    }
+    let (mut reading, mut operands) = (false, 0);
+    let mut words = argv.get(end + 1..).unwrap_or_default().iter().map(String::as_str);
+    while let Some(word) = words.next() {
+        match word {
+            "--get" | "--get-all" | "--get-regexp" | "--get-urlmatch" | "-l" | "--list" => {
+                reading = true;
+            }
+            "get" | "list" if operands == 0 && !reading => reading = true,
+            "--global" | "--system" | "--local" | "--worktree" | "--show-origin"
+            | "--show-scope" | "--name-only" | "-z" | "--null" | "--includes" | "--no-includes"
+            | "--bool" | "--int" | "--path" | "--all" => {}
+            "-f" | "--file" | "--blob" | "--type" | "--default" => {
+                words.next();
+            }
+            option if option.starts_with('-') => {
+                if !["--file=", "--blob=", "--type=", "--default="]
+                    .iter()
+                    .any(|prefix| option.starts_with(prefix))
+                {
+                    return false;
+                }
+            }
+            _ => operands += 1,
+        }
+    }
+    if reading { operands <= 2 } else { operands == 1 }
+}
+
 fn git_globals(argv: &[String]) -> GitGlobals {
     let mut globals = GitGlobals { config: Vec::new(), folders: Vec::new(), end: 1 };
     while let Some(word) = argv.get(globals.end) {

@@ -363,6 +363,33 @@ fn a_copy_into_a_folder_writes_each_source_there_and_a_module_runs_as_a_program(
 }
 
 #[test]
+fn git_config_that_only_prints_settings_does_not_act() {
+    let acts = |hint: &str| {
+        analyze(hint).unwrap().commands.iter().any(|c| c.invocation == command::Invocation::Acts)
+    };
+    for hint in [
+        "git config --get core.hooksPath",
+        "git config --global --get-all credential.helper",
+        "git -C sub config --file .gitmodules --get-regexp path",
+        "git config get core.pager",
+        "git config --list --show-origin",
+        "git config user.email",
+    ] {
+        assert!(!acts(hint), "{hint}");
+    }
+    for hint in [
+        "git config core.hooksPath .githooks",
+        "git config --unset core.hooksPath",
+        "git config --add core.hooksPath x",
+        "git config -e",
+        "git config --get core.pager --replace-all x",
+        "git config set core.pager less",
+    ] {
+        assert!(acts(hint), "{hint}");
+    }
+}
+
+#[test]
 fn over_long_input_is_refused() {
     assert_eq!(
         analyze(&"a".repeat(MAX_HINT_BYTES + 1)),
