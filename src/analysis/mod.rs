@@ -90,7 +90,7 @@ named_enum! {
         /// Processes that multiply without end.
         ForkBomb => "fork_bomb",
         /// A signal sent to every process of the session or of a user
-        /// (`kill -- -1`, `kill 1`, `killall5`, `pkill -u root`: `signals`).
+        /// (`kill -- -1`, `killall5`, `pkill -u root`: `signals`).
         SignalsEveryProcess => "signals_every_process",
         /// `DELETE` or `UPDATE` without `WHERE`.
         UnboundedSqlWrite => "unbounded_sql_write",
@@ -594,12 +594,7 @@ impl Builder {
         // content: `ls ~/.ssh` shows which keys exist and `chmod 600` of
         // one guards it, `cat` of one shows the key.
         let reads_content = reads_content(&command);
-        let mut keys = keys_authenticated_with(&command);
         for argument in command.arguments().filter(|_| reads_content) {
-            if let Some(at) = keys.iter().position(|key| key == argument) {
-                keys.swap_remove(at);
-                continue;
-            }
             self.analysis.reads.push(argument.to_owned());
             // `-d @file`, `-F key=@file`: curl and friends read the file.
             if let Some((_, file)) =
@@ -618,6 +613,10 @@ impl Builder {
             {
                 self.analysis.reads.push(words::normalize_path(file));
             }
+        }
+        let keys = keys_authenticated_with(&command);
+        if !keys.is_empty() {
+            self.take_back_reads(&command, keys.iter().map(String::as_str));
         }
         let called = (!command.dynamic_program)
             .then(|| command.argv.first().and_then(|name| self.functions.get(name)).cloned())
@@ -964,9 +963,6 @@ impl Builder {
         &mut self.vars
     }
 
-    /// Assigns a variable; inside a branch that may not run, a value
-    /// other than the one it had makes it unknown (`S=/etc; false &&
-    /// S=/tmp/d; … "$S"` may be either).
     /// `name` is assigned the output of `commands` (none: no output), in
     /// place of what it held, or besides it where the assignment may not
     /// run.
@@ -975,6 +971,9 @@ impl Builder {
         self.vars.hold_output_of(name, commands, surely);
     }
 
+    /// Assigns a variable; inside a branch that may not run, a value
+    /// other than the one it had makes it unknown (`S=/etc; false &&
+    /// S=/tmp/d; … "$S"` may be either).
     pub(crate) fn assign(&mut self, name: &str, value: Option<String>) {
         let value = if self.conditional > 0 && self.vars.value(name) != Some(value.as_deref()) {
             None
