@@ -306,6 +306,11 @@ impl Command {
         self
     }
 
+    /// It prints its words (`echo`, `printf`), not what it reads.
+    pub(crate) fn prints_its_words(&self) -> bool {
+        PRINTERS.contains(&self.program.as_str()) && self.program != "say"
+    }
+
     fn shape(&mut self) {
         let args: Vec<String> = self.argv.iter().skip(1).cloned().collect();
         if PRINTERS.contains(&self.program.as_str()) {

@@ -407,6 +407,11 @@ pub(crate) struct Builder {
     /// the stages before it are walked, with the text those print when it
     /// is known (`executors::pipeline_text`).
     awaiting_input: Vec<usize>,
+    /// Commands that print what others printed, by index: a printer given
+    /// their output as words (`echo "$(env)"`, `printf %s "$X"`) or any
+    /// command given it as a here-string (`base64 <<< "$X"`). A pipeline
+    /// starting there is a chain from those others (`shell::pipeline`).
+    prints_output_of: std::collections::HashMap<usize, Vec<usize>>,
 }
 
 /// Where a part runs that does not change the shell it is written in.
@@ -968,7 +973,30 @@ impl Builder {
     /// run.
     pub(crate) fn hold_output_of(&mut self, name: &str, commands: &[usize]) {
         let surely = self.conditional == 0;
-        self.vars.hold_output_of(name, commands, surely);
+        let commands = self.and_whose_output_they_print(commands.to_vec());
+        self.vars.hold_output_of(name, &commands, surely);
+    }
+
+    /// `printer` prints what `commands` print (see `prints_output_of`).
+    pub(crate) fn prints_output_of(&mut self, printer: usize, commands: Vec<usize>) {
+        if !commands.is_empty() {
+            let commands = self.and_whose_output_they_print(commands);
+            self.prints_output_of.entry(printer).or_default().extend(commands);
+        }
+    }
+
+    /// The commands whose output the chain's first stage prints.
+    pub(crate) fn printed_by(&self, stage: &[usize]) -> Vec<usize> {
+        stage.iter().filter_map(|at| self.prints_output_of.get(at)).flatten().copied().collect()
+    }
+
+    /// `commands` and, of those that print what others printed, those
+    /// others: already closed when recorded, so one step suffices.
+    pub(crate) fn and_whose_output_they_print(&self, mut commands: Vec<usize>) -> Vec<usize> {
+        commands.extend(self.printed_by(&commands));
+        commands.sort_unstable();
+        commands.dedup();
+        commands
     }
 
     /// Assigns a variable; inside a branch that may not run, a value

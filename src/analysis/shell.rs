@@ -280,6 +280,8 @@ fn command_with(
     let (mut dynamic_program, mut dynamic_args) = (false, false);
     let mut open_at = None;
     let mut substituted = Vec::new();
+    // What substitutions print into a here-string, the command's input.
+    let mut on_stdin = Vec::new();
     // What the assignments before the program print: in its environment,
     // not among its words.
     let mut in_environment = Vec::new();
@@ -311,8 +313,13 @@ fn command_with(
                 env.push((name, value));
             }
             "herestring_redirect" => {
-                substituted.extend(substitutions(builder, child, source, via));
-                substituted.extend(vars.outputs_expanded_in(child, source));
+                let given = [
+                    substitutions(builder, child, source, via),
+                    vars.outputs_expanded_in(child, source),
+                ]
+                .concat();
+                substituted.extend(&given);
+                on_stdin.extend(given);
                 here_text = named_children(child)
                     .first()
                     .map(|body| words::expand(*body, source, &vars).joined());
@@ -401,6 +408,13 @@ fn command_with(
         set.apply(builder);
     }
     let innermost = *group.last().unwrap_or(&index);
+    let mut substituted = builder.and_whose_output_they_print(substituted);
+    let printed = if group.iter().any(|&at| builder.get(at).prints_its_words()) {
+        &substituted
+    } else {
+        &on_stdin
+    };
+    builder.prints_output_of(index, printed.clone());
     // What substitutions print becomes the command's words or
     // environment: run, if it executes them (text it runs may read the
     // environment); its words sent, if it sends them to another host.
@@ -769,6 +783,15 @@ fn pipeline(
     }
     executors::pipeline_text(builder, &stages);
     direct.extend(stages.iter().flatten().copied());
+    // A stage printing what other commands printed (`echo "$X" | curl
+    // -d @- …` with `X=$(env)`) continues their chain.
+    for (at, stage) in stages.iter().enumerate() {
+        let printed = builder.printed_by(stage);
+        if !printed.is_empty() {
+            let rest = stages.iter().skip(at).cloned();
+            builder.feed(std::iter::once(printed).chain(rest).collect());
+        }
+    }
     builder.feed(stages);
 }
 

@@ -2,7 +2,7 @@
 //! statements, each recorded as a command whose program is its first
 //! keyword (`DROP TABLE users` is `drop table users`), so the same
 //! patterns match it however the client was reached. `DELETE` and
-//! `UPDATE` without `WHERE` are a fact.
+//! `UPDATE` without `WHERE`, and every `TRUNCATE`, are a fact.
 
 use super::{Builder, Command, Fact, preview};
 
@@ -89,10 +89,15 @@ pub(super) fn statements(builder: &mut Builder, text: &str, via: &str) {
             .filter(|t| !t.is_empty())
             .collect();
         let Some(first) = tokens.first() else { continue };
-        if matches!(first.as_str(), "delete" | "update") && !tokens.iter().any(|t| t == "where") {
+        let unbounded = match first.as_str() {
+            "delete" | "update" if !tokens.iter().any(|t| t == "where") => Some("without WHERE"),
+            "truncate" => Some("empties every row"),
+            _ => None,
+        };
+        if let Some(unbounded) = unbounded {
             builder.fact(
                 Fact::UnboundedSqlWrite,
-                format!("{} without WHERE: {}", first.to_uppercase(), preview(&statement)),
+                format!("{} {unbounded}: {}", first.to_uppercase(), preview(&statement)),
             );
         }
         builder.command(Command::new(tokens, false, false, Some(format!("{via} SQL"))));
