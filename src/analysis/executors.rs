@@ -1809,6 +1809,43 @@ pub(super) fn stdin_text(builder: &mut Builder, index: usize, text: &str) {
     }
 }
 
+/// A process substitution the command runs as its script (`bash <(echo
+/// …)`, `source <(printf …)`, `python3 <(cat <<EOF …)`): what it prints,
+/// where that is known, is run as the script. Every unknown word of the
+/// command must be one of `files` (the commands of each process
+/// substitution among its words, in order), so the script, its first
+/// operand, is the first of them.
+pub(super) fn script_given_as_a_file(builder: &mut Builder, group: &[usize], files: &[Vec<usize>]) {
+    let Some(text) = files
+        .first()
+        .and_then(|file| file.last())
+        .and_then(|&printer| static_output(builder, printer))
+    else {
+        return;
+    };
+    for &at in group {
+        let command = builder.get(at);
+        let unknown = command.argv.iter().filter(|word| *word == words::RUN_TIME_VALUE).count();
+        if unknown != files.len() || !super::runs_an_unknown_script(command) {
+            continue;
+        }
+        let command = command.clone();
+        let run = |builder: &mut Builder| {
+            if code::is_interpreter(&command.program) {
+                code::analyze(builder, &command.program, &text);
+            } else {
+                builder.shell(&text, Some(&command.program));
+            }
+        };
+        if runs_in_this_shell(&command) {
+            run(builder);
+        } else {
+            builder.in_subshell(Subshell::Program, run);
+        }
+        return;
+    }
+}
+
 fn stdin_text_read(builder: &mut Builder, index: usize, text: &str) {
     let command = builder.get(index).clone();
     let program = command.program.as_str();

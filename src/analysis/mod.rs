@@ -1205,6 +1205,14 @@ fn executed_script(command: &Command) -> Option<(String, Option<Format>)> {
     runs_a_file.then(|| command.positionals.first().map(|file| (file.clone(), None))).flatten()
 }
 
+/// Whether the file a command runs as a script (`bash FILE`, `source
+/// FILE`, `python3 FILE`) is a word not known before it runs.
+fn runs_an_unknown_script(command: &Command) -> bool {
+    executed_script(command).is_some_and(|(file, format)| {
+        format.is_some() && file == words::RUN_TIME_VALUE && !command.dynamic_program
+    })
+}
+
 /// Runners of TypeScript and modern JavaScript files, read as node code.
 const SCRIPT_RUNNERS: [&str; 5] = ["tsx", "ts-node", "ts-node-esm", "esno", "vite-node"];
 

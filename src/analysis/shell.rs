@@ -282,6 +282,8 @@ fn command_with(
     let mut substituted = Vec::new();
     // What substitutions print into a here-string, the command's input.
     let mut on_stdin = Vec::new();
+    // The commands of each process substitution given as a word, a file.
+    let mut process_files: Vec<Vec<usize>> = Vec::new();
     // What the assignments before the program print: in its environment,
     // not among its words.
     let mut in_environment = Vec::new();
@@ -328,7 +330,11 @@ fn command_with(
             "comment" => {}
             "command_name" if is_descriptor(child, source) => {}
             _ => {
-                substituted.extend(substitutions(builder, child, source, via));
+                let found = substitutions(builder, child, source, via);
+                if child.kind() == "process_substitution" {
+                    process_files.push(found.clone());
+                }
+                substituted.extend(found);
                 substituted.extend(vars.outputs_expanded_in(child, source));
                 let expanded = words::expand(child, source, &vars);
                 if !named_seen || argv.is_empty() {
@@ -430,6 +436,7 @@ fn command_with(
     {
         builder.feed(vec![substituted, group.clone()]);
     }
+    executors::script_given_as_a_file(builder, &group, &process_files);
     if let Some(text) = here_text {
         executors::stdin_text(builder, innermost, &text);
     }

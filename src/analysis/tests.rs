@@ -1663,3 +1663,28 @@ fn commands_read_on_standard_input_by_ex_debuggers_and_make_are_read() {
         assert!(deleted(hint).is_empty() && facts(hint).is_empty(), "{hint}: {:?}", facts(hint));
     }
 }
+
+#[test]
+fn a_process_substitution_run_as_a_script_is_read() {
+    // The file a shell, `source` or an interpreter runs, printed by a
+    // process substitution whose output is known.
+    for hint in [
+        "bash <(echo 'rm -rf ~/src')",
+        "source <(printf 'rm -rf ~/src')",
+        "sudo bash -x <(cat <<< 'rm -rf ~/src')",
+        "bash <(echo 'rm -rf ~/src') <(echo x)",
+        "python3 <(echo 'import shutil; shutil.rmtree(\"/home/u/src\")')",
+    ] {
+        assert!(
+            deleted(hint).iter().any(|target| target.ends_with("src")),
+            "{hint}: {:?}",
+            deleted(hint)
+        );
+    }
+    // Controls: the substitution is an argument of the script, not the
+    // script; a program that only reads the files.
+    for hint in ["bash <(echo ls) <(echo 'rm -rf ~/src')", "diff <(echo 'rm -rf ~/src') <(echo b)"]
+    {
+        assert!(deleted(hint).is_empty(), "{hint}: {:?}", deleted(hint));
+    }
+}
