@@ -382,6 +382,10 @@ RUNNER_GRAMMAR = [
     # A script handed over as a process substitution whose output is known.
     "source <(printf '%s\\n' 'cd ~' 'rm -rf Documents')", "sudo bash <(echo 'chmod -R 777 /etc')",
     "python3 <(echo 'import os; os.remove(\"/etc/passwd\")')",
+    # Another process's memory; typed secrets in histories; a browser profile taken whole; npm told to run another shell.
+    "sudo gdb -q -batch -p \"$(pidof gpg-agent)\" -ex 'dump memory /tmp/m 0x0 0x1000'", "strace -s 4096 -e read -p 1934",
+    "grep -iE 'token|secret' ~/.zsh_history", "rsync -a ~/.config/chromium/Default/ /tmp/prof/",
+    "pnpm config set script-shell ./node_modules/.bin/sh", "echo 'alias git=/tmp/.g' >> ~/.bash_aliases",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -790,6 +794,8 @@ ORDINARY = [
     "V=$(git rev-parse --short HEAD); echo \"build $V\" | tee -a build.log", "psql -c 'select count(*) from orders'",
     "glab mr list --assignee=@me", "firebase emulators:start --only firestore", "s3cmd ls s3://nightly-dumps",
     "source <(kubectl completion bash)", "bash <(echo 'cargo fmt --check')", "diff <(sort a.txt) <(sort b.txt)",
+    "gdb -q -batch -ex run -ex bt --args ./target/debug/server", "strace -f -o trace.txt ./scripts/build.sh",
+    "npm config set save-exact true", "ls ~/.mozilla/firefox",
 ]
 
 # Ordinary commands that mention dangerous text as data: messages,

@@ -101,8 +101,9 @@ const GIT_HOOKS: [&str; 28] = [
 ];
 
 /// Shell start-up files, run by every new shell of the user.
-const SHELL_STARTUP: [&str; 16] = [
+const SHELL_STARTUP: [&str; 17] = [
     ".bashrc",
+    ".bash_aliases",
     ".bash_profile",
     ".bash_login",
     ".bash_logout",
