@@ -262,10 +262,11 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
             each(EffectKind::Delete, positionals.get(1..).unwrap_or_default())
         }
         "mv" => {
-            let (sources, destination) = sources_and_destination(command);
-            let moved_away: Vec<String> = sources
+            let moved = sources_and_destination(command);
+            let moved_away: Vec<String> = moved
+                .sources
                 .into_iter()
-                .filter(|source| !stays_in_place(source, &destination))
+                .filter(|source| !stays_in_place(source, &moved.landed))
                 .collect();
             each(EffectKind::Delete, &moved_away);
         }
@@ -273,12 +274,12 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
         // below): a link replaces what had its name (`ln -sf /tmp/x
         // ~/bin/git`); a remote copy lands like a local one.
         "rsync" => {
-            let (sources, destination) = sources_and_destination(command);
+            let copied = sources_and_destination(command);
             if command.flags.iter().any(|f| f.starts_with("--del")) {
-                each(EffectKind::Delete, &destination);
+                each(EffectKind::Delete, &copied.landed);
             }
             if command.flags.iter().any(|f| f == "--remove-source-files") {
-                each(EffectKind::Delete, &sources);
+                each(EffectKind::Delete, &copied.sources);
             }
         }
         "truncate" => {
@@ -547,33 +548,44 @@ fn operands(command: &Command, taking_value: &[&str]) -> Vec<String> {
     operands
 }
 
+/// A copy's, a move's or a link's sources and what they land on.
+pub(super) struct Transfer {
+    pub sources: Vec<String>,
+    /// Each source under its own name in a `-t` folder; otherwise the
+    /// last operand (a file, or a folder they land in), or a destination
+    /// appended at run time.
+    pub landed: Vec<String>,
+    /// `landed` names each path a source lands on (`-t DIR`), not a
+    /// destination that may be a folder.
+    pub exact: bool,
+}
+
 /// A copy's, a move's or a link's sources and destination, by its
 /// program's grammar: `-t DIR` (`--target-directory`) names a folder each
 /// source lands in under its own name, otherwise the last operand is the
 /// destination. A destination appended at run time is unknown.
-pub(super) fn sources_and_destination(command: &Command) -> (Vec<String>, Vec<String>) {
+pub(super) fn sources_and_destination(command: &Command) -> Transfer {
     let Some(grammar) = super::options::of(&command.program, None) else {
-        return (Vec::new(), Vec::new());
+        return Transfer { sources: Vec::new(), landed: Vec::new(), exact: false };
     };
     let parsed = grammar.parse(command.argv.get(1..).unwrap_or_default());
-    let mut operands: Vec<String> = parsed.positionals.iter().map(|p| normalize_path(p)).collect();
+    let mut sources: Vec<String> = parsed.positionals.iter().map(|p| normalize_path(p)).collect();
     if let Some(folder) = parsed.value("-t").map(normalize_path) {
-        let landed = operands
+        let landed = sources
             .iter()
             .map(|source| {
                 normalize_path(&format!("{folder}/{}", source.rsplit('/').next().unwrap_or(source)))
             })
             .collect();
-        return (operands, landed);
+        return Transfer { sources, landed, exact: true };
     }
     if command.has_unknown_arguments() {
         // `xargs mv -t DIR`'s sources or `xargs cp A`'s destination come
         // at run time.
-        return (operands, vec![RUN_TIME_VALUE.to_owned()]);
+        return Transfer { sources, landed: vec![RUN_TIME_VALUE.to_owned()], exact: false };
     }
-    let destination =
-        if operands.len() >= 2 { operands.pop().into_iter().collect() } else { Vec::new() };
-    (operands, destination)
+    let landed = if sources.len() >= 2 { sources.pop().into_iter().collect() } else { Vec::new() };
+    Transfer { sources, landed, exact: false }
 }
 
 #[cfg(test)]

@@ -330,9 +330,10 @@ fn copies_trees(command: &Command) -> bool {
 /// ~/Library/LaunchAgents/`), each source under its own name in it; for
 /// a copy of whole folders, every entry of the destination.
 fn copied_to(command: &Command) -> Vec<String> {
-    let (sources, mut written) = sources_and_destination(command);
+    let copied = sources_and_destination(command);
+    let (sources, mut written) = (copied.sources, copied.landed);
     let [destination] = written.as_slice() else { return written };
-    if destination == RUN_TIME_VALUE {
+    if copied.exact || destination == RUN_TIME_VALUE {
         return written;
     }
     let folder = destination.clone();
