@@ -171,6 +171,9 @@ const EFFECTS: &[(&str, Effect)] = &[
     ("child_process.spawnSync", Effect::ProgramArgs),
     ("child_process.execFile", Effect::ProgramArgs),
     ("child_process.execFileSync", Effect::ProgramArgs),
+    // Shells run by a tagged template (``Bun.$`rm -rf x` ``, zx's ``$`…` ``).
+    ("Bun.$", Effect::Shell),
+    ("zx.$", Effect::Shell),
     ("Bun.spawn", Effect::Command),
     ("Bun.spawnSync", Effect::Command),
     ("Function", Effect::Eval),
@@ -250,6 +253,22 @@ const EFFECTS: &[(&str, Effect)] = &[
     ("php.eval", Effect::Eval),
 ];
 
+/// PHP functions that call a function named by a string: `call_user_func`
+/// with the arguments after it, the others later with values of their
+/// own (`array_map('unlink', $paths)`).
+pub(super) const PHP_CALLERS_BY_NAME: [&str; 10] = [
+    "php.call_user_func",
+    "php.call_user_func_array",
+    "php.array_map",
+    "php.array_walk",
+    "php.array_walk_recursive",
+    "php.array_filter",
+    "php.array_reduce",
+    "php.usort",
+    "php.register_shutdown_function",
+    "php.forward_static_call",
+];
+
 /// The effect of calling `function`, if it has one this reader knows.
 /// A language's global functions that another language spells alike
 /// are qualified by the reader (`Kernel.exec`, `php.exec`) so that
@@ -309,6 +328,13 @@ pub(super) fn returns(function: &str, args: &[(Option<String>, Value)]) -> Value
     match function {
         "require" | "__import__" | "importlib.import_module" => match first() {
             Value::Text { text, known: true } => Value::Api(canonical(&text)),
+            _ => Value::Unknown,
+        },
+        // An attribute named by a string (`getattr(os, "remove")`).
+        "getattr" => match (first(), args.get(1).map(|(_, value)| value)) {
+            (Value::Api(object), Some(Value::Text { text, known: true })) => {
+                Value::Api(canonical(&format!("{object}.{text}")))
+            }
             _ => Value::Unknown,
         },
         "Path.home" | "os.homedir" | "Dir.home" => Value::text(home::EXPANDED),

@@ -13,7 +13,10 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
                 return Shape::Other;
             };
             let mut args = Vec::new();
-            if let Some(list) = field("arguments") {
+            if let Some(list) = field("arguments").filter(|list| list.kind() == "template_string") {
+                // A tagged template: the tag is called with the template.
+                args.push(Arg { keyword: None, value: list });
+            } else if let Some(list) = field("arguments") {
                 let mut cursor = list.walk();
                 args.extend(
                     list.named_children(&mut cursor)

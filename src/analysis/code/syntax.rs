@@ -664,6 +664,25 @@ impl Reader<'_, '_> {
 
     fn call(&mut self, callee: Callee<'_>, nodes: &[Arg<'_>]) {
         let mut args = self.args(nodes);
+        let called = self.callee(&callee);
+        // PHP names the function it hands over by a string.
+        if let Some(caller) =
+            called.as_deref().filter(|name| apis::PHP_CALLERS_BY_NAME.contains(name))
+        {
+            let named =
+                args.iter().position(|(_, value)| matches!(value, Value::Text { known: true, .. }));
+            if let Some((_, Value::Text { text, .. })) = named.and_then(|at| args.get(at)) {
+                let function = format!("php.{}", text.trim_start_matches('\\').to_lowercase());
+                if let Some(effect) = apis::effect(&function) {
+                    let rest: Vec<(Option<String>, Value)> = if caller == "php.call_user_func" {
+                        args.iter().skip(named.map_or(0, |at| at + 1)).cloned().collect()
+                    } else {
+                        vec![(None, Value::Unknown)]
+                    };
+                    self.report(&function, effect, &rest);
+                }
+            }
+        }
         // An API handed over as a value (`.then(eval)`, `map(os.remove,
         // paths)`, `forEach(fs.unlinkSync)`) is called later, with values
         // not known here.
@@ -674,7 +693,7 @@ impl Reader<'_, '_> {
                 self.report(name, effect, &[(None, Value::Unknown)]);
             }
         }
-        let function = match self.callee(&callee) {
+        let function = match called {
             Some(function) => function,
             None => {
                 let Some((receiver, method)) = self.text_receiver(&callee) else {

@@ -641,3 +641,30 @@ fn code_that_downloads_and_evaluates_text_it_builds_runs_the_download() {
         assert!(!downloads(hint), "{hint}");
     }
 }
+
+#[test]
+fn functions_named_by_strings_and_shells_called_by_templates_are_read() {
+    // PHP's callables by name, Python's attributes by name, a shell run by
+    // a tagged template (Bun's and zx's `$`).
+    for hint in [
+        "php -r 'array_map(\"unlink\", glob(\"/etc/cron.d/*\"));'",
+        "php -r 'call_user_func(\"system\", \"rm -rf /etc/cron.d\");'",
+        "python3 -c 'getattr(__import__(\"os\"), \"remove\")(\"/etc/hosts\")'",
+        "bun -e 'await Bun.$`rm -rf /etc/cron.d`'",
+        "node --input-type=module -e 'import {$} from \"zx\"; await $`rm -rf /etc/cron.d`'",
+    ] {
+        assert!(commands(hint).iter().any(|c| c.starts_with("rm")), "{hint}: {:?}", commands(hint));
+    }
+    // Controls: a function by name that does nothing, a template printed.
+    for hint in [
+        "php -r 'echo call_user_func(\"strtoupper\", \"rm -rf /etc\");'",
+        "python3 -c 'print(getattr(str, \"upper\")(\"rm -rf /etc\"))'",
+        "node -e 'console.log(String.raw`rm -rf /etc`)'",
+    ] {
+        assert!(
+            !commands(hint).iter().any(|c| c.starts_with("rm")),
+            "{hint}: {:?}",
+            commands(hint)
+        );
+    }
+}
