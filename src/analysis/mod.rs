@@ -92,7 +92,7 @@ named_enum! {
         /// A signal sent to every process of the session or of a user
         /// (`kill -- -1`, `killall5`, `pkill -u root`: `signals`).
         SignalsEveryProcess => "signals_every_process",
-        /// `DELETE` or `UPDATE` without `WHERE`.
+        /// `DELETE` or `UPDATE` without `WHERE`, or any `TRUNCATE`.
         UnboundedSqlWrite => "unbounded_sql_write",
         /// Inline code that reads secrets and uses the network.
         CodeSendsSecret => "code_sends_secret",
