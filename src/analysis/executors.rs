@@ -1800,12 +1800,21 @@ pub(super) fn runs_its_input(command: &Command) -> bool {
 
 /// Text that reaches the command at `index` on stdin.
 pub(super) fn stdin_text(builder: &mut Builder, index: usize, text: &str) {
-    // What the text changes stays in the receiver, unless that is this
-    // shell (`source /dev/stdin <<<…`).
-    if runs_in_this_shell(builder.get(index)) {
-        stdin_text_read(builder, index, text);
+    let receiver = builder.get(index).clone();
+    in_the_receivers_shell(builder, &receiver, |builder| stdin_text_read(builder, index, text));
+}
+
+/// Walks what `receiver` is handed to run: what the text changes stays in
+/// the receiver, unless that is this shell (`source /dev/stdin <<<…`).
+fn in_the_receivers_shell(
+    builder: &mut Builder,
+    receiver: &Command,
+    read: impl FnOnce(&mut Builder),
+) {
+    if runs_in_this_shell(receiver) {
+        read(builder);
     } else {
-        builder.in_subshell(Subshell::Program, |builder| stdin_text_read(builder, index, text));
+        builder.in_subshell(Subshell::Program, read);
     }
 }
 
@@ -1830,18 +1839,13 @@ pub(super) fn script_given_as_a_file(builder: &mut Builder, group: &[usize], fil
             continue;
         }
         let command = command.clone();
-        let run = |builder: &mut Builder| {
+        in_the_receivers_shell(builder, &command, |builder| {
             if code::is_interpreter(&command.program) {
                 code::analyze(builder, &command.program, &text);
             } else {
                 builder.shell(&text, Some(&command.program));
             }
-        };
-        if runs_in_this_shell(&command) {
-            run(builder);
-        } else {
-            builder.in_subshell(Subshell::Program, run);
-        }
+        });
         return;
     }
 }

@@ -985,7 +985,7 @@ impl Builder {
         }
     }
 
-    /// The commands whose output the chain's first stage prints.
+    /// The commands whose output the commands of `stage` print.
     pub(crate) fn printed_by(&self, stage: &[usize]) -> Vec<usize> {
         stage.iter().filter_map(|at| self.prints_output_of.get(at)).flatten().copied().collect()
     }

@@ -13,10 +13,11 @@ pub(super) fn shape<'t>(node: Node<'t>, code: &str) -> Shape<'t> {
                 return Shape::Other;
             };
             let mut args = Vec::new();
-            if let Some(list) = field("arguments").filter(|list| list.kind() == "template_string") {
+            let list = field("arguments");
+            if let Some(list) = list.filter(|list| list.kind() == "template_string") {
                 // A tagged template: the tag is called with the template.
                 args.push(Arg { keyword: None, value: list });
-            } else if let Some(list) = field("arguments") {
+            } else if let Some(list) = list {
                 let mut cursor = list.walk();
                 args.extend(
                     list.named_children(&mut cursor)

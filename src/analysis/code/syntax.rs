@@ -665,23 +665,10 @@ impl Reader<'_, '_> {
     fn call(&mut self, callee: Callee<'_>, nodes: &[Arg<'_>]) {
         let mut args = self.args(nodes);
         let called = self.callee(&callee);
-        // PHP names the function it hands over by a string.
         if let Some(caller) =
             called.as_deref().filter(|name| apis::PHP_CALLERS_BY_NAME.contains(name))
         {
-            let named =
-                args.iter().position(|(_, value)| matches!(value, Value::Text { known: true, .. }));
-            if let Some((_, Value::Text { text, .. })) = named.and_then(|at| args.get(at)) {
-                let function = format!("php.{}", text.trim_start_matches('\\').to_lowercase());
-                if let Some(effect) = apis::effect(&function) {
-                    let rest: Vec<(Option<String>, Value)> = if caller == "php.call_user_func" {
-                        args.iter().skip(named.map_or(0, |at| at + 1)).cloned().collect()
-                    } else {
-                        vec![(None, Value::Unknown)]
-                    };
-                    self.report(&function, effect, &rest);
-                }
-            }
+            self.call_by_name(caller, &args);
         }
         // An API handed over as a value (`.then(eval)`, `map(os.remove,
         // paths)`, `forEach(fs.unlinkSync)`) is called later, with values
@@ -710,6 +697,26 @@ impl Reader<'_, '_> {
             self.file_arguments.extend(nodes.iter().map(|arg| arg.value.id()));
         }
         self.report(&function, effect, &args);
+    }
+
+    /// A PHP function handed over by its name, the first known string
+    /// `caller` is given: `call_user_func` calls it with the arguments
+    /// after the name, the others later with values not known here.
+    fn call_by_name(&mut self, caller: &str, args: &[(Option<String>, Value)]) {
+        let Some((at, name)) = args.iter().enumerate().find_map(|(at, (_, value))| match value {
+            Value::Text { text, known: true } => Some((at, text)),
+            _ => None,
+        }) else {
+            return;
+        };
+        let function = format!("php.{}", name.trim_start_matches('\\').to_lowercase());
+        let Some(effect) = apis::effect(&function) else { return };
+        let given = if caller == "php.call_user_func" {
+            args.get(at + 1..).unwrap_or_default().to_vec()
+        } else {
+            vec![(None, Value::Unknown)]
+        };
+        self.report(&function, effect, &given);
     }
 
     fn report(&mut self, function: &str, effect: apis::Effect, args: &[(Option<String>, Value)]) {
