@@ -348,7 +348,8 @@ impl Command {
             }
             if let Some((name, value)) = word.split_once('=').filter(|_| word.starts_with("--")) {
                 self.written_flags.push(name.to_owned());
-                self.flags.push(canonical_flag(&self.program, self.subcommand(), name));
+                let flags = canonical_flags(&self.program, self.subcommand(), name);
+                self.flags.extend(flags);
                 if takes_pattern(&self.program, name) {
                     self.data.push(value.to_owned());
                 } else {
@@ -380,8 +381,8 @@ impl Command {
             };
             let pattern_value = searcher && flags.last().is_some_and(|flag| flag == "-e");
             for flag in flags {
-                let canonical = canonical_flag(&self.program, self.subcommand(), &flag);
-                self.flags.push(canonical);
+                let canonical = canonical_flags(&self.program, self.subcommand(), &flag);
+                self.flags.extend(canonical);
             }
             match value {
                 Some(OptionValue::Glued(value) | OptionValue::NextWord(value)) if pattern_value => {
@@ -545,7 +546,7 @@ pub fn is_run_time(word: &str) -> bool {
 pub fn pattern_flags(program: &str, subcommand: Option<&str>, word: &str) -> Vec<String> {
     split_short_flags(program, word)
         .iter()
-        .map(|flag| canonical_flag(program, subcommand, flag))
+        .flat_map(|flag| canonical_flags(program, subcommand, flag))
         .collect()
 }
 
@@ -664,6 +665,27 @@ fn canonical_flag(program: &str, subcommand: Option<&str>, flag: &str) -> String
         _ => None,
     };
     known.or(any_program).unwrap_or(flag).to_owned()
+}
+
+/// Flags that stand for two others where a program says so: `git
+/// branch`'s `-D` is `--delete --force`, `-M` is `--move --force`, `-C` is
+/// `--copy --force`. A rule written either way sees every spelling.
+const COMBINED: [(&str, &str, &str, [&str; 2]); 3] = [
+    ("git", "branch", "-D", ["-d", "-f"]),
+    ("git", "branch", "-M", ["-m", "-f"]),
+    ("git", "branch", "-C", ["-c", "-f"]),
+];
+
+/// The canonical flags one option word's flag stands for: itself
+/// ([`canonical_flag`]), or the two a combined flag is ([`COMBINED`]).
+fn canonical_flags(program: &str, subcommand: Option<&str>, flag: &str) -> Vec<String> {
+    let combined = COMBINED.iter().find(|(tool, command, short, _)| {
+        *tool == program && subcommand == Some(*command) && *short == flag
+    });
+    match combined {
+        Some((_, _, _, both)) => both.iter().map(|&one| one.to_owned()).collect(),
+        None => vec![canonical_flag(program, subcommand, flag)],
+    }
 }
 
 /// The long flags a command's (canonical) flag stands for where its
@@ -810,6 +832,23 @@ mod tests {
         // Ambiguous: git refuses it, so it is not `--force`.
         assert_eq!(command("git push --forc").flags, ["--forc"]);
         assert_eq!(pattern_flags("git", Some("reset"), "--hard"), ["--hard"]);
+    }
+
+    #[test]
+    fn a_combined_flag_is_both_flags_it_stands_for() {
+        for line in [
+            "git branch -D old",
+            "git branch --delete --force old",
+            "git branch -d -f old",
+            "git branch -df old",
+        ] {
+            let flags = command(line).flags;
+            assert!(flags.contains(&"-d".to_owned()) && flags.contains(&"-f".to_owned()), "{line}");
+        }
+        assert_eq!(pattern_flags("git", Some("branch"), "-D"), ["-d", "-f"]);
+        // Only where the program says so: `git tag -D` is no such flag.
+        assert_eq!(command("git branch -d old").flags, ["-d"]);
+        assert_eq!(command("git tag -D v1").flags, ["-D"]);
     }
 
     fn assert_invocations(lines: &[&str], expected: Invocation) {

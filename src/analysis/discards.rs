@@ -3,7 +3,8 @@
 //! puts the committed version of files back (`git checkout -- f`,
 //! `git checkout main f`, `git restore f`, `git checkout -f`,
 //! `git reset --hard` or `--merge`), removes files with their changes
-//! (`git rm -f`, `git clean -f`, `git worktree remove -f`), throws them
+//! (`git rm -f`, `git clean -f`, `git worktree remove -f`), forces a
+//! submodule out or back (`git submodule deinit -f`, `update -f`), throws them
 //! away to switch branch (`git switch -f`, `--discard-changes`), or ends a
 //! merge, rebase or cherry-pick in progress (`--abort`); stashed work is
 //! lost with `git stash drop` or `clear`. Plumbing does the same:
@@ -161,6 +162,7 @@ pub(super) fn discarded(command: &Command) -> Vec<String> {
                 _ => Vec::new(),
             }
         }
+        "submodule" => submodule_work_discarded(args).map_or_else(Vec::new, appended),
         "stash" => match args.iter().find(|word| !word.starts_with('-')).map(String::as_str) {
             Some("drop" | "clear") => vec![STASH.to_owned()],
             _ => Vec::new(),
@@ -206,6 +208,34 @@ fn split_at_end_of_options(args: &[String]) -> (&[String], Option<&[String]>) {
     match args.iter().position(|word| word == "--") {
         Some(end) => (args.get(..end).unwrap_or_default(), args.get(end + 1..)),
         None => (args, None),
+    }
+}
+
+/// What `git submodule deinit -f` or `update -f` throws away: the local
+/// changes of the submodules named (`--all`, or `update` naming none:
+/// every one), which git refuses to lose without `-f`/`--force`. `None`
+/// when it throws nothing away.
+fn submodule_work_discarded(args: &[String]) -> Option<Vec<String>> {
+    let (options, words): (Vec<&String>, Vec<&String>) =
+        args.iter().take_while(|word| *word != "--").partition(|word| word.starts_with('-'));
+    let after_end = args.iter().skip_while(|word| *word != "--").skip(1);
+    let (action, named) = words.split_first()?;
+    let forced = options.iter().any(|word| {
+        *word == "--force"
+            || !word.starts_with("--")
+                && word.len() > 1
+                && word.chars().skip(1).all(|c| "fq".contains(c))
+                && word.contains('f')
+    });
+    let every = options.iter().any(|word| *word == "--all");
+    let paths: Vec<String> =
+        named.iter().copied().chain(after_end).map(|word| normalize_path(word)).collect();
+    match action.as_str() {
+        "deinit" | "update" if forced && (every || paths.is_empty()) => {
+            Some(vec![WORKING_TREE.to_owned()])
+        }
+        "deinit" | "update" if forced => Some(paths),
+        _ => None,
     }
 }
 
@@ -303,8 +333,11 @@ mod tests {
 
     #[test]
     fn commands_that_remove_or_drop_work_discard_it() {
-        let cases: [(&str, &[&str]); 12] = [
+        let cases: [(&str, &[&str]); 15] = [
             ("git rm -f notes.md", &["notes.md"]),
+            ("git submodule deinit -f --all", &["."]),
+            ("git submodule deinit --force vendor/lib", &["vendor/lib"]),
+            ("git submodule update -f", &["."]),
             ("git rm --cached --no-cached --force notes.md", &["notes.md"]),
             ("git clean -fd", &["."]),
             ("git clean -f build/", &["build"]),
@@ -356,6 +389,9 @@ mod tests {
             "git clean -n",
             "git clean -f --dry-run",
             "git worktree remove ../wt",
+            "git submodule deinit --all",
+            "git submodule update --init --recursive",
+            "git submodule foreach git pull",
             "git stash",
             "git stash pop",
             "git stash push -m wip",

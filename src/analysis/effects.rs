@@ -368,7 +368,21 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
                 .into_iter()
                 .map(|target| (EffectKind::Discard, target)),
         ),
+        // Remote stores' own removals: Azure's copy tool, HDFS's shell
+        // (`hdfs dfs -rm -r /data`, `hadoop fs -rm`, `-rmdir`, `-rmr`).
+        "azcopy" if matches!(positionals.first().map(String::as_str), Some("rm" | "remove")) => {
+            each(EffectKind::Delete, positionals.get(1..).unwrap_or_default())
+        }
+        "hdfs" | "hadoop"
+            if matches!(positionals.first().map(String::as_str), Some("dfs" | "fs"))
+                && command.written_flags.iter().any(|f| f.starts_with("-rm")) =>
+        {
+            each(EffectKind::Delete, positionals.get(1..).unwrap_or_default())
+        }
         _ => {}
+    }
+    if deletes_objects_named_at_run_time(command) {
+        found.push((EffectKind::Delete, RUN_TIME_VALUE.to_owned()));
     }
     // What a program writes by its own options and operands (`sort -o`,
     // `wget -O`, `gzip FILE`) is written over, unless it appends. A
@@ -377,6 +391,52 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
         let written = outputs::files_written_by(command);
         found.extend(written.into_iter().map(|target| (EffectKind::Overwrite, target)));
     }
+}
+
+/// A tool that names what it does by its first words (`docker`,
+/// `kubectl`, `aws`…: [`Command::action_words`]) deleting objects it
+/// names, one of them known only when it runs: `docker rm -f $(docker ps
+/// -aq)`, `docker ps -q | xargs docker rmi`, `aws ec2
+/// terminate-instances --instance-ids $(…)`. Containers, images and cloud
+/// resources are not files, so a deletion of a known one is no effect
+/// (policies name those commands); of an unknown one it is a deletion of
+/// an unknown target. A package manager's removal (`npm uninstall $PKG`)
+/// changes the project's dependencies, not objects elsewhere.
+fn deletes_objects_named_at_run_time(command: &Command) -> bool {
+    let Some((depth, _)) = command.action_words() else { return false };
+    if matches!(command.program.as_str(), "npm" | "cargo") {
+        return false;
+    }
+    // The verb is one of the action words or the word after them
+    // (`docker container rm`, `gcloud compute instances delete`).
+    let Some(verb) = command.positionals.iter().take(depth + 1).find(|word| deletes_by_name(word))
+    else {
+        return false;
+    };
+    let after_verb = command.argv.iter().skip_while(|word| *word != verb).skip(1);
+    after_verb.into_iter().any(|word| is_unknown(word))
+}
+
+/// A tool's command word that deletes what it is given: `rm`, `delete`,
+/// `destroy`…, aws's `delete-table` and `terminate-instances`, heroku's
+/// `apps:destroy`.
+fn deletes_by_name(word: &str) -> bool {
+    const VERBS: [&str; 11] = [
+        "rm",
+        "rmi",
+        "del",
+        "delete",
+        "destroy",
+        "remove",
+        "purge",
+        "drop",
+        "rb",
+        "uninstall",
+        "terminate",
+    ];
+    let verb = word.rsplit(':').next().unwrap_or(word);
+    let stem = verb.split_once('-').map_or(verb, |(stem, _)| stem);
+    VERBS.contains(&verb) || VERBS.contains(&stem)
 }
 
 /// Every entry of `folder`, as a target (`~/*` is everything in the
@@ -691,6 +751,47 @@ mod tests {
         assert!(has("rm -rf \"$SOMEWHERE\"/cache", EffectKind::Delete, Zone::Unknown));
         assert!(has("ls | xargs rm -f", EffectKind::Delete, Zone::Unknown));
         assert!(!has("rm -rf target", EffectKind::Delete, Zone::Unknown));
+    }
+
+    #[test]
+    fn a_tool_deleting_objects_it_names_at_run_time_deletes_an_unknown_target() {
+        let deletes_unknown = |line: &str| has(line, EffectKind::Delete, Zone::Unknown);
+        for line in [
+            "docker rm -f $(docker ps -aq)",
+            "docker ps -aq | xargs docker rm -f",
+            "docker container rm \"$CID\"",
+            "podman rmi -f $(podman images -q)",
+            "aws ec2 terminate-instances --instance-ids $(cat ids)",
+            "gcloud compute instances delete $(gcloud compute instances list --format=value)",
+            "heroku apps:destroy $APP",
+        ] {
+            assert!(deletes_unknown(line), "{line}");
+        }
+        // Known names are the policy's to judge; other commands, other
+        // words and package managers delete nothing unknown.
+        for line in [
+            "docker rm -f web",
+            "docker stop $(docker ps -q)",
+            "docker logs $(docker ps -lq)",
+            "docker run --rm $IMAGE",
+            "docker exec $(docker ps -q) ls",
+            "npm uninstall $PKG",
+        ] {
+            assert!(!deletes_unknown(line), "{line}");
+        }
+        // Remote stores' removals delete what they name.
+        assert!(has("hdfs dfs -rm -r /data", EffectKind::Delete, Zone::Elsewhere));
+        assert!(has(
+            "hadoop fs -rm -r -skipTrash /user/me/out",
+            EffectKind::Delete,
+            Zone::Elsewhere
+        ));
+        assert!(has(
+            "azcopy rm https://a.blob.core.windows.net/c --recursive",
+            EffectKind::Delete,
+            Zone::Elsewhere
+        ));
+        assert!(!has("hdfs dfs -ls /data", EffectKind::Delete, Zone::Elsewhere));
     }
 
     #[test]

@@ -391,6 +391,12 @@ RUNNER_GRAMMAR = [
     "php -r 'array_walk($argv, \"unlink\"); call_user_func(\"passthru\", \"rm -rf ~/www\");'",
     "python3 -c 'import shutil as s; getattr(s, \"rmtree\")(\"/var/lib/mysql\")'",
     "bun -e 'await Bun.$`chmod -R 777 /etc`'",
+    # Objects a tool deletes by names known only at run time; remote stores' removals; flags that stand for two.
+    "docker container rm --force $(docker container ls --all --quiet)", "podman ps -a -q | xargs -r podman rm -f",
+    "aws rds delete-db-snapshot --db-snapshot-identifier \"$(cat snapshot-id.txt)\"",
+    "hadoop fs -rm -r -skipTrash /warehouse/sales", "azcopy rm 'https://acct.blob.core.windows.net/backups' --recursive=true",
+    "az storage blob delete-batch --source backups --account-name prodacct", "git branch --delete --force release/2.3",
+    "git submodule deinit --force --all", "git submodule update --force --recursive",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -802,6 +808,9 @@ ORDINARY = [
     "gdb -q -batch -ex run -ex bt --args ./target/debug/server", "strace -f -o trace.txt ./scripts/build.sh",
     "npm config set save-exact true", "ls ~/.mozilla/firefox",
     "php -r 'echo implode(\",\", array_map(\"strtoupper\", [\"a\", \"b\"]));'", "bun -e 'await Bun.$`git status --short`'",
+    # containers stopped or read by names found at run time, a named one removed; renames; submodules fetched
+    "docker stop $(docker ps -q --filter name=devdb)", "docker logs --tail 50 $(docker ps -lq)", "docker rm devdb-old",
+    "hdfs dfs -ls /warehouse", "git branch -M main", "git submodule update --init --recursive",
 ]
 
 # Ordinary commands that mention dangerous text as data: messages,
