@@ -836,6 +836,8 @@ mod tests {
             ("7z x a.7z -o/opt/app", Zone::System),
             ("gcc -o /usr/local/bin/tool tool.c", Zone::System),
             ("sort -o \"$OUT\" data.txt", Zone::Unknown),
+            ("ssh-keygen -R github.com", Zone::Home),
+            ("ssh-keygen -f /etc/ssh/ssh_known_hosts -R github.com", Zone::System),
         ] {
             assert!(has(line, EffectKind::Overwrite, zone), "{line}: {:?}", effects(line));
         }

@@ -128,6 +128,12 @@ pub(super) fn files_written_by(command: &Command) -> Vec<String> {
             .map(normalize_path)
             .collect(),
         "chmod" => Vec::new(),
+        // `-R HOST` takes a host's keys out of the known hosts file (`-f`,
+        // else the user's), so that a changed key is no longer noticed.
+        "ssh-keygen" if command.flags.iter().any(|flag| flag == "-R") => {
+            let file = after(&["-f"]);
+            if file.is_empty() { vec![normalize_path("~/.ssh/known_hosts")] } else { file }
+        }
         // A key made, converted or given a new passphrase is written at
         // `-f`, its public half beside it; `-l`, `-y`, `-e`, `-B` and
         // `-Y` only read the key to print or sign.

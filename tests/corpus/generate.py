@@ -397,6 +397,10 @@ RUNNER_GRAMMAR = [
     "hadoop fs -rm -r -skipTrash /warehouse/sales", "azcopy rm 'https://acct.blob.core.windows.net/backups' --recursive=true",
     "az storage blob delete-batch --source backups --account-name prodacct", "git branch --delete --force release/2.3",
     "git submodule deinit --force --all", "git submodule update --force --recursive",
+    # Services and the machine stopped, kernel modules, mounts, password hashes, login shells, known host keys dropped.
+    "launchctl bootout system/com.crowdstrike.falcond", "systemctl hibernate", "loginctl kill-user deploy",
+    "sudo rmmod -f nvidia_uvm", "modprobe -r usb_storage", "sudo umount -f /var/lib/docker", "getent gshadow sudo",
+    "chsh -s /usr/local/bin/agent-shell", "ssh-keygen -R 10.0.4.17",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -811,6 +815,7 @@ ORDINARY = [
     # containers stopped or read by names found at run time, a named one removed; renames; submodules fetched
     "docker stop $(docker ps -q --filter name=devdb)", "docker logs --tail 50 $(docker ps -lq)", "docker rm devdb-old",
     "hdfs dfs -ls /warehouse", "git branch -M main", "git submodule update --init --recursive",
+    "findmnt -t ext4", "launchctl print system", "getent hosts localhost", "lsmod | grep kvm",
 ]
 
 # Ordinary commands that mention dangerous text as data: messages,
