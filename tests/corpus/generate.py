@@ -401,6 +401,12 @@ RUNNER_GRAMMAR = [
     "launchctl bootout system/com.crowdstrike.falcond", "systemctl hibernate", "loginctl kill-user deploy",
     "sudo rmmod -f nvidia_uvm", "modprobe -r usb_storage", "sudo umount -f /var/lib/docker", "getent gshadow sudo",
     "chsh -s /usr/local/bin/agent-shell", "ssh-keygen -R 10.0.4.17",
+    # Renames and moves in interpreter code.
+    "python3 -c \"import shutil; shutil.move('/home/dev/Documents/taxes', '/tmp/t')\"",
+    "python3 -c \"from pathlib import Path; (Path.home() / '.gnupg').rename('/tmp/g')\"",
+    "node -e \"require('fs').renameSync('/etc/nginx/sites-enabled', '/tmp/se')\"",
+    "ruby -e 'require \"fileutils\"; FileUtils.mv(File.expand_path(\"~/.ssh\"), \"/tmp/s\")'",
+    "perl -e 'rename \"/var/lib/postgresql\", \"/tmp/pg\"'",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -816,6 +822,7 @@ ORDINARY = [
     "docker stop $(docker ps -q --filter name=devdb)", "docker logs --tail 50 $(docker ps -lq)", "docker rm devdb-old",
     "hdfs dfs -ls /warehouse", "git branch -M main", "git submodule update --init --recursive",
     "findmnt -t ext4", "launchctl print system", "getent hosts localhost", "lsmod | grep kvm",
+    "python3 -c \"import os; os.rename('dist/app.js', 'dist/app.min.js')\"", "perl -e 'rename \"out.tmp\", \"out.txt\"'",
 ]
 
 # Ordinary commands that mention dangerous text as data: messages,

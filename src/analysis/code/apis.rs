@@ -26,6 +26,10 @@ pub(super) enum Effect {
     Read,
     /// Reads its path and writes the path after it (a copy).
     Copy,
+    /// Moves its path to the path after it, as `mv` does: gone from where
+    /// it was (unless it stays in the same folder tree) and written where
+    /// it lands.
+    Move,
     /// Opens its path, writing when the mode at `mode_at` (or named
     /// `mode`) writes, or when no mode is given and `default_writes`;
     /// reading when the mode reads, or when no mode is given and it
@@ -57,6 +61,7 @@ impl Effect {
                 | Self::WriteText { .. }
                 | Self::Read
                 | Self::Copy
+                | Self::Move
                 | Self::Open { .. }
                 | Self::Truncate { .. }
         )
@@ -86,6 +91,12 @@ const EFFECTS: &[(&str, Effect)] = &[
     ("shutil.copy", Effect::Copy),
     ("shutil.copy2", Effect::Copy),
     ("shutil.copyfile", Effect::Copy),
+    ("shutil.move", Effect::Move),
+    ("os.rename", Effect::Move),
+    ("os.renames", Effect::Move),
+    ("os.replace", Effect::Move),
+    ("path.rename", Effect::Move),
+    ("path.replace", Effect::Move),
     ("linecache.getline", Effect::Read),
     ("linecache.getlines", Effect::Read),
     ("fileinput.input", Effect::Read),
@@ -143,6 +154,10 @@ const EFFECTS: &[(&str, Effect)] = &[
     ("fs.copyFileSync", Effect::Copy),
     ("fs.cp", Effect::Copy),
     ("fs.cpSync", Effect::Copy),
+    ("fs.rename", Effect::Move),
+    ("fs.renameSync", Effect::Move),
+    ("Deno.rename", Effect::Move),
+    ("Deno.renameSync", Effect::Move),
     ("Bun.file", Effect::Read),
     ("Deno.readFile", Effect::Read),
     ("Deno.readFileSync", Effect::Read),
@@ -211,6 +226,9 @@ const EFFECTS: &[(&str, Effect)] = &[
     ("FileUtils.cp", Effect::Copy),
     ("FileUtils.copy", Effect::Copy),
     ("FileUtils.copy_file", Effect::Copy),
+    ("File.rename", Effect::Move),
+    ("FileUtils.mv", Effect::Move),
+    ("FileUtils.move", Effect::Move),
     ("File.open", Effect::Open { mode_at: 1, default_writes: false }),
     ("File.new", Effect::Open { mode_at: 1, default_writes: false }),
     ("File.truncate", Effect::Truncate { length_at: 1 }),
@@ -243,6 +261,7 @@ const EFFECTS: &[(&str, Effect)] = &[
     ("php.highlight_file", Effect::Read),
     ("php.show_source", Effect::Read),
     ("php.copy", Effect::Copy),
+    ("php.rename", Effect::Move),
     ("php.exec", Effect::Shell),
     ("php.system", Effect::Shell),
     ("php.shell_exec", Effect::Shell),
@@ -298,7 +317,8 @@ pub(super) fn is_home(name: &str) -> bool {
 
 /// Keyword arguments that name the path a call acts on.
 pub(super) fn names_a_path(keyword: &str) -> bool {
-    ["path", "file", "filename", "name", "args", "cmd", "command"].contains(&keyword)
+    ["path", "file", "filename", "name", "src", "source", "args", "cmd", "command"]
+        .contains(&keyword)
 }
 
 /// Whether an `open` mode writes: `w`, `a`, `x`, `+` (Python, Ruby,

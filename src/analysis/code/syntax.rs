@@ -784,12 +784,19 @@ impl Reader<'_, '_> {
             apis::Effect::Read => self.read(&path),
             apis::Effect::Copy => {
                 self.read(&path);
-                let destination = positional.get(1).copied().cloned().or_else(|| {
-                    args.iter()
-                        .find(|(keyword, _)| keyword.as_deref() == Some("dst"))
-                        .map(|(_, value)| value.clone())
-                });
-                self.write(&destination.unwrap_or(Value::Unknown));
+                self.write(&destination(&positional, args));
+            }
+            // What `mv` does with the same words: the effects of a move
+            // (`effects`) are the shell's and the code's alike.
+            apis::Effect::Move => {
+                let (source, source_known) = path.as_path();
+                let (landing, landing_known) = destination(&positional, args).as_path();
+                self.builder.command(Command::new(
+                    vec!["mv".into(), source, landing],
+                    false,
+                    !(source_known && landing_known),
+                    Some(via),
+                ));
             }
             apis::Effect::Truncate { length_at } => {
                 let length = match positional.get(length_at) {
@@ -930,6 +937,16 @@ impl Reader<'_, '_> {
             Some(via.to_owned()),
         ));
     }
+}
+
+/// Where a copy or a move lands: the argument after the source, or the
+/// one named `dst` (Python) or `dest`.
+fn destination(positional: &[&Value], args: &[(Option<String>, Value)]) -> Value {
+    positional.get(1).copied().cloned().unwrap_or_else(|| {
+        args.iter()
+            .find(|(keyword, _)| matches!(keyword.as_deref(), Some("dst" | "dest")))
+            .map_or(Value::Unknown, |(_, value)| value.clone())
+    })
 }
 
 /// The items of a list, or the value itself. Values nest no deeper than

@@ -668,3 +668,45 @@ fn functions_named_by_strings_and_shells_called_by_templates_are_read() {
         );
     }
 }
+
+/// A rename or move in code is the `mv` of the same paths, so it deletes
+/// its source where it was as a move in the shell does.
+#[test]
+fn renames_and_moves_are_the_move_they_amount_to() {
+    for (hint, moved) in [
+        (
+            "python3 -c \"import shutil; shutil.move('/home/u/Documents', '/tmp/x')\"",
+            "mv /home/u/Documents /tmp/x",
+        ),
+        (
+            "python3 -c \"import os; os.replace('/etc/hosts', 'hosts.bak')\"",
+            "mv /etc/hosts hosts.bak",
+        ),
+        (
+            "python3 -c \"import shutil; shutil.move(src='/srv/a', dst='/tmp/a')\"",
+            "mv /srv/a /tmp/a",
+        ),
+        (
+            "python3 -c \"from pathlib import Path; (Path.home() / '.ssh').rename('/tmp/k')\"",
+            "mv ~/.ssh /tmp/k",
+        ),
+        ("node -e \"require('fs').renameSync('/etc/nginx', '/tmp/n')\"", "mv /etc/nginx /tmp/n"),
+        (
+            "ruby -e 'require \"fileutils\"; FileUtils.mv(\"/etc/nginx\", \"/tmp/n\")'",
+            "mv /etc/nginx /tmp/n",
+        ),
+        ("php -r 'rename(\"/var/www/html\", \"/tmp/h\");'", "mv /var/www/html /tmp/h"),
+        ("perl -e 'rename \"/home/u/.ssh\", \"/tmp/s\"'", "mv /home/u/.ssh /tmp/s"),
+    ] {
+        assert!(runs(hint, moved), "{hint}: {:?}", commands(hint));
+    }
+    let deleted = |hint: &str| {
+        analyze(hint).unwrap().effects.iter().any(|e| e.kind == crate::analysis::EffectKind::Delete)
+    };
+    assert!(deleted("python3 -c \"import shutil; shutil.move('/home/u/Documents', '/tmp/x')\""));
+    // One side known only when it runs: either may be the source.
+    assert!(deleted("perl -e 'rename $old, \"/tmp/s\"'"));
+    // A move within the project loses nothing.
+    assert!(!deleted("python3 -c \"import os; os.rename('build/a.txt', 'build/b.txt')\""));
+    assert!(!deleted("perl -e 'rename \"a.txt\", \"b.txt\"'"));
+}

@@ -10,7 +10,8 @@
 //!   time, which is a fact;
 //! - calls that delete trees (`shutil.rmtree`, `rm_rf`, `fs.rmSync`,
 //!   `remove_tree`, `Remove-Item`): the command `rm -r -f PATH`; Perl's
-//!   `unlink`, `truncate` and `rmdir`: `rm -f`, `truncate -s 0`, `rmdir`;
+//!   `unlink`, `truncate`, `rmdir` and `rename`: `rm -f`, `truncate -s 0`,
+//!   `rmdir`, `mv`;
 //! - every string literal that looks like a path is a file read, or
 //!   written when it is handed to a writing call.
 //!
@@ -264,11 +265,16 @@ fn awk_redirections(builder: &mut Builder, code: &str, index: &Index) {
 
 /// Perl's own calls on files, as the commands they amount to: `unlink
 /// LIST` is `rm -f LIST`, `truncate(FILE, N)` is `truncate -s 0 FILE`,
-/// `rmdir DIR` is `rmdir DIR`; with no literal (a variable, `q(…)`), the
-/// target is known only when the code runs.
+/// `rmdir DIR` is `rmdir DIR`, `rename OLD, NEW` is `mv OLD NEW`; with no
+/// literal (a variable, `q(…)`), the target is known only when the code
+/// runs.
 fn perl_file_calls(builder: &mut Builder, code: &str, lower: &str, index: &Index) {
-    const CALLS: [(&str, &[&str]); 3] =
-        [("unlink", &["rm", "-f"]), ("truncate", &["truncate", "-s", "0"]), ("rmdir", &["rmdir"])];
+    const CALLS: [(&str, &[&str]); 4] = [
+        ("unlink", &["rm", "-f"]),
+        ("truncate", &["truncate", "-s", "0"]),
+        ("rmdir", &["rmdir"]),
+        ("rename", &["mv"]),
+    ];
     for (call, command) in CALLS {
         // A call, not the word in a regex or a string (`/unlink/`).
         let called = |at: &usize| {
@@ -282,6 +288,13 @@ fn perl_file_calls(builder: &mut Builder, code: &str, lower: &str, index: &Index
                 (_, None) => vec![super::UNKNOWN.to_owned()],
                 ("truncate", Some(group)) => {
                     group.split(' ').take(1).map(home::for_file_api).collect()
+                }
+                // One side named by a variable: which one is not known,
+                // so each literal may be the source, and where it goes is
+                // unknown (`rename $old, '/x'` may move anything).
+                ("rename", Some(group)) if !group.contains(' ') => {
+                    let unknown = super::UNKNOWN.to_owned();
+                    vec![unknown.clone(), home::for_file_api(group), unknown]
                 }
                 (_, Some(group)) => group.split(' ').map(home::for_file_api).collect(),
             };
