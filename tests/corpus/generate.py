@@ -407,6 +407,14 @@ RUNNER_GRAMMAR = [
     "node -e \"require('fs').renameSync('/etc/nginx/sites-enabled', '/tmp/se')\"",
     "ruby -e 'require \"fileutils\"; FileUtils.mv(File.expand_path(\"~/.ssh\"), \"/tmp/s\")'",
     "perl -e 'rename \"/var/lib/postgresql\", \"/tmp/pg\"'",
+    # Access granted, credentials made, secrets printed, keys thrown away.
+    "aws iam put-user-policy --user-name ci --policy-name all --policy-document file://admin.json",
+    "gcloud organizations add-iam-policy-binding 1234 --member=serviceAccount:ci@x.iam.gserviceaccount.com --role=roles/owner",
+    "az role assignment create --assignee-object-id 0000 --role 'User Access Administrator'",
+    "kubectl create rolebinding dev-admin --clusterrole=admin --user=contractor -n prod", "npm owner add contractor @acme/core",
+    "vault token create -orphan -period=8760h", "gcloud secrets versions access 3 --secret=stripe-live-key",
+    "az keyvault secret download --vault-name prod-kv -n tls-key -f key.pem", "infisical export --env=prod --format=dotenv",
+    "gpg --batch --delete-secret-key 0xDEADBEEF", "security delete-generic-password -a deploy -s npm",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -823,6 +831,8 @@ ORDINARY = [
     "hdfs dfs -ls /warehouse", "git branch -M main", "git submodule update --init --recursive",
     "findmnt -t ext4", "launchctl print system", "getent hosts localhost", "lsmod | grep kvm",
     "python3 -c \"import os; os.rename('dist/app.js', 'dist/app.min.js')\"", "perl -e 'rename \"out.tmp\", \"out.txt\"'",
+    "aws iam list-attached-user-policies --user-name ci", "gcloud projects get-iam-policy acme-dev", "az role assignment list --all",
+    "kubectl get rolebindings -n dev", "npm token list", "gcloud secrets list --project acme-dev", "gpg --list-secret-keys --keyid-format long",
 ]
 
 # Ordinary commands that mention dangerous text as data: messages,
