@@ -55,11 +55,32 @@ fn visit(
             let keyword =
                 text(node, source).split_whitespace().next().unwrap_or("export").to_owned();
             let children = named_children(node);
+            // `declare -n REF=NAME` (`local -n`, `typeset -n`): REF stands
+            // for whatever NAME holds whenever REF is used, which is not
+            // followed, so REF is unknown.
+            let name_reference = keyword != "export"
+                && children.iter().any(|child| {
+                    let word = text(*child, source);
+                    child.kind() == "word"
+                        && word.starts_with('-')
+                        && !word.starts_with("--")
+                        && word.contains('n')
+                });
             for child in &children {
-                if child.kind() == "variable_assignment" {
-                    assign(builder, *child, source, via);
-                } else {
-                    substitutions(builder, *child, source, via);
+                let referring = |builder: &mut Builder, name: Option<Node<'_>>| {
+                    if let Some(name) = name.filter(|_| name_reference) {
+                        builder.vars.refer(text(name, source));
+                    }
+                };
+                match child.kind() {
+                    "variable_assignment" => {
+                        assign(builder, *child, source, via);
+                        referring(builder, child.child_by_field_name("name"));
+                    }
+                    "variable_name" => referring(builder, Some(*child)),
+                    _ => {
+                        substitutions(builder, *child, source, via);
+                    }
                 }
             }
             // What an exported variable makes later commands run

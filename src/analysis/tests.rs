@@ -91,6 +91,9 @@ fn what_cannot_be_resolved_is_a_fact() {
     assert!(facts(":(){ :|:& };:").contains(&Fact::ForkBomb));
     assert!(facts("perl -e 'fork while fork'").contains(&Fact::ForkBomb));
     assert!(facts("if then fi ((").contains(&Fact::Unparseable));
+    // expect is Tcl: what its `spawn` starts is not read, so it is unknown.
+    assert!(facts("expect -c 'spawn rm -rf ~'").contains(&Fact::EvalOfUnknownText));
+    assert!(facts("expect -c 'puts hello'").is_empty());
     assert!(facts("cargo build && cargo test -- --nocapture").is_empty());
     // `coproc` is a reserved word only as written in command position.
     for hint in ["command coproc rm -rf ~", "'coproc' rm -rf ~"] {
@@ -1037,6 +1040,10 @@ fn values_are_followed_as_far_as_a_shell_would() {
         "p=./x; alias go='p=/opt'; go; rm -rf \"$p\"",
         "old=./gen; cd /opt && rm -rf \"$OLDPWD\"",
         "rm -rf \"$WORK/../../opt\"",
+        // A name reference stands for what the named variable holds when used.
+        "declare -n r=HOME; rm -rf \"$r\"",
+        "x=./a; local -rn r=x; x=/opt; rm -rf \"$r\"",
+        "declare -n r; r=HOME; rm -rf \"$r\"",
     ] {
         assert!(
             zones(hint).iter().any(|zone| !matches!(zone, Zone::Project | Zone::Temp)),
@@ -1049,6 +1056,7 @@ fn values_are_followed_as_far_as_a_shell_would() {
         "T=./cache; rm -rf \"$T\"",
         "d=build && mkdir -p $d && rm -rf $d/obj",
         "for f in a b; do echo $f; done; rm -rf ./out",
+        "declare -r d=build; rm -rf \"$d\"",
     ] {
         assert!(zones(hint).iter().all(|zone| *zone == Zone::Project), "{hint}: {:?}", zones(hint));
     }

@@ -38,11 +38,23 @@ pub struct Vars {
     /// indices of those commands in the analysis, so that a command given
     /// the variable is given their output.
     outputs: Rc<HashMap<String, Rc<[usize]>>>,
+    /// Name references (`declare -n REF`): a reference stands for
+    /// whatever the variable it names holds when it is used, and what is
+    /// assigned to it names that variable, so its value is never known.
+    references: Rc<std::collections::HashSet<String>>,
 }
 
 impl Vars {
     pub fn set(&mut self, name: &str, value: Option<String>) {
+        let value = value.filter(|_| self.references.is_empty() || !self.references.contains(name));
         Rc::make_mut(&mut self.values).insert(name.to_owned(), value.map(Rc::from));
+    }
+
+    /// `name` is a name reference from now on: unknown, whatever is
+    /// assigned to it.
+    pub fn refer(&mut self, name: &str) {
+        Rc::make_mut(&mut self.references).insert(name.to_owned());
+        self.set(name, None);
     }
 
     /// `name` holds the output of `commands`: instead of what it held of

@@ -415,6 +415,8 @@ RUNNER_GRAMMAR = [
     "vault token create -orphan -period=8760h", "gcloud secrets versions access 3 --secret=stripe-live-key",
     "az keyvault secret download --vault-name prod-kv -n tls-key -f key.pem", "infisical export --env=prod --format=dotenv",
     "gpg --batch --delete-secret-key 0xDEADBEEF", "security delete-generic-password -a deploy -s npm",
+    # A name reference stands for what it names; expect's spawn.
+    "declare -n target=HOME; rm -rf \"$target\"/*", "expect -c 'spawn sudo rm -rf /var/lib/docker; interact'",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -833,6 +835,7 @@ ORDINARY = [
     "python3 -c \"import os; os.rename('dist/app.js', 'dist/app.min.js')\"", "perl -e 'rename \"out.tmp\", \"out.txt\"'",
     "aws iam list-attached-user-policies --user-name ci", "gcloud projects get-iam-policy acme-dev", "az role assignment list --all",
     "kubectl get rolebindings -n dev", "npm token list", "gcloud secrets list --project acme-dev", "gpg --list-secret-keys --keyid-format long",
+    "declare -r out=dist; rm -rf \"$out\"",
 ]
 
 # Ordinary commands that mention dangerous text as data: messages,

@@ -78,6 +78,8 @@ const INTERPRETERS: &[Interpreter] = &[
     interpreter("rscript", &["-e"], &[], true),
     interpreter("julia", &["-e"], &[], false),
     interpreter("tclsh", &[], &[], false),
+    // Tcl with its own commands: `spawn` starts a program.
+    interpreter("expect", &["-c"], &["-f"], true),
     interpreter("awk", &[], &[], false),
     interpreter("gawk", &[], &[], false),
     interpreter("mawk", &[], &[], false),
