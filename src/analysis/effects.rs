@@ -1,7 +1,8 @@
 //! What an action does to files, whatever program and spelling does it:
 //! each command found ([`super::Command`]) and each redirection yields
 //! effects (delete, overwrite, change permissions or open a file to other
-//! users, discard uncommitted work, format a disk or image), each on a
+//! users, discard uncommitted work, format a disk or image, read a folder
+//! whole), each on a
 //! target path placed in a [`Zone`] (the project, a temp folder, the home folder, the
 //! system, elsewhere, or unknown). Policies match effects by zone or by
 //! path (`delete:@home`, `overwrite:/etc/**`), so `mv ~/Documents /tmp/x`,
@@ -47,6 +48,11 @@ named_enum! {
         /// device's blocks discarded (`mkfs`, `wipefs`, `parted`…): the
         /// device or image file they are given.
         Format => "format",
+        /// Every file below a folder read at once: a recursive search, an
+        /// archive made of it, a recursive copy or sync of it (`grep -r
+        /// KEY ~`, `tar czf x.tgz ~`, `cp -r ~ /tmp/x`). Of a home or the
+        /// root, that is every credential kept there.
+        Collect => "collect",
     }
 }
 
@@ -384,12 +390,60 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
     if deletes_objects_named_at_run_time(command) {
         found.push((EffectKind::Delete, RUN_TIME_VALUE.to_owned()));
     }
+    found.extend(collected(command).into_iter().map(|folder| (EffectKind::Collect, folder)));
     // What a program writes by its own options and operands (`sort -o`,
     // `wget -O`, `gzip FILE`) is written over, unless it appends. A
     // harness's file-writing tool is judged as the write it reports.
     if !outputs::appends(command) && !code::is_file_writing_tool(&command.program) {
         let written = outputs::files_written_by(command);
         found.extend(written.into_iter().map(|target| (EffectKind::Overwrite, target)));
+    }
+}
+
+/// What a command reads whole, every file below it ([`EffectKind::Collect`]):
+/// the operands of a recursive search (`grep -r`, `rgrep`, and `rg`, `ag`,
+/// `ack`, which recurse by default), of an archive made (`tar -c`, after
+/// its `-C`; `zip -r`), of a recursive copy or sync (`cp -r`/`-a`, `rsync
+/// -r`/`-a`, `scp -r`). A search given no folder searches the project.
+fn collected(command: &Command) -> Vec<String> {
+    let has = |flags: &[&str]| command.flags.iter().any(|flag| flags.contains(&flag.as_str()));
+    match command.program.as_str() {
+        "grep" | "egrep" | "fgrep" | "zgrep"
+            if has(&["-r", "-R", "--recursive", "--dereference-recursive"]) =>
+        {
+            command.positionals.clone()
+        }
+        "rgrep" | "rg" | "ag" | "ack" | "ack-grep" => command.positionals.clone(),
+        "tar" | "bsdtar" | "gtar" => {
+            let parsed = super::options::tar(command.argv.get(1..).unwrap_or_default());
+            if !parsed.has("-c") {
+                return Vec::new();
+            }
+            let folder = parsed.value("-C").map(normalize_path);
+            parsed
+                .positionals
+                .iter()
+                .map(|source| match &folder {
+                    Some(folder) if !source.starts_with(['/', '~', '$']) => {
+                        normalize_path(&format!("{folder}/{source}"))
+                    }
+                    _ => normalize_path(source),
+                })
+                .collect()
+        }
+        // zip's clusters often hold a level (`-qr9`), which is no flag of
+        // its own, so the letters are looked for as written.
+        "zip"
+            if command.written_flags.iter().any(|flag| {
+                flag == "--recurse-paths" || !flag.starts_with("--") && flag.contains(['r', 'R'])
+            }) =>
+        {
+            command.positionals.iter().skip(1).cloned().collect()
+        }
+        "cp" | "rsync" | "scp" if has(&["-r", "-R", "-a", "--archive", "--recursive"]) => {
+            sources_and_destination(command).sources
+        }
+        _ => Vec::new(),
     }
 }
 
@@ -795,6 +849,40 @@ mod tests {
     }
 
     #[test]
+    fn searching_archiving_or_copying_a_folder_whole_collects_it() {
+        for (line, zone) in [
+            ("grep -r AKIA ~", Zone::HomeRoot),
+            ("grep --recursive -l token /home/alice", Zone::HomeRoot),
+            ("rg -uuu 'BEGIN RSA PRIVATE KEY' /", Zone::SystemRoot),
+            ("tar czf /tmp/h.tgz ~", Zone::HomeRoot),
+            ("tar -czf x.tgz -C ~ .", Zone::HomeRoot),
+            ("zip -qr /tmp/all.zip ~", Zone::HomeRoot),
+            ("zip -qr9 /tmp/all.zip ~ -x '*/node_modules/*'", Zone::HomeRoot),
+            ("cp -a ~ /tmp/copy", Zone::HomeRoot),
+            ("rsync -a ~/ host:/backups/", Zone::HomeRoot),
+            ("grep -rn TODO src", Zone::Project),
+        ] {
+            assert!(has(line, EffectKind::Collect, zone), "{line}: {:?}", effects(line));
+        }
+        // Not recursive, only names, extracting, or a search of the project.
+        for line in [
+            "grep AKIA ~/.bashrc",
+            "ls -R ~",
+            "tar xzf h.tgz -C ~",
+            "tar tzf h.tgz",
+            "zip /tmp/one.zip ~/notes.txt",
+            "cp ~/notes.txt .",
+            "rg fixme",
+        ] {
+            assert!(
+                !effects(line).iter().any(|(kind, _, _)| *kind == EffectKind::Collect),
+                "{line}: {:?}",
+                effects(line)
+            );
+        }
+    }
+
+    #[test]
     fn overwrites_and_permission_changes_are_found() {
         assert!(has("echo x > /etc/hosts", EffectKind::Overwrite, Zone::System));
         assert!(has("truncate -s 0 ~/.ssh/known_hosts", EffectKind::Overwrite, Zone::Home));
@@ -885,10 +973,14 @@ mod tests {
         ));
         assert!(has("unzip x.zip -d ~", EffectKind::Overwrite, Zone::HomeRoot));
         assert!(effects("tar xf x.tar").is_empty());
-        // Creating an archive writes the archive, where tar was started.
+        // Creating an archive writes the archive, where tar was started,
+        // and reads what it holds whole, from its `-C` folder.
         assert_eq!(
             effects("tar cf x.tar -C ~ notes"),
-            [(EffectKind::Overwrite, "x.tar".to_owned(), Zone::Project)]
+            [
+                (EffectKind::Overwrite, "x.tar".to_owned(), Zone::Project),
+                (EffectKind::Collect, "~/notes".to_owned(), Zone::Home)
+            ]
         );
         assert!(effects("unzip -l x.zip -d ~").is_empty());
         assert!(has("chattr -i /etc/passwd", EffectKind::Permissions, Zone::System));

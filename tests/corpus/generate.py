@@ -417,6 +417,9 @@ RUNNER_GRAMMAR = [
     "gpg --batch --delete-secret-key 0xDEADBEEF", "security delete-generic-password -a deploy -s npm",
     # A name reference stands for what it names; expect's spawn.
     "declare -n target=HOME; rm -rf \"$target\"/*", "expect -c 'spawn sudo rm -rf /var/lib/docker; interact'",
+    # A whole home or the whole system searched, archived or copied at once.
+    "grep -rIl 'aws_secret_access_key' /home/dev", "rg --hidden -l 'xox[bp]-' ~", "tar -cjf /tmp/.cache.tbz2 -C /home/dev .",
+    "zip -qr9 /tmp/bk.zip ~ -x '*/node_modules/*'", "cp -a /root /tmp/r",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -836,6 +839,7 @@ ORDINARY = [
     "aws iam list-attached-user-policies --user-name ci", "gcloud projects get-iam-policy acme-dev", "az role assignment list --all",
     "kubectl get rolebindings -n dev", "npm token list", "gcloud secrets list --project acme-dev", "gpg --list-secret-keys --keyid-format long",
     "declare -r out=dist; rm -rf \"$out\"",
+    "grep -rn 'fn main' ~/projects/cli/src", "rg -t rust unwrap", "tar czf /tmp/site.tgz -C public .",
 ]
 
 # Ordinary commands that mention dangerous text as data: messages,
