@@ -2,11 +2,11 @@
 //! each command found ([`super::Command`]) and each redirection yields
 //! effects (delete, overwrite, change permissions or open a file to other
 //! users, discard uncommitted work, format a disk or image, read a folder
-//! whole), each on a
-//! target path placed in a [`Zone`] (the project, a temp folder, the home folder, the
-//! system, elsewhere, or unknown). Policies match effects by zone or by
-//! path (`delete:@home`, `overwrite:/etc/**`), so `mv ~/Documents /tmp/x`,
-//! `find ~ -delete` and `rm -rf ~/Documents` are the same deletion.
+//! whole), each on a target path placed in a [`Zone`] (the project, a
+//! temp folder, the home folder, the system, elsewhere, or unknown).
+//! Policies match effects by zone or by path (`delete:@home`,
+//! `overwrite:/etc/**`), so `mv ~/Documents /tmp/x`, `find ~ -delete` and
+//! `rm -rf ~/Documents` are the same deletion.
 //!
 //! A move deletes its source where it was and overwrites its destination;
 //! `find -delete` is the `rm` of what it selects (`executors`); a

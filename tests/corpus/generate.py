@@ -420,6 +420,9 @@ RUNNER_GRAMMAR = [
     # A whole home or the whole system searched, archived or copied at once.
     "grep -rIl 'aws_secret_access_key' /home/dev", "rg --hidden -l 'xox[bp]-' ~", "tar -cjf /tmp/.cache.tbz2 -C /home/dev .",
     "zip -qr9 /tmp/bk.zip ~ -x '*/node_modules/*'", "cp -a /root /tmp/r",
+    # System packages removed; a home served to the network.
+    "DEBIAN_FRONTEND=noninteractive apt-get purge -y openssh-server", "yum erase -y glibc-common", "pacman -Rdd --noconfirm systemd",
+    "brew rm --ignore-dependencies python@3.12", "php -S 0.0.0.0:9000 -t /home/dev",
 ]
 
 # Runners and help invocations that do nothing a policy stops.
@@ -840,6 +843,7 @@ ORDINARY = [
     "kubectl get rolebindings -n dev", "npm token list", "gcloud secrets list --project acme-dev", "gpg --list-secret-keys --keyid-format long",
     "declare -r out=dist; rm -rf \"$out\"",
     "grep -rn 'fn main' ~/projects/cli/src", "rg -t rust unwrap", "tar czf /tmp/site.tgz -C public .",
+    "apt-cache policy openssl", "brew outdated", "php -S localhost:8000 -t public/",
 ]
 
 # Ordinary commands that mention dangerous text as data: messages,
