@@ -402,7 +402,8 @@ fn of_command(command: &Command, found: &mut Vec<(EffectKind, String)>) {
 
 /// What a command reads whole, every file below it ([`EffectKind::Collect`]):
 /// the operands of a recursive search (`grep -r`, `rgrep`, and `rg`, `ag`,
-/// `ack`, which recurse by default), of an archive made (`tar -c`, after
+/// `ack` and a harness's `search_files`, which recurse by default), of an
+/// archive made (`tar -c`, after
 /// its `-C`; `zip -r`), of a recursive copy or sync (`cp -r`/`-a`, `rsync
 /// -r`/`-a`, `scp -r`). A search given no folder searches the project.
 fn collected(command: &Command) -> Vec<String> {
@@ -413,7 +414,8 @@ fn collected(command: &Command) -> Vec<String> {
         {
             command.positionals.clone()
         }
-        "rgrep" | "rg" | "ag" | "ack" | "ack-grep" => command.positionals.clone(),
+        // A harness's own search tool (Claude Code's `Grep`) is ripgrep.
+        "rgrep" | "rg" | "ag" | "ack" | "ack-grep" | "search_files" => command.positionals.clone(),
         "tar" | "bsdtar" | "gtar" => {
             let parsed = super::options::tar(command.argv.get(1..).unwrap_or_default());
             if !parsed.has("-c") {
@@ -861,6 +863,7 @@ mod tests {
             ("cp -a ~ /tmp/copy", Zone::HomeRoot),
             ("rsync -a ~/ host:/backups/", Zone::HomeRoot),
             ("grep -rn TODO src", Zone::Project),
+            ("search_files AKIA /home/dev", Zone::HomeRoot),
         ] {
             assert!(has(line, EffectKind::Collect, zone), "{line}: {:?}", effects(line));
         }

@@ -419,7 +419,7 @@ RUNNER_GRAMMAR = [
     "declare -n target=HOME; rm -rf \"$target\"/*", "expect -c 'spawn sudo rm -rf /var/lib/docker; interact'",
     # A whole home or the whole system searched, archived or copied at once.
     "grep -rIl 'aws_secret_access_key' /home/dev", "rg --hidden -l 'xox[bp]-' ~", "tar -cjf /tmp/.cache.tbz2 -C /home/dev .",
-    "zip -qr9 /tmp/bk.zip ~ -x '*/node_modules/*'", "cp -a /root /tmp/r",
+    "zip -qr9 /tmp/bk.zip ~ -x '*/node_modules/*'", "cp -a /root /tmp/r", "search_files 'aws_secret_access_key' /home/dev",
     # System packages removed; a home served to the network.
     "DEBIAN_FRONTEND=noninteractive apt-get purge -y openssh-server", "yum erase -y glibc-common", "pacman -Rdd --noconfirm systemd",
     "brew rm --ignore-dependencies python@3.12", "php -S 0.0.0.0:9000 -t /home/dev",
