@@ -678,14 +678,20 @@ const COMBINED: [(&str, &str, &str, [&str; 2]); 3] = [
 
 /// The canonical flags one option word's flag stands for: itself
 /// ([`canonical_flag`]), or the two a combined flag is ([`COMBINED`]).
-fn canonical_flags(program: &str, subcommand: Option<&str>, flag: &str) -> Vec<String> {
-    let combined = COMBINED.iter().find(|(tool, command, short, _)| {
-        *tool == program && subcommand == Some(*command) && *short == flag
-    });
-    match combined {
-        Some((_, _, _, both)) => both.iter().map(|&one| one.to_owned()).collect(),
-        None => vec![canonical_flag(program, subcommand, flag)],
-    }
+/// Read for every flag of every command, so it allocates no list.
+fn canonical_flags(
+    program: &str,
+    subcommand: Option<&str>,
+    flag: &str,
+) -> impl Iterator<Item = String> + use<> {
+    let combined = COMBINED
+        .iter()
+        .find(|(tool, command, short, _)| {
+            *tool == program && subcommand == Some(*command) && *short == flag
+        })
+        .map(|(_, _, _, both)| both);
+    let itself = combined.is_none().then(|| canonical_flag(program, subcommand, flag));
+    itself.into_iter().chain(combined.into_iter().flatten().map(|&one| one.to_owned()))
 }
 
 /// The long flags a command's (canonical) flag stands for where its

@@ -469,8 +469,8 @@ fn deletes_objects_named_at_run_time(command: &Command) -> bool {
     else {
         return false;
     };
-    let after_verb = command.argv.iter().skip_while(|word| *word != verb).skip(1);
-    after_verb.into_iter().any(|word| is_unknown(word))
+    let mut after_verb = command.argv.iter().skip_while(|word| *word != verb).skip(1);
+    after_verb.any(|word| is_unknown(word))
 }
 
 /// A tool's command word that deletes what it is given: `rm`, `delete`,

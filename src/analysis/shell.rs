@@ -66,12 +66,12 @@ fn visit(
                         && !word.starts_with("--")
                         && word.contains('n')
                 });
+            let referring = |builder: &mut Builder, name: Option<Node<'_>>| {
+                if let Some(name) = name.filter(|_| name_reference) {
+                    builder.vars.refer(text(name, source));
+                }
+            };
             for child in &children {
-                let referring = |builder: &mut Builder, name: Option<Node<'_>>| {
-                    if let Some(name) = name.filter(|_| name_reference) {
-                        builder.vars.refer(text(name, source));
-                    }
-                };
                 match child.kind() {
                     "variable_assignment" => {
                         assign(builder, *child, source, via);
